@@ -1,0 +1,84 @@
+"""Action ids (RULES.md R2): one ``Discrete(116)`` space shared by every rule set.
+
+| ids     | action                                                                   |
+|---------|--------------------------------------------------------------------------|
+| 0–56    | PLAY card type t (R1 ids)                                                |
+| 57      | DRAW one card; facing a stacked penalty, take the whole penalty          |
+| 58      | PASS: keep the card just drawn / the only move when nothing can be done  |
+| 59–62   | CHOOSE_COLOR red, yellow, green, blue                                    |
+| 63      | CHALLENGE a Wild Draw Four                                               |
+| 64      | ACCEPT a Wild Draw Four (draw and lose the turn)                         |
+| 65      | CALL_UNO                                                                 |
+| 66      | CATCH_UNO (accuse the previous player of not calling)                    |
+| 67–75   | SWAP_WITH the player 1–9 seats further clockwise                         |
+| 76–115  | PLAY_DOUBLE of number card ``color*13+rank`` → ``76 + color*10 + rank``  |
+
+Actions a rule set does not use are always masked out.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from .cards import CARD_NAMES, COLOR_NAMES, NUM_CARD_TYPES, NUM_RANKS
+
+NUM_ACTIONS = 116
+
+
+class Action(IntEnum):
+    """Named action ids; PLAY of card type t is simply ``t`` (0–56)."""
+
+    DRAW = 57
+    PASS = 58
+    CHOOSE_RED = 59
+    CHOOSE_YELLOW = 60
+    CHOOSE_GREEN = 61
+    CHOOSE_BLUE = 62
+    CHALLENGE = 63
+    ACCEPT = 64
+    CALL_UNO = 65
+    CATCH_UNO = 66
+    SWAP_WITH_FIRST = 67
+    PLAY_DOUBLE_FIRST = 76
+
+
+PLAY_FIRST = 0
+CHOOSE_COLOR_FIRST = int(Action.CHOOSE_RED)
+SWAP_WITH_LAST = 75
+
+
+def choose_color(color: int) -> int:
+    """Action id of CHOOSE_COLOR for a colour 0–3."""
+    return CHOOSE_COLOR_FIRST + int(color)
+
+
+def swap_with(offset: int) -> int:
+    """Action id of SWAP_WITH the player ``offset`` (1–9) seats further clockwise."""
+    return int(Action.SWAP_WITH_FIRST) + int(offset) - 1
+
+
+def play_double(card: int) -> int:
+    """Action id of PLAY_DOUBLE for a number card type."""
+    color, rank = divmod(int(card), NUM_RANKS)
+    return int(Action.PLAY_DOUBLE_FIRST) + color * 10 + rank
+
+
+def _build_names() -> tuple[str, ...]:
+    names = [f"play {CARD_NAMES[t]}" for t in range(NUM_CARD_TYPES)]
+    names += ["draw", "pass"]
+    names += [f"choose {c}" for c in COLOR_NAMES]
+    names += ["challenge", "accept", "call uno", "catch uno"]
+    names += [f"swap with +{k}" for k in range(1, 10)]
+    names += [f"play double {COLOR_NAMES[c]} {r}" for c in range(4) for r in range(10)]
+    assert len(names) == NUM_ACTIONS
+    return tuple(names)
+
+
+ACTION_NAMES: tuple[str, ...] = _build_names()
+
+
+def action_name(action: int) -> str:
+    """Readable name of an action id, e.g. ``"play red 7"``, ``"choose blue"``."""
+    if not 0 <= int(action) < NUM_ACTIONS:
+        raise ValueError(f"action id must be in 0..{NUM_ACTIONS - 1}, got {action!r}")
+    return ACTION_NAMES[int(action)]

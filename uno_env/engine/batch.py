@@ -1,0 +1,110 @@
+"""Batch drivers: loop the one-game kernels over every game of the batch.
+
+Validation runs over the whole batch before any game changes, so a rejected step leaves the
+state as it was (the error code names the first offending game).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ..actions import NUM_ACTIONS
+from ..cards import NUM_CARD_TYPES
+from .kernels import apply_action, reset_game, write_mask, write_obs
+from .layout import (
+    C_AUTORESET,
+    C_PENALTY,
+    G_DONE,
+    G_PHASE,
+    G_PLAYER,
+    PHASE_PLAY,
+    PHASE_POST_DRAW,
+)
+
+# Step error codes (returned as code * 2**32 + game index; 0 means no error).
+ERR_OUT_OF_RANGE = 1
+ERR_FINISHED = 2
+ERR_ILLEGAL = 3
+
+
+@njit(cache=True)
+def _write_outputs(s, cfg, b, obs, mask, cur, term, trunc):
+    g = s[0]
+    write_mask(s, cfg, b, mask)
+    write_obs(s, cfg, b, g[b, G_PLAYER], obs[b])
+    cur[b] = g[b, G_PLAYER]
+    term[b] = g[b, G_DONE] == 1
+    trunc[b] = g[b, G_DONE] == 2
+
+
+@njit(cache=True)
+def reset_batch(s, cfg, deck, which, obs, mask, cur, term, trunc):
+    """Deal a new round in every game b with which[b]."""
+    for b in range(which.shape[0]):
+        if which[b]:
+            s[6][b] = 0
+            reset_game(s, cfg, deck, b)
+            _write_outputs(s, cfg, b, obs, mask, cur, term, trunc)
+
+
+@njit(cache=True)
+def validate_batch(s, cfg, actions, mask):
+    """0 if every action can be applied, else code * 2**32 + the first bad game."""
+    g = s[0]
+    for b in range(actions.shape[0]):
+        a = actions[b]
+        if a == -1:
+            continue
+        if a < 0 or a >= NUM_ACTIONS:
+            return ERR_OUT_OF_RANGE * 2**32 + b
+        if g[b, G_DONE]:
+            return ERR_FINISHED * 2**32 + b
+        if not mask[b, a]:
+            phase = g[b, G_PHASE]
+            penalised = cfg[C_PENALTY] and (phase == PHASE_PLAY or phase == PHASE_POST_DRAW) and (
+                a < NUM_CARD_TYPES or a >= NUM_ACTIONS - 40
+            )
+            if not penalised:
+                return ERR_ILLEGAL * 2**32 + b
+    return 0
+
+
+@njit(cache=True)
+def step_batch(s, cfg, points, deck, actions, obs, mask, cur, term, trunc, rewards, final_obs):
+    """Validate, then apply one action per game (-1 leaves a game as it is)."""
+    err = validate_batch(s, cfg, actions, mask)
+    if err:
+        return err
+    g = s[0]
+    rewards[:, :] = 0.0
+    for b in range(actions.shape[0]):
+        a = actions[b]
+        if a == -1:
+            continue
+        s[6][b] = 0
+        apply_action(s, cfg, points, b, a, mask[b, a], rewards)
+        if g[b, G_DONE] and cfg[C_AUTORESET]:
+            write_obs(s, cfg, b, g[b, G_PLAYER], final_obs[b])
+            done = g[b, G_DONE]
+            reset_game(s, cfg, deck, b)
+            _write_outputs(s, cfg, b, obs, mask, cur, term, trunc)
+            term[b] = done == 1
+            trunc[b] = done == 2
+        else:
+            _write_outputs(s, cfg, b, obs, mask, cur, term, trunc)
+    return 0
+
+
+@njit(cache=True)
+def observe_batch(s, cfg, seats, out):
+    """Observation of game b from seat seats[b], for every game."""
+    for b in range(seats.shape[0]):
+        write_obs(s, cfg, b, seats[b], out[b])
+
+
+@njit(cache=True)
+def refresh_batch(s, cfg, which, obs, mask, cur, term, trunc):
+    """Recompute the outputs of every game b with which[b] (after a position is set)."""
+    for b in range(which.shape[0]):
+        if which[b]:
+            _write_outputs(s, cfg, b, obs, mask, cur, term, trunc)

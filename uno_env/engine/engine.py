@@ -1,0 +1,354 @@
+"""``Engine``: a batch of UNO games stepped together by numba kernels."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+
+from ..actions import NUM_ACTIONS, action_name
+from ..cards import MAX_DECK_SIZE, NUM_CARD_TYPES, deck_counts
+from ..rules import UnoRules
+from . import batch, layout as L
+from .record import Recorder
+
+_MASK64 = (1 << 64) - 1
+
+
+class StepResult(NamedTuple):
+    """What ``reset`` and ``step`` return (arrays are the engine's own, overwritten next step)."""
+
+    observation: np.ndarray  # float32 [B, D], from the point of view of current_player
+    legal_mask: np.ndarray  # bool [B, 116]
+    current_player: np.ndarray  # int8 [B]
+    rewards: np.ndarray  # float32 [B, num_players]
+    terminated: np.ndarray  # bool [B]
+    truncated: np.ndarray  # bool [B]
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser over a uint64 array (wrapping arithmetic)."""
+    x = x.astype(np.uint64)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def game_seeds(seed: int, num_envs: int) -> np.ndarray:
+    """The per-game seeds that ``reset(seed=seed)`` gives a batch of ``num_envs`` games."""
+    base = _mix64(np.array([_check_seed(seed)], np.uint64))[0]
+    return base + np.arange(num_envs, dtype=np.uint64)
+
+
+def _check_seed(seed: Any) -> int:
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or not 0 <= seed <= _MASK64:
+        raise ValueError(f"seed must be None or an integer in 0..2**64-1, got {seed!r}")
+    return int(seed)
+
+
+def _config_vector(rules: UnoRules, num_players: int, autoreset: bool) -> np.ndarray:
+    cfg = np.zeros(L.C_SIZE, np.int32)
+    cfg[L.C_NUM_PLAYERS] = num_players
+    cfg[L.C_HAND_SIZE] = rules.hand_size
+    cfg[L.C_VOLUNTARY_DRAW] = rules.allow_voluntary_draw
+    cfg[L.C_DRAW_UNTIL_PLAYABLE] = rules.draw_until_playable
+    cfg[L.C_END_ON_EMPTY_DECK] = rules.end_on_empty_deck
+    cfg[L.C_WD4_WILDS_MATCH] = rules.wd4_wilds_count_as_match
+    cfg[L.C_BLUFFING] = rules.bluffing
+    cfg[L.C_CHALLENGE] = rules.challenge
+    cfg[L.C_GUILTY_DRAW] = rules.challenge_guilty_draw
+    cfg[L.C_INNOCENT_DRAW] = rules.challenge_innocent_draw
+    cfg[L.C_FORBID_LAST_ACTION] = rules.forbid_last_action_card
+    cfg[L.C_MAX_TURNS] = rules.max_turns or 0
+    cfg[L.C_FEWEST_CARDS_WINS] = rules.turn_limit_rule == "fewest_cards_wins"
+    cfg[L.C_REDRAW_SPECIAL] = rules.first_card_rule == "redraw_special"
+    cfg[L.C_REDRAW_WILD] = rules.wild_first_card == "redraw"
+    cfg[L.C_PENALTY] = rules.illegal_action == "penalty"
+    cfg[L.C_OPEN_HANDS] = rules.open_hands
+    cfg[L.C_AUTORESET] = autoreset
+    cfg[L.C_DECK_SIZE] = int(deck_counts(rules.deck, rules.custom_wild_count).sum())
+    return cfg
+
+
+class Engine:
+    """A batch of ``num_envs`` UNO games with ``num_players`` seats each, under one ``UnoRules``.
+
+    ``reset`` and ``step`` return a ``StepResult``; its arrays are also readable as attributes
+    of the same names and are overwritten in place by the next call (copy to keep them).
+
+    Rewards (R8): when a round ends, +1 for each winner and -1 for every other seat; 0 on every
+    other step and on a truncated round. Episode end: ``terminated`` when a round ends by the
+    rules, ``truncated`` when it reaches ``rules.max_turns``. Without ``autoreset`` a finished
+    game stays finished until ``reset``; with it, a finished game is dealt anew in the same
+    step (the returned ``terminated``/``truncated`` still report the finish, and
+    ``final_observation`` holds the finished game's last observation).
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        num_players: int = 2,
+        rules: UnoRules | None = None,
+        seed: int | Sequence[int] | None = None,
+        *,
+        autoreset: bool = False,
+        record: bool = False,
+    ) -> None:
+        if not isinstance(num_envs, numbers.Integral) or isinstance(num_envs, bool) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if (
+            not isinstance(num_players, numbers.Integral)
+            or isinstance(num_players, bool)
+            or not L.MIN_PLAYERS <= num_players <= L.MAX_PLAYERS
+        ):
+            raise ValueError(
+                f"num_players must be an integer in {L.MIN_PLAYERS}..{L.MAX_PLAYERS}, got {num_players!r}"
+            )
+        rules = UnoRules() if rules is None else rules
+        if not isinstance(rules, UnoRules):
+            raise ValueError(f"rules must be a UnoRules (see UnoRules.preset), got {type(rules).__name__}")
+        self.num_envs = B = int(num_envs)
+        self.num_players = P = int(num_players)
+        self.rules = rules
+        self.autoreset = bool(autoreset)
+        self._deck = deck_counts(rules.deck, rules.custom_wild_count)
+        if P * rules.hand_size + 1 > self._deck.sum():
+            raise ValueError(
+                f"hand_size={rules.hand_size} with num_players={P} needs "
+                f"{P * rules.hand_size + 1} cards, but the {rules.deck!r} deck has {self._deck.sum()}"
+            )
+        self._cfg = _config_vector(rules, P, self.autoreset)
+        self._points = np.array(rules.points, np.int32)
+        self.observation_size = L.observation_size(rules.open_hands)
+        self._g = np.zeros((B, L.G_SIZE), np.int32)
+        self._pl = np.zeros((B, P, L.PL_SIZE), np.int32)
+        self._hands = np.zeros((B, P + 1, NUM_CARD_TYPES), np.int8)
+        self._piles = np.zeros((B, 2, MAX_DECK_SIZE), np.int8)
+        self._rng = np.zeros((B, 2), np.uint64)
+        width = L.MAX_EVENTS_PER_STEP if record else 0
+        self._events = np.zeros((B, width, 4), np.int32)
+        self._event_counts = np.zeros(B, np.int32)
+        self._state = (self._g, self._pl, self._hands, self._piles, self._rng, self._events, self._event_counts)
+        self.observation = np.zeros((B, self.observation_size), np.float32)
+        self.legal_mask = np.zeros((B, NUM_ACTIONS), bool)
+        self.current_player = np.zeros(B, np.int8)
+        self.rewards = np.zeros((B, P), np.float32)
+        self.terminated = np.zeros(B, bool)
+        self.truncated = np.zeros(B, bool)
+        self.final_observation = np.zeros((B, self.observation_size), np.float32)
+        self._all = np.ones(B, bool)
+        self._recorder = Recorder(self) if record else None
+        self.reset(seed)
+
+    # --- stepping --------------------------------------------------------------------------
+
+    def reset(self, seed: int | Sequence[int] | None = None) -> StepResult:
+        """Deal a new round in every game; ``seed`` (int, or one int per game) reseeds them."""
+        if seed is not None or not self._rng.any():
+            self._rng[:, 0] = _mix64(self._seed_array(seed))
+        batch.reset_batch(
+            self._state, self._cfg, self._deck, self._all, self.observation, self.legal_mask,
+            self.current_player, self.terminated, self.truncated,
+        )
+        self.rewards[:] = 0.0
+        if self._recorder is not None:
+            self._recorder.on_reset(np.arange(self.num_envs))
+        return self._result()
+
+    def step(self, actions: np.ndarray | Sequence[int] | int) -> StepResult:
+        """Apply one action per game (``-1`` leaves that game as it is); see RULES.md R10."""
+        actions = self._check_actions(actions)
+        err = batch.step_batch(
+            self._state, self._cfg, self._points, self._deck, actions, self.observation,
+            self.legal_mask, self.current_player, self.terminated, self.truncated, self.rewards,
+            self.final_observation,
+        )
+        if err:
+            self._raise_step_error(int(err), actions)
+        if self._recorder is not None:
+            self._recorder.on_step(actions)
+        return self._result()
+
+    def observe(self, seats: np.ndarray | Sequence[int] | int) -> np.ndarray:
+        """Observation of each game from a given seat (an int, or one seat per game): float32 [B, D]."""
+        seats_arr = np.broadcast_to(np.asarray(seats), (self.num_envs,))
+        if seats_arr.dtype.kind not in "iu" or seats_arr.min() < 0 or seats_arr.max() >= self.num_players:
+            raise ValueError(f"seats must be integers in 0..{self.num_players - 1}, got {seats!r}")
+        out = np.empty((self.num_envs, self.observation_size), np.float32)
+        batch.observe_batch(self._state, self._cfg, np.ascontiguousarray(seats_arr, np.int64), out)
+        return out
+
+    def _result(self) -> StepResult:
+        return StepResult(
+            self.observation, self.legal_mask, self.current_player, self.rewards, self.terminated,
+            self.truncated,
+        )
+
+    def _seed_array(self, seed: Any) -> np.ndarray:
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy) & _MASK64
+        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+            return game_seeds(seed, self.num_envs)
+        seeds = list(np.asarray(seed, dtype=object).reshape(-1)) if np.ndim(seed) == 1 else None
+        if seeds is None or len(seeds) != self.num_envs:
+            raise ValueError(
+                f"seed must be None, an integer, or a sequence of {self.num_envs} integers (one per "
+                f"game), got {seed!r}"
+            )
+        return np.array([_check_seed(s) for s in seeds], np.uint64)
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        if isinstance(actions, numbers.Integral) and not isinstance(actions, bool) and self.num_envs == 1:
+            return np.array([actions], np.int64)
+        arr = np.asarray(actions)
+        if arr.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be integers (action ids 0..{NUM_ACTIONS - 1}, or -1 to leave a game), "
+                f"got dtype {arr.dtype}"
+            )
+        if arr.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {arr.shape}")
+        if arr.dtype != np.int64:
+            arr = arr.astype(np.int64)
+        return arr
+
+    def _raise_step_error(self, err: int, actions: np.ndarray) -> None:
+        code, b = divmod(err, 2**32)
+        a = int(actions[b])
+        if code == batch.ERR_OUT_OF_RANGE:
+            raise ValueError(
+                f"game {b}: action {a} is out of range; action ids are 0..{NUM_ACTIONS - 1} (-1 leaves a game as it is)"
+            )
+        if code == batch.ERR_FINISHED:
+            kind = "terminated" if self._g[b, L.G_DONE] == 1 else "truncated"
+            raise ValueError(
+                f"game {b}: the round is over ({kind}); call reset(), pass -1 for this game, or "
+                f"create the Engine with autoreset=True"
+            )
+        legal = ", ".join(f"{x} ({action_name(x)})" for x in np.flatnonzero(self.legal_mask[b]))
+        phase = L.PHASE_NAMES[self._g[b, L.G_PHASE]]
+        raise ValueError(
+            f"game {b}: action {a} ({action_name(a)}) is not legal for player "
+            f"{self._g[b, L.G_PLAYER]} in phase '{phase}'; legal actions: [{legal}]"
+        )
+
+    # --- inspection ------------------------------------------------------------------------
+
+    def game_state(self, i: int = 0) -> dict[str, Any]:
+        """Game i as a plain JSON-serialisable dict (schema in DESIGN.md)."""
+        i = self._check_index(i)
+        g, pl, n = self._g[i], self._pl[i], self.num_players
+        hands = [np.repeat(np.arange(NUM_CARD_TYPES), self._hands[i, p]).tolist() for p in range(n)]
+        winners = [p for p in range(n) if (int(g[L.G_WINNERS]) >> p) & 1]
+        color = int(g[L.G_COLOR])
+        return {
+            "num_players": n,
+            "current_player": int(g[L.G_PLAYER]),
+            "phase": L.PHASE_NAMES[g[L.G_PHASE]],
+            "direction": int(g[L.G_DIRECTION]),
+            "current_color": color if color >= 0 else None,
+            "top_card": int(self._piles[i, L.PILE_DISCARD, g[L.G_DISCARD_SIZE] - 1]),
+            "hands": hands,
+            "draw_pile_size": int(g[L.G_DRAW_SIZE]),
+            "discard_pile": self._piles[i, L.PILE_DISCARD, : g[L.G_DISCARD_SIZE]].tolist(),
+            "pending_draw": int(g[L.G_PENDING]),
+            "scores": pl[:, L.PL_SCORE].tolist(),
+            "uno_called": [len(h) == 1 for h in hands],
+            "winner": (winners[0] if len(winners) == 1 else winners) if winners else None,
+            "turn": int(g[L.G_TURN]),
+            "dealer": int(g[L.G_DEALER]),
+        }
+
+    def draw_pile(self, i: int = 0) -> list[int]:
+        """Hidden information: game i's draw pile, bottom to top (for tests and tools, never agents)."""
+        i = self._check_index(i)
+        return self._piles[i, L.PILE_DRAW, : self._g[i, L.G_DRAW_SIZE]].tolist()
+
+    def record(self, i: int = 0) -> dict[str, Any]:
+        """Game i's current round as a JSON-serialisable record (needs ``record=True``)."""
+        if self._recorder is None:
+            raise ValueError("this Engine does not record; create it with record=True")
+        return self._recorder.record(self._check_index(i))
+
+    def last_record(self, i: int = 0) -> dict[str, Any] | None:
+        """Game i's previous round (finished before an auto-reset), or None."""
+        if self._recorder is None:
+            raise ValueError("this Engine does not record; create it with record=True")
+        return self._recorder.last_record(self._check_index(i))
+
+    def _check_index(self, i: Any) -> int:
+        if not isinstance(i, numbers.Integral) or not 0 <= i < self.num_envs:
+            raise ValueError(f"game index must be an integer in 0..{self.num_envs - 1}, got {i!r}")
+        return int(i)
+
+    # --- positions -------------------------------------------------------------------------
+
+    def set_game(
+        self,
+        i: int,
+        *,
+        hands: Sequence[Sequence[int]],
+        discard_pile: Sequence[int],
+        draw_pile: Sequence[int],
+        current_player: int,
+        current_color: int | None = None,
+        direction: int = 1,
+        dealer: int | None = None,
+        scores: Sequence[int] | None = None,
+    ) -> StepResult:
+        """Put game i in phase ``play`` at a given position (every card of the deck placed once).
+
+        ``draw_pile`` and ``discard_pile`` are listed bottom to top; ``current_color`` defaults
+        to the colour of the top card (it must be given when the top card is a wild).
+        """
+        i = self._check_index(i)
+        n = self.num_players
+        if len(hands) != n:
+            raise ValueError(f"hands must list {n} hands, got {len(hands)}")
+        counts = np.zeros((n + 1, NUM_CARD_TYPES), np.int64)
+        for p, hand in enumerate(hands):
+            np.add.at(counts[p], np.asarray(hand, np.int64), 1)
+        placed = counts[:n].sum(0) + np.bincount(np.asarray(list(discard_pile) + list(draw_pile), np.int64), minlength=NUM_CARD_TYPES)
+        if not np.array_equal(placed, self._deck):
+            diff = {int(t): int(placed[t] - self._deck[t]) for t in np.flatnonzero(placed != self._deck)}
+            raise ValueError(f"every card of the deck must be placed exactly once; surplus (+) / missing (-) by type: {diff}")
+        if not discard_pile:
+            raise ValueError("discard_pile must hold at least the top card")
+        top = int(discard_pile[-1])
+        if current_color is None:
+            if top >= 52:
+                raise ValueError("current_color must be given when the top card is a wild")
+            current_color = top // 13
+        if not 0 <= current_color < 4 or direction not in (1, -1) or not 0 <= current_player < n:
+            raise ValueError("current_color must be 0..3, direction +1/-1, current_player a seat")
+        g = self._g[i]
+        g[:] = 0
+        g[L.G_PLAYER] = current_player
+        g[L.G_DIRECTION] = direction
+        g[L.G_PHASE] = L.PHASE_PLAY
+        g[L.G_COLOR] = current_color
+        g[L.G_DRAWN] = -1
+        g[L.G_WD4_PLAYER] = -1
+        g[L.G_PREV_COLOR] = -1
+        g[L.G_DEALER] = (current_player - 1) % n if dealer is None else dealer
+        g[L.G_DRAW_SIZE] = len(draw_pile)
+        g[L.G_DISCARD_SIZE] = len(discard_pile)
+        self._hands[i] = counts
+        self._hands[i, n] = np.bincount(np.asarray(discard_pile, np.int64), minlength=NUM_CARD_TYPES)
+        self._piles[i] = 0
+        self._piles[i, L.PILE_DRAW, : len(draw_pile)] = draw_pile
+        self._piles[i, L.PILE_DISCARD, : len(discard_pile)] = discard_pile
+        self._pl[i] = 0
+        self._pl[i, :, L.PL_HAND_SIZE] = counts[:n].sum(1)
+        if scores is not None:
+            self._pl[i, :, L.PL_SCORE] = scores
+        which = np.zeros(self.num_envs, bool)
+        which[i] = True
+        batch.refresh_batch(
+            self._state, self._cfg, which, self.observation, self.legal_mask,
+            self.current_player, self.terminated, self.truncated,
+        )
+        if self._recorder is not None:
+            self._recorder.on_set(i)
+        return self._result()

@@ -1,0 +1,173 @@
+"""Game records: the events of a round as JSON-serialisable dicts, and their replay."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import layout as L
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+
+def _event_dict(kind: int, player: int, card: int, extra: int) -> dict[str, Any]:
+    name = L.EVENT_NAMES[kind]
+    if kind in (L.EV_FLIP, L.EV_RETURN_FIRST):
+        return {"type": name, "card": card}
+    if kind == L.EV_DEAL:
+        return {"type": name, "player": player, "cards": [card]}
+    if kind == L.EV_DRAW:
+        return {"type": name, "player": player, "cards": [card], "reason": L.DRAW_REASONS[extra]}
+    if kind == L.EV_PLAY:
+        return {"type": name, "player": player, "card": card}
+    if kind == L.EV_COLOR:
+        return {"type": name, "player": player, "color": extra}
+    if kind == L.EV_CHALLENGE:
+        return {"type": name, "player": player, "challenged": card, "verdict": "guilty" if extra else "innocent"}
+    if kind == L.EV_ACCEPT:
+        return {"type": name, "player": player, "count": extra}
+    if kind == L.EV_PENALTY:
+        return {"type": name, "player": player, "action": card}
+    if kind == L.EV_PASS:
+        return {"type": name, "player": player}
+    if kind == L.EV_RESHUFFLE:
+        return {"type": name, "cards": extra}
+    if kind == L.EV_SCORE:
+        return {"type": name, "player": player, "points": extra}
+    if kind == L.EV_ROUND_END:
+        return {"type": name, "winners": [p for p in range(32) if (extra >> p) & 1]}
+    return {"type": name, "turn": extra}
+
+
+def events_to_json(rows: list[tuple[int, int, int, int]]) -> list[dict[str, Any]]:
+    """Raw event rows to dicts: the deal gives one event per seat, and consecutive draws of one
+    player for one reason merge into one event."""
+    out: list[dict[str, Any]] = []
+    deals: dict[int, dict[str, Any]] = {}  # the deal goes round the table
+    for kind, player, card, extra in rows:
+        if kind == L.EV_DEAL and player in deals:
+            deals[player]["cards"].append(card)
+            continue
+        ev = _event_dict(kind, player, card, extra)
+        if kind == L.EV_DEAL:
+            deals[player] = ev
+        else:
+            deals = {}
+        last = out[-1] if out else None
+        if (
+            kind == L.EV_DRAW
+            and last is not None
+            and last["type"] == "draw"
+            and last["player"] == player
+            and last["reason"] == ev["reason"]
+        ):
+            last["cards"].append(card)
+        else:
+            out.append(ev)
+    return out
+
+
+class _Round:
+    __slots__ = ("start", "actions", "rows")
+
+    def __init__(self, start: dict[str, Any]) -> None:
+        self.start = start
+        self.actions: list[int] = []
+        self.rows: list[tuple[int, int, int, int]] = []
+
+
+class Recorder:
+    """Collects each game's events from the engine's per-step buffer (engine-internal)."""
+
+    def __init__(self, engine: "Engine") -> None:
+        self.engine = engine
+        self.rounds: list[_Round | None] = [None] * engine.num_envs
+        self.previous: list[_Round | None] = [None] * engine.num_envs
+
+    def _rows(self, b: int) -> list[tuple[int, int, int, int]]:
+        e = self.engine
+        n = int(e._event_counts[b])
+        if n > e._events.shape[1]:
+            raise RuntimeError(f"game {b}: {n} events in one step overflow the record buffer")
+        return [tuple(int(x) for x in row) for row in e._events[b, :n]]
+
+    def _new_round(self, b: int) -> _Round:
+        return _Round({"rng_state": str(int(self.engine._rng[b, 1]))})
+
+    def on_reset(self, games: np.ndarray) -> None:
+        for b in games:
+            self.rounds[b] = self._new_round(b)
+            self.rounds[b].rows = self._rows(b)
+
+    def on_set(self, b: int) -> None:
+        e = self.engine
+        state = e.game_state(b)
+        position = {
+            "hands": state["hands"],
+            "discard_pile": state["discard_pile"],
+            "draw_pile": e.draw_pile(b),
+            "current_player": state["current_player"],
+            "current_color": state["current_color"],
+            "direction": state["direction"],
+            "dealer": state["dealer"],
+            "scores": state["scores"],
+        }
+        self.rounds[b] = _Round({"position": position})
+
+    def on_step(self, actions: np.ndarray) -> None:
+        e = self.engine
+        for b in np.flatnonzero(actions != -1):
+            rnd = self.rounds[b]
+            rnd.actions.append(int(actions[b]))
+            rows = self._rows(b)
+            finished = e.autoreset and (e.terminated[b] or e.truncated[b])
+            if finished:
+                cut = next(k for k, r in enumerate(rows) if r[0] == L.EV_DEAL)
+                rnd.rows.extend(rows[:cut])
+                self.previous[b] = rnd
+                self.rounds[b] = self._new_round(b)
+                self.rounds[b].rows = rows[cut:]
+            else:
+                rnd.rows.extend(rows)
+
+    def _to_dict(self, rnd: _Round) -> dict[str, Any]:
+        e = self.engine
+        return {
+            "num_players": e.num_players,
+            "rules": e.rules.to_dict(),
+            "start": rnd.start,
+            "actions": list(rnd.actions),
+            "events": events_to_json(rnd.rows),
+        }
+
+    def record(self, b: int) -> dict[str, Any]:
+        return self._to_dict(self.rounds[b])
+
+    def last_record(self, b: int) -> dict[str, Any] | None:
+        rnd = self.previous[b]
+        return None if rnd is None else self._to_dict(rnd)
+
+
+def replay(record: dict[str, Any]) -> "Engine":
+    """Replay a record in a fresh one-game engine; raises ValueError if any event differs."""
+    from ..rules import UnoRules
+    from .engine import Engine
+
+    engine = Engine(1, record["num_players"], UnoRules.from_dict(record["rules"]), seed=0, record=True)
+    start = record["start"]
+    if "rng_state" in start:
+        engine._rng[0, 0] = np.uint64(int(start["rng_state"]))
+        engine.reset()
+    else:
+        engine.set_game(0, **start["position"])
+    for k, action in enumerate(record["actions"]):
+        if engine.terminated[0] or engine.truncated[0]:
+            raise ValueError(f"record has {len(record['actions'])} actions but the round ended after {k}")
+        engine.step(np.array([action]))
+    replayed = engine.record(0)["events"]
+    if replayed != record["events"]:
+        first = next((k for k, (a, b) in enumerate(zip(replayed, record["events"])) if a != b), min(len(replayed), len(record["events"])))
+        raise ValueError(f"replay differs from the record at event {first}")
+    return engine

@@ -1,0 +1,213 @@
+"""``UnoRules``: every option of RULES.md as one frozen dataclass, and the four presets.
+
+Options the engine does not implement yet are accepted only at their default value; any other
+value raises ``ValueError`` saying so (see ``NOT_SUPPORTED_YET``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+import numbers
+from typing import Any
+
+from .cards import NUM_CARD_TYPES, default_card_points
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "deck": ("classic", "shuffle_hands", "swap_hands"),
+    "custom_wild_rule": (
+        "blank",
+        "play_again",
+        "others_draw_two",
+        "opponents_discard_wilds",
+        "next_draws_until_color",
+        "next_draws_three_if_stuck",
+    ),
+    "uno_call": ("auto", "explicit"),
+    "scoring": ("winner_takes", "elimination"),
+    "episode": ("round", "match"),
+    "turn_limit_rule": ("truncate", "fewest_cards_wins"),
+    "first_card_rule": ("classic", "redraw_special"),
+    "wild_first_card": ("choose_color", "redraw"),
+    "illegal_action": ("raise", "penalty"),
+}
+
+# Integer options: (smallest, largest or None).
+_INT_RANGES: dict[str, tuple[int, int | None]] = {
+    "hand_size": (1, 50),
+    "custom_wild_count": (0, 3),
+    "challenge_guilty_draw": (0, 20),
+    "challenge_innocent_draw": (0, 20),
+    "uno_penalty": (0, 20),
+    "target_points": (1, None),
+    "max_turns": (1, None),
+}
+
+
+@dataclass(frozen=True)
+class UnoRules:
+    """Every rule option of RULES.md (section in brackets); defaults are the `classic` preset."""
+
+    deck: str = "classic"  # R1
+    custom_wild_count: int = 3  # R1
+    hand_size: int = 7  # R3
+    allow_voluntary_draw: bool = True  # R4
+    draw_until_playable: bool = False  # R4
+    allow_doubles: bool = False  # R4
+    end_on_empty_deck: bool = False  # R4
+    wd4_wilds_count_as_match: bool = False  # R4
+    wd4_bluffing: bool = True  # R4 (only with `challenge`)
+    stack_draw_two: bool = False  # R5
+    stack_draw_four: bool = False  # R5
+    custom_wild_rule: str = "blank"  # R5
+    challenge: bool = True  # R6
+    challenge_guilty_draw: int = 4  # R6
+    challenge_innocent_draw: int = 6  # R6
+    uno_call: str = "auto"  # R7
+    uno_penalty: int = 2  # R7
+    forbid_last_action_card: bool = False  # R8
+    card_points: tuple[int, ...] | None = None  # R8, R12.21 (None: the deck's table)
+    scoring: str = "winner_takes"  # R8
+    target_points: int = 500  # R8
+    episode: str = "round"  # R8
+    teams: bool = False  # R8
+    max_turns: int | None = 5000  # R8 (actions per round; None: no limit)
+    turn_limit_rule: str = "truncate"  # R8
+    first_card_rule: str = "classic"  # R9
+    wild_first_card: str = "choose_color"  # R9
+    illegal_action: str = "raise"  # R10
+    open_hands: bool = False  # R11
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            _check_value(f.name, getattr(self, f.name), f.default)
+        if self.card_points is not None:
+            object.__setattr__(self, "card_points", tuple(int(p) for p in self.card_points))
+        _check_contradictions(self)
+        unsupported = [
+            f"{name}={getattr(self, name)!r} (only {default!r} is supported yet)"
+            for name, default in NOT_SUPPORTED_YET.items()
+            if getattr(self, name) != default
+        ]
+        if unsupported:
+            raise ValueError("option not supported yet: " + "; ".join(unsupported))
+
+    @classmethod
+    def preset(cls, name: str = "classic", **overrides: Any) -> "UnoRules":
+        """Rules of a named preset (RULES.md, Presets) with any option overridden."""
+        if name not in PRESETS:
+            raise ValueError(f"unknown preset {name!r}; presets are {tuple(PRESETS)}")
+        _check_names(overrides)
+        return cls(**{**PRESETS[name], **overrides})
+
+    def replace(self, **overrides: Any) -> "UnoRules":
+        """A copy with some options changed."""
+        _check_names(overrides)
+        return dataclasses.replace(self, **overrides)
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        """Points of each of the 57 card types (R8)."""
+        return self.card_points if self.card_points is not None else default_card_points(self.deck)
+
+    @property
+    def bluffing(self) -> bool:
+        """Whether an illegal Wild Draw Four is offered (R4: needs `challenge`)."""
+        return self.wd4_bluffing and self.challenge
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a plain JSON-serialisable dict."""
+        d = {name: getattr(self, name) for name in OPTION_NAMES}
+        if d["card_points"] is not None:
+            d["card_points"] = list(d["card_points"])
+        return d
+
+    @classmethod
+    def from_dict(cls, options: dict[str, Any]) -> "UnoRules":
+        """Inverse of ``to_dict``."""
+        _check_names(options)
+        return cls(**options)
+
+
+OPTION_NAMES = tuple(f.name for f in dataclasses.fields(UnoRules))
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "classic": {},
+    "official": {
+        "deck": "shuffle_hands",
+        "first_card_rule": "redraw_special",
+        "wd4_wilds_count_as_match": True,
+    },
+    "swap_hands": {"deck": "swap_hands"},
+    "house": {"stack_draw_two": True, "stack_draw_four": True, "draw_until_playable": True},
+}
+
+# Options whose non-default values the engine does not implement yet (issue 3).
+NOT_SUPPORTED_YET: dict[str, Any] = {
+    "deck": "classic",
+    "allow_doubles": False,
+    "stack_draw_two": False,
+    "stack_draw_four": False,
+    "uno_call": "auto",
+    "scoring": "winner_takes",
+    "episode": "round",
+    "teams": False,
+}
+
+
+def _check_names(options: dict[str, Any]) -> None:
+    unknown = sorted(set(options) - set(OPTION_NAMES))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown}; options are {list(OPTION_NAMES)}")
+
+
+def _check_value(name: str, value: Any, default: Any) -> None:
+    if name in _CHOICES:
+        if value not in _CHOICES[name]:
+            raise ValueError(f"option {name} must be one of {_CHOICES[name]}, got {value!r}")
+    elif name == "card_points":
+        if value is None:
+            return
+        try:
+            ok = len(value) == NUM_CARD_TYPES and all(_is_int(p) and 0 <= p <= 1000 for p in value)
+        except TypeError:
+            ok = False
+        if not ok:
+            raise ValueError(
+                f"option card_points must be None or {NUM_CARD_TYPES} integers in 0..1000 "
+                f"(points per card type, R12.21), got {value!r}"
+            )
+    elif isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ValueError(f"option {name} must be True or False, got {value!r}")
+    else:
+        lo, hi = _INT_RANGES[name]
+        if value is None and name == "max_turns":
+            return
+        if not _is_int(value) or value < lo or (hi is not None and value > hi):
+            allowed = f"an integer in {lo}..{hi}" if hi is not None else f"an integer >= {lo}"
+            if name == "max_turns":
+                allowed += " or None"
+            raise ValueError(f"option {name} must be {allowed}, got {value!r}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _check_contradictions(r: UnoRules) -> None:
+    if r.deck == "classic":
+        if r.custom_wild_rule != "blank":
+            raise ValueError(
+                f"option custom_wild_rule={r.custom_wild_rule!r} needs a deck with Wild Customizable "
+                f"cards, but deck='classic'; use deck='shuffle_hands' or 'swap_hands'"
+            )
+        if r.custom_wild_count != 3:
+            raise ValueError(
+                "option custom_wild_count applies only to the 112-card decks, but deck='classic'; "
+                "use deck='shuffle_hands' or 'swap_hands'"
+            )
+    if r.turn_limit_rule != "truncate" and r.max_turns is None:
+        raise ValueError(
+            f"option turn_limit_rule={r.turn_limit_rule!r} needs a turn limit, but max_turns=None"
+        )
