@@ -10,7 +10,7 @@ import numpy as np
 from ..actions import NUM_ACTIONS, action_name
 from ..cards import MAX_DECK_SIZE, NUM_CARD_TYPES, deck_counts
 from ..rules import UnoRules
-from . import batch, layout as L
+from . import batch, invariants, layout as L
 from .record import Recorder
 
 _MASK64 = (1 << 64) - 1
@@ -259,6 +259,12 @@ class Engine:
             "turn": int(g[L.G_TURN]),
             "dealer": int(g[L.G_DEALER]),
         }
+
+    def check_invariants(self) -> list[tuple[int, str]]:
+        """Every game whose state breaks an invariant, with what broke (empty when all hold)."""
+        out = np.zeros(self.num_envs, np.int64)
+        invariants.check_batch(self._state, self._cfg, self._deck, self.legal_mask, out)
+        return [(int(b), invariants.MESSAGES[out[b]]) for b in np.flatnonzero(out)]
 
     def draw_pile(self, i: int = 0) -> list[int]:
         """Hidden information: game i's draw pile, bottom to top (for tests and tools, never agents)."""

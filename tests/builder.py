@@ -1,0 +1,102 @@
+"""Scenario builder: a position from card names, in one engine game (RULES.md tables)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from uno_env import ACTION_NAMES, Engine, UnoRules, card_name, parse_card
+from uno_env.cards import COLOR_NAMES
+from uno_env.cards import deck_counts
+
+
+def cards(names: str | Sequence[str]) -> list[int]:
+    """Card ids from "red 7, blue skip, wild" (or a list of names)."""
+    if isinstance(names, str):
+        names = [n for n in (x.strip() for x in names.split(",")) if n]
+    return [parse_card(n) for n in names]
+
+
+def position(
+    hands: Sequence[str],
+    top: str,
+    *,
+    draw: str = "",
+    discard: str = "",
+    player: int = 0,
+    color: int | None = None,
+    direction: int = 1,
+    rules: UnoRules | None = None,
+    **rule_options,
+) -> Engine:
+    """A one-game engine at a position in phase `play`.
+
+    ``hands`` gives each seat's cards; ``top`` the top of the discard pile (``discard`` the
+    cards below it, bottom first); ``draw`` the next cards to be drawn, first drawn first. The
+    rest of the deck goes under ``draw`` in id order, so nothing is random.
+    """
+    rules = rules or UnoRules.preset("classic", **rule_options)
+    hand_ids = [cards(h) for h in hands]
+    discard_ids = cards(discard) + cards(top)
+    draw_top = cards(draw)
+    remaining = deck_counts(rules.deck, rules.custom_wild_count).astype(np.int64)
+    for c in [c for h in hand_ids for c in h] + discard_ids + draw_top:
+        remaining[c] -= 1
+    if (remaining < 0).any():
+        raise ValueError(f"more copies than the deck holds of {np.flatnonzero(remaining < 0)}")
+    rest = list(np.repeat(np.arange(remaining.size), remaining))
+    engine = Engine(1, len(hands), rules, seed=0)
+    engine.set_game(
+        0,
+        hands=hand_ids,
+        discard_pile=discard_ids,
+        draw_pile=rest + draw_top[::-1],
+        current_player=player,
+        current_color=color,
+        direction=direction,
+    )
+    return engine
+
+
+def legal(engine: Engine) -> set[int]:
+    """Legal action ids of game 0."""
+    return set(np.flatnonzero(engine.legal_mask[0]).tolist())
+
+
+def act(engine: Engine, name: str) -> None:
+    """Step game 0 with an action given by its name ("play red 7", "draw", "choose blue")."""
+    engine.step(np.array([ACTION_NAMES.index(name)]))
+
+
+def check(engine: Engine, expected: dict) -> None:
+    """Compare game 0 against expected facts (game_state keys, plus a few derived ones)."""
+    state = engine.game_state(0)
+    for key, want in expected.items():
+        if key == "hand_sizes":
+            got = [len(h) for h in state["hands"]]
+        elif key == "top":
+            got = card_name(state["top_card"])
+        elif key == "color":
+            got = None if state["current_color"] is None else COLOR_NAMES[state["current_color"]]
+        elif key == "legal":
+            got = {ACTION_NAMES[a] for a in legal(engine)}
+            want = set(want)
+        elif key == "legal_has":
+            got = {ACTION_NAMES[a] for a in legal(engine)} & set(want)
+            want = set(want)
+        elif key == "legal_lacks":
+            got = {ACTION_NAMES[a] for a in legal(engine)} & set(want)
+            want = set()
+        elif key == "hand":
+            got = sorted(card_name(c) for c in state["hands"][want[0]])
+            want = sorted(card_name(c) for c in cards(want[1]))
+        elif key == "rewards":
+            got = engine.rewards[0].tolist()
+        elif key == "terminated":
+            got = bool(engine.terminated[0])
+        elif key == "truncated":
+            got = bool(engine.truncated[0])
+        else:
+            got = state[key]
+        assert got == want, f"{key}: expected {want!r}, got {got!r}"
