@@ -171,3 +171,41 @@ def replay(record: dict[str, Any]) -> "Engine":
         first = next((k for k, (a, b) in enumerate(zip(replayed, record["events"])) if a != b), min(len(replayed), len(record["events"])))
         raise ValueError(f"replay differs from the record at event {first}")
     return engine
+
+
+def describe_event(event: dict[str, Any]) -> str:
+    """One line of readable game log for a record event."""
+    from ..cards import COLOR_NAMES, card_name
+
+    kind = event["type"]
+    who = f"player {event['player']}" if "player" in event else ""
+    if kind == "deal":
+        return f"{who} is dealt {', '.join(card_name(c) for c in event['cards'])}"
+    if kind == "flip":
+        return f"first card turned: {card_name(event['card'])}"
+    if kind == "return_first_card":
+        return f"first card {card_name(event['card'])} goes back into the pile"
+    if kind == "play":
+        return f"{who} plays {card_name(event['card'])}"
+    if kind == "draw":
+        n = len(event["cards"])
+        return f"{who} draws {n} card{'s' * (n != 1)} ({event['reason'].replace('_', ' ')}): " + ", ".join(
+            card_name(c) for c in event["cards"]
+        )
+    if kind == "color":
+        return f"{who} chooses {COLOR_NAMES[event['color']]}"
+    if kind == "challenge":
+        return f"{who} challenges player {event['challenged']}'s wild draw four: {event['verdict']}"
+    if kind == "accept":
+        return f"{who} accepts the wild draw four"
+    if kind == "penalty":
+        return f"{who} tried an illegal action ({event['action']}) and is penalised"
+    if kind == "pass":
+        return f"{who} passes"
+    if kind == "reshuffle":
+        return f"the discard pile ({event['cards']} cards under the top one) is shuffled into a new draw pile"
+    if kind == "score":
+        return f"{who} scores {event['points']} points"
+    if kind == "round_end":
+        return "round over: winner " + ", ".join(f"player {p}" for p in event["winners"])
+    return f"round truncated after {event['turn']} actions"

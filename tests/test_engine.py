@@ -1,0 +1,364 @@
+"""Engine-level properties: R9 first card, R10 illegal actions, R11 hidden information,
+invariants over random batched play, determinism, batch equivalence, records, bad input."""
+
+import json
+
+import numpy as np
+import pytest
+from builder import act, cards, position
+
+from agents import sample_legal
+from uno_env import Engine, UnoRules, replay
+from uno_env.cards import CARD_RANK, WILD, WILD_DRAW_FOUR
+from uno_env.engine import game_seeds
+
+
+def _first_turned(engine, i):
+    """The card turned at the deal (bottom of the discard pile)."""
+    return engine.game_state(i)["discard_pile"][0]
+
+
+def _find_deal(predicate, rules=None, num_players=3, batch=4096):
+    """A game of a big seeded batch whose deal satisfies predicate(engine, i) (deterministic)."""
+    engine = Engine(batch, num_players, rules, seed=7, record=True)
+    for i in range(batch):
+        if predicate(engine, i):
+            return engine, i
+    raise AssertionError("no such deal in the batch")
+
+
+# --- R9: the first card --------------------------------------------------------------------
+
+@pytest.mark.parametrize("num_players", [2, 3, 5])
+@pytest.mark.parametrize(
+    "rank, expected",
+    [
+        (10, "skip"),  # R9: the first player loses the turn
+        (12, "draw_two"),  # R9: the first player draws 2 and loses the turn
+        (11, "reverse"),  # R9: the dealer starts, play goes the other way
+    ],
+)
+def test_first_card_actions(rank, expected, num_players):
+    engine, i = _find_deal(lambda e, i: _first_turned(e, i) < WILD and CARD_RANK[_first_turned(e, i)] == rank,
+                           num_players=num_players)
+    state = engine.game_state(i)
+    dealer, n = state["dealer"], num_players
+    first = (dealer + 1) % n
+    sizes = [len(h) for h in state["hands"]]
+    if expected == "skip":
+        assert state["current_player"] == (dealer + 2) % n and state["direction"] == 1
+    elif expected == "draw_two":
+        assert state["current_player"] == (dealer + 2) % n
+        assert sizes[first] == 9 and sum(sizes) == 7 * n + 2
+    else:
+        assert state["current_player"] == dealer and state["direction"] == -1
+    assert state["phase"] == "play"
+
+
+def test_first_card_wild_first_player_chooses_colour_then_plays():
+    """R9: a Wild first card: the first player chooses the colour, then plays."""
+    engine, i = _find_deal(lambda e, i: _first_turned(e, i) == WILD)
+    state = engine.game_state(i)
+    first = (state["dealer"] + 1) % 3
+    assert state["phase"] == "choose_color" and state["current_player"] == first
+    assert state["current_color"] is None
+    actions = np.full(engine.num_envs, -1)
+    actions[i] = 61  # choose green
+    engine.step(actions)
+    state = engine.game_state(i)
+    assert state["phase"] == "play" and state["current_player"] == first and state["current_color"] == 2
+
+
+def test_first_card_wild_draw_four_goes_back():
+    """R9: a Wild Draw Four is returned to the pile and a new card is turned."""
+    engine, i = _find_deal(lambda e, i: any(ev["type"] == "return_first_card" for ev in e.record(i)["events"]))
+    returned = [ev["card"] for ev in engine.record(i)["events"] if ev["type"] == "return_first_card"]
+    assert WILD_DRAW_FOUR in returned
+    assert engine.game_state(i)["top_card"] != WILD_DRAW_FOUR
+
+
+@pytest.mark.parametrize("option, redrawn", [
+    (dict(first_card_rule="redraw_special"), lambda c: c >= WILD or CARD_RANK[c] >= 10),
+    (dict(wild_first_card="redraw"), lambda c: c >= WILD),
+])
+def test_first_card_redraw_options(option, redrawn):
+    """R9 redraw_special (seed 001) and wild_first_card=redraw (seed 003)."""
+    engine = Engine(2048, 3, UnoRules.preset("classic", **option), seed=3, record=True)
+    for i in range(engine.num_envs):
+        assert not redrawn(engine.game_state(i)["top_card"])
+    returned = [ev["card"] for i in range(200) for ev in engine.record(i)["events"] if ev["type"] == "return_first_card"]
+    assert returned and all(redrawn(c) for c in returned)
+
+
+# --- R10: illegal actions ------------------------------------------------------------------
+
+def _snapshot(engine):
+    return (json.dumps(engine.game_state(0)), engine.draw_pile(0), engine.observation.copy(), engine.legal_mask.copy())
+
+
+def _same(a, b):
+    return a[0] == b[0] and a[1] == b[1] and np.array_equal(a[2], b[2]) and np.array_equal(a[3], b[3])
+
+
+def test_illegal_action_raises_and_leaves_state_unchanged():
+    """R10 raise: the error names the action, the phase and the legal actions."""
+    engine = position(["red 7, blue 3", "green 1, green 2"], "red 3")
+    before = _snapshot(engine)
+    with pytest.raises(ValueError, match=r"action 39 \(play blue 0\) is not legal .* phase 'play'.*legal actions: \[3 \(play red 3\)|legal actions"):
+        engine.step(np.array([39]))
+    assert _same(before, _snapshot(engine))
+
+
+def test_illegal_play_penalty():
+    """R10 penalty: the card stays in the hand, the player draws 1, the turn ends."""
+    engine = position(["red 7, blue 4", "green 1, green 2"], "red 3", draw="yellow 5", illegal_action="penalty")
+    act(engine, "play blue 4")
+    state = engine.game_state(0)
+    assert sorted(state["hands"][0]) == sorted(cards("red 7, blue 4, yellow 5"))
+    assert state["current_player"] == 1 and state["top_card"] == cards("red 3")[0]
+
+
+def test_penalty_does_not_cover_other_phases():
+    """R12.20: an illegal action outside PLAY in play/post_draw still raises."""
+    engine = position(["wild, blue 3", "green 1, green 2"], "red 3", illegal_action="penalty")
+    act(engine, "play wild")
+    with pytest.raises(ValueError, match="choose_color"):
+        act(engine, "play blue 3")
+
+
+# --- R11: hidden information ----------------------------------------------------------------
+
+def test_observation_ignores_hidden_information():
+    """R11: other hands (same sizes) and the draw-pile order do not change the observation."""
+    a = position(["red 7, blue 3", "green 1, green 2, yellow 9", "blue 8"], "red 3", draw="green 5, red 1")
+    b = position(["red 7, blue 3", "yellow 4, blue 2, red 2", "green 8"], "red 3", draw="red 1, green 5")
+    assert np.array_equal(a.observation, b.observation)
+    for seat in range(3):
+        same = np.array_equal(a.observe(seat), b.observe(seat))
+        assert same == (seat == 0)
+
+
+def test_open_hands_shows_other_hands():
+    """R11 open_hands (seed 003): everyone's cards are observed."""
+    a = position(["red 7", "green 1, green 2"], "red 3", open_hands=True)
+    b = position(["red 7", "yellow 4, blue 2"], "red 3", open_hands=True)
+    assert a.observation_size > Engine(1, 2).observation_size
+    assert not np.array_equal(a.observation, b.observation)
+
+
+# --- invariants over random batched play ---------------------------------------------------
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 7, 10])
+@pytest.mark.parametrize("options", [{}, dict(challenge=False, allow_voluntary_draw=False),
+                                     dict(draw_until_playable=True, wd4_wilds_count_as_match=True,
+                                          forbid_last_action_card=True, illegal_action="penalty")])
+def test_random_play_invariants(num_players, options):
+    """Every card accounted for, the mask never empty, only held cards playable, scores add up.
+
+    5 player counts x 3 option sets x 256 games x 300 steps = 1.15M steps per run."""
+    rules = UnoRules.preset("classic", **options)
+    engine = Engine(256, num_players, rules, seed=num_players, autoreset=True)
+    rng = np.random.default_rng(num_players)
+    rounds = 0
+    for _ in range(300):
+        mask = engine.legal_mask.copy()
+        actions = sample_legal(mask, rng)
+        result = engine.step(actions)
+        assert engine.check_invariants() == []
+        assert mask[np.arange(engine.num_envs), actions].all()
+        for b in np.flatnonzero(result.terminated):
+            rounds += 1
+            winners = result.rewards[b] == 1.0
+            assert winners.sum() >= 1 and (result.rewards[b][~winners] == -1.0).all()
+        for b in np.flatnonzero(result.truncated):
+            assert (result.rewards[b] == 0).all()
+    assert rounds > 0
+
+
+def test_scores_add_up():
+    """R8 winner_takes: at the round end the winner's score is the points left in the other hands."""
+    engine = Engine(512, 4, seed=11)
+    rng = np.random.default_rng(0)
+    points = np.array(UnoRules().points)
+    checked = 0
+    for _ in range(3000):
+        if (engine.terminated | engine.truncated).all():
+            break
+        actions = np.where(engine.terminated | engine.truncated, -1, sample_legal(engine.legal_mask, rng))
+        engine.step(actions)
+    for i in np.flatnonzero(engine.terminated):
+        state = engine.game_state(i)
+        left = sum(points[c] for p, h in enumerate(state["hands"]) if p != state["winner"] for c in h)
+        assert state["scores"][state["winner"]] == left
+        assert sum(state["scores"]) == left
+        checked += 1
+    assert checked > 400
+
+
+# --- determinism and batch equivalence ------------------------------------------------------
+
+def _play(engine, steps, seed):
+    rng = np.random.default_rng(seed)
+    trace = []
+    for _ in range(steps):
+        actions = sample_legal(engine.legal_mask, rng)
+        r = engine.step(actions)
+        trace.append((actions.copy(), r.observation.copy(), r.rewards.copy(), r.terminated.copy()))
+    return trace
+
+
+def test_same_seed_same_games():
+    a = _play(Engine(64, 3, seed=42, autoreset=True), 200, 0)
+    b = _play(Engine(64, 3, seed=42, autoreset=True), 200, 0)
+    for x, y in zip(a, b):
+        for u, v in zip(x, y):
+            assert np.array_equal(u, v)
+
+
+def test_different_seeds_different_deals():
+    a, b = Engine(1, 2, seed=1), Engine(1, 2, seed=2)
+    assert a.game_state(0)["hands"] != b.game_state(0)["hands"]
+
+
+def test_batch_equals_single_games():
+    """A batch of B games equals B single games with the same per-game seeds, whatever the position."""
+    seeds = game_seeds(123, 8)
+    big = Engine(8, 4, seed=seeds, autoreset=True)
+    singles = [Engine(1, 4, seed=[int(s)], autoreset=True) for s in seeds[::-1]][::-1]
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        actions = sample_legal(big.legal_mask, rng)
+        big.step(actions)
+        for i, single in enumerate(singles):
+            single.step(actions[i : i + 1])
+            assert np.array_equal(single.observation[0], big.observation[i])
+            assert np.array_equal(single.legal_mask[0], big.legal_mask[i])
+            assert single.terminated[0] == big.terminated[i]
+
+
+def test_int_seed_is_prefix_stable():
+    """Game i of reset(seed=s) is the same game whatever the batch size."""
+    a, b = Engine(3, 2, seed=9), Engine(10, 2, seed=9)
+    for i in range(3):
+        assert a.game_state(i) == b.game_state(i)
+
+
+# --- records and replay ---------------------------------------------------------------------
+
+def test_record_replays_to_same_state():
+    engine = Engine(16, 3, seed=5, autoreset=True, record=True)
+    rng = np.random.default_rng(1)
+    finished = []
+    for _ in range(1000):
+        engine.step(sample_legal(engine.legal_mask, rng))
+        for i in np.flatnonzero(engine.terminated):
+            finished.append(engine.last_record(int(i)))
+    assert len(finished) >= 3
+    for record in finished[:5] + [engine.record(0)]:
+        record = json.loads(json.dumps(record))  # JSON-serialisable
+        types = {e["type"] for e in record["events"]}
+        assert {"deal", "flip"} <= types
+        replayed = replay(record)
+        assert replayed.record(0)["events"] == record["events"]
+    last = finished[0]
+    assert last["events"][-1]["type"] == "round_end"
+    winner = last["events"][-1]["winners"][0]
+    assert replay(last).game_state(0)["winner"] == winner
+
+
+def test_replay_detects_a_tampered_record():
+    engine = Engine(1, 2, seed=5, record=True)
+    rng = np.random.default_rng(1)
+    for _ in range(10):
+        engine.step(sample_legal(engine.legal_mask, rng))
+    record = engine.record(0)
+    record["events"][0]["cards"][0] = (record["events"][0]["cards"][0] + 1) % 52
+    with pytest.raises(ValueError, match="differs"):
+        replay(record)
+
+
+def test_record_from_a_set_position_replays():
+    engine = position(["wild draw four, red 1", "green 1, green 2", "blue 5"], "red 3")
+    engine2 = Engine(1, 3, seed=0, record=True)
+    state = engine.game_state(0)
+    engine2.set_game(0, hands=state["hands"], discard_pile=state["discard_pile"], draw_pile=engine.draw_pile(0),
+                     current_player=0)
+    for a in (53, 61, 63):  # play Wild Draw Four, choose green, challenge (guilty)
+        engine2.step(np.array([a]))
+    record = engine2.record(0)
+    assert any(e["type"] == "challenge" and e["verdict"] == "guilty" for e in record["events"])
+    assert replay(record).game_state(0) == engine2.game_state(0)
+
+
+# --- bad input ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(num_envs=0), "num_envs"),
+    (dict(num_envs=-3), "num_envs"),
+    (dict(num_envs=2.5), "num_envs"),
+    (dict(num_players=1), "num_players"),
+    (dict(num_players=11), "num_players"),
+    (dict(num_players="4"), "num_players"),
+    (dict(rules="classic"), "rules must be a UnoRules"),
+    (dict(seed=-1), "seed"),
+    (dict(seed=2**64), "seed"),
+    (dict(seed=1.5), "seed"),
+    (dict(seed=[1, 2, 3]), "seed"),
+    (dict(num_players=10, rules=UnoRules(hand_size=11)), "hand_size"),
+])
+def test_bad_constructor_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        Engine(**{"num_envs": 2, "num_players": 2, **kwargs})
+
+
+@pytest.mark.parametrize("actions, match", [
+    (np.array([0.0, 1.0]), "integers"),
+    (np.array([True, False]), "integers"),
+    (np.array([57]), r"shape \(2,\)"),
+    (np.array([[57, 57]]), r"shape \(2,\)"),
+    (np.array([116, -1]), "out of range"),
+    (np.array([-2, -1]), "out of range"),
+    ("draw", "integers"),
+])
+def test_bad_actions_leave_state_unchanged(actions, match):
+    engine = Engine(2, 2, seed=1)
+    before = [json.dumps(engine.game_state(i)) for i in range(2)]
+    with pytest.raises(ValueError, match=match):
+        engine.step(actions)
+    assert before == [json.dumps(engine.game_state(i)) for i in range(2)]
+
+
+def test_illegal_action_in_a_later_game_changes_no_game():
+    """Validation covers the whole batch before any game moves."""
+    engine = Engine(3, 2, seed=1)
+    legal = sample_legal(engine.legal_mask, np.random.default_rng(0))
+    illegal = int(np.flatnonzero(~engine.legal_mask[2])[0])
+    before = [json.dumps(engine.game_state(i)) for i in range(3)]
+    with pytest.raises(ValueError, match="game 2"):
+        engine.step(np.array([legal[0], legal[1], illegal]))
+    assert before == [json.dumps(engine.game_state(i)) for i in range(3)]
+
+
+def test_stepping_a_finished_game_raises():
+    engine = position(["red 5", "green 1"], "red 3")
+    act(engine, "play red 5")
+    with pytest.raises(ValueError, match="round is over"):
+        act(engine, "draw")
+    engine.step(np.array([-1]))  # -1 leaves a finished game alone
+    engine.reset(seed=1)
+    assert engine.game_state(0)["phase"] in ("play", "choose_color")
+
+
+def test_bad_index_and_observe_seats():
+    engine = Engine(2, 3, seed=0)
+    with pytest.raises(ValueError, match="game index"):
+        engine.game_state(2)
+    with pytest.raises(ValueError, match="seats"):
+        engine.observe(3)
+    assert engine.observe(np.array([0, 2])).shape == (2, engine.observation_size)
+
+
+def test_set_game_rejects_missing_cards():
+    engine = Engine(1, 2, seed=0)
+    with pytest.raises(ValueError, match="exactly once"):
+        engine.set_game(0, hands=[[1], [2]], discard_pile=[3], draw_pile=[], current_player=0)

@@ -1,0 +1,90 @@
+"""UnoRules: presets, options, validation (RULES.md options and Presets); card and action ids (R1, R2)."""
+
+import pytest
+
+from uno_env import ACTION_NAMES, CARD_NAMES, NUM_ACTIONS, Action, UnoRules, action_name, card_name, parse_card
+from uno_env.actions import choose_color, play_double, swap_with
+from uno_env.cards import deck_counts, default_card_points
+from uno_env.rules import NOT_SUPPORTED_YET, OPTION_NAMES
+
+
+def test_card_ids_follow_r1():
+    assert card_name(0) == "red 0" and card_name(20) == "yellow 7" and card_name(38) == "green draw two"
+    assert card_name(52) == "wild" and card_name(53) == "wild draw four" and card_name(56) == "wild customizable"
+    assert all(parse_card(n) == t for t, n in enumerate(CARD_NAMES))
+    with pytest.raises(ValueError, match="unknown card name"):
+        parse_card("purple 3")
+    with pytest.raises(ValueError, match="0..56"):
+        card_name(57)
+
+
+@pytest.mark.parametrize("deck, total", [("classic", 108), ("shuffle_hands", 112), ("swap_hands", 112)])
+def test_deck_sizes(deck, total):
+    assert deck_counts(deck).sum() == total
+
+
+def test_action_ids_follow_r2():
+    assert NUM_ACTIONS == len(ACTION_NAMES) == 116
+    assert action_name(57) == "draw" and action_name(58) == "pass" and action_name(62) == "choose blue"
+    assert Action.CHALLENGE == 63 and Action.ACCEPT == 64 and Action.CALL_UNO == 65 and Action.CATCH_UNO == 66
+    assert swap_with(1) == 67 and swap_with(9) == 75 and choose_color(0) == 59
+    assert play_double(parse_card("blue 9")) == 76 + 3 * 10 + 9 == 115
+    with pytest.raises(ValueError, match="0..115"):
+        action_name(116)
+
+
+def test_card_points_follow_r8():
+    points = default_card_points("classic")
+    assert points[parse_card("red 7")] == 7 and points[parse_card("blue skip")] == 20
+    assert points[52] == points[53] == 50
+    assert default_card_points("swap_hands")[55] == 40 and default_card_points("shuffle_hands")[54] == 50
+
+
+def test_classic_preset_is_the_default():
+    assert UnoRules.preset("classic") == UnoRules()
+    assert UnoRules.preset("classic", challenge=False).challenge is False
+    assert UnoRules.from_dict(UnoRules().to_dict()) == UnoRules()
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(name="nope"), "unknown preset 'nope'"),
+    (dict(foo=1), r"unknown option\(s\) \['foo'\]"),
+    (dict(hand_size=0), "hand_size must be an integer in 1..50"),
+    (dict(hand_size=True), "hand_size must be an integer"),
+    (dict(challenge="yes"), "challenge must be True or False"),
+    (dict(first_card_rule="random"), r"first_card_rule must be one of \('classic', 'redraw_special'\)"),
+    (dict(max_turns=0), "max_turns must be an integer >= 1 or None"),
+    (dict(card_points=(1, 2)), "card_points must be None or 57 integers"),
+    (dict(custom_wild_rule="play_again"), "custom_wild_rule.*deck='classic'"),
+    (dict(max_turns=None, turn_limit_rule="fewest_cards_wins"), "turn_limit_rule.*max_turns=None"),
+])
+def test_bad_options(kwargs, match):
+    name = kwargs.pop("name", "classic")
+    with pytest.raises(ValueError, match=match):
+        UnoRules.preset(name, **kwargs)
+
+
+@pytest.mark.parametrize("option", sorted(NOT_SUPPORTED_YET))
+def test_options_not_implemented_yet_are_refused(option):
+    """Issue 2: options beyond the classic engine are accepted only at their defaults."""
+    value = {"deck": "swap_hands", "uno_call": "explicit", "scoring": "elimination", "episode": "match"}.get(option, True)
+    with pytest.raises(ValueError, match=f"not supported yet: {option}="):
+        UnoRules.preset("classic", **{option: value})
+
+
+def test_every_option_of_rules_md_is_named():
+    expected = {
+        "deck", "custom_wild_count", "hand_size", "allow_voluntary_draw", "draw_until_playable", "allow_doubles",
+        "end_on_empty_deck", "wd4_wilds_count_as_match", "wd4_bluffing", "stack_draw_two", "stack_draw_four",
+        "custom_wild_rule", "challenge", "challenge_guilty_draw", "challenge_innocent_draw", "uno_call",
+        "uno_penalty", "forbid_last_action_card", "card_points", "scoring", "target_points", "episode", "teams",
+        "max_turns", "turn_limit_rule", "first_card_rule", "wild_first_card", "illegal_action", "open_hands",
+    }
+    assert set(OPTION_NAMES) == expected
+
+
+def test_rules_are_frozen():
+    rules = UnoRules()
+    with pytest.raises(Exception):
+        rules.challenge = False  # type: ignore[misc]
+    assert rules.replace(challenge=False).challenge is False and rules.challenge is True
