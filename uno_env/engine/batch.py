@@ -31,7 +31,7 @@ ERR_ILLEGAL = 3
 def _write_outputs(s, cfg, b, obs, mask, cur, term, trunc):
     g = s[0]
     write_mask(s, cfg, b, mask)
-    write_obs(s, cfg, b, g[b, G_PLAYER], obs[b])
+    write_obs(s, cfg, b, g[b, G_PLAYER], obs, b)
     cur[b] = g[b, G_PLAYER]
     term[b] = g[b, G_DONE] == 1
     trunc[b] = g[b, G_DONE] == 2
@@ -70,12 +70,16 @@ def validate_batch(s, cfg, actions, mask):
 
 
 @njit(cache=True)
-def step_batch(s, cfg, points, deck, actions, obs, mask, cur, term, trunc, rewards, final_obs):
-    """Validate, then apply one action per game (-1 leaves a game as it is)."""
+def step_batch(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, actions, obs, mask, cur, term, trunc,
+               rewards, final_obs):
+    """Validate, then apply one action per game (-1 leaves a game as it is).
+
+    The state arrays come one by one, not as a tuple: numba types a tuple argument far more
+    slowly, and this call is the whole per-step overhead of a single game."""
+    s = (g, pl, hands, piles, rng, ev, evn)
     err = validate_batch(s, cfg, actions, mask)
     if err:
         return err
-    g = s[0]
     rewards[:, :] = 0.0
     for b in range(actions.shape[0]):
         a = actions[b]
@@ -84,7 +88,7 @@ def step_batch(s, cfg, points, deck, actions, obs, mask, cur, term, trunc, rewar
         s[6][b] = 0
         apply_action(s, cfg, points, b, a, mask[b, a], rewards)
         if g[b, G_DONE] and cfg[C_AUTORESET]:
-            write_obs(s, cfg, b, g[b, G_PLAYER], final_obs[b])
+            write_obs(s, cfg, b, g[b, G_PLAYER], final_obs, b)
             done = g[b, G_DONE]
             reset_game(s, cfg, deck, b)
             _write_outputs(s, cfg, b, obs, mask, cur, term, trunc)
@@ -99,7 +103,7 @@ def step_batch(s, cfg, points, deck, actions, obs, mask, cur, term, trunc, rewar
 def observe_batch(s, cfg, seats, out):
     """Observation of game b from seat seats[b], for every game."""
     for b in range(seats.shape[0]):
-        write_obs(s, cfg, b, seats[b], out[b])
+        write_obs(s, cfg, b, seats[b], out, b)
 
 
 @njit(cache=True)

@@ -138,6 +138,9 @@ class Engine:
         self.truncated = np.zeros(B, bool)
         self.final_observation = np.zeros((B, self.observation_size), np.float32)
         self._all = np.ones(B, bool)
+        self._result = StepResult(
+            self.observation, self.legal_mask, self.current_player, self.rewards, self.terminated, self.truncated
+        )
         self._recorder = Recorder(self) if record else None
         self.reset(seed)
 
@@ -154,13 +157,13 @@ class Engine:
         self.rewards[:] = 0.0
         if self._recorder is not None:
             self._recorder.on_reset(np.arange(self.num_envs))
-        return self._result()
+        return self._result
 
     def step(self, actions: np.ndarray | Sequence[int] | int) -> StepResult:
         """Apply one action per game (``-1`` leaves that game as it is); see RULES.md R10."""
         actions = self._check_actions(actions)
         err = batch.step_batch(
-            self._state, self._cfg, self._points, self._deck, actions, self.observation,
+            *self._state, self._cfg, self._points, self._deck, actions, self.observation,
             self.legal_mask, self.current_player, self.terminated, self.truncated, self.rewards,
             self.final_observation,
         )
@@ -168,7 +171,7 @@ class Engine:
             self._raise_step_error(int(err), actions)
         if self._recorder is not None:
             self._recorder.on_step(actions)
-        return self._result()
+        return self._result
 
     def observe(self, seats: np.ndarray | Sequence[int] | int) -> np.ndarray:
         """Observation of each game from a given seat (an int, or one seat per game): float32 [B, D]."""
@@ -178,12 +181,6 @@ class Engine:
         out = np.empty((self.num_envs, self.observation_size), np.float32)
         batch.observe_batch(self._state, self._cfg, np.ascontiguousarray(seats_arr, np.int64), out)
         return out
-
-    def _result(self) -> StepResult:
-        return StepResult(
-            self.observation, self.legal_mask, self.current_player, self.rewards, self.terminated,
-            self.truncated,
-        )
 
     def _seed_array(self, seed: Any) -> np.ndarray:
         if seed is None:
@@ -199,6 +196,8 @@ class Engine:
         return np.array([_check_seed(s) for s in seeds], np.uint64)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
+        if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == (self.num_envs,):
+            return actions  # the common case, checked first because it runs every step
         if isinstance(actions, numbers.Integral) and not isinstance(actions, bool) and self.num_envs == 1:
             return np.array([actions], np.int64)
         arr = np.asarray(actions)
@@ -357,4 +356,4 @@ class Engine:
         )
         if self._recorder is not None:
             self._recorder.on_set(i)
-        return self._result()
+        return self._result

@@ -113,7 +113,7 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 # --- randomness: splitmix64, one uint64 state per game ------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_u64(rng, b):
     """Advance game b's generator and return 64 random bits."""
     z = rng[b, 0] + _GOLDEN
@@ -123,10 +123,11 @@ def next_u64(rng, b):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def randint(rng, b, n):
-    """Uniform integer in [0, n) (modulo bias below 1e-17 for n <= 112)."""
-    return np.int64(next_u64(rng, b) % np.uint64(n))
+    """Uniform integer in [0, n): the high 32 random bits scaled by n (Lemire's multiply-shift;
+    bias below 3e-8 for n <= 112), because a 64-bit division costs more than the whole draw."""
+    return np.int64(((next_u64(rng, b) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @njit(cache=True)
@@ -142,7 +143,7 @@ def shuffle_prefix(rng, b, arr, n):
 # --- events -------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def emit(s, b, kind, player, card, extra):
     """Append one event to game b's buffer when recording (buffer width 0 means off)."""
     ev, evn = s[5], s[6]
@@ -160,20 +161,20 @@ def emit(s, b, kind, player, card, extra):
 # --- small helpers ------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def seat_after(g, cfg, b, seat, k):
     """The seat k places after `seat` in the current direction."""
     n = cfg[C_NUM_PLAYERS]
     return (seat + k * g[b, G_DIRECTION]) % n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def top_card(s, b):
     g, piles = s[0], s[3]
     return piles[b, PILE_DISCARD, g[b, G_DISCARD_SIZE] - 1]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def push_discard(s, b, card):
     g, hands, piles = s[0], s[2], s[3]
     piles[b, PILE_DISCARD, g[b, G_DISCARD_SIZE]] = card
@@ -226,7 +227,7 @@ def draw_n(s, b, seat, count, reason):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def can_draw(s, b):
     """R12.1: something can be drawn (the draw pile, or the discard pile below its top)."""
     g = s[0]
@@ -281,16 +282,14 @@ def offered(s, cfg, b, seat, card):
 @njit(cache=True)
 def write_mask(s, cfg, b, mask):
     """The legal actions of the player to act (all False once the round is over)."""
-    g, hands = s[0], s[2]
-    mask[b, :] = False
+    # Arrays are indexed with b rather than sliced: every view costs two atomic refcounts.
+    g = s[0]
+    for a in range(mask.shape[1]):
+        mask[b, a] = False
     phase = g[b, G_PHASE]
     p = g[b, G_PLAYER]
     if phase == PHASE_PLAY:
-        any_play = False
-        for t in range(NUM_CARD_TYPES):
-            if hands[b, p, t] > 0 and offered(s, cfg, b, p, t):
-                mask[b, t] = True
-                any_play = True
+        any_play = write_play_mask(s, cfg, b, p, mask)
         drawable = can_draw(s, b)
         if drawable and (cfg[C_VOLUNTARY_DRAW] or not any_play):
             mask[b, DRAW] = True
@@ -308,40 +307,79 @@ def write_mask(s, cfg, b, mask):
 
 
 @njit(cache=True)
-def write_obs(s, cfg, b, seat, out):
-    """R11: the public information plus `seat`'s own hand, into out (float32 [D])."""
+def write_play_mask(s, cfg, b, p, mask):
+    """PLAY entries of phase `play` (R4, R8, R12.10), the same set as `offered`; True if any.
+
+    Only the slots that can match are visited: the current colour, the top card's rank in the
+    other colours, and the wilds. This is the hot loop of every step."""
+    h = s[2]
+    color = s[0][b, G_COLOR]
+    top = top_card(s, b)
+    top_rank = CARD_RANK[top] if top < WILD else -1
+    any_play = False
+    for c in range(4):
+        base = c * 13
+        if c == color:
+            for r in range(13):
+                if h[b, p, base + r] > 0:
+                    mask[b, base + r] = True
+                    any_play = True
+        elif top_rank >= 0 and h[b, p, base + top_rank] > 0:
+            mask[b, base + top_rank] = True
+            any_play = True
+    for t in range(WILD, NUM_CARD_TYPES):
+        if h[b, p, t] > 0:
+            if t == WILD_DRAW_FOUR and not cfg[C_BLUFFING] and not wd4_legal(s, cfg, b, p):
+                continue
+            mask[b, t] = True
+            any_play = True
+    if cfg[C_FORBID_LAST_ACTION] and s[1][b, p, PL_HAND_SIZE] == 1:
+        mask[b, WILD] = False
+        mask[b, WILD_DRAW_FOUR] = False
+        for c in range(4):
+            mask[b, c * 13 + REVERSE] = False
+        any_play = False
+        for t in range(NUM_CARD_TYPES):
+            any_play = any_play or mask[b, t]
+    return any_play
+
+
+@njit(cache=True)
+def write_obs(s, cfg, b, seat, obs, row):
+    """R11: the public information plus `seat`'s own hand, into obs[row] (float32 [D])."""
     g, pl, hands = s[0], s[1], s[2]
     n = cfg[C_NUM_PLAYERS]
-    out[:] = 0.0
+    for k in range(obs.shape[1]):
+        obs[row, k] = 0.0
     disc_row = hands.shape[1] - 1
     for t in range(NUM_CARD_TYPES):
-        out[OBS_HAND + t] = hands[b, seat, t]
-        out[OBS_DISCARD + t] = hands[b, disc_row, t]
-    out[OBS_TOP + top_card(s, b)] = 1.0
+        obs[row, OBS_HAND + t] = hands[b, seat, t]
+        obs[row, OBS_DISCARD + t] = hands[b, disc_row, t]
+    obs[row, OBS_TOP + top_card(s, b)] = 1.0
     color = g[b, G_COLOR]
     if color >= 0:
-        out[OBS_COLOR + color] = 1.0
+        obs[row, OBS_COLOR + color] = 1.0
     phase = g[b, G_PHASE]
-    out[OBS_PHASE + phase] = 1.0
-    out[OBS_DIRECTION] = g[b, G_DIRECTION]
-    out[OBS_PENDING] = g[b, G_PENDING]
+    obs[row, OBS_PHASE + phase] = 1.0
+    obs[row, OBS_DIRECTION] = g[b, G_DIRECTION]
+    obs[row, OBS_PENDING] = g[b, G_PENDING]
     is_current = seat == g[b, G_PLAYER] and phase != PHASE_ROUND_OVER
-    out[OBS_IS_CURRENT] = 1.0 if is_current else 0.0
+    obs[row, OBS_IS_CURRENT] = 1.0 if is_current else 0.0
     if is_current and phase == PHASE_POST_DRAW:
-        out[OBS_DRAWN + g[b, G_DRAWN]] = 1.0
+        obs[row, OBS_DRAWN + g[b, G_DRAWN]] = 1.0
     if phase == PHASE_RESPOND_DRAW_FOUR and g[b, G_PREV_COLOR] >= 0:
-        out[OBS_WD4_PREV + g[b, G_PREV_COLOR]] = 1.0
+        obs[row, OBS_WD4_PREV + g[b, G_PREV_COLOR]] = 1.0
     for k in range(n):
         other = (seat + k) % n
         size = pl[b, other, PL_HAND_SIZE]
-        out[OBS_HAND_SIZES + k] = size
-        out[OBS_PRESENT + k] = 1.0
-        out[OBS_SCORES + k] = pl[b, other, PL_SCORE] / 100.0
-        out[OBS_UNO + k] = 1.0 if size == 1 else 0.0
+        obs[row, OBS_HAND_SIZES + k] = size
+        obs[row, OBS_PRESENT + k] = 1.0
+        obs[row, OBS_SCORES + k] = pl[b, other, PL_SCORE] / 100.0
+        obs[row, OBS_UNO + k] = 1.0 if size == 1 else 0.0
         if cfg[C_OPEN_HANDS] and k > 0:
             for t in range(NUM_CARD_TYPES):
-                out[OBS_OPEN_HANDS + (k - 1) * NUM_CARD_TYPES + t] = hands[b, other, t]
-    out[OBS_DRAW_PILE] = g[b, G_DRAW_SIZE]
+                obs[row, OBS_OPEN_HANDS + (k - 1) * NUM_CARD_TYPES + t] = hands[b, other, t]
+    obs[row, OBS_DRAW_PILE] = g[b, G_DRAW_SIZE]
 
 
 # --- round end ----------------------------------------------------------------------------
@@ -469,7 +507,7 @@ def reset_game(s, cfg, deck, b):
 # --- one action ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def advance(s, cfg, b, k):
     """End the turn: the seat k places on plays next (k=2 skips one player)."""
     g = s[0]
