@@ -1,0 +1,119 @@
+"""Steps per second of the PettingZoo AEC loop over ``uno_v0`` (a script that prints a table).
+
+The loop is the one every PettingZoo user writes: ``agent_iter``, ``last``, a uniformly random
+legal action picked from the mask with a NumPy ``Generator``, ``step`` (``None`` for agents
+that are done), and ``reset`` when the game is over. Each figure is the median of ``--runs``
+timed runs of ``--steps`` steps, by wall clock and by CPU time (every ``step`` call counts, including the ``None`` steps of
+finished agents). Rows:
+
+| env | what it measures |
+|---|---|
+| ``raw_env`` | ``uno_env.raw_env`` |
+| ``env()`` | ``uno_env.env()``: the classic checks built in |
+| ``wrapped raw_env`` | ``raw_env`` under PettingZoo's three classic wrappers (what ``env()`` replaces), with ``--wrapped`` |
+
+Usage: ``python benchmarks/env_loop.py [--steps 100000] [--runs 5] [--players 2 4] [--wrapped] [--profile]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import platform
+import pstats
+import statistics
+import time
+from typing import Callable
+
+import numpy as np
+
+import uno_env
+
+
+def wrapped_raw_env(num_players: int):
+    """``raw_env`` under the wrappers PettingZoo classic envs use (for comparison only)."""
+    from pettingzoo.utils import wrappers
+
+    e = uno_env.raw_env(num_players=num_players)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+def run_loop(env, steps: int, seed: int) -> tuple[float, float]:
+    """Play ``steps`` AEC steps of random legal moves; return (wall, CPU) seconds."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    done_steps = 0
+    t0, c0 = time.perf_counter(), time.process_time()
+    while done_steps < steps:
+        for _agent in env.agent_iter():
+            obs, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                action = None
+            else:
+                legal = obs["action_mask"].nonzero()[0]
+                action = int(legal[int(rng.random() * legal.size)])
+            env.step(action)
+            done_steps += 1
+            if done_steps >= steps:
+                break
+        else:
+            env.reset()
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def measure(make: Callable[[], object], steps: int, runs: int) -> tuple[float, float, list[float]]:
+    """Median wall-clock steps/s, median CPU-time steps/s, and every run's wall-clock rate."""
+    env = make()
+    run_loop(env, min(steps, 5_000), seed=12345)  # warm-up: numba cache load, branch caches
+    times = [run_loop(env, steps, seed=run) for run in range(runs)]
+    wall = [steps / w for w, _ in times]
+    cpu = [steps / c for _, c in times]
+    return statistics.median(wall), statistics.median(cpu), wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=100_000, help="AEC steps per timed run")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per row (median reported)")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4], help="player counts")
+    parser.add_argument("--wrapped", action="store_true", help="also time raw_env under the three wrappers")
+    parser.add_argument("--profile", action="store_true", help="cProfile one run of each env and print the top entries")
+    args = parser.parse_args()
+    if args.steps < 1 or args.runs < 1:
+        parser.error("--steps and --runs must be positive")
+
+    envs: list[tuple[str, Callable[[int], object]]] = [
+        ("raw_env", lambda n: uno_env.raw_env(num_players=n)),
+        ("env()", lambda n: uno_env.env(num_players=n)),
+    ]
+    if args.wrapped:
+        envs.append(("wrapped raw_env", wrapped_raw_env))
+
+    print(f"uno_env {uno_env.__version__}, Python {platform.python_version()}, numpy {np.__version__}, "
+          f"{args.runs} runs x {args.steps} steps, median reported")
+    print()
+    # CPU-time rates are shown too: on a shared machine they move less than wall-clock ones.
+    print("| env | players | steps/s (wall, median) | µs/step | steps/s (CPU time, median) | runs (wall, k steps/s) |")
+    print("|---|---|---|---|---|---|")
+    for n in args.players:
+        for name, make in envs:
+            wall, cpu, rates = measure(lambda: make(n), args.steps, args.runs)
+            runs_text = " ".join(f"{r / 1e3:.0f}" for r in rates)
+            print(f"| {name} | {n} | {wall:,.0f} | {1e6 / wall:.2f} | {cpu:,.0f} | {runs_text} |", flush=True)
+
+    if args.profile:
+        for name, make in envs:
+            env = make(args.players[0])
+            run_loop(env, 5_000, seed=0)
+            prof = cProfile.Profile()
+            prof.enable()
+            run_loop(env, args.steps, seed=0)
+            prof.disable()
+            print(f"\n## cProfile: {name}, {args.players[0]} players, {args.steps} steps")
+            pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+
+
+if __name__ == "__main__":
+    main()

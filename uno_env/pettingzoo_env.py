@@ -1,0 +1,533 @@
+"""PettingZoo AEC environment ``uno_v0``: ``raw_env``, and ``env()`` with the classic checks.
+
+A game is an ``Engine`` batch of one: every rule lives in the engine (RULES.md), this module
+only maps seats to agent names, builds the PettingZoo dicts, and renders. ``raw_env``'s
+docstring is the environment's doc page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils.env import AECIterable, AECIterator
+from pettingzoo.utils.env_logger import EnvLogger
+
+from .actions import NUM_ACTIONS
+from .cards import NUM_CARD_TYPES, deck_counts
+from .engine import OBS_FIELDS, Engine, observation_size
+from .render import render_rgb, render_text, require_pillow
+from .rules import UnoRules
+
+__all__ = ["raw_env", "env", "CheckedEnv", "observation_bounds", "ILLEGAL_REWARD"]
+
+ILLEGAL_REWARD = -1.0  # what env() gives an agent that plays an illegal move (R10)
+
+# Attributes PettingZoo defines only from reset() on.
+_SET_BY_RESET = frozenset(
+    {"agents", "rewards", "terminations", "truncations", "infos", "agent_selection", "_cumulative_rewards"}
+)
+# What OrderEnforcingWrapper refuses to read before reset (its exact list).
+_ORDER_ENFORCED = frozenset(
+    {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"}
+)
+
+
+def observation_bounds(rules: UnoRules, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-index ``(low, high)`` of the observation vector under ``rules`` (RULES.md R11).
+
+    Bounds come from the deck: a count of one card type never exceeds its copies in the deck
+    (R1), a pile or a hand never holds more than the deck, and a score never exceeds the
+    target plus every point in the deck (R8; scores are /100 in the observation). A field this
+    module does not know (the engine may add some) is left unbounded rather than guessed.
+    """
+    deck = deck_counts(rules.deck, rules.custom_wild_count).astype(np.float32)
+    cards = float(deck.sum())
+    points = float(np.dot(deck, np.asarray(rules.points, np.float32)))
+    one = (0.0, 1.0)
+    known: dict[str, tuple[float | np.ndarray, float | np.ndarray]] = {
+        "hand": (0.0, deck),
+        "top_card": one,
+        "current_color": one,
+        "phase": one,
+        "direction": (-1.0, 1.0),
+        # Stacked penalties add up draw cards (R5, R6): fewer than there are cards.
+        "pending_draw": (0.0, cards),
+        "drawn_card": one,
+        "hand_sizes": (0.0, cards),
+        "seat_present": one,
+        "scores": (0.0, (rules.target_points + points) / 100.0),
+        "uno_called": one,
+        "discard_counts": (0.0, deck),
+        "draw_pile_size": (0.0, cards),
+        "wd4_prev_color": one,
+        "is_current": one,
+    }
+    low = np.full(size, -np.inf, np.float32)
+    high = np.full(size, np.inf, np.float32)
+    at = 0
+    for name, width, _ in OBS_FIELDS:
+        if name in known:
+            low[at : at + width], high[at : at + width] = known[name]
+        at += width
+    rest = size - at
+    if rest > 0 and rest % NUM_CARD_TYPES == 0:
+        # open_hands (R11): the other seats' hands, one block of card-type counts per seat.
+        low[at:] = 0.0
+        high[at:] = np.tile(deck, rest // NUM_CARD_TYPES)
+    return low, high
+
+
+def _observation_table() -> str:
+    rows = ["| index | field | size | meaning |", "|---|---|---|---|"]
+    at = 0
+    for name, width, meaning in OBS_FIELDS:
+        where = f"{at}" if width == 1 else f"{at}–{at + width - 1}"
+        rows.append(f"| {where} | `{name}` | {width} | {meaning} |")
+        at += width
+    rows.append(
+        f"| {at}–{at + 9 * NUM_CARD_TYPES - 1} | `open_hands` | {9 * NUM_CARD_TYPES} | only with "
+        "`open_hands` (R11): the hands of relative seats 1–9, 57 counts each |"
+    )
+    return "\n".join(rows)
+
+
+class raw_env(AECEnv):
+    """# UNO (``uno_v0``)
+
+    | | |
+    |---|---|
+    | Import | ``from uno_env import env, raw_env`` |
+    | Actions | Discrete |
+    | Parallel API | No |
+    | Manual control | No |
+    | Agents | ``agents = ['player_0', ..., 'player_{n-1}']`` |
+    | Number of agents | 2–10 (``num_players``, default 2) |
+    | Action space | ``Discrete(116)`` |
+    | Observation space | ``Dict(observation=Box(float32, (D,)), action_mask=Box(0, 1, (116,), int8))`` |
+    | Observation size D | {obs_size} ({obs_open_size} with ``open_hands``) |
+
+    UNO for 2 to 10 players under any rule set of ``UnoRules`` (RULES.md). Each game is an
+    ``Engine`` batch of one, so this env plays exactly the rules of the batched engine.
+    ``raw_env`` raises ``ValueError`` on an illegal action and changes nothing; ``env()`` gives
+    the same game with PettingZoo's classic checks (see *Illegal moves and misuse*).
+
+    ## Arguments
+
+    | argument | default | meaning |
+    |---|---|---|
+    | ``num_players`` | 2 | seats, an integer in 2..10 (R3) |
+    | ``rules`` | ``None`` | a ``UnoRules`` (``None``: ``UnoRules.preset("classic")``) |
+    | ``render_mode`` | ``None`` | ``None``, ``"ansi"`` (returns text), ``"human"`` (prints coloured text after each step), ``"rgb_array"`` (returns an image, needs ``pip install uno_env[render]``) |
+
+    ## Agents and turns
+
+    Seat ``p`` is agent ``player_p``. ``agent_selection`` is always whoever must decide next,
+    which is the engine's ``current_player``: a turn of several decisions (play a wild, then
+    choose its colour; answer a Wild Draw Four; choose a swap target) keeps the same agent
+    selected, and a Skip or a two-player Reverse selects the same agent again.
+
+    ## Action space (RULES.md R2)
+
+    | ids | action |
+    |---|---|
+    | 0–56 | PLAY card type t (R1: ``color*13 + rank`` for coloured cards, 52–56 wilds) |
+    | 57 | DRAW one card; facing a stacked penalty, take the whole penalty |
+    | 58 | PASS: keep the card just drawn / the only move when nothing can be done |
+    | 59–62 | CHOOSE_COLOR red, yellow, green, blue |
+    | 63 | CHALLENGE a Wild Draw Four |
+    | 64 | ACCEPT a Wild Draw Four |
+    | 65 | CALL_UNO |
+    | 66 | CATCH_UNO |
+    | 67–75 | SWAP_WITH the player 1–9 seats further clockwise |
+    | 76–115 | PLAY_DOUBLE of number card ``color*13+rank`` → ``76 + color*10 + rank`` |
+
+    ``uno_env.action_name(a)`` names an action; actions a rule set does not use are never legal.
+
+    ## Observation space (RULES.md R11)
+
+    ``observe(agent)`` returns ``{"observation": float32[D], "action_mask": int8[116]}`` from
+    that agent's own seat; both arrays are new on every call (keeping them is safe). Seats in
+    the vector are relative: slot k is the seat k places clockwise from the observer.
+
+    {observation_table}
+
+    ## Legal action mask
+
+    ``action_mask[a] == 1`` when action a is legal for the agent; it is all zeros for every
+    agent that is not to act, and for everybody once the round is over. It is ``int8`` so that
+    ``env.action_space(agent).sample(mask)`` works.
+
+    ## Rewards (R8)
+
+    0 on every step until the round ends; then every agent gets its engine reward: +1 for the
+    winner (each winner, with shared wins), -1 for every other agent; 0 for everybody on a
+    truncated round (unless ``turn_limit_rule`` names a winner). ``last()`` gives the
+    cumulative reward since the agent last acted.
+
+    ## Episode end
+
+    One round is one episode. When it ends every agent is terminated (``terminations`` all
+    ``True``), or truncated (``truncations`` all ``True``) when the round reached
+    ``rules.max_turns`` actions (R8). Then, as in every PettingZoo classic env, each agent in
+    turn (from ``player_0``) must be stepped with ``None`` and is removed from ``agents``.
+
+    ## Illegal moves and misuse (R10)
+
+    | | ``raw_env`` | ``env()`` |
+    |---|---|---|
+    | illegal action | ``ValueError`` naming the action, phase and legal actions; nothing changes | the offender gets -1, every other agent 0, all agents terminated and truncated (PettingZoo convention) |
+    | action outside 0..115 or not an integer | ``ValueError`` | ``AssertionError("action is not in action space")`` |
+    | before the first ``reset`` | ``agents``, ``agent_selection``, ``rewards``… raise ``AttributeError``, so ``step`` and ``agent_iter`` do | ``AssertionError`` from ``step``, ``observe``, ``render``, ``state``, ``agent_iter``; ``AttributeError`` from those attributes |
+    | ``agent_iter`` item not followed by ``step`` | nothing checked | ``AssertionError`` at the next item |
+    | ``step`` after every agent was removed | ``ValueError`` | a warning, nothing happens |
+
+    ``env()`` behaves exactly like ``raw_env`` under PettingZoo's ``TerminateIllegalWrapper(
+    illegal_reward=-1)``, ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` (the
+    classic-env stack), without their cost per step; ``env().unwrapped`` is the env itself.
+    Under ``rules.illegal_action="penalty"`` the engine's penalty (R10) applies in ``raw_env``;
+    ``env()`` ends the game before the engine sees the move, as the wrapper stack does.
+
+    ## Version history
+
+    * v0: initial release (``uno_env`` 0.1.0).
+    """
+
+    metadata = {"name": "uno_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False}
+
+    def __init__(self, num_players: int = 2, rules: UnoRules | None = None, render_mode: str | None = None) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
+        if render_mode == "rgb_array":
+            require_pillow()  # fail now rather than at the first render()
+        # The engine checks num_players and rules and names what is allowed.
+        self._engine = Engine(1, num_players, rules)
+        self.render_mode = render_mode
+        self._render_human = render_mode == "human"
+        self.num_players = self._engine.num_players
+        self.rules = self._engine.rules
+        self.possible_agents = [f"player_{p}" for p in range(self.num_players)]
+        self._names = tuple(self.possible_agents)
+        self._seat_of = {name: p for p, name in enumerate(self.possible_agents)}
+        low, high = observation_bounds(self.rules, self._engine.observation_size)
+        # One space object per agent: api_test wants the same object on every call, and
+        # seed_test seeds each agent's action space separately.
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(low, high, dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._bound: np.ndarray | None = None
+        self._act = np.zeros(1, np.int64)
+        e = self._engine
+        self._bind(e.observation, e.legal_mask, e.current_player, e.rewards, e.terminated, e.truncated)
+        self._acting_seat = self._cur.item()
+
+    def _bind(self, observation, legal_mask, current_player, rewards, terminated, truncated) -> None:
+        """Keep row views of the engine's output buffers, so a step reads them without indexing.
+
+        The engine overwrites the same buffers every step; ``_bound`` remembers which ones these
+        views are of, and ``_play`` rebinds only if the engine ever hands out new ones.
+        """
+        self._bound = observation
+        self._obs_row = observation[0]
+        self._mask_row = legal_mask[0].view(np.int8)  # bool and int8 share a layout: 0/1
+        self._cur = current_player
+        self._rew_row = rewards[0]
+        self._term = terminated
+        self._trunc = truncated
+
+    _VIEWS = ("_bound", "_obs_row", "_mask_row", "_cur", "_rew_row", "_term", "_trunc")
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickle and deepcopy would turn the row views into copies that no longer follow the
+        # engine's buffers; drop them and bind afresh on load.
+        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        e = self._engine
+        self._bind(e.observation, e.legal_mask, e.current_player, e.rewards, e.terminated, e.truncated)
+
+    # --- PettingZoo API ------------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The observation space of an agent (the same object on every call)."""
+        try:
+            return self.observation_spaces[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}") from None
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The action space of an agent, ``Discrete(116)`` (the same object on every call)."""
+        try:
+            return self.action_spaces[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}") from None
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new round; ``seed`` (an integer in 0..2**64-1) reseeds the game's RNG.
+
+        Without a seed the game's RNG continues, so each reset deals a different round.
+        ``options`` is accepted for API compatibility and not used.
+        """
+        # The engine checks the seed before changing anything, so a bad seed leaves the env as it was.
+        res = self._engine.reset(seed)
+        if res.observation is not self._bound:
+            self._bind(*res)
+        agents = self.possible_agents[:]
+        self.agents = agents
+        self.rewards = dict.fromkeys(agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self.infos = {a: {} for a in agents}
+        self._skip_agent_selection = None  # a reset during the end-of-game steps must not leak it
+        seat = self._cur.item()
+        self._acting_seat = seat
+        self.agent_selection = self._names[seat]
+        if self._render_human:
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s view: its observation vector and its legal-action mask (fresh arrays)."""
+        try:
+            seat = self._seat_of.get(agent, -1)
+        except TypeError:  # unhashable
+            seat = -1
+        if seat == self._acting_seat:
+            # The engine already wrote the acting seat's view during the step.
+            return {"observation": self._obs_row.copy(), "action_mask": self._mask_row.copy()}
+        if seat < 0:
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        return {"observation": self._engine.observe(seat)[0], "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
+
+    def step(self, action: int | None) -> None:
+        """Apply ``agent_selection``'s action (``None`` for an agent that is terminated/truncated)."""
+        agent = self.agent_selection
+        try:
+            dead = self.terminations[agent] or self.truncations[agent]
+        except KeyError:  # every agent has been stepped with None and removed
+            raise ValueError("step() called after every agent was terminated or truncated and removed; call reset()") from None
+        if dead:
+            self._was_dead_step(action)
+            return
+        self._play(agent, action)
+
+    def _play(self, agent: str, action: Any) -> None:
+        """One decision of the live agent ``agent`` (the engine's current player)."""
+        if type(action) is not int:
+            action = _as_action(agent, action)
+        if not 0 <= action < NUM_ACTIONS:
+            # The engine would take -1 as "leave this game alone"; here it is a mistake.
+            raise ValueError(f"{agent}: action must be an action id in 0..{NUM_ACTIONS - 1}, got {action}")
+        act = self._act
+        act[0] = action  # an int64[1] array is the engine's cheapest input
+        try:
+            res = self._engine.step(act)
+        except ValueError as err:
+            raise ValueError(f"{agent}: {err}") from None
+        if res[0] is not self._bound:
+            self._bind(*res)
+        self._cumulative_rewards[agent] = 0.0
+        seat = self._cur.item()
+        self._acting_seat = seat
+        self.agent_selection = self._names[seat]
+        if self._term.item() or self._trunc.item():
+            self._end_round(self._term.item())
+        if self._render_human:
+            self.render()
+
+    def _end_round(self, terminated: bool) -> None:
+        rewards = self._rew_row
+        for agent in self.agents:
+            self.rewards[agent] = float(rewards[self._seat_of[agent]])
+        done = dict.fromkeys(self.agents, True)
+        if terminated:
+            self.terminations = done
+        else:
+            self.truncations = done
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+    def render(self) -> str | np.ndarray | None:
+        """Draw the table for ``render_mode`` (text, printed text, or an RGB image).
+
+        Shows only what the acting player may see: the acting player's hand, never the others'.
+        """
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        state = self._engine.game_state(0)
+        if self.render_mode == "ansi":
+            return render_text(state, self._names)
+        if self.render_mode == "human":
+            print(render_text(state, self._names, ansi_colors=True), end="\n\n")
+            return None
+        return render_rgb(state, self._names)
+
+    def close(self) -> None:
+        """Nothing to release: rendering keeps no window open."""
+
+    # --- beyond PettingZoo ---------------------------------------------------------------------
+
+    def game_state(self) -> dict[str, Any]:
+        """The game as the engine's JSON-serialisable dict (schema in DESIGN.md); holds every hand."""
+        return self._engine.game_state(0)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for attributes that do not exist, e.g. `agents` before reset().
+        if name in _SET_BY_RESET:
+            raise AttributeError(f"{name} cannot be accessed before reset; call reset() first")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+raw_env.__doc__ = (
+    raw_env.__doc__.replace("{observation_table}", _observation_table().replace("\n", "\n    "))
+    .replace("{obs_size}", str(observation_size(False)))
+    .replace("{obs_open_size}", str(observation_size(True)))
+)
+
+
+def _as_action(agent: str, action: Any) -> int:
+    """An action id from a NumPy integer or 0-d integer array; a clear ValueError otherwise."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        return int(action)
+    if action is None:
+        raise ValueError(f"{agent} is not terminated or truncated, so its action cannot be None; "
+                         f"give an action id in 0..{NUM_ACTIONS - 1}")
+    raise ValueError(
+        f"{agent}: action must be an integer action id in 0..{NUM_ACTIONS - 1}, got {action!r} "
+        f"({type(action).__name__})"
+    )
+
+
+class CheckedEnv(raw_env):
+    """What ``env()`` returns: ``raw_env`` with PettingZoo's classic wrapper stack built in.
+
+    Behaves exactly like ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
+    TerminateIllegalWrapper(raw_env(...), illegal_reward=-1)))``: same observations, rewards,
+    terminations, truncations, infos, ``agent_selection``, warnings and exception types (the
+    test suite plays both side by side). Differences, none of which a well-behaved program
+    sees: ``unwrapped`` is the env itself, there is no ``.env`` attribute, and private
+    attributes are not blocked.
+    """
+
+    def __init__(self, num_players: int = 2, rules: UnoRules | None = None, render_mode: str | None = None) -> None:
+        self._has_reset = False  # OrderEnforcingWrapper: reset() was called
+        self._has_updated = False  # OrderEnforcingWrapper: step() or reset() since the last agent_iter item
+        super().__init__(num_players, rules, render_mode)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _ORDER_ENFORCED and not self.__dict__.get("_has_reset", False):
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return raw_env.__getattr__(self, name)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new round (see ``raw_env.reset``)."""
+        # Same order as the wrappers: flags first, so a bad seed still counts as a reset call.
+        self._has_reset = True
+        self._has_updated = True
+        raw_env.reset(self, seed=seed, options=options)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s view (see ``raw_env.observe``); ``AssertionError`` before reset."""
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return raw_env.observe(self, agent)
+
+    def render(self) -> str | np.ndarray | None:
+        """Draw the table (see ``raw_env.render``); ``AssertionError`` before reset."""
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        return raw_env.render(self)
+
+    def state(self) -> np.ndarray:
+        """Not provided by uno_v0 (``NotImplementedError``); ``AssertionError`` before reset."""
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
+        return raw_env.state(self)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        """Iterate over ``agent_selection``; each item must be followed by ``step()``."""
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcingIterable(self, max_iter)
+
+    def step(self, action: int | None) -> None:
+        """Apply ``agent_selection``'s action, with the three wrappers' checks in their order."""
+        # OrderEnforcingWrapper.step
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = self.agent_selection
+        dead = self.terminations[agent] or self.truncations[agent]
+        # AssertOutOfBoundsWrapper.step. For a plain int, Discrete(116).contains is exactly
+        # the range test; anything else takes the space's own (slower) verdict.
+        assert (action is None and dead) or (
+            (0 <= action < NUM_ACTIONS) if type(action) is int else self.action_spaces[agent].contains(action)
+        ), "action is not in action space"
+        # TerminateIllegalWrapper.step. Its mask is observe(agent_selection)["action_mask"],
+        # i.e. a copy of _mask_row; indexing the same int8 values gives the same verdicts and
+        # the same errors for odd actions (a bool indexes as a boolean mask and raises).
+        if dead:
+            # The wrapper calls _was_dead_step itself after an illegal move and leaves it to
+            # raw_env.step otherwise, which does the same; so its "terminated by an illegal
+            # move" flag changes nothing and is not kept here.
+            self._was_dead_step(action)
+            return
+        if not self._mask_row[action]:
+            EnvLogger.warn_on_illegal_move()
+            self._cumulative_rewards[agent] = 0
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.truncations = dict.fromkeys(self.agents, True)
+            self.rewards = dict.fromkeys(self.truncations, 0)
+            self.rewards[agent] = float(ILLEGAL_REWARD)
+            self._accumulate_rewards()
+            self._deads_step_first()
+            return
+        self._play(agent, action)
+
+
+class _OrderEnforcingIterable(AECIterable):
+    def __iter__(self) -> "_OrderEnforcingIterator":
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
+class _OrderEnforcingIterator(AECIterator):
+    """``AECOrderEnforcingIterator``: every item must be followed by ``step()`` (or ``reset()``)."""
+
+    def __next__(self) -> str:
+        env = self.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        agent = env.agent_selection
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return agent
+
+
+def env(num_players: int = 2, rules: UnoRules | None = None, render_mode: str | None = None) -> CheckedEnv:
+    """The ``uno_v0`` AEC env with PettingZoo's classic checks (see ``raw_env`` and ``CheckedEnv``).
+
+    Equivalent to ``raw_env`` under ``TerminateIllegalWrapper(illegal_reward=-1)``,
+    ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``, built in for speed.
+    """
+    return CheckedEnv(num_players=num_players, rules=rules, render_mode=render_mode)

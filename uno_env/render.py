@@ -1,0 +1,258 @@
+"""Pictures of a game for people: text (``ansi`` / ``human``) and an RGB image (``rgb_array``).
+
+Everything here reads one ``game_state()`` dict (schema in DESIGN.md) and nothing else, so it
+works for any engine game, not only the PettingZoo env. What is drawn is what the player to
+act may see (RULES.md R11): the top card, the current colour, the direction, the phase, every
+seat's card count, UNO calls and scores, and the hand of the acting player only. Other
+seats' hands are never shown, even though ``game_state()`` holds them; when the round is over
+there is no acting player and no hand is shown.
+
+| function | returns | needs |
+|---|---|---|
+| ``render_text(state)`` | ``str``, plain (mode ``ansi``) | nothing |
+| ``render_text(state, ansi_colors=True)`` | ``str`` with ANSI colour codes (mode ``human``) | nothing |
+| ``render_rgb(state)`` | ``numpy.uint8`` array ``[H, W, 3]`` (mode ``rgb_array``) | Pillow (``pip install uno_env[render]``) |
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from .cards import COLOR_NAMES, NUM_RANKS, card_name
+
+try:  # gymnasium is a hard dependency, but keep this module importable on its own.
+    from gymnasium.error import DependencyNotInstalled as _DependencyNotInstalled
+except ImportError:  # pragma: no cover
+    _DependencyNotInstalled = Exception  # type: ignore[misc,assignment]
+
+__all__ = ["RenderDependencyMissing", "render_text", "render_rgb", "require_pillow", "IMAGE_SIZE"]
+
+IMAGE_SIZE = (560, 800)  # (height, width) of render_rgb's image
+
+PILLOW_HINT = "rendering to rgb_array needs Pillow: pip install uno_env[render]"
+
+
+class RenderDependencyMissing(_DependencyNotInstalled, ImportError):
+    """Pillow is missing; both an ``ImportError`` and Gymnasium's ``DependencyNotInstalled``
+    so either ``except`` clause catches it."""
+
+
+def require_pillow() -> Any:
+    """Import Pillow's drawing modules, or raise ``RenderDependencyMissing`` naming the extra."""
+    try:
+        from PIL import Image, ImageDraw, ImageFont
+    except ImportError as err:
+        raise RenderDependencyMissing(PILLOW_HINT) from err
+    return Image, ImageDraw, ImageFont
+
+
+def _seat_names(state: dict[str, Any], names: Sequence[str] | None) -> list[str]:
+    n = state["num_players"]
+    if names is None:
+        return [f"player_{p}" for p in range(n)]
+    if len(names) != n:
+        raise ValueError(f"names must give one name per seat ({n}), got {len(names)}")
+    return [str(x) for x in names]
+
+
+def _acting_seat(state: dict[str, Any]) -> int | None:
+    # At round_over nobody acts; showing the "current" seat's hand then would reveal a hand
+    # that the rules keep hidden.
+    return None if state["phase"] == "round_over" else int(state["current_player"])
+
+
+def _winners(state: dict[str, Any]) -> list[int]:
+    w = state.get("winner")
+    if w is None:
+        return []
+    return [int(x) for x in w] if isinstance(w, list) else [int(w)]
+
+
+# --- text ------------------------------------------------------------------------------------
+
+# ANSI SGR colours per card colour (R1 order), and for wilds.
+_ANSI = ("\x1b[1;31m", "\x1b[1;33m", "\x1b[1;32m", "\x1b[1;34m")
+_ANSI_WILD = "\x1b[1;35m"
+_ANSI_BOLD = "\x1b[1m"
+_ANSI_RESET = "\x1b[0m"
+
+
+def _card_text(card: int, ansi_colors: bool) -> str:
+    name = card_name(card)
+    if not ansi_colors:
+        return name
+    code = _ANSI[card // NUM_RANKS] if card < 4 * NUM_RANKS else _ANSI_WILD
+    return f"{code}{name}{_ANSI_RESET}"
+
+
+def _color_text(color: int | None, ansi_colors: bool) -> str:
+    if color is None:
+        return "none (a wild awaits its colour)"
+    name = COLOR_NAMES[color]
+    return f"{_ANSI[color]}{name}{_ANSI_RESET}" if ansi_colors else name
+
+
+def render_text(
+    state: dict[str, Any], names: Sequence[str] | None = None, *, ansi_colors: bool = False
+) -> str:
+    """The table as text: what the acting player may see (module docstring).
+
+    ``names`` labels the seats (default ``player_0``…); ``ansi_colors`` adds terminal colours.
+    """
+    names = _seat_names(state, names)
+    acting = _acting_seat(state)
+    winners = _winners(state)
+    bold = (lambda s: f"{_ANSI_BOLD}{s}{_ANSI_RESET}") if ansi_colors else (lambda s: s)
+    direction = "clockwise" if state["direction"] == 1 else "counter-clockwise"
+    lines = [
+        bold(f"UNO - turn {state['turn']} - phase {state['phase']} - {direction}"),
+        f"Top card: {_card_text(state['top_card'], ansi_colors)} | current colour: "
+        f"{_color_text(state['current_color'], ansi_colors)} | draw pile: {state['draw_pile_size']}"
+        + (f" | pending draw: {state['pending_draw']}" if state["pending_draw"] else ""),
+    ]
+    width = max(len(x) for x in names)
+    for p in range(state["num_players"]):
+        count = len(state["hands"][p])
+        marks = []
+        if p == acting:
+            marks.append("to act")
+        if state["uno_called"][p]:
+            marks.append("UNO")
+        if p in winners:
+            marks.append("WINNER")
+        pointer = ">" if p == acting else " "
+        extra = f" [{', '.join(marks)}]" if marks else ""
+        lines.append(
+            f" {pointer} {names[p]:<{width}}  {count:>3} card{'s' if count != 1 else ' '}  "
+            f"score {state['scores'][p]}{extra}"
+        )
+    if acting is None:
+        if winners:
+            lines.append("Round over: " + ", ".join(names[p] for p in winners) + " won.")
+        else:
+            lines.append("Round over: no winner (turn limit).")
+    else:
+        hand = ", ".join(_card_text(c, ansi_colors) for c in state["hands"][acting]) or "(empty)"
+        lines.append(f"{names[acting]}'s hand: {hand}")
+    return "\n".join(lines)
+
+
+# --- image -----------------------------------------------------------------------------------
+
+_RGB = ((214, 40, 40), (240, 200, 20), (40, 160, 70), (30, 90, 200))
+_RGB_WILD = (30, 30, 30)
+_FELT = (24, 96, 64)
+_CARD_BACK = (150, 20, 20)
+_WHITE = (255, 255, 255)
+_HIGHLIGHT = (255, 220, 60)
+_SHORT_RANK = tuple(str(r) for r in range(10)) + ("skip", "rev", "+2")
+_SHORT_WILD = ("W", "W+4", "W shuf", "W swap", "W cust")
+
+
+def _short(card: int) -> str:
+    return _SHORT_RANK[card % NUM_RANKS] if card < 4 * NUM_RANKS else _SHORT_WILD[card - 4 * NUM_RANKS]
+
+
+def _font(ImageFont: Any, size: int) -> Any:
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow < 10.1: one fixed-size bitmap font
+        return ImageFont.load_default()
+
+
+def _draw_card(draw: Any, box: tuple[int, int, int, int], card: int | None, font: Any) -> None:
+    """A card face (``card`` a type id) or, for ``None``, a card back."""
+    x0, y0, x1, y1 = box
+    radius = max(3, (x1 - x0) // 8)
+    if card is None:
+        draw.rounded_rectangle(box, radius, fill=_CARD_BACK, outline=_WHITE, width=2)
+        draw.text(((x0 + x1) / 2, (y0 + y1) / 2), "UNO", fill=_HIGHLIGHT, font=font, anchor="mm")
+        return
+    color = card // NUM_RANKS if card < 4 * NUM_RANKS else -1
+    fill = _RGB[color] if color >= 0 else _RGB_WILD
+    draw.rounded_rectangle(box, radius, fill=fill, outline=_WHITE, width=2)
+    ink = (20, 20, 20) if color == 1 else _WHITE  # white on yellow is unreadable
+    draw.text(((x0 + x1) / 2, (y0 + y1) / 2), _short(card), fill=ink, font=font, anchor="mm")
+
+
+def render_rgb(state: dict[str, Any], names: Sequence[str] | None = None) -> np.ndarray:
+    """The table as a ``uint8`` image of shape ``IMAGE_SIZE + (3,)`` (needs Pillow).
+
+    Seats sit clockwise around an oval starting at the bottom; the acting seat is outlined in
+    yellow, and its hand is laid out along the bottom edge.
+    """
+    Image, ImageDraw, ImageFont = require_pillow()
+    names = _seat_names(state, names)
+    height, width = IMAGE_SIZE
+    img = Image.new("RGB", (width, height), _FELT)
+    draw = ImageDraw.Draw(img)
+    small, medium, large = _font(ImageFont, 12), _font(ImageFont, 15), _font(ImageFont, 20)
+    acting = _acting_seat(state)
+    winners = _winners(state)
+    n = state["num_players"]
+
+    # Header: what the acting player needs besides the cards.
+    direction = "clockwise" if state["direction"] == 1 else "counter-clockwise"
+    header = f"turn {state['turn']}   phase: {state['phase']}   direction: {direction}"
+    if state["pending_draw"]:
+        header += f"   pending draw: {state['pending_draw']}"
+    draw.text((12, 10), header, fill=_WHITE, font=medium)
+
+    # Centre: draw pile (a back with its size), top card, current colour swatch.
+    cx, cy = width // 2, 215
+    cw, ch = 70, 100
+    _draw_card(draw, (cx - cw - 20, cy - ch // 2, cx - 20, cy + ch // 2), None, medium)
+    draw.text((cx - cw // 2 - 20, cy + ch // 2 + 12), f"{state['draw_pile_size']} left", fill=_WHITE, font=small, anchor="mm")
+    _draw_card(draw, (cx + 20, cy - ch // 2, cx + 20 + cw, cy + ch // 2), state["top_card"], large)
+    color = state["current_color"]
+    swatch = _RGB[color] if color is not None else _RGB_WILD
+    draw.ellipse((cx + cw + 35, cy - 15, cx + cw + 65, cy + 15), fill=swatch, outline=_WHITE, width=2)
+    label = COLOR_NAMES[color] if color is not None else "no colour yet"
+    draw.text((cx + cw + 50, cy + 28), label, fill=_WHITE, font=small, anchor="mm")
+
+    # Seats clockwise on an oval; seat 0 at the bottom. On screen (y down) clockwise runs
+    # bottom -> left -> top -> right, i.e. increasing angle from straight down.
+    rx, ry = 320, 150
+    bw, bh = 126, 46
+    for p in range(n):
+        angle = 2 * math.pi * p / n
+        x = cx - rx * math.sin(angle)
+        y = cy + ry * math.cos(angle)
+        box = (int(x - bw / 2), int(y - bh / 2), int(x + bw / 2), int(y + bh / 2))
+        outline = _HIGHLIGHT if p == acting else _WHITE
+        draw.rounded_rectangle(box, 8, fill=(10, 60, 40), outline=outline, width=4 if p == acting else 1)
+        tags = []
+        if state["uno_called"][p]:
+            tags.append("UNO")
+        if p in winners:
+            tags.append("WINNER")
+        draw.text((x, y - 11), names[p], fill=outline, font=medium, anchor="mm")
+        count = len(state["hands"][p])
+        line = f"{count} card{'s' if count != 1 else ''}  score {state['scores'][p]}"
+        if tags:
+            line += "  " + " ".join(tags)
+        draw.text((x, y + 10), line, fill=_WHITE, font=small, anchor="mm")
+
+    # Bottom strip: the acting player's hand (the only hand ever drawn).
+    top = 420
+    draw.line((0, top - 8, width, top - 8), fill=_WHITE, width=1)
+    if acting is None:
+        text = "Round over: " + (", ".join(names[p] for p in winners) + " won" if winners else "no winner (turn limit)")
+        draw.text((width // 2, top + 60), text, fill=_HIGHLIGHT, font=large, anchor="mm")
+    else:
+        hand = state["hands"][acting]
+        draw.text((12, top), f"{names[acting]} to act - hand of {len(hand)}:", fill=_HIGHLIGHT, font=medium)
+        per_row = 16
+        hw, hh, gap = 44, 44, 4
+        for k, card in enumerate(hand[: per_row * 2]):
+            row, col = divmod(k, per_row)
+            x0 = 12 + col * (hw + gap)
+            y0 = top + 22 + row * (hh + gap)
+            _draw_card(draw, (x0, y0, x0 + hw, y0 + hh), card, small)
+        if len(hand) > per_row * 2:
+            draw.text((width - 12, height - 12), f"+{len(hand) - per_row * 2} more", fill=_WHITE, font=small, anchor="rd")
+    return np.asarray(img, dtype=np.uint8)
+
