@@ -261,8 +261,9 @@ def test_record_replays_to_same_state():
         replayed = replay(record)
         assert replayed.record(0)["events"] == record["events"]
     last = finished[0]
-    assert last["events"][-1]["type"] == "round_end"
-    winner = last["events"][-1]["winners"][0]
+    ends = [e for e in last["events"] if e["type"] == "round_end"]
+    assert len(ends) == 1 and last["events"][-1]["type"] == "score"
+    winner = ends[0]["winners"][0]
     assert replay(last).game_state(0)["winner"] == winner
 
 

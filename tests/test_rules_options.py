@@ -5,7 +5,7 @@ import pytest
 from uno_env import ACTION_NAMES, CARD_NAMES, NUM_ACTIONS, Action, UnoRules, action_name, card_name, parse_card
 from uno_env.actions import choose_color, play_double, swap_with
 from uno_env.cards import deck_counts, default_card_points
-from uno_env.rules import NOT_SUPPORTED_YET, OPTION_NAMES
+from uno_env.rules import OPTION_NAMES
 
 
 def test_card_ids_follow_r1():
@@ -64,12 +64,42 @@ def test_bad_options(kwargs, match):
         UnoRules.preset(name, **kwargs)
 
 
-@pytest.mark.parametrize("option", sorted(NOT_SUPPORTED_YET))
-def test_options_not_implemented_yet_are_refused(option):
-    """Issue 2: options beyond the classic engine are accepted only at their defaults."""
-    value = {"deck": "swap_hands", "uno_call": "explicit", "scoring": "elimination", "episode": "match"}.get(option, True)
-    with pytest.raises(ValueError, match=f"not supported yet: {option}="):
-        UnoRules.preset("classic", **{option: value})
+@pytest.mark.parametrize("kwargs, names", [
+    (dict(deck="shuffle_hands", custom_wild_count=0, custom_wild_rule="play_again"), ["custom_wild_rule", "custom_wild_count"]),
+    (dict(teams=True, scoring="elimination"), ["teams", "scoring"]),
+    (dict(uno_penalty=1), ["uno_penalty", "uno_call"]),
+    (dict(challenge=False, challenge_innocent_draw=8), ["challenge_innocent_draw", "challenge"]),
+    (dict(target_points=200), ["target_points", "episode"]),
+    (dict(custom_wild_count=2), ["custom_wild_count", "deck"]),
+])
+def test_contradictions_name_both_options(kwargs, names):
+    """Options that cannot work together raise ValueError naming both; nothing is silently ignored."""
+    with pytest.raises(ValueError) as err:
+        UnoRules.preset("classic", **kwargs)
+    for name in names:
+        assert name in str(err.value)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 5])
+def test_teams_need_an_even_table_of_four_or_more(num_players):
+    from uno_env import Engine
+
+    with pytest.raises(ValueError, match="teams.*num_players"):
+        Engine(1, num_players, UnoRules(teams=True, episode="match"))
+
+
+@pytest.mark.parametrize("preset", ["classic", "official", "swap_hands", "house"])
+def test_presets_follow_rules_md(preset):
+    rules = UnoRules.preset(preset)
+    expected = {
+        "classic": dict(deck="classic", first_card_rule="classic", challenge=True, uno_call="auto"),
+        "official": dict(deck="shuffle_hands", first_card_rule="redraw_special", wd4_wilds_count_as_match=True),
+        "swap_hands": dict(deck="swap_hands", first_card_rule="classic"),
+        "house": dict(stack_draw_two=True, stack_draw_four=True, draw_until_playable=True),
+    }[preset]
+    for name, value in expected.items():
+        assert getattr(rules, name) == value
+    assert rules.points[55] == (40 if preset == "swap_hands" else 50)
 
 
 def test_every_option_of_rules_md_is_named():

@@ -142,17 +142,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     "house": {"stack_draw_two": True, "stack_draw_four": True, "draw_until_playable": True},
 }
 
-# Options whose non-default values the engine does not implement yet (issue 3).
-NOT_SUPPORTED_YET: dict[str, Any] = {
-    "deck": "classic",
-    "allow_doubles": False,
-    "stack_draw_two": False,
-    "stack_draw_four": False,
-    "uno_call": "auto",
-    "scoring": "winner_takes",
-    "episode": "round",
-    "teams": False,
-}
+# Options whose non-default values the engine does not implement yet (none left).
+NOT_SUPPORTED_YET: dict[str, Any] = {}
+CUSTOM_WILD_RULES = _CHOICES["custom_wild_rule"]
 
 
 def _check_names(options: dict[str, Any]) -> None:
@@ -207,6 +199,23 @@ def _check_contradictions(r: UnoRules) -> None:
                 "option custom_wild_count applies only to the 112-card decks, but deck='classic'; "
                 "use deck='shuffle_hands' or 'swap_hands'"
             )
+    if r.deck != "classic" and r.custom_wild_count == 0 and r.custom_wild_rule != "blank":
+        raise ValueError(
+            f"option custom_wild_rule={r.custom_wild_rule!r} has no card to act on with custom_wild_count=0"
+        )
+    if r.teams and r.scoring == "elimination":
+        raise ValueError("option teams=True cannot be combined with scoring='elimination' (seed 000 plays them apart)")
+    if r.uno_call == "auto" and r.uno_penalty != 2:
+        raise ValueError(f"option uno_penalty={r.uno_penalty} has no effect with uno_call='auto'; set uno_call='explicit'")
+    if not r.challenge and (r.challenge_guilty_draw != 4 or r.challenge_innocent_draw != 6):
+        raise ValueError(
+            "options challenge_guilty_draw / challenge_innocent_draw have no effect with challenge=False"
+        )
+    if r.episode == "round" and r.scoring == "winner_takes" and r.target_points != 500:
+        raise ValueError(
+            f"option target_points={r.target_points} has no effect with episode='round' and "
+            f"scoring='winner_takes'; set episode='match'"
+        )
     if r.turn_limit_rule != "truncate" and r.max_turns is None:
         raise ValueError(
             f"option turn_limit_rule={r.turn_limit_rule!r} needs a turn limit, but max_turns=None"

@@ -10,7 +10,7 @@ from numba import njit
 
 from ..actions import NUM_ACTIONS
 from ..cards import NUM_CARD_TYPES
-from .kernels import apply_action, reset_game, write_mask, write_obs
+from .kernels import DOUBLE_FIRST, apply_action, reset_game, write_mask, write_obs
 from .layout import (
     C_AUTORESET,
     C_PENALTY,
@@ -62,7 +62,7 @@ def validate_batch(s, cfg, actions, mask):
         if not mask[b, a]:
             phase = g[b, G_PHASE]
             penalised = cfg[C_PENALTY] and (phase == PHASE_PLAY or phase == PHASE_POST_DRAW) and (
-                a < NUM_CARD_TYPES or a >= NUM_ACTIONS - 40
+                a < NUM_CARD_TYPES or a >= DOUBLE_FIRST
             )
             if not penalised:
                 return ERR_ILLEGAL * 2**32 + b
@@ -86,7 +86,7 @@ def step_batch(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, actions, ob
         if a == -1:
             continue
         s[6][b] = 0
-        apply_action(s, cfg, points, b, a, mask[b, a], rewards)
+        apply_action(s, cfg, points, deck, b, a, mask[b, a], rewards)
         if g[b, G_DONE] and cfg[C_AUTORESET]:
             write_obs(s, cfg, b, g[b, G_PLAYER], final_obs, b)
             done = g[b, G_DONE]

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..actions import NUM_ACTIONS, action_name
 from ..cards import MAX_DECK_SIZE, NUM_CARD_TYPES, deck_counts
-from ..rules import UnoRules
+from ..rules import CUSTOM_WILD_RULES, UnoRules
 from . import batch, invariants, layout as L
 from .record import Recorder
 
@@ -68,6 +68,16 @@ def _config_vector(rules: UnoRules, num_players: int, autoreset: bool) -> np.nda
     cfg[L.C_OPEN_HANDS] = rules.open_hands
     cfg[L.C_AUTORESET] = autoreset
     cfg[L.C_DECK_SIZE] = int(deck_counts(rules.deck, rules.custom_wild_count).sum())
+    cfg[L.C_STACK_DRAW_TWO] = rules.stack_draw_two
+    cfg[L.C_STACK_DRAW_FOUR] = rules.stack_draw_four
+    cfg[L.C_DOUBLES] = rules.allow_doubles
+    cfg[L.C_EXPLICIT_UNO] = rules.uno_call == "explicit"
+    cfg[L.C_UNO_PENALTY] = rules.uno_penalty
+    cfg[L.C_CUSTOM_RULE] = CUSTOM_WILD_RULES.index(rules.custom_wild_rule)
+    cfg[L.C_ELIMINATION] = rules.scoring == "elimination"
+    cfg[L.C_MATCH] = rules.episode == "match"
+    cfg[L.C_TARGET_POINTS] = rules.target_points
+    cfg[L.C_TEAMS] = rules.teams
     return cfg
 
 
@@ -112,6 +122,11 @@ class Engine:
         self.num_players = P = int(num_players)
         self.rules = rules
         self.autoreset = bool(autoreset)
+        if rules.teams and (P < 4 or P % 2):
+            raise ValueError(
+                f"option teams=True needs an even num_players of at least 4 (partners sit opposite, R8), "
+                f"got num_players={P}"
+            )
         self._deck = deck_counts(rules.deck, rules.custom_wild_count)
         if P * rules.hand_size + 1 > self._deck.sum():
             raise ValueError(
@@ -253,10 +268,14 @@ class Engine:
             "discard_pile": self._piles[i, L.PILE_DISCARD, : g[L.G_DISCARD_SIZE]].tolist(),
             "pending_draw": int(g[L.G_PENDING]),
             "scores": pl[:, L.PL_SCORE].tolist(),
-            "uno_called": [len(h) == 1 for h in hands],
+            "uno_called": (
+                [bool(x) for x in pl[:, L.PL_UNO_CALLED]] if self.rules.uno_call == "explicit" else [len(h) == 1 for h in hands]
+            ),
             "winner": (winners[0] if len(winners) == 1 else winners) if winners else None,
             "turn": int(g[L.G_TURN]),
             "dealer": int(g[L.G_DEALER]),
+            "eliminated": [bool(x) for x in pl[:, L.PL_ELIMINATED]],
+            "round": int(g[L.G_ROUND]),
         }
 
     def check_invariants(self) -> list[tuple[int, str]]:
@@ -336,6 +355,8 @@ class Engine:
         g[L.G_DRAWN] = -1
         g[L.G_WD4_PLAYER] = -1
         g[L.G_PREV_COLOR] = -1
+        g[L.G_CATCH] = -1
+        g[L.G_ACTIVE] = n
         g[L.G_DEALER] = (current_player - 1) % n if dealer is None else dealer
         g[L.G_DRAW_SIZE] = len(draw_pile)
         g[L.G_DISCARD_SIZE] = len(discard_pile)

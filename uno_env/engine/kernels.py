@@ -3,7 +3,8 @@
 Every function takes the state tuple ``s = (g, pl, hands, piles, rng, ev, evn)`` and a game
 index ``b``; ``cfg`` is the rule configuration vector (layout.C_*). ``hands[b, P]`` (one row
 past the last seat) holds the counts of the discard pile, so observations need no scan.
-Section numbers refer to RULES.md.
+Arrays are indexed with ``b`` rather than sliced on the hot path: every view costs two atomic
+reference counts, which were a third of a step. Section numbers refer to RULES.md.
 """
 
 from __future__ import annotations
@@ -11,98 +12,28 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..cards import CARD_COLOR, CARD_RANK, NUM_CARD_TYPES, WILD, WILD_DRAW_FOUR
 from ..actions import Action
-from .layout import (
-    C_BLUFFING,
-    C_CHALLENGE,
-    C_DRAW_UNTIL_PLAYABLE,
-    C_END_ON_EMPTY_DECK,
-    C_FEWEST_CARDS_WINS,
-    C_FORBID_LAST_ACTION,
-    C_GUILTY_DRAW,
-    C_HAND_SIZE,
-    C_INNOCENT_DRAW,
-    C_MAX_TURNS,
-    C_NUM_PLAYERS,
-    C_OPEN_HANDS,
-    C_REDRAW_SPECIAL,
-    C_REDRAW_WILD,
-    C_VOLUNTARY_DRAW,
-    C_WD4_WILDS_MATCH,
-    DRAW_CHALLENGE_GUILTY,
-    DRAW_CHALLENGE_INNOCENT,
-    DRAW_DRAW_FOUR,
-    DRAW_DRAW_TWO,
-    DRAW_FIRST_CARD,
-    DRAW_PENALTY,
-    DRAW_VOLUNTARY,
-    EV_ACCEPT,
-    EV_CHALLENGE,
-    EV_COLOR,
-    EV_DEAL,
-    EV_DRAW,
-    EV_FLIP,
-    EV_PASS,
-    EV_PENALTY,
-    EV_PLAY,
-    EV_RESHUFFLE,
-    EV_RETURN_FIRST,
-    EV_ROUND_END,
-    EV_SCORE,
-    EV_TRUNCATE,
-    G_COLOR,
-    G_DEALER,
-    G_DIRECTION,
-    G_DISCARD_SIZE,
-    G_DONE,
-    G_DRAW_SIZE,
-    G_DRAWN,
-    G_EMPTY_DRAW,
-    G_FIRST_CARD,
-    G_PENDING,
-    G_PHASE,
-    G_PLAYER,
-    G_PREV_COLOR,
-    G_TURN,
-    G_WD4_GUILTY,
-    G_WD4_PLAYER,
-    G_WILD,
-    G_WINNERS,
-    MAX_PLAYERS,
-    NUM_PHASES,
-    OBS_COLOR,
-    OBS_DIRECTION,
-    OBS_DISCARD,
-    OBS_DRAW_PILE,
-    OBS_DRAWN,
-    OBS_HAND,
-    OBS_HAND_SIZES,
-    OBS_IS_CURRENT,
-    OBS_OPEN_HANDS,
-    OBS_PENDING,
-    OBS_PHASE,
-    OBS_PRESENT,
-    OBS_SCORES,
-    OBS_TOP,
-    OBS_UNO,
-    OBS_WD4_PREV,
-    PHASE_CHOOSE_COLOR,
-    PHASE_PLAY,
-    PHASE_POST_DRAW,
-    PHASE_RESPOND_DRAW_FOUR,
-    PHASE_ROUND_OVER,
-    PILE_DISCARD,
-    PILE_DRAW,
-    PL_HAND_SIZE,
-    PL_SCORE,
+from ..cards import (
+    CARD_COLOR,
+    CARD_RANK,
+    NUM_CARD_TYPES,
+    WILD,
+    WILD_CUSTOMIZABLE,
+    WILD_DRAW_FOUR,
+    WILD_SHUFFLE_HANDS,
+    WILD_SWAP_HANDS,
 )
+from .layout import *  # noqa: F403  (the state layout constants; numba freezes them)
 
 DRAW = int(Action.DRAW)
 PASS = int(Action.PASS)
 CHOOSE_RED = int(Action.CHOOSE_RED)
 CHALLENGE = int(Action.CHALLENGE)
 ACCEPT = int(Action.ACCEPT)
+CALL_UNO = int(Action.CALL_UNO)
+CATCH_UNO = int(Action.CATCH_UNO)
+SWAP_FIRST = int(Action.SWAP_WITH_FIRST)
+DOUBLE_FIRST = int(Action.PLAY_DOUBLE_FIRST)
 SKIP, REVERSE, DRAW_TWO = 10, 11, 12
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -131,13 +62,13 @@ def randint(rng, b, n):
 
 
 @njit(cache=True)
-def shuffle_prefix(rng, b, arr, n):
-    """Fisher–Yates shuffle of arr[:n] with game b's generator."""
-    for i in range(n - 1, 0, -1):
-        j = randint(rng, b, i + 1)
-        tmp = arr[i]
-        arr[i] = arr[j]
-        arr[j] = tmp
+def shuffle_pile(rng, b, piles, row, lo, hi):
+    """Fisher–Yates shuffle of piles[b, row, lo:hi] with game b's generator."""
+    for i in range(hi - 1, lo, -1):
+        j = lo + randint(rng, b, i - lo + 1)
+        tmp = piles[b, row, i]
+        piles[b, row, i] = piles[b, row, j]
+        piles[b, row, j] = tmp
 
 
 # --- events -------------------------------------------------------------------------------
@@ -158,14 +89,51 @@ def emit(s, b, kind, player, card, extra):
     evn[b] = n + 1
 
 
-# --- small helpers ------------------------------------------------------------------------
+# --- seats --------------------------------------------------------------------------------
 
 
 @njit(cache=True, inline="always")
-def seat_after(g, cfg, b, seat, k):
-    """The seat k places after `seat` in the current direction."""
+def seat_after(s, cfg, b, seat, k):
+    """The seat k turns after `seat` in the current direction, skipping eliminated seats."""
+    g, pl = s[0], s[1]
     n = cfg[C_NUM_PLAYERS]
-    return (seat + k * g[b, G_DIRECTION]) % n
+    d = g[b, G_DIRECTION]
+    if g[b, G_ACTIVE] == n:
+        return (seat + k * d) % n
+    x = seat
+    for _ in range(k):
+        x = (x + d) % n
+        while pl[b, x, PL_ELIMINATED]:
+            x = (x + d) % n
+    return x
+
+
+@njit(cache=True)
+def clockwise_after(s, cfg, b, seat):
+    """The next seat still in the match clockwise, whatever the direction."""
+    pl = s[1]
+    n = cfg[C_NUM_PLAYERS]
+    x = (seat + 1) % n
+    while pl[b, x, PL_ELIMINATED]:
+        x = (x + 1) % n
+    return x
+
+
+@njit(cache=True)
+def with_partners(cfg, seats):
+    """R8 teams: a bit mask of seats widened to their partners (seat i and i + n/2)."""
+    if not cfg[C_TEAMS]:
+        return seats
+    n = cfg[C_NUM_PLAYERS]
+    half = n // 2
+    out = seats
+    for p in range(n):
+        if (seats >> p) & 1:
+            out |= 1 << ((p + half) % n)
+    return out
+
+
+# --- piles and hands ----------------------------------------------------------------------
 
 
 @njit(cache=True, inline="always")
@@ -180,6 +148,17 @@ def push_discard(s, b, card):
     piles[b, PILE_DISCARD, g[b, G_DISCARD_SIZE]] = card
     g[b, G_DISCARD_SIZE] += 1
     hands[b, hands.shape[1] - 1, card] += 1
+
+
+@njit(cache=True, inline="always")
+def set_hand_size(s, b, seat, size):
+    """Store a hand size; a hand that grows loses its UNO call, and its owner cannot be caught."""
+    g, pl = s[0], s[1]
+    if size > pl[b, seat, PL_HAND_SIZE]:
+        pl[b, seat, PL_UNO_CALLED] = 0
+        if g[b, G_CATCH] == seat:
+            g[b, G_CATCH] = -1
+    pl[b, seat, PL_HAND_SIZE] = size
 
 
 @njit(cache=True)
@@ -198,7 +177,7 @@ def reshuffle(s, b):
     piles[b, PILE_DISCARD, 0] = top
     g[b, G_DISCARD_SIZE] = 1
     g[b, G_DRAW_SIZE] = d - 1
-    shuffle_prefix(rng, b, piles[b, PILE_DRAW], d - 1)
+    shuffle_pile(rng, b, piles, PILE_DRAW, 0, d - 1)
     emit(s, b, EV_RESHUFFLE, -1, -1, d - 1)
 
 
@@ -215,7 +194,7 @@ def draw_one(s, b, seat, kind, reason):
     g[b, G_DRAW_SIZE] = n
     c = piles[b, PILE_DRAW, n]
     hands[b, seat, c] += 1
-    pl[b, seat, PL_HAND_SIZE] += 1
+    set_hand_size(s, b, seat, pl[b, seat, PL_HAND_SIZE] + 1)
     emit(s, b, kind, seat, c, reason)
     return c
 
@@ -232,6 +211,23 @@ def can_draw(s, b):
     """R12.1: something can be drawn (the draw pile, or the discard pile below its top)."""
     g = s[0]
     return g[b, G_DRAW_SIZE] > 0 or g[b, G_DISCARD_SIZE] > 1
+
+
+@njit(cache=True)
+def holds(s, b, seat, card):
+    return s[2][b, seat, card] > 0
+
+
+@njit(cache=True)
+def holds_draw_two(s, b, seat):
+    h = s[2]
+    for c in range(4):
+        if h[b, seat, c * 13 + DRAW_TWO] > 0:
+            return True
+    return False
+
+
+# --- legality -----------------------------------------------------------------------------
 
 
 @njit(cache=True)
@@ -264,16 +260,33 @@ def wd4_legal(s, cfg, b, seat):
 
 
 @njit(cache=True)
+def last_card_forbidden(cfg, card):
+    """R8 forbid_last_action_card, R12.10: a last Wild Draw Four, Reverse or plain Wild."""
+    return cfg[C_FORBID_LAST_ACTION] and (
+        card == WILD or card == WILD_DRAW_FOUR or (card < WILD and CARD_RANK[card] == REVERSE)
+    )
+
+
+@njit(cache=True)
 def offered(s, cfg, b, seat, card):
     """Whether PLAY of a held card is in the mask of phase `play` (R4, R8, R12.10)."""
     if not matches(s, cfg, b, card):
         return False
     if card == WILD_DRAW_FOUR and not cfg[C_BLUFFING] and not wd4_legal(s, cfg, b, seat):
         return False
-    if cfg[C_FORBID_LAST_ACTION] and s[1][b, seat, PL_HAND_SIZE] == 1:
-        if card == WILD or card == WILD_DRAW_FOUR or (card < WILD and CARD_RANK[card] == REVERSE):
-            return False
+    if s[1][b, seat, PL_HAND_SIZE] == 1 and last_card_forbidden(cfg, card):
+        return False
     return True
+
+
+@njit(cache=True)
+def has_play(s, cfg, b, seat):
+    """R12.12: the play-phase mask of `seat` would offer some PLAY."""
+    h = s[2]
+    for t in range(NUM_CARD_TYPES):
+        if h[b, seat, t] > 0 and offered(s, cfg, b, seat, t):
+            return True
+    return False
 
 
 # --- mask and observation -----------------------------------------------------------------
@@ -282,8 +295,7 @@ def offered(s, cfg, b, seat, card):
 @njit(cache=True)
 def write_mask(s, cfg, b, mask):
     """The legal actions of the player to act (all False once the round is over)."""
-    # Arrays are indexed with b rather than sliced: every view costs two atomic refcounts.
-    g = s[0]
+    g, pl, h = s[0], s[1], s[2]
     for a in range(mask.shape[1]):
         mask[b, a] = False
     phase = g[b, G_PHASE]
@@ -295,20 +307,56 @@ def write_mask(s, cfg, b, mask):
             mask[b, DRAW] = True
         if not any_play and not drawable:
             mask[b, PASS] = True
+        if cfg[C_EXPLICIT_UNO] and not pl[b, p, PL_UNO_CALLED]:
+            size = pl[b, p, PL_HAND_SIZE]
+            if (size == 2 and any_play) or (size == 3 and any_double(mask, b)):
+                mask[b, CALL_UNO] = True
     elif phase == PHASE_POST_DRAW:
         mask[b, g[b, G_DRAWN]] = True
         mask[b, PASS] = True
+        if cfg[C_EXPLICIT_UNO] and not pl[b, p, PL_UNO_CALLED] and pl[b, p, PL_HAND_SIZE] == 2:
+            mask[b, CALL_UNO] = True
     elif phase == PHASE_CHOOSE_COLOR:
         for c in range(4):
             mask[b, CHOOSE_RED + c] = True
+    elif phase == PHASE_CHOOSE_SWAP_TARGET:
+        n = cfg[C_NUM_PLAYERS]
+        for k in range(1, n):
+            if not pl[b, (p + k) % n, PL_ELIMINATED]:
+                mask[b, SWAP_FIRST + k - 1] = True
+    elif phase == PHASE_RESPOND_DRAW_TWO:
+        # R5 stacking: any Draw Two answers; R12.7 this phase exists only when one is held.
+        for c in range(4):
+            t = c * 13 + DRAW_TWO
+            if h[b, p, t] > 0 and not (pl[b, p, PL_HAND_SIZE] == 1 and last_card_forbidden(cfg, t)):
+                mask[b, t] = True
+        mask[b, DRAW] = True
     elif phase == PHASE_RESPOND_DRAW_FOUR:
-        mask[b, CHALLENGE] = True
+        if cfg[C_CHALLENGE]:
+            mask[b, CHALLENGE] = True
         mask[b, ACCEPT] = True
+        if cfg[C_STACK_DRAW_FOUR] and h[b, p, WILD_DRAW_FOUR] > 0:
+            if (cfg[C_BLUFFING] or wd4_legal(s, cfg, b, p)) and not (
+                pl[b, p, PL_HAND_SIZE] == 1 and last_card_forbidden(cfg, WILD_DRAW_FOUR)
+            ):
+                mask[b, WILD_DRAW_FOUR] = True
+    if phase == PHASE_PLAY or phase == PHASE_RESPOND_DRAW_TWO or phase == PHASE_RESPOND_DRAW_FOUR:
+        catch = g[b, G_CATCH]
+        if catch >= 0 and catch != p and pl[b, catch, PL_HAND_SIZE] == 1:
+            mask[b, CATCH_UNO] = True
+
+
+@njit(cache=True)
+def any_double(mask, b):
+    for a in range(DOUBLE_FIRST, DOUBLE_FIRST + 40):
+        if mask[b, a]:
+            return True
+    return False
 
 
 @njit(cache=True)
 def write_play_mask(s, cfg, b, p, mask):
-    """PLAY entries of phase `play` (R4, R8, R12.10), the same set as `offered`; True if any.
+    """PLAY (and PLAY_DOUBLE) entries of phase `play`, the same set as `offered`; True if any.
 
     Only the slots that can match are visited: the current colour, the top card's rank in the
     other colours, and the wilds. This is the hot loop of every step."""
@@ -341,6 +389,13 @@ def write_play_mask(s, cfg, b, p, mask):
         any_play = False
         for t in range(NUM_CARD_TYPES):
             any_play = any_play or mask[b, t]
+    if cfg[C_DOUBLES]:
+        # R4 allow_doubles: two identical number cards, when one of them may be played.
+        for c in range(4):
+            for r in range(10):
+                t = c * 13 + r
+                if h[b, p, t] >= 2 and mask[b, t]:
+                    mask[b, DOUBLE_FIRST + c * 10 + r] = True
     return any_play
 
 
@@ -369,20 +424,29 @@ def write_obs(s, cfg, b, seat, obs, row):
         obs[row, OBS_DRAWN + g[b, G_DRAWN]] = 1.0
     if phase == PHASE_RESPOND_DRAW_FOUR and g[b, G_PREV_COLOR] >= 0:
         obs[row, OBS_WD4_PREV + g[b, G_PREV_COLOR]] = 1.0
+    explicit = cfg[C_EXPLICIT_UNO]
+    catch = g[b, G_CATCH]
     for k in range(n):
         other = (seat + k) % n
         size = pl[b, other, PL_HAND_SIZE]
         obs[row, OBS_HAND_SIZES + k] = size
         obs[row, OBS_PRESENT + k] = 1.0
         obs[row, OBS_SCORES + k] = pl[b, other, PL_SCORE] / 100.0
-        obs[row, OBS_UNO + k] = 1.0 if size == 1 else 0.0
+        called = pl[b, other, PL_UNO_CALLED] if explicit else size == 1
+        obs[row, OBS_UNO + k] = 1.0 if called else 0.0
+        obs[row, OBS_ELIMINATED + k] = pl[b, other, PL_ELIMINATED]
+        if other == catch and size == 1:
+            obs[row, OBS_CATCHABLE + k] = 1.0
         if cfg[C_OPEN_HANDS] and k > 0:
             for t in range(NUM_CARD_TYPES):
                 obs[row, OBS_OPEN_HANDS + (k - 1) * NUM_CARD_TYPES + t] = hands[b, other, t]
+    if cfg[C_TEAMS]:
+        obs[row, OBS_PARTNER + n // 2] = 1.0
     obs[row, OBS_DRAW_PILE] = g[b, G_DRAW_SIZE]
+    obs[row, OBS_ROUND] = g[b, G_ROUND]
 
 
-# --- round end ----------------------------------------------------------------------------
+# --- round and match end (R8) -------------------------------------------------------------
 
 
 @njit(cache=True)
@@ -395,36 +459,15 @@ def hand_points(s, points, b, seat):
 
 
 @njit(cache=True)
-def end_round(s, cfg, points, b, winners, rewards):
-    """R8 `winner_takes`: each winner scores the points left in the losers' hands; +1/-1."""
-    g, pl = s[0], s[1]
-    n = cfg[C_NUM_PLAYERS]
-    losers_points = 0
-    for p in range(n):
-        if not (winners >> p) & 1:
-            losers_points += hand_points(s, points, b, p)
-    for p in range(n):
-        if (winners >> p) & 1:
-            pl[b, p, PL_SCORE] += losers_points
-            rewards[b, p] = 1.0
-            emit(s, b, EV_SCORE, p, -1, losers_points)
-        else:
-            rewards[b, p] = -1.0
-    g[b, G_WINNERS] = winners
-    g[b, G_PHASE] = PHASE_ROUND_OVER
-    g[b, G_DONE] = 1
-    g[b, G_PENDING] = 0
-    emit(s, b, EV_ROUND_END, -1, -1, winners)
-
-
-@njit(cache=True)
 def fewest_mask(s, cfg, points, b, by_points):
-    """Bit mask of the seats tied on the fewest hand points (or cards)."""
+    """Bit mask of the seats in play tied on the fewest hand points (or cards)."""
     pl = s[1]
     n = cfg[C_NUM_PLAYERS]
     best = 1 << 30
     winners = 0
     for p in range(n):
+        if pl[b, p, PL_ELIMINATED]:
+            continue
         v = hand_points(s, points, b, p) if by_points else pl[b, p, PL_HAND_SIZE]
         if v < best:
             best = v
@@ -432,6 +475,101 @@ def fewest_mask(s, cfg, points, b, by_points):
         elif v == best:
             winners |= 1 << p
     return winners
+
+
+@njit(cache=True)
+def finish(s, cfg, b, winners, rewards):
+    """End the episode: +1 for each winner, -1 for every other seat (R8)."""
+    g = s[0]
+    n = cfg[C_NUM_PLAYERS]
+    for p in range(n):
+        rewards[b, p] = 1.0 if (winners >> p) & 1 else -1.0
+    g[b, G_WINNERS] = winners
+    g[b, G_PHASE] = PHASE_ROUND_OVER
+    g[b, G_DONE] = 1
+    g[b, G_PENDING] = 0
+
+
+@njit(cache=True)
+def end_round(s, cfg, points, deck, b, winners, rewards):
+    """R8: score the round; end the episode, or in a match deal the next round."""
+    g, pl = s[0], s[1]
+    n = cfg[C_NUM_PLAYERS]
+    winners = with_partners(cfg, winners)
+    emit(s, b, EV_ROUND_END, -1, -1, winners)
+    if cfg[C_ELIMINATION]:
+        for p in range(n):
+            if not pl[b, p, PL_ELIMINATED]:
+                pts = hand_points(s, points, b, p)
+                pl[b, p, PL_SCORE] += pts
+                emit(s, b, EV_SCORE, p, -1, pts)
+    else:
+        left = 0
+        for p in range(n):
+            if not (winners >> p) & 1 and not pl[b, p, PL_ELIMINATED]:
+                left += hand_points(s, points, b, p)
+        for p in range(n):
+            if (winners >> p) & 1:
+                pl[b, p, PL_SCORE] += left
+                emit(s, b, EV_SCORE, p, -1, left)
+    g[b, G_ROUND] += 1
+    if not cfg[C_MATCH]:
+        finish(s, cfg, b, winners, rewards)
+        return
+    target = cfg[C_TARGET_POINTS]
+    if cfg[C_ELIMINATION]:
+        # Seats reaching the target are out; the last seat below it wins (R8, seed 000).
+        below = 0
+        in_play = 0
+        for p in range(n):
+            if not pl[b, p, PL_ELIMINATED]:
+                in_play |= 1 << p
+                if pl[b, p, PL_SCORE] < target:
+                    below |= 1 << p
+        count = 0
+        for p in range(n):
+            count += (below >> p) & 1
+        if count == 1:
+            match_over(s, cfg, b, below, rewards)
+            return
+        if count == 0:
+            best = 1 << 30
+            lowest = 0
+            for p in range(n):
+                if (in_play >> p) & 1:
+                    v = pl[b, p, PL_SCORE]
+                    if v < best:
+                        best = v
+                        lowest = 1 << p
+                    elif v == best:
+                        lowest |= 1 << p
+            match_over(s, cfg, b, lowest, rewards)
+            return
+        for p in range(n):
+            if (in_play >> p) & 1 and not (below >> p) & 1:
+                pl[b, p, PL_ELIMINATED] = 1
+                g[b, G_ACTIVE] -= 1
+                emit(s, b, EV_ELIMINATED, p, -1, pl[b, p, PL_SCORE])
+    else:
+        best = -1
+        leaders = 0
+        for p in range(n):
+            v = pl[b, p, PL_SCORE]
+            if v > best:
+                best = v
+                leaders = 1 << p
+            elif v == best:
+                leaders |= 1 << p
+        if best >= target:
+            match_over(s, cfg, b, leaders, rewards)
+            return
+    deal_round(s, cfg, deck, b, clockwise_after(s, cfg, b, g[b, G_DEALER]))
+
+
+@njit(cache=True)
+def match_over(s, cfg, b, winners, rewards):
+    emit(s, b, EV_MATCH_END, -1, -1, winners)
+    finish(s, cfg, b, winners, rewards)
 
 
 # --- setup (R3, R9) -----------------------------------------------------------------------
@@ -449,29 +587,50 @@ def first_card_redrawn(cfg, card):
 
 @njit(cache=True)
 def reset_game(s, cfg, deck, b):
-    """Shuffle, pick a dealer, deal, turn the first card and apply R9."""
-    g, pl, hands, piles, rng = s[0], s[1], s[2], s[3], s[4]
+    """A new episode: scores cleared, a dealer drawn at random (R3), the first round dealt."""
+    g, pl, rng = s[0], s[1], s[4]
     n = cfg[C_NUM_PLAYERS]
     rng[b, 1] = rng[b, 0]
     g[b, :] = 0
     pl[b, :, :] = 0
+    g[b, G_ACTIVE] = n
+    deal_round(s, cfg, deck, b, randint(rng, b, n))
+
+
+@njit(cache=True)
+def deal_round(s, cfg, deck, b, dealer):
+    """R3 and R9: shuffle, deal from the dealer's left, turn the first card and apply it."""
+    g, pl, hands, piles, rng = s[0], s[1], s[2], s[3], s[4]
+    n = cfg[C_NUM_PLAYERS]
     hands[b, :, :] = 0
+    for p in range(n):
+        pl[b, p, PL_HAND_SIZE] = 0
+        pl[b, p, PL_UNO_CALLED] = 0
     size = 0
     for t in range(NUM_CARD_TYPES):
         for _ in range(deck[t]):
             piles[b, PILE_DRAW, size] = t
             size += 1
-    shuffle_prefix(rng, b, piles[b, PILE_DRAW], size)
+    shuffle_pile(rng, b, piles, PILE_DRAW, 0, size)
     g[b, G_DRAW_SIZE] = size
+    g[b, G_DISCARD_SIZE] = 0
     g[b, G_DIRECTION] = 1
+    g[b, G_PHASE] = PHASE_PLAY
+    g[b, G_PENDING] = 0
+    g[b, G_TURN] = 0
+    g[b, G_WINNERS] = 0
     g[b, G_DRAWN] = -1
     g[b, G_WD4_PLAYER] = -1
     g[b, G_PREV_COLOR] = -1
-    dealer = randint(rng, b, n)
+    g[b, G_CATCH] = -1
+    g[b, G_FIRST_CARD] = 0
     g[b, G_DEALER] = dealer
+    first = clockwise_after(s, cfg, b, dealer)
     for _ in range(cfg[C_HAND_SIZE]):
-        for k in range(1, n + 1):
-            draw_one(s, b, (dealer + k) % n, EV_DEAL, 0)
+        seat = first
+        for _ in range(g[b, G_ACTIVE]):
+            draw_one(s, b, seat, EV_DEAL, 0)
+            seat = clockwise_after(s, cfg, b, seat)
     card = -1
     while True:
         m = g[b, G_DRAW_SIZE] - 1
@@ -482,11 +641,10 @@ def reset_game(s, cfg, deck, b):
             emit(s, b, EV_FLIP, -1, card, 0)
             break
         emit(s, b, EV_RETURN_FIRST, -1, card, 0)
-        shuffle_prefix(rng, b, piles[b, PILE_DRAW], m + 1)
-    first = (dealer + 1) % n
+        shuffle_pile(rng, b, piles, PILE_DRAW, 0, m + 1)
     g[b, G_PLAYER] = first
-    g[b, G_PHASE] = PHASE_PLAY
     if card >= WILD:
+        # R9, R12.11: the first player chooses the colour (and a swap target), then plays.
         g[b, G_COLOR] = -1
         g[b, G_PHASE] = PHASE_CHOOSE_COLOR
         g[b, G_WILD] = card
@@ -495,13 +653,14 @@ def reset_game(s, cfg, deck, b):
     g[b, G_COLOR] = CARD_COLOR[card]
     rank = CARD_RANK[card]
     if rank == SKIP:
-        g[b, G_PLAYER] = (first + 1) % n
+        g[b, G_PLAYER] = seat_after(s, cfg, b, first, 1)
     elif rank == DRAW_TWO:
         draw_n(s, b, first, 2, DRAW_FIRST_CARD)
-        g[b, G_PLAYER] = (first + 1) % n
+        g[b, G_PLAYER] = seat_after(s, cfg, b, first, 1)
     elif rank == REVERSE:
         g[b, G_DIRECTION] = -1
         g[b, G_PLAYER] = dealer
+    g[b, G_EMPTY_DRAW] = 0
 
 
 # --- one action ---------------------------------------------------------------------------
@@ -509,38 +668,57 @@ def reset_game(s, cfg, deck, b):
 
 @njit(cache=True, inline="always")
 def advance(s, cfg, b, k):
-    """End the turn: the seat k places on plays next (k=2 skips one player)."""
+    """End the turn: the seat k turns on plays next (k=2 skips one player)."""
     g = s[0]
-    g[b, G_PLAYER] = seat_after(g, cfg, b, g[b, G_PLAYER], k)
+    g[b, G_PLAYER] = seat_after(s, cfg, b, g[b, G_PLAYER], k)
     g[b, G_PHASE] = PHASE_PLAY
     g[b, G_DRAWN] = -1
 
 
 @njit(cache=True)
-def play_card(s, cfg, points, b, card, rewards):
-    """R4, R5, R8: play a held card."""
+def hit_next(s, cfg, b, p, reason):
+    """R5/R12.7: after a Draw Two (or an unanswerable Draw Four) the next player either answers
+    (stacking) or draws the whole sum and loses the turn."""
+    g = s[0]
+    nxt = seat_after(s, cfg, b, p, 1)
+    if reason == DRAW_DRAW_TWO and cfg[C_STACK_DRAW_TWO] and holds_draw_two(s, b, nxt):
+        g[b, G_PLAYER] = nxt
+        g[b, G_PHASE] = PHASE_RESPOND_DRAW_TWO
+        return
+    draw_n(s, b, nxt, g[b, G_PENDING], reason)
+    g[b, G_PENDING] = 0
+    advance(s, cfg, b, 2)
+
+
+@njit(cache=True)
+def play_card(s, cfg, points, deck, b, card, count, rewards):
+    """R4, R5, R8: play one held card (or two identical number cards, R4 allow_doubles)."""
     g, pl, hands = s[0], s[1], s[2]
     p = g[b, G_PLAYER]
-    n = cfg[C_NUM_PLAYERS]
     if card == WILD_DRAW_FOUR:
         g[b, G_WD4_GUILTY] = 0 if wd4_legal(s, cfg, b, p) else 1
         g[b, G_WD4_PLAYER] = p
         g[b, G_PREV_COLOR] = g[b, G_COLOR]
-    hands[b, p, card] -= 1
-    pl[b, p, PL_HAND_SIZE] -= 1
-    push_discard(s, b, card)
-    emit(s, b, EV_PLAY, p, card, 0)
+    hands[b, p, card] -= count
+    pl[b, p, PL_HAND_SIZE] -= count
+    for _ in range(count):
+        push_discard(s, b, card)
+    emit(s, b, EV_PLAY, p, card, count)
     g[b, G_DRAWN] = -1
+    if cfg[C_EXPLICIT_UNO] and pl[b, p, PL_HAND_SIZE] == 1 and not pl[b, p, PL_UNO_CALLED]:
+        g[b, G_CATCH] = p
     rank = CARD_RANK[card]
     if card < WILD:
         g[b, G_COLOR] = CARD_COLOR[card]
     if pl[b, p, PL_HAND_SIZE] == 0:
-        nxt = seat_after(g, cfg, b, p, 1)
+        # R8, R12.17: a last Draw Two / Wild Draw Four still hits the next player (whole sum).
+        nxt = seat_after(s, cfg, b, p, 1)
         if rank == DRAW_TWO:
-            draw_n(s, b, nxt, 2, DRAW_DRAW_TWO)
+            draw_n(s, b, nxt, g[b, G_PENDING] + 2, DRAW_DRAW_TWO)
         elif card == WILD_DRAW_FOUR:
-            draw_n(s, b, nxt, 4, DRAW_DRAW_FOUR)
-        end_round(s, cfg, points, b, 1 << p, rewards)
+            draw_n(s, b, nxt, g[b, G_PENDING] + 4, DRAW_DRAW_FOUR)
+        g[b, G_PENDING] = 0
+        end_round(s, cfg, points, deck, b, 1 << p, rewards)
         return
     if card >= WILD:
         g[b, G_WILD] = card
@@ -551,38 +729,141 @@ def play_card(s, cfg, points, b, card, rewards):
         advance(s, cfg, b, 2)
     elif rank == REVERSE:
         g[b, G_DIRECTION] = -g[b, G_DIRECTION]
-        advance(s, cfg, b, 2 if n == 2 else 1)
+        advance(s, cfg, b, 2 if g[b, G_ACTIVE] == 2 else 1)
     else:
-        draw_n(s, b, seat_after(g, cfg, b, p, 1), 2, DRAW_DRAW_TWO)
-        advance(s, cfg, b, 2)
+        g[b, G_PENDING] += 2
+        hit_next(s, cfg, b, p, DRAW_DRAW_TWO)
+
+
+@njit(cache=True)
+def shuffle_hands(s, cfg, b, p):
+    """R5 Wild Shuffle Hands: gather every hand, shuffle, deal one at a time from seat + 1."""
+    g, pl, hands, piles, rng = s[0], s[1], s[2], s[3], s[4]
+    n = cfg[C_NUM_PLAYERS]
+    # The free tail of the draw-pile row is scratch space: it has room for every held card.
+    lo = g[b, G_DRAW_SIZE]
+    hi = lo
+    for q in range(n):
+        for t in range(NUM_CARD_TYPES):
+            for _ in range(hands[b, q, t]):
+                piles[b, PILE_DRAW, hi] = t
+                hi += 1
+            hands[b, q, t] = 0
+    shuffle_pile(rng, b, piles, PILE_DRAW, lo, hi)
+    sizes = np.zeros(n, np.int64)
+    seat = clockwise_after(s, cfg, b, p)
+    for i in range(lo, hi):
+        hands[b, seat, piles[b, PILE_DRAW, i]] += 1
+        sizes[seat] += 1
+        seat = clockwise_after(s, cfg, b, seat)
+    for q in range(n):
+        set_hand_size(s, b, q, sizes[q])
+    emit(s, b, EV_SHUFFLE_HANDS, p, -1, hi - lo)
+
+
+@njit(cache=True)
+def swap_hands(s, cfg, b, p, k):
+    """R5 Wild Swap Hands: exchange whole hands with the player k seats further clockwise."""
+    pl, hands = s[1], s[2]
+    n = cfg[C_NUM_PLAYERS]
+    q = (p + k) % n
+    for t in range(NUM_CARD_TYPES):
+        tmp = hands[b, p, t]
+        hands[b, p, t] = hands[b, q, t]
+        hands[b, q, t] = tmp
+    size_p = pl[b, p, PL_HAND_SIZE]
+    size_q = pl[b, q, PL_HAND_SIZE]
+    set_hand_size(s, b, p, size_q)
+    set_hand_size(s, b, q, size_p)
+    emit(s, b, EV_SWAP, p, q, 0)
+
+
+@njit(cache=True)
+def discard_wilds(s, cfg, b, p):
+    """R5, R12.12 opponents_discard_wilds: every other player's wilds go under the top card."""
+    g, pl, hands, piles = s[0], s[1], s[2], s[3]
+    n = cfg[C_NUM_PLAYERS]
+    disc_row = hands.shape[1] - 1
+    top = top_card(s, b)
+    at = g[b, G_DISCARD_SIZE] - 1
+    for q in range(n):
+        if q == p or pl[b, q, PL_ELIMINATED]:
+            continue
+        for t in range(WILD, NUM_CARD_TYPES):
+            while hands[b, q, t] > 0:
+                hands[b, q, t] -= 1
+                pl[b, q, PL_HAND_SIZE] -= 1
+                piles[b, PILE_DISCARD, at] = t
+                hands[b, disc_row, t] += 1
+                at += 1
+                emit(s, b, EV_DISCARD_WILD, q, t, 0)
+    piles[b, PILE_DISCARD, at] = top
+    g[b, G_DISCARD_SIZE] = at + 1
+
+
+@njit(cache=True)
+def custom_wild(s, cfg, b, p):
+    """R5 Wild Customizable: the effect named by custom_wild_rule, after the colour."""
+    g, pl = s[0], s[1]
+    rule = cfg[C_CUSTOM_RULE]
+    n = cfg[C_NUM_PLAYERS]
+    nxt = seat_after(s, cfg, b, p, 1)
+    if rule == CUSTOM_PLAY_AGAIN:
+        g[b, G_PHASE] = PHASE_PLAY
+        return
+    if rule == CUSTOM_OTHERS_DRAW_TWO:
+        for q in range(n):
+            if q != p and not pl[b, q, PL_ELIMINATED]:
+                draw_n(s, b, q, 2, DRAW_CUSTOM_WILD)
+    elif rule == CUSTOM_OPPONENTS_DISCARD_WILDS:
+        discard_wilds(s, cfg, b, p)
+    elif rule == CUSTOM_NEXT_DRAWS_UNTIL_COLOR:
+        color = g[b, G_COLOR]
+        while True:
+            c = draw_one(s, b, nxt, EV_DRAW, DRAW_UNTIL_COLOR)
+            if c < 0 or CARD_COLOR[c] == color:
+                break
+    elif rule == CUSTOM_NEXT_DRAWS_THREE_IF_STUCK:
+        if not has_play(s, cfg, b, nxt):
+            draw_n(s, b, nxt, 3, DRAW_CUSTOM_WILD)
+            advance(s, cfg, b, 2)
+            return
+    advance(s, cfg, b, 1)
 
 
 @njit(cache=True)
 def choose_color(s, cfg, b, color):
     """R4: the colour of a wild; then its effect (R5) or, for a first card, the play (R9)."""
     g = s[0]
+    p = g[b, G_PLAYER]
     g[b, G_COLOR] = color
-    emit(s, b, EV_COLOR, g[b, G_PLAYER], -1, color)
-    if g[b, G_FIRST_CARD]:
+    emit(s, b, EV_COLOR, p, -1, color)
+    wild = g[b, G_WILD]
+    if wild == WILD_SWAP_HANDS:
+        g[b, G_PHASE] = PHASE_CHOOSE_SWAP_TARGET
+    elif g[b, G_FIRST_CARD]:
         g[b, G_FIRST_CARD] = 0
         g[b, G_PHASE] = PHASE_PLAY
-        return
-    if g[b, G_WILD] == WILD_DRAW_FOUR:
-        nxt = seat_after(g, cfg, b, g[b, G_PLAYER], 1)
-        if cfg[C_CHALLENGE]:
-            g[b, G_PENDING] = 4
+    elif wild == WILD_DRAW_FOUR:
+        g[b, G_PENDING] += 4
+        nxt = seat_after(s, cfg, b, p, 1)
+        if cfg[C_CHALLENGE] or (cfg[C_STACK_DRAW_FOUR] and holds(s, b, nxt, WILD_DRAW_FOUR)):
             g[b, G_PLAYER] = nxt
             g[b, G_PHASE] = PHASE_RESPOND_DRAW_FOUR
         else:
-            draw_n(s, b, nxt, 4, DRAW_DRAW_FOUR)
-            advance(s, cfg, b, 2)
+            hit_next(s, cfg, b, p, DRAW_DRAW_FOUR)
+    elif wild == WILD_SHUFFLE_HANDS:
+        shuffle_hands(s, cfg, b, p)
+        advance(s, cfg, b, 1)
+    elif wild == WILD_CUSTOMIZABLE:
+        custom_wild(s, cfg, b, p)
     else:
         advance(s, cfg, b, 1)
 
 
 @njit(cache=True)
 def respond_draw_four(s, cfg, b, action):
-    """R6: accept (draw, lose the turn) or challenge (judged on the hand at the time)."""
+    """R6, R12.8: accept (draw the sum, lose the turn) or challenge the last Wild Draw Four."""
     g = s[0]
     p = g[b, G_PLAYER]
     pending = g[b, G_PENDING]
@@ -606,9 +887,15 @@ def respond_draw_four(s, cfg, b, action):
 
 @njit(cache=True)
 def draw_action(s, cfg, b):
-    """R4: draw; a playable card opens `post_draw`, else the turn ends."""
+    """R4: draw; a playable card opens `post_draw`, else the turn ends. Facing a stacked
+    Draw Two (R5), DRAW takes the whole sum and loses the turn."""
     g = s[0]
     p = g[b, G_PLAYER]
+    if g[b, G_PHASE] == PHASE_RESPOND_DRAW_TWO:
+        draw_n(s, b, p, g[b, G_PENDING], DRAW_DRAW_TWO)
+        g[b, G_PENDING] = 0
+        advance(s, cfg, b, 1)
+        return
     card = draw_one(s, b, p, EV_DRAW, DRAW_VOLUNTARY)
     if cfg[C_DRAW_UNTIL_PLAYABLE]:
         while card >= 0 and not offered(s, cfg, b, p, card):
@@ -621,36 +908,54 @@ def draw_action(s, cfg, b):
 
 
 @njit(cache=True)
-def apply_action(s, cfg, points, b, action, legal, rewards):
+def apply_action(s, cfg, points, deck, b, action, legal, rewards):
     """One decision of the player to act; `legal` is False only for an R10 penalty."""
-    g = s[0]
+    g, pl = s[0], s[1]
     phase = g[b, G_PHASE]
     p = g[b, G_PLAYER]
     g[b, G_TURN] += 1
     g[b, G_EMPTY_DRAW] = 0
+    catch = g[b, G_CATCH]
+    if catch >= 0 and catch != p:
+        g[b, G_CATCH] = -1  # R12.15: this decision is the only chance to catch
     if not legal:
         emit(s, b, EV_PENALTY, p, action, 0)
         draw_n(s, b, p, 1, DRAW_PENALTY)
         advance(s, cfg, b, 1)
-    elif phase == PHASE_PLAY or phase == PHASE_POST_DRAW:
-        if action < NUM_CARD_TYPES:
-            play_card(s, cfg, points, b, action, rewards)
-        elif action == DRAW:
-            draw_action(s, cfg, b)
-        else:
-            emit(s, b, EV_PASS, p, -1, 0)
-            advance(s, cfg, b, 1)
+    elif action == CALL_UNO:
+        pl[b, p, PL_UNO_CALLED] = 1
+        emit(s, b, EV_CALL_UNO, p, -1, 0)
+    elif action == CATCH_UNO:
+        emit(s, b, EV_CATCH_UNO, p, catch, 0)
+        draw_n(s, b, catch, cfg[C_UNO_PENALTY], DRAW_UNO_PENALTY)
+    elif action < NUM_CARD_TYPES:
+        play_card(s, cfg, points, deck, b, action, 1, rewards)
+    elif action >= DOUBLE_FIRST:
+        k = action - DOUBLE_FIRST
+        play_card(s, cfg, points, deck, b, (k // 10) * 13 + k % 10, 2, rewards)
+    elif action == DRAW:
+        draw_action(s, cfg, b)
+    elif action == PASS:
+        emit(s, b, EV_PASS, p, -1, 0)
+        advance(s, cfg, b, 1)
     elif phase == PHASE_CHOOSE_COLOR:
         choose_color(s, cfg, b, action - CHOOSE_RED)
-    elif phase == PHASE_RESPOND_DRAW_FOUR:
+    elif phase == PHASE_CHOOSE_SWAP_TARGET:
+        swap_hands(s, cfg, b, p, action - SWAP_FIRST + 1)
+        if g[b, G_FIRST_CARD]:
+            g[b, G_FIRST_CARD] = 0
+            g[b, G_PHASE] = PHASE_PLAY
+        else:
+            advance(s, cfg, b, 1)
+    else:
         respond_draw_four(s, cfg, b, action)
-    if g[b, G_DONE]:
-        return
+    if g[b, G_DONE] or g[b, G_TURN] == 0:
+        return  # the episode ended, or a match dealt its next round
     if cfg[C_END_ON_EMPTY_DECK] and g[b, G_EMPTY_DRAW]:
-        end_round(s, cfg, points, b, fewest_mask(s, cfg, points, b, True), rewards)
+        end_round(s, cfg, points, deck, b, fewest_mask(s, cfg, points, b, True), rewards)
     elif cfg[C_MAX_TURNS] > 0 and g[b, G_TURN] >= cfg[C_MAX_TURNS]:
         if cfg[C_FEWEST_CARDS_WINS]:
-            end_round(s, cfg, points, b, fewest_mask(s, cfg, points, b, False), rewards)
+            end_round(s, cfg, points, deck, b, fewest_mask(s, cfg, points, b, False), rewards)
         else:
             g[b, G_PHASE] = PHASE_ROUND_OVER
             g[b, G_DONE] = 2

@@ -49,12 +49,17 @@ G_WILD = 14  # wild whose colour is being chosen
 G_FIRST_CARD = 15  # 1 while choosing the colour of a first-card wild (R9)
 G_DONE = 16  # 0 playing, 1 terminated, 2 truncated
 G_EMPTY_DRAW = 17  # 1 once a draw found both piles empty this step (end_on_empty_deck)
-G_SIZE = 18
+G_CATCH = 18  # seat that went down to one card without calling UNO and can be caught, else -1
+G_ACTIVE = 19  # seats still in the match (elimination scoring)
+G_ROUND = 20  # rounds finished in this episode (episode="match")
+G_SIZE = 21
 
 # Columns of the per-player state `pl` (int32 [B, P, PL_SIZE]).
 PL_HAND_SIZE = 0
 PL_SCORE = 1
-PL_SIZE = 2
+PL_UNO_CALLED = 2  # called UNO and the hand has not grown since (R7 explicit)
+PL_ELIMINATED = 3  # out of the match (R8 elimination)
+PL_SIZE = 4
 
 # Rows of `piles` (int8 [B, 2, MAX_DECK_SIZE]); the top of each pile is its last used slot.
 PILE_DRAW = 0
@@ -80,7 +85,25 @@ C_PENALTY = 15
 C_OPEN_HANDS = 16
 C_AUTORESET = 17
 C_DECK_SIZE = 18
-C_SIZE = 19
+C_STACK_DRAW_TWO = 19
+C_STACK_DRAW_FOUR = 20
+C_DOUBLES = 21
+C_EXPLICIT_UNO = 22
+C_UNO_PENALTY = 23
+C_CUSTOM_RULE = 24  # index into rules custom_wild_rule choices
+C_ELIMINATION = 25
+C_MATCH = 26
+C_TARGET_POINTS = 27
+C_TEAMS = 28
+C_SIZE = 29
+
+# custom_wild_rule values (R5), in the order of UnoRules' choices.
+CUSTOM_BLANK = 0
+CUSTOM_PLAY_AGAIN = 1
+CUSTOM_OTHERS_DRAW_TWO = 2
+CUSTOM_OPPONENTS_DISCARD_WILDS = 3
+CUSTOM_NEXT_DRAWS_UNTIL_COLOR = 4
+CUSTOM_NEXT_DRAWS_THREE_IF_STUCK = 5
 
 # Recorded events: int32 rows (kind, player, card, extra).
 EV_DEAL = 0
@@ -97,6 +120,13 @@ EV_RESHUFFLE = 10
 EV_ROUND_END = 11
 EV_SCORE = 12
 EV_TRUNCATE = 13
+EV_SHUFFLE_HANDS = 14
+EV_SWAP = 15
+EV_CALL_UNO = 16
+EV_CATCH_UNO = 17
+EV_DISCARD_WILD = 18
+EV_ELIMINATED = 19
+EV_MATCH_END = 20
 EVENT_NAMES = (
     "deal",
     "flip",
@@ -112,6 +142,13 @@ EVENT_NAMES = (
     "round_end",
     "score",
     "truncate",
+    "shuffle_hands",
+    "swap",
+    "call_uno",
+    "catch_uno",
+    "discard_wild",
+    "eliminated",
+    "match_end",
 )
 # Why cards were drawn (extra column of EV_DRAW).
 DRAW_VOLUNTARY = 0
@@ -121,6 +158,9 @@ DRAW_CHALLENGE_GUILTY = 3
 DRAW_CHALLENGE_INNOCENT = 4
 DRAW_PENALTY = 5
 DRAW_FIRST_CARD = 6
+DRAW_UNO_PENALTY = 7
+DRAW_CUSTOM_WILD = 8
+DRAW_UNTIL_COLOR = 9
 DRAW_REASONS = (
     "voluntary",
     "draw_two",
@@ -129,6 +169,9 @@ DRAW_REASONS = (
     "challenge_innocent",
     "penalty",
     "first_card",
+    "uno_penalty",
+    "custom_wild",
+    "until_color",
 )
 MAX_EVENTS_PER_STEP = 1024
 
@@ -150,6 +193,10 @@ OBS_FIELDS: tuple[tuple[str, int, str], ...] = (
     ("draw_pile_size", 1, "cards in the draw pile"),
     ("wd4_prev_color", 4, "one-hot colour in play before a pending Wild Draw Four (R6)"),
     ("is_current", 1, "1 if the observer is the player to act"),
+    ("eliminated", MAX_PLAYERS, "1 per relative seat out of the match (R8 elimination)"),
+    ("catchable", MAX_PLAYERS, "1 for a relative seat that can be caught not calling UNO (R7)"),
+    ("partner", MAX_PLAYERS, "1 for the observer's partner's relative seat (R8 teams)"),
+    ("round", 1, "rounds finished in this match (episode='match')"),
 )
 
 
@@ -178,6 +225,10 @@ OBS_DISCARD = OBS_OFFSETS["discard_counts"]
 OBS_DRAW_PILE = OBS_OFFSETS["draw_pile_size"]
 OBS_WD4_PREV = OBS_OFFSETS["wd4_prev_color"]
 OBS_IS_CURRENT = OBS_OFFSETS["is_current"]
+OBS_ELIMINATED = OBS_OFFSETS["eliminated"]
+OBS_CATCHABLE = OBS_OFFSETS["catchable"]
+OBS_PARTNER = OBS_OFFSETS["partner"]
+OBS_ROUND = OBS_OFFSETS["round"]
 OBS_BASE_SIZE = OBS_OFFSETS["_end"]
 # With open_hands (R11), the other seats' hands follow: relative seats 1..9, 57 counts each.
 OBS_OPEN_HANDS = OBS_BASE_SIZE
