@@ -1,0 +1,172 @@
+"""``UnoSB3VecEnv``: the batched UNO env behind stable-baselines3's ``VecEnv`` API, for MaskablePPO.
+
+Stable-baselines3 drives its own ``VecEnv`` API (``step_async``/``step_wait``, a list of info
+dicts, auto-reset with ``infos[i]["terminal_observation"]``), not gymnasium's ``VectorEnv``, so
+this adapter wraps a ``UnoVectorEnv`` (one engine, ``num_envs`` games; see
+``uno_env.gym_env`` for the action and observation tables, rewards and episode ends)::
+
+    from sb3_contrib import MaskablePPO
+    from uno_env.sb3_vec_env import UnoSB3VecEnv
+
+    venv = UnoSB3VecEnv(num_envs=64, num_players=2, seed=0)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=64).learn(100_000)
+
+What SB3 and sb3-contrib get:
+
+* ``action_masks()``: bool ``[num_envs, 116]``; sb3-contrib's ``get_action_masks`` calls
+  ``env_method("action_masks")``, which returns one mask row per game.
+* ``step_wait`` returns ``(obs [num_envs, D] float32, rewards, dones, infos)``; a finished
+  game is dealt anew in the same step (SB3's convention): ``infos[i]`` then holds
+  ``terminal_observation`` (the learner's view of the finished round, ``UnoVectorEnv``'s
+  ``final_obs``), ``TimeLimit.truncated`` (True when the round hit ``max_turns``; SB3 then
+  bootstraps from ``terminal_observation``, which is exact for truncations),
+  ``terminal_observation_exact``, and ``episode = {"r", "l", "t"}`` (return, learner steps,
+  seconds since creation) as SB3's ``Monitor`` writes it, so ``ep_rew_mean`` is logged.
+* ``seed(s)``: the next ``reset`` deals game i with seed ``s + i``.
+* The games share one engine, so attributes are shared: ``get_attr(name)`` returns the vector
+  env's attribute once per requested game, ``set_attr`` sets it for all games (a subset of the
+  games is refused), ``env_method(name)`` calls the vector env's method once and repeats the
+  result per game, except ``action_masks`` (per game). ``env_is_wrapped`` is False: the games
+  are not gymnasium envs, so no gymnasium wrapper can sit on one.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnv
+
+from .gym_env import UnoVectorEnv
+
+__all__ = ["UnoSB3VecEnv"]
+
+
+class UnoSB3VecEnv(VecEnv):
+    """stable-baselines3 ``VecEnv`` over one ``UnoVectorEnv`` (module docstring)."""
+
+    def __init__(self, num_envs: int = 1, num_players: int = 2, rules: Any = None,
+                 learner_seat: int | str = 0, opponents: Any = None, seed: int | None = None) -> None:
+        self.venv = UnoVectorEnv(num_envs, num_players, rules=rules, learner_seat=learner_seat,
+                                 opponents=opponents, copy=True)
+        self.render_mode = None  # read by VecEnv.__init__ through get_attr
+        super().__init__(self.venv.num_envs, self.venv.single_observation_space, self.venv.single_action_space)
+        if seed is not None:
+            self.seed(seed)
+        self._actions: np.ndarray | None = None
+        self._ep_return = np.zeros(self.num_envs, np.float64)
+        self._ep_length = np.zeros(self.num_envs, np.int64)
+        self._t0 = time.time()
+        self._reset_done = False
+
+    # --- stepping -------------------------------------------------------------------------
+
+    def reset(self) -> np.ndarray:
+        """Deal every game (with the seeds given to ``seed()``, if any) and return the observations."""
+        seeds = None if self._seeds[0] is None else [int(s) for s in self._seeds]
+        obs, infos = self.venv.reset(seed=seeds)
+        self._reset_seeds()
+        self._reset_options()
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        self._ep_return[:] = 0.0
+        self._ep_length[:] = 0
+        self._reset_done = True
+        return obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Store the learner's actions (one per game) for ``step_wait``."""
+        self._actions = actions
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        """Step every game; finished games are dealt anew (``terminal_observation`` in infos)."""
+        if self._actions is None:
+            raise ValueError("step_wait() needs step_async(actions) first")
+        if not self._reset_done:
+            raise ValueError("call reset() before step()")
+        actions = np.asarray(self._actions)
+        if actions.ndim == 2 and actions.shape[1] == 1:
+            actions = actions[:, 0]  # SB3 may hand Discrete actions as a column
+        self._actions = None
+        obs, rewards, terminated, truncated, vinfos = self.venv.step(actions)
+        dones = terminated | truncated
+        self._ep_return += rewards
+        self._ep_length += 1
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        if dones.any():
+            final_obs, exact = vinfos["final_obs"], vinfos["final_obs_exact"]
+            elapsed = round(time.time() - self._t0, 6)
+            # Only the finished games get entries: a loop over them, not over the batch.
+            for i in np.flatnonzero(dones):
+                infos[i] = {
+                    "terminal_observation": final_obs[i],
+                    "terminal_observation_exact": bool(exact[i]),
+                    "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
+                    "episode": {"r": float(self._ep_return[i]), "l": int(self._ep_length[i]), "t": elapsed},
+                }
+            self._ep_return[dones] = 0.0
+            self._ep_length[dones] = 0
+        return obs, rewards.astype(np.float32), dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions per game, bool [num_envs, 116]."""
+        return self.venv.action_masks()
+
+    def close(self) -> None:
+        """Close the vector env."""
+        self.venv.close()
+
+    # --- attributes shared by the games --------------------------------------------------
+
+    def _indices(self, indices: None | int | Iterable[int]) -> list[int]:
+        """Game indices as a list, else a ValueError naming what was given."""
+        if indices is None:
+            return list(range(self.num_envs))
+        idx = [indices] if isinstance(indices, (int, np.integer)) else list(indices)
+        for i in idx:
+            if not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
+                raise ValueError(f"indices must be game indices in 0..{self.num_envs - 1}, got {indices!r}")
+        return [int(i) for i in idx]
+
+    def get_attr(self, attr_name: str, indices: None | int | Iterable[int] = None) -> list[Any]:
+        """The vector env's attribute, once per requested game (the games share it)."""
+        if attr_name == "render_mode":
+            value = self.render_mode
+        elif attr_name == "action_masks":
+            value = self.action_masks
+        else:
+            value = getattr(self.venv, attr_name)
+        return [value] * len(self._indices(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices: None | int | Iterable[int] = None) -> None:
+        """Set an attribute of the vector env (every game shares it; a subset is refused)."""
+        if len(self._indices(indices)) != self.num_envs:
+            raise ValueError(
+                f"set_attr({attr_name!r}) applies to all {self.num_envs} games at once (they share one "
+                f"engine); got indices={indices!r}"
+            )
+        setattr(self.venv, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args: Any, indices: None | int | Iterable[int] = None,
+                   **method_kwargs: Any) -> list[Any]:
+        """``action_masks``: one mask per game; any other method: called once, repeated per game."""
+        idx = self._indices(indices)
+        if method_name == "action_masks":
+            masks = self.venv.action_masks()
+            return list(masks[idx]) if indices is not None else list(masks)
+        result = getattr(self.venv, method_name)(*method_args, **method_kwargs)
+        return [result] * len(idx)
+
+    def env_is_wrapped(self, wrapper_class: type, indices: None | int | Iterable[int] = None) -> list[bool]:
+        """False per game: no gymnasium wrapper can sit on a game of the shared engine."""
+        return [False] * len(self._indices(indices))
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """Seeds for the next ``reset``: game i gets ``seed + i`` (a random base when None)."""
+        if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0):
+            raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
+        return super().seed(None if seed is None else int(seed))
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        """No images: render one game with ``UnoEnv(render_mode="ansi")``."""
+        return [None] * self.num_envs
