@@ -48,7 +48,7 @@ def _check_seed(seed: Any) -> int:
 
 
 def _config_vector(rules: UnoRules, num_players: int, autoreset: bool) -> np.ndarray:
-    cfg = np.zeros(L.C_SIZE, np.int32)
+    cfg = np.zeros(L.C_SIZE, np.int64)
     cfg[L.C_NUM_PLAYERS] = num_players
     cfg[L.C_HAND_SIZE] = rules.hand_size
     cfg[L.C_VOLUNTARY_DRAW] = rules.allow_voluntary_draw
@@ -134,10 +134,11 @@ class Engine:
                 f"{P * rules.hand_size + 1} cards, but the {rules.deck!r} deck has {self._deck.sum()}"
             )
         self._cfg = _config_vector(rules, P, self.autoreset)
-        self._points = np.array(rules.points, np.int32)
+        self._points = np.array(rules.points, np.int64)
         self.observation_size = L.observation_size(rules.open_hands)
-        self._g = np.zeros((B, L.G_SIZE), np.int32)
-        self._pl = np.zeros((B, P, L.PL_SIZE), np.int32)
+        # Scalars are int64 like every loop index: one integer type means one numba specialisation.
+        self._g = np.zeros((B, L.G_SIZE), np.int64)
+        self._pl = np.zeros((B, P, L.PL_SIZE), np.int64)
         self._hands = np.zeros((B, P + 1, NUM_CARD_TYPES), np.int8)
         self._piles = np.zeros((B, 2, MAX_DECK_SIZE), np.int8)
         self._rng = np.zeros((B, 2), np.uint64)

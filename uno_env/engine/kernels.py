@@ -4,7 +4,9 @@ Every function takes the state tuple ``s = (g, pl, hands, piles, rng, ev, evn)``
 index ``b``; ``cfg`` is the rule configuration vector (layout.C_*). ``hands[b, P]`` (one row
 past the last seat) holds the counts of the discard pile, so observations need no scan.
 Arrays are indexed with ``b`` rather than sliced on the hot path: every view costs two atomic
-reference counts, which were a third of a step. Section numbers refer to RULES.md.
+reference counts, which were a third of a step. Constants passed to the drawing helpers are
+wrapped in ``np.int64``: numba compiles a separate copy of a function for every distinct literal
+argument, which tripled the cold compile time. Section numbers refer to RULES.md.
 """
 
 from __future__ import annotations
@@ -177,7 +179,7 @@ def reshuffle(s, b):
     piles[b, PILE_DISCARD, 0] = top
     g[b, G_DISCARD_SIZE] = 1
     g[b, G_DRAW_SIZE] = d - 1
-    shuffle_pile(rng, b, piles, PILE_DRAW, 0, d - 1)
+    shuffle_pile(rng, b, piles, np.int64(PILE_DRAW), np.int64(0), d - 1)
     emit(s, b, EV_RESHUFFLE, -1, -1, d - 1)
 
 
@@ -202,7 +204,7 @@ def draw_one(s, b, seat, kind, reason):
 @njit(cache=True)
 def draw_n(s, b, seat, count, reason):
     for _ in range(count):
-        if draw_one(s, b, seat, EV_DRAW, reason) < 0:
+        if draw_one(s, b, seat, np.int64(EV_DRAW), reason) < 0:
             return
 
 
@@ -611,7 +613,7 @@ def deal_round(s, cfg, deck, b, dealer):
         for _ in range(deck[t]):
             piles[b, PILE_DRAW, size] = t
             size += 1
-    shuffle_pile(rng, b, piles, PILE_DRAW, 0, size)
+    shuffle_pile(rng, b, piles, np.int64(PILE_DRAW), np.int64(0), size)
     g[b, G_DRAW_SIZE] = size
     g[b, G_DISCARD_SIZE] = 0
     g[b, G_DIRECTION] = 1
@@ -629,7 +631,7 @@ def deal_round(s, cfg, deck, b, dealer):
     for _ in range(cfg[C_HAND_SIZE]):
         seat = first
         for _ in range(g[b, G_ACTIVE]):
-            draw_one(s, b, seat, EV_DEAL, 0)
+            draw_one(s, b, seat, np.int64(EV_DEAL), np.int64(0))
             seat = clockwise_after(s, cfg, b, seat)
     card = -1
     while True:
@@ -641,7 +643,7 @@ def deal_round(s, cfg, deck, b, dealer):
             emit(s, b, EV_FLIP, -1, card, 0)
             break
         emit(s, b, EV_RETURN_FIRST, -1, card, 0)
-        shuffle_pile(rng, b, piles, PILE_DRAW, 0, m + 1)
+        shuffle_pile(rng, b, piles, np.int64(PILE_DRAW), np.int64(0), m + 1)
     g[b, G_PLAYER] = first
     if card >= WILD:
         # R9, R12.11: the first player chooses the colour (and a swap target), then plays.
@@ -655,7 +657,7 @@ def deal_round(s, cfg, deck, b, dealer):
     if rank == SKIP:
         g[b, G_PLAYER] = seat_after(s, cfg, b, first, 1)
     elif rank == DRAW_TWO:
-        draw_n(s, b, first, 2, DRAW_FIRST_CARD)
+        draw_n(s, b, first, np.int64(2), np.int64(DRAW_FIRST_CARD))
         g[b, G_PLAYER] = seat_after(s, cfg, b, first, 1)
     elif rank == REVERSE:
         g[b, G_DIRECTION] = -1
@@ -714,9 +716,9 @@ def play_card(s, cfg, points, deck, b, card, count, rewards):
         # R8, R12.17: a last Draw Two / Wild Draw Four still hits the next player (whole sum).
         nxt = seat_after(s, cfg, b, p, 1)
         if rank == DRAW_TWO:
-            draw_n(s, b, nxt, g[b, G_PENDING] + 2, DRAW_DRAW_TWO)
+            draw_n(s, b, nxt, g[b, G_PENDING] + 2, np.int64(DRAW_DRAW_TWO))
         elif card == WILD_DRAW_FOUR:
-            draw_n(s, b, nxt, g[b, G_PENDING] + 4, DRAW_DRAW_FOUR)
+            draw_n(s, b, nxt, g[b, G_PENDING] + 4, np.int64(DRAW_DRAW_FOUR))
         g[b, G_PENDING] = 0
         end_round(s, cfg, points, deck, b, 1 << p, rewards)
         return
@@ -732,7 +734,7 @@ def play_card(s, cfg, points, deck, b, card, count, rewards):
         advance(s, cfg, b, 2 if g[b, G_ACTIVE] == 2 else 1)
     else:
         g[b, G_PENDING] += 2
-        hit_next(s, cfg, b, p, DRAW_DRAW_TWO)
+        hit_next(s, cfg, b, p, np.int64(DRAW_DRAW_TWO))
 
 
 @njit(cache=True)
@@ -749,7 +751,7 @@ def shuffle_hands(s, cfg, b, p):
                 piles[b, PILE_DRAW, hi] = t
                 hi += 1
             hands[b, q, t] = 0
-    shuffle_pile(rng, b, piles, PILE_DRAW, lo, hi)
+    shuffle_pile(rng, b, piles, np.int64(PILE_DRAW), lo, hi)
     sizes = np.zeros(n, np.int64)
     seat = clockwise_after(s, cfg, b, p)
     for i in range(lo, hi):
@@ -814,18 +816,18 @@ def custom_wild(s, cfg, b, p):
     if rule == CUSTOM_OTHERS_DRAW_TWO:
         for q in range(n):
             if q != p and not pl[b, q, PL_ELIMINATED]:
-                draw_n(s, b, q, 2, DRAW_CUSTOM_WILD)
+                draw_n(s, b, q, np.int64(2), np.int64(DRAW_CUSTOM_WILD))
     elif rule == CUSTOM_OPPONENTS_DISCARD_WILDS:
         discard_wilds(s, cfg, b, p)
     elif rule == CUSTOM_NEXT_DRAWS_UNTIL_COLOR:
         color = g[b, G_COLOR]
         while True:
-            c = draw_one(s, b, nxt, EV_DRAW, DRAW_UNTIL_COLOR)
+            c = draw_one(s, b, nxt, np.int64(EV_DRAW), np.int64(DRAW_UNTIL_COLOR))
             if c < 0 or CARD_COLOR[c] == color:
                 break
     elif rule == CUSTOM_NEXT_DRAWS_THREE_IF_STUCK:
         if not has_play(s, cfg, b, nxt):
-            draw_n(s, b, nxt, 3, DRAW_CUSTOM_WILD)
+            draw_n(s, b, nxt, np.int64(3), np.int64(DRAW_CUSTOM_WILD))
             advance(s, cfg, b, 2)
             return
     advance(s, cfg, b, 1)
@@ -851,7 +853,7 @@ def choose_color(s, cfg, b, color):
             g[b, G_PLAYER] = nxt
             g[b, G_PHASE] = PHASE_RESPOND_DRAW_FOUR
         else:
-            hit_next(s, cfg, b, p, DRAW_DRAW_FOUR)
+            hit_next(s, cfg, b, p, np.int64(DRAW_DRAW_FOUR))
     elif wild == WILD_SHUFFLE_HANDS:
         shuffle_hands(s, cfg, b, p)
         advance(s, cfg, b, 1)
@@ -871,17 +873,17 @@ def respond_draw_four(s, cfg, b, action):
     g[b, G_PREV_COLOR] = -1
     if action == ACCEPT:
         emit(s, b, EV_ACCEPT, p, -1, pending)
-        draw_n(s, b, p, pending, DRAW_DRAW_FOUR)
+        draw_n(s, b, p, pending, np.int64(DRAW_DRAW_FOUR))
         advance(s, cfg, b, 1)
         return
     guilty = g[b, G_WD4_GUILTY]
     emit(s, b, EV_CHALLENGE, p, g[b, G_WD4_PLAYER], guilty)
     if guilty:
-        draw_n(s, b, g[b, G_WD4_PLAYER], cfg[C_GUILTY_DRAW], DRAW_CHALLENGE_GUILTY)
+        draw_n(s, b, g[b, G_WD4_PLAYER], cfg[C_GUILTY_DRAW], np.int64(DRAW_CHALLENGE_GUILTY))
         g[b, G_PHASE] = PHASE_PLAY
     else:
         extra = cfg[C_INNOCENT_DRAW] - 4
-        draw_n(s, b, p, max(pending + extra, 0), DRAW_CHALLENGE_INNOCENT)
+        draw_n(s, b, p, max(pending + extra, 0), np.int64(DRAW_CHALLENGE_INNOCENT))
         advance(s, cfg, b, 1)
 
 
@@ -892,14 +894,14 @@ def draw_action(s, cfg, b):
     g = s[0]
     p = g[b, G_PLAYER]
     if g[b, G_PHASE] == PHASE_RESPOND_DRAW_TWO:
-        draw_n(s, b, p, g[b, G_PENDING], DRAW_DRAW_TWO)
+        draw_n(s, b, p, g[b, G_PENDING], np.int64(DRAW_DRAW_TWO))
         g[b, G_PENDING] = 0
         advance(s, cfg, b, 1)
         return
-    card = draw_one(s, b, p, EV_DRAW, DRAW_VOLUNTARY)
+    card = draw_one(s, b, p, np.int64(EV_DRAW), np.int64(DRAW_VOLUNTARY))
     if cfg[C_DRAW_UNTIL_PLAYABLE]:
         while card >= 0 and not offered(s, cfg, b, p, card):
-            card = draw_one(s, b, p, EV_DRAW, DRAW_VOLUNTARY)
+            card = draw_one(s, b, p, np.int64(EV_DRAW), np.int64(DRAW_VOLUNTARY))
     if card >= 0 and offered(s, cfg, b, p, card):
         g[b, G_PHASE] = PHASE_POST_DRAW
         g[b, G_DRAWN] = card
@@ -920,14 +922,14 @@ def apply_action(s, cfg, points, deck, b, action, legal, rewards):
         g[b, G_CATCH] = -1  # R12.15: this decision is the only chance to catch
     if not legal:
         emit(s, b, EV_PENALTY, p, action, 0)
-        draw_n(s, b, p, 1, DRAW_PENALTY)
+        draw_n(s, b, p, np.int64(1), np.int64(DRAW_PENALTY))
         advance(s, cfg, b, 1)
     elif action == CALL_UNO:
         pl[b, p, PL_UNO_CALLED] = 1
         emit(s, b, EV_CALL_UNO, p, -1, 0)
     elif action == CATCH_UNO:
         emit(s, b, EV_CATCH_UNO, p, catch, 0)
-        draw_n(s, b, catch, cfg[C_UNO_PENALTY], DRAW_UNO_PENALTY)
+        draw_n(s, b, catch, cfg[C_UNO_PENALTY], np.int64(DRAW_UNO_PENALTY))
     elif action < NUM_CARD_TYPES:
         play_card(s, cfg, points, deck, b, action, 1, rewards)
     elif action >= DOUBLE_FIRST:
