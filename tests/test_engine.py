@@ -363,3 +363,86 @@ def test_set_game_rejects_missing_cards():
     engine = Engine(1, 2, seed=0)
     with pytest.raises(ValueError, match="exactly once"):
         engine.set_game(0, hands=[[1], [2]], discard_pile=[3], draw_pile=[], current_player=0)
+
+
+# --- search support and partial resets ------------------------------------------------------
+
+def _played(num_envs=4, steps=40, seed=1, rules=None):
+    engine = Engine(num_envs, 3, rules, seed=seed)
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        engine.step(np.where(engine.terminated | engine.truncated, -1, sample_legal(engine.legal_mask, rng)))
+    return engine
+
+
+@pytest.mark.parametrize("preset", ["classic", "official", "swap_hands", "house"])
+def test_resample_hidden_keeps_what_the_seat_knows(preset):
+    """Determinization: own hand, every public fact and every count stay; only hidden cards move."""
+    engine = _played(rules=UnoRules.preset(preset))
+    rng = np.random.default_rng(3)
+    for i in range(engine.num_envs):
+        seat = int(engine.current_player[i])
+        before, obs = engine.game_state(i), engine.observe(seat)[i].copy()
+        pile_before = engine.draw_pile(i)
+        engine.resample_hidden(i, seat, rng)
+        after = engine.game_state(i)
+        assert after["hands"][seat] == before["hands"][seat]
+        assert [len(h) for h in after["hands"]] == [len(h) for h in before["hands"]]
+        for key in ("discard_pile", "draw_pile_size", "current_player", "phase", "current_color", "scores",
+                    "direction", "pending_draw", "turn"):
+            assert after[key] == before[key]
+        assert np.array_equal(engine.observe(seat)[i], obs)
+        hidden_before = sorted(pile_before + [c for p, h in enumerate(before["hands"]) if p != seat for c in h])
+        hidden_after = sorted(engine.draw_pile(i) + [c for p, h in enumerate(after["hands"]) if p != seat for c in h])
+        assert hidden_before == hidden_after
+    assert engine.check_invariants() == []
+
+
+def test_resample_hidden_changes_hidden_cards():
+    engine = _played()
+    seat = int(engine.current_player[0])
+    before = engine.game_state(0)["hands"]
+    engine.resample_hidden(0, seat, np.random.default_rng(1))
+    assert engine.game_state(0)["hands"] != before
+
+
+def test_copy_game_continues_identically():
+    source = _played()
+    target = Engine(2, 3, seed=99)
+    target.copy_game(source, 2, 1)
+    assert target.game_state(1) == source.game_state(2)
+    rng_a, rng_b = np.random.default_rng(5), np.random.default_rng(5)
+    for _ in range(50):
+        if source.terminated[2] or source.truncated[2]:
+            break
+        a = sample_legal(source.legal_mask[2:3], rng_a)[0]
+        assert sample_legal(target.legal_mask[1:2], rng_b)[0] == a
+        actions = np.full(4, -1)
+        actions[2] = a
+        source.step(actions)
+        target.step(np.array([-1, a]))
+        assert target.game_state(1) == source.game_state(2)
+    with pytest.raises(ValueError, match="same rules"):
+        Engine(1, 2).copy_game(source, 0, 0)
+
+
+def test_reset_only_some_games():
+    engine = _played()
+    before = [engine.game_state(i) for i in range(4)]
+    engine.reset(games=np.array([False, True, False, True]))
+    assert engine.game_state(0) == before[0] and engine.game_state(2) == before[2]
+    assert engine.game_state(1)["turn"] == 0 and engine.game_state(3)["turn"] == 0
+    engine.reset(seed=4, games=[1])
+    assert engine.game_state(1) == Engine(4, 3, seed=4).game_state(1)
+    with pytest.raises(ValueError, match="games"):
+        engine.reset(games=[7])
+
+
+def test_observe_out_buffer_and_final_view():
+    engine = position(["red 5", "green 1"], "red 3")
+    act(engine, "play red 5")
+    out = np.zeros((1, engine.observation_size), np.float32)
+    assert engine.observe(1, out=out) is out
+    assert out[0, :57].sum() == 1  # seat 1 still sees its own last card after the round ended
+    with pytest.raises(ValueError, match="out must be float32"):
+        engine.observe(1, out=np.zeros((1, 3), np.float32))

@@ -154,6 +154,7 @@ class Engine:
         self.truncated = np.zeros(B, bool)
         self.final_observation = np.zeros((B, self.observation_size), np.float32)
         self._all = np.ones(B, bool)
+        self._seat_buffer = np.zeros(B, np.int64)
         self._result = StepResult(
             self.observation, self.legal_mask, self.current_player, self.rewards, self.terminated, self.truncated
         )
@@ -162,18 +163,38 @@ class Engine:
 
     # --- stepping --------------------------------------------------------------------------
 
-    def reset(self, seed: int | Sequence[int] | None = None) -> StepResult:
-        """Deal a new round in every game; ``seed`` (int, or one int per game) reseeds them."""
+    def reset(self, seed: int | Sequence[int] | None = None, games: Any = None) -> StepResult:
+        """Start a new episode in every game, or only in ``games`` (a bool mask [B] or indices).
+
+        ``seed`` (an int, or one int per game of the batch) reseeds the games reset; without it
+        each game draws its new deal from its own generator, so play stays reproducible.
+        Game i of ``reset(seed=s)`` gets the per-game seed ``game_seeds(s, B)[i]``.
+        """
+        which = self._games_mask(games)
         if seed is not None or not self._rng.any():
-            self._rng[:, 0] = _mix64(self._seed_array(seed))
+            self._rng[which, 0] = _mix64(self._seed_array(seed))[which]
         batch.reset_batch(
-            self._state, self._cfg, self._deck, self._all, self.observation, self.legal_mask,
+            self._state, self._cfg, self._deck, which, self.observation, self.legal_mask,
             self.current_player, self.terminated, self.truncated,
         )
-        self.rewards[:] = 0.0
+        self.rewards[which] = 0.0
         if self._recorder is not None:
-            self._recorder.on_reset(np.arange(self.num_envs))
+            self._recorder.on_reset(np.flatnonzero(which))
         return self._result
+
+    def _games_mask(self, games: Any) -> np.ndarray:
+        if games is None:
+            return self._all
+        arr = np.asarray(games)
+        if arr.dtype == bool:
+            if arr.shape != (self.num_envs,):
+                raise ValueError(f"games as a mask must have shape ({self.num_envs},), got {arr.shape}")
+            return arr
+        if arr.dtype.kind not in "iu" or arr.ndim > 1 or (arr.size and (arr.min() < 0 or arr.max() >= self.num_envs)):
+            raise ValueError(f"games must be a bool mask or indices in 0..{self.num_envs - 1}, got {games!r}")
+        which = np.zeros(self.num_envs, bool)
+        which[arr] = True
+        return which
 
     def step(self, actions: np.ndarray | Sequence[int] | int) -> StepResult:
         """Apply one action per game (``-1`` leaves that game as it is); see RULES.md R10."""
@@ -189,13 +210,24 @@ class Engine:
             self._recorder.on_step(actions)
         return self._result
 
-    def observe(self, seats: np.ndarray | Sequence[int] | int) -> np.ndarray:
-        """Observation of each game from a given seat (an int, or one seat per game): float32 [B, D]."""
-        seats_arr = np.broadcast_to(np.asarray(seats), (self.num_envs,))
-        if seats_arr.dtype.kind not in "iu" or seats_arr.min() < 0 or seats_arr.max() >= self.num_players:
-            raise ValueError(f"seats must be integers in 0..{self.num_players - 1}, got {seats!r}")
-        out = np.empty((self.num_envs, self.observation_size), np.float32)
-        batch.observe_batch(self._state, self._cfg, np.ascontiguousarray(seats_arr, np.int64), out)
+    def observe(self, seats: np.ndarray | Sequence[int] | int, out: np.ndarray | None = None) -> np.ndarray:
+        """Observation of each game from a given seat (an int, or one seat per game): float32 [B, D].
+
+        Works in every phase, also once a round is over (the final view of any seat). ``out``
+        (float32 [B, D]) is filled in place instead of a new array."""
+        if isinstance(seats, numbers.Integral) and not isinstance(seats, bool) and 0 <= seats < self.num_players:
+            seats_arr = self._seat_buffer
+            seats_arr[:] = seats
+        else:
+            seats_arr = np.broadcast_to(np.asarray(seats), (self.num_envs,))
+            if seats_arr.dtype.kind not in "iu" or seats_arr.min() < 0 or seats_arr.max() >= self.num_players:
+                raise ValueError(f"seats must be integers in 0..{self.num_players - 1}, got {seats!r}")
+            seats_arr = np.ascontiguousarray(seats_arr, np.int64)
+        if out is None:
+            out = np.empty((self.num_envs, self.observation_size), np.float32)
+        elif out.shape != (self.num_envs, self.observation_size) or out.dtype != np.float32:
+            raise ValueError(f"out must be float32 of shape {(self.num_envs, self.observation_size)}, got {out.dtype} {out.shape}")
+        batch.observe_batch(self._state, self._cfg, seats_arr, out)
         return out
 
     def _seed_array(self, seed: Any) -> np.ndarray:
@@ -306,6 +338,48 @@ class Engine:
         if not isinstance(i, numbers.Integral) or not 0 <= i < self.num_envs:
             raise ValueError(f"game index must be an integer in 0..{self.num_envs - 1}, got {i!r}")
         return int(i)
+
+    # --- search support --------------------------------------------------------------------
+
+    def copy_game(self, source: "Engine", i: int, j: int) -> None:
+        """Make game j of this engine an exact copy of game i of ``source`` (same rules and seats)."""
+        if source.rules != self.rules or source.num_players != self.num_players:
+            raise ValueError("copy_game needs an engine with the same rules and num_players")
+        i, j = source._check_index(i), self._check_index(j)
+        for dst, src in zip(self._state[:5], source._state[:5]):
+            dst[j] = src[i]
+        for name in ("observation", "legal_mask", "current_player", "terminated", "truncated", "rewards"):
+            getattr(self, name)[j] = getattr(source, name)[i]
+
+    def resample_hidden(self, i: int, seat: int, rng: np.random.Generator) -> None:
+        """Redeal what ``seat`` cannot see in game i: the other hands (sizes kept) and the draw
+        pile are refilled from the same unseen cards in a random order (determinization, R11).
+
+        The seat's own hand, the discard pile, every count and every public fact stay as they are.
+        """
+        i = self._check_index(i)
+        if not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be in 0..{self.num_players - 1}, got {seat!r}")
+        n = self.num_players
+        size = int(self._g[i, L.G_DRAW_SIZE])
+        others = [p for p in range(n) if p != seat]
+        pool = np.concatenate(
+            [self._piles[i, L.PILE_DRAW, :size].astype(np.int64)]
+            + [np.repeat(np.arange(NUM_CARD_TYPES), self._hands[i, p]) for p in others]
+        )
+        pool = rng.permutation(pool)
+        at = 0
+        for p in others:
+            k = int(self._pl[i, p, L.PL_HAND_SIZE])
+            self._hands[i, p] = np.bincount(pool[at : at + k], minlength=NUM_CARD_TYPES)
+            at += k
+        self._piles[i, L.PILE_DRAW, :size] = pool[at:]
+        which = np.zeros(self.num_envs, bool)
+        which[i] = True
+        batch.refresh_batch(
+            self._state, self._cfg, which, self.observation, self.legal_mask,
+            self.current_player, self.terminated, self.truncated,
+        )
 
     # --- positions -------------------------------------------------------------------------
 
