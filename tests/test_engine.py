@@ -446,3 +446,18 @@ def test_observe_out_buffer_and_final_view():
     assert out[0, :57].sum() == 1  # seat 1 still sees its own last card after the round ended
     with pytest.raises(ValueError, match="out must be float32"):
         engine.observe(1, out=np.zeros((1, 3), np.float32))
+
+
+def test_observations_off_changes_nothing_but_the_observation_buffer():
+    """observations=False (rollouts): same games, same masks; observe() still gives the view."""
+    a = Engine(16, 3, seed=8, autoreset=True)
+    b = Engine(16, 3, seed=8, autoreset=True, observations=False)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        actions = sample_legal(a.legal_mask, rng)
+        a.step(actions)
+        b.step(actions)
+        assert np.array_equal(a.legal_mask, b.legal_mask) and np.array_equal(a.rewards, b.rewards)
+    assert not b.observation.any()
+    seats = a.current_player.astype(np.int64)
+    assert np.array_equal(a.observe(seats), b.observe(seats))

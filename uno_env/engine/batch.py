@@ -13,6 +13,7 @@ from ..cards import NUM_CARD_TYPES
 from .kernels import DOUBLE_FIRST, apply_action, reset_game, write_mask, write_obs
 from .layout import (
     C_AUTORESET,
+    C_WRITE_OBS,
     C_PENALTY,
     G_DONE,
     G_PHASE,
@@ -31,7 +32,8 @@ ERR_ILLEGAL = 3
 def _write_outputs(s, cfg, b, obs, mask, cur, term, trunc):
     g = s[0]
     write_mask(s, cfg, b, mask)
-    write_obs(s, cfg, b, g[b, G_PLAYER], obs, b)
+    if cfg[C_WRITE_OBS]:
+        write_obs(s, cfg, b, g[b, G_PLAYER], obs, b)
     cur[b] = g[b, G_PLAYER]
     term[b] = g[b, G_DONE] == 1
     trunc[b] = g[b, G_DONE] == 2

@@ -93,6 +93,9 @@ class Engine:
     game stays finished until ``reset``; with it, a finished game is dealt anew in the same
     step (the returned ``terminated``/``truncated`` still report the finish, and
     ``final_observation`` holds the finished game's last observation).
+
+    ``observations=False`` skips writing ``observation`` on every step (it stays zero), for
+    rollouts and search that only need the legal mask; ``observe(seats)`` still works.
     """
 
     def __init__(
@@ -104,6 +107,7 @@ class Engine:
         *,
         autoreset: bool = False,
         record: bool = False,
+        observations: bool = True,
     ) -> None:
         if not isinstance(num_envs, numbers.Integral) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -134,6 +138,7 @@ class Engine:
                 f"{P * rules.hand_size + 1} cards, but the {rules.deck!r} deck has {self._deck.sum()}"
             )
         self._cfg = _config_vector(rules, P, self.autoreset)
+        self._cfg[L.C_WRITE_OBS] = bool(observations)
         self._points = np.array(rules.points, np.int64)
         self.observation_size = L.observation_size(rules.open_hands)
         # Scalars are int64 like every loop index: one integer type means one numba specialisation.
