@@ -215,16 +215,18 @@ def _timed_loop(chunk: Callable[[], int], seconds: float, min_steps: int) -> Mea
 
 
 class OursBench:
-    """Our Engine, autoreset, one uniformly random legal action per game each step."""
+    """Our Engine, autoreset, one uniformly random legal action per game each step.
 
-    impl = "uno_env"
+    ``observations=False`` ("uno_env core") skips writing observations, the like-for-like
+    comparison with RLCard's game object, whose ``step`` builds no state either."""
 
-    def __init__(self, batch: int, players: int, seed: int) -> None:
+    def __init__(self, batch: int, players: int, seed: int, observations: bool = True) -> None:
         from agents.base import sample_legal
         from uno_env.engine.engine import Engine
 
         self.batch, self.players = batch, players
-        self.engine = Engine(batch, players, seed=seed, autoreset=True)
+        self.impl = "uno_env" if observations else "uno_env core"
+        self.engine = Engine(batch, players, seed=seed, autoreset=True, observations=observations)
         self.rng = np.random.default_rng(seed)
         self.sample_legal = sample_legal
         self.calls_per_chunk = max(1, 512 // batch)  # read the clock about every 0.1-1 ms
@@ -280,6 +282,8 @@ def measure_throughput(cfg: Config, log: Callable[[str], None]) -> tuple[list[di
         for batch in cfg.batch_sizes:
             log(f"  preparing uno_env players={players} batch={batch}")
             benches.append(OursBench(batch, players, cfg.seed + 1000 * players + batch))
+        for batch in sorted({min(cfg.batch_sizes), max(cfg.batch_sizes)}):
+            benches.append(OursBench(batch, players, cfg.seed + 1000 * players + batch, observations=False))
     if cfg.rlcard:
         try:
             for players in cfg.players:
@@ -317,7 +321,7 @@ def measure_throughput(cfg: Config, log: Callable[[str], None]) -> tuple[list[di
     rl = {r["players"]: r for r in rows if r["impl"] == "rlcard"}
     for r in rows:
         base = rl.get(r["players"])
-        if r["impl"] != "uno_env" or base is None:
+        if not r["impl"].startswith("uno_env") or base is None:
             continue
         r["ratio_vs_rlcard"] = r["steps_per_s"] / base["steps_per_s"]
         r["paired_ratios"] = [a / b for a, b in zip(r["runs_steps_per_s"], base["runs_steps_per_s"])]
