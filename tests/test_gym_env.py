@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import pickle
 import warnings
 
@@ -12,11 +13,17 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from gymnasium.vector import AutoresetMode
 
 import uno_env
-from uno_env import UnoRules
-from uno_env.engine import OBS_FIELDS, OBS_OFFSETS
+import uno_env._opponent_loop
+from agents.base import sample_legal
+from builder import cards
+from uno_env import ACTION_NAMES, Engine, UnoRules, card_name
+from uno_env.cards import deck_counts, parse_card
+from uno_env.engine import OBS_FIELDS, OBS_OFFSETS, PHASE_NAMES
 from uno_env.gym_env import ENV_ID, LegalDiscrete, UnoEnv, UnoVectorEnv
 
 IS_CURRENT = OBS_OFFSETS["is_current"]
+DRAW_CARDS = {parse_card(n) for n in ("red draw two", "yellow draw two", "green draw two", "blue draw two",
+                                      "wild draw four")}
 
 
 class HashAgent:
@@ -158,11 +165,19 @@ CONFIGS = {
     "teams match": dict(
         num_players=4, rules=UnoRules(teams=True, episode="match", target_points=30, hand_size=2, max_turns=40),
         learner_seat="random", opponents=None),
+    "fewest cards wins": dict(num_players=3, rules=UnoRules(hand_size=5, max_turns=12, turn_limit_rule="fewest_cards_wins"),
+                              learner_seat="random", opponents=None),
+    "end on empty deck, stacking": dict(
+        num_players=2, rules=UnoRules(hand_size=50, end_on_empty_deck=True, stack_draw_two=True, max_turns=80),
+        learner_seat=1, opponents=None),
 }
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_vector_env_equals_single_envs(name):
+    """Game i of a vector env reset with seed s is UnoEnv reset with seed s + i, step for step,
+    episode after episode: observations, masks, rewards, flags, learner seats, and final_obs
+    equal to the single env's last observation of every episode."""
     cfg = dict(CONFIGS[name])
     cfg["opponents"] = cfg["opponents"] or HashAgent()
     B, steps, seed = 6, 120, 11
@@ -172,7 +187,7 @@ def test_vector_env_equals_single_envs(name):
     sobs = [env.reset(seed=seed + i)[0] for i, env in enumerate(singles)]
     assert np.array_equal(vobs, np.stack(sobs))
     rng = np.random.default_rng(0)
-    ends = exact_ends = 0
+    ends = 0
     for t in range(steps):
         masks = venv.action_masks()
         assert np.array_equal(masks, np.stack([env.action_masks() for env in singles]))
@@ -184,19 +199,236 @@ def test_vector_env_equals_single_envs(name):
             assert (rew, term, trunc) == (vrew[i], vterm[i], vtrunc[i]), (t, i)
             if term or trunc:
                 ends += 1
-                assert vinfo["_final_obs"][i]
-                exact = vinfo["final_obs_exact"][i]
-                # Truncations and the learner's own wins are always exact (module docstring).
-                assert exact or not (trunc or rew == 1.0), (t, i)
-                if exact:
-                    exact_ends += 1
-                    assert np.array_equal(vinfo["final_obs"][i], obs), (t, i)
+                assert vinfo["_final_obs"][i] and vinfo["_final_info"][i]
+                assert np.array_equal(vinfo["final_obs"][i], obs), (t, i)
                 obs, _ = env.reset()
             else:
                 assert vinfo.get("final_obs") is None or vinfo["final_obs"][i] is None
             assert np.array_equal(vobs[i], obs), (t, i)
         assert np.array_equal(venv.learner_seats, [env.learner_seat for env in singles])
-    assert ends >= 3 and exact_ends >= 1
+    assert ends >= 3
+
+
+# --- final_obs: the learner's exact view of the finished round, for every way a round ends ---
+
+
+class PreferAgent:
+    """Plays the first legal action of a preference list (action names), else its lowest legal action."""
+
+    name = "prefer"
+
+    def __init__(self, *names: str) -> None:
+        self.prefs = [ACTION_NAMES.index(n) for n in names]
+
+    def act(self, observation, action_mask, rng):
+        out = action_mask.argmax(1)
+        for a in reversed(self.prefs):
+            out = np.where(action_mask[:, a], a, out)
+        return out.astype(np.int64)
+
+
+OPPONENT = PreferAgent("play red draw two", "play wild draw four", "play red 5", "play red 2", "play red 4")
+
+
+def _set_position(engine, i, rules, hands, top, draw="", player=0):
+    """Game i of ``engine`` at a position: hands and top by card names, ``draw`` drawn first, the
+    rest of the deck under it (no card left when the hands hold it all)."""
+    hand_ids = [cards(h) for h in hands]
+    placed = [c for h in hand_ids for c in h] + cards(top) + cards(draw)
+    rest = deck_counts(rules.deck, rules.custom_wild_count).astype(np.int64) - np.bincount(placed, minlength=57)
+    engine.set_game(i, hands=hand_ids, discard_pile=cards(top), current_player=player,
+                    draw_pile=list(np.repeat(np.arange(57), rest)) + cards(draw)[::-1])
+
+
+ALL_OTHER_CARDS = object()  # a hand that holds every card not placed elsewhere
+
+# (name, num_players, learner seat, rules, hands, top, draw, learner's action, expected facts)
+# The learner is to act; the opponents (OPPONENT) play until the round ends.
+END_SCENARIOS = [
+    ("learner plays its last card (R8)", 2, 0, UnoRules(), ["red 7", "blue 1, green 2"], "red 3", "",
+     "play red 7", dict(terminated=True, reward=1.0, learner_hand="")),
+    ("opponent plays its last card (R8)", 2, 0, UnoRules(), ["red 7, blue 1", "red 5"], "red 3", "",
+     "play red 7", dict(terminated=True, reward=-1.0, learner_hand="blue 1")),
+    ("opponent's last card is a Draw Two: the learner still draws 2 (R8)", 2, 0, UnoRules(),
+     ["red 7, blue 1", "red draw two"], "red 3", "green 4, yellow 6",
+     "play red 7", dict(terminated=True, reward=-1.0, learner_hand="blue 1, green 4, yellow 6")),
+    ("opponent's last card is a Wild Draw Four: the learner still draws 4 (R8, R12.4)", 2, 0, UnoRules(),
+     ["red 7, blue 1", "wild draw four"], "red 3", "green 4, yellow 6, blue 9, red 1",
+     "play red 7", dict(terminated=True, reward=-1.0, learner_hand="blue 1, green 4, yellow 6, blue 9, red 1")),
+    ("3 players, learner at seat 1: seat 0's last Draw Two hits it (R8)", 3, 1, UnoRules(),
+     ["red draw two", "red 7, blue 1", "red 4, green 8"], "red 3", "green 4, yellow 6",
+     "play red 7", dict(terminated=True, reward=-1.0, learner_hand="blue 1, green 4, yellow 6")),
+    ("truncation at max_turns (R8)", 2, 0, UnoRules(max_turns=2), ["red 7, blue 1, green 1", "red 2, yellow 9, blue 5"],
+     "red 3", "", "play red 7", dict(truncated=True, reward=0.0, learner_hand="blue 1, green 1")),
+    ("turn_limit_rule fewest_cards_wins (R8)", 2, 1, UnoRules(max_turns=2, turn_limit_rule="fewest_cards_wins"),
+     ["red 2, yellow 9, blue 5", "red 7, blue 1"], "red 3", "", "play red 7",
+     dict(terminated=True, reward=1.0, learner_hand="blue 1")),
+    ("end_on_empty_deck: a penalty draw finds both piles empty (R4, R12.19)", 2, 0, UnoRules(end_on_empty_deck=True),
+     ["red draw two, blue 1", ALL_OTHER_CARDS], "red 3", "", "play red draw two",
+     dict(terminated=True, reward=1.0, learner_hand="blue 1")),
+]
+
+
+def _hands(rules, hands, top, draw):
+    """Replace ALL_OTHER_CARDS by the names of every card not placed elsewhere."""
+    placed = [c for h in hands if h is not ALL_OTHER_CARDS for c in cards(h)] + cards(top) + cards(draw)
+    rest = deck_counts(rules.deck, rules.custom_wild_count).astype(np.int64) - np.bincount(placed, minlength=57)
+    others = ", ".join(card_name(c) for c in np.repeat(np.arange(57), rest))
+    return [others if h is ALL_OTHER_CARDS else h for h in hands]
+
+
+@pytest.fixture(params=["batched read", "per-game read"])
+def read_path(request, monkeypatch):
+    """Both ways the env reads final views: Engine.observe on the whole batch, or a one-game copy per game."""
+    monkeypatch.setattr(uno_env._opponent_loop, "_PER_GAME_READ", 0 if request.param == "per-game read" else 10**9)
+    return request.param
+
+
+@pytest.mark.parametrize("scenario", END_SCENARIOS, ids=[s[0] for s in END_SCENARIOS])
+def test_final_obs_is_the_learners_exact_view_for_every_end(scenario, read_path):
+    """final_obs equals Engine.observe(learner) of the finished game, played out independently on
+    a one-game Engine; and the learner's hand in it holds what the rules say (e.g. R8's last
+    Draw Two). The scenario runs in game 1 of 3; games 0 and 2 play on undisturbed."""
+    _, P, seat, rules, hands, top, draw, action, want = scenario
+    hands = _hands(rules, hands, top, draw)
+    # The reference: a plain engine, the learner's action, then OPPONENT until the round ends.
+    ref = Engine(1, P, rules)
+    _set_position(ref, 0, rules, hands, top, draw, player=seat)
+    ref.step(np.array([ACTION_NAMES.index(action)]))
+    while not (ref.terminated[0] or ref.truncated[0]):
+        assert ref.current_player[0] != seat  # the scenario ends before the learner acts again
+        ref.step(OPPONENT.act(ref.observation, ref.legal_mask, None))
+    expected = ref.observe(seat)[0]
+    assert sorted(card_name(c) for c in ref.game_state(0)["hands"][seat]) == sorted(
+        card_name(c) for c in cards(want["learner_hand"]))
+    np.testing.assert_array_equal(expected[:57], np.bincount(cards(want["learner_hand"]), minlength=57))
+
+    venv = UnoVectorEnv(3, num_players=P, rules=rules, learner_seat=seat, opponents=OPPONENT)
+    venv.reset(seed=0)
+    _set_position(venv.engine, 1, rules, hands, top, draw, player=seat)
+    actions = venv.action_masks().argmax(1)
+    actions[1] = ACTION_NAMES.index(action)
+    obs, reward, terminated, truncated, infos = venv.step(actions)
+    assert (terminated[1], truncated[1], reward[1]) == (want.get("terminated", False), want.get("truncated", False),
+                                                       want["reward"])
+    assert (terminated[1], truncated[1], reward[1]) == (ref.terminated[0], ref.truncated[0], ref.rewards[0, seat])
+    assert infos["_final_obs"][1]
+    np.testing.assert_array_equal(infos["final_obs"][1], expected)
+    assert (venv._driver._scratch is not None) == (read_path == "per-game read")  # the path under test ran
+    assert infos["final_obs"][1][OBS_OFFSETS["phase"] + PHASE_NAMES.index("round_over")] == 1
+    # Game 1 was dealt anew and waits for the learner.
+    assert obs[1][IS_CURRENT] == 1 and venv.engine.current_player[1] == seat
+    assert not (venv.engine.terminated | venv.engine.truncated).any()
+
+    env = UnoEnv(num_players=P, rules=rules, learner_seat=seat, opponents=OPPONENT)
+    env.reset(seed=0)
+    _set_position(env.engine, 0, rules, hands, top, draw, player=seat)
+    last, r, term, trunc, _ = env.step(ACTION_NAMES.index(action))
+    assert (term, trunc, r) == (terminated[1], truncated[1], reward[1])
+    np.testing.assert_array_equal(last, expected)
+
+
+END_KINDS = {
+    "classic, 3 cards": (2, UnoRules(hand_size=3)),
+    "3 players, 3 cards": (3, UnoRules(hand_size=3)),
+    "truncation": (2, UnoRules(hand_size=7, max_turns=16)),
+    "fewest cards wins": (3, UnoRules(hand_size=5, max_turns=12, turn_limit_rule="fewest_cards_wins")),
+    "open hands": (3, UnoRules(open_hands=True, hand_size=3, max_turns=60)),
+}
+
+
+@pytest.mark.parametrize("name", list(END_KINDS))
+def test_final_obs_equals_the_engines_view_of_the_finished_game_in_random_play(name, read_path):
+    """Under random play, every final_obs is Engine.observe(learner seat) of the finished game,
+    read (by this test, through the engine's reset) just before the game is dealt anew; its
+    hand agrees with game_state. Every kind of end the rule set allows shows up."""
+    P, rules = END_KINDS[name]
+    venv = UnoVectorEnv(32, num_players=P, rules=rules, learner_seat="random")
+    e = venv.engine
+    seen: dict[int, tuple[np.ndarray, dict]] = {}
+    real_reset = e.reset
+
+    def reset(seed=None, games=None):
+        if games is not None:
+            views = e.observe(venv._driver.seats)
+            for i in np.flatnonzero(games):
+                seen.setdefault(int(i), (views[i].copy(), e.game_state(int(i)), int(venv._driver.seats[i])))
+        return real_reset(seed=seed, games=games)
+
+    e.reset = reset
+    venv.reset(seed=1)
+    rng = np.random.default_rng(1)
+    kinds = collections.Counter()
+    for _ in range(150):
+        seen.clear()
+        _, reward, terminated, truncated, infos = venv.step(sample_legal(venv.action_masks(), rng))
+        for i in np.flatnonzero(terminated | truncated):
+            view, state, seat = seen[int(i)]
+            np.testing.assert_array_equal(infos["final_obs"][i], view)
+            np.testing.assert_array_equal(view[:57], np.bincount(state["hands"][seat], minlength=57))
+            assert view[OBS_OFFSETS["hand_sizes"]] == len(state["hands"][seat])
+            if truncated[i]:
+                kinds["truncated"] += 1
+            elif min(len(h) for h in state["hands"]) > 0:
+                kinds["won on fewest cards" if reward[i] > 0 else "lost on fewest cards"] += 1
+            elif reward[i] > 0:
+                kinds["learner went out"] += 1
+            elif state["top_card"] in DRAW_CARDS:
+                kinds["opponent went out on a draw card"] += 1
+            else:
+                kinds["opponent went out"] += 1
+        assert not infos.get("_final_obs", np.zeros(32, bool))[~(terminated | truncated)].any()
+    expected = {"learner went out", "opponent went out", "opponent went out on a draw card"}
+    if rules.max_turns < 100:
+        expected = {"won on fewest cards", "lost on fewest cards"} if rules.turn_limit_rule != "truncate" else {"truncated"}
+    assert expected <= set(kinds), kinds
+
+
+def test_gymnasium_episode_statistics_wrapper_reads_same_step_autoreset():
+    """gymnasium's own vector wrapper counts episodes as this env ends them (SAME_STEP)."""
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    envs = RecordEpisodeStatistics(UnoVectorEnv(16, rules=UnoRules(hand_size=3, max_turns=30)))
+    envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    length = np.zeros(16, int)
+    ends = 0
+    for _ in range(60):
+        _, reward, terminated, truncated, infos = envs.step(sample_legal(envs.unwrapped.action_masks(), rng))
+        length += 1
+        done = terminated | truncated
+        if done.any():
+            assert np.array_equal(infos["_episode"], done)
+            np.testing.assert_array_equal(infos["episode"]["r"][done], reward[done])
+            np.testing.assert_array_equal(infos["episode"]["l"][done], length[done])
+            ends += int(done.sum())
+        length[done] = 0
+    assert ends > 10
+
+
+def test_engine_runs_the_true_rules_without_autoreset():
+    rules = UnoRules(max_turns=33)
+    venv = UnoVectorEnv(4, rules=rules)
+    assert venv.engine.rules == rules and venv.engine.rules.max_turns == 33
+    assert not venv.engine.autoreset
+
+
+def test_same_seed_same_trajectory_with_random_opponents():
+    """Opponents draw from the env's np_random, seeded by reset(seed): a run replays exactly."""
+    runs = []
+    for _ in range(2):
+        venv = UnoVectorEnv(16, num_players=3, learner_seat="random", rules=UnoRules(hand_size=3, max_turns=40))
+        obs, _ = venv.reset(seed=7)
+        rng = np.random.default_rng(3)
+        trace = [obs]
+        for _ in range(60):
+            obs, reward, terminated, truncated, infos = venv.step(sample_legal(venv.action_masks(), rng))
+            finals = [f for f in infos.get("final_obs", []) if f is not None]
+            trace += [obs, reward, terminated, truncated, venv.learner_seats, *finals]
+        runs.append(trace)
+    assert len(runs[0]) == len(runs[1]) and len(runs[0]) > 1 + 5 * 60
+    for a, b in zip(*runs):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_opponents_called_once_per_engine_step_on_their_rows():
@@ -336,6 +568,25 @@ def test_bad_seeds_options_and_opponent_output():
     with pytest.raises(ValueError, match="opponent .* returned float64 actions of shape"):
         UnoVectorEnv(4, opponents=Broken(), learner_seat=1).reset(seed=0)
 
+    class Passive:  # -1 would leave the game untouched in the engine: the loop would never end
+        def act(self, observation, action_mask, rng):
+            return np.full(observation.shape[0], -1)
+
+    def play(venv):
+        venv.reset(seed=0)
+        for _ in range(20):  # the opponents are asked at the latest after the learner's first action
+            venv.step(venv.action_masks().argmax(1))
+
+    with pytest.raises(ValueError, match=r"opponent .* returned action -1 for game \d+; action ids are 0\.\.115"):
+        play(UnoVectorEnv(4, opponents=Passive(), learner_seat=1))
+
+    class Illegal:
+        def act(self, observation, action_mask, rng):
+            return (~action_mask).argmax(1)
+
+    with pytest.raises(ValueError, match=r"an opponent chose an action the engine refused \(game \d+: action .* not legal"):
+        play(UnoVectorEnv(4, opponents=Illegal(), learner_seat=1))
+
 
 # --- stable-baselines3 ---------------------------------------------------------------------
 
@@ -361,16 +612,26 @@ def test_sb3_adapter_api():
         venv.get_attr("num_players", indices=[8])
     rng = np.random.default_rng(0)
     truncations = 0
+    # The same games through UnoVectorEnv (deterministic opponents: the two envs seed their
+    # generators differently).
+    venv = UnoSB3VecEnv(num_envs=8, rules=UnoRules(max_turns=30), seed=4, opponents=HashAgent())
+    obs = venv.reset()
+    twin = UnoVectorEnv(8, rules=UnoRules(max_turns=30), opponents=HashAgent())
+    assert np.array_equal(twin.reset(seed=4)[0], obs)
     for _ in range(40):
-        obs, rewards, dones, infos = venv.step(np.array([random_legal(m, rng) for m in venv.action_masks()]))
+        actions = np.array([random_legal(m, rng) for m in venv.action_masks()])
+        obs, rewards, dones, infos = venv.step(actions)
+        tobs, trew, tterm, ttrunc, tinfos = twin.step(actions)
+        assert np.array_equal(obs, tobs) and np.array_equal(rewards, trew) and np.array_equal(dones, tterm | ttrunc)
         assert len(infos) == 8 and obs.shape == (8, venv.observation_space.shape[0])
         for i in np.flatnonzero(dones):
             info = infos[i]
-            assert info["terminal_observation"].shape == obs[i].shape
+            assert np.array_equal(info["terminal_observation"], tinfos["final_obs"][i])
+            assert info["TimeLimit.truncated"] == (ttrunc[i] and not tterm[i])
             assert set(info["episode"]) == {"r", "l", "t"} and info["episode"]["r"] == rewards[i]
             truncations += info["TimeLimit.truncated"]
             if info["TimeLimit.truncated"]:
-                assert info["terminal_observation_exact"] and rewards[i] == 0.0
+                assert rewards[i] == 0.0
         for i in np.flatnonzero(~dones):
             assert infos[i] == {}
     assert truncations > 0

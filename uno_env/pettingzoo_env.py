@@ -17,10 +17,11 @@ from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS
-from .cards import NUM_CARD_TYPES, deck_counts
+from .cards import NUM_CARD_TYPES
 from .engine import OBS_FIELDS, Engine, observation_size
 from .render import render_rgb, render_text, require_pillow
 from .rules import UnoRules
+from .spaces import observation_bounds
 
 __all__ = ["raw_env", "env", "CheckedEnv", "observation_bounds", "ILLEGAL_REWARD"]
 
@@ -34,51 +35,6 @@ _SET_BY_RESET = frozenset(
 _ORDER_ENFORCED = frozenset(
     {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"}
 )
-
-
-def observation_bounds(rules: UnoRules, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-index ``(low, high)`` of the observation vector under ``rules`` (RULES.md R11).
-
-    Bounds come from the deck: a count of one card type never exceeds its copies in the deck
-    (R1), a pile or a hand never holds more than the deck, and a score never exceeds the
-    target plus every point in the deck (R8; scores are /100 in the observation). A field this
-    module does not know (the engine may add some) is left unbounded rather than guessed.
-    """
-    deck = deck_counts(rules.deck, rules.custom_wild_count).astype(np.float32)
-    cards = float(deck.sum())
-    points = float(np.dot(deck, np.asarray(rules.points, np.float32)))
-    one = (0.0, 1.0)
-    known: dict[str, tuple[float | np.ndarray, float | np.ndarray]] = {
-        "hand": (0.0, deck),
-        "top_card": one,
-        "current_color": one,
-        "phase": one,
-        "direction": (-1.0, 1.0),
-        # Stacked penalties add up draw cards (R5, R6): fewer than there are cards.
-        "pending_draw": (0.0, cards),
-        "drawn_card": one,
-        "hand_sizes": (0.0, cards),
-        "seat_present": one,
-        "scores": (0.0, (rules.target_points + points) / 100.0),
-        "uno_called": one,
-        "discard_counts": (0.0, deck),
-        "draw_pile_size": (0.0, cards),
-        "wd4_prev_color": one,
-        "is_current": one,
-    }
-    low = np.full(size, -np.inf, np.float32)
-    high = np.full(size, np.inf, np.float32)
-    at = 0
-    for name, width, _ in OBS_FIELDS:
-        if name in known:
-            low[at : at + width], high[at : at + width] = known[name]
-        at += width
-    rest = size - at
-    if rest > 0 and rest % NUM_CARD_TYPES == 0:
-        # open_hands (R11): the other seats' hands, one block of card-type counts per seat.
-        low[at:] = 0.0
-        high[at:] = np.tile(deck, rest // NUM_CARD_TYPES)
-    return low, high
 
 
 def _observation_table() -> str:
@@ -215,7 +171,7 @@ class raw_env(AECEnv):
         self.possible_agents = [f"player_{p}" for p in range(self.num_players)]
         self._names = tuple(self.possible_agents)
         self._seat_of = {name: p for p, name in enumerate(self.possible_agents)}
-        low, high = observation_bounds(self.rules, self._engine.observation_size)
+        low, high = observation_bounds(self.rules, self.num_players)
         # One space object per agent: api_test wants the same object on every call, and
         # seed_test seeds each agent's action space separately.
         self.observation_spaces = {

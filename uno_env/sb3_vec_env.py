@@ -17,17 +17,22 @@ What SB3 and sb3-contrib get:
   ``env_method("action_masks")``, which returns one mask row per game.
 * ``step_wait`` returns ``(obs [num_envs, D] float32, rewards, dones, infos)``; a finished
   game is dealt anew in the same step (SB3's convention): ``infos[i]`` then holds
-  ``terminal_observation`` (the learner's view of the finished round, ``UnoVectorEnv``'s
+  ``terminal_observation`` (the learner's exact view of the finished round, ``UnoVectorEnv``'s
   ``final_obs``), ``TimeLimit.truncated`` (True when the round hit ``max_turns``; SB3 then
-  bootstraps from ``terminal_observation``, which is exact for truncations),
-  ``terminal_observation_exact``, and ``episode = {"r", "l", "t"}`` (return, learner steps,
-  seconds since creation) as SB3's ``Monitor`` writes it, so ``ep_rew_mean`` is logged.
+  bootstraps from ``terminal_observation``), and ``episode = {"r", "l", "t"}`` (return,
+  learner steps, seconds since creation) as SB3's ``Monitor`` writes it, so ``ep_rew_mean``
+  is logged. Games that did not end get ``{}``.
 * ``seed(s)``: the next ``reset`` deals game i with seed ``s + i``.
 * The games share one engine, so attributes are shared: ``get_attr(name)`` returns the vector
   env's attribute once per requested game, ``set_attr`` sets it for all games (a subset of the
   games is refused), ``env_method(name)`` calls the vector env's method once and repeats the
   result per game, except ``action_masks`` (per game). ``env_is_wrapped`` is False: the games
   are not gymnasium envs, so no gymnasium wrapper can sit on one.
+
+Speed: sb3-contrib's ``get_action_masks`` asks a ``VecEnv`` for one mask per game and
+``np.stack``s them; at 1024 games that stack alone costs roughly a third of the env step
+itself (``benchmarks/vector_env.py`` times the adapter with and without it). It is outside
+this adapter: ``action_masks()`` hands the whole ``[num_envs, 116]`` array at once.
 """
 
 from __future__ import annotations
@@ -94,19 +99,18 @@ class UnoSB3VecEnv(VecEnv):
         self._ep_length += 1
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if dones.any():
-            final_obs, exact = vinfos["final_obs"], vinfos["final_obs_exact"]
+            final_obs = vinfos["final_obs"]
             elapsed = round(time.time() - self._t0, 6)
             # Only the finished games get entries: a loop over them, not over the batch.
             for i in np.flatnonzero(dones):
                 infos[i] = {
                     "terminal_observation": final_obs[i],
-                    "terminal_observation_exact": bool(exact[i]),
                     "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
                     "episode": {"r": float(self._ep_return[i]), "l": int(self._ep_length[i]), "t": elapsed},
                 }
             self._ep_return[dones] = 0.0
             self._ep_length[dones] = 0
-        return obs, rewards.astype(np.float32), dones, infos
+        return obs, rewards, dones, infos  # rewards: a fresh float32 array of the vector env
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions per game, bool [num_envs, 116]."""

@@ -1,0 +1,342 @@
+"""The game flow both Gymnasium envs share: one ``Engine``, a learner seat per game, batched opponents.
+
+``_Driver`` owns an ``Engine`` built with the true rules and ``autoreset=False``: a finished
+game stays finished (and observable from any seat) until this layer resets it. The vector env
+uses that to read the learner's exact final view (``Engine.observe``) before dealing the game
+anew with ``Engine.reset(games=...)``, which continues each game's own generator, so the deals
+do not depend on the batch.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from .actions import NUM_ACTIONS
+from .engine import Engine
+from .engine.layout import MAX_PLAYERS
+from .rules import PRESETS, UnoRules
+
+# Reading final views: Engine.observe writes every game of the batch (measured ~0.06 µs per
+# game at 2 players), while Engine.copy_game into a one-game engine and its observe cost ~7 µs
+# per finished game; so fewer than num_envs / _PER_GAME_READ finished games are read one by one.
+_PER_GAME_READ = 128
+
+_U64 = np.uint64
+_GOLDEN = _U64(0x9E3779B97F4A7C15)
+_SEED_LIMIT = 2**64
+
+
+# --- argument checking --------------------------------------------------------------------
+
+
+def make_rules(rules: Any) -> UnoRules:
+    """A ``UnoRules`` from ``None``, a ``UnoRules``, a preset name, or a dict of options."""
+    if rules is None:
+        return UnoRules()
+    if isinstance(rules, UnoRules):
+        return rules
+    if isinstance(rules, str):
+        return UnoRules.preset(rules)
+    if isinstance(rules, dict):
+        return UnoRules.from_dict(rules)
+    raise ValueError(
+        f"rules must be None, a UnoRules, a preset name in {tuple(PRESETS)}, or a dict of options; "
+        f"got {type(rules).__name__} {rules!r}"
+    )
+
+
+def check_int(name: str, value: Any, lo: int, hi: int) -> int:
+    """``value`` as an int in lo..hi, else a ValueError naming it."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or not lo <= value <= hi:
+        raise ValueError(f"{name} must be an integer in {lo}..{hi}, got {value!r}")
+    return int(value)
+
+
+def _check_learner_seat(seat: Any, num_players: int) -> int | None:
+    """The fixed learner seat, or None for ``"random"``."""
+    if isinstance(seat, str) and seat == "random":
+        return None
+    if not isinstance(seat, numbers.Integral) or isinstance(seat, bool) or not 0 <= seat < num_players:
+        raise ValueError(f"learner_seat must be a seat 0..{num_players - 1} or 'random', got {seat!r}")
+    return int(seat)
+
+
+def _check_opponents(opponents: Any, num_players: int) -> list[Any]:
+    """One agent per relative seat 1..num_players-1 (the same object may repeat)."""
+    if opponents is None:
+        # Imported here: agents sit above this layer (DESIGN.md) and are needed only as a default.
+        from agents.base import RandomAgent
+
+        return [RandomAgent()] * (num_players - 1)
+    if isinstance(opponents, (list, tuple)):
+        agents = list(opponents)
+        if len(agents) != num_players - 1:
+            raise ValueError(
+                f"opponents must be one agent or a list of num_players - 1 = {num_players - 1} agents "
+                f"(one per other seat, clockwise from the learner), got a list of {len(agents)}"
+            )
+    else:
+        agents = [opponents] * (num_players - 1)
+    for agent in agents:
+        if not callable(getattr(agent, "act", None)):
+            raise ValueError(
+                "opponents must be agents with act(observation, action_mask, rng) -> actions "
+                f"(see agents.base.Agent), got {type(agent).__name__} {agent!r}"
+            )
+    return agents
+
+
+def seed_list(seed: Any, n: int) -> list[int]:
+    """Per-game seeds: an int s gives s, s+1, ..., s+n-1 (gymnasium's convention); or n ints."""
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        if not 0 <= seed <= _SEED_LIMIT - n:
+            raise ValueError(f"seed must be an integer in 0..2**64-{n} (one seed per game from it), got {seed!r}")
+        return [int(seed) + i for i in range(n)]
+    if isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == n:
+        out = []
+        for s in seed:
+            if not isinstance(s, numbers.Integral) or isinstance(s, bool) or not 0 <= s < _SEED_LIMIT:
+                raise ValueError(f"seed must hold integers in 0..2**64-1, got {s!r} in {seed!r}")
+            out.append(int(s))
+        return out
+    raise ValueError(f"seed must be None, an integer, or a list of {n} integers (one per game), got {seed!r}")
+
+
+def _seat_hash(seat_seed: np.ndarray, episode: np.ndarray, num_players: int) -> np.ndarray:
+    """Learner seat per game for ``learner_seat="random"``: splitmix64(seed, episode) % players.
+
+    A hash of the game's own seed and episode count (not a shared generator), so game i of a
+    batch gets the seats a single game seeded the same way gets.
+    """
+    with np.errstate(over="ignore"):
+        z = seat_seed.astype(_U64) + (episode.astype(_U64) + _U64(1)) * _GOLDEN
+        z = (z ^ (z >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> _U64(27))) * _U64(0x94D049BB133111EB)
+        z = z ^ (z >> _U64(31))
+    return (z % _U64(num_players)).astype(np.int64)
+
+
+# --- kernels --------------------------------------------------------------------------------
+# The opponent loop runs ~7 times per vector step, mostly on a handful of games: its row
+# bookkeeping is a few small kernels, not a dozen numpy calls per pass.
+
+
+@njit(cache=True)
+def _scan(current, seats, terminated, truncated, rewards, out_idx, actions, ended, out_term, out_trunc, out_reward,
+          fresh):
+    """One pass over the batch before each opponent step; returns (games to act, finished games).
+
+    Writes in ``out_idx`` the unfinished games whose player to act is not the learner, and
+    sets every action to -1 (left as it is). Logs the games that finished in the engine step
+    just taken: the first finish of a game in a learner step is the learner's episode end, so
+    its flags and the learner's reward are logged (read now: the engine zeroes rewards at
+    every step) and it is marked ``fresh`` (its final view is still to be read); a game
+    already ``ended`` that finishes again dealt a round that ended before the learner's first
+    decision: not an episode. Finished games are counted either way (they await a new deal).
+    """
+    k = 0
+    finished = 0
+    for b in range(current.shape[0]):
+        actions[b] = -1
+        if terminated[b] or truncated[b]:
+            finished += 1
+            if not ended[b]:
+                ended[b] = True
+                fresh[b] = True
+                out_term[b] = terminated[b]
+                out_trunc[b] = truncated[b]
+                out_reward[b] = rewards[b, seats[b]]
+        elif current[b] != seats[b]:
+            out_idx[k] = b
+            k += 1
+    return k, finished
+
+
+@njit(cache=True)
+def _scatter(actions, idx, chosen, num_actions):
+    """actions[idx[j]] = chosen[j]; the position j of the first id outside 0..num_actions-1, or -1."""
+    for j in range(idx.shape[0]):
+        a = chosen[j]
+        if a < 0 or a >= num_actions:
+            return j
+        actions[idx[j]] = a
+    return -1
+
+
+@njit(cache=True)
+def first_out_of_range(actions, num_actions):
+    """Index of the first action outside 0..num_actions-1, or -1 (one pass instead of min and max)."""
+    for b in range(actions.shape[0]):
+        if actions[b] < 0 or actions[b] >= num_actions:
+            return b
+    return -1
+
+
+# --- the driver -----------------------------------------------------------------------------
+
+
+class StepLog:
+    """What one learner step collected, per game (fresh arrays: they are returned to the caller)."""
+
+    def __init__(self, n: int) -> None:
+        self.ended = np.zeros(n, bool)  # the learner's episode ended in this step
+        self.terminated = np.zeros(n, bool)
+        self.truncated = np.zeros(n, bool)
+        self.reward = np.zeros(n, np.float32)
+        self.fresh = np.zeros(n, bool)  # ended, final view not read yet
+        # (rows, views) of the finished games' final views: only their rows are copied.
+        self.finals: list[tuple[np.ndarray, np.ndarray]] = []
+
+    @classmethod
+    def dropping(cls, n: int) -> "StepLog":
+        """A log that records nothing: every finish counts as a round before the learner's first decision."""
+        log = cls(n)
+        log.ended[:] = True
+        return log
+
+
+class Driver:
+    """One ``Engine`` (true rules, no engine autoreset) plus the learner seats and the opponents."""
+
+    def __init__(self, num_envs: int, num_players: int, rules: Any, learner_seat: Any, opponents: Any) -> None:
+        self.num_players = P = check_int("num_players", num_players, 2, MAX_PLAYERS)
+        self.rules = make_rules(rules)
+        self.fixed_seat = _check_learner_seat(learner_seat, P)
+        self.opponents = _check_opponents(opponents, P)
+        self.engine = Engine(num_envs, P, self.rules)
+        self.num_envs = B = self.engine.num_envs
+        self.obs_size = self.engine.observation_size
+        # Distinct agents and, per relative seat (0 = learner), which one plays it.
+        self.agents: list[Any] = []
+        agent_of_rel = [-1]
+        for agent in self.opponents:
+            ids = [i for i, a in enumerate(self.agents) if a is agent]
+            if not ids:
+                self.agents.append(agent)
+                ids = [len(self.agents) - 1]
+            agent_of_rel.append(ids[0])
+        self.agent_of_rel = np.array(agent_of_rel, np.int64)
+        self.seats = np.full(B, self.fixed_seat or 0, np.int64)
+        self.seat_seed = np.zeros(B, _U64)
+        self.episode = np.zeros(B, np.int64)
+        # Buffers kept across steps: a fresh ~1 MB array per call page-faults (measured: it
+        # was most of this layer's cost before they were kept).
+        self._obs_buf = np.empty((B, self.obs_size), np.float32)  # gathers for the opponents
+        self._mask_buf = np.empty((B, NUM_ACTIONS), bool)
+        self._idx_buf = np.empty(B, np.int64)
+        self._actions = np.empty(B, np.int64)
+        self._final_buf = np.empty((B, self.obs_size), np.float32)  # Engine.observe's out
+        self._scratch: Engine | None = None  # a one-game engine to observe a few finished games
+        self.rng = np.random.default_rng()
+
+    # --- deals and seats ------------------------------------------------------------------
+
+    def deal(self, seeds: list[int] | None) -> None:
+        """Reset every game (reseeding it when seeds are given); the episode's learner seats."""
+        if seeds is not None:
+            self.seat_seed[:] = np.array(seeds, _U64)
+            self.episode[:] = 0
+        else:
+            if not self.seat_seed.any():
+                self.seat_seed[:] = self.rng.integers(0, 2**63, self.num_envs, dtype=np.int64).astype(_U64)
+            self.episode += 1
+        self.engine.reset(seeds)
+        if self.fixed_seat is None:
+            self.seats[:] = _seat_hash(self.seat_seed, self.episode, self.num_players)
+
+    def _redeal(self, which: np.ndarray) -> None:
+        """Deal the games in ``which`` anew from their own generators; count the episode, draw the seat."""
+        self.engine.reset(games=which)
+        self.episode[which] += 1
+        if self.fixed_seat is None:
+            rows = np.flatnonzero(which)
+            self.seats[rows] = _seat_hash(self.seat_seed[rows], self.episode[rows], self.num_players)
+
+    # --- stepping -------------------------------------------------------------------------
+
+    def step_learner(self, actions: np.ndarray) -> None:
+        """The learner's action in every game (the engine raises on an illegal one, unchanged)."""
+        self.engine.step(actions)
+
+    def advance(self, log: StepLog) -> None:
+        """Play opponents, read final views, deal finished games anew, until the learner is to act everywhere."""
+        e = self.engine
+        while self.play_opponents(log):
+            if log.fresh.any():
+                # Finished games wait, frozen, for this one read of the learner's views.
+                rows = np.flatnonzero(log.fresh)
+                log.finals.append((rows, self._final_views(rows)))
+                log.fresh[:] = False
+            self._redeal(e.terminated | e.truncated)
+
+    def _final_views(self, rows: np.ndarray) -> np.ndarray:
+        """``Engine.observe`` from the learner's seat of the finished games ``rows`` (a new array)."""
+        e = self.engine
+        if rows.size * _PER_GAME_READ > self.num_envs:
+            if self.fixed_seat is None:
+                e.observe(self.seats, out=self._final_buf)
+            else:
+                e.observe(self.fixed_seat, out=self._final_buf)
+            return self._final_buf[rows]  # a copy of those rows
+        # A few games: each is copied into a one-game engine and observed there.
+        if self._scratch is None:
+            self._scratch = Engine(1, self.num_players, self.rules)
+        views = np.empty((rows.size, self.obs_size), np.float32)
+        for j, b in enumerate(rows.tolist()):
+            self._scratch.copy_game(e, b, 0)
+            self._scratch.observe(int(self.seats[b]), out=views[j : j + 1])
+        return views
+
+    def play_opponents(self, log: StepLog) -> int:
+        """Step every unfinished game where an opponent is to act until none is left; log the
+        games that finish (``_scan``) and return how many are finished."""
+        e, P = self.engine, self.num_players
+        actions = self._actions
+        while True:
+            k, finished = _scan(e.current_player, self.seats, e.terminated, e.truncated, e.rewards, self._idx_buf,
+                                actions, log.ended, log.terminated, log.truncated, log.reward, log.fresh)
+            if k == 0:
+                return finished
+            idx = self._idx_buf[:k]
+            if len(self.agents) == 1:
+                self._act(0, idx, actions)
+            else:
+                owner = self.agent_of_rel[(e.current_player[idx] - self.seats[idx]) % P]
+                for i in range(len(self.agents)):
+                    rows = idx[owner == i]
+                    if rows.size:
+                        self._act(i, rows, actions)
+            try:
+                e.step(actions)
+            except ValueError as err:
+                raise ValueError(
+                    f"an opponent chose an action the engine refused ({err}); the learner's action was "
+                    "already applied, so the env must be reset"
+                ) from err
+
+    def _act(self, i: int, idx: np.ndarray, actions: np.ndarray) -> None:
+        """Ask agent i for the actions of the games ``idx`` (one batched call)."""
+        e, agent = self.engine, self.agents[i]
+        k = idx.size
+        if k == self.num_envs:
+            obs, mask = e.observation, e.legal_mask  # the whole batch: no gather
+        else:
+            # mode="clip" lets take() write straight into the buffer (indices are valid).
+            obs = np.take(e.observation, idx, axis=0, out=self._obs_buf[:k], mode="clip")
+            mask = np.take(e.legal_mask, idx, axis=0, out=self._mask_buf[:k], mode="clip")
+        out = np.asarray(agent.act(obs, mask, self.rng))
+        if out.shape != (k,) or out.dtype.kind not in "iu":
+            raise ValueError(
+                f"opponent {agent!r} returned {out.dtype} actions of shape {out.shape}; "
+                f"act() must return {k} integer action ids (int64 [{k}])"
+            )
+        bad = _scatter(actions, idx, out.astype(np.int64, copy=False), NUM_ACTIONS)
+        if bad >= 0:
+            raise ValueError(
+                f"opponent {agent!r} returned action {int(out[bad])} for game {int(idx[bad])}; "
+                f"action ids are 0..{NUM_ACTIONS - 1}"
+            )

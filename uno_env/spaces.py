@@ -1,0 +1,100 @@
+"""The Gymnasium spaces of every ``uno_env`` environment: one source of observation bounds.
+
+| function | returns |
+|---|---|
+| ``observation_bounds(rules, num_players)`` | ``(low, high)``, float32 ``[D]`` each: a true bound of every observation index (RULES.md R1, R8, R11) |
+| ``observation_space(rules, num_players)`` | ``Box(low, high, (D,), float32)`` |
+| ``action_space()`` | ``Discrete(116)`` (R2) |
+
+``D`` is ``uno_env.engine.observation_size(rules.open_hands)``. The bounds come from the deck:
+a count of one card type never exceeds its copies in the deck (R1), a pile, a hand or a
+pending penalty never holds more cards than the deck, and a score never exceeds the target
+plus every point in the deck (R8; scores are /100 in the observation). Per-seat slots of seats
+that are not at the table (relative slot >= ``num_players``) are always 0.
+
+A dimension that is always 0 (a card type absent from the deck, a seat absent from the table,
+``partner`` without teams) would give a zero-width interval, on which Gymnasium's checker warns; such
+a dimension gets ``[low, low + 1]`` instead, which is still a true bound. A field this module
+does not know (one the engine may add later) is left unbounded rather than guessed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from .actions import NUM_ACTIONS
+from .cards import NUM_CARD_TYPES, deck_counts
+from .engine import OBS_FIELDS, OBS_OFFSETS, observation_size
+from .engine.layout import MAX_PLAYERS
+from .rules import UnoRules
+
+__all__ = ["observation_bounds", "observation_space", "action_space"]
+
+# Fields with one slot per relative seat (slot k: the seat k places clockwise from the observer).
+_PER_SEAT = ("hand_sizes", "seat_present", "scores", "uno_called", "eliminated", "catchable", "partner")
+
+
+def observation_bounds(rules: UnoRules, num_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-index ``(low, high)`` of the observation vector under ``rules`` (module docstring)."""
+    if not isinstance(rules, UnoRules):
+        raise ValueError(f"rules must be a UnoRules (see UnoRules.preset), got {type(rules).__name__}")
+    if not isinstance(num_players, (int, np.integer)) or isinstance(num_players, bool) or not 2 <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be an integer in 2..{MAX_PLAYERS}, got {num_players!r}")
+    size = observation_size(rules.open_hands)
+    base = observation_size(False)
+    deck = deck_counts(rules.deck, rules.custom_wild_count).astype(np.float32)
+    cards = float(deck.sum())
+    points = float(np.dot(deck, np.asarray(rules.points, np.float32)))
+    one = (0.0, 1.0)
+    known: dict[str, tuple[float | np.ndarray, float | np.ndarray]] = {
+        "hand": (0.0, deck),
+        "top_card": one,
+        "current_color": one,
+        "phase": one,
+        "direction": (-1.0, 1.0),
+        # Stacked penalties add up draw cards (R5, R6): never more than the deck holds.
+        "pending_draw": (0.0, cards),
+        "drawn_card": one,
+        "hand_sizes": (0.0, cards),
+        "seat_present": one,
+        "scores": (0.0, (rules.target_points + points) / 100.0),
+        "uno_called": one,
+        "discard_counts": (0.0, deck),
+        "draw_pile_size": (0.0, cards),
+        "wd4_prev_color": one,
+        "is_current": one,
+        "eliminated": one,
+        "catchable": one,
+        "partner": one if rules.teams else (0.0, 0.0),
+        # Rounds finished: a one-round episode shows 1 only in its final view (R8 scoring
+        # counts the round); a match has no fixed length.
+        "round": (0.0, 1.0 if rules.episode == "round" else np.inf),
+    }
+    low = np.full(size, -np.inf, np.float32)
+    high = np.full(size, np.inf, np.float32)
+    for name, width, _ in OBS_FIELDS:
+        if name in known:
+            at = OBS_OFFSETS[name]
+            low[at : at + width], high[at : at + width] = known[name]
+            if name in _PER_SEAT:
+                low[at + num_players : at + width] = high[at + num_players : at + width] = 0.0
+    if size > base:
+        # open_hands (R11): block m - 1 holds the hand of relative seat m (1..MAX_PLAYERS - 1).
+        blocks = (size - base) // NUM_CARD_TYPES
+        low[base:] = 0.0
+        high[base:] = np.tile(deck, blocks)
+        high[base + (num_players - 1) * NUM_CARD_TYPES :] = 0.0
+    high = np.where(high == low, low + 1.0, high).astype(np.float32)
+    return low, high
+
+
+def observation_space(rules: UnoRules, num_players: int) -> spaces.Box:
+    """``Box(low, high, (D,), float32)`` with ``observation_bounds(rules, num_players)``."""
+    low, high = observation_bounds(rules, num_players)
+    return spaces.Box(low, high, dtype=np.float32)
+
+
+def action_space() -> spaces.Discrete:
+    """``Discrete(116)``: the action ids of RULES.md R2, the same under every rule set."""
+    return spaces.Discrete(NUM_ACTIONS)
