@@ -37,7 +37,6 @@ import numpy as np
 import uno_env
 from agents.base import RandomAgent, sample_legal
 from uno_env.gym_env import UnoVectorEnv
-from uno_env.sb3_vec_env import UnoSB3VecEnv
 
 TARGET = 500_000  # learner steps/s with 1024 games and RandomAgent opponents (issue 4)
 
@@ -135,6 +134,8 @@ class SB3Loop:
     """``UnoSB3VecEnv`` as MaskablePPO drives it (``stack``: masks through ``env_method``)."""
 
     def __init__(self, num_envs: int, num_players: int, stack: bool) -> None:
+        from uno_env.sb3_vec_env import UnoSB3VecEnv  # the train extra; not needed with --no-sb3
+
         self.env = UnoSB3VecEnv(num_envs, num_players)
         self.stack = stack
 
