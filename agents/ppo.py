@@ -1,0 +1,178 @@
+"""``PPOAgent``: a trained sb3-contrib ``MaskablePPO`` policy as a batch agent, and the network it uses.
+
+```python
+from agents.ppo import PPOAgent
+agent = PPOAgent("runs/uno_ppo/model.zip")          # or PPOAgent(model) / PPOAgent(model.policy)
+actions = agent.act(observation, action_mask, rng)  # int64 [B], always legal
+```
+
+| piece | what it is |
+|---|---|
+| ``PPOAgent`` | wraps a saved model (path), a ``MaskablePPO`` or its policy; one forward pass per ``act`` on the whole batch; ``deterministic`` picks the most likely legal action, otherwise it samples with the ``rng`` given to ``act`` (Gumbel-max), so it is reproducible from that ``rng`` like every other agent |
+| ``PPOAgent.frozen(policy)`` | an agent over a *copy* of a policy (a self-play snapshot); ``load_state`` swaps in other weights |
+| ``UnoFeatures`` | the features extractor ``train.py`` builds its policies with: the observation scaled by fixed per-index bounds (``uno_env.gym_env.observation_bounds``), then a trunk shared by the actor and the critic |
+
+Nothing is downloaded and nothing reads hidden state: the policy sees the observation (R11)
+and the legal mask only. Loading needs ``torch`` and ``sb3_contrib`` (the ``train`` extra).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+__all__ = ["PPOAgent", "UnoFeatures", "load_model"]
+
+_ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "silu": nn.SiLU}
+
+
+class UnoFeatures(BaseFeaturesExtractor):
+    """Observation scaled to about [0, 1] per index, then an MLP trunk (shared by actor and critic).
+
+    | argument | meaning |
+    |---|---|
+    | ``hidden`` | widths of the trunk's layers; ``()`` passes the scaled observation through |
+    | ``activation`` | ``"relu"``, ``"tanh"`` or ``"silu"`` |
+    | ``scale_cap`` | the largest divisor: index i is divided by ``min(high[i], scale_cap)`` |
+
+    Index i is multiplied by ``1 / clip(high[i], 1, scale_cap)`` (1 where ``high`` is not
+    finite): one-hot fields stay as they are, card copies become fractions of the deck's
+    copies, and counts bounded by the whole deck (hand sizes, the draw pile, a pending draw)
+    are divided by ``scale_cap`` rather than 108, so the 0..7 cards a hand usually holds stay
+    distinguishable. The scale is a buffer of the module, saved and loaded with the weights:
+    a policy always sees the scaling it was trained with.
+    """
+
+    def __init__(self, observation_space: spaces.Box, hidden: Sequence[int] = (256, 256),
+                 activation: str = "relu", scale_cap: float = 10.0) -> None:
+        if activation not in _ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}, got {activation!r}")
+        hidden = [int(h) for h in hidden]
+        if any(h < 1 for h in hidden):
+            raise ValueError(f"hidden layer widths must be positive integers, got {hidden!r}")
+        size = int(np.prod(observation_space.shape))
+        super().__init__(observation_space, hidden[-1] if hidden else size)
+        high = np.asarray(observation_space.high, np.float64).reshape(-1)
+        if not scale_cap >= 1.0:
+            raise ValueError(f"scale_cap must be a number >= 1, got {scale_cap!r}")
+        scale = np.where(np.isfinite(high), 1.0 / np.clip(high, 1.0, scale_cap), 1.0)
+        self.register_buffer("scale", torch.as_tensor(scale, dtype=torch.float32))
+        layers: list[nn.Module] = []
+        width = size
+        for h in hidden:
+            layers += [nn.Linear(width, h), _ACTIVATIONS[activation]()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        """Scaled observation through the trunk."""
+        return self.trunk(observations.flatten(1) * self.scale)
+
+
+def load_model(path: str | os.PathLike, device: str = "cpu") -> Any:
+    """A saved ``MaskablePPO`` (``.zip``), else a ValueError saying what was wrong."""
+    from sb3_contrib import MaskablePPO
+
+    p = os.fspath(path)
+    if not os.path.isfile(p) and os.path.isfile(p + ".zip"):
+        p += ".zip"
+    if not os.path.isfile(p):
+        raise ValueError(f"no saved model at {os.fspath(path)!r} (expected a MaskablePPO .zip written by train.py)")
+    try:
+        return MaskablePPO.load(p, device=device)
+    except Exception as exc:  # a zip of something else, a truncated file, a foreign pickle
+        raise ValueError(f"{p!r} is not a loadable MaskablePPO model: {type(exc).__name__}: {exc}") from exc
+
+
+class PPOAgent:
+    """A ``MaskablePPO`` policy as an agent: ``act(observation [B, D], action_mask [B, 116], rng) -> int64 [B]``.
+
+    | argument | meaning |
+    |---|---|
+    | ``model`` | a path to a saved model (``.zip``), a ``MaskablePPO``, or its policy (used live: later training shows) |
+    | ``deterministic`` | True: the most likely legal action; False (default): sample from the masked policy with ``rng`` |
+    | ``name`` | the agent's name in tables (default ``"ppo"``, or the file name of a path) |
+
+    The policy's observation size must be the env's (``D`` depends on ``open_hands`` only);
+    another size raises ``ValueError``. A row whose mask has no legal action gets ``-1``
+    (the engine's "leave this game"), as ``sample_legal`` does.
+    """
+
+    def __init__(self, model: Any, deterministic: bool = False, name: str | None = None,
+                 device: str = "cpu") -> None:
+        if isinstance(model, (str, os.PathLike)):
+            default_name = os.path.splitext(os.path.basename(os.fspath(model)))[0] or "ppo"
+            model = load_model(model, device=device)
+        else:
+            default_name = "ppo"
+        policy = getattr(model, "policy", model)
+        if not (hasattr(policy, "action_net") and hasattr(policy, "mlp_extractor")):
+            raise ValueError(
+                f"model must be a path to a saved MaskablePPO, a MaskablePPO or its policy; got {type(model).__name__}"
+            )
+        self.policy = policy
+        self.deterministic = bool(deterministic)
+        self.name = name or default_name
+        self.obs_size = int(np.prod(policy.observation_space.shape))
+
+    @classmethod
+    def frozen(cls, policy: Any, deterministic: bool = False, name: str = "ppo_snapshot") -> "PPOAgent":
+        """An agent over a deep copy of ``policy`` (training the original leaves it unchanged)."""
+        snapshot = copy.deepcopy(policy)
+        snapshot.set_training_mode(False)
+        for p in snapshot.parameters():
+            p.requires_grad_(False)
+        return cls(snapshot, deterministic=deterministic, name=name)
+
+    def load_state(self, state_dict: dict[str, torch.Tensor]) -> None:
+        """Replace the weights (a ``policy.state_dict()`` of the same architecture)."""
+        self.policy.load_state_dict(state_dict)
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """The policy's unmasked action logits, float32 [B, 116]."""
+        obs = np.asarray(observation, dtype=np.float32)
+        if obs.ndim != 2 or obs.shape[1] != self.obs_size:
+            raise ValueError(
+                f"{self.name}: observation must be [B, {self.obs_size}] (the size this policy was trained on), "
+                f"got shape {obs.shape}"
+            )
+        policy = self.policy
+        with torch.no_grad():
+            t = torch.as_tensor(obs, device=policy.device)
+            features = policy.extract_features(t)
+            if isinstance(features, tuple):  # separate actor and critic extractors
+                features = features[0]
+            latent = policy.mlp_extractor.forward_actor(features)
+            return policy.action_net(latent).cpu().numpy()
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One legal action per row (int64 [B])."""
+        mask = np.asarray(action_mask).astype(bool, copy=False)
+        if mask.ndim != 2 or mask.shape[0] != np.shape(observation)[0]:
+            raise ValueError(
+                f"{self.name}: action_mask must be [B, A] with the observation's B, got {mask.shape} "
+                f"for observation {np.shape(observation)}"
+            )
+        if mask.shape[0] == 0:
+            return np.zeros(0, np.int64)
+        scores = self.logits(observation).astype(np.float64)
+        if scores.shape[1] != mask.shape[1]:
+            raise ValueError(f"{self.name}: action_mask has {mask.shape[1]} actions, the policy {scores.shape[1]}")
+        if not self.deterministic:
+            # Gumbel-max: argmax(logits + Gumbel noise) is a sample of softmax(logits); the
+            # noise comes from the caller's rng, so the agent is reproducible like the others.
+            scores += rng.gumbel(size=scores.shape)
+        scores[~mask] = -np.inf
+        out = scores.argmax(axis=1).astype(np.int64)
+        out[~mask.any(axis=1)] = -1
+        return out
+
+    def __repr__(self) -> str:
+        return f"PPOAgent(name={self.name!r}, deterministic={self.deterministic})"

@@ -1,0 +1,165 @@
+"""A tournament of UNO agents: win rates with 95% intervals, mean points, ratings, a JSON file and plots.
+
+    python evaluate.py                                              # the four baselines, 2 players, classic
+    python evaluate.py --agents random,heuristic,runs/uno_ppo/model.zip --games 10000
+    python evaluate.py --agents heuristic,rlcard_rule,greedy,random --num-players 4 --rules house
+    python evaluate.py --help
+
+CleanRL's shape: one ``Args`` dataclass, a linear ``main``. Agents are named as in
+``agents.registry.make_agent``: ``random``, ``rlcard_rule``, ``greedy``, ``heuristic``, or the
+path of a model saved by ``train.py`` (optionally ``label=path``); repeat a name to seat it
+twice (``random,random``: an agent against itself).
+
+With 2 players every pairing plays ``--games`` games; with n players every table of n distinct
+entries of ``--agents`` does. Seats are rotated (game g puts the table's agent i in seat
+``(i + g) % n``), all games of a table run in one batched engine, and everything is
+reproducible from ``--seed`` (see ``agents.tournament``, which also documents the counting
+and the Bradley–Terry ratings on the Elo scale).
+
+Output: a Markdown table on stdout; ``<output_dir>/tournament.json`` (configuration, every
+table, pooled numbers per agent, pairwise counts, ratings); ``<output_dir>/win_rates.png``
+(the row agent's win rate in the games it shared with the column agent) and
+``<output_dir>/ratings.png`` (ratings with 95% intervals), drawn with matplotlib's Agg backend.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class Args:
+    agents: str = "random,rlcard_rule,greedy,heuristic"
+    """comma-separated agents: random, rlcard_rule, greedy, heuristic, or a saved model path (label=path)"""
+    num_players: int = 2
+    """players per table (2-10); with n > 2 every table of n distinct entries plays"""
+    rules: str = "classic"
+    """a preset name (classic, official, swap_hands, house) or a JSON dict of options over classic"""
+    games: int = 10_000
+    """games per pairing (2 players) or per table"""
+    seed: int = 0
+    """seed of the games and the agents' random choices"""
+    batch_size: int = 1024
+    """games played at once per table (results depend on it, as on the seed)"""
+    deterministic: bool = True
+    """saved models play their most likely legal action (False: sample from the policy)"""
+    anchor: str = "random"
+    """agent whose rating is fixed at --anchor-rating (the mean is used when it does not play)"""
+    anchor_rating: float = 1000.0
+    """rating of the anchor agent"""
+    output_dir: str = "runs/eval"
+    """where tournament.json and the PNG plots go"""
+    plots: bool = True
+    """draw win_rates.png and ratings.png"""
+    torch_threads: int = 1
+    """torch CPU threads for saved models (0: torch's default)"""
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """``Args`` from the command line (``tyro`` when installed, else argparse; see train.py)."""
+    from train import parse_dataclass
+
+    return parse_dataclass(Args, argv, __doc__)
+
+
+def plot_results(result: Any, output_dir: str) -> list[str]:
+    """The win-rate heat map and the rating bars as PNG files; returns their paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = result.names
+    n = len(names)
+    beat, met = result.pairwise()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(met > 0, beat / np.maximum(met, 1), np.nan)
+    paths = []
+    size = max(4.0, 0.9 * n + 2.0)
+    fig, ax = plt.subplots(figsize=(size + 1.0, size))
+    im = ax.imshow(rate, cmap="RdBu", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(n), names, rotation=45, ha="right")
+    ax.set_yticks(range(n), names)
+    for i in range(n):
+        for j in range(n):
+            if not np.isnan(rate[i, j]):
+                ax.text(j, i, f"{rate[i, j]:.0%}", ha="center", va="center",
+                        color="white" if abs(rate[i, j] - 0.5) > 0.3 else "black", fontsize=9)
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("agent")
+    what = "games won against the opponent" if result.num_players == 2 else "games won with the opponent at the table"
+    per = "pairing" if result.num_players == 2 else "table"
+    ax.set_title(f"Win rate: {what}\n{result.num_players} players, {result.config['num_games']:,} games per {per}")
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    fig.tight_layout()
+    paths.append(os.path.join(output_dir, "win_rates.png"))
+    fig.savefig(paths[-1], dpi=120)
+    plt.close(fig)
+
+    order = np.argsort(-result.ratings)
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.8 * n + 2.0), 4.0))
+    ax.bar(range(n), result.ratings[order], yerr=1.96 * result.rating_se[order], capsize=4, color="tab:blue")
+    ax.set_xticks(range(n), [names[i] for i in order], rotation=30, ha="right")
+    ax.set_ylabel("rating (Elo scale)")
+    anchor = f"{result.anchor} = {result.config['anchor_rating']:g}" if result.anchor else "mean = 1000"
+    ax.set_title(f"Bradley–Terry ratings, 95% intervals ({anchor})")
+    lo = float(np.min(result.ratings - 2 * result.rating_se))
+    ax.set_ylim(bottom=min(0.0, lo - 50.0))
+    fig.tight_layout()
+    paths.append(os.path.join(output_dir, "ratings.png"))
+    fig.savefig(paths[-1], dpi=120)
+    plt.close(fig)
+    return paths
+
+
+def main(args: Args) -> Any:
+    """Run the tournament; print the Markdown tables; write the JSON and the plots."""
+    from agents.registry import BASELINES, make_agent
+    from agents.tournament import tournament, unique_names
+    from train import make_rules
+
+    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    if args.games < 1:
+        raise ValueError(f"--games must be >= 1, got {args.games}")
+    rules = make_rules(args.rules)
+    if args.torch_threads and any(s not in BASELINES for s in specs):
+        import torch  # saved models only
+
+        torch.set_num_threads(args.torch_threads)
+    agents = [make_agent(s, rules, deterministic=args.deterministic) for s in specs]
+    names = unique_names(agents)
+    t0 = time.time()
+
+    def progress(r: Any) -> None:
+        print(f"  {' vs '.join(r.names)}: {r.games:,} games in {r.seconds:.1f} s", file=sys.stderr, flush=True)
+
+    result = tournament(agents, args.games, num_players=args.num_players, rules=rules, seed=args.seed,
+                        batch_size=args.batch_size, anchor=args.anchor, anchor_rating=args.anchor_rating,
+                        names=names, progress=progress)
+    result.config.update({"agents": specs, "rules_arg": args.rules, "deterministic": args.deterministic,
+                          "seconds": time.time() - t0})
+    print(f"\n{args.num_players} players, rules {args.rules}, {args.games:,} games per "
+          f"{'pairing' if args.num_players == 2 else 'table'}, seats rotated, seed {args.seed}\n")
+    print(result.markdown())
+    os.makedirs(args.output_dir, exist_ok=True)
+    path = os.path.join(args.output_dir, "tournament.json")
+    with open(path, "w") as f:
+        json.dump({"args": dataclasses.asdict(args), **result.to_dict()}, f, indent=2)
+    written = [path]
+    if args.plots:
+        written += plot_results(result, args.output_dir)
+    print("\nwrote " + ", ".join(written))
+    return result
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    main(parse_args())

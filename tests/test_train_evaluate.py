@@ -1,0 +1,343 @@
+"""train.py, evaluate.py, PPOAgent, the opponent pool, the tournament maths and the quickstart notebook."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from agents import RandomAgent, RLCardRuleAgent  # noqa: E402
+from agents.pool import PoolVecEnv, SnapshotPool, parse_mix, split_games  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from agents.tournament import bradley_terry, play_table, tournament  # noqa: E402
+from uno_env import Engine, UnoRules  # noqa: E402
+from uno_env.actions import Action  # noqa: E402
+
+TINY_TRAIN = [
+    "--total-timesteps", "2048", "--num-envs", "16", "--n-steps", "64", "--batch-size", "512",
+    "--n-epochs", "1", "--hidden", "32", "--eval-every", "1024", "--eval-games", "40",
+    "--eval-opponents", "random,rlcard_rule", "--final-eval-games", "100", "--checkpoint-every", "1024",
+    "--snapshot-every", "1024", "--no-progress",
+]
+
+
+def run(script: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run a repository script in a subprocess; fail with its output if it fails."""
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, script), *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+    assert proc.returncode == 0, f"{script} failed:\nSTDOUT\n{proc.stdout[-3000:]}\nSTDERR\n{proc.stderr[-3000:]}"
+    return proc
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A tiny train.py run: (run directory, its stdout)."""
+    out = tmp_path_factory.mktemp("runs")
+    proc = run("train.py", *TINY_TRAIN, "--output-dir", str(out), "--exp-name", "tiny", "--seed", "3")
+    return out / "tiny", proc.stdout
+
+
+# --- train.py -----------------------------------------------------------------------------
+
+
+def test_train_writes_model_hyperparameters_checkpoints_and_the_final_table(trained):
+    run_dir, stdout = trained
+    assert (run_dir / "model.zip").is_file()
+    saved = json.loads((run_dir / "args.json").read_text())
+    assert saved["total_timesteps"] == 2048 and saved["seed"] == 3 and saved["hidden"] == [32]
+    assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == ["step_1024.zip", "step_2048.zip"]
+    assert (run_dir / "progress.csv").is_file()
+    final = json.loads((run_dir / "final_eval.json").read_text())
+    assert final["steps"] == 2048
+    rows = {r["opponent"]: r for r in final["final_eval"]}
+    assert set(rows) == {"random", "rlcard_rule"}
+    for r in rows.values():
+        assert r["games"] == 100 and 0 <= r["wins"] <= 100
+        lo, hi = r["ci95"]
+        assert lo - 1e-12 <= r["win_rate"] <= hi + 1e-12
+    # The evaluation table is the last thing printed, with both baselines and their intervals.
+    assert "| opponent | games | wins | win rate | 95% CI |" in stdout
+    assert stdout.count("| random |") == 1 and stdout.count("| rlcard_rule |") == 1
+    assert "step       1,024" in stdout  # the periodic evaluation was printed as it went
+
+
+def test_train_resumes_from_a_checkpoint(trained, tmp_path):
+    run_dir, _ = trained
+    ckpt = run_dir / "checkpoints" / "step_1024.zip"
+    args = [a for a in TINY_TRAIN]
+    args[args.index("--total-timesteps") + 1] = "3072"
+    proc = run("train.py", *args, "--resume", str(ckpt), "--output-dir", str(tmp_path), "--exp-name", "resumed")
+    assert "resumed from" in proc.stdout and "at step 1,024" in proc.stdout
+    final = json.loads((tmp_path / "resumed" / "final_eval.json").read_text())
+    assert final["steps"] == 3072  # 1024 from the checkpoint + 2048 more
+
+
+def test_train_refuses_bad_settings(tmp_path):
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "train.py"), "--opponent-mix", "nobody:1",
+                           "--output-dir", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "unknown opponent 'nobody'" in proc.stderr
+
+
+def test_train_with_four_players_and_another_preset(tmp_path):
+    args = [a for a in TINY_TRAIN]
+    args[args.index("--total-timesteps") + 1] = "1024"
+    args[args.index("--eval-opponents") + 1] = "random"
+    proc = run("train.py", *args, "--num-players", "4", "--rules", "house", "--opponent-mix",
+               "random:1,greedy:1,self:1", "--final-eval-games", "40", "--output-dir", str(tmp_path))
+    final = json.loads((tmp_path / "uno_ppo" / "final_eval.json").read_text())
+    assert final["final_eval"][0]["games"] == 40 and "| random |" in proc.stdout
+
+
+# --- PPOAgent -----------------------------------------------------------------------------
+
+
+def test_saved_model_loads_as_ppo_agent_and_plays_only_legal_actions(trained):
+    from agents.ppo import PPOAgent
+
+    run_dir, _ = trained
+    for deterministic in (True, False):
+        agent = make_agent(str(run_dir / "model.zip"), deterministic=deterministic)
+        assert isinstance(agent, PPOAgent) and agent.name == "tiny"
+        for preset, players in (("classic", 2), ("house", 3), ("official", 4)):
+            engine = Engine(64, players, UnoRules.preset(preset), seed=5, autoreset=True)
+            rng = np.random.default_rng(0)
+            for _ in range(150):
+                actions = agent.act(engine.observation, engine.legal_mask, rng)
+                assert actions.dtype == np.int64 and actions.shape == (64,)
+                assert engine.legal_mask[np.arange(64), actions].all()
+                engine.step(actions)  # raises ValueError on an illegal action
+
+
+def test_ppo_agent_is_reproducible_from_its_rng_and_deterministic_is_the_masked_argmax(trained):
+    from agents.ppo import PPOAgent
+
+    run_dir, _ = trained
+    engine = Engine(256, 2, seed=1)
+    obs, mask = engine.observation.copy(), engine.legal_mask.copy()
+    sampler = PPOAgent(str(run_dir / "model.zip"))
+    a = sampler.act(obs, mask, np.random.default_rng(7))
+    b = sampler.act(obs, mask, np.random.default_rng(7))
+    assert (a == b).all()
+    greedy = PPOAgent(str(run_dir / "model.zip"), deterministic=True)
+    logits = np.where(mask, greedy.logits(obs), -np.inf)
+    assert (greedy.act(obs, mask, np.random.default_rng(0)) == logits.argmax(1)).all()
+    # A row with no legal action gets -1, the engine's "leave this game".
+    empty = mask[:2].copy()
+    empty[0] = False
+    assert greedy.act(obs[:2], empty, np.random.default_rng(0))[0] == -1
+
+
+def test_ppo_agent_refuses_what_it_cannot_play(trained, tmp_path):
+    from agents.ppo import PPOAgent
+
+    run_dir, _ = trained
+    agent = PPOAgent(str(run_dir / "model.zip"))
+    with pytest.raises(ValueError, match="observation must be"):
+        agent.act(np.zeros((3, 10), np.float32), np.ones((3, 116), bool), np.random.default_rng(0))
+    with pytest.raises(ValueError, match="no saved model"):
+        PPOAgent(str(tmp_path / "missing.zip"))
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a loadable MaskablePPO"):
+        PPOAgent(str(bad))
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent("no_such_agent")
+
+
+# --- the opponent pool --------------------------------------------------------------------
+
+
+def test_parse_mix_and_split_games():
+    assert parse_mix("a:3,b:1") == {"a": 0.75, "b": 0.25}
+    assert parse_mix("a, b:0") == {"a": 1.0}
+    for bad, match in (("a:x", "must be a number"), ("a:-1", ">= 0"), ("a:1,a:2", "given twice"),
+                       ("", "at least one"), ("c:1", "unknown opponent")):
+        with pytest.raises(ValueError, match=match):
+            parse_mix(bad, allowed=["a", "b"])
+    assert split_games(256, [0.5, 0.3, 0.2]) == [128, 77, 51]
+    assert split_games(10, [0.98, 0.01, 0.01]) == [8, 1, 1]  # every kind asked for gets a game
+    assert sum(split_games(7, [1, 1, 1])) == 7
+
+
+def test_pool_vec_env_groups_play_their_own_opponents():
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    from agents.base import sample_legal
+
+    calls = {}
+
+    class Counting:
+        def __init__(self, kind):
+            self.kind, self.name = kind, kind
+
+        def act(self, obs, mask, rng):
+            calls[self.kind] = calls.get(self.kind, 0) + obs.shape[0]
+            return sample_legal(mask, rng)
+
+    venv = PoolVecEnv(10, {"a": 0.7, "b": 0.3}, lambda kind, g: Counting(kind), seed=0)
+    assert [(k, n) for k, _, n in venv.groups] == [("a", 7), ("b", 3)]
+    obs = venv.reset()
+    assert obs.shape == (10, venv.observation_space.shape[0])
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        masks = get_action_masks(venv)
+        assert masks.shape == (10, 116) and masks.any(1).all()
+        obs, rewards, dones, infos = venv.step(sample_legal(masks, rng))
+    assert calls["a"] > calls["b"] > 0
+    wins, rounds = venv.results("a")
+    assert rounds > 0 and 0 <= wins <= rounds
+    # Seeded: the same seed gives the same first observations.
+    again = PoolVecEnv(10, {"a": 0.7, "b": 0.3}, lambda kind, g: Counting(kind), seed=0)
+    assert (again.reset() == PoolVecEnv(10, {"a": 0.7, "b": 0.3}, lambda k, g: Counting(k), seed=0).reset()).all()
+
+
+def test_snapshot_pool_keeps_copies():
+    import torch
+
+    layer = torch.nn.Linear(2, 2)
+    pool = SnapshotPool(size=2, latest_prob=1.0)
+    pool.add(layer)
+    with torch.no_grad():
+        layer.weight.add_(1.0)
+    assert not torch.equal(pool.sample(np.random.default_rng(0))["weight"], layer.weight)
+    pool.add(layer)
+    pool.add(layer)
+    assert len(pool.snapshots) == 2
+    assert torch.equal(pool.sample(np.random.default_rng(0))["weight"], layer.weight)
+
+
+# --- tournaments: known answers -----------------------------------------------------------
+
+
+class DrawAlwaysAgent:
+    """Legal but terrible: draws whenever it may (playing the drawn card if it fits), else plays its first legal card."""
+
+    name = "draw_always"
+
+    def act(self, observation, action_mask, rng):
+        from uno_env.engine import OBS_OFFSETS
+        from uno_env.engine.layout import PHASE_NAMES
+
+        mask = np.asarray(action_mask, bool)
+        post_draw = observation[:, OBS_OFFSETS["phase"] + PHASE_NAMES.index("post_draw")] == 1
+        out = np.empty(mask.shape[0], np.int64)
+        for b in range(mask.shape[0]):
+            legal = np.flatnonzero(mask[b])
+            if post_draw[b] and (legal < 57).any():
+                out[b] = legal[legal < 57][0]
+            elif mask[b, int(Action.DRAW)]:
+                out[b] = int(Action.DRAW)
+            else:
+                out[b] = legal[0]
+        return out
+
+
+def test_an_agent_against_itself_wins_half_over_rotated_seats():
+    rules = UnoRules()
+    n = 4000
+    r = play_table([RLCardRuleAgent(rules), RLCardRuleAgent(rules)], n, rules=rules, seed=11)
+    assert r.wins.sum() + r.truncated == n
+    # 4 standard errors: fails by chance about once in 16,000 seeds.
+    assert abs(r.win_rate[0] - 0.5) < 4 * math.sqrt(0.25 / n)
+    lo, hi = r.ci95[0]
+    assert hi - lo < 0.035
+    assert r.names == ["rlcard_rule", "rlcard_rule#2"]
+
+
+def test_a_legal_but_terrible_agent_loses_to_random_and_gets_the_lower_rating():
+    # It hoards the deck, so many rounds reach the turn limit (no winner); a shorter limit keeps this quick.
+    rules = UnoRules(max_turns=1500)
+    t = tournament([DrawAlwaysAgent(), RandomAgent()], 400, num_players=2, rules=rules, seed=2)
+    (idx, r), = t.tables
+    assert r.wins.sum() + r.truncated == 400
+    assert r.ci95[0][1] < 0.02 and r.wins[1] > 100  # it (almost) never wins; random wins every decided game
+    assert r.mean_points[1] > r.mean_points[0]
+    ratings = dict(zip(t.names, t.ratings))
+    assert ratings["random"] == 1000.0 and ratings["draw_always"] < 1000.0 - 400
+
+
+def test_tables_are_reproducible_from_the_seed_and_rotate_seats():
+    rules = UnoRules()
+    agents = [RLCardRuleAgent(rules), RandomAgent(), RandomAgent()]
+    a = play_table(agents, 300, rules=rules, seed=4, batch_size=64)
+    b = play_table(agents, 300, rules=rules, seed=4, batch_size=64)
+    assert (a.wins == b.wins).all() and (a.points == b.points).all() and a.steps == b.steps
+    # Each game has at most one winner; the strong agent wins most 3-player games.
+    assert a.wins.sum() + a.truncated == 300
+    assert a.win_rate[0] > 0.6
+
+
+def test_bradley_terry_recovers_known_odds():
+    # 75 wins to 25: odds 3, so 400 log10(3) = 190.8 points apart (no prior).
+    ratings, se = bradley_terry(np.array([[0, 75], [25, 0]]), anchor=1, anchor_rating=1000.0, prior=0.0)
+    assert ratings[1] == pytest.approx(1000.0) and ratings[0] - ratings[1] == pytest.approx(400 * math.log10(3))
+    # Standard error of a log-odds from 100 games at p = 0.75: 1/sqrt(100 * 0.75 * 0.25).
+    assert abs(se[0] - 400 / math.log(10) / math.sqrt(100 * 0.75 * 0.25)) < 1e-6 and se[1] == 0.0
+    # Transitive three-agent case: A beats B 2:1, B beats C 2:1, A beats C 4:1 fits exactly.
+    beat = np.array([[0, 200, 400], [100, 0, 200], [100, 100, 0]])
+    r, _ = bradley_terry(beat, prior=0.0)
+    assert abs((r[0] - r[1]) - 400 * math.log10(2)) < 0.5 and abs((r[1] - r[2]) - 400 * math.log10(2)) < 0.5
+
+
+def test_four_player_tournament_plays_every_table():
+    rules = UnoRules()
+    names = ["random", "random", "rlcard_rule", "greedy", "heuristic"]
+    t = tournament([make_agent(n, rules) for n in names], 200, num_players=4, rules=rules, seed=0)
+    assert len(t.tables) == 5  # C(5, 4)
+    beat, met = t.pairwise()
+    assert (met[~np.eye(5, dtype=bool)] > 0).all()
+    per = {d["agent"]: d for d in t.per_agent()}
+    assert per["random"]["games"] == 4 * 200  # in 4 of the 5 tables
+    assert per["heuristic"]["win_rate"] > per["random"]["win_rate"]
+
+
+# --- evaluate.py --------------------------------------------------------------------------
+
+
+def test_evaluate_runs_a_tournament_with_a_saved_model_and_writes_json_and_plots(trained, tmp_path):
+    run_dir, _ = trained
+    proc = run("evaluate.py", "--agents", f"random,greedy,mine={run_dir / 'model.zip'}", "--games", "200",
+               "--seed", "5", "--output-dir", str(tmp_path))
+    assert "| agent | opponent | games | wins | win rate | 95% CI |" in proc.stdout
+    assert "| rank | agent | rating |" in proc.stdout
+    data = json.loads((tmp_path / "tournament.json").read_text())
+    assert data["agents"] == ["random", "greedy", "mine"] and len(data["tables"]) == 3
+    assert all(t["games"] == 200 for t in data["tables"])
+    for png in ("win_rates.png", "ratings.png"):
+        assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # Reproducible from the seed.
+    run("evaluate.py", "--agents", f"random,greedy,mine={run_dir / 'model.zip'}", "--games", "200",
+        "--seed", "5", "--output-dir", str(tmp_path / "again"), "--no-plots")
+    again = json.loads((tmp_path / "again" / "tournament.json").read_text())
+    assert [t["wins"] for t in again["tables"]] == [t["wins"] for t in data["tables"]]
+
+
+def test_evaluate_rejects_unknown_agents(tmp_path):
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "evaluate.py"), "--agents", "random,nobody",
+                           "--output-dir", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "unknown agent 'nobody'" in proc.stderr
+
+
+# --- the notebook -------------------------------------------------------------------------
+
+
+def test_quickstart_notebook_executes(tmp_path):
+    nbformat = pytest.importorskip("nbformat", reason="the notebook runner needs nbformat + nbclient (test extra)")
+    nbclient = pytest.importorskip("nbclient", reason="the notebook runner needs nbclient (test extra)")
+    pytest.importorskip("ipykernel", reason="nbclient needs the ipykernel package for a python3 kernel")
+    nb = nbformat.read(os.path.join(ROOT, "notebooks", "quickstart.ipynb"), as_version=4)
+    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": os.path.join(ROOT, "notebooks")}}).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    images = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert len(images) == 2  # the win-rate heat map and the rating bars
