@@ -1,0 +1,635 @@
+"""``HeuristicAgent``: the strongest rule-based player of the package (rules in its docstring)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from uno_env.cards import (
+    CARD_COLOR,
+    CARD_RANK,
+    NUM_CARD_TYPES,
+    WILD,
+    WILD_DRAW_FOUR,
+    WILD_SHUFFLE_HANDS,
+    WILD_SWAP_HANDS,
+)
+from uno_env.engine.layout import (
+    PHASE_CHOOSE_COLOR,
+    PHASE_CHOOSE_SWAP_TARGET,
+    PHASE_PLAY,
+    PHASE_POST_DRAW,
+    PHASE_RESPOND_DRAW_FOUR,
+    PHASE_RESPOND_DRAW_TWO,
+)
+from uno_env.rules import UnoRules
+
+from ._obs import (
+    ACCEPT,
+    CHALLENGE,
+    CHOOSE_RED,
+    DRAW,
+    DRAW_TWO,
+    PASS,
+    REVERSE,
+    SKIP,
+    active_seats,
+    color_of,
+    double_of,
+    drawn_of,
+    hand_size_at,
+    held,
+    in_play,
+    is_partner,
+    kth_legal,
+    next_slot,
+    num_seats,
+    phase_of,
+    prepare,
+    prev_slot,
+    prob_lacks,
+    rule_tables,
+    smallest_hand_swap,
+    top_of,
+    unseen_counts,
+    uno_call_action,
+    wd4_legal,
+    wd4_prev_color_of,
+)
+
+DEFAULT_PARAMS: dict[str, float] = {
+    "follow": 1.0,  # per own card expected to fit the colour left after the next reply
+    "lack": 2.0,  # times the chance that the next player fits nothing and must draw
+    "spread": 0.5,  # per colour still held after the play
+    "points": 0.05,  # per 50 R8 points shed (a tie-breaker: shed high-point cards first)
+    "tempo": 1.5,  # 2 players: an action card that can be followed up in the same turn
+    "no_follow": 3.0,  # 2 players: an action card whose extra turn could only draw
+    "draw_two": 1.0,  # the next player draws two
+    "wd4": 2.0,  # the next player draws four
+    "attack": 3.0,  # per card the next player is under attack_size + 1, for stopping cards
+    "attack_size": 2.0,  # the next player is "close to going out" at this many cards or fewer
+    "skip_multi": 0.5,  # 3+ players: skipping the next player
+    "wild_keep": 8.0,  # cost of spending a wild that could be kept for when nothing fits
+    "wd4_keep": 6.0,  # the same for a (legal) Wild Draw Four
+    "hand_gain": 1.0,  # per card a Shuffle/Swap Hands wild is expected to take off the hand
+    "bluff": 0.0,  # chance of considering a bluff when nobody is close to going out
+    "bluff_attack": 0.25,  # chance of considering a bluff when the next player is close to out
+    "bluff_risk": 1.0,  # cost of an illegal Wild Draw Four (it may be challenged)
+    "bluff_prior": 0.05,  # assumed chance that an opponent holding the colour bluffs anyway
+    "challenge_at": 0.18,  # challenge when the estimated chance of a bluff exceeds this
+    "in_play_bias": 0.85,  # weight of unseen cards of the colour in play in the next hand
+    "named_bias": 1.4,  # the same when the wild on top named that colour
+    "other_bias": 1.0,  # the same for the other colours
+    "setup": 1.0,  # 2 players: the hand left could all be shed in one later turn
+}
+PARAM_NAMES = tuple(DEFAULT_PARAMS)
+(
+    P_FOLLOW, P_LACK, P_SPREAD, P_POINTS, P_TEMPO, P_NO_FOLLOW, P_DRAW_TWO, P_WD4, P_ATTACK,
+    P_ATTACK_SIZE, P_SKIP_MULTI, P_WILD_KEEP, P_WD4_KEEP, P_HAND_GAIN, P_BLUFF, P_BLUFF_ATTACK,
+    P_BLUFF_RISK, P_BLUFF_PRIOR, P_CHALLENGE_AT, P_IN_PLAY_BIAS, P_NAMED_BIAS, P_OTHER_BIAS, P_SETUP,
+) = range(len(PARAM_NAMES))
+
+# Slots of the per-decision context vector shared by the scoring functions.
+X_TWO = 0  # 1 when two players are left (action cards give the turn back, R5)
+X_H_ME = 1
+X_H_NEXT = 2
+X_H_PREV = 3
+X_FOE = 4  # +1 when the next player is an opponent, -1 for a partner (R8 teams)
+X_PREV_FOE = 5
+X_BLUFF_OK = 6  # 1 when an illegal Wild Draw Four may be played this decision
+X_WILDS_MATCH = 7  # R12.9
+X_SHUFFLE_GAIN = 8  # cards a Wild Shuffle Hands would take off the hand
+X_SWAP_GAIN = 9  # cards a Wild Swap Hands would take off the hand
+X_SIZE = 10
+
+WIN = 1e6
+MAX_OUT_CARDS = 5  # going-out search tries every order of at most 5 cards (120 orders)
+
+
+# --- going out in one turn with 2 players ---------------------------------------------------
+
+
+@njit(cache=True)
+def _sequence_fits(cards, k, color, rank, wilds_match, may_bluff):
+    """Whether cards[:k] can be played in this order in one turn (2 players) from (color, rank).
+
+    ``color`` -1 means any colour fits (a Wild Draw Four just let us name it).
+    """
+    for i in range(k):
+        t = cards[i]
+        if i == k - 1:
+            return t >= WILD or color < 0 or CARD_COLOR[t] == color or CARD_RANK[t] == rank
+        if t == WILD_DRAW_FOUR:
+            # It gives the turn back (R5) and names the next card's colour; R4 judges it on the
+            # cards still held (R12.9 adds the plain wilds) unless a bluff is allowed.
+            if not may_bluff:
+                for j in range(i + 1, k):
+                    x = cards[j]
+                    if color >= 0 and x < WILD and CARD_COLOR[x] == color:
+                        return False
+                    if wilds_match and x >= WILD and x != WILD_DRAW_FOUR:
+                        return False
+            color = -1
+            rank = -1
+            continue
+        if t >= WILD:
+            return False  # a plain wild passes the turn on: only as the last card
+        if color >= 0 and CARD_COLOR[t] != color and CARD_RANK[t] != rank:
+            return False
+        if CARD_RANK[t] < SKIP:
+            return False  # a number card ends the turn
+        color = CARD_COLOR[t]
+        rank = CARD_RANK[t]
+    return True
+
+
+@njit(cache=True)
+def _goes_out(hand, color, rank, wilds_match, may_bluff):
+    """2 players: whether the whole hand can be shed this turn after a play left (color, rank).
+
+    Every card but the last must be a Skip, Reverse, Draw Two or Wild Draw Four (they give the
+    turn back, R5); tries every order of at most MAX_OUT_CARDS cards (Heap's algorithm, which
+    needs no recursion: numba's cache cannot hold recursive functions).
+    """
+    k = 0
+    for t in range(NUM_CARD_TYPES):
+        k += hand[t]
+    if k == 0:
+        return True
+    if k > MAX_OUT_CARDS:
+        return False
+    cards = np.empty(k, np.int64)
+    i = 0
+    stoppers = 0
+    for t in range(NUM_CARD_TYPES):
+        for _ in range(hand[t]):
+            cards[i] = t
+            i += 1
+            if t == WILD_DRAW_FOUR or (t < WILD and CARD_RANK[t] >= SKIP):
+                stoppers += 1
+    if stoppers < k - 1:
+        return False
+    if _sequence_fits(cards, k, color, rank, wilds_match, may_bluff):
+        return True
+    c = np.zeros(k, np.int64)
+    i = 1
+    while i < k:
+        if c[i] < i:
+            j = 0 if i % 2 == 0 else c[i]
+            tmp = cards[j]
+            cards[j] = cards[i]
+            cards[i] = tmp
+            if _sequence_fits(cards, k, color, rank, wilds_match, may_bluff):
+                return True
+            c[i] += 1
+            i = 1
+        else:
+            c[i] = 0
+            i += 1
+    return False
+
+
+# --- values of positions and plays ----------------------------------------------------------
+
+
+@njit(cache=True)
+def _attack(h, prm):
+    """How urgently a player holding h cards must be stopped (0 when not close to going out)."""
+    return max(prm[P_ATTACK_SIZE] + 1.0 - h, 0.0)
+
+
+@njit(cache=True)
+def _leave_value(cnt, unseen, unseen_color, total_unseen, h_next, foe, c, r, prm):
+    """Value of leaving (colour c, rank r) on top, rank -1 for a wild; cnt: the hand after.
+
+    The next player answers with a card of colour c or of rank r. ``follow``: own cards of the
+    colour each answer leaves, the answers weighted by the unseen cards that give them.
+    ``lack``: the hypergeometric chance that the next player's hand, drawn from the unseen
+    cards, fits nothing (a wild fits) and they must draw — wanted for a foe, not a partner.
+    """
+    fits = unseen_color[c]
+    for t in range(WILD, NUM_CARD_TYPES):
+        fits += unseen[t]
+    stay = float(unseen_color[c])
+    follow = stay * cnt[c]
+    total = stay
+    if r >= 0:
+        for c2 in range(4):
+            if c2 != c:
+                w = unseen[c2 * 13 + r]
+                fits += w
+                follow += w * cnt[c2]
+                total += w
+    follow = follow / total if total > 0 else float(cnt[c])
+    spread = 0
+    for c2 in range(4):
+        if cnt[c2] > 0:
+            spread += 1
+    stuck = prob_lacks(total_unseen, fits, h_next)
+    return prm[P_FOLLOW] * follow + foe * prm[P_LACK] * stuck + prm[P_SPREAD] * spread
+
+
+@njit(cache=True)
+def _best_color(cnt, unseen, unseen_color, total_unseen, h_next, foe, prm):
+    """The colour to name for a wild (rule 2 of the docstring), and its value."""
+    best, best_v = 0, -1e18
+    for c in range(4):
+        v = _leave_value(cnt, unseen, unseen_color, total_unseen, h_next, foe, c, -1, prm)
+        if v > best_v:
+            best, best_v = c, v
+    return best, best_v
+
+
+@njit(cache=True)
+def _holds_plain_wild(hand):
+    """Whether the hand holds a wild other than a Wild Draw Four."""
+    for t in range(WILD, NUM_CARD_TYPES):
+        if t != WILD_DRAW_FOUR and hand[t] > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _setup_bonus(hand, x, prm):
+    """2 players: ``setup`` when the hand left (2+ cards) could all go in one later turn."""
+    if x[X_TWO] == 0:
+        return 0.0
+    k = 0
+    for t in range(NUM_CARD_TYPES):
+        k += hand[t]
+    if k < 2 or k > MAX_OUT_CARDS:
+        return 0.0
+    return prm[P_SETUP] if _goes_out(hand, -1, -1, x[X_WILDS_MATCH] > 0, False) else 0.0
+
+
+@njit(cache=True)
+def _has_follow(hand, color, rank):
+    """Whether a coloured card of the hand fits (color, rank)."""
+    for t in range(WILD):
+        if hand[t] > 0 and (CARD_COLOR[t] == color or CARD_RANK[t] == rank):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _continuation(hand, cnt, c, r, unseen, unseen_color, total_unseen, h_next, foe, points, x, prm):
+    """2 players, after an action card left (c, r): value of the best coloured follow-up.
+
+    -1e18 when no coloured card follows. The follow-up's own value: its leave value plus, for
+    a number card, ``setup``; for another action card ``tempo`` when something follows it.
+    """
+    best = -1e18
+    for t in range(WILD):
+        if hand[t] == 0 or (CARD_COLOR[t] != c and CARD_RANK[t] != r):
+            continue
+        c2 = CARD_COLOR[t]
+        r2 = CARD_RANK[t]
+        cnt[c2] -= 1
+        v = prm[P_POINTS] * points[t] / 50.0
+        v += _leave_value(cnt, unseen, unseen_color, total_unseen, h_next, foe, c2, r2, prm)
+        hand[t] -= 1
+        if r2 >= SKIP:
+            # A follow-up that is itself an action card is worth its tempo only if something
+            # follows it in turn (checked one more level, not scored).
+            v += prm[P_TEMPO] if _has_follow(hand, c2, r2) else -prm[P_NO_FOLLOW]
+        else:
+            v += _setup_bonus(hand, x, prm)
+        hand[t] += 1
+        cnt[c2] += 1
+        if v > best:
+            best = v
+    return best
+
+
+@njit(cache=True)
+def _best_turn_color(hand, cnt, unseen, unseen_color, total_unseen, h_next, foe, points, x, prm):
+    """2 players, naming a colour and playing again: the colour with the best follow-up.
+
+    Returns (colour, value of that follow-up), or (-1, -1e18) when no coloured card is held.
+    """
+    best, best_v = -1, -1e18
+    for c in range(4):
+        v = _continuation(hand, cnt, c, -1, unseen, unseen_color, total_unseen, h_next, foe, points, x, prm)
+        if v > best_v:
+            best, best_v = c, v
+    if best_v <= -1e17:
+        return -1, best_v
+    return best, best_v
+
+
+@njit(cache=True)
+def _score_wild(t, hand, cnt, unseen, unseen_color, total_unseen, points, x, bluff, prm):
+    """Value of playing a wild (rules 1, 5, 6, 7 of the docstring)."""
+    h_next = x[X_H_NEXT]
+    foe = x[X_FOE]
+    v = prm[P_POINTS] * points[t] / 50.0
+    threat = _attack(h_next, prm)
+    if t == WILD_DRAW_FOUR:
+        v += foe * (prm[P_WD4] + 2.0 * prm[P_ATTACK] * threat) - prm[P_WD4_KEEP]
+        if bluff:
+            v -= prm[P_BLUFF_RISK]
+        if x[X_TWO] > 0:
+            # The turn comes straight back (R5): it may go out, else a coloured card follows.
+            hand[t] -= 1
+            out = _goes_out(hand, -1, -1, x[X_WILDS_MATCH] > 0, x[X_BLUFF_OK] > 0)
+            hand[t] += 1
+            if out:
+                return WIN / 2
+            v += prm[P_TEMPO] if cnt[0] + cnt[1] + cnt[2] + cnt[3] > 0 else -prm[P_NO_FOLLOW]
+        return v + _best_color(cnt, unseen, unseen_color, total_unseen, h_next, foe, prm)[1]
+    v += _best_color(cnt, unseen, unseen_color, total_unseen, h_next, foe, prm)[1]
+    v += foe * prm[P_ATTACK] * threat - prm[P_WILD_KEEP]
+    hand[t] -= 1
+    v += _setup_bonus(hand, x, prm)
+    hand[t] += 1
+    if t == WILD_SHUFFLE_HANDS:
+        v += prm[P_HAND_GAIN] * x[X_SHUFFLE_GAIN]
+    elif t == WILD_SWAP_HANDS:
+        v += prm[P_HAND_GAIN] * x[X_SWAP_GAIN]
+    return v
+
+
+@njit(cache=True)
+def _score_coloured(t, hand, cnt, unseen, unseen_color, total_unseen, points, x, prm):
+    """Value of playing coloured card t (rules 1–5 of the docstring)."""
+    c = CARD_COLOR[t]
+    r = CARD_RANK[t]
+    h_next = x[X_H_NEXT]
+    foe = x[X_FOE]
+    v = prm[P_POINTS] * points[t] / 50.0
+    hand[t] -= 1
+    cnt[c] -= 1
+    if x[X_TWO] > 0 and r >= SKIP:
+        # Every action card gives the turn straight back with 2 players (R5): value the best
+        # follow-up rather than what the opponent would face.
+        h_after = h_next + 2 if r == DRAW_TWO else h_next
+        if _goes_out(hand, c, r, x[X_WILDS_MATCH] > 0, x[X_BLUFF_OK] > 0):
+            v = WIN / 2
+        else:
+            cont = _continuation(hand, cnt, c, r, unseen, unseen_color, total_unseen, h_after, foe, points, x, prm)
+            if cont > -1e17:
+                v += prm[P_TEMPO] + cont
+            else:
+                # No coloured card follows: the extra turn draws, or plays a wild (a Wild Draw
+                # Four is legal then, as no card of colour c is left, unless R12.9 forbids it).
+                alt = _leave_value(cnt, unseen, unseen_color, total_unseen, h_after, foe, c, r, prm)
+                alt -= prm[P_NO_FOLLOW]
+                x2 = x.copy()
+                x2[X_H_NEXT] = h_after
+                for w in range(WILD, NUM_CARD_TYPES):
+                    if hand[w] == 0:
+                        continue
+                    if w == WILD_DRAW_FOUR and x[X_WILDS_MATCH] > 0 and _holds_plain_wild(hand):
+                        continue
+                    vw = prm[P_TEMPO] + _score_wild(w, hand, cnt, unseen, unseen_color, total_unseen, points, x2, False, prm)
+                    if vw > alt:
+                        alt = vw
+                v += alt
+    else:
+        v += _leave_value(cnt, unseen, unseen_color, total_unseen, h_next, foe, c, r, prm)
+        v += _setup_bonus(hand, x, prm)
+    hand[t] += 1
+    cnt[c] += 1
+    if v >= WIN / 2:
+        return v
+    threat = _attack(h_next, prm)
+    if r == DRAW_TWO:
+        v += foe * (prm[P_DRAW_TWO] + 2.0 * prm[P_ATTACK] * threat)
+    elif r == SKIP or (r == REVERSE and x[X_TWO] > 0):
+        v += foe * prm[P_ATTACK] * threat
+        if x[X_TWO] == 0:
+            v += foe * prm[P_SKIP_MULTI]
+    elif r == REVERSE:
+        # The previous player moves next instead of the next one.
+        v += prm[P_ATTACK] * (foe * threat - x[X_PREV_FOE] * _attack(x[X_H_PREV], prm))
+    return v
+
+
+@njit(cache=True)
+def _best_play(m, only, legal_wd4, hand, cnt, unseen, unseen_color, total_unseen, points, x, prm):
+    """The best-scoring play (restricted to card ``only`` when >= 0), and its value."""
+    best, best_v = -1, -1e18
+    for t in range(NUM_CARD_TYPES):
+        if not m[t] or (only >= 0 and t != only):
+            continue
+        bluff = t == WILD_DRAW_FOUR and not legal_wd4
+        if bluff and x[X_BLUFF_OK] == 0:
+            continue
+        if x[X_H_ME] == 1:
+            v = WIN  # the last card wins the round
+        elif t < WILD:
+            v = _score_coloured(t, hand, cnt, unseen, unseen_color, total_unseen, points, x, prm)
+        else:
+            v = _score_wild(t, hand, cnt, unseen, unseen_color, total_unseen, points, x, bluff, prm)
+        if v > best_v:
+            best, best_v = t, v
+    return best, best_v
+
+
+@njit(cache=True)
+def _challenge(o, unseen, unseen_color, total_unseen, h_prev, wilds_match, prm):
+    """Whether to challenge the pending Wild Draw Four (rule of the docstring)."""
+    prev_color = wd4_prev_color_of(o)
+    of_color = unseen_color[prev_color] if prev_color >= 0 else 0
+    if wilds_match:
+        for t in range(WILD, NUM_CARD_TYPES):
+            if t != WILD_DRAW_FOUR:
+                of_color += unseen[t]
+    # Bayes: a player holding the colour plays the Draw Four only when bluffing.
+    p_has = 1.0 - prob_lacks(total_unseen, of_color, h_prev)
+    guilty = prm[P_BLUFF_PRIOR] * p_has
+    q = guilty / max(guilty + (1.0 - p_has), 1e-12)
+    return q > prm[P_CHALLENGE_AT]
+
+
+@njit(cache=True)
+def _act_row(o, m, u, deck, points, wilds_match, prm):
+    """One decision of the heuristic (rules in the HeuristicAgent docstring)."""
+    call = uno_call_action(m)
+    if call >= 0:
+        return call
+    phase = phase_of(o)
+    n = num_seats(o)
+    ns = next_slot(o, n)
+    ps = prev_slot(o, n)
+    hand = np.zeros(NUM_CARD_TYPES, np.int64)
+    cnt = np.zeros(4, np.int64)
+    for t in range(NUM_CARD_TYPES):
+        hand[t] = held(o, t)
+        if t < WILD:
+            cnt[CARD_COLOR[t]] += hand[t]
+    unseen = np.empty(NUM_CARD_TYPES, np.int64)
+    unseen_counts(o, deck, unseen)
+    total_unseen = 0
+    unseen_color = np.zeros(4, np.int64)
+    for t in range(NUM_CARD_TYPES):
+        total_unseen += unseen[t]
+        if t < WILD:
+            unseen_color[CARD_COLOR[t]] += unseen[t]
+    # The next player's hand is modelled as drawn from the unseen cards, reweighted per colour:
+    # players have been shedding the colour in play, and a wild names its player's colour.
+    in_play_color = color_of(o)
+    bias = np.full(4, prm[P_OTHER_BIAS])
+    if in_play_color >= 0:
+        bias[in_play_color] = prm[P_NAMED_BIAS] if top_of(o) >= WILD else prm[P_IN_PLAY_BIAS]
+    opp_unseen = np.empty(NUM_CARD_TYPES)
+    opp_color = np.zeros(4)
+    for t in range(NUM_CARD_TYPES):
+        opp_unseen[t] = unseen[t] * (bias[CARD_COLOR[t]] if t < WILD else 1.0)
+        if t < WILD:
+            opp_color[CARD_COLOR[t]] += opp_unseen[t]
+    x = np.zeros(X_SIZE)
+    active = active_seats(o, n)
+    x[X_TWO] = 1.0 if active == 2 else 0.0
+    x[X_H_ME] = hand_size_at(o, 0)
+    x[X_H_NEXT] = hand_size_at(o, ns)
+    x[X_H_PREV] = hand_size_at(o, ps)
+    x[X_FOE] = -1.0 if is_partner(o, ns) else 1.0
+    x[X_PREV_FOE] = -1.0 if is_partner(o, ps) else 1.0
+    x[X_WILDS_MATCH] = 1.0 if wilds_match else 0.0
+    all_cards = 0.0
+    smallest = 1e9
+    for k in range(n):
+        if in_play(o, k):
+            all_cards += hand_size_at(o, k)
+            if k > 0 and not is_partner(o, k):
+                smallest = min(smallest, hand_size_at(o, k))
+    # Shuffle Hands deals all cards evenly (R5); Swap Hands trades for the smallest hand.
+    x[X_SHUFFLE_GAIN] = (x[X_H_ME] - 1.0) - (all_cards - 1.0) / max(active, 1)
+    x[X_SWAP_GAIN] = (x[X_H_ME] - 1.0) - smallest if smallest < 1e9 else 0.0
+
+    if phase == PHASE_PLAY or phase == PHASE_POST_DRAW:
+        legal_wd4 = wd4_legal(o, wilds_match)
+        attack = x[X_FOE] > 0 and x[X_H_NEXT] <= prm[P_ATTACK_SIZE]
+        x[X_BLUFF_OK] = 1.0 if u[1] < (prm[P_BLUFF_ATTACK] if attack else prm[P_BLUFF]) else 0.0
+        only = drawn_of(o) if phase == PHASE_POST_DRAW else -1
+        best, best_v = _best_play(m, only, legal_wd4, hand, cnt, opp_unseen, opp_color, total_unseen, points, x, prm)
+        if best >= 0:
+            # Two copies of a number card shed twice as fast (R4 `allow_doubles`).
+            d = double_of(best)
+            if d >= 0 and m[d]:
+                return d
+            return best
+        if m[DRAW]:
+            return DRAW
+        if m[PASS]:
+            return PASS
+    elif phase == PHASE_CHOOSE_COLOR:
+        if x[X_TWO] > 0 and top_of(o) == WILD_DRAW_FOUR:
+            c = _best_turn_color(
+                hand, cnt, opp_unseen, opp_color, total_unseen, x[X_H_NEXT] + 4, x[X_FOE], points, x, prm
+            )[0]
+            if c >= 0:
+                return CHOOSE_RED + c
+        return CHOOSE_RED + _best_color(cnt, opp_unseen, opp_color, total_unseen, x[X_H_NEXT], x[X_FOE], prm)[0]
+    elif phase == PHASE_RESPOND_DRAW_FOUR:
+        # Stacking (R5): pass the sum on with a Wild Draw Four (legal, or a bluff when allowed).
+        if m[WILD_DRAW_FOUR] and (wd4_legal(o, wilds_match) or u[1] < prm[P_BLUFF_ATTACK]):
+            return WILD_DRAW_FOUR
+        if m[CHALLENGE] and _challenge(o, unseen, unseen_color, total_unseen, x[X_H_PREV], wilds_match, prm):
+            return CHALLENGE
+        if m[ACCEPT]:
+            return ACCEPT
+    elif phase == PHASE_RESPOND_DRAW_TWO:
+        # Stacking (R5): pass the penalty on with a Draw Two rather than take it.
+        for c in range(4):
+            if m[c * 13 + DRAW_TWO]:
+                return c * 13 + DRAW_TWO
+        if m[DRAW]:
+            return DRAW
+    elif phase == PHASE_CHOOSE_SWAP_TARGET:
+        a = smallest_hand_swap(o, m, n)
+        if a >= 0:
+            return a
+    return kth_legal(m, u[0])
+
+
+@njit(cache=True)
+def _act_batch(obs, mask, u, deck, points, wilds_match, prm):
+    out = np.empty(obs.shape[0], np.int64)
+    for b in range(obs.shape[0]):
+        out[b] = _act_row(obs[b], mask[b], u[b], deck, points, wilds_match, prm)
+    return out
+
+
+class HeuristicAgent:
+    """A rule-based player: it scores every legal play and takes the best.
+
+    It reads only the observation (R11): its hand, the top card and colour, hand sizes by
+    relative seat (next and previous player follow ``direction``, eliminated seats skipped),
+    the discard pile counts and a pending Wild Draw Four's previous colour. "Unseen" cards are
+    the deck minus its hand minus the discard pile. The next player's hand is modelled as drawn
+    from them, each colour's cards reweighted: ``in_play_bias`` (0.85) for the colour in play
+    (players have been shedding it), ``named_bias`` (1.4) when a wild on top named it (players
+    name the colour they hold most), ``other_bias`` (1) otherwise; these ratios of held to
+    expected cards were measured in play against RLCardRuleAgent.
+
+    Play phase (and post_draw, where only the drawn card may be played); each legal card scores:
+
+    1. Going out: the last card wins; with 2 players, an action card after which the rest of
+       the hand can be shed in the same turn (chaining Skip/Reverse/Draw Two/Wild Draw Four,
+       any card last) scores next highest. ``setup`` rewards a play after which the hand
+       left (2–5 cards) could all go in one later turn.
+    2. Colours from the hand: ``follow`` × the own cards expected to fit the colour left after
+       the next player's answer (they answer in the colour or by number; each answer weighted
+       by the unseen cards that give it) + ``spread`` per colour still held.
+    3. Colours opponents seem to lack: + ``lack`` × the chance that the next player holds
+       nothing that fits (neither the colour, the number, nor a wild) and must draw.
+    4. Tempo with 2 players (R5: Skip, Reverse, Draw Two and Wild Draw Four give the turn
+       back): an action card is valued as ``tempo`` + its best coloured follow-up (a follow-up
+       that is an action card again needs a follow-up of its own); with none, the extra turn
+       plays a wild or draws (``no_follow``).
+    5. Attack: the next player is close to going out at ``attack_size`` (2) cards or fewer;
+       then a Draw Two or Wild Draw Four gains 2·``attack`` per card under the threshold + 1,
+       a Skip (and a 2-player Reverse) ``attack``, a plain wild ``attack`` (it switches the
+       colour). A Draw Two always adds ``draw_two``, a Wild Draw Four ``wd4``, a Skip with 3+
+       players ``skip_multi``; a Reverse with 3+ players is valued by how much safer the
+       previous player is than the next. Against a partner (R8 teams) these signs flip.
+    6. Wilds are kept for when needed: a wild costs ``wild_keep``, a legal Wild Draw Four
+       ``wd4_keep``, so they are played when no coloured card fits (the Draw Four first: it is
+       legal only then), to attack, or to go out. Shuffle/Swap Hands also gain ``hand_gain``
+       per card they are expected to take off the hand.
+    7. Bluffs sometimes: an illegal Wild Draw Four is considered with chance ``bluff_attack``
+       when the next player is close to going out (else ``bluff``), at a ``bluff_risk`` cost.
+    8. High-point cards first: + ``points`` per 50 R8 points (a tie-breaker).
+    9. It draws only when nothing is playable, and plays a playable drawn card unless rule 7
+       rules it out; two copies of the chosen number card go as a double when allowed.
+
+    Choose colour: the colour with the best rule 2 + 3 value; with 2 players after a Wild Draw
+    Four (it plays again) the colour of its best follow-up.
+
+    Respond to a Wild Draw Four (R6): with p the chance, from the unseen cards of the previous
+    colour and the challenged player's hand size, that they held that colour, the chance they
+    bluffed is q = b·p / (b·p + 1 − p), b = ``bluff_prior`` (how often a player holding the
+    colour plays the Draw Four anyway). It challenges when q > ``challenge_at`` = 0.18: a
+    challenge risks 2 extra cards to gain about 9 card-equivalents (4 cards to the bluffer,
+    none to itself, and its turn), and 2/11 ≈ 0.18. The small default b (0.05) challenges
+    only big hands (6+ cards when a quarter of the unseen cards are of that colour),
+    which almost surely held it; ``bluff_prior=0`` never challenges.
+
+    Other decisions: stack a Draw Two / Wild Draw Four when answering one (R5), swap hands
+    with the smallest opposing hand, call and catch UNO whenever offered (R7); anything else
+    is a uniformly random legal action.
+
+    The weights (``DEFAULT_PARAMS``, overridable by keyword) were tuned in 2-player matches
+    against RLCardRuleAgent (benchmarks/agents_table.py).
+    """
+
+    name = "heuristic"
+
+    def __init__(self, rules: UnoRules | None = None, **params: float) -> None:
+        """``rules`` gives the deck, card points and R12.9; ``params`` override DEFAULT_PARAMS."""
+        unknown = sorted(set(params) - set(DEFAULT_PARAMS))
+        if unknown:
+            raise ValueError(f"unknown heuristic parameter(s) {unknown}; known: {list(PARAM_NAMES)}")
+        self.params = {**DEFAULT_PARAMS, **{k: float(v) for k, v in params.items()}}
+        self._prm = np.array([self.params[k] for k in PARAM_NAMES], np.float64)
+        self._deck, self._points, self._wilds_match = rule_tables(rules)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One legal action per row (int64 [B])."""
+        obs, mask = prepare(observation, action_mask)
+        # Two uniforms per row whatever the branch (a random fallback and the bluff decision),
+        # so the stream a row consumes does not depend on the decisions.
+        u = rng.random((obs.shape[0], 2))
+        return _act_batch(obs, mask, u, self._deck, self._points, self._wilds_match, self._prm)

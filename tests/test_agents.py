@@ -1,0 +1,374 @@
+"""Agents (issue "Agents that compete"): legality, determinism, key decisions, the arena."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+# Submodule imports work even where `agents` was installed before it had an __init__.py.
+from agents.arena import play_match, wilson_interval
+from agents.base import RandomAgent
+from agents.greedy import GreedyAgent
+from agents.heuristic import HeuristicAgent
+from agents.rlcard_rule import RLCardRuleAgent
+from uno_env import ACTION_NAMES, Engine, UnoRules, action_name, parse_card
+from uno_env.actions import Action
+from uno_env.cards import deck_counts
+from uno_env.engine.layout import OBS_PHASE, PHASE_NAMES
+
+RULE_SETS = {
+    "classic": UnoRules.preset("classic"),
+    "no_challenge": UnoRules.preset("classic", challenge=False),
+    "no_voluntary_draw": UnoRules.preset("classic", allow_voluntary_draw=False),
+}
+PLAYER_COUNTS = (2, 3, 4, 7, 10)
+PHASE = {name: k for k, name in enumerate(PHASE_NAMES)}
+
+
+def make_agents(rules):
+    """Every agent of the package, plus a heuristic that bluffs and challenges at every chance."""
+    return {
+        "rlcard_rule": RLCardRuleAgent(rules),
+        "greedy": GreedyAgent(rules),
+        "heuristic": HeuristicAgent(rules),
+        "heuristic_bold": HeuristicAgent(rules, bluff=1.0, bluff_attack=1.0, bluff_prior=1.0, challenge_at=0.0),
+    }
+
+
+def phases(obs: np.ndarray) -> np.ndarray:
+    """Phase index of each observation row."""
+    return np.argmax(obs[:, OBS_PHASE : OBS_PHASE + len(PHASE_NAMES)], axis=1)
+
+
+# --- legality over random batched play -------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules_name", list(RULE_SETS))
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_agents_only_return_legal_actions(rules_name, num_players):
+    rules = RULE_SETS[rules_name]
+    for name, agent in make_agents(rules).items():
+        engine = Engine(32, num_players, rules, seed=num_players * 7 + len(name), autoreset=True)
+        rng = np.random.default_rng(1)
+        seen = set()
+        for step in range(120):
+            obs, mask = engine.observation, engine.legal_mask
+            seen.update(phases(obs).tolist())
+            # Half of the steps hand the mask over as int8, the PettingZoo dtype.
+            given = mask.astype(np.int8) if step % 2 else mask
+            actions = agent.act(obs, given, rng)
+            assert actions.dtype == np.int64 and actions.shape == (32,)
+            ok = mask[np.arange(32), actions]
+            assert ok.all(), (name, [action_name(a) for a in actions[~ok]])
+            engine.step(actions)
+        # The walk must have reached the decisions beyond a plain play.
+        assert {PHASE["play"], PHASE["post_draw"], PHASE["choose_color"]} <= seen, (name, seen)
+        if rules.challenge:
+            assert PHASE["respond_draw_four"] in seen, (name, seen)
+
+
+OTHER_RULE_SETS = {
+    "official": UnoRules.preset("official"),
+    "swap_hands": UnoRules.preset("swap_hands", custom_wild_rule="others_draw_two"),
+    "house": UnoRules.preset("house"),
+    "explicit_uno_doubles": UnoRules.preset("classic", uno_call="explicit", allow_doubles=True),
+    "teams": UnoRules.preset("classic", teams=True),
+    "elimination": UnoRules.preset("classic", scoring="elimination", episode="match", target_points=100),
+}
+
+
+@pytest.mark.parametrize("rules_name", list(OTHER_RULE_SETS))
+@pytest.mark.parametrize("num_players", [2, 4, 7])
+def test_agents_stay_legal_under_every_other_option(rules_name, num_players):
+    """The decisions these options add (stacking, calls, doubles, swaps, partners, eliminated
+    seats) are all legal too."""
+    rules = OTHER_RULE_SETS[rules_name]
+    if rules.teams and (num_players % 2 or num_players < 4):
+        num_players = 4 if num_players < 4 else num_players + 1  # partners sit opposite (R8)
+    for name, agent in make_agents(rules).items():
+        engine = Engine(32, num_players, rules, seed=num_players, autoreset=True)
+        rng = np.random.default_rng(2)
+        for _ in range(150):
+            actions = agent.act(engine.observation, engine.legal_mask, rng)
+            ok = engine.legal_mask[np.arange(32), actions]
+            assert ok.all(), (name, [action_name(a) for a in actions[~ok]])
+            engine.step(actions)
+
+
+def test_bluffing_heuristic_bluffs_and_rule_agents_do_not():
+    """Over random states: only the bold heuristic plays a Wild Draw Four that R4 forbids."""
+    rules = RULE_SETS["classic"]
+    agents = make_agents(rules)
+    engine = Engine(256, 2, rules, seed=3, autoreset=True)
+    rng = np.random.default_rng(0)
+    bluffs = {name: 0 for name in agents}
+    chances = 0
+    wd4 = int(parse_card("wild draw four"))
+    for _ in range(300):
+        obs, mask = engine.observation.copy(), engine.legal_mask.copy()
+        g = [engine.game_state(i) for i in range(engine.num_envs)]
+        holds_color = np.array(
+            [s["current_color"] is not None and any(c < 52 and c // 13 == s["current_color"] for c in s["hands"][s["current_player"]]) for s in g]
+        )
+        in_play = phases(obs) == PHASE["play"]
+        can_bluff = in_play & mask[:, wd4] & holds_color
+        chances += int(can_bluff.sum())
+        for name, agent in agents.items():
+            acts = agent.act(obs, mask, np.random.default_rng(5))
+            bluffs[name] += int((can_bluff & (acts == wd4)).sum())
+        engine.step(RandomAgent().act(obs, mask, rng))
+    assert chances > 50
+    assert bluffs["rlcard_rule"] == bluffs["greedy"] == 0
+    assert bluffs["heuristic_bold"] > 0
+
+
+# --- determinism ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("agent_cls", [RLCardRuleAgent, GreedyAgent, HeuristicAgent])
+def test_agents_are_deterministic_given_the_rng(agent_cls):
+    def trajectory(seed):
+        engine = Engine(64, 3, seed=11, autoreset=True)
+        agent = agent_cls()
+        rng = np.random.default_rng(seed)
+        out = []
+        for _ in range(80):
+            a = agent.act(engine.observation, engine.legal_mask, rng)
+            out.append(a.copy())
+            engine.step(a)
+        return np.stack(out)
+
+    first, again, other = trajectory(0), trajectory(0), trajectory(1)
+    assert np.array_equal(first, again)
+    # RLCardRule and Greedy break ties at random, the heuristic randomises its bluffs and its
+    # fallbacks: a different generator must change some decision.
+    assert not np.array_equal(first, other)
+
+
+def test_agents_do_not_change_their_inputs():
+    engine = Engine(16, 4, seed=2)
+    obs, mask = engine.observation.copy(), engine.legal_mask.copy()
+    for agent in make_agents(None).values():
+        agent.act(engine.observation, engine.legal_mask, np.random.default_rng(0))
+        assert np.array_equal(engine.observation, obs) and np.array_equal(engine.legal_mask, mask)
+
+
+# --- scenarios built with Engine.set_game -----------------------------------------------------
+
+
+def cards(names: str) -> list[int]:
+    return [parse_card(n.strip()) for n in names.split(",") if n.strip()]
+
+
+def position(hands: list[str], top: str, *, discard="", player=0, direction=1, color=None, rules=None) -> Engine:
+    """One game at a position in phase play (``discard``: the cards under ``top``, bottom first);
+    the rest of the deck is the draw pile."""
+    rules = rules or UnoRules()
+    hand_ids = [cards(h) for h in hands]
+    discard = cards(discard) + cards(top)
+    rest = deck_counts(rules.deck, rules.custom_wild_count).astype(np.int64)
+    for c in [c for h in hand_ids for c in h] + discard:
+        rest[c] -= 1
+    assert (rest >= 0).all()
+    engine = Engine(1, len(hands), rules, seed=0)
+    engine.set_game(
+        0, hands=hand_ids, discard_pile=discard, draw_pile=list(np.repeat(np.arange(rest.size), rest)),
+        current_player=player, current_color=color, direction=direction,
+    )
+    return engine
+
+
+def decide(agent, engine: Engine, seed: int = 0) -> str:
+    """The agent's action in game 0, by name."""
+    return action_name(int(agent.act(engine.observation, engine.legal_mask, np.random.default_rng(seed))[0]))
+
+
+def step(engine: Engine, name: str) -> None:
+    engine.step(np.array([ACTION_NAMES.index(name)]))
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("direction", [1, -1])
+def test_heuristic_draws_two_on_a_next_player_holding_one_card(num_players, direction):
+    # The red Draw Two leaves red in force, a colour it no longer holds: only the attack
+    # makes it the best play. The next seat is slot 1 clockwise, slot n-1 counter-clockwise.
+    me = "red draw two, blue 5, blue 8, blue 9, blue 1, blue 2"
+    calm = ["yellow 1, yellow 2, yellow 3, green 7, green 8, green 6", "yellow 4, yellow 5, yellow 6, green 3, green 4, green 5", "yellow 7, yellow 8, yellow 9, green 1, green 2, green 0"][: num_players - 1]
+    threatened = list(calm)
+    threatened[(1 if direction == 1 else num_players - 1) - 1] = "green 9"
+    agent = HeuristicAgent()
+    assert decide(agent, position([me] + threatened, "blue draw two", direction=direction)) == "play red draw two"
+    assert decide(agent, position([me] + calm, "blue draw two", direction=direction)).startswith("play blue")
+    if num_players > 2:
+        # The player one seat the other way is no threat: holding one card there changes nothing.
+        other_side = list(calm)
+        other_side[(num_players - 1 if direction == 1 else 1) - 1] = "green 9"
+        assert decide(agent, position([me] + other_side, "blue draw two", direction=direction)).startswith("play blue")
+
+
+@pytest.mark.parametrize(
+    "hand, top, expected",
+    [
+        ("wild, red 5, blue 9, green 3", "red 3", {"play red 5", "play green 3"}),
+        ("wild draw four, green 2, yellow 6", "red 2", {"play green 2"}),
+        ("wild, wild draw four, blue 7, blue 1", "yellow 7", {"play blue 7"}),
+    ],
+)
+def test_heuristic_does_not_waste_a_wild_when_a_coloured_card_fits(hand, top, expected):
+    engine = position([hand, "yellow 1, yellow 2, green 7, blue 8, blue 9, red 9, green 9"], top)
+    assert decide(HeuristicAgent(), engine) in expected
+
+
+def test_heuristic_plays_a_wild_when_only_a_wild_fits_and_names_its_long_colour():
+    engine = position(["wild, blue 1, blue 4, blue 6, green 3", "yellow 1, yellow 2, green 7, red 8, red 9, red 1, green 9"], "red 2")
+    assert decide(HeuristicAgent(), engine) == "play wild"
+    step(engine, "play wild")
+    assert decide(HeuristicAgent(), engine) == "choose blue"
+
+
+def test_heuristic_chains_action_cards_to_go_out_with_two_players():
+    # blue 3 also fits (by number), but red skip -> blue skip -> blue 3 empties the hand.
+    engine = position(["blue 3, red skip, blue skip", "yellow 1, yellow 2, green 7, red 8, blue 9, red 1, green 9"], "red 3")
+    agent = HeuristicAgent()
+    for expected in ("play red skip", "play blue skip", "play blue 3"):
+        assert decide(agent, engine) == expected
+        step(engine, expected)
+    assert engine.terminated[0] and engine.game_state(0)["winner"] == 0
+
+
+def test_heuristic_goes_out_through_a_wild_draw_four_with_two_players():
+    # No red held, so the Draw Four is legal; it gives the turn back and names green.
+    engine = position(["green 5, wild draw four", "yellow 1, yellow 2, green 7, red 8, blue 9, red 1, green 9"], "red 3")
+    agent = HeuristicAgent()
+    assert decide(agent, engine) == "play wild draw four"
+    step(engine, "play wild draw four")
+    assert decide(agent, engine) == "choose green"
+    step(engine, "choose green")
+    step(engine, "accept")
+    assert decide(agent, engine) == "play green 5"
+
+
+@pytest.mark.parametrize("agent_cls", [RLCardRuleAgent, GreedyAgent, HeuristicAgent])
+def test_agents_call_and_catch_uno_when_explicit(agent_cls):
+    rules = UnoRules.preset("classic", uno_call="explicit")
+    agent = agent_cls(rules)
+    engine = position(["red 5, blue 9", "red 7, yellow 2, green 7"], "red 3", rules=rules)
+    assert decide(agent, engine) == "call uno"
+    # Seat 0 plays down to one card without calling: seat 1 may catch it (R7).
+    step(engine, "play red 5")
+    assert decide(agent, engine) == "catch uno"
+
+
+def _pending_wild_draw_four(all_reds_visible: bool, seat0_cards: int = 7) -> Engine:
+    """Seat 0 plays a (legal) Wild Draw Four on red and names green; seat 1 must answer (R6)."""
+    seat0 = "wild draw four, " + ", ".join(
+        ["green 1", "green 2", "green 3", "yellow 4", "yellow 5", "blue 6", "blue 7"][:seat0_cards]
+    )
+    if all_reds_visible:
+        # Seat 1 and the discard pile hold all 25 reds, so seat 0 cannot hold one.
+        seat1 = "red 1, red 2, red 3, red 4, red 5, red 6, red 7, red 8, red 9"
+        below = "red 0, red 1, red 2, red 3, red 4, red 5, red 6, red 7, red 8, red skip, red skip, red reverse, red reverse, red draw two, red draw two"
+    else:
+        seat1, below = "blue 1, blue 2", ""
+    engine = position([seat0, seat1], "red 9", discard=below)
+    step(engine, "play wild draw four")
+    step(engine, "choose green")
+    assert engine.game_state(0)["phase"] == "respond_draw_four"
+    return engine
+
+
+def test_heuristic_challenges_when_the_odds_favour_it():
+    # Red mostly unseen: a 7-card hand almost surely held red, so even the small default
+    # prior on bluffing makes a bluff likely enough; a 4-card hand does not.
+    assert decide(HeuristicAgent(), _pending_wild_draw_four(False, 7)) == "challenge"
+    assert decide(HeuristicAgent(), _pending_wild_draw_four(False, 4)) == "accept"
+    eager = HeuristicAgent(bluff_prior=0.5)  # opponents assumed to bluff often
+    assert decide(eager, _pending_wild_draw_four(False, 4)) == "challenge"
+    # Every red is in the responder's hand or the discard pile: seat 0 cannot be guilty.
+    assert decide(eager, _pending_wild_draw_four(True)) == "accept"
+    assert decide(HeuristicAgent(bluff_prior=0.0), _pending_wild_draw_four(False, 7)) == "accept"
+    # The rule agents never challenge.
+    assert decide(RLCardRuleAgent(), _pending_wild_draw_four(False)) == "accept"
+    assert decide(GreedyAgent(), _pending_wild_draw_four(False)) == "accept"
+
+
+def test_rlcard_rule_never_plays_a_wild_while_a_coloured_card_is_playable():
+    rules = RULE_SETS["classic"]
+    agent = RLCardRuleAgent(rules)
+    engine = Engine(256, 2, rules, seed=9, autoreset=True)
+    rng = np.random.default_rng(0)
+    wild_only, coloured_chances = 0, 0
+    for _ in range(300):
+        obs, mask = engine.observation, engine.legal_mask
+        acts = agent.act(obs, mask, rng)
+        coloured = mask[:, :52].any(1) & (phases(obs) == PHASE["play"])
+        coloured_chances += int(coloured.sum())
+        assert not (coloured & (acts >= 52) & (acts < 57)).any()
+        # With a coloured card playable it never draws either (draw only when stuck).
+        assert not (coloured & (acts == int(Action.DRAW))).any()
+        wild_only += int(((phases(obs) == PHASE["play"]) & ~mask[:, :52].any(1) & (acts >= 52) & (acts < 57)).sum())
+        engine.step(acts)
+    assert coloured_chances > 1000 and wild_only > 0
+
+
+def test_rlcard_rule_scenarios():
+    agent = RLCardRuleAgent()
+    engine = position(["wild, red 5, blue 9", "yellow 1, yellow 2, green 7"], "red 3")
+    assert decide(agent, engine) == "play red 5"
+    engine = position(["wild, blue 1, blue 9, green 3", "yellow 1, yellow 2, green 7"], "red 2")
+    assert decide(agent, engine) == "play wild"
+    step(engine, "play wild")
+    assert decide(agent, engine) == "choose blue"
+
+
+def test_greedy_plays_the_highest_point_card():
+    agent = GreedyAgent()
+    engine = position(["red 2, red skip, red 9, blue 3", "yellow 1, yellow 2, green 7"], "red 5")
+    assert decide(agent, engine) == "play red skip"
+    engine = position(["red 2, red 9, blue 3, wild", "yellow 1, yellow 2, green 7"], "red 5")
+    assert decide(agent, engine) == "play wild"  # 50 points beat 9
+
+
+# --- arena --------------------------------------------------------------------------------------
+
+
+def test_wilson_interval_matches_the_textbook_value():
+    lo, hi = wilson_interval(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
+
+
+def test_arena_agent_against_itself_is_near_half():
+    result = play_match([HeuristicAgent(), HeuristicAgent()], 2000, seed=5)
+    assert result.games == 2000 and result.wins.sum() + result.no_winner == 2000
+    assert (result.seat_games == 1000).all()
+    # 3.6 standard deviations of a fair coin over 2000 games.
+    assert abs(result.win_rate[0] - 0.5) < 0.04
+
+
+def test_arena_greedy_beats_random():
+    result = play_match([RandomAgent(), GreedyAgent()], 1000, seed=1)
+    assert result.names == ["random", "greedy"]
+    assert result.win_rate[1] > 0.8 and result.ci95[1][0] > 0.5
+
+
+def test_arena_rotates_seats_and_is_reproducible():
+    agents = [RLCardRuleAgent(), GreedyAgent(), RandomAgent()]
+    a = play_match(agents, 300, num_players=3, seed=4, batch_size=64)
+    b = play_match(agents, 300, num_players=3, seed=4, batch_size=64)
+    assert (a.seat_games == 100).all()
+    assert np.array_equal(a.wins, b.wins) and a.steps == b.steps
+    fixed = play_match(agents, 300, num_players=3, seed=4, rotate_seats=False, batch_size=64)
+    assert (np.diag(fixed.seat_games) == 300).all()
+    with pytest.raises(ValueError, match="one agent per seat"):
+        play_match(agents, 10, num_players=2)
+
+    class Stuck:
+        name = "stuck"
+
+        def act(self, observation, action_mask, rng):
+            return np.full(len(observation), -1, np.int64)
+
+    with pytest.raises(ValueError, match="stuck"):
+        play_match([Stuck(), RandomAgent()], 10)
