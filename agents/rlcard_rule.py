@@ -67,7 +67,7 @@ def _act_row(o, m, u, wilds_match):
         a = answer_draw_penalty(o, m, phase, wilds_match)
         if a >= 0:
             return a
-    # Anything the rules above do not cover (an only-offered bluff, a phase RLCard lacks).
+    # Anything the rules above do not cover (a decision RLCard lacks, e.g. a Swap Hands target).
     return kth_legal(m, u)
 
 
@@ -86,7 +86,7 @@ class RLCardRuleAgent:
       non-wild play; a wild only when no coloured card fits (a Wild before a Wild Draw Four,
       as RLCard only offers the Draw Four when nothing else fits);
     - never bluffs: a Wild Draw Four only when R4 allows it (decided from the own hand and the
-      current colour); an illegal one only when it is the sole legal action;
+      current colour), whose cards of that colour are always playable instead;
     - choose_color: the colour it holds the most coloured cards of;
     - post_draw: plays the drawn card when it may (never as a bluff), else passes;
     - respond_draw_four: never challenges (RLCard has no challenge), so ACCEPT;
