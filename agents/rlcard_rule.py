@@ -85,8 +85,8 @@ class RLCardRuleAgent:
     - play phase: draw only when nothing is playable; otherwise a uniformly random legal
       non-wild play; a wild only when no coloured card fits (a Wild before a Wild Draw Four,
       as RLCard only offers the Draw Four when nothing else fits);
-    - never bluffs: a Wild Draw Four only when R4 allows it (decided from the own hand and the
-      current colour), whose cards of that colour are always playable instead;
+    - never bluffs: it plays a Wild Draw Four only when R4 allows it, judged from its own hand
+      and the current colour (holding that colour, it plays one of those cards instead);
     - choose_color: the colour it holds the most coloured cards of;
     - post_draw: plays the drawn card when it may (never as a bluff), else passes;
     - respond_draw_four: never challenges (RLCard has no challenge), so ACCEPT;
