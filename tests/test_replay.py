@@ -1,0 +1,151 @@
+"""Records and replay: every recorded game, across presets, player counts and option mixes,
+replays (``uno_env.replay``) to the same final state, draw pile, observations of every seat,
+rewards and scores; and a record's events say what happened to each hand (R5, R7, R8)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from builder import act, position
+from rules_reference import HandModel
+
+from agents import sample_legal
+from uno_env import Engine, UnoRules, replay
+
+MIXES = {
+    "explicit_uno_doubles_penalty": dict(uno_call="explicit", uno_penalty=1, allow_doubles=True,
+                                         illegal_action="penalty", hand_size=4),
+    "elimination_match": dict(scoring="elimination", episode="match", target_points=60, hand_size=3),
+    "teams_match": dict(teams=True, episode="match", target_points=80, hand_size=3, uno_call="explicit"),
+    "swap_discard_stacking": dict(deck="swap_hands", custom_wild_rule="opponents_discard_wilds", stack_draw_two=True,
+                                  stack_draw_four=True, challenge=False, hand_size=4),
+    "shuffle_until_color_empty_deck": dict(deck="shuffle_hands", custom_wild_rule="next_draws_until_color",
+                                           end_on_empty_deck=True, draw_until_playable=True, hand_size=5),
+    "fewest_cards_open": dict(max_turns=60, turn_limit_rule="fewest_cards_wins", open_hands=True,
+                              deck="shuffle_hands", custom_wild_rule="others_draw_two"),
+}
+CASES = [(f"{p}-{n}p", UnoRules.preset(p, max_turns=400), n) for p in ("classic", "official", "swap_hands", "house")
+         for n in (2, 3, 5, 10)]
+CASES += [(f"{k}-{n}p", UnoRules.preset("classic", **v), n) for k, v in MIXES.items() for n in ((4, 6) if "teams" in k else (2, 5))]
+
+
+def _play(engine: Engine, rng: np.random.Generator, steps: int, penalise: bool) -> np.ndarray:
+    """Random play until every game is over (or ``steps``); the rewards each game ended with."""
+    final = np.zeros_like(engine.rewards)
+    for _ in range(steps):
+        done = engine.terminated | engine.truncated
+        if done.all():
+            break
+        actions = sample_legal(engine.legal_mask, rng)
+        if penalise and rng.random() < 0.05:  # R10: an illegal play, penalised, is recorded too
+            b = int(rng.integers(engine.num_envs))
+            if engine.game_state(b)["phase"] == "play" and not done[b]:
+                actions[b] = int(rng.choice(np.flatnonzero(~engine.legal_mask[b, :57])))
+        actions[done] = -1
+        engine.step(actions)
+        ended = (engine.terminated | engine.truncated) & ~done
+        final[ended] = engine.rewards[ended]
+    return final
+
+
+@pytest.mark.parametrize("name, rules, num_players", CASES, ids=[c[0] for c in CASES])
+def test_every_recorded_game_replays_to_the_same_end(name, rules, num_players):
+    engine = Engine(12, num_players, rules, seed=num_players, record=True)
+    final_rewards = _play(engine, np.random.default_rng(num_players), 1500, rules.illegal_action == "penalty")
+    ended = 0
+    for b in range(engine.num_envs):
+        record = engine.record(b)
+        assert json.loads(json.dumps(record)) == record  # plain JSON
+        again = replay(json.loads(json.dumps(record)))
+        state = engine.game_state(b)
+        assert again.game_state(0) == state
+        assert again.draw_pile(0) == engine.draw_pile(b)
+        assert (again.terminated[0], again.truncated[0]) == (engine.terminated[b], engine.truncated[b])
+        if engine.terminated[b] or engine.truncated[b]:
+            assert np.array_equal(again.rewards[0], final_rewards[b])
+        for seat in range(num_players):
+            assert np.array_equal(again.observe(seat)[0], engine.observe(seat)[b])
+        assert sum(ev["points"] for ev in record["events"] if ev["type"] == "score") == sum(state["scores"])
+        ended += bool(engine.terminated[b] or engine.truncated[b])
+    assert ended > 0  # finished games among them (the others replay to where they are)
+
+
+@pytest.mark.parametrize("name, rules, num_players", CASES[::3], ids=[c[0] for c in CASES[::3]])
+def test_records_of_auto_reset_rounds_replay_to_the_final_view(name, rules, num_players):
+    """With autoreset, ``last_record`` replays to the finished round: the final observation of
+    the player who was to act, the rewards and the scores."""
+    engine = Engine(8, num_players, rules, seed=1, autoreset=True, record=True)
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(1200):
+        engine.step(sample_legal(engine.legal_mask, rng))
+        for b in np.flatnonzero(engine.terminated | engine.truncated):
+            again = replay(engine.last_record(b))
+            assert np.array_equal(again.observation[0], engine.final_observation[b])
+            assert np.array_equal(again.rewards[0], engine.rewards[b])
+            assert (again.terminated[0], again.truncated[0]) == (engine.terminated[b], engine.truncated[b])
+            checked += 1
+    assert checked > 0
+
+
+# --- what a record's events say ------------------------------------------------------------
+
+
+def _rebuilt_hands(engine: Engine) -> tuple[bool, list[list[int]]]:
+    model = HandModel(engine.num_players)
+    start = engine.record(0)["start"]["position"]["hands"]
+    model.resync(start)
+    model.apply(engine.record(0)["events"], {}, lambda *a, **k: None)
+    return model.stale, model.sorted_hands()
+
+
+SWAP = dict(hands=["wild swap hands, red 1, red 2", "green 1, green 2, green 3", "blue 1"], top="red 3",
+            deck="swap_hands")
+DOUBLE = dict(hands=["red 5, red 5, blue 1", "green 1, green 2"], top="red 3", allow_doubles=True)
+DISCARD = dict(hands=["wild customizable, red 1", "wild, green 1", "wild draw four, blue 3"], top="red 3",
+               deck="shuffle_hands", custom_wild_rule="opponents_discard_wilds")
+SHUFFLE = dict(hands=["wild shuffle hands, red 1, red 2", "green 1, green 2", "blue 1"], top="red 3",
+               deck="shuffle_hands")
+RECORD_GAPS = [
+    ("swap", SWAP, ["play wild swap hands", "choose blue", "swap with +1"]),
+    ("double", DOUBLE, ["play double red 5"]),
+    ("discard_wild", DISCARD, ["play wild customizable", "choose red"]),
+    ("shuffle_hands", SHUFFLE, ["play wild shuffle hands", "choose blue"]),
+]
+
+
+def recorded_position(hands, top, **options) -> Engine:
+    """``builder.position`` in an engine that records (the record starts at the position)."""
+    built = position(hands, top, **options)
+    s = built.game_state(0)
+    e = Engine(1, len(hands), built.rules, seed=0, record=True)
+    e.set_game(0, hands=s["hands"], discard_pile=s["discard_pile"], draw_pile=built.draw_pile(0),
+               current_player=s["current_player"], current_color=s["current_color"], direction=s["direction"])
+    return e
+
+
+@pytest.mark.xfail(strict=True, reason="engine record gap (record.events_to_json): swap, shuffle_hands and "
+                                       "discard_wild events keep only a 'turn' field, and a play event does not "
+                                       "say a double played two copies, so hands cannot be rebuilt from events")
+@pytest.mark.parametrize("name, where, moves", RECORD_GAPS, ids=[g[0] for g in RECORD_GAPS])
+def test_hands_can_be_rebuilt_from_the_events(name, where, moves):
+    e = recorded_position(**where)
+    for move in moves:
+        act(e, move)
+    stale, hands = _rebuilt_hands(e)
+    assert not stale and hands == e.game_state(0)["hands"], (stale, e.record(0)["events"])
+
+
+@pytest.mark.xfail(strict=True, reason="engine record gap (record.events_to_json): call_uno and catch_uno "
+                                       "events do not name who called, who caught and who was caught")
+def test_uno_call_and_catch_events_name_the_players():
+    e = recorded_position(["red 1, red 2", "green 1, green 2, blue 5"], "red 3", uno_call="explicit")
+    act(e, "call uno")
+    e2 = recorded_position(["red 1, red 2", "green 1, red 9, blue 5"], "red 3", uno_call="explicit")
+    act(e2, "play red 1")
+    act(e2, "catch uno")
+    call = [ev for ev in e.record(0)["events"] if ev["type"] == "call_uno"][0]
+    catch = [ev for ev in e2.record(0)["events"] if ev["type"] == "catch_uno"][0]
+    assert call.get("player") == 0 and catch.get("player") == 1 and 0 in catch.values(), (call, catch)
