@@ -211,6 +211,8 @@ class PublicFacts:
         self.catchable: int | None = None
         self.drawn: int | None = None
         self.wd4_prev_color: int | None = None  # colour in play before the pending Wild Draw Four (R6)
+        self.wd4_player: int | None = None
+        self.wd4_guilty = False
 
     def after_step(self, before: dict, action: int, penalised: bool, after: dict, step_events: list[dict],
                    rules: UnoRules) -> None:
@@ -222,7 +224,10 @@ class PublicFacts:
         if action == CALL_UNO:
             self.called[p] = True
         if action == WILD_DRAW_FOUR and not penalised:
+            # R6: the play is judged on the hand held when the card was played.
             self.wd4_prev_color = before["current_color"]
+            self.wd4_player = p
+            self.wd4_guilty = not wild_draw_four_allowed(Counter(before["hands"][p]), before["current_color"], rules)
         play = played_card(action)
         if (
             play is not None
@@ -251,11 +256,11 @@ def drawn_cards(step_events: list[dict], player: int, reason: str = "voluntary")
 class HandModel:
     """Hands rebuilt from a record's events alone: deal and draw add cards, play removes them.
 
-    Events that move cards without naming them (see ``UNNAMED``) make the model ``stale`` until
-    the caller resyncs it. The fields it reads when an engine record gives them: ``swap``
-    ``player``/``target``, ``discard_wild`` ``player``/``card``, ``shuffle_hands`` ``hands`` (the
-    new hand of every seat), ``play`` ``count`` (2 for a double). ``on_round_end(model, winners, scores)`` is called at each round end
-    with the hands as they were, and the score events that follow it.
+    Every hand-changing event names its cards: ``swap`` ``player``/``with``, ``discard_wild``
+    ``player``/``card``, ``shuffle_hands`` (all hands emptied) then one ``redeal`` per seat,
+    ``play`` ``count`` (2 for a double). ``stale`` stays False unless the caller marks it.
+    ``on_round_end(model, winners, scores)`` is called at each round end with the hands as they
+    were, and the score events that follow it.
     """
 
     def __init__(self, num_players: int) -> None:
@@ -272,9 +277,8 @@ class HandModel:
     def sorted_hands(self) -> list[list[int]]:
         return [sorted(h.elements()) for h in self.hands]
 
-    def apply(self, events: list[dict], play_copies: dict[tuple[int, int], int], on_round_end) -> None:
-        """Apply events in order; ``play_copies[(player, card)]`` is 2 for a PLAY_DOUBLE (the
-        record's play event does not say how many copies were played)."""
+    def apply(self, events: list[dict], on_round_end) -> None:
+        """Apply events in order."""
         for ev in events:
             kind = ev["type"]
             if kind != "score" and self._round_end is not None:
@@ -289,18 +293,18 @@ class HandModel:
                 self.hands[ev["player"]].update(ev["cards"])
             elif kind == "play":
                 p, c = ev["player"], ev["card"]
-                self.hands[p][c] -= ev.get("count", play_copies.get((p, c), 1))
+                self.hands[p][c] -= ev["count"]
                 if self.hands[p][c] < 0:
                     raise AssertionError(f"record: player {p} plays {c} without holding it: {ev}")
-            elif kind == "swap" and "player" in ev and "target" in ev:
-                a, b = ev["player"], ev["target"]
+            elif kind == "swap":
+                a, b = ev["player"], ev["with"]
                 self.hands[a], self.hands[b] = self.hands[b], self.hands[a]
-            elif kind == "discard_wild" and "player" in ev and "card" in ev:
+            elif kind == "discard_wild":
                 self.hands[ev["player"]][ev["card"]] -= 1
-            elif kind == "shuffle_hands" and "hands" in ev:
-                self.hands = [Counter(h) for h in ev["hands"]]
-            elif kind in UNNAMED:
-                self.stale = True
+            elif kind == "shuffle_hands":
+                self.hands = [Counter() for _ in range(self.n)]  # the redeal events that follow refill them
+            elif kind == "redeal":
+                self.hands[ev["player"]].update(ev["cards"])
             elif kind == "round_end":
                 self._round_end = {"winners": ev["winners"], "scores": []}
             elif kind == "score":
@@ -311,7 +315,6 @@ class HandModel:
             self._round_end = None
 
 
-UNNAMED = ("swap", "shuffle_hands", "discard_wild")  # hand-changing events (R5); see HandModel
 
 
 def expected_observation(state: dict[str, Any], seat: int, facts: PublicFacts, rules: UnoRules) -> dict[str, Any]:
@@ -363,3 +366,210 @@ def expected_observation(state: dict[str, Any], seat: int, facts: PublicFacts, r
         others = [counts(state["hands"][q]) for q in rel[1:]] + [np.zeros(57, np.float32)] * (10 - n)
         out["open_hands"] = np.concatenate(others)
     return out
+
+
+# --- what an action does (R5, R6, R7, R9) ---------------------------------------------------
+
+
+def cards_drawn(step_events: list[dict]) -> Counter:
+    """How many cards each seat drew in these events (any reason)."""
+    out: Counter = Counter()
+    for e in step_events:
+        if e["type"] == "draw":
+            out[e["player"]] += len(e["cards"])
+    return out
+
+
+def first_card_returned(card: int, rules: UnoRules) -> bool:
+    """R9: whether a turned first card goes back into the pile."""
+    if card == WILD_DRAW_FOUR:
+        return True
+    if rules.first_card_rule == "redraw_special" and not is_number(card):
+        return True
+    return rules.wild_first_card == "redraw" and card >= 52
+
+
+def clockwise_next(state: dict[str, Any], seat: int) -> int:
+    n = state["num_players"]
+    x = (seat + 1) % n
+    while state["eliminated"][x]:
+        x = (x + 1) % n
+    return x
+
+
+def expected_deal(state: dict[str, Any], round_events: list[dict], rules: UnoRules) -> dict[str, Any]:
+    """R3, R9: who acts first, in which phase and direction, after a deal (the events of the
+    new round so far); also the cards each seat was dealt and drew."""
+    n = state["num_players"]
+    dealer = state["dealer"]
+    first = clockwise_next(state, dealer)
+    flips = [e["card"] for e in round_events if e["type"] == "flip"]
+    returned = [e["card"] for e in round_events if e["type"] == "return_first_card"]
+    assert len(flips) == 1 and all(first_card_returned(c, rules) for c in returned), (flips, returned)
+    card = flips[0]
+    assert not first_card_returned(card, rules)
+    dealt = Counter()
+    for e in round_events:
+        if e["type"] == "deal":
+            dealt[e["player"]] += len(e["cards"])
+    want = {
+        "dealt": {p: rules.hand_size for p in range(n) if not state["eliminated"][p]},
+        "draws": {},
+        "top_card": card,
+        "direction": 1,
+        "phase": "play",
+        "current_player": first,
+    }
+    # next_seat reads the direction from the state: use the deal's own, +1 (or -1 after a Reverse).
+    cw = {**state, "direction": 1}
+    if card >= 52:
+        want["phase"] = "choose_color"
+    elif card % 13 == SKIP:
+        want["current_player"] = next_seat(cw, first)
+    elif card % 13 == DRAW_TWO:
+        want["draws"] = {first: 2}
+        want["current_player"] = next_seat(cw, first)
+    elif card % 13 == REVERSE:
+        want["direction"], want["current_player"] = -1, dealer
+    return {"dealt_counts": dict(dealt), **want}
+
+
+class Transition:
+    """What a legal, non-final action must lead to under RULES.md (only the facts the rules fix):
+    ``current_player``, ``phase``, ``direction``, ``pending_draw``, ``current_color``, cards drawn per
+    seat (``draws``, at most when the piles may run out), and hands (``hands``, for swaps)."""
+
+    def __init__(self, before: dict[str, Any], action: int, rules: UnoRules, facts: PublicFacts) -> None:
+        self.before, self.action, self.rules, self.facts = before, action, rules, facts
+        self.want: dict[str, Any] = {}
+        self.draws: dict[int, int] = {}
+        self.check_sizes: dict[int, int] | None = None
+        self.hands: dict[int, list[int]] = {}
+        self.skip = False  # an action checked elsewhere (DRAW in phase play: R4 post_draw)
+        self.until_color: tuple[int, int] | None = None
+        self.verdict: str | None = None
+        self._derive()
+
+    def _next(self, seat: int, direction: int | None = None) -> int:
+        s = self.before if direction is None else {**self.before, "direction": direction}
+        return next_seat(s, seat)
+
+    def _hit_next(self, p: int, sum_: int, stacking_card: int) -> None:
+        """R5, R12.7: the next player answers (stacking) or draws the sum and loses the turn."""
+        nxt = self._next(p)
+        hand = Counter(self.before["hands"][nxt])
+        if stacking_card == DRAW_TWO and self.rules.stack_draw_two and any(hand[c * 13 + DRAW_TWO] for c in range(4)):
+            self.want.update(current_player=nxt, phase="respond_draw_two", pending_draw=sum_)
+        else:
+            self.draws[nxt] = sum_
+            self.want.update(current_player=self._next(nxt), phase="play", pending_draw=0)
+
+    def _derive(self) -> None:
+        b, a, r = self.before, self.action, self.rules
+        p, phase = b["current_player"], b["phase"]
+        play = played_card(a)
+        if a == CALL_UNO:
+            self.want.update(current_player=p, phase=phase)
+        elif a == CATCH_UNO:
+            self.want.update(current_player=p, phase=phase)
+            self.draws[self.facts.catchable] = r.uno_penalty
+        elif play is not None:
+            card, _ = play
+            if card >= 52:
+                self.want.update(current_player=p, phase="choose_color")
+            elif card % 13 < 10:
+                self.want.update(current_player=self._next(p), phase="play")
+            elif card % 13 == SKIP:
+                self.want.update(current_player=self._next(self._next(p)), phase="play")
+            elif card % 13 == REVERSE:
+                d = -b["direction"]
+                active = sum(not x for x in b["eliminated"])
+                self.want.update(direction=d, phase="play",
+                                 current_player=p if active == 2 else self._next(p, d))
+            else:
+                self._hit_next(p, b["pending_draw"] + 2, DRAW_TWO)
+        elif a == PASS:
+            self.want.update(current_player=self._next(p), phase="play")
+        elif a == DRAW and phase == "respond_draw_two":
+            self.draws[p] = b["pending_draw"]
+            self.want.update(current_player=self._next(p), phase="play", pending_draw=0)
+        elif a == DRAW:
+            self.skip = True  # checked apart (R4 post_draw)
+        elif CHOOSE_RED <= a < CHOOSE_RED + 4:
+            self._choose_color(p, a - CHOOSE_RED)
+        elif SWAP_WITH_FIRST <= a < SWAP_WITH_FIRST + 9:
+            q = (p + a - SWAP_WITH_FIRST + 1) % b["num_players"]
+            self.hands = {p: b["hands"][q], q: b["hands"][p]}
+            first_card = self._first_card_wild() and b["turn"] <= 1  # R9: the first player then plays
+            self.want.update(phase="play", current_player=p if first_card else self._next(p))
+        elif a == ACCEPT:
+            self.draws[p] = b["pending_draw"]
+            self.want.update(current_player=self._next(p), phase="play", pending_draw=0)
+        elif a == CHALLENGE:
+            culprit = self.facts.wd4_player
+            if self.facts.wd4_guilty:  # R6, R12.8
+                self.draws[culprit] = r.challenge_guilty_draw
+                self.want.update(current_player=p, phase="play", pending_draw=0)
+            else:
+                self.draws[p] = max(b["pending_draw"] + r.challenge_innocent_draw - 4, 0)
+                self.want.update(current_player=self._next(p), phase="play", pending_draw=0)
+            self.verdict = "guilty" if self.facts.wd4_guilty else "innocent"
+        if play is not None and play[0] < 52:
+            self.want["current_color"] = play[0] // 13
+        self.want.setdefault("direction", b["direction"])
+        self.want.setdefault("current_color", b["current_color"])
+
+    def _first_card_wild(self) -> bool:
+        return len(self.before["discard_pile"]) == 1 and self.before["top_card"] >= 52
+
+    def _choose_color(self, p: int, color: int) -> None:
+        b, r = self.before, self.rules
+        wild = b["top_card"]
+        self.want["current_color"] = color
+        if wild == WILD_SWAP_HANDS:
+            self.want.update(current_player=p, phase="choose_swap_target")
+        elif self._first_card_wild() and b["turn"] == 0:
+            self.want.update(current_player=p, phase="play")  # R9, R12.11: then the first player plays
+        elif wild == WILD_DRAW_FOUR:
+            total = b["pending_draw"] + 4
+            nxt = self._next(p)
+            if r.challenge or (r.stack_draw_four and WILD_DRAW_FOUR in b["hands"][nxt]):
+                self.want.update(current_player=nxt, phase="respond_draw_four", pending_draw=total)
+            else:
+                self.draws[nxt] = total
+                self.want.update(current_player=self._next(nxt), phase="play", pending_draw=0)
+        elif wild == WILD_SHUFFLE_HANDS:
+            # R5: every card dealt one at a time from seat + 1 clockwise, whatever the direction.
+            seats, x = [], clockwise_next(b, p)
+            while x not in seats:
+                seats.append(x)
+                x = clockwise_next(b, x)
+            total = sum(len(h) for h in b["hands"])
+            self.check_sizes = {s: total // len(seats) + (i < total % len(seats)) for i, s in enumerate(seats)}
+            self.want.update(current_player=self._next(p), phase="play")
+        elif wild == WILD_CUSTOMIZABLE and r.custom_wild_rule != "blank":
+            self._custom(p, color)
+        else:
+            self.want.update(current_player=self._next(p), phase="play")
+
+    def _custom(self, p: int, color: int) -> None:
+        """R5 Wild Customizable effects (R12.12)."""
+        b, rule = self.before, self.rules.custom_wild_rule
+        nxt = self._next(p)
+        if rule == "play_again":
+            self.want.update(current_player=p, phase="play")
+        elif rule == "others_draw_two":
+            self.draws = {q: 2 for q in range(b["num_players"]) if q != p and not b["eliminated"][q]}
+            self.want.update(current_player=nxt, phase="play")
+        elif rule == "opponents_discard_wilds":
+            self.hands = {q: [c for c in b["hands"][q] if c < 52] for q in range(b["num_players"]) if q != p}
+            self.want.update(current_player=nxt, phase="play", top_card=WILD_CUSTOMIZABLE)
+        elif rule == "next_draws_until_color":
+            self.until_color = (nxt, color)
+            self.want.update(current_player=nxt, phase="play")
+        elif rule == "next_draws_three_if_stuck":
+            hand = Counter(b["hands"][nxt])
+            stuck = not any(playable(t, hand, WILD_CUSTOMIZABLE, color, self.rules) for t in hand if hand[t])
+            if stuck:
+                self.draws[nxt] = 3
+            self.want.update(current_player=self._next(nxt) if stuck else nxt, phase="play")

@@ -118,7 +118,9 @@ def assert_same_view(engine: Engine, twin: Engine, seat: int, rng: np.random.Gen
 
 
 def _last_kinds(engine: Engine) -> list[set[str]]:
-    return [{ev["type"] for ev in engine.record(b)["events"][-3:]} for b in range(engine.num_envs)]
+    # A Shuffle Hands event is followed by one redeal event per seat.
+    rename = {"redeal": "shuffle_hands"}
+    return [{rename.get(ev["type"], ev["type"]) for ev in engine.record(b)["events"][-3:]} for b in range(engine.num_envs)]
 
 
 @pytest.mark.parametrize("name", list(RULE_SETS))
@@ -338,3 +340,19 @@ def test_error_messages_name_only_public_things():
     b = position(["red 1, blue 2", "yellow 3, blue 4, green 9", "yellow 5"], "red 9", draw="green 2")
     for action in ("play green 3", "play wild", "challenge", "choose red", "swap with +1"):
         assert rejection(a, 0, ACTION_NAMES.index(action)) == rejection(b, 0, ACTION_NAMES.index(action))
+
+
+def test_image_render_shows_only_the_acting_hand():
+    """``render_rgb`` (PettingZoo's ``rgb_array`` mode) draws the same picture in hidden twins of
+    the acting seat."""
+    pytest.importorskip("PIL")
+    from uno_env.render import render_rgb
+
+    engine = Engine(4, 4, RULE_SETS["swap_hands"], seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(8):
+        engine.step(sample_legal(engine.legal_mask, rng))
+        for b in range(engine.num_envs):
+            seat = int(engine.current_player[b])
+            twin, _ = hidden_twin(engine, seat, rng)
+            assert np.array_equal(render_rgb(engine.game_state(b)), render_rgb(twin.game_state(b)))

@@ -36,7 +36,10 @@ from rules_reference import (
     DRAW,
     HandModel,
     PublicFacts,
+    Transition,
+    cards_drawn,
     drawn_cards,
+    expected_deal,
     expected_observation,
     hand_points,
     legal_actions,
@@ -45,7 +48,7 @@ from rules_reference import (
     playable,
     played_card,
 )
-from uno_env import NUM_ACTIONS, Engine, UnoRules
+from uno_env import ACTION_NAMES, NUM_ACTIONS, Engine, UnoRules
 from uno_env import rules as rules_module
 from uno_env.cards import deck_counts
 from uno_env.engine.layout import OBS_OFFSETS
@@ -199,7 +202,9 @@ class Harness:
         """Follow game b from its deal (after the engine's reset)."""
         self._new_episode(b)
         events = self.e.record(b)["events"]
-        self._consume(b, events, {}, self.e.game_state(b))
+        state = self.e.game_state(b)
+        self._consume(b, events, state)
+        self._check_deal(state, events)
         self.seen[b] = events
 
     def _new_episode(self, b: int) -> None:
@@ -217,7 +222,7 @@ class Harness:
 
     # --- events --------------------------------------------------------------------------
 
-    def _consume(self, b: int, events: list[dict], play_copies: dict, state_before: dict) -> None:
+    def _consume(self, b: int, events: list[dict], state_before: dict) -> None:
         eliminated = state_before["eliminated"]
         turn_before = state_before["turn"]
 
@@ -230,7 +235,7 @@ class Harness:
                 return
             self._check_round_end(model, set(winners), scores, eliminated, turn_before, events)
 
-        self.model[b].apply(events, play_copies, on_round_end)
+        self.model[b].apply(events, on_round_end)
 
     def _check_round_end(self, model, winners, scores, eliminated, turn_before, events) -> None:
         r, n = self.rules, self.n
@@ -320,36 +325,78 @@ class Harness:
     def _after_step(self, b: int, before: dict, action: int, penalised: bool) -> None:
         e, r = self.e, self.rules
         p = before["current_player"]
-        play = played_card(action)
-        copies = {(p, play[0]): play[1]} if play and not penalised else {}
         ended = bool(e.terminated[b] or e.truncated[b])
         if e.autoreset and ended:
             tail = _new_events(self.seen[b], e.last_record(b)["events"])
-            self._consume(b, tail, copies, before)
+            self._consume(b, tail, before)
             self._check_rewards(b, tail, before)
             self._new_episode(b)
             step_events = e.record(b)["events"]
-            self._consume(b, step_events, {}, before)
+            self._consume(b, step_events, before)
             self.seen[b] = step_events
             new_round = True
         else:
             now = e.record(b)["events"]
             step_events = _new_events(self.seen[b], now)
-            self._consume(b, step_events, copies, before)
+            self._consume(b, step_events, before)
             self.seen[b] = now
             if ended:
                 self._check_rewards(b, step_events, before)
             new_round = any(ev["type"] == "deal" for ev in step_events)
         after = e.game_state(b)
+        if not penalised and not ended and not any(ev["type"] == "round_end" for ev in step_events):
+            self._check_transition(Transition(before, action, r, self.facts[b]), after, step_events)
         self.facts[b].after_step(before, action, penalised, after, step_events, r)
         if new_round:
             self.facts[b].new_round()
+            self._check_deal(after, step_events)
         elif penalised:
             self._check_penalty(b, before, after, action, step_events)
         elif action == DRAW and before["phase"] == "play" and not ended:
             self._check_draw(before, after, step_events)
         if not ended:
             assert not e.rewards[b].any(), f"game {b}: rewards {e.rewards[b]} before the episode ended"
+
+    def _check_transition(self, t: Transition, after: dict, events: list[dict]) -> None:
+        """R5-R7: turn order, phase, direction, colour, pending draws and who drew how many."""
+        if t.skip:
+            return
+        b = t.before
+        for key, value in t.want.items():
+            assert after[key] == value, (
+                f"after {ACTION_NAMES[t.action]} by player {b['current_player']} in phase {b['phase']}: "
+                f"{key} is {after[key]!r}, rules say {value!r} (direction {b['direction']}, "
+                f"eliminated {b['eliminated']}, hand sizes {[len(h) for h in b['hands']]})"
+            )
+        drawn = cards_drawn(events)
+        if t.until_color is not None:  # R5, R12.12: draws until a card of the colour (a wild is not)
+            seat, color = t.until_color
+            cards = [c for ev in events if ev["type"] == "draw" for c in ev["cards"] if ev["player"] == seat]
+            assert all(c >= 52 or c // 13 != color for c in cards[:-1])
+            assert not cards or (cards[-1] < 52 and cards[-1] // 13 == color) or after["draw_pile_size"] == 0
+            drawn.pop(seat, None)
+        enough = sum(t.draws.values()) <= b["draw_pile_size"]
+        for q in range(self.n):
+            want = t.draws.get(q, 0)
+            assert drawn[q] == want if enough else drawn[q] <= want, (
+                f"after {ACTION_NAMES[t.action]}: player {q} drew {drawn[q]}, rules say {want}")
+        for q, hand in t.hands.items():
+            assert after["hands"][q] == sorted(hand), f"after {ACTION_NAMES[t.action]}: hand of {q}"
+        if t.check_sizes is not None:
+            assert {q: len(h) for q, h in enumerate(after["hands"]) if len(h) or q in t.check_sizes} == t.check_sizes
+        if t.verdict is not None:
+            assert [ev["verdict"] for ev in events if ev["type"] == "challenge"] == [t.verdict]
+
+    def _check_deal(self, state: dict, events: list[dict]) -> None:
+        """R3, R9: the deal of a new round (the events since the last round end)."""
+        ends = [k for k, ev in enumerate(events) if ev["type"] in ("round_end", "score", "eliminated", "match_end")]
+        round_events = events[ends[-1] + 1:] if ends else events
+        want = expected_deal(state, round_events, self.rules)
+        assert want.pop("dealt_counts") == want.pop("dealt")
+        draws = want.pop("draws")
+        assert dict(cards_drawn(round_events)) == draws, (cards_drawn(round_events), draws)
+        for key, value in want.items():
+            assert state[key] == value, f"after the deal: {key} is {state[key]!r}, R9 says {value!r}"
 
     def _check_rewards(self, b: int, events: list[dict], before: dict) -> None:
         """R8: +1 for each winner and -1 for the others at the end; 0 on a truncated round."""

@@ -97,7 +97,7 @@ def _rebuilt_hands(engine: Engine) -> tuple[bool, list[list[int]]]:
     model = HandModel(engine.num_players)
     start = engine.record(0)["start"]["position"]["hands"]
     model.resync(start)
-    model.apply(engine.record(0)["events"], {}, lambda *a, **k: None)
+    model.apply(engine.record(0)["events"], lambda *a, **k: None)
     return model.stale, model.sorted_hands()
 
 
@@ -126,9 +126,6 @@ def recorded_position(hands, top, **options) -> Engine:
     return e
 
 
-@pytest.mark.xfail(strict=True, reason="engine record gap (record.events_to_json): swap, shuffle_hands and "
-                                       "discard_wild events keep only a 'turn' field, and a play event does not "
-                                       "say a double played two copies, so hands cannot be rebuilt from events")
 @pytest.mark.parametrize("name, where, moves", RECORD_GAPS, ids=[g[0] for g in RECORD_GAPS])
 def test_hands_can_be_rebuilt_from_the_events(name, where, moves):
     e = recorded_position(**where)
@@ -138,8 +135,6 @@ def test_hands_can_be_rebuilt_from_the_events(name, where, moves):
     assert not stale and hands == e.game_state(0)["hands"], (stale, e.record(0)["events"])
 
 
-@pytest.mark.xfail(strict=True, reason="engine record gap (record.events_to_json): call_uno and catch_uno "
-                                       "events do not name who called, who caught and who was caught")
 def test_uno_call_and_catch_events_name_the_players():
     e = recorded_position(["red 1, red 2", "green 1, green 2, blue 5"], "red 3", uno_call="explicit")
     act(e, "call uno")

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from ..actions import NUM_ACTIONS, action_name
-from ..cards import MAX_DECK_SIZE, NUM_CARD_TYPES, deck_counts
+from ..cards import IS_NUMBER, IS_WILD, MAX_DECK_SIZE, NUM_CARD_TYPES, WILD_DRAW_FOUR, deck_counts
 from ..rules import CUSTOM_WILD_RULES, UnoRules
 from . import batch, invariants, layout as L
 from .record import Recorder
@@ -81,6 +81,15 @@ def _config_vector(rules: UnoRules, num_players: int, autoreset: bool) -> np.nda
     return cfg
 
 
+def _first_card_returned(rules: UnoRules, card: int) -> bool:
+    """R9: whether a card turned first goes back into the pile (mirrors the kernel's rule)."""
+    if card == WILD_DRAW_FOUR:
+        return True
+    if rules.first_card_rule == "redraw_special" and not IS_NUMBER[card]:
+        return True
+    return rules.wild_first_card == "redraw" and bool(IS_WILD[card])
+
+
 class Engine:
     """A batch of ``num_envs`` UNO games with ``num_players`` seats each, under one ``UnoRules``.
 
@@ -136,6 +145,15 @@ class Engine:
             raise ValueError(
                 f"hand_size={rules.hand_size} with num_players={P} needs "
                 f"{P * rules.hand_size + 1} cards, but the {rules.deck!r} deck has {self._deck.sum()}"
+            )
+        left = int(self._deck.sum()) - P * rules.hand_size
+        sent_back = int(sum(self._deck[t] for t in range(NUM_CARD_TYPES) if _first_card_returned(rules, t)))
+        if left <= sent_back:
+            raise ValueError(
+                f"hand_size={rules.hand_size} with num_players={P} leaves {left} cards after the deal, and "
+                f"{sent_back} cards of the {rules.deck!r} deck go back when turned first (R9, "
+                f"first_card_rule={rules.first_card_rule!r}, wild_first_card={rules.wild_first_card!r}): the "
+                f"first card could never be turned; use a smaller hand_size or fewer players"
             )
         self._cfg = _config_vector(rules, P, self.autoreset)
         self._cfg[L.C_WRITE_OBS] = bool(observations)
@@ -224,7 +242,10 @@ class Engine:
             seats_arr = self._seat_buffer
             seats_arr[:] = seats
         else:
-            seats_arr = np.broadcast_to(np.asarray(seats), (self.num_envs,))
+            seats_arr = np.asarray(seats)
+            if seats_arr.ndim > 1 or seats_arr.size not in (1, self.num_envs):
+                raise ValueError(f"seats must be one seat or {self.num_envs} seats (one per game), got shape {seats_arr.shape}")
+            seats_arr = np.broadcast_to(seats_arr.reshape(-1), (self.num_envs,))
             if seats_arr.dtype.kind not in "iu" or seats_arr.min() < 0 or seats_arr.max() >= self.num_players:
                 raise ValueError(f"seats must be integers in 0..{self.num_players - 1}, got {seats!r}")
             seats_arr = np.ascontiguousarray(seats_arr, np.int64)
@@ -261,6 +282,9 @@ class Engine:
             )
         if arr.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {arr.shape}")
+        if arr.dtype.kind == "u" and arr.size and arr.max() >= NUM_ACTIONS:
+            b = int(np.argmax(arr >= NUM_ACTIONS))  # before the int64 cast wraps huge values to -1
+            raise ValueError(f"game {b}: action {arr[b]} is out of range; action ids are 0..{NUM_ACTIONS - 1}")
         if arr.dtype != np.int64:
             arr = arr.astype(np.int64)
         return arr
@@ -363,8 +387,10 @@ class Engine:
         The seat's own hand, the discard pile, every count and every public fact stay as they are.
         """
         i = self._check_index(i)
-        if not 0 <= seat < self.num_players:
-            raise ValueError(f"seat must be in 0..{self.num_players - 1}, got {seat!r}")
+        if not isinstance(seat, numbers.Integral) or not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be an integer in 0..{self.num_players - 1}, got {seat!r}")
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         n = self.num_players
         size = int(self._g[i, L.G_DRAW_SIZE])
         others = [p for p in range(n) if p != seat]
@@ -410,6 +436,15 @@ class Engine:
         n = self.num_players
         if len(hands) != n:
             raise ValueError(f"hands must list {n} hands, got {len(hands)}")
+        for name, cards in [*((f"hands[{p}]", h) for p, h in enumerate(hands)), ("discard_pile", discard_pile), ("draw_pile", draw_pile)]:
+            bad = [c for c in cards if not isinstance(c, numbers.Integral) or isinstance(c, bool) or not 0 <= c < NUM_CARD_TYPES]
+            if bad:
+                raise ValueError(f"{name} holds {bad[:3]!r}: card type ids are integers 0..{NUM_CARD_TYPES - 1} (R1)")
+        for name, value in (("current_player", current_player), ("dealer", dealer)):
+            if value is not None and (not isinstance(value, numbers.Integral) or isinstance(value, bool) or not 0 <= value < n):
+                raise ValueError(f"{name} must be a seat 0..{n - 1}, got {value!r}")
+        if scores is not None and (len(scores) != n or not all(isinstance(x, numbers.Integral) for x in scores)):
+            raise ValueError(f"scores must be {n} integers (one per seat), got {scores!r}")
         counts = np.zeros((n + 1, NUM_CARD_TYPES), np.int64)
         for p, hand in enumerate(hands):
             np.add.at(counts[p], np.asarray(hand, np.int64), 1)

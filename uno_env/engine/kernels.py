@@ -752,15 +752,17 @@ def shuffle_hands(s, cfg, b, p):
                 hi += 1
             hands[b, q, t] = 0
     shuffle_pile(rng, b, piles, np.int64(PILE_DRAW), lo, hi)
+    emit(s, b, EV_SHUFFLE_HANDS, p, -1, hi - lo)
     sizes = np.zeros(n, np.int64)
     seat = clockwise_after(s, cfg, b, p)
     for i in range(lo, hi):
-        hands[b, seat, piles[b, PILE_DRAW, i]] += 1
+        card = piles[b, PILE_DRAW, i]
+        hands[b, seat, card] += 1
         sizes[seat] += 1
+        emit(s, b, EV_REDEAL, seat, card, 0)
         seat = clockwise_after(s, cfg, b, seat)
     for q in range(n):
         set_hand_size(s, b, q, sizes[q])
-    emit(s, b, EV_SHUFFLE_HANDS, p, -1, hi - lo)
 
 
 @njit(cache=True)

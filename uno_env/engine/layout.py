@@ -128,6 +128,7 @@ EV_CATCH_UNO = 17
 EV_DISCARD_WILD = 18
 EV_ELIMINATED = 19
 EV_MATCH_END = 20
+EV_REDEAL = 21  # one card of the Wild Shuffle Hands deal
 EVENT_NAMES = (
     "deal",
     "flip",
@@ -150,6 +151,7 @@ EVENT_NAMES = (
     "discard_wild",
     "eliminated",
     "match_end",
+    "redeal",
 )
 # Why cards were drawn (extra column of EV_DRAW).
 DRAW_VOLUNTARY = 0

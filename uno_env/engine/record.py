@@ -21,7 +21,7 @@ def _event_dict(kind: int, player: int, card: int, extra: int) -> dict[str, Any]
     if kind == L.EV_DRAW:
         return {"type": name, "player": player, "cards": [card], "reason": L.DRAW_REASONS[extra]}
     if kind == L.EV_PLAY:
-        return {"type": name, "player": player, "card": card}
+        return {"type": name, "player": player, "card": card, "count": extra}
     if kind == L.EV_COLOR:
         return {"type": name, "player": player, "color": extra}
     if kind == L.EV_CHALLENGE:
@@ -36,22 +36,38 @@ def _event_dict(kind: int, player: int, card: int, extra: int) -> dict[str, Any]
         return {"type": name, "cards": extra}
     if kind == L.EV_SCORE:
         return {"type": name, "player": player, "points": extra}
-    if kind == L.EV_ROUND_END:
+    if kind in (L.EV_ROUND_END, L.EV_MATCH_END):
         return {"type": name, "winners": [p for p in range(32) if (extra >> p) & 1]}
-    return {"type": name, "turn": extra}
+    if kind == L.EV_SHUFFLE_HANDS:
+        return {"type": name, "player": player, "cards": extra}
+    if kind == L.EV_REDEAL:
+        return {"type": name, "player": player, "cards": [card]}
+    if kind == L.EV_SWAP:
+        return {"type": name, "player": player, "with": card}
+    if kind == L.EV_CALL_UNO:
+        return {"type": name, "player": player}
+    if kind == L.EV_CATCH_UNO:
+        return {"type": name, "player": player, "caught": card}
+    if kind == L.EV_DISCARD_WILD:
+        return {"type": name, "player": player, "card": card}
+    if kind == L.EV_ELIMINATED:
+        return {"type": name, "player": player, "score": extra}
+    if kind == L.EV_TRUNCATE:
+        return {"type": name, "turn": extra}
+    raise ValueError(f"unknown event kind {kind}")
 
 
 def events_to_json(rows: list[tuple[int, int, int, int]]) -> list[dict[str, Any]]:
-    """Raw event rows to dicts: the deal gives one event per seat, and consecutive draws of one
-    player for one reason merge into one event."""
+    """Raw event rows to dicts: a deal (and a Shuffle Hands redeal) gives one event per seat,
+    and consecutive draws of one player for one reason merge into one event."""
     out: list[dict[str, Any]] = []
-    deals: dict[int, dict[str, Any]] = {}  # the deal goes round the table
+    deals: dict[int, dict[str, Any]] = {}  # a deal goes round the table
     for kind, player, card, extra in rows:
-        if kind == L.EV_DEAL and player in deals:
+        if kind in (L.EV_DEAL, L.EV_REDEAL) and player in deals:
             deals[player]["cards"].append(card)
             continue
         ev = _event_dict(kind, player, card, extra)
-        if kind == L.EV_DEAL:
+        if kind in (L.EV_DEAL, L.EV_REDEAL):
             deals[player] = ev
         else:
             deals = {}
@@ -186,7 +202,7 @@ def describe_event(event: dict[str, Any]) -> str:
     if kind == "return_first_card":
         return f"first card {card_name(event['card'])} goes back into the pile"
     if kind == "play":
-        return f"{who} plays {card_name(event['card'])}"
+        return f"{who} plays {'two ' if event['count'] == 2 else ''}{card_name(event['card'])}"
     if kind == "draw":
         n = len(event["cards"])
         return f"{who} draws {n} card{'s' * (n != 1)} ({event['reason'].replace('_', ' ')}): " + ", ".join(
@@ -206,6 +222,21 @@ def describe_event(event: dict[str, Any]) -> str:
         return f"the discard pile ({event['cards']} cards under the top one) is shuffled into a new draw pile"
     if kind == "score":
         return f"{who} scores {event['points']} points"
-    if kind == "round_end":
-        return "round over: winner " + ", ".join(f"player {p}" for p in event["winners"])
+    if kind in ("round_end", "match_end"):
+        what = "round" if kind == "round_end" else "match"
+        return f"{what} over: winner " + ", ".join(f"player {p}" for p in event["winners"])
+    if kind == "shuffle_hands":
+        return f"{who} shuffles all {event['cards']} held cards and deals them anew"
+    if kind == "redeal":
+        return f"{who} is dealt {', '.join(card_name(c) for c in event['cards'])}"
+    if kind == "swap":
+        return f"{who} swaps hands with player {event['with']}"
+    if kind == "call_uno":
+        return f"{who} calls UNO"
+    if kind == "catch_uno":
+        return f"{who} catches player {event['caught']} not calling UNO"
+    if kind == "discard_wild":
+        return f"{who} puts {card_name(event['card'])} under the top card"
+    if kind == "eliminated":
+        return f"{who} is eliminated with {event['score']} points"
     return f"round truncated after {event['turn']} actions"
