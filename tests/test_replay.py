@@ -108,7 +108,7 @@ DISCARD = dict(hands=["wild customizable, red 1", "wild, green 1", "wild draw fo
                deck="shuffle_hands", custom_wild_rule="opponents_discard_wilds")
 SHUFFLE = dict(hands=["wild shuffle hands, red 1, red 2", "green 1, green 2", "blue 1"], top="red 3",
                deck="shuffle_hands")
-RECORD_GAPS = [
+RECORD_CASES = [
     ("swap", SWAP, ["play wild swap hands", "choose blue", "swap with +1"]),
     ("double", DOUBLE, ["play double red 5"]),
     ("discard_wild", DISCARD, ["play wild customizable", "choose red"]),
@@ -126,8 +126,10 @@ def recorded_position(hands, top, **options) -> Engine:
     return e
 
 
-@pytest.mark.parametrize("name, where, moves", RECORD_GAPS, ids=[g[0] for g in RECORD_GAPS])
+@pytest.mark.parametrize("name, where, moves", RECORD_CASES, ids=[g[0] for g in RECORD_CASES])
 def test_hands_can_be_rebuilt_from_the_events(name, where, moves):
+    """Every event that moves cards names them (R5 swap, Shuffle Hands redeal, discarded wilds,
+    a double's two copies), so the hands follow from the record alone."""
     e = recorded_position(**where)
     for move in moves:
         act(e, move)

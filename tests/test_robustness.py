@@ -287,6 +287,7 @@ def test_teams_need_an_even_count_of_at_least_four(num_players):
 
 
 def test_a_huge_unsigned_action_is_rejected():
+    """Found by this suite: a uint64 2**64-1 used to wrap to -1 ("leave the game") silently."""
     e = Engine(1, 2, seed=0)
     with pytest.raises(ValueError, match="out of range"):
         e.step(np.array([2**64 - 1], np.uint64))
@@ -307,14 +308,14 @@ print("returned")
 def test_a_deal_with_no_card_to_turn_does_not_hang():
     """R9 sends a Wild Draw Four (any non-number card under redraw_special) back into the pile.
     official, 10 players x 11 cards leaves 2 of 112 cards; with seed 0 both are action cards or
-    wilds. Expected: a ValueError when the engine is made (or an R9 reading for this case), never
-    an endless loop."""
+    wilds, and the deal used to redraw forever. The engine now refuses such rules with a
+    ValueError (in a subprocess, so a regression fails instead of hanging the suite)."""
     code = _DEAL.format(repo=str(REPO), players=10, preset="official", hand_size=11, seed=0)
     try:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=12, cwd=REPO)
     except subprocess.TimeoutExpired:
         pytest.fail("Engine(1, 10, UnoRules.preset('official', hand_size=11), seed=0) did not return within 12 s")
-    assert "returned" in out.stdout, out.stderr[-2000:]
+    assert "returned" in out.stdout and "ValueError" in out.stdout and "hand_size" in out.stdout, out.stderr[-2000:]
 
 
 # --- bad arguments to the other methods ----------------------------------------------------
@@ -350,9 +351,7 @@ BAD_CALLS = {
     "set_game player": lambda e, g: e.set_game(0, **{**g, "current_player": 5}),
     "set_game direction": lambda e, g: e.set_game(0, **{**g, "direction": 0}),
     "set_game colour": lambda e, g: e.set_game(0, **{**g, "current_color": 4}),
-}
-# Engine gaps found (the owner's to fix): these raise the wrong error or are accepted.
-SET_GAME_GAPS = {
+    # Found by this suite and fixed in the engine (were an IndexError, a numpy message, or accepted):
     "set_game card id 57 (IndexError)": lambda e, g: e.set_game(0, **{**g, "hands": [g["hands"][0][:6] + [57], g["hands"][1]]}),
     "set_game card id 60 in the draw pile (numpy broadcast message)": lambda e, g: e.set_game(0, **{**g, "draw_pile": g["draw_pile"][:-1] + [60]}),
     "set_game current_player=1.5 (accepted as 1)": lambda e, g: e.set_game(0, **{**g, "current_player": 1.5}),
@@ -376,11 +375,6 @@ def _check_rejected(call) -> None:
 @pytest.mark.parametrize("name", list(BAD_CALLS))
 def test_engine_methods_reject_bad_arguments_and_change_nothing(name):
     _check_rejected(BAD_CALLS[name])
-
-
-@pytest.mark.parametrize("name", list(SET_GAME_GAPS))
-def test_engine_argument_gaps(name):
-    _check_rejected(SET_GAME_GAPS[name])
 
 
 BAD_ACTIONS = [3.0, "draw", 116, -1, np.array([1, 2]), True, np.float64(57), [57]]
