@@ -1,6 +1,8 @@
-"""API robustness: copies of a game mid-play continue as the same game, engines in threads do not
-interfere, a seed gives the same games in every process and at every batch size, a finished game
-cannot be stepped, and bad seeds, batch sizes and player counts raise clear errors."""
+"""API robustness: copies (pickle, deepcopy) of an engine, a PettingZoo env or a Gymnasium env
+mid-game continue as the same game; engines in threads do not interfere; a seed gives the same
+games in every process and at every batch size; a finished game cannot be stepped; bad seeds,
+batch sizes, player counts, method arguments and env actions raise a clear ``ValueError`` and
+change nothing; rules whose deal could never turn a first card are refused instead of hanging."""
 
 from __future__ import annotations
 
