@@ -461,3 +461,15 @@ def test_observations_off_changes_nothing_but_the_observation_buffer():
     assert not b.observation.any()
     seats = a.current_player.astype(np.int64)
     assert np.array_equal(a.observe(seats), b.observe(seats))
+
+
+def test_read_only_and_strided_actions_are_accepted():
+    """Views and read-only arrays are legal inputs (copied to int64 before the kernel)."""
+    engine = Engine(2, 2, seed=0)
+    legal = sample_legal(engine.legal_mask, np.random.default_rng(0))
+    frozen = legal.copy()
+    frozen.flags.writeable = False
+    engine.step(frozen)
+    wide = np.stack([sample_legal(engine.legal_mask, np.random.default_rng(1)), np.zeros(2, np.int64)], 1)
+    engine.step(wide[:, 0])
+    assert engine.check_invariants() == []

@@ -270,7 +270,13 @@ class Engine:
         return np.array([_check_seed(s) for s in seeds], np.uint64)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
-        if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == (self.num_envs,):
+        if (
+            type(actions) is np.ndarray
+            and actions.dtype == np.int64
+            and actions.shape == (self.num_envs,)
+            and actions.flags.c_contiguous
+            and actions.flags.writeable
+        ):
             return actions  # the common case, checked first because it runs every step
         if isinstance(actions, numbers.Integral) and not isinstance(actions, bool) and self.num_envs == 1:
             return np.array([actions], np.int64)
@@ -285,9 +291,8 @@ class Engine:
         if arr.dtype.kind == "u" and arr.size and arr.max() >= NUM_ACTIONS:
             b = int(np.argmax(arr >= NUM_ACTIONS))  # before the int64 cast wraps huge values to -1
             raise ValueError(f"game {b}: action {arr[b]} is out of range; action ids are 0..{NUM_ACTIONS - 1}")
-        if arr.dtype != np.int64:
-            arr = arr.astype(np.int64)
-        return arr
+        # numba compiles anew for read-only or strided arrays: hand it a plain int64 copy.
+        return np.array(arr, dtype=np.int64, order="C", copy=True)
 
     def _raise_step_error(self, err: int, actions: np.ndarray) -> None:
         code, b = divmod(err, 2**32)
