@@ -162,4 +162,7 @@ def main(args: Args) -> Any:
 
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    main(parse_args())
+    try:
+        main(parse_args())
+    except ValueError as exc:  # a bad setting: say what was wrong, without a traceback
+        sys.exit(f"error: {exc}")

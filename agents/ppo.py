@@ -10,6 +10,7 @@ actions = agent.act(observation, action_mask, rng)  # int64 [B], always legal
 |---|---|
 | ``PPOAgent`` | wraps a saved model (path), a ``MaskablePPO`` or its policy; one forward pass per ``act`` on the whole batch; ``deterministic`` picks the most likely legal action, otherwise it samples with the ``rng`` given to ``act`` (Gumbel-max), so it is reproducible from that ``rng`` like every other agent |
 | ``PPOAgent.frozen(policy)`` | an agent over a *copy* of a policy (a self-play snapshot); ``load_state`` swaps in other weights |
+| ``UnoMaskablePolicy`` | sb3-contrib's ``MaskableActorCriticPolicy`` with a leaner ``evaluate_actions`` (the PPO update's hot path): one masked log-softmax gives the log-probabilities and the entropy, instead of building a masked ``Categorical`` (measured ~20% of an update with a 128-wide network); same values |
 | ``UnoFeatures`` | the features extractor ``train.py`` builds its policies with: the observation scaled by fixed per-index bounds (``uno_env.gym_env.observation_bounds``), then a trunk shared by the actor and the critic |
 
 Nothing is downloaded and nothing reads hidden state: the policy sees the observation (R11)
@@ -25,10 +26,11 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-__all__ = ["PPOAgent", "UnoFeatures", "load_model"]
+__all__ = ["PPOAgent", "UnoFeatures", "UnoMaskablePolicy", "load_model"]
 
 _ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "silu": nn.SiLU}
 
@@ -74,6 +76,36 @@ class UnoFeatures(BaseFeaturesExtractor):
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         """Scaled observation through the trunk."""
         return self.trunk(observations.flatten(1) * self.scale)
+
+
+class UnoMaskablePolicy(MaskableActorCriticPolicy):
+    """``MaskableActorCriticPolicy`` whose ``evaluate_actions`` skips the distribution objects.
+
+    The numbers are those of sb3-contrib's ``MaskableCategorical``: illegal actions get the
+    logit ``-1e8``; the entropy sums over the legal actions only.
+    """
+
+    def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor,
+                         action_masks: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Values, log-probabilities of ``actions`` and entropies under the masked policy."""
+        features = self.extract_features(obs)
+        if self.share_features_extractor:
+            latent_pi, latent_vf = self.mlp_extractor(features)
+        else:
+            latent_pi = self.mlp_extractor.forward_actor(features[0])
+            latent_vf = self.mlp_extractor.forward_critic(features[1])
+        logits = self.action_net(latent_pi)
+        if action_masks is not None:
+            legal = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
+            logits = logits.masked_fill(~legal, -1e8)
+        else:
+            legal = None
+        log_p = torch.log_softmax(logits, dim=-1)
+        log_prob = log_p.gather(1, actions.long().reshape(-1, 1)).reshape(-1)
+        p_log_p = log_p.exp() * log_p
+        if legal is not None:
+            p_log_p = p_log_p.masked_fill(~legal, 0.0)
+        return self.value_net(latent_vf), log_prob, -p_log_p.sum(-1)
 
 
 def load_model(path: str | os.PathLike, device: str = "cpu") -> Any:

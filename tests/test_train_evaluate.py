@@ -153,6 +153,30 @@ def test_ppo_agent_refuses_what_it_cannot_play(trained, tmp_path):
         make_agent("no_such_agent")
 
 
+def test_lean_evaluate_actions_equals_sb3_contribs():
+    import torch
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from agents.ppo import UnoFeatures, UnoMaskablePolicy
+    from uno_env.sb3_vec_env import UnoSB3VecEnv
+
+    model = MaskablePPO(UnoMaskablePolicy, UnoSB3VecEnv(4, 2, seed=0), seed=0, device="cpu",
+                        policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(32,))))
+    engine = Engine(300, 2, seed=3, autoreset=True)
+    rng = np.random.default_rng(0)
+    for _ in range(20):  # positions from play, not only deals
+        engine.step(RandomAgent().act(engine.observation, engine.legal_mask, rng))
+    obs = torch.as_tensor(engine.observation)
+    mask = torch.as_tensor(engine.legal_mask)
+    actions = torch.as_tensor(RandomAgent().act(engine.observation, engine.legal_mask, rng))
+    with torch.no_grad():
+        ours = model.policy.evaluate_actions(obs, actions, mask)
+        theirs = MaskableActorCriticPolicy.evaluate_actions(model.policy, obs, actions, mask)
+    for a, b in zip(ours, theirs):
+        assert torch.allclose(a.reshape(-1), b.reshape(-1), atol=1e-5)
+
+
 # --- the opponent pool --------------------------------------------------------------------
 
 

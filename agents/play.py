@@ -1,0 +1,221 @@
+"""``uno-play``: play UNO in the terminal against any mix of agents.
+
+    uno-play --opponents heuristic,random --players 3 --preset classic
+
+Each opponent is one of ``random``, ``rlcard_rule``, ``greedy``, ``heuristic``, ``search``, or
+the path of a model saved by ``train.py`` (``name=path`` names it); one name for all opponents
+or one per opponent seat. Cards are shown in colour (``--no-color`` for plain text), the legal
+moves are numbered, and ``q`` or the end of input quits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Sequence, TextIO
+
+import numpy as np
+
+from uno_env import Engine, UnoRules
+from uno_env.actions import Action
+from uno_env.cards import NUM_CARD_TYPES
+
+from .human import HumanAgent, HumanQuit, action_text, card_text
+
+PLAY_DOUBLE_FIRST = int(Action.PLAY_DOUBLE_FIRST)
+
+
+@dataclass
+class Args:
+    """Command-line options of ``uno-play``."""
+
+    opponents: str = "heuristic"
+    """comma-separated agents for the other seats (one name for all of them, or one per seat):
+    random, rlcard_rule, greedy, heuristic, search, or the path of a model saved by train.py"""
+    players: int = 2
+    """number of players, you included (2-10)"""
+    preset: str = "classic"
+    """rule preset (RULES.md): classic, official, swap_hands, house"""
+    seat: int = 0
+    """your seat, 0 .. players-1 (seats run clockwise; the dealer is drawn at random, R3)"""
+    games: int = 1
+    """rounds to play one after another"""
+    seed: int | None = None
+    """seed of the deal and of the agents (random when omitted)"""
+    no_color: bool = False
+    """plain text, no ANSI colours (also when the NO_COLOR environment variable is set)"""
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Args:
+    """``Args`` from the command line; the help text is each field's docstring."""
+    parser = argparse.ArgumentParser(prog="uno-play", description=__doc__.splitlines()[0])
+    docs = _field_docs()
+    for f in dataclasses.fields(Args):
+        flag = "--" + f.name.replace("_", "-")
+        if f.type == "bool":
+            parser.add_argument(flag, action="store_true", help=docs[f.name])
+        else:
+            kind = int if f.type in ("int", "int | None") else str
+            parser.add_argument(flag, type=kind, default=f.default, help=docs[f.name])
+    return Args(**vars(parser.parse_args(argv)))
+
+
+def _field_docs() -> dict[str, str]:
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(Args))
+    body = tree.body[0].body
+    docs = {}
+    for node, nxt in zip(body, body[1:]):
+        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
+            docs[node.target.id] = " ".join(str(nxt.value.value).split())
+    return docs
+
+
+def make_agent(spec: str, rules: UnoRules) -> Any:
+    """An agent from its command-line name: ``search``, or any name or model path that
+    ``agents.registry.make_agent`` knows."""
+    from .registry import make_agent as registry_agent
+    from .search import SearchAgent
+
+    spec = spec.strip()
+    if spec == "search":
+        return SearchAgent(rules)
+    try:
+        return registry_agent(spec, rules)
+    except ValueError as err:
+        raise ValueError(f"{err}; or 'search' (SearchAgent)") from None
+
+
+class ConsoleGame:
+    """One person and ``agents`` around one engine game, narrated on ``output``."""
+
+    def __init__(self, args: Args, input: TextIO, output: TextIO) -> None:
+        if not 2 <= args.players <= 10:
+            raise ValueError(f"--players must be 2..10, got {args.players}")
+        if not 0 <= args.seat < args.players:
+            raise ValueError(f"--seat must be 0..{args.players - 1}, got {args.seat}")
+        if args.games < 1:
+            raise ValueError(f"--games must be at least 1, got {args.games}")
+        self.rules = UnoRules.preset(args.preset)
+        specs = [s for s in args.opponents.split(",") if s.strip()]
+        others = args.players - 1
+        if len(specs) == 1:
+            specs = specs * others
+        if len(specs) != others:
+            raise ValueError(f"--opponents needs 1 or {others} names for {others} opponent seats, got {len(specs)}")
+        self.args = args
+        self.output = output
+        self.color = not args.no_color and "NO_COLOR" not in os.environ
+        n, me = args.players, args.seat
+        self.agents: list[Any] = [None] * n
+        self.names = ["you"] * n
+        for k, spec in enumerate(specs):
+            seat = [p for p in range(n) if p != me][k]
+            self.agents[seat] = make_agent(spec, self.rules)
+            self.names[seat] = f"seat {seat} ({getattr(self.agents[seat], 'name', spec.strip())})"
+        relative = [self.names[(me + k) % n] for k in range(n)]
+        self.human = HumanAgent(input, output, color=self.color, names=relative)
+        self.engine = Engine(1, n, self.rules, seed=args.seed)
+        self.rng = np.random.default_rng(args.seed)
+
+    def say(self, text: str = "") -> None:
+        """One line of narration."""
+        self.output.write(text + "\n")
+        self.output.flush()
+
+    def play(self) -> None:
+        """Every round of ``--games``; raises ``HumanQuit`` when the person quits."""
+        for game in range(self.args.games):
+            if game:
+                self.engine.reset()
+            self.say(f"=== Round {game + 1} of {self.args.games}: {self.args.players} players, preset "
+                     f"{self.args.preset!r}; you are seat {self.args.seat} ===")
+            self.play_round()
+
+    def _decide(self, seat: int) -> int:
+        e = self.engine
+        if seat == self.args.seat:
+            return int(self.human.act(e.observation, e.legal_mask, self.rng)[0])
+        agent = self.agents[seat]
+        if hasattr(agent, "act_in"):
+            return int(agent.act_in(e, 0, self.rng))
+        return int(agent.act(e.observation, e.legal_mask, self.rng)[0])
+
+    def play_round(self) -> None:
+        """One round to its end, narrating every action."""
+        e, me = self.engine, self.args.seat
+        state = e.game_state(0)
+        self.say(f"First card: {card_text(state['top_card'], color=self.color)}")
+        while not (e.terminated[0] or e.truncated[0]):
+            seat = int(e.current_player[0])
+            before = e.game_state(0)
+            action = self._decide(seat)
+            e.step(np.array([action], np.int64))
+            self._narrate(seat, action, before, e.game_state(0))
+        state = e.game_state(0)
+        winner = state["winner"]
+        winners = [] if winner is None else winner if isinstance(winner, list) else [winner]
+        if winners:
+            who = ", ".join(self.names[p] for p in winners)
+            self.say(f"*** Round over: {who} won{' - well played!' if me in winners else '.'} ***")
+        else:
+            self.say("*** Round over: no winner (turn limit). ***")
+        for p in range(state["num_players"]):
+            left = self._cards(state["hands"][p])
+            self.say(f"  {self.names[p]}: score {state['scores'][p]}; cards left: {left}")
+
+    def _narrate(self, seat: int, action: int, before: dict, after: dict) -> None:
+        self.say(f"{self.names[seat]}: {action_text(action, color=self.color)}")
+        played = Counter()
+        if action < NUM_CARD_TYPES:
+            played[action] = 1
+        elif action >= PLAY_DOUBLE_FIRST:
+            k = action - PLAY_DOUBLE_FIRST
+            played[(k // 10) * 13 + k % 10] = 2
+        for p in range(after["num_players"]):
+            old, new = Counter(before["hands"][p]), Counter(after["hands"][p])
+            if p == seat:
+                old = old - played
+            if old == new:
+                continue
+            if p == self.args.seat:
+                gained = new - old
+                if not old - new:
+                    self.say("  you take: " + self._cards(gained.elements()))
+                else:  # Shuffle or Swap Hands (R5)
+                    self.say("  your hand is now: " + self._cards(new.elements()))
+            else:
+                size = sum(new.values())
+                change = size - sum(old.values())
+                what = f"takes {change} card{'s' if change != 1 else ''}" if change > 0 else "has a new hand"
+                self.say(f"  {self.names[p]} {what} ({size} held)")
+
+    def _cards(self, cards) -> str:
+        return ", ".join(card_text(c, color=self.color) for c in sorted(cards)) or "(none)"
+
+
+def main(argv: Sequence[str] | None = None, input: TextIO | None = None, output: TextIO | None = None) -> int:
+    """Entry point of ``uno-play``: 0 after the last round or a quit, 2 on bad options."""
+    args = parse_args(argv)
+    output = output if output is not None else sys.stdout
+    try:
+        game = ConsoleGame(args, input if input is not None else sys.stdin, output)
+    except ValueError as err:
+        sys.stderr.write(f"uno-play: error: {err}\n")
+        return 2
+    try:
+        game.play()
+    except (HumanQuit, KeyboardInterrupt):
+        output.write("Bye.\n")
+        output.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

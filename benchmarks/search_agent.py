@@ -1,0 +1,119 @@
+"""SearchAgent against HeuristicAgent: win rate with its 95% CI, and decision times.
+
+    python benchmarks/search_agent.py [--games 2000] [--rollouts N] [--seed 0] [--quick]
+
+2 players, preset classic, seats rotated, played by ``agents.engine_match.play_engine_match``
+(the search agent gets the engine and the game index, ``SearchAgent.act_in``). Decision times
+are measured around every ``act_in`` call, wall clock and process CPU time, for the searched
+decisions (two or more legal moves) and for all of them; the machine's load average is printed
+with them, because other processes on a shared machine stretch the wall times. Nothing is
+hard-coded: every number is measured on each run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+
+from agents import HeuristicAgent
+from agents.engine_match import play_engine_match
+from agents.search import SearchAgent
+from uno_env import UnoRules
+
+
+class TimedSearch:
+    """A SearchAgent whose every ``act_in`` call is timed (wall and CPU)."""
+
+    def __init__(self, agent: SearchAgent) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self.wall: list[float] = []
+        self.cpu: list[float] = []
+        self.searched: list[bool] = []
+
+    def act_in(self, engine, i, rng):
+        wall, cpu = time.perf_counter(), time.process_time()
+        a = self.agent.act_in(engine, i, rng)
+        self.cpu.append(time.process_time() - cpu)
+        self.wall.append(time.perf_counter() - wall)
+        self.searched.append(self.agent.last_searched)
+        return a
+
+    def act(self, observation, action_mask, rng):
+        return self.agent.act(observation, action_mask, rng)
+
+
+def _ms(x, q):
+    return float(np.percentile(np.asarray(x) * 1e3, q)) if len(x) else float("nan")
+
+
+def main() -> None:
+    """Play the match and print the table row (and JSON with --json)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=2000, help="games (seats rotated)")
+    parser.add_argument("--rollouts", type=int, default=None, help="SearchAgent budget (default: its own)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--batch-size", type=int, default=256, help="games played side by side")
+    parser.add_argument("--quick", action="store_true", help="40 games with a small budget (smoke run)")
+    parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    args = parser.parse_args()
+    rules = UnoRules.preset("classic")
+    games = 40 if args.quick else args.games
+    kwargs = {"rollouts": 64} if args.quick else ({} if args.rollouts is None else {"rollouts": args.rollouts})
+    search = SearchAgent(rules, **kwargs)
+    # Warm the numba caches outside the measurement.
+    play_engine_match([SearchAgent(rules, rollouts=8), HeuristicAgent(rules)], 2, 2, rules, seed=args.seed + 1)
+    timed = TimedSearch(search)
+    load_before = os.getloadavg()
+    cpu0 = time.process_time()
+    result = play_engine_match([timed, HeuristicAgent(rules)], games, 2, rules, seed=args.seed, batch_size=args.batch_size)
+    cpu = time.process_time() - cpu0
+    load_after = os.getloadavg()
+    searched = np.asarray(timed.searched, bool)
+    wall_s = np.asarray(timed.wall)[searched]
+    cpu_s = np.asarray(timed.cpu)[searched]
+    lo, hi = result.ci95[0]
+    figures = {
+        "games": games,
+        "rollouts": search.rollouts,
+        "wins": int(result.wins[0]),
+        "win_rate": float(result.win_rate[0]),
+        "ci95": [lo, hi],
+        "truncated": int(result.no_winner),
+        "decisions": len(timed.wall),
+        "searched_decisions": int(wall_s.size),
+        "searched_wall_ms_median": _ms(wall_s, 50),
+        "searched_wall_ms_p95": _ms(wall_s, 95),
+        "searched_cpu_ms_median": _ms(cpu_s, 50),
+        "searched_cpu_ms_p95": _ms(cpu_s, 95),
+        "all_wall_ms_median": _ms(timed.wall, 50),
+        "all_wall_ms_p95": _ms(timed.wall, 95),
+        "all_cpu_ms_median": _ms(timed.cpu, 50),
+        "seconds": result.seconds,
+        "process_cpu_seconds": cpu,
+        "loadavg_before": load_before,
+        "loadavg_after": load_after,
+        "cpus": os.cpu_count(),
+    }
+    print(f"2 players, preset classic, {games} games, seats rotated, seed {args.seed}, "
+          f"SearchAgent(rollouts={search.rollouts}) vs HeuristicAgent")
+    print(f"machine: {os.cpu_count()} CPUs, load average {load_before[0]:.1f} before / {load_after[0]:.1f} after; "
+          f"{result.seconds:.0f} s wall, {cpu:.0f} s CPU\n")
+    print("| games | search wins | win rate | 95% CI | searched decisions | median / p95 wall ms | "
+          "median / p95 CPU ms | median wall ms, all decisions |")
+    print("|---|---|---|---|---|---|---|---|")
+    f = figures
+    print(f"| {games} | {f['wins']} | {f['win_rate']:.1%} | {lo:.1%} – {hi:.1%} | {f['searched_decisions']} of "
+          f"{f['decisions']} | {f['searched_wall_ms_median']:.1f} / {f['searched_wall_ms_p95']:.1f} | "
+          f"{f['searched_cpu_ms_median']:.1f} / {f['searched_cpu_ms_p95']:.1f} | {f['all_wall_ms_median']:.1f} |")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(figures, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""uno-play (agents/play.py) and HumanAgent driven by scripted input."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.human import HumanAgent, HumanQuit
+from agents.play import main
+from tests.builder import act, position
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def run(argv, text):
+    out = io.StringIO()
+    rc = main(argv, io.StringIO(text), out)
+    return rc, out.getvalue()
+
+
+def test_a_whole_round_with_scripted_first_moves():
+    rc, out = run(["--seed", "1", "--no-color"], "1\n" * 3000)
+    assert rc == 0
+    assert "*** Round over:" in out and "Bye." not in out
+    assert "Your hand:" in out and "  1) " in out
+    assert not ANSI.search(out)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--players", "3", "--opponents", "random,greedy", "--preset", "house"],
+        ["--players", "4", "--opponents", "rlcard_rule", "--preset", "official", "--seat", "2"],
+        ["--players", "3", "--opponents", "search,heuristic", "--preset", "swap_hands", "--seat", "1"],
+        ["--players", "2", "--opponents", "search", "--games", "2"],
+    ],
+)
+def test_rounds_against_mixed_agents_and_presets(argv):
+    rc, out = run(argv + ["--seed", "5", "--no-color"], "1\n" * 6000)
+    assert rc == 0
+    games = int(argv[argv.index("--games") + 1]) if "--games" in argv else 1
+    assert out.count("*** Round over:") == games
+    for name in argv[argv.index("--opponents") + 1].split(","):
+        assert f"({name})" in out
+
+
+def test_bad_input_gets_a_message_and_a_new_prompt_then_quit():
+    rc, out = run(["--seed", "2", "--no-color"], "foo\n0\n99\nplay wild draw four\nchallenge\n\nq\n")
+    assert rc == 0
+    assert "'foo' is not a move: type a number from 1 to" in out
+    assert "There is no move 0" in out and "There is no move 99" in out
+    assert "'challenge' is not legal now" in out
+    # Each bad answer is followed by a new prompt; the empty line shows the moves again.
+    assert out.count("Your move [") == 7
+    assert out.rstrip().endswith("Bye.")
+
+
+def test_end_of_input_quits_cleanly():
+    rc, out = run(["--seed", "2"], "")
+    assert rc == 0 and out.rstrip().endswith("Bye.")
+
+
+def test_cards_are_coloured_unless_no_color(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    _, out = run(["--seed", "2"], "q\n")
+    assert "\x1b[1;31m" in out or "\x1b[1;33m" in out or "\x1b[1;32m" in out or "\x1b[1;34m" in out
+    monkeypatch.setenv("NO_COLOR", "1")
+    _, out = run(["--seed", "2"], "q\n")
+    assert not ANSI.search(out)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--opponents", "alphago"], "unknown agent 'alphago'"),
+        (["--players", "11"], "--players must be 2..10"),
+        (["--players", "3", "--opponents", "random,random,random"], "needs 1 or 2 names"),
+        (["--seat", "2"], "--seat must be 0..1"),
+        (["--preset", "nope"], "preset"),
+    ],
+)
+def test_bad_options_are_named(argv, message, capsys):
+    rc, out = run(argv, "")
+    assert rc == 2 and out == ""
+    assert message in capsys.readouterr().err
+
+
+def test_moves_by_name_and_the_drawn_card():
+    engine = position(["red 5, blue 7", "green 1"], "red 3", draw="blue 3")
+    out = io.StringIO()
+    human = HumanAgent(io.StringIO("draw\n"), out, color=False)
+    a = human.act(engine.observation, engine.legal_mask, np.random.default_rng(0))
+    assert a.tolist() == [57]
+    act(engine, "draw")
+    out = io.StringIO()
+    human = HumanAgent(io.StringIO("2\n"), out, color=False)
+    a = human.act(engine.observation, engine.legal_mask, np.random.default_rng(0))
+    assert "You drew: blue 3" in out.getvalue()
+    moves = dict(re.findall(r"^\s+(\d+)\) (.*)$", out.getvalue(), re.M))
+    assert moves == {"1": "play blue 3", "2": "pass"} and a.tolist() == [58]
+
+
+def test_human_sees_only_the_observation():
+    engine = position(["red 5, blue 7", "green 1, yellow 9"], "red 3")
+    out = io.StringIO()
+    with pytest.raises(HumanQuit):
+        HumanAgent(io.StringIO("q\n"), out, color=False).act(engine.observation, engine.legal_mask, None)
+    text = out.getvalue()
+    assert "Your hand: red 5, blue 7" in text
+    assert "green 1" not in text and "yellow 9" not in text
+
+
+def test_console_script_entry_point():
+    """The module runs as a program with stdin (what `uno-play` calls)."""
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(
+        [sys.executable, "-m", "agents.play", "--seed", "4", "--no-color"],
+        input="x\nq\n", capture_output=True, text=True, cwd=root, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "'x' is not a move" in proc.stdout and proc.stdout.rstrip().endswith("Bye.")
