@@ -387,9 +387,29 @@ def main(args: Args) -> dict[str, Any]:
     return final
 
 
-if __name__ == "__main__":
+def run_script(main_fn: Any, parse_fn: Any) -> None:
+    """A script's ``__main__``: parse the arguments, run, and turn a bad setting (ValueError)
+    into ``error: ...`` on stderr with exit status 1 instead of a traceback."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     try:
-        main(parse_args())
-    except ValueError as exc:  # a bad setting: say what was wrong, without a traceback
+        main_fn(parse_fn())
+    except ValueError as exc:
         sys.exit(f"error: {exc}")
+
+
+def init_ray(address: str = "", num_cpus: int = 2) -> None:
+    """Join the Ray cluster at ``address`` (``auto``: the one started on this machine with
+    ``ray start``), or with no address start a local Ray limited to ``num_cpus`` CPUs. A Ray
+    already initialised in this process is reused as it is."""
+    import ray
+
+    if ray.is_initialized():
+        return
+    if address:
+        ray.init(address=address)
+    else:
+        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+
+
+if __name__ == "__main__":
+    run_script(main, parse_args)
