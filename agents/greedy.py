@@ -6,80 +6,38 @@ import numpy as np
 from numba import njit
 
 from uno_env.cards import NUM_CARD_TYPES, WILD_DRAW_FOUR
-from uno_env.engine.layout import PHASE_CHOOSE_COLOR, PHASE_CHOOSE_SWAP_TARGET, PHASE_PLAY, PHASE_POST_DRAW
 from uno_env.rules import UnoRules
 
-from ._obs import (
-    CHOOSE_RED,
-    DRAW,
-    NUM_DOUBLES,
-    PASS,
-    PLAY_DOUBLE_FIRST,
-    answer_draw_penalty,
-    card_of_double,
-    drawn_of,
-    kth_legal,
-    most_held_color,
-    num_seats,
-    phase_of,
-    prepare,
-    rule_tables,
-    smallest_hand_swap,
-    uno_call_action,
-    wd4_legal,
-)
+from ._obs import NUM_DOUBLES, PLAY_DOUBLE_FIRST, card_of_double, kth_legal, phase_of, prepare, rule_tables, wd4_legal
+from ._simple_rules import draw_or_pass, routine_action
 
 
 @njit(cache=True)
-def _act_row(o, m, u, points, wilds_match):
-    """One greedy decision (see the class docstring)."""
-    call = uno_call_action(m)
-    if call >= 0:
-        return call
-    phase = phase_of(o)
-    if phase == PHASE_PLAY:
-        legal_wd4 = wd4_legal(o, wilds_match)
-        # Candidates: single cards (a Wild Draw Four only when R4 allows it) and doubles
-        # (R4 `allow_doubles`), each worth the points it sheds.
-        best = -1
-        ties = 0
+def _greedy_play(o, m, u, points, wilds_match):
+    """Phase play: the legal card worth the most points (see the class docstring)."""
+    legal_wd4 = wd4_legal(o, wilds_match)
+    # Candidates: single cards (a Wild Draw Four only when R4 allows it) and doubles
+    # (R4 `allow_doubles`), each worth the points it sheds.
+    best = -1
+    ties = 0
+    for a in range(PLAY_DOUBLE_FIRST + NUM_DOUBLES):
+        v = _shed_points(a, m, legal_wd4, points)
+        if v > best:
+            best = v
+            ties = 1
+        elif v == best and v >= 0:
+            ties += 1
+    if best >= 0:
+        # Uniform among the candidates tied on points, so equal cards of two colours are
+        # not always resolved towards red.
+        k = min(int(u * ties), ties - 1)
         for a in range(PLAY_DOUBLE_FIRST + NUM_DOUBLES):
-            v = _shed_points(a, m, legal_wd4, points)
-            if v > best:
-                best = v
-                ties = 1
-            elif v == best and v >= 0:
-                ties += 1
-        if best >= 0:
-            # Uniform among the candidates tied on points, so equal cards of two colours are
-            # not always resolved towards red.
-            k = min(int(u * ties), ties - 1)
-            for a in range(PLAY_DOUBLE_FIRST + NUM_DOUBLES):
-                if _shed_points(a, m, legal_wd4, points) == best:
-                    if k == 0:
-                        return a
-                    k -= 1
-        if m[DRAW]:
-            return DRAW
-        if m[PASS]:
-            return PASS
-    elif phase == PHASE_POST_DRAW:
-        d = drawn_of(o)
-        if d >= 0 and m[d] and (d != WILD_DRAW_FOUR or wd4_legal(o, wilds_match)):
-            return d
-        if m[PASS]:
-            return PASS
-    elif phase == PHASE_CHOOSE_COLOR:
-        return CHOOSE_RED + most_held_color(o)
-    elif phase == PHASE_CHOOSE_SWAP_TARGET:
-        a = smallest_hand_swap(o, m, num_seats(o))
-        if a >= 0:
-            return a
-    else:
-        a = answer_draw_penalty(o, m, phase, wilds_match)
-        if a >= 0:
-            return a
-    return kth_legal(m, u)
+            if _shed_points(a, m, legal_wd4, points) == best:
+                if k == 0:
+                    return a
+                k -= 1
+    a = draw_or_pass(m)
+    return a if a >= 0 else kth_legal(m, u)
 
 
 @njit(cache=True)
@@ -98,7 +56,10 @@ def _shed_points(a, m, legal_wd4, points):
 def _act_batch(obs, mask, u, points, wilds_match):
     out = np.empty(obs.shape[0], np.int64)
     for b in range(obs.shape[0]):
-        out[b] = _act_row(obs[b], mask[b], u[b], points, wilds_match)
+        o, m = obs[b], mask[b]
+        phase = phase_of(o)
+        a = routine_action(o, m, u[b], phase, wilds_match)
+        out[b] = a if a >= 0 else _greedy_play(o, m, u[b], points, wilds_match)
     return out
 
 
@@ -113,6 +74,9 @@ class GreedyAgent:
     - respond_draw_four: never challenges (ACCEPT), but passes a stacked penalty on (R5) with
       a Draw Two / a legal Wild Draw Four when it may;
     - Swap Hands: takes the smallest opposing hand; R7 `explicit`: calls and catches UNO.
+
+    Everything but the play-phase choice is shared with ``RLCardRuleAgent``
+    (``agents/_simple_rules.py``).
     """
 
     name = "greedy"

@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from uno_env import Engine, UnoRules
-from uno_env.cards import NUM_CARD_TYPES, WILD, WILD_DRAW_FOUR
+from uno_env.cards import NUM_CARD_TYPES, WILD
 from uno_env.engine.layout import (
     G_DRAW_SIZE,
     PILE_DRAW,
@@ -20,93 +20,33 @@ from uno_env.engine.layout import (
     OBS_HAND,
     OBS_HAND_SIZES,
     OBS_SCORES,
-    PHASE_CHOOSE_COLOR,
-    PHASE_CHOOSE_SWAP_TARGET,
     PHASE_PLAY,
-    PHASE_POST_DRAW,
     PHASE_RESPOND_DRAW_FOUR,
 )
 
 from ._obs import (
-    CHOOSE_RED,
-    DRAW,
-    PASS,
     PLAY_DOUBLE_FIRST,
-    answer_draw_penalty,
     color_of,
-    drawn_of,
     hand_size_at,
     in_play,
-    kth_legal,
-    most_held_color,
     num_seats,
     phase_of,
     prepare,
     rule_tables,
-    smallest_hand_swap,
     top_of,
     uno_call_action,
-    wd4_legal,
 )
+from ._simple_rules import rlcard_row
 from .heuristic import HeuristicAgent
-
-ROLLOUT_POLICIES = ("rule", "heuristic")
 
 # --- rollouts: one numba call per engine step -------------------------------------------------
 
 
 @njit(cache=True)
-def _rollout_row(o, m, u, wilds_match):
-    """One decision of the built-in rollout policy (see SearchAgent)."""
-    call = uno_call_action(m)
-    if call >= 0:
-        return call
-    phase = phase_of(o)
-    if phase == PHASE_PLAY:
-        count = 0
-        for t in range(WILD):
-            if m[t]:
-                count += 1
-        if count > 0:
-            k = min(int(u * count), count - 1)
-            for t in range(WILD):
-                if m[t]:
-                    if k == 0:
-                        return t
-                    k -= 1
-        for t in range(WILD, NUM_CARD_TYPES):
-            if t != WILD_DRAW_FOUR and m[t]:
-                return t
-        if m[WILD_DRAW_FOUR] and wd4_legal(o, wilds_match):
-            return WILD_DRAW_FOUR
-        if m[DRAW]:
-            return DRAW
-        if m[PASS]:
-            return PASS
-    elif phase == PHASE_POST_DRAW:
-        d = drawn_of(o)
-        if d >= 0 and m[d] and (d != WILD_DRAW_FOUR or wd4_legal(o, wilds_match)):
-            return d
-        if m[PASS]:
-            return PASS
-    elif phase == PHASE_CHOOSE_COLOR:
-        return CHOOSE_RED + most_held_color(o)
-    elif phase == PHASE_CHOOSE_SWAP_TARGET:
-        a = smallest_hand_swap(o, m, num_seats(o))
-        if a >= 0:
-            return a
-    else:
-        a = answer_draw_penalty(o, m, phase, wilds_match)
-        if a >= 0:
-            return a
-    return kth_legal(m, u)
-
-
-@njit(cache=True)
 def _rollout_actions(obs, mask, active, u, wilds_match, out):
-    """The built-in rollout policy's action in every active game, -1 in the others."""
+    """The rollout policy's action (RLCardRuleAgent's) in every active game, -1 in the others."""
     for b in range(obs.shape[0]):
-        out[b] = _rollout_row(obs[b], mask[b], u[b], wilds_match) if active[b] else -1
+        out[b] = rlcard_row(obs[b], mask[b], u[b], phase_of(obs[b]), wilds_match) if active[b] else -1
 
 
 @njit(cache=True)
@@ -287,13 +227,13 @@ class SearchAgent:
        unless the best one beats it by more than ``confidence`` standard errors of their
        paired difference: among near-equal moves the rollout noise would otherwise decide.
 
-    The built-in rollout policy (``rollout_policy="rule"``) is RLCard's ``uno-rule-v1`` as in
-    ``RLCardRuleAgent``: a uniformly random legal coloured card, a wild only when no coloured
-    card fits (the colour it holds most), draw only when nothing fits, play a playable drawn
-    card, never bluff or challenge, stack a penalty when it can, swap with the smallest hand,
-    call and catch UNO. It runs in numba over the whole batch (about 0.07 µs a decision,
-    against about 0.6 µs for the engine step); ``"heuristic"`` (about 2.6 µs) or any batch
-    ``Agent`` can replace it.
+    The rollout policy is ``RLCardRuleAgent``'s (RLCard's ``uno-rule-v1``, the numba code in
+    ``agents/_simple_rules.py``): a uniformly random legal coloured card, a wild only when no
+    coloured card fits (naming the colour it holds most), draw only when nothing fits, play a
+    playable drawn card, never bluff or challenge, stack a penalty when it can, swap with the
+    smallest hand, call and catch UNO. It runs over the whole batch in one numba call per
+    step (about 0.07 µs a decision, against about 0.6 µs for the engine step, which is ~70% of
+    a search's time).
 
     | setting | default | meaning |
     |---|---|---|
@@ -302,12 +242,12 @@ class SearchAgent:
     | ``heuristic_plies`` | 2 | first actions of every rollout taken by ``HeuristicAgent`` |
     | ``confidence`` | 1.0 | standard errors by which a move must beat the heuristic's move (None: always the best mean) |
     | ``max_depth`` | 120 | actions per rollout before the leaf value |
-    | ``rollout_policy`` | ``"rule"`` | ``"rule"``, ``"heuristic"`` or a batch ``Agent`` |
 
-    The default budget was chosen from measurements (2 players, classic, against
-    ``HeuristicAgent``; ``benchmarks/search_agent.py``): the win rate grows with the rollouts
-    (about 46% at 256, 51–53% at 512, 55–58% at 1024) and 1024 keeps the median searched
-    decision near 30 ms of CPU time. See the README for the measured table.
+    The default budget comes from measurements (2 players, classic, against ``HeuristicAgent``,
+    ``benchmarks/search_agent.py``; the README has the measured table): the win rate grows
+    with the rollouts (a previous session measured about 46% at 256, 51–53% at 512, 55–58% at
+    1024 in 200–2000-game runs), and 1024 keeps the median searched decision near 25–30 ms
+    of CPU time on the 2-core development machine.
 
     | decision | what decides |
     |---|---|
@@ -351,8 +291,6 @@ class SearchAgent:
         heuristic_plies: int = 2,
         confidence: float | None = 1.0,
         max_depth: int = 120,
-        rollout_policy: Any = "rule",
-        prune_draws: bool = False,
     ) -> None:
         """``rules`` of the games it will play (its deck and points for ``act``; ``act_in``
         uses the engine's own); the other settings are in the class table."""
@@ -366,18 +304,12 @@ class SearchAgent:
             raise ValueError(f"time_ms must be None or a positive number of milliseconds, got {time_ms!r}")
         if confidence is not None and not (isinstance(confidence, (int, float)) and confidence >= 0):
             raise ValueError(f"confidence must be None or a number >= 0, got {confidence!r}")
-        if (isinstance(rollout_policy, str) and rollout_policy not in ROLLOUT_POLICIES) or (
-            not isinstance(rollout_policy, str) and not callable(getattr(rollout_policy, "act", None))
-        ):
-            raise ValueError(f"rollout_policy must be one of {list(ROLLOUT_POLICIES)} or an Agent, got {rollout_policy!r}")
         self.rules = UnoRules() if rules is None else rules
         self.rollouts = int(rollouts)
         self.time_ms = time_ms
         self.heuristic_plies = int(heuristic_plies)
         self.confidence = confidence
         self.max_depth = int(max_depth)
-        self.rollout_policy = rollout_policy
-        self.prune_draws = bool(prune_draws)
         self._deck = rule_tables(self.rules)[0]
         self._heuristics: dict[UnoRules, HeuristicAgent] = {}
         self._engines: dict[Any, Engine] = {}
@@ -416,7 +348,7 @@ class SearchAgent:
         base = int(self._heuristic(engine.rules).act(o[None], m[None], rng)[0])
         if phase_of(o) == PHASE_RESPOND_DRAW_FOUR:
             return base
-        moves = self._candidates(o, m)
+        moves = np.flatnonzero(m)
         if moves.size == 1:
             return int(moves[0])
         return self._search(engine, int(i), int(engine.current_player[i]), moves, base, rng)
@@ -429,14 +361,6 @@ class SearchAgent:
         if moves.size == 1:
             return int(moves[0])
         return int(uno_call_action(m))
-
-    def _candidates(self, o: np.ndarray, m: np.ndarray) -> np.ndarray:
-        """The legal moves worth searching: a voluntary DRAW is dropped while a coloured card
-        (or a double) can be played, unless ``prune_draws`` is off."""
-        moves = np.flatnonzero(m)
-        if self.prune_draws and m[DRAW] and phase_of(o) == PHASE_PLAY and (m[:WILD].any() or m[PLAY_DOUBLE_FIRST:].any()):
-            moves = moves[moves != DRAW]
-        return moves
 
     def _heuristic(self, rules: UnoRules) -> HeuristicAgent:
         agent = self._heuristics.get(rules)
@@ -460,7 +384,7 @@ class SearchAgent:
         if not np.array_equal(probe.legal_mask[0], m):
             return -1  # a fact the position cannot hold (an UNO call, a catch) changes the moves
         base = int(self._heuristic(self.rules).act(o[None], m[None], rng)[0])
-        moves = self._candidates(o, m)
+        moves = np.flatnonzero(m)
         if moves.size == 1:
             return int(moves[0])
         return self._search(probe, 0, 0, moves, base, rng)
@@ -501,9 +425,7 @@ class SearchAgent:
     def _rollouts(self, play: Engine, size: int, per_move: int, seat: int, first: np.ndarray, rng) -> np.ndarray:
         B = play.num_envs
         wilds_match = bool(play.rules.wd4_wilds_count_as_match)
-        policy = self.rollout_policy
-        if policy == "heuristic":
-            policy = self._heuristic(play.rules)
+        heuristic = self._heuristic(play.rules)
         actions = np.full(B, -1, np.int64)
         actions[:size] = first
         active = np.zeros(B, bool)
@@ -514,16 +436,15 @@ class SearchAgent:
         left = _collect(result.terminated, result.truncated, result.rewards, seat, active, value)
         depth = 1
         while left and depth < self.max_depth:
-            agent = self._heuristic(play.rules) if depth <= self.heuristic_plies else policy
-            if isinstance(agent, str):
+            if depth <= self.heuristic_plies:
+                rows = np.flatnonzero(active)
+                actions.fill(-1)
+                actions[rows] = heuristic.act(play.observation[rows], play.legal_mask[rows], rng)
+            else:
                 # Common random numbers: the rollouts of every move in determinization d draw
                 # the same uniforms, so the moves' values differ by less noise.
                 u[:size] = np.tile(rng.random(per_move), size // per_move)
                 _rollout_actions(play.observation, play.legal_mask, active, u, wilds_match, actions)
-            else:
-                rows = np.flatnonzero(active)
-                actions.fill(-1)
-                actions[rows] = agent.act(play.observation[rows], play.legal_mask[rows], rng)
             result = play.step(actions)
             left = _collect(result.terminated, result.truncated, result.rewards, seat, active, value)
             depth += 1

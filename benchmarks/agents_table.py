@@ -9,7 +9,10 @@ interval are the first agent's. Nothing is hard-coded: every number is measured 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
 # Submodule imports work even where `agents` was installed before it had an __init__.py.
 from agents.arena import play_match
 from agents.base import RandomAgent

@@ -15,10 +15,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
 from agents import HeuristicAgent
 from agents.engine_match import play_engine_match
 from agents.search import SearchAgent

@@ -188,7 +188,6 @@ def test_time_budget_runs_at_least_one_round():
         ({"rollouts": 0}, "rollouts must be a positive integer"),
         ({"max_depth": 0}, "max_depth must be a positive integer"),
         ({"time_ms": -1}, "time_ms must be None or a positive"),
-        ({"rollout_policy": "alphazero"}, "rollout_policy must be"),
         ({"confidence": -1}, "confidence must be None or a number >= 0"),
         ({"heuristic_plies": -2}, "heuristic_plies must be an integer >= 0"),
     ],
