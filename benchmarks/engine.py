@@ -34,7 +34,6 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMB
 import argparse
 import dataclasses
 import datetime
-import gc
 import hashlib
 import importlib.metadata
 import json
@@ -53,6 +52,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+
+from benchmarks._timing import Measurement, interleave, loadavg as _loadavg  # noqa: E402
 
 TARGETS_RATIO = {1: 1.5, 4096: 18.0}  # batch size -> minimum ours / RLCard
 TARGET_COLD_S = 30.0
@@ -186,36 +187,7 @@ def machine_info() -> dict[str, Any]:
     }
 
 
-def _loadavg() -> list[float] | None:
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except (AttributeError, OSError):
-        return None
-
-
 # --- throughput ---------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass
-class Measurement:
-    steps: int
-    seconds: float
-
-    @property
-    def rate(self) -> float:
-        return self.steps / self.seconds
-
-
-def _timed_loop(chunk: Callable[[], int], seconds: float, min_steps: int) -> Measurement:
-    """Call ``chunk`` (returns game steps done) until both the time and the step budget are met."""
-    gc.collect()
-    steps = 0
-    t0 = time.perf_counter()
-    while True:
-        steps += chunk()
-        elapsed = time.perf_counter() - t0
-        if elapsed >= seconds and steps >= min_steps:
-            return Measurement(steps, elapsed)
 
 
 class OursBench:
@@ -224,14 +196,16 @@ class OursBench:
     ``observations=False`` ("uno_env core") skips writing observations, the like-for-like
     comparison with RLCard's game object, whose ``step`` builds no state either."""
 
-    def __init__(self, batch: int, players: int, seed: int, observations: bool = True, preset: str = "classic") -> None:
+    def __init__(self, batch: int, players: int, seed: int, observations: bool = True, preset: str = "classic",
+                 overrides: dict[str, Any] | None = None, label: str = "") -> None:
         from agents.base import sample_legal
         from uno_env import UnoRules
         from uno_env.engine.engine import Engine
 
         self.batch, self.players = batch, players
         self.impl = ("uno_env" if observations else "uno_env core") + ("" if preset == "classic" else f" {preset}")
-        rules = UnoRules.preset(preset)
+        self.impl += f" {label}" if label else ""
+        rules = UnoRules.preset(preset, **(overrides or {}))
         self.engine = Engine(batch, players, rules, seed=seed, autoreset=True, observations=observations)
         self.rng = np.random.default_rng(seed)
         self.sample_legal = sample_legal
@@ -300,15 +274,10 @@ def measure_throughput(cfg: Config, log: Callable[[str], None]) -> tuple[list[di
         except ImportError as exc:
             notes.append(f"RLCard not measured ({exc}); install it with `pip install rlcard`.")
             benches = [b for b in benches if b.impl != "rlcard"]
-    results: dict[int, list[Measurement]] = {id(b): [] for b in benches}
-    for run in range(cfg.runs):
-        # Interleave: every implementation and size once per run, starting at a rotating offset
-        # so slow drifts in machine load spread over all of them.
-        k = run % len(benches)
-        for bench in benches[k:] + benches[:k]:
-            m = _timed_loop(bench.chunk, cfg.seconds, cfg.min_steps)
-            results[id(bench)].append(m)
-        log(f"  run {run + 1}/{cfg.runs} done")
+    # Interleaved: every implementation and size once per run, starting at a rotating offset
+    # so slow drifts in machine load spread over all of them.
+    measured = interleave(benches, cfg.runs, cfg.seconds, cfg.min_steps, log)
+    results: dict[int, list[Measurement]] = {id(b): m for b, m in zip(benches, measured)}
     rows = []
     for bench in benches:
         rates = [m.rate for m in results[id(bench)]]

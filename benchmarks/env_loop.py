@@ -22,12 +22,15 @@ import cProfile
 import platform
 import pstats
 import statistics
+import sys
 import time
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-import uno_env
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
+import uno_env  # noqa: E402
 
 
 def wrapped_raw_env(num_players: int):
@@ -40,26 +43,72 @@ def wrapped_raw_env(num_players: int):
     return wrappers.OrderEnforcingWrapper(e)
 
 
-def run_loop(env, steps: int, seed: int) -> tuple[float, float]:
-    """Play ``steps`` AEC steps of random legal moves; return (wall, CPU) seconds."""
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    done_steps = 0
-    t0, c0 = time.perf_counter(), time.process_time()
-    while done_steps < steps:
-        for _agent in env.agent_iter():
+class AECBench:
+    """The AEC loop as a bench (``chunk()`` plays ``steps_per_chunk`` AEC steps, game to game).
+
+    ``decisions`` counts the steps that chose an action; ``chunk`` returns all steps (the
+    ``None`` steps of finished agents too) unless ``count_decisions`` (the suite compares
+    decisions with RLCard's ``env.step`` calls, which has no ``None`` steps)."""
+
+    def __init__(self, env, seed: int, steps_per_chunk: int = 1000, count_decisions: bool = False,
+                 label: str = "", players: int = 2) -> None:
+        self.env, self.steps_per_chunk, self.count_decisions = env, steps_per_chunk, count_decisions
+        self.impl, self.players, self.batch = label, players, 1
+        self.rng = np.random.default_rng(seed)
+        env.reset(seed=seed)
+        self._iter = iter(env.agent_iter())
+        self.decisions = 0
+
+    def chunk(self) -> int:
+        env, rng = self.env, self.rng
+        steps = decisions = 0
+        while steps < self.steps_per_chunk:
+            if next(self._iter, None) is None:  # game over: every agent had its last step
+                env.reset()
+                self._iter = iter(env.agent_iter())
+                continue
             obs, _reward, terminated, truncated, _info = env.last()
             if terminated or truncated:
                 action = None
             else:
                 legal = obs["action_mask"].nonzero()[0]
                 action = int(legal[int(rng.random() * legal.size)])
+                decisions += 1
             env.step(action)
-            done_steps += 1
-            if done_steps >= steps:
-                break
-        else:
-            env.reset()
+            steps += 1
+        self.decisions += decisions
+        return decisions if self.count_decisions else steps
+
+
+class RLCardEnvBench:
+    """RLCard's env loop: ``rlcard.make('uno')``, a random legal action from ``state['legal_actions']``,
+    ``env.step``, ``env.reset`` when ``env.is_over()`` (2 players: RLCard's UNO env has no other count)."""
+
+    def __init__(self, seed: int, steps_per_chunk: int = 1000) -> None:
+        import rlcard
+
+        self.impl, self.players, self.batch = "rlcard env", 2, 1
+        self.env = rlcard.make("uno", config={"seed": seed})
+        self.state, _ = self.env.reset()
+        self.rng = np.random.default_rng(seed)
+        self.steps_per_chunk = steps_per_chunk
+
+    def chunk(self) -> int:
+        env, rng, state = self.env, self.rng, self.state
+        for _ in range(self.steps_per_chunk):
+            legal = list(state["legal_actions"])
+            state, _player = env.step(legal[int(rng.random() * len(legal))])
+            if env.is_over():
+                state, _player = env.reset()
+        self.state = state
+        return self.steps_per_chunk
+
+
+def run_loop(env, steps: int, seed: int) -> tuple[float, float]:
+    """Play ``steps`` AEC steps of random legal moves; return (wall, CPU) seconds."""
+    bench = AECBench(env, seed, steps_per_chunk=steps)
+    t0, c0 = time.perf_counter(), time.process_time()
+    bench.chunk()
     return time.perf_counter() - t0, time.process_time() - c0
 
 

@@ -22,21 +22,24 @@ CPU-time rate is the steadier figure.
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import dataclasses
 import os
 import platform
 import pstats
 import statistics
+import sys
 import time
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-import uno_env
-from agents.base import RandomAgent, sample_legal
-from uno_env.gym_env import UnoVectorEnv
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
+import uno_env  # noqa: E402
+from agents.base import RandomAgent, sample_legal  # noqa: E402
+from uno_env.gym_env import UnoVectorEnv  # noqa: E402
+from benchmarks._cli import parse_dataclass  # noqa: E402
 
 TARGET = 500_000  # learner steps/s with 1024 games and RandomAgent opponents (issue 4)
 
@@ -59,28 +62,10 @@ class Args:
 
 def parse_args() -> Args:
     """``Args`` from the command line (one option per field, its docstring as help)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    docs = _field_docs()
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        if f.type in ("bool", bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=docs[f.name])
-        else:
-            parser.add_argument(flag, type=int, default=f.default, help=docs[f.name])
-    args = Args(**vars(parser.parse_args()))
+    args = parse_dataclass(Args, __doc__.splitlines()[0])
     if min(args.num_envs, args.steps, args.runs) < 1:
-        parser.error("--num-envs, --steps and --runs must be positive")
+        raise SystemExit("--num-envs, --steps and --runs must be positive")
     return args
-
-
-def _field_docs() -> dict[str, str]:
-    """The docstring under each field of ``Args`` (read from the source)."""
-    import ast
-    import inspect
-
-    body = ast.parse(inspect.getsource(Args)).body[0].body
-    return {a.target.id: b.value.value for a, b in zip(body, body[1:])
-            if isinstance(a, ast.AnnAssign) and isinstance(b, ast.Expr)}
 
 
 class EngineLoop:

@@ -1,4 +1,9 @@
-"""Smoke test: ``benchmarks/engine.py --quick`` still runs (never asserts on speed)."""
+"""Smoke tests: the benchmark scripts still run (they never assert on speed).
+
+``benchmarks/engine.py --quick`` and the suite ``python -m benchmarks --quick`` (tiny sizes)
+run in subprocesses; the suite's Markdown, JSON and PNG must hold every section's rows, the
+ratios against the peers and the target verdicts.
+"""
 
 import json
 import os
@@ -6,23 +11,67 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "engine.py"
 
 
-def test_engine_benchmark_quick(tmp_path):
-    out_json = tmp_path / "bench.json"
+def _run(args, timeout=600):
     env = dict(os.environ)
     env.pop("NUMBA_DISABLE_JIT", None)
-    # Timeout generous enough for a cold numba cache (the engine compiles in this subprocess).
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPT), "--quick", "--json", str(out_json)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=600,
-    )
+    # Timeout generous enough for a cold numba cache (the engine compiles in the subprocess).
+    proc = subprocess.run([sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-4000:]
+    return proc
+
+
+def test_engine_benchmark_quick(tmp_path):
+    out_json = tmp_path / "bench.json"
+    proc = _run([str(SCRIPT), "--quick", "--json", str(out_json)])
     table_rows = [line for line in proc.stdout.splitlines() if line.startswith("| uno_env |")]
     batches = {int(line.split("|")[3]) for line in table_rows}
     assert {1, 64, 1024, 4096} <= batches, proc.stdout
     report = json.loads(out_json.read_text())
     assert {r["batch"] for r in report["throughput"] if r["impl"] == "uno_env"} >= {1, 64, 1024, 4096}
     assert all(r["steps_per_s"] > 0 for r in report["throughput"])
+
+
+def test_suite_quick_without_peers(tmp_path):
+    """Core and scaling sections alone (no RLCard, no torch): tables, JSON, plot and memory rows."""
+    proc = _run(["-m", "benchmarks", "--quick", "--no-rlcard", "--sections", "core,scaling",
+                 "--results-dir", str(tmp_path)])
+    report = json.loads((tmp_path / "benchmarks.json").read_text())
+    assert set(report["sections"]) == {"core", "scaling"}
+    core = report["sections"]["core"]["rows"]
+    assert {(r["impl"], r["batch"]) for r in core} >= {("uno_env", 1), ("uno_env", 64), ("uno_env core", 64),
+                                                       ("uno_env RLCard-like rules", 64)}
+    assert all(r["steps_per_s"] > 0 and "ratio" not in r for r in core)  # no peer, no ratio
+    sc = report["sections"]["scaling"]
+    assert [r["batch"] for r in sc["batch_rows"]] == [1, 16]
+    assert [r["players"] for r in sc["player_rows"]] == [2, 10]
+    mem = {r["players"]: r for r in sc["memory"]}
+    # More seats mean more per-player state: the array bytes per game must grow with the player count.
+    assert 0 < mem[2]["state_bytes_per_game"] < mem[10]["state_bytes_per_game"]
+    assert mem[2]["traced_peak_bytes_per_game"] >= mem[2]["state_bytes_per_game"]
+    assert (tmp_path / "scaling.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "benchmarks.md").read_text() == proc.stdout
+
+
+def test_suite_quick_with_peers(tmp_path):
+    """The whole suite with RLCard and the MaskablePPO pipelines: every ratio and target present."""
+    pytest.importorskip("rlcard")
+    pytest.importorskip("sb3_contrib")
+    _run(["-m", "benchmarks", "--quick", "--sections", "core,env,pipeline", "--results-dir", str(tmp_path)])
+    s = json.loads((tmp_path / "benchmarks.json").read_text())["sections"]
+    core = {(r["impl"], r["players"], r["batch"]): r for r in s["core"]["rows"]}
+    for p in (2, 4):
+        assert core[("rlcard", p, 1)]["steps_per_s"] > 0
+        assert core[("uno_env", p, 1)]["target"] == 5.0 and "target_met" in core[("uno_env", p, 1)]
+        assert core[("uno_env core", p, 64)]["ratio"] > 0
+    env = {r["impl"]: r for r in s["env"]["rows"]}
+    assert env["env()"]["target"] == 1.5 and env["raw_env"]["target"] == 3.0
+    tut, ours = s["pipeline"]["rows"]
+    assert tut["impl"].startswith("tutorial") and ours["impl"].startswith("uno_env")
+    assert ours["timesteps_per_run"] >= ours["rollout_size"] and ours["target"] == 3.0
+    assert 0 < tut["update_share"] < 1 and ours["ratio"] > 0

@@ -1,0 +1,1 @@
+"""Benchmark scripts; ``python -m benchmarks`` runs the whole suite (``benchmarks/suite.py``)."""

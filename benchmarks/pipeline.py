@@ -1,0 +1,162 @@
+"""Training-pipeline throughput: PettingZoo's SB3 action-masking tutorial setup vs our batched vector env.
+
+| row | what runs |
+|---|---|
+| ``tutorial: 1 AEC env, <setting>`` | the setup of PettingZoo's tutorial "SB3: Action Masked PPO" (``tutorials/SB3/connect_four``), written fresh here: ``SB3ActionMaskWrapper`` around one AEC env (``uno_env.env()``, 2 players, the model plays every seat: self-play as in the tutorial), sb3-contrib's ``ActionMasker``, ``MaskablePPO(MaskableActorCriticPolicy, env)`` with the setting's PPO arguments |
+| ``uno_env: UnoSB3VecEnv N games, <setting>`` | ``UnoSB3VecEnv`` (``N`` games in one engine, ``RandomAgent`` opponents inside the env), the same policy class and network, and the same PPO setting: rollout size (``n_steps x N``), minibatch, epochs, learning rate, so the same number of gradient steps per env step |
+
+Each pair runs under two settings (``SETTINGS``): the tutorial's defaults (minibatch 64, 10
+epochs: the update then costs the same per env step in both pipelines and bounds the ratio) and
+a large-batch setting like ``train.py``'s (minibatch 1024, 4 epochs).
+
+An *env step* is one timestep as stable-baselines3 counts it: one decision of the model in one
+game (the tutorial's model decides for both seats; ours for the learning seat, while the
+opponents' moves happen inside the env and are not counted). Each run is one
+``model.learn(total_timesteps)`` on a model built beforehand (and warmed up by one learn), so
+it includes the rollouts (env + policy forward) and the PPO updates; the time spent in
+``model.train`` is recorded too, which splits each rate into its rollout and update parts.
+Runs are interleaved across rows; medians are reported. torch runs on one thread.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+from benchmarks._timing import Measurement, summarize
+
+# Two PPO settings, each run by both pipelines (same network: MaskableActorCriticPolicy's default).
+# "tutorial defaults": what the tutorial gets (MaskablePPO's defaults: rollout 2048, minibatch 64,
+# 10 epochs). "large batch": minibatches and epochs a batched env is trained with (train.py
+# uses minibatch 4096 and 4 epochs), scaled to a rollout the one-env tutorial setup can fill in
+# a few seconds. Ours fills the rollout with ``num_envs`` games x ``n_steps``.
+SETTINGS: dict[str, dict[str, Any]] = {
+    "tutorial defaults": dict(rollout=2048, batch_size=64, n_epochs=10, learning_rate=3e-4, num_envs=64),
+    "large batch": dict(rollout=4096, batch_size=1024, n_epochs=4, learning_rate=3e-4, num_envs=256),
+}
+
+
+def _tutorial_wrapper_class():
+    """The wrapper class (built on first use: pettingzoo and gymnasium import only then)."""
+    import gymnasium
+    import pettingzoo.utils
+
+    class SB3ActionMaskWrapper(pettingzoo.utils.BaseWrapper, gymnasium.Env):
+        """The tutorial's wrapper: an AEC env seen as one gymnasium env whose agent is whoever acts next."""
+
+        def reset(self, seed=None, options=None):
+            super().reset(seed, options)
+            # SB3 wants one observation and action space: every agent's are the same here.
+            self.observation_space = super().observation_space(self.possible_agents[0])["observation"]
+            self.action_space = super().action_space(self.possible_agents[0])
+            return self.observe(self.agent_selection), {}
+
+        def step(self, action):
+            # Observation of the next agent; reward and ends of the agent that just acted.
+            current = self.agent_selection
+            super().step(action)
+            return (
+                self.observe(self.agent_selection),
+                self._cumulative_rewards[current],
+                self.terminations[current],
+                self.truncations[current],
+                self.infos[current],
+            )
+
+        def observe(self, agent):
+            return super().observe(agent)["observation"]
+
+        def action_mask(self):
+            return super().observe(self.agent_selection)["action_mask"]
+
+    return SB3ActionMaskWrapper
+
+
+def tutorial_env(num_players: int = 2, seed: int = 0):
+    """One ``uno_env.env()`` in the tutorial's wrappers, ready for ``MaskablePPO``."""
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    import uno_env
+
+    env = _tutorial_wrapper_class()(uno_env.env(num_players=num_players))
+    env.reset(seed=seed)  # the tutorial resets once so that the spaces exist
+    return ActionMasker(env, lambda e: e.action_mask())
+
+
+class PipelineBench:
+    """One MaskablePPO model on its env; ``run(timesteps)`` times one ``learn``."""
+
+    def __init__(self, label: str, make_env: Callable[[], Any], ppo: dict[str, Any], seed: int) -> None:
+        from sb3_contrib import MaskablePPO
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+        self.impl, self.ppo = label, ppo
+        self.env = make_env()
+        self.model = MaskablePPO(MaskableActorCriticPolicy, self.env, seed=seed, verbose=0, device="cpu", **ppo)
+        self.train_seconds = 0.0
+        train = self.model.train
+
+        def timed_train() -> None:
+            t = time.perf_counter()
+            train()
+            self.train_seconds += time.perf_counter() - t
+
+        self.model.train = timed_train
+
+    @property
+    def rollout_size(self) -> int:
+        return self.model.n_steps * self.model.n_envs
+
+    def run(self, timesteps: int) -> tuple[Measurement, float]:
+        """One ``learn`` of at least ``timesteps`` steps: (measurement, seconds in PPO updates)."""
+        self.train_seconds = 0.0
+        t0, c0 = time.perf_counter(), time.process_time()
+        self.model.learn(timesteps, reset_num_timesteps=True)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        return Measurement(int(self.model.num_timesteps), wall, cpu), self.train_seconds
+
+
+def make_benches(settings: dict[str, dict[str, Any]], seed: int) -> list[PipelineBench]:
+    """For each setting: the tutorial pipeline, then ours (its ``num_envs`` games share the rollout)."""
+    from uno_env.sb3_vec_env import UnoSB3VecEnv
+
+    benches = []
+    for name, s in settings.items():
+        n = s["num_envs"]
+        if s["rollout"] % n:
+            raise ValueError(f"num_envs must divide the rollout size {s['rollout']} (setting {name!r}), got {n}")
+        ppo = {k: v for k, v in s.items() if k not in ("rollout", "num_envs")}
+        benches.append(PipelineBench(f"tutorial: 1 AEC env, {name}", lambda: tutorial_env(2, seed),
+                                     dict(ppo, n_steps=s["rollout"]), seed))
+        benches.append(PipelineBench(f"uno_env: UnoSB3VecEnv {n} games, {name}",
+                                     lambda n=n: UnoSB3VecEnv(n, 2, seed=seed), dict(ppo, n_steps=s["rollout"] // n), seed))
+        benches[-2].setting = benches[-1].setting = name
+    return benches
+
+
+def measure_pipeline(benches: list[PipelineBench], runs: int, rollouts: int,
+                     log: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+    """Interleaved runs of ``rollouts`` rollouts+updates each (one warm-up learn first); one row per bench."""
+    for b in benches:
+        b.run(b.rollout_size)  # warm-up: numba cache, torch kernels, first allocations
+    ms: list[list[Measurement]] = [[] for _ in benches]
+    train_s: list[list[float]] = [[] for _ in benches]
+    for run in range(runs):
+        k = run % len(benches)
+        for i in list(range(k, len(benches))) + list(range(k)):
+            m, t = benches[i].run(rollouts * benches[i].rollout_size)
+            ms[i].append(m)
+            train_s[i].append(t)
+        if log:
+            log(f"    run {run + 1}/{runs} done")
+    rows = []
+    for b, m, t in zip(benches, ms, train_s):
+        row = {"impl": b.impl, "setting": b.setting, "ppo": dict(b.ppo), "num_envs": b.model.n_envs, "rollout_size": b.rollout_size,
+               "timesteps_per_run": m[0].steps, **summarize(m)}
+        rollout_rates = [x.steps / max(x.seconds - u, 1e-9) for x, u in zip(m, t)]
+        row["rollout_steps_per_s"] = float(np.median(rollout_rates))
+        row["update_share"] = float(np.median([u / x.seconds for x, u in zip(m, t)]))
+        rows.append(row)
+    return rows

@@ -1,0 +1,362 @@
+"""The benchmark suite: uno_env side by side with RLCard and the PettingZoo + MaskablePPO tutorial setup.
+
+    python -m benchmarks                 # the whole suite (about 6 minutes), results in benchmarks/results/
+    python -m benchmarks --quick         # CI smoke: tiny sizes, seconds, numbers not meaningful
+    python -m benchmarks --sections core,env --runs 7
+
+Every section times its rows in interleaved runs (each row once per run, rotating order, so a
+busy spell of the shared machine hits all rows alike) and reports the median of the runs, by
+wall clock and by CPU time, with the ratio to the peer measured in the same run:
+
+| section | peer | ours | targets (ratio of wall-clock medians) |
+|---|---|---|---|
+| 1. game core | RLCard 1.2 ``UnoGame`` (the raw game object), 2 and 4 players, random legal moves | ``Engine`` at batch 1 and 4096, one thread (``benchmarks/engine.py``'s ``OursBench``); also without observations (``uno_env core``) and with RLCard-like rules | batch 4096 >= 25x, batch 1 >= 5x |
+| 2. env loop | ``rlcard.make('uno')``: ``env.step`` with a random legal action, ``env.reset`` at the end (2 players) | the PettingZoo AEC loop over ``raw_env`` and ``env()`` (``benchmarks/env_loop.py``), counting decisions | ``env()`` >= 1.5x, ``raw_env`` >= 3x |
+| 3. training pipeline | PettingZoo's SB3 action-masking tutorial setup on one AEC env (``benchmarks/pipeline.py``) | ``UnoSB3VecEnv`` + the same MaskablePPO network and PPO setting | >= 3x env steps/s |
+| 4. scaling | RLCard ``UnoGame`` as a reference line | steps/s vs batch size 1..16384 and players 2..10; bytes per game (``benchmarks/scaling.py``) | none |
+
+The results go to ``--results-dir``: ``benchmarks.md`` (the tables printed), ``benchmarks.json``
+(every run, the machine, versions, load) and ``scaling.png``. A script, not a test: it never
+fails on speed; the targets are reported.
+
+Rule sets differ: RLCard's UNO is simplified (``RULE_NOTE`` below, written into the report), so
+section 1 and 2 also run our engine with the options closest to RLCard's
+(``RLCARD_LIKE``).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from benchmarks import pipeline as pipe  # noqa: E402
+from benchmarks import scaling  # noqa: E402
+from benchmarks._cli import parse_dataclass  # noqa: E402
+from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summarize  # noqa: E402
+from benchmarks.engine import OursBench, RLCardBench, machine_info  # noqa: E402
+
+# Our options closest to RLCard's UNO (RULES.md R4, R6): draw only when nothing is playable, no
+# Wild Draw Four challenge (so no bluffing), and a held wild blocks a Wild Draw Four (RLCard allows
+# it only when nothing else is playable).
+RLCARD_LIKE = dict(allow_voluntary_draw=False, challenge=False, wd4_wilds_count_as_match=True)
+
+RULE_NOTE = (
+    "Rules differ. RLCard 1.2's UNO: no Wild Draw Four challenge, a Wild Draw Four only when nothing else "
+    "is playable, no UNO call, no scoring, drawing only when nothing is playable, a drawn card auto-played "
+    "if it matches the colour (ours: the player may play it or pass), a drawn wild gets a random colour and "
+    "a drawn Wild Draw Four adds no cards, with 2 players Reverse does not skip, the reshuffle includes the "
+    "top card, and its UnoGame's payoffs assume 2 players. Ours (classic preset): RULES.md R1-R10 with "
+    "challenge, voluntary draw, play-or-pass after a draw. The 'RLCard-like rules' rows set "
+    + ", ".join(f"{k}={v}" for k, v in RLCARD_LIKE.items())
+    + " (the remaining differences are in the game flow, not options). Observations differ too: RLCard's "
+    "UnoGame builds a state dict per step, ours a float32 vector and a 116-action mask for every game "
+    "('uno_env core' rows skip the observation)."
+)
+
+TARGETS = {"core": {1: 5.0, 4096: 25.0}, "env": {"env()": 1.5, "raw_env": 3.0}, "pipeline": 3.0}
+
+
+@dataclasses.dataclass
+class Args:
+    """Options of the suite (``python -m benchmarks --help``)."""
+
+    quick: bool = False
+    """CI smoke: tiny sizes and 1 run (numbers not meaningful); explicit options still apply"""
+    sections: str = "core,env,pipeline,scaling"
+    """comma-separated sections to run (core, env, pipeline, scaling)"""
+    runs: int = 5
+    """interleaved runs per row; the median is reported (1 with --quick)"""
+    seconds: float = 1.0
+    """length of each timed run in the core, env and scaling sections (0.02 with --quick)"""
+    core_batches: str = "1,4096"
+    """batch sizes of the game-core rows (1,64 with --quick)"""
+    core_players: str = "2,4"
+    """player counts of the game-core rows"""
+    scaling_batches: str = "1,4,16,64,256,1024,4096,16384"
+    """batch sizes of the scaling sweep, 2 players (1,16 with --quick)"""
+    scaling_players: str = "2,3,4,5,6,8,10"
+    """player counts of the scaling sweep (2,10 with --quick)"""
+    scaling_batch: int = 4096
+    """batch size of the player-count sweep and of the traced memory peak (64 with --quick)"""
+    pipeline_runs: int = 3
+    """interleaved runs of each training-pipeline row (1 with --quick)"""
+    pipeline_rollouts: int = 2
+    """rollouts (each followed by its PPO update) per timed learn (1 with --quick)"""
+    rlcard: bool = True
+    """measure RLCard (--no-rlcard skips it and the ratios)"""
+    results_dir: str = "benchmarks/results"
+    """where benchmarks.md, benchmarks.json and scaling.png are written"""
+    seed: int = 0
+    """seed of every game and model"""
+
+
+QUICK = dict(runs=1, seconds=0.02, core_batches="1,64", scaling_batches="1,16", scaling_players="2,10",
+             scaling_batch=64, pipeline_runs=1, pipeline_rollouts=1)
+QUICK_PIPELINE = {"tiny": dict(rollout=128, batch_size=64, n_epochs=1, learning_rate=3e-4, num_envs=16)}
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    args = parse_dataclass(Args, __doc__.splitlines()[0], argv)
+    if args.quick:  # quick sizes, unless given explicitly
+        given = {a.split("=")[0][2:].replace("-", "_") for a in (argv if argv is not None else sys.argv[1:])}
+        args = dataclasses.replace(args, **{k: v for k, v in QUICK.items() if k not in given})
+    unknown = set(_list(args.sections, str)) - {"core", "env", "pipeline", "scaling"}
+    if unknown:
+        raise SystemExit(f"--sections: unknown {sorted(unknown)}; allowed: core, env, pipeline, scaling")
+    if min(args.runs, args.pipeline_runs, args.pipeline_rollouts, args.scaling_batch) < 1 or args.seconds <= 0:
+        raise SystemExit("--runs, --pipeline-runs, --pipeline-rollouts, --scaling-batch and --seconds must be positive")
+    return args
+
+
+def _list(text: str, conv: Callable[[str], Any] = int) -> list[Any]:
+    return [conv(x.strip()) for x in text.split(",") if x.strip()]
+
+
+def _row(bench: Any, ms: list) -> dict[str, Any]:
+    rules = "RLCard 1.2" if bench.impl.startswith("rlcard") else "RLCard-like" if "RLCard-like" in bench.impl else "classic"
+    return {"impl": bench.impl, "players": bench.players, "batch": bench.batch, "rules": rules, **summarize(ms)}
+
+
+# --- sections -----------------------------------------------------------------------------------
+
+
+def section_core(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
+    """RLCard UnoGame vs our Engine at the core batch sizes (classic, core, RLCard-like rules)."""
+    benches: list[Any] = []
+    for p in _list(args.core_players):
+        if args.rlcard:
+            benches.append(RLCardBench(p, args.seed + p))
+        for b in _list(args.core_batches):
+            s = args.seed + 1000 * p + b
+            benches.append(OursBench(b, p, s))
+            benches.append(OursBench(b, p, s, observations=False))
+            benches.append(OursBench(b, p, s, overrides=RLCARD_LIKE, label="RLCard-like rules"))
+    measured = interleave(benches, args.runs, args.seconds, log=log)
+    rows = [_row(b, m) for b, m in zip(benches, measured)]
+    peers = {r["players"]: r for r in rows if r["impl"] == "rlcard"}
+    for r in rows:
+        if r["impl"] != "rlcard" and r["players"] in peers:
+            target = TARGETS["core"].get(r["batch"]) if r["impl"] == "uno_env" else None
+            add_ratio(r, peers[r["players"]], target)
+    notes = ["No opt-in parallel row: uno_env/engine/batch.py has no parallel (prange/nogil) driver; "
+             "every figure is one thread."]
+    return {"rows": rows, "notes": notes}
+
+
+def section_env(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
+    """RLCard's env.step loop vs our AEC loops (2 players), in decisions per second."""
+    import uno_env
+    from benchmarks.env_loop import AECBench, RLCardEnvBench
+    from uno_env import UnoRules
+
+    chunk = 200 if args.quick else 1000
+    benches: list[Any] = [RLCardEnvBench(args.seed, chunk)] if args.rlcard else []
+    benches += [
+        AECBench(uno_env.raw_env(num_players=2), args.seed, chunk, True, "raw_env"),
+        AECBench(uno_env.env(num_players=2), args.seed, chunk, True, "env()"),
+        AECBench(uno_env.raw_env(num_players=2, rules=UnoRules.preset("classic", **RLCARD_LIKE)), args.seed, chunk,
+                 True, "raw_env RLCard-like rules"),
+    ]
+    for b in benches:
+        b.chunk()  # warm-up
+    measured = interleave(benches, args.runs, args.seconds, log=log)
+    rows = [_row(b, m) for b, m in zip(benches, measured)]
+    if args.rlcard:
+        for r in rows[1:]:
+            add_ratio(r, rows[0], TARGETS["env"].get(r["impl"]))
+    return {"rows": rows, "notes": [
+        "Steps are decisions (env.step calls with an action); the AEC loop's None steps of finished agents "
+        "are run but not counted. Ours: agent_iter, last, a random legal action from the mask, step."]}
+
+
+def section_pipeline(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
+    """The tutorial pipeline vs ours, under each PPO setting."""
+    import torch
+
+    torch.set_num_threads(1)
+    settings = QUICK_PIPELINE if args.quick else pipe.SETTINGS
+    benches = pipe.make_benches(settings, args.seed)
+    rows = pipe.measure_pipeline(benches, args.pipeline_runs, args.pipeline_rollouts, log)
+    for tut, ours in zip(rows[::2], rows[1::2]):
+        add_ratio(ours, tut, TARGETS["pipeline"])
+        # The update costs the same per env step in both: the ratio cannot exceed 1 / (tutorial's update share).
+        ours["ratio_bound_by_update"] = 1.0 / max(tut["update_share"], 1e-9)
+    return {"rows": rows, "notes": [
+        "An env step is one model decision in one game (SB3's timestep). The tutorial's model plays both seats "
+        "(self-play, as in the tutorial); ours plays seat 0 against RandomAgent opponents run inside the env. "
+        "torch uses one thread. Network: MaskableActorCriticPolicy's default (64-64 tanh MLP, separate pi/vf)."]}
+
+
+def section_scaling(args: Args, log: Callable[[str], None], results_dir: Path) -> dict[str, Any]:
+    """Steps/s vs batch size and player count, memory per game, and the PNG plot."""
+    batch_benches: list[Any] = [OursBench(b, 2, args.seed + b) for b in _list(args.scaling_batches)]
+    player_benches: list[Any] = [OursBench(args.scaling_batch, p, args.seed + p) for p in _list(args.scaling_players)]
+    if args.rlcard:
+        player_benches += [RLCardBench(p, args.seed + p) for p in _list(args.scaling_players)]
+    benches = batch_benches + player_benches
+    measured = interleave(benches, args.runs, args.seconds, log=log)
+    rows = [_row(b, m) for b, m in zip(benches, measured)]
+    batch_rows = rows[:len(batch_benches)]
+    player_rows = rows[len(batch_benches):]
+    if args.rlcard:
+        batch_rows = batch_rows + [r for r in player_rows if r["impl"] == "rlcard" and r["players"] == 2]
+    log("    memory ...")
+    memory = scaling.memory_rows(_list(args.scaling_players), args.scaling_batch, args.rlcard)
+    png = results_dir / "scaling.png"
+    scaling.plot(batch_rows, player_rows, str(png), title=f"uno_env scaling, one thread; {time.strftime('%Y-%m-%d')}")
+    return {"batch_rows": batch_rows, "player_rows": player_rows, "memory": memory, "plot": str(png), "notes": []}
+
+
+# --- report ---------------------------------------------------------------------------------------
+
+
+def _ratio_cells(r: dict[str, Any]) -> str:
+    if "ratio" not in r:
+        return " | | "
+    target = ""
+    if r.get("target") is not None:
+        target = f">= {r['target']:g}x " + ("yes" if r["target_met"] else "**no**")
+    return f" | {r['ratio']:.2f}x | {r['cpu_ratio']:.2f}x | {target}"
+
+
+def _rate_table(rows: list[dict[str, Any]], extra_head: str = "") -> list[str]:
+    lines = ["| impl | players | batch | rules | steps/s (median) | runs | CPU steps/s | x peer | x peer (CPU) | target |",
+             "|---|---:|---:|---|---:|---|---:|---:|---:|---|"]
+    for r in rows:
+        runs = " ".join(fmt_rate(x) for x in r["runs_steps_per_s"])
+        lines.append(f"| {r['impl']} | {r['players']} | {r['batch']} | {r['rules']} | {fmt_rate(r['steps_per_s'])} | "
+                     f"{runs} | {fmt_rate(r['cpu_steps_per_s'])}" + _ratio_cells(r) + " |")
+    return lines
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    m, a = report["machine"], report["args"]
+    v = m["versions"]
+    out = [
+        "## uno_env benchmark suite",
+        "",
+        f"- date {m['date']}, git {m['git_commit']}" + (" (uno_env/agents modified in the working tree)"
+                                                         if m["engine_sources_modified"] else ""),
+        f"- machine: {m['platform']}; {m['cpu_model']}; {m['cpu_count']} cores ({m['usable_cores']} usable); "
+        f"Python {m['python']}; one thread",
+        f"- load average (1/5/15 min): {m['load_average_at_start']} at start, {report['load_average_at_end']} at end "
+        "(a shared machine: CPU-time rates are the steadier figures)",
+        f"- versions: numpy {v['numpy']}, numba {v['numba']}, rlcard {v['rlcard']}, {report['more_versions']}",
+        f"- {a['runs']} interleaved runs of {a['seconds']:g} s per row (pipeline: {a['pipeline_runs']} runs of "
+        f"{a['pipeline_rollouts']} rollouts); medians; ratios are of the wall-clock medians (x peer) and of the "
+        "CPU-time medians (x peer (CPU)), peer measured in the same runs"
+        + ("; QUICK MODE: numbers not meaningful" if a["quick"] else ""),
+        "",
+        f"> {RULE_NOTE}",
+    ]
+    s = report["sections"]
+    if "core" in s:
+        out += ["", "### 1. Game core: RLCard UnoGame vs the uno_env Engine (game steps/s, random legal moves)", ""]
+        out += _rate_table(s["core"]["rows"])
+    if "env" in s:
+        out += ["", "### 2. Env loop: RLCard env.step vs PettingZoo AEC loops (decisions/s, 2 players)", ""]
+        out += _rate_table(s["env"]["rows"])
+    if "pipeline" in s:
+        out += ["", "### 3. Training pipeline: PettingZoo SB3 tutorial setup vs UnoSB3VecEnv (MaskablePPO env steps/s)", "",
+                "| pipeline | PPO setting | rollout | minibatch | epochs | env steps/s (median) | runs | CPU steps/s "
+                "| rollout-phase steps/s | update share | x tutorial | x tutorial (CPU) | target |",
+                "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|"]
+        for r in s["pipeline"]["rows"]:
+            runs = " ".join(fmt_rate(x) for x in r["runs_steps_per_s"])
+            out.append(f"| {r['impl']} | {r['setting']} | {r['rollout_size']} | {r['ppo']['batch_size']} | "
+                       f"{r['ppo']['n_epochs']} | {fmt_rate(r['steps_per_s'])} | {runs} | {fmt_rate(r['cpu_steps_per_s'])} | "
+                       f"{fmt_rate(r['rollout_steps_per_s'])} | {r['update_share']:.0%}" + _ratio_cells(r) + " |")
+        bounds = [r for r in s["pipeline"]["rows"] if "ratio_bound_by_update" in r]
+        if bounds:
+            out += ["", "The PPO update costs the same per env step in both pipelines of a setting, so the ratio is "
+                    "at most 1 / (the tutorial's update share): "
+                    + "; ".join(f"{r['setting']}: {r['ratio_bound_by_update']:.1f}x" for r in bounds) + "."]
+    if "scaling" in s:
+        sc = s["scaling"]
+        out += ["", "### 4. Scaling (game steps/s; plot: scaling.png)", "",
+                "Batch size (2 players):", ""]
+        out += _rate_table(sc["batch_rows"])
+        out += ["", f"Player count (uno_env at batch {a['scaling_batch']}; RLCard UnoGame at batch 1):", ""]
+        out += _rate_table(sc["player_rows"])
+        out += ["", "Memory per game (bytes):", "",
+                "| players | engine state arrays | output buffers (obs, final obs, mask, ...) | traced peak, uno_env "
+                f"(batch {a['scaling_batch']}) | traced peak, RLCard UnoGame (one game played out) |",
+                "|---:|---:|---:|---:|---:|"]
+        for r in sc["memory"]:
+            rl = r.get("rlcard_traced_peak_bytes_per_game")
+            out.append(f"| {r['players']} | {r['state_bytes_per_game']:,.0f} | {r['output_bytes_per_game']:,.0f} | "
+                       f"{r['traced_peak_bytes_per_game']:,.0f} | {'' if rl is None else f'{rl:,.0f}'} |")
+    notes = [n for sec in s.values() for n in sec.get("notes", [])] + report["notes"]
+    if notes:
+        out += ["", "Notes:", ""] + [f"- {n}" for n in notes]
+    return "\n".join(out) + "\n"
+
+
+def _more_versions() -> str:
+    from benchmarks.engine import _version
+
+    names = ("pettingzoo", "gymnasium", "stable-baselines3", "sb3-contrib", "torch")
+    return ", ".join(f"{n} {_version(n)}" for n in names)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    results_dir = Path(args.results_dir)
+    if not results_dir.is_absolute():
+        results_dir = REPO / results_dir
+    results_dir.mkdir(parents=True, exist_ok=True)
+    machine = machine_info()
+    t0 = time.perf_counter()
+    sections: dict[str, Any] = {}
+    notes: list[str] = []
+    wanted = _list(args.sections, str)
+    if args.rlcard:
+        try:
+            import rlcard  # noqa: F401
+        except ImportError as exc:
+            notes.append(f"RLCard not measured ({exc}); install the bench extra.")
+            args = dataclasses.replace(args, rlcard=False)
+    for name in ("core", "env", "pipeline", "scaling"):
+        if name not in wanted:
+            continue
+        log(f"{name} ...")
+        t = time.perf_counter()
+        if name == "scaling":
+            sections[name] = section_scaling(args, log, results_dir)
+        else:
+            sections[name] = {"core": section_core, "env": section_env, "pipeline": section_pipeline}[name](args, log)
+        sections[name]["seconds"] = time.perf_counter() - t
+    from benchmarks.engine import _sources_digest
+
+    if _sources_digest() != machine["sources_digest"]:
+        notes.append("uno_env/agents sources changed while the suite ran; numbers may mix versions.")
+    report = {"args": dataclasses.asdict(args), "machine": machine, "more_versions": _more_versions(),
+              "sections": sections, "notes": notes, "rule_note": RULE_NOTE,
+              "load_average_at_end": loadavg(), "total_seconds": time.perf_counter() - t0}
+    md = render_markdown(report)
+    print(md, end="", flush=True)
+    (results_dir / "benchmarks.md").write_text(md)
+    (results_dir / "benchmarks.json").write_text(json.dumps(report, indent=2) + "\n")
+    log(f"wrote {results_dir / 'benchmarks.md'}, benchmarks.json" + (", scaling.png" if "scaling" in sections else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
