@@ -4,8 +4,8 @@
 Prints Markdown tables and writes the same results as JSON (``--json PATH``):
 
 1. Engine throughput: game steps per second (batch size x ``Engine.step`` calls), with a
-   uniformly random legal action per game drawn inside the timed loop (``sample_legal`` with a
-   numpy Generator), ``autoreset=True``, one thread.
+   uniformly random legal action per game chosen inside the timed loop (``sample_legal``'s pick,
+   uniforms from a numpy Generator drawn in blocks as for RLCard), ``autoreset=True``, one thread.
 2. RLCard 1.2 ``UnoGame`` (the raw game object, no env wrapper) stepped with random legal moves
    in the same process, interleaved with ours run by run; medians over ``--runs`` runs, and the
    ratio ours / RLCard for every batch size (targets at batch 1 and 4096).
@@ -191,14 +191,14 @@ def machine_info() -> dict[str, Any]:
 
 
 class OursBench:
-    """Our Engine, autoreset, one uniformly random legal action per game each step.
+    """Our Engine, autoreset, one uniformly random legal action per game each step (``sample_legal``'s pick).
 
     ``observations=False`` ("uno_env core") skips writing observations, the like-for-like
     comparison with RLCard's game object, whose ``step`` builds no state either."""
 
     def __init__(self, batch: int, players: int, seed: int, observations: bool = True, preset: str = "classic",
                  overrides: dict[str, Any] | None = None, label: str = "") -> None:
-        from agents.base import sample_legal
+        from agents.base import _pick_kth_legal
         from uno_env import UnoRules
         from uno_env.engine.engine import Engine
 
@@ -208,15 +208,18 @@ class OursBench:
         rules = UnoRules.preset(preset, **(overrides or {}))
         self.engine = Engine(batch, players, rules, seed=seed, autoreset=True, observations=observations)
         self.rng = np.random.default_rng(seed)
-        self.sample_legal = sample_legal
+        self.pick = _pick_kth_legal
         self.calls_per_chunk = max(1, 512 // batch)  # read the clock about every 0.1-1 ms
         self.chunk()  # warm up (and compile, if the numba cache is cold)
 
     def chunk(self) -> int:
-        engine, sample_legal, rng = self.engine, self.sample_legal, self.rng
+        # sample_legal's pick, with its uniforms drawn as one block per chunk like RLCardBench's
+        # (one rng call per step would cost a batch-1 step ~0.6 µs of its ~5).
+        engine, pick = self.engine, self.pick
+        u = self.rng.random((self.calls_per_chunk, self.batch))
         mask = engine.legal_mask
-        for _ in range(self.calls_per_chunk):
-            mask = engine.step(sample_legal(mask, rng)).legal_mask
+        for k in range(self.calls_per_chunk):
+            mask = engine.step(pick(mask, u[k])).legal_mask
         return self.calls_per_chunk * self.batch
 
 

@@ -38,6 +38,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
@@ -133,6 +135,22 @@ def _row(bench: Any, ms: list) -> dict[str, Any]:
 # --- sections -----------------------------------------------------------------------------------
 
 
+def game_length(players: int, overrides: dict[str, Any], quick: bool = False) -> float:
+    """Mean game steps per round of random legal play (untimed): 1024 games, after a burn-in."""
+    from agents.base import sample_legal
+    from uno_env import Engine, UnoRules
+
+    batch, calls = (64, 50) if quick else (1024, 600)
+    e = Engine(batch, players, UnoRules.preset("classic", **overrides), seed=1, autoreset=True, observations=False)
+    rng = np.random.default_rng(1)
+    ends = 0
+    for k in range(2 * calls):
+        r = e.step(sample_legal(e.legal_mask, rng))
+        if k >= calls:  # the first half spreads the games over their rounds
+            ends += int(r.terminated.sum() + r.truncated.sum())
+    return batch * calls / max(ends, 1)
+
+
 def section_core(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
     """RLCard UnoGame vs our Engine at the core batch sizes (classic, core, RLCard-like rules)."""
     benches: list[Any] = []
@@ -146,6 +164,15 @@ def section_core(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
             benches.append(OursBench(b, p, s, overrides=RLCARD_LIKE, label="RLCard-like rules"))
     measured = interleave(benches, args.runs, args.seconds, log=log)
     rows = [_row(b, m) for b, m in zip(benches, measured)]
+    lengths: dict[tuple[int, str], float] = {}
+    for b, r in zip(benches, rows):
+        if r["impl"] == "rlcard":
+            r["steps_per_game"] = sum(r["runs_steps"]) / max(b.games, 1)  # its counter covers the timed runs
+        else:
+            key = (r["players"], r["rules"])
+            if key not in lengths:
+                lengths[key] = game_length(r["players"], RLCARD_LIKE if r["rules"] == "RLCard-like" else {}, args.quick)
+            r["steps_per_game"] = lengths[key]
     peers = {r["players"]: r for r in rows if r["impl"] == "rlcard"}
     for r in rows:
         if r["impl"] != "rlcard" and r["players"] in peers:
@@ -232,12 +259,15 @@ def _ratio_cells(r: dict[str, Any]) -> str:
     return f" | {r['ratio']:.2f}x | {r['cpu_ratio']:.2f}x | {target}"
 
 
-def _rate_table(rows: list[dict[str, Any]], extra_head: str = "") -> list[str]:
-    lines = ["| impl | players | batch | rules | steps/s (median) | runs | CPU steps/s | x peer | x peer (CPU) | target |",
-             "|---|---:|---:|---|---:|---|---:|---:|---:|---|"]
+def _rate_table(rows: list[dict[str, Any]]) -> list[str]:
+    length = any("steps_per_game" in r for r in rows)
+    lines = ["| impl | players | batch | rules" + (" | steps/game" if length else "")
+             + " | steps/s (median) | runs | CPU steps/s | x peer | x peer (CPU) | target |",
+             "|---|---:|---:|---" + ("|---:" if length else "") + "|---:|---|---:|---:|---:|---|"]
     for r in rows:
         runs = " ".join(fmt_rate(x) for x in r["runs_steps_per_s"])
-        lines.append(f"| {r['impl']} | {r['players']} | {r['batch']} | {r['rules']} | {fmt_rate(r['steps_per_s'])} | "
+        cell = (f" | {r['steps_per_game']:.0f}" if "steps_per_game" in r else " | ") if length else ""
+        lines.append(f"| {r['impl']} | {r['players']} | {r['batch']} | {r['rules']}{cell} | {fmt_rate(r['steps_per_s'])} | "
                      f"{runs} | {fmt_rate(r['cpu_steps_per_s'])}" + _ratio_cells(r) + " |")
     return lines
 
