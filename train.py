@@ -20,6 +20,20 @@ writing CSV (and TensorBoard, when installed) logs and checkpoints; saves
 of the trained agent against every baseline (``--final-eval-games`` games each, seats
 rotated, 95% Wilson intervals), also saved as ``final_eval.json``.
 
+``--backend rllib`` trains the same way on Ray RLlib (new API stack, PPO) instead: every seat
+of a game is an RLlib agent; the seat of the ``learner`` module is drawn per game and the other
+seats play the opponent modules of ``--opponent-mix`` (the baselines as fixed modules, ``self``
+a frozen ``snapshot`` of the learner refreshed every ``--snapshot-every`` steps); illegal
+logits are masked (``uno_env.rllib.MaskedPPOTorchRLModule``). ``--num-env-runners`` Ray actors
+sample, each stepping its ``--num-envs`` games in one batched engine; the learner updates on
+this process. Without ``--address`` a local Ray with ``--num-cpus`` CPUs is started; with it
+the run joins that cluster. Steps count env steps (every seat's decisions, the opponents'
+too). It saves ``runs/<exp_name>/checkpoint`` (load it with
+``agents.rllib_agent.RLlibAgent("runs/<exp_name>/checkpoint")`` or name it in evaluate.py):
+
+    python train.py --backend rllib --num-env-runners 2 --total-timesteps 2000000
+    python train.py --backend rllib --address auto --num-env-runners 32   # on a Ray cluster
+
 The observation is scaled inside the policy (``agents.ppo.UnoFeatures``), so a saved model
 needs nothing but its ``.zip`` to play: ``agents.ppo.PPOAgent("runs/uno_ppo/model.zip")``.
 """
@@ -131,6 +145,15 @@ class Args:
     """show a progress bar"""
     tensorboard: bool = True
     """write TensorBoard logs to <run>/tb when tensorboard is installed (skipped quietly otherwise)"""
+    backend: str = "sb3"
+    """'sb3' (MaskablePPO in this process) or 'rllib' (Ray RLlib PPO, needs the distributed extra)"""
+    num_env_runners: int = 1
+    """rllib: Ray actors sampling games (0: sample on this process), each with --num-envs games"""
+    address: str = ""
+    """rllib: address of a running Ray cluster ('auto': the one started on this machine by
+    'ray start'); empty: start a local Ray with --num-cpus CPUs"""
+    num_cpus: int = 2
+    """rllib without --address: CPUs of the local Ray (each env runner takes one)"""
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
@@ -206,6 +229,11 @@ def check_args(args: Args) -> None:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
     if not 0 < args.learning_rate < 1:
         raise ValueError(f"--learning-rate must be in (0, 1), got {args.learning_rate}")
+    if args.backend not in ("sb3", "rllib"):
+        raise ValueError(f"--backend must be 'sb3' or 'rllib', got {args.backend!r}")
+    if args.num_env_runners < 0 or args.num_cpus < 1:
+        raise ValueError(f"--num-env-runners must be >= 0 and --num-cpus >= 1, got {args.num_env_runners} and "
+                         f"{args.num_cpus}")
     if args.learner_seat != "random" and not args.learner_seat.isdigit():
         raise ValueError(f"--learner-seat must be 'random' or a seat number, got {args.learner_seat!r}")
 
@@ -224,9 +252,57 @@ def make_rules(text: str) -> Any:
     return UnoRules.preset(text)
 
 
+def eval_rows(learner: Any, names: list[str], rules: Any, num_players: int, num_games: int, seed: int) -> list[dict[str, Any]]:
+    """The learner against each baseline in ``names``; with n players, n-1 copies of the baseline."""
+    from agents.registry import make_agent
+    from agents.tournament import play_table
+
+    rows = []
+    for name in names:
+        table = [learner] + [make_agent(name, rules) for _ in range(num_players - 1)]
+        r = play_table(table, num_games, rules=rules, seed=seed)
+        lo, hi = r.ci95[0]
+        rows.append({"opponent": name, "games": r.games, "wins": int(r.wins[0]), "win_rate": float(r.win_rate[0]),
+                     "ci95": [lo, hi], "mean_points": float(r.mean_points[0]),
+                     "opponent_mean_points": float(r.mean_points[1:].mean()), "truncated": r.truncated})
+    return rows
+
+
+def eval_line(step: int, minutes: float, rows: list[dict[str, Any]]) -> str:
+    """One line of a periodic evaluation."""
+    return f"step {step:>11,} ({minutes:4.1f} min): " + ", ".join(
+        f"{r['opponent']} {r['win_rate']:.1%} [{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}]" for r in rows)
+
+
+def print_final_table(args: Args, model_path: str, rows: list[dict[str, Any]]) -> None:
+    """The final evaluation as a Markdown table."""
+    title = (f"{model_path} vs each baseline: {args.num_players} players, rules {args.rules}, "
+             f"{args.final_eval_games:,} games each, seats rotated, "
+             f"{'deterministic' if args.deterministic_eval else 'sampled'} actions")
+    print("\n" + title + "\n")
+    print("| opponent | games | wins | win rate | 95% CI | mean points | opponent's mean points |")
+    print("|---|---:|---:|---:|---|---:|---:|")
+    for r in rows:
+        print(f"| {r['opponent']} | {r['games']:,} | {r['wins']:,} | {r['win_rate']:.1%} | "
+              f"{r['ci95'][0]:.1%} – {r['ci95'][1]:.1%} | {r['mean_points']:.1f} | {r['opponent_mean_points']:.1f} |")
+
+
+def eval_names_of(args: Args) -> list[str]:
+    """The baselines of --eval-opponents (ValueError for an unknown one)."""
+    from agents.registry import BASELINES
+
+    names = [n.strip() for n in args.eval_opponents.split(",") if n.strip()]
+    for name in names:
+        if name not in BASELINES:
+            raise ValueError(f"--eval-opponents: unknown baseline {name!r}; allowed: {sorted(BASELINES)}")
+    return names
+
+
 def main(args: Args) -> dict[str, Any]:
     """Train, save, evaluate; returns the final evaluation (also written to final_eval.json)."""
     check_args(args)
+    if args.backend == "rllib":
+        return main_rllib(args)
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
@@ -234,7 +310,6 @@ def main(args: Args) -> dict[str, Any]:
     from agents.pool import PoolVecEnv, SelfPlayOpponent, SnapshotPool, parse_mix
     from agents.ppo import PPOAgent, UnoFeatures, UnoMaskablePolicy
     from agents.registry import BASELINES, make_agent
-    from agents.tournament import play_table
 
     t_start = time.time()
     run_dir = os.path.join(args.output_dir, args.exp_name)
@@ -254,10 +329,7 @@ def main(args: Args) -> dict[str, Any]:
     rules = make_rules(args.rules)
     learner_seat: int | str = args.learner_seat if args.learner_seat == "random" else int(args.learner_seat)
     mix = parse_mix(args.opponent_mix, allowed=[*BASELINES, "self"])
-    eval_names = [n.strip() for n in args.eval_opponents.split(",") if n.strip()]
-    for name in eval_names:
-        if name not in BASELINES:
-            raise ValueError(f"--eval-opponents: unknown baseline {name!r}; allowed: {sorted(BASELINES)}")
+    eval_names = eval_names_of(args)
 
     # Self-play opponents are PPOAgents over frozen copies of the policy, which exists only once
     # the env does: the groups get placeholders, filled in after the model is built.
@@ -302,15 +374,7 @@ def main(args: Args) -> dict[str, Any]:
     def evaluate(num_games: int, seed: int) -> list[dict[str, Any]]:
         """The learner (its current weights) against each baseline; with n players, n-1 copies of it."""
         learner = PPOAgent(model.policy, deterministic=args.deterministic_eval, name="ppo")
-        rows = []
-        for name in eval_names:
-            table = [learner] + [make_agent(name, rules) for _ in range(args.num_players - 1)]
-            r = play_table(table, num_games, rules=rules, seed=seed)
-            lo, hi = r.ci95[0]
-            rows.append({"opponent": name, "games": r.games, "wins": int(r.wins[0]), "win_rate": float(r.win_rate[0]),
-                         "ci95": [lo, hi], "mean_points": float(r.mean_points[0]),
-                         "opponent_mean_points": float(r.mean_points[1:].mean()), "truncated": r.truncated})
-        return rows
+        return eval_rows(learner, eval_names, rules, args.num_players, num_games, seed)
 
     from tqdm import tqdm
 
@@ -345,8 +409,7 @@ def main(args: Args) -> dict[str, Any]:
             history.append({"step": step, "minutes": (time.time() - t_train) / 60, "eval": rows})
             for row in rows:
                 model.logger.record(f"eval/win_rate_{row['opponent']}", row["win_rate"])
-            bar.write(f"step {step:>11,} ({(time.time() - t_train) / 60:4.1f} min): " + ", ".join(
-                f"{r['opponent']} {r['win_rate']:.1%} [{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}]" for r in rows))
+            bar.write(eval_line(step, (time.time() - t_train) / 60, rows))
             next_eval += args.eval_every
         if next_ckpt is not None and step >= next_ckpt:
             model.save(os.path.join(run_dir, "checkpoints", f"step_{step}.zip"))
@@ -370,20 +433,145 @@ def main(args: Args) -> dict[str, Any]:
     if args.final_eval_games:
         rows = evaluate(args.final_eval_games, seed=args.seed + 10**9)
         final["final_eval"] = rows
-        title = (f"{model_path} vs each baseline: {args.num_players} players, rules {args.rules}, "
-                 f"{args.final_eval_games:,} games each, seats rotated, "
-                 f"{'deterministic' if args.deterministic_eval else 'sampled'} actions")
-        print("\n" + title + "\n")
-        print("| opponent | games | wins | win rate | 95% CI | mean points | opponent's mean points |")
-        print("|---|---:|---:|---:|---|---:|---:|")
-        for r in rows:
-            print(f"| {r['opponent']} | {r['games']:,} | {r['wins']:,} | {r['win_rate']:.1%} | "
-                  f"{r['ci95'][0]:.1%} – {r['ci95'][1]:.1%} | {r['mean_points']:.1f} | {r['opponent_mean_points']:.1f} |")
+        print_final_table(args, model_path, rows)
     final["total_seconds"] = time.time() - t_start
     with open(os.path.join(run_dir, "final_eval.json"), "w") as f:
         json.dump(final, f, indent=2)
     print(f"\ntotal wall time {final['total_seconds'] / 60:.1f} min")
     venv.close()
+    return final
+
+
+def rllib_config(args: Args, rules: Any) -> Any:
+    """The RLlib ``PPOConfig`` of ``--backend rllib`` (module docstring)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from agents.pool import parse_mix
+    from agents.registry import BASELINES
+    from agents.rllib_agent import LEARNER, SNAPSHOT, AgentRLModule, SelfPlayMapping
+    from uno_env.rllib import MaskedPPOTorchRLModule, UnoEnvRunner, UnoMultiAgentEnv, spaces
+
+    obs_space, act_space = spaces(rules, args.num_players)
+    network = RLModuleSpec(module_class=MaskedPPOTorchRLModule, observation_space=obs_space, action_space=act_space,
+                           model_config={"fcnet_hiddens": list(args.hidden), "fcnet_activation": args.activation,
+                                         "head_fcnet_hiddens": list(args.head), "vf_share_layers": True})
+    mix = {(SNAPSHOT if kind == "self" else kind): w
+           for kind, w in parse_mix(args.opponent_mix, allowed=[*BASELINES, "self"]).items()}
+    modules = {LEARNER: network}
+    for mid in mix:
+        modules[mid] = network if mid == SNAPSHOT else RLModuleSpec(
+            module_class=AgentRLModule, observation_space=obs_space, action_space=act_space,
+            model_config={"agent": mid, "rules": rules.to_dict(), "seed": args.seed})
+    # Every runner samples n_steps env steps from each of its games per training batch.
+    batch = args.num_envs * args.n_steps * max(args.num_env_runners, 1)
+    lr: Any = [[0, args.learning_rate], [args.total_timesteps, 0.0]] if args.anneal_lr else args.learning_rate
+    return (
+        PPOConfig()
+        .environment(UnoMultiAgentEnv, env_config={"num_players": args.num_players, "rules": rules.to_dict(),
+                                                   "seed": args.seed})
+        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs,
+                     env_runner_cls=UnoEnvRunner, rollout_fragment_length=args.n_steps, num_cpus_per_env_runner=1)
+        .multi_agent(policies=set(modules), policy_mapping_fn=SelfPlayMapping(args.num_players, mix, args.seed),
+                     policies_to_train=[LEARNER])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=modules))
+        .training(train_batch_size_per_learner=batch, minibatch_size=min(args.batch_size, batch),
+                  num_epochs=args.n_epochs, lr=lr, gamma=args.gamma, lambda_=args.gae_lambda,
+                  clip_param=args.clip_range, entropy_coeff=args.ent_coef, vf_loss_coeff=args.vf_coef,
+                  grad_clip=args.max_grad_norm)
+        .learners(num_learners=0)
+        .debugging(seed=args.seed)
+        .reporting(metrics_num_episodes_for_smoothing=100)
+    )
+
+
+def main_rllib(args: Args) -> dict[str, Any]:
+    """``--backend rllib``: train with RLlib PPO on Ray, save the checkpoint, evaluate like the sb3 path."""
+    import torch
+
+    from agents.rllib_agent import LEARNER, SNAPSHOT, RLlibAgent
+
+    rules = make_rules(args.rules)
+    eval_names = eval_names_of(args)
+    if args.resume:
+        raise ValueError("--resume is for the sb3 backend; an RLlib run restarts from its checkpoint with "
+                         "Algorithm.from_checkpoint")
+    t_start = time.time()
+    run_dir = os.path.join(args.output_dir, args.exp_name)
+    os.makedirs(run_dir, exist_ok=True)
+    with open(os.path.join(run_dir, "args.json"), "w") as f:
+        json.dump(dataclasses.asdict(args), f, indent=2)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    if args.torch_threads:
+        torch.set_num_threads(args.torch_threads)
+    init_ray(args.address, args.num_cpus)
+    config = rllib_config(args, rules)
+    algo = config.build_algo()
+    has_snapshot = SNAPSHOT in config.policies
+
+    def refresh_snapshot() -> None:
+        algo.set_state({"learner_group": {"learner": {"rl_module": {SNAPSHOT: algo.get_module(LEARNER).get_state()}}}})
+        algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, policies=[SNAPSHOT],
+                                           inference_only=True)
+
+    if has_snapshot:
+        refresh_snapshot()
+    steps, history, iterations = 0, [], []
+    next_snap = args.snapshot_every
+    next_eval = args.eval_every if args.eval_every else None
+    next_ckpt = args.checkpoint_every if args.checkpoint_every else None
+    t_train, cpu_train = time.time(), time.process_time()
+    stopped_early = False
+    learner = RLlibAgent(module=algo.get_module(LEARNER), deterministic=args.deterministic_eval, name="rllib")
+    while steps < args.total_timesteps:
+        if args.max_minutes and time.time() - t_train > 60 * args.max_minutes:
+            stopped_early = True
+            break
+        t0 = time.time()
+        result = algo.train()
+        runners = result["env_runners"]
+        steps = int(runners["num_env_steps_sampled_lifetime"])
+        iterations.append({"iteration": int(result["training_iteration"]), "env_steps": steps,
+                           "seconds": time.time() - t0,
+                           # An env step that raised (an illegal action would): RLlib counts it and resets.
+                           "env_step_failures": int(runners.get("num_env_step_failures_lifetime", 0)),
+                           "learner_return_mean": runners.get("module_episode_returns_mean", {}).get(LEARNER)})
+        if args.progress:
+            ret = iterations[-1]["learner_return_mean"]
+            print(f"iteration {iterations[-1]['iteration']}: {steps:,} env steps, "
+                  f"{int(runners['num_env_steps_sampled']) / iterations[-1]['seconds']:,.0f} steps/s, learner mean "
+                  f"return {'n/a' if ret is None else f'{ret:+.3f}'}", flush=True)
+        if has_snapshot and steps >= next_snap:
+            refresh_snapshot()
+            next_snap += args.snapshot_every
+        if next_eval is not None and steps >= next_eval:
+            rows = eval_rows(learner, eval_names, rules, args.num_players, args.eval_games, args.seed + steps)
+            history.append({"step": steps, "minutes": (time.time() - t_train) / 60, "eval": rows})
+            print(eval_line(steps, (time.time() - t_train) / 60, rows), flush=True)
+            next_eval += args.eval_every
+        if next_ckpt is not None and steps >= next_ckpt:
+            algo.save_to_path(os.path.abspath(os.path.join(run_dir, "checkpoints", f"step_{steps}")))
+            next_ckpt += args.checkpoint_every
+    train_seconds, train_cpu = time.time() - t_train, time.process_time() - cpu_train
+    model_path = os.path.join(run_dir, "checkpoint")
+    algo.save_to_path(os.path.abspath(model_path))
+    print(f"trained {steps:,} env steps in {train_seconds / 60:.1f} min ({steps / max(train_seconds, 1e-9):,.0f} "
+          f"env steps/s wall, {train_cpu:.1f} CPU-s on this process); checkpoint: {model_path}")
+    final: dict[str, Any] = {"args": dataclasses.asdict(args), "backend": "rllib", "steps": steps,
+                             "train_seconds": train_seconds, "train_cpu_seconds": train_cpu,
+                             "steps_per_second": steps / max(train_seconds, 1e-9), "stopped_early": stopped_early,
+                             "iterations": iterations, "history": history}
+    if args.final_eval_games:
+        final["final_eval"] = eval_rows(learner, eval_names, rules, args.num_players, args.final_eval_games,
+                                        args.seed + 10**9)
+        print_final_table(args, model_path, final["final_eval"])
+    final["total_seconds"] = time.time() - t_start
+    with open(os.path.join(run_dir, "final_eval.json"), "w") as f:
+        json.dump(final, f, indent=2)
+    algo.stop()
     return final
 
 

@@ -1,0 +1,75 @@
+"""The masking RLModule: RLlib's default PPO network whose logits of illegal actions are set to
+the lowest float, so no illegal action is ever sampled or chosen.
+
+Built after RLlib's own example (``ray/rllib/examples/rl_modules/classes/action_masking_rlm.py``):
+the env's observation is ``{"observations": [D], "action_mask": [A]}``; the network sees only
+``observations`` (scaled, see below), the mask is added to the logits as ``log(mask)`` clamped
+at ``FLOAT_MIN``. Use it through ``RLModuleSpec(module_class=MaskedPPOTorchRLModule,
+model_config={...})`` with the ``DefaultModelConfig`` keys (``fcnet_hiddens``, ...).
+
+**Scaling.** Counts in the observation go up to the deck size (hand sizes, pile sizes); the
+network divides every index by its bound from ``uno_env.spaces.observation_bounds`` (1 where
+the bound is infinite or below 1), so the inputs are within [-1, 1]. The divisor is a buffer
+built from the observation space, saved with the module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+from ray.rllib.core.columns import Columns
+from ray.rllib.utils.torch_utils import FLOAT_MIN
+
+__all__ = ["MaskedPPOTorchRLModule"]
+
+
+class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
+    """PPO's default torch module over ``observations``, logits masked by ``action_mask``."""
+
+    def __init__(self, *, observation_space: gym.Space | None = None, **kwargs: Any) -> None:
+        if not isinstance(observation_space, gym.spaces.Dict) or set(observation_space.spaces) != {"observations", "action_mask"}:
+            raise ValueError("MaskedPPOTorchRLModule needs a Dict observation space with keys 'observations' and "
+                             f"'action_mask', got {observation_space}")
+        self.observation_space_with_mask = observation_space
+        super().__init__(observation_space=observation_space["observations"], **kwargs)
+
+    def setup(self) -> None:
+        super().setup()
+        box = self.observation_space
+        bound = np.maximum(np.abs(box.low), np.abs(box.high))
+        scale = np.where(np.isfinite(bound) & (bound > 1.0), bound, 1.0).astype(np.float32)
+        self.register_buffer("obs_scale", torch.from_numpy(scale), persistent=False)
+        # RLlib's connectors read the module's space: the env's, mask included.
+        self.observation_space = self.observation_space_with_mask
+
+    def _split(self, batch: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        obs = batch[Columns.OBS]
+        batch = dict(batch)
+        batch[Columns.OBS] = obs["observations"] / self.obs_scale
+        return obs["action_mask"], batch
+
+    @staticmethod
+    def _mask(out: dict[str, Any], mask: Any) -> dict[str, Any]:
+        out[Columns.ACTION_DIST_INPUTS] = out[Columns.ACTION_DIST_INPUTS] + torch.clamp(torch.log(mask), min=FLOAT_MIN)
+        return out
+
+    def _forward_inference(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        mask, batch = self._split(batch)
+        return self._mask(super()._forward_inference(batch, **kwargs), mask)
+
+    def _forward_exploration(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        mask, batch = self._split(batch)
+        return self._mask(super()._forward_exploration(batch, **kwargs), mask)
+
+    def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        mask, batch = self._split(batch)
+        return self._mask(super()._forward_train(batch, **kwargs), mask)
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> Any:
+        if isinstance(batch[Columns.OBS], dict):
+            _, batch = self._split(batch)
+        return super().compute_values(batch, embeddings)
