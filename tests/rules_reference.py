@@ -213,6 +213,29 @@ class PublicFacts:
         self.wd4_prev_color: int | None = None  # colour in play before the pending Wild Draw Four (R6)
         self.wd4_player: int | None = None
         self.wd4_guilty = False
+        # R11 public history: the colour in play when a seat last drew and kept the card, and
+        # the colour it last named with a wild.
+        self.drew_on: list[int | None] = [None] * self.n
+        self.named: list[int | None] = [None] * self.n
+
+    def _history(self, before: dict, action: int, after: dict, step_events: list[dict]) -> None:
+        p = before["current_player"]
+        if played_card(action) is not None:
+            self.drew_on[p] = None
+        elif action == PASS:
+            self.drew_on[p] = before["current_color"]
+        elif action == DRAW and before["phase"] == "play" and after["phase"] != "post_draw":
+            self.drew_on[p] = before["current_color"]  # nothing playable came: the turn ended
+        elif before["phase"] == "choose_color" and CHOOSE_RED <= action < CHOOSE_RED + 4:
+            self.named[p] = action - CHOOSE_RED
+        for ev in step_events:
+            if ev["type"] == "shuffle_hands":
+                self.drew_on = [None] * self.n
+                self.named = [None] * self.n
+            elif ev["type"] == "swap":
+                q = ev["with"]
+                for seq in (self.drew_on, self.named):
+                    seq[p], seq[q] = seq[q], seq[p]
 
     def after_step(self, before: dict, action: int, penalised: bool, after: dict, step_events: list[dict],
                    rules: UnoRules) -> None:
@@ -242,6 +265,8 @@ class PublicFacts:
                 self.called[q] = False  # R7: a call lasts until the hand grows
                 if self.catchable == q:
                     self.catchable = None
+        if not penalised:
+            self._history(before, action, after, step_events)
         draws = [e for e in step_events if e["type"] == "draw" and e.get("player") == p]
         if after["phase"] == "post_draw" and draws:
             self.drawn = draws[-1]["cards"][-1]
@@ -361,6 +386,8 @@ def expected_observation(state: dict[str, Any], seat: int, facts: PublicFacts, r
         "catchable": per_seat([q == catch and len(state["hands"][q]) == 1 for q in rel]),
         "partner": one_hot(n // 2 if rules.teams else None, 10),
         "round": np.float32([state["round"]]),
+        "drew_on_color": np.concatenate([one_hot(facts.drew_on[q], 4) for q in rel] + [np.zeros(4 * (10 - n), np.float32)]),
+        "named_color": np.concatenate([one_hot(facts.named[q], 4) for q in rel] + [np.zeros(4 * (10 - n), np.float32)]),
     }
     if rules.open_hands:
         others = [counts(state["hands"][q]) for q in rel[1:]] + [np.zeros(57, np.float32)] * (10 - n)

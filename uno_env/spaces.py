@@ -33,6 +33,8 @@ __all__ = ["observation_bounds", "observation_space", "action_space"]
 
 # Fields with one slot per relative seat (slot k: the seat k places clockwise from the observer).
 _PER_SEAT = ("hand_sizes", "seat_present", "scores", "uno_called", "eliminated", "catchable", "partner")
+# Fields with four slots (one per colour) per relative seat.
+_PER_SEAT_COLOR = ("drew_on_color", "named_color")
 
 
 def observation_bounds(rules: UnoRules, num_players: int) -> tuple[np.ndarray, np.ndarray]:
@@ -70,6 +72,8 @@ def observation_bounds(rules: UnoRules, num_players: int) -> tuple[np.ndarray, n
         # Rounds finished: a one-round episode shows 1 only in its final view (R8 scoring
         # counts the round); a match has no fixed length.
         "round": (0.0, 1.0 if rules.episode == "round" else np.inf),
+        "drew_on_color": one,
+        "named_color": one,
     }
     low = np.full(size, -np.inf, np.float32)
     high = np.full(size, np.inf, np.float32)
@@ -79,6 +83,8 @@ def observation_bounds(rules: UnoRules, num_players: int) -> tuple[np.ndarray, n
             low[at : at + width], high[at : at + width] = known[name]
             if name in _PER_SEAT:
                 low[at + num_players : at + width] = high[at + num_players : at + width] = 0.0
+            elif name in _PER_SEAT_COLOR:
+                low[at + 4 * num_players : at + width] = high[at + 4 * num_players : at + width] = 0.0
     if size > base:
         # open_hands (R11): block m - 1 holds the hand of relative seat m (1..MAX_PLAYERS - 1).
         blocks = (size - base) // NUM_CARD_TYPES

@@ -343,6 +343,9 @@ class Engine:
             "dealer": int(g[L.G_DEALER]),
             "eliminated": [bool(x) for x in pl[:, L.PL_ELIMINATED]],
             "round": int(g[L.G_ROUND]),
+            # Public history (R11): colour index or None per seat.
+            "drew_on_color": [int(x) - 1 if x else None for x in pl[:, L.PL_DREW_ON]],
+            "named_color": [int(x) - 1 if x else None for x in pl[:, L.PL_NAMED]],
         }
 
     def check_invariants(self) -> list[tuple[int, str]]:

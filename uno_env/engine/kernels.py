@@ -439,6 +439,12 @@ def write_obs(s, cfg, b, seat, obs, row):
         obs[row, OBS_ELIMINATED + k] = pl[b, other, PL_ELIMINATED]
         if other == catch and size == 1:
             obs[row, OBS_CATCHABLE + k] = 1.0
+        drew_on = pl[b, other, PL_DREW_ON]
+        if drew_on:
+            obs[row, OBS_DREW_ON + 4 * k + drew_on - 1] = 1.0
+        named = pl[b, other, PL_NAMED]
+        if named:
+            obs[row, OBS_NAMED + 4 * k + named - 1] = 1.0
         if cfg[C_OPEN_HANDS] and k > 0:
             for t in range(NUM_CARD_TYPES):
                 obs[row, OBS_OPEN_HANDS + (k - 1) * NUM_CARD_TYPES + t] = hands[b, other, t]
@@ -608,6 +614,8 @@ def deal_round(s, cfg, deck, b, dealer):
     for p in range(n):
         pl[b, p, PL_HAND_SIZE] = 0
         pl[b, p, PL_UNO_CALLED] = 0
+        pl[b, p, PL_DREW_ON] = 0
+        pl[b, p, PL_NAMED] = 0
     size = 0
     for t in range(NUM_CARD_TYPES):
         for _ in range(deck[t]):
@@ -703,6 +711,7 @@ def play_card(s, cfg, points, deck, b, card, count, rewards):
         g[b, G_PREV_COLOR] = g[b, G_COLOR]
     hands[b, p, card] -= count
     pl[b, p, PL_HAND_SIZE] -= count
+    pl[b, p, PL_DREW_ON] = 0
     for _ in range(count):
         push_discard(s, b, card)
     emit(s, b, EV_PLAY, p, card, count)
@@ -763,6 +772,8 @@ def shuffle_hands(s, cfg, b, p):
         seat = clockwise_after(s, cfg, b, seat)
     for q in range(n):
         set_hand_size(s, b, q, sizes[q])
+        pl[b, q, PL_DREW_ON] = 0
+        pl[b, q, PL_NAMED] = 0
 
 
 @njit(cache=True)
@@ -779,6 +790,10 @@ def swap_hands(s, cfg, b, p, k):
     size_q = pl[b, q, PL_HAND_SIZE]
     set_hand_size(s, b, p, size_q)
     set_hand_size(s, b, q, size_p)
+    for col in (PL_DREW_ON, PL_NAMED):
+        tmp = pl[b, p, col]
+        pl[b, p, col] = pl[b, q, col]
+        pl[b, q, col] = tmp
     emit(s, b, EV_SWAP, p, q, 0)
 
 
@@ -838,9 +853,10 @@ def custom_wild(s, cfg, b, p):
 @njit(cache=True)
 def choose_color(s, cfg, b, color):
     """R4: the colour of a wild; then its effect (R5) or, for a first card, the play (R9)."""
-    g = s[0]
+    g, pl = s[0], s[1]
     p = g[b, G_PLAYER]
     g[b, G_COLOR] = color
+    pl[b, p, PL_NAMED] = color + 1
     emit(s, b, EV_COLOR, p, -1, color)
     wild = g[b, G_WILD]
     if wild == WILD_SWAP_HANDS:
@@ -908,6 +924,7 @@ def draw_action(s, cfg, b):
         g[b, G_PHASE] = PHASE_POST_DRAW
         g[b, G_DRAWN] = card
     else:
+        s[1][b, p, PL_DREW_ON] = g[b, G_COLOR] + 1
         advance(s, cfg, b, 1)
 
 
@@ -941,6 +958,7 @@ def apply_action(s, cfg, points, deck, b, action, legal, rewards):
         draw_action(s, cfg, b)
     elif action == PASS:
         emit(s, b, EV_PASS, p, -1, 0)
+        pl[b, p, PL_DREW_ON] = g[b, G_COLOR] + 1
         advance(s, cfg, b, 1)
     elif phase == PHASE_CHOOSE_COLOR:
         choose_color(s, cfg, b, action - CHOOSE_RED)

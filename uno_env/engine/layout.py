@@ -59,7 +59,9 @@ PL_HAND_SIZE = 0
 PL_SCORE = 1
 PL_UNO_CALLED = 2  # called UNO and the hand has not grown since (R7 explicit)
 PL_ELIMINATED = 3  # out of the match (R8 elimination)
-PL_SIZE = 4
+PL_DREW_ON = 4  # 1 + colour in play when the seat last ended a turn drawing without playing, else 0
+PL_NAMED = 5  # 1 + colour the seat named with its last wild this round, else 0
+PL_SIZE = 6
 
 # Rows of `piles` (int8 [B, 2, MAX_DECK_SIZE]); the top of each pile is its last used slot.
 PILE_DRAW = 0
@@ -200,6 +202,9 @@ OBS_FIELDS: tuple[tuple[str, int, str], ...] = (
     ("catchable", MAX_PLAYERS, "1 for a relative seat that can be caught not calling UNO (R7)"),
     ("partner", MAX_PLAYERS, "1 for the observer's partner's relative seat (R8 teams)"),
     ("round", 1, "rounds finished in this match (episode='match')"),
+    # Public history (R11): what every player saw a seat do, 4 colours per relative seat.
+    ("drew_on_color", MAX_PLAYERS * 4, "per relative seat, one-hot colour in play when it last drew and kept the card (R4); cleared when it plays, at a new round and after Shuffle Hands"),
+    ("named_color", MAX_PLAYERS * 4, "per relative seat, one-hot colour it named with its last wild this round (R4); cleared after Shuffle Hands; swapped with the hands (Swap Hands)"),
 )
 
 
@@ -232,6 +237,8 @@ OBS_ELIMINATED = OBS_OFFSETS["eliminated"]
 OBS_CATCHABLE = OBS_OFFSETS["catchable"]
 OBS_PARTNER = OBS_OFFSETS["partner"]
 OBS_ROUND = OBS_OFFSETS["round"]
+OBS_DREW_ON = OBS_OFFSETS["drew_on_color"]
+OBS_NAMED = OBS_OFFSETS["named_color"]
 OBS_BASE_SIZE = OBS_OFFSETS["_end"]
 # With open_hands (R11), the other seats' hands follow: relative seats 1..9, 57 counts each.
 OBS_OPEN_HANDS = OBS_BASE_SIZE
