@@ -260,7 +260,7 @@ class SearchAgent:
 
     **Why the search never reads hidden state.** Two entry points build the determinizations:
 
-    - ``act_in(engine, i, rng)`` (``play_engine_match``, ``uno-play``, anyone holding the
+    - ``act_in(engine, i, rng)`` (``play_match(..., engine_access=True)``, ``uno-play``, anyone holding the
       engine): ``Engine.copy_game`` copies game ``i`` into a scratch engine and every card the
       seat cannot see is at once re-dealt (``Engine.resample_hidden``'s contract, batched; the
       hidden cards are gathered in id order before the shuffle, so the deal depends on which

@@ -9,7 +9,7 @@ print(t.markdown())
 
 | piece | what it is |
 |---|---|
-| ``play_table(agents, num_games, ...)`` | ``len(agents) == num_players`` agents at one table; game g puts agent i in seat ``(i + g) % num_players`` (seats rotated: over a multiple of ``num_players`` games each agent sits in each seat equally often); all games in one ``Engine``, each agent called once per engine step on the rows where it is to act |
+| ``play_table(agents, num_games, ...)`` | ``len(agents) == num_players`` agents at one table; game g puts agent i in seat ``(i + g) % num_players`` (seats rotated: over a multiple of ``num_players`` games each agent sits in each seat equally often); all games in one ``Engine``, each agent called once per engine step on the rows where it is to act (``agents.arena.play_games``, the loop ``play_match`` uses too) |
 | ``tournament(agents, num_games, num_players, ...)`` | every table of ``num_players`` distinct entries of ``agents`` (every pairing with 2 players), ``num_games`` each, then ratings |
 | ``TableResult`` | wins, points and win rates (95% Wilson intervals) per agent of one table, and who beat whom |
 | ``bradley_terry(wins)`` | ratings on the Elo scale by maximum likelihood, with standard errors |
@@ -47,7 +47,7 @@ import numpy as np
 from uno_env import Engine, UnoRules
 from uno_env.engine import OBS_OFFSETS
 
-from .arena import wilson_interval
+from .arena import WinRates, play_games, wilson_interval
 
 __all__ = ["TableResult", "TournamentResult", "play_table", "tournament", "bradley_terry", "unique_names"]
 
@@ -55,7 +55,7 @@ _SCORES = OBS_OFFSETS["scores"]
 
 
 @dataclass
-class TableResult:
+class TableResult(WinRates):
     """One table: ``names[i]`` played ``games`` games, seats rotated."""
 
     names: list[str]
@@ -66,16 +66,6 @@ class TableResult:
     truncated: int  # games with no winner
     steps: int  # engine actions over all games
     seconds: float
-
-    @property
-    def win_rate(self) -> np.ndarray:
-        """Fraction of the games each agent won."""
-        return self.wins / max(self.games, 1)
-
-    @property
-    def ci95(self) -> list[tuple[float, float]]:
-        """95% Wilson interval of each agent's win rate."""
-        return [wilson_interval(float(w), self.games) for w in self.wins]
 
     @property
     def mean_points(self) -> np.ndarray:
@@ -113,57 +103,24 @@ def play_table(agents: Sequence[Any], num_games: int, rules: UnoRules | None = N
     P = len(agents)
     if not 2 <= P <= 10:
         raise ValueError(f"a table seats 2..10 agents (one per seat), got {P}")
-    if not isinstance(num_games, (int, np.integer)) or isinstance(num_games, bool) or num_games < 1:
-        raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
-    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
     rules = UnoRules() if rules is None else rules
     names = list(names) if names is not None else unique_names(agents)
-    B = int(min(num_games, batch_size))
     start = time.perf_counter()
-    game_ss, *agent_ss = np.random.SeedSequence(seed).spawn(P + 1)
-    engine = Engine(B, P, rules, seed=int(game_ss.generate_state(1, np.uint64)[0]))
-    rngs = [np.random.default_rng(s) for s in agent_ss]
-    # seat_of[row, i]: the seat agent i holds in the game on that row.
-    game_id = np.arange(B)
-    seat_of = (np.arange(P)[None, :] + game_id[:, None]) % P
-    next_game = B
-    active = np.ones(B, bool)
     wins = np.zeros(P, np.int64)
     points = np.zeros(P, np.float64)
     beat = np.zeros((P, P), np.int64)
     truncated = 0
-    steps = 0
-    actions = np.empty(B, np.int64)
-    while active.any():
-        current = engine.current_player
-        actions.fill(-1)
-        for i, agent in enumerate(agents):
-            rows = np.flatnonzero(active & (seat_of[:, i] == current))
-            if rows.size:
-                out = np.asarray(agent.act(engine.observation[rows], engine.legal_mask[rows], rngs[i]))
-                if out.shape != rows.shape:
-                    raise ValueError(f"agent {names[i]!r} returned shape {out.shape} for {rows.size} rows")
-                actions[rows] = out
-        steps += int((actions >= 0).sum())
-        engine.step(actions)
-        done = np.flatnonzero(active & (engine.terminated | engine.truncated))
-        if done.size == 0:
-            continue
-        won = np.take_along_axis(engine.rewards[done], seat_of[done], axis=1) > 0  # [rows, agent]
-        wins += won.sum(0)
-        beat += np.einsum("ri,rj->ij", won.astype(np.int64), (~won).astype(np.int64))
+
+    def count(engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray) -> None:
+        nonlocal truncated
+        wins[:] += won.sum(0)
+        beat[:] += np.einsum("ri,rj->ij", won.astype(np.int64), (~won).astype(np.int64))
         truncated += int((~won.any(1)).sum())
         # Scores per seat (slot k of seat 0's view is seat k), scaled by 100 in the observation.
-        scores = engine.observe(0)[done, _SCORES:_SCORES + P] * 100.0
-        points += np.rint(np.take_along_axis(scores, seat_of[done], axis=1)).sum(0)
-        restart = done[: max(0, min(done.size, num_games - next_game))]
-        active[done[restart.size:]] = False
-        if restart.size:
-            ids = np.arange(next_game, next_game + restart.size)
-            seat_of[restart] = (np.arange(P)[None, :] + ids[:, None]) % P
-            next_game += restart.size
-            engine.reset(games=restart)
+        scores = engine.observe(0)[rows, _SCORES:_SCORES + P] * 100.0
+        points[:] += np.rint(np.take_along_axis(scores, seats, axis=1)).sum(0)
+
+    steps, _ = play_games(agents, num_games, rules, seed, batch_size, count)
     return TableResult(names, int(num_games), wins, points, beat, truncated, steps, time.perf_counter() - start)
 
 

@@ -2,7 +2,7 @@
 
     python benchmarks/search_agent.py [--games 2000] [--rollouts N] [--seed 0] [--quick]
 
-2 players, preset classic, seats rotated, played by ``agents.engine_match.play_engine_match``
+2 players, preset classic, seats rotated, played by ``agents.arena.play_match(engine_access=True)``
 (the search agent gets the engine and the game index, ``SearchAgent.act_in``). Decision times
 are measured around every ``act_in`` call, wall clock and process CPU time, for the searched
 decisions (two or more legal moves) and for all of them; the machine's load average is printed
@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
 from agents import HeuristicAgent
-from agents.engine_match import play_engine_match
+from agents.arena import play_match
 from agents.search import SearchAgent
 from uno_env import UnoRules
 
@@ -69,11 +69,12 @@ def main() -> None:
     kwargs = {"rollouts": 64} if args.quick else ({} if args.rollouts is None else {"rollouts": args.rollouts})
     search = SearchAgent(rules, **kwargs)
     # Warm the numba caches outside the measurement.
-    play_engine_match([SearchAgent(rules, rollouts=8), HeuristicAgent(rules)], 2, 2, rules, seed=args.seed + 1)
+    play_match([SearchAgent(rules, rollouts=8), HeuristicAgent(rules)], 2, 2, rules, seed=args.seed + 1, engine_access=True)
     timed = TimedSearch(search)
     load_before = os.getloadavg()
     cpu0 = time.process_time()
-    result = play_engine_match([timed, HeuristicAgent(rules)], games, 2, rules, seed=args.seed, batch_size=args.batch_size)
+    result = play_match([timed, HeuristicAgent(rules)], games, 2, rules, seed=args.seed, batch_size=args.batch_size,
+                        engine_access=True)
     cpu = time.process_time() - cpu0
     load_after = os.getloadavg()
     searched = np.asarray(timed.searched, bool)

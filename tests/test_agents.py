@@ -339,6 +339,14 @@ def test_wilson_interval_matches_the_textbook_value():
     assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
 
 
+@pytest.mark.parametrize("n", [1, 3, 6, 7, 10, 24, 999, 10_000])
+def test_wilson_interval_is_exactly_clamped_at_no_wins_and_all_wins(n):
+    """The formula's bound at 0 wins is 0 only up to rounding (5.6e-17 for 0 of 3): exactly 0
+    (and exactly 1 at n of n) is what a reader of the table expects."""
+    assert wilson_interval(0, n)[0] == 0.0 and wilson_interval(n, n)[1] == 1.0
+    assert 0.0 < wilson_interval(0, n)[1] < 1.0 and 0.0 < wilson_interval(n, n)[0] < 1.0
+
+
 def test_arena_agent_against_itself_is_near_half():
     result = play_match([HeuristicAgent(), HeuristicAgent()], 2000, seed=5)
     assert result.games == 2000 and result.wins.sum() + result.no_winner == 2000
@@ -372,3 +380,17 @@ def test_arena_rotates_seats_and_is_reproducible():
 
     with pytest.raises(ValueError, match="stuck"):
         play_match([Stuck(), RandomAgent()], 10)
+
+
+def test_play_match_and_play_table_share_one_game_loop():
+    """Both count the games of agents.arena.play_games: same seed, same games, same wins."""
+    from agents.tournament import play_table
+
+    rules = UnoRules.preset("classic")
+    agents = [HeuristicAgent(rules), RLCardRuleAgent(rules), GreedyAgent(rules)]
+    m = play_match(agents, 300, num_players=3, rules=rules, seed=7, batch_size=64)
+    t = play_table(agents, 300, rules=rules, seed=7, batch_size=64)
+    assert m.wins.tolist() == t.wins.tolist() and m.steps == t.steps and m.no_winner == t.truncated
+    # Agents without act_in play the same games whether or not the engine is offered.
+    e = play_match(agents, 300, num_players=3, rules=rules, seed=7, batch_size=64, engine_access=True)
+    assert e.wins.tolist() == m.wins.tolist()

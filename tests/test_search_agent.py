@@ -1,5 +1,5 @@
 """SearchAgent (issue "Agents that compete"): legality, determinism, the information it uses,
-scenarios where the search must find the win, and play_engine_match."""
+scenarios where the search must find the win, and play_match(engine_access=True)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from agents import HeuristicAgent, RandomAgent, play_match
-from agents.engine_match import play_engine_match
 from agents.search import SearchAgent, _copy_games, _resample_many
 from tests.builder import act, cards, position
 from uno_env import Engine, UnoRules, action_name, parse_card
@@ -84,10 +83,10 @@ def test_deterministic_given_the_rng(use_engine):
     assert np.array_equal(first, trajectory(0))
 
 
-def test_play_engine_match_is_reproducible_and_counts_every_game():
+def test_engine_access_match_is_reproducible_and_counts_every_game():
     rules = UnoRules()
     runs = [
-        play_engine_match([small(rules), HeuristicAgent(rules)], 6, 2, rules, seed=3, batch_size=3)
+        play_match([small(rules), HeuristicAgent(rules)], 6, 2, rules, seed=3, batch_size=3, engine_access=True)
         for _ in range(2)
     ]
     assert runs[0].wins.tolist() == runs[1].wins.tolist()
@@ -200,7 +199,7 @@ def test_bad_settings_are_named(kwargs, message):
 def test_beats_random_in_a_short_match():
     """A sanity check of strength, not the README figure (benchmarks/search_agent.py)."""
     rules = UnoRules()
-    r = play_engine_match([SearchAgent(rules, rollouts=32, max_depth=40), RandomAgent()], 40, 2, rules, seed=1)
+    r = play_match([SearchAgent(rules, rollouts=32, max_depth=40), RandomAgent()], 40, 2, rules, seed=1, engine_access=True)
     assert r.wins[0] >= 30
     r = play_match([SearchAgent(rules, rollouts=32, max_depth=40), RandomAgent()], 20, 2, rules, seed=1)
     assert r.wins[0] >= 14
