@@ -101,3 +101,16 @@ def fmt_rate(x: float) -> str:
     if x >= 1e3:
         return f"{x / 1e3:.1f}k"
     return f"{x:.0f}"
+
+
+def print_profile(fn: Callable[[], Any], title: str, top: int = 15) -> None:
+    """cProfile one call of ``fn`` and print its ``top`` entries by own time under a heading."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.enable()
+    fn()
+    prof.disable()
+    print(f"\n## cProfile: {title}")
+    pstats.Stats(prof).sort_stats("tottime").print_stats(top)

@@ -57,6 +57,8 @@ from benchmarks._timing import Measurement, interleave, loadavg as _loadavg  # n
 
 TARGETS_RATIO = {1: 1.5, 4096: 18.0}  # batch size -> minimum ours / RLCard
 TARGET_COLD_S = 30.0
+# Distributions whose versions every report lists.
+VERSIONS = ("numpy", "numba", "rlcard", "uno_env", "pettingzoo", "gymnasium", "stable-baselines3", "sb3-contrib", "torch")
 TARGET_CACHED_S = 2.0
 
 
@@ -179,7 +181,7 @@ def machine_info() -> dict[str, Any]:
         "cpu_model": _cpu_model(),
         "cpu_count": os.cpu_count(),
         "usable_cores": usable,
-        "versions": {name: _version(name) for name in ("numpy", "numba", "rlcard", "uno_env")},
+        "versions": {name: _version(name) for name in VERSIONS},
         "git_commit": _git("rev-parse", "--short", "HEAD"),
         "engine_sources_modified": bool(status) if status is not None else None,
         "sources_digest": _sources_digest(),
@@ -433,17 +435,24 @@ def _ok(met: bool | None) -> str:
     return "" if met is None else ("yes" if met else "**no**")
 
 
-def render_markdown(report: dict[str, Any]) -> str:
-    m, cfg = report["machine"], report["config"]
+def machine_lines(m: dict[str, Any], load_at_end: list[float] | None) -> list[str]:
+    """Markdown bullets: date and commit, machine, load average, versions (``machine_info()``)."""
     v = m["versions"]
-    lines = [
-        "## uno_env engine benchmark",
-        "",
+    return [
         f"- date: {m['date']}; git {m['git_commit']}"
         + (" (engine sources modified in the working tree)" if m["engine_sources_modified"] else ""),
         f"- machine: {m['platform']}; CPU {m['cpu_model']}; {m['cpu_count']} cores ({m['usable_cores']} usable); Python {m['python']}",
-        f"- load average (1/5/15 min) at start {m['load_average_at_start']}, at end {report['load_average_at_end']}",
-        f"- versions: numpy {v['numpy']}, numba {v['numba']}, rlcard {v['rlcard']}, uno_env {v['uno_env']}",
+        f"- load average (1/5/15 min) at start {m['load_average_at_start']}, at end {load_at_end}",
+        "- versions: " + ", ".join(f"{k} {x}" for k, x in v.items()),
+    ]
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    m, cfg = report["machine"], report["config"]
+    lines = [
+        "## uno_env engine benchmark",
+        "",
+        *machine_lines(m, report["load_average_at_end"]),
         f"- settings: {cfg['runs']} run(s) per measurement, interleaved; each "
         + (f"{cfg['seconds']:g} s" if cfg["seconds"] > 0 else "")
         + (" and " if cfg["seconds"] > 0 and cfg["min_steps"] > 0 else "")

@@ -18,9 +18,7 @@ Usage: ``python benchmarks/env_loop.py [--steps 100000] [--runs 5] [--players 2 
 from __future__ import annotations
 
 import argparse
-import cProfile
 import platform
-import pstats
 import statistics
 import sys
 import time
@@ -31,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
 import uno_env  # noqa: E402
+from benchmarks._timing import print_profile  # noqa: E402
 
 
 def wrapped_raw_env(num_players: int):
@@ -156,12 +155,7 @@ def main() -> None:
         for name, make in envs:
             env = make(args.players[0])
             run_loop(env, 5_000, seed=0)
-            prof = cProfile.Profile()
-            prof.enable()
-            run_loop(env, args.steps, seed=0)
-            prof.disable()
-            print(f"\n## cProfile: {name}, {args.players[0]} players, {args.steps} steps")
-            pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+            print_profile(lambda: run_loop(env, args.steps, seed=0), f"{name}, {args.players[0]} players, {args.steps} steps")
 
 
 if __name__ == "__main__":

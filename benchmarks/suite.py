@@ -48,7 +48,7 @@ from benchmarks import pipeline as pipe  # noqa: E402
 from benchmarks import scaling  # noqa: E402
 from benchmarks._cli import parse_dataclass  # noqa: E402
 from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summarize  # noqa: E402
-from benchmarks.engine import OursBench, RLCardBench, machine_info  # noqa: E402
+from benchmarks.engine import OursBench, RLCardBench, machine_info, machine_lines  # noqa: E402
 
 # Our options closest to RLCard's UNO (RULES.md R4, R6): draw only when nothing is playable, no
 # Wild Draw Four challenge (so no bluffing), and a held wild blocks a Wild Draw Four (RLCard allows
@@ -274,17 +274,12 @@ def _rate_table(rows: list[dict[str, Any]]) -> list[str]:
 
 def render_markdown(report: dict[str, Any]) -> str:
     m, a = report["machine"], report["args"]
-    v = m["versions"]
     out = [
         "## uno_env benchmark suite",
         "",
-        f"- date {m['date']}, git {m['git_commit']}" + (" (uno_env/agents modified in the working tree)"
-                                                         if m["engine_sources_modified"] else ""),
-        f"- machine: {m['platform']}; {m['cpu_model']}; {m['cpu_count']} cores ({m['usable_cores']} usable); "
-        f"Python {m['python']}; one thread",
-        f"- load average (1/5/15 min): {m['load_average_at_start']} at start, {report['load_average_at_end']} at end "
-        "(a shared machine: CPU-time rates are the steadier figures)",
-        f"- versions: numpy {v['numpy']}, numba {v['numba']}, rlcard {v['rlcard']}, {report['more_versions']}",
+        *machine_lines(m, report["load_average_at_end"]),
+        "- one thread (numba, BLAS, torch); the machine is shared: CPU-time (`time.process_time`) rates are the "
+        "steadier figures",
         f"- {a['runs']} interleaved runs of {a['seconds']:g} s per row (pipeline: {a['pipeline_runs']} runs of "
         f"{a['pipeline_rollouts']} rollouts); medians; ratios are of the wall-clock medians (x peer) and of the "
         "CPU-time medians (x peer (CPU)), peer measured in the same runs"
@@ -335,13 +330,6 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _more_versions() -> str:
-    from benchmarks.engine import _version
-
-    names = ("pettingzoo", "gymnasium", "stable-baselines3", "sb3-contrib", "torch")
-    return ", ".join(f"{n} {_version(n)}" for n in names)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
 
@@ -377,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if _sources_digest() != machine["sources_digest"]:
         notes.append("uno_env/agents sources changed while the suite ran; numbers may mix versions.")
-    report = {"args": dataclasses.asdict(args), "machine": machine, "more_versions": _more_versions(),
+    report = {"args": dataclasses.asdict(args), "machine": machine,
               "sections": sections, "notes": notes, "rule_note": RULE_NOTE,
               "load_average_at_end": loadavg(), "total_seconds": time.perf_counter() - t0}
     md = render_markdown(report)

@@ -22,11 +22,9 @@ CPU-time rate is the steadier figure.
 
 from __future__ import annotations
 
-import cProfile
 import dataclasses
 import os
 import platform
-import pstats
 import statistics
 import sys
 import time
@@ -40,6 +38,7 @@ import uno_env  # noqa: E402
 from agents.base import RandomAgent, sample_legal  # noqa: E402
 from uno_env.gym_env import UnoVectorEnv  # noqa: E402
 from benchmarks._cli import parse_dataclass  # noqa: E402
+from benchmarks._timing import print_profile  # noqa: E402
 
 TARGET = 500_000  # learner steps/s with 1024 games and RandomAgent opponents (issue 4)
 
@@ -193,12 +192,7 @@ def main() -> None:
 
     if args.profile:
         loop = loops["UnoVectorEnv"]
-        prof = cProfile.Profile()
-        prof.enable()
-        run(loop, args.steps, seed=0)
-        prof.disable()
-        print(f"\n## cProfile: UnoVectorEnv, {args.num_envs} games, {args.steps} vector steps")
-        pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+        print_profile(lambda: run(loop, args.steps, seed=0), f"UnoVectorEnv, {args.num_envs} games, {args.steps} vector steps")
 
 
 if __name__ == "__main__":
