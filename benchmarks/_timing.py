@@ -103,14 +103,21 @@ def fmt_rate(x: float) -> str:
     return f"{x:.0f}"
 
 
-def print_profile(fn: Callable[[], Any], title: str, top: int = 15) -> None:
-    """cProfile one call of ``fn`` and print its ``top`` entries by own time under a heading."""
+def profile_text(fn: Callable[[], Any], top: int = 15) -> str:
+    """cProfile one call of ``fn``; its ``top`` entries by own time, as text."""
     import cProfile
+    import io
     import pstats
 
     prof = cProfile.Profile()
     prof.enable()
     fn()
     prof.disable()
-    print(f"\n## cProfile: {title}")
-    pstats.Stats(prof).sort_stats("tottime").print_stats(top)
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(top)
+    return out.getvalue()
+
+
+def print_profile(fn: Callable[[], Any], title: str, top: int = 15) -> None:
+    """``profile_text`` of ``fn`` printed under a heading."""
+    print(f"\n## cProfile: {title}\n{profile_text(fn, top)}")

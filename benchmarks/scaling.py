@@ -81,7 +81,10 @@ def memory_rows(players: Sequence[int], batch: int, rlcard: bool) -> list[dict[s
 
 def plot(batch_rows: list[dict[str, Any]], player_rows: list[dict[str, Any]], path: str,
          title: str = "") -> None:
-    """Two panels (steps/s vs batch size, vs players), RLCard's UnoGame as the reference."""
+    """Two panels (steps/s vs batch size, vs players), RLCard's UnoGame as the reference.
+
+    Solid and dashed lines are wall-clock medians; dotted ones the CPU-time medians (steadier on a
+    shared machine)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -90,11 +93,14 @@ def plot(batch_rows: list[dict[str, Any]], player_rows: list[dict[str, Any]], pa
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
     ours = [r for r in batch_rows if r["impl"] == "uno_env"]
     ax1.plot([r["batch"] for r in ours], [r["steps_per_s"] for r in ours], "o-", label="uno_env Engine (2 players)")
+    ax1.plot([r["batch"] for r in ours], [r["cpu_steps_per_s"] for r in ours], "o:", color="C0", alpha=0.6,
+             label="uno_env Engine, CPU-time rate")
     ax1.fill_between([r["batch"] for r in ours], [r["min_steps_per_s"] for r in ours],
                      [r["max_steps_per_s"] for r in ours], alpha=0.2)
     for r in batch_rows:
         if r["impl"] == "rlcard":
             ax1.axhline(r["steps_per_s"], color="C3", ls="--", label=f"RLCard UnoGame ({r['players']} players)")
+            ax1.axhline(r["cpu_steps_per_s"], color="C3", ls=":", alpha=0.6, label="RLCard UnoGame, CPU-time rate")
     ax1.set_xscale("log", base=2)
     ax1.set_yscale("log")
     ax1.set_xlabel("batch size (games per Engine)")

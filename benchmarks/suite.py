@@ -103,6 +103,8 @@ class Args:
     """where benchmarks.md, benchmarks.json and scaling.png are written"""
     seed: int = 0
     """seed of every game and model"""
+    profile: bool = False
+    """cProfile our side of every row that misses its target; written to profiles.txt in the results dir"""
 
 
 QUICK = dict(runs=1, seconds=0.02, core_batches="1,64", scaling_batches="1,16", scaling_players="2,10",
@@ -180,7 +182,7 @@ def section_core(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
             add_ratio(r, peers[r["players"]], target)
     notes = ["No opt-in parallel row: uno_env/engine/batch.py has no parallel (prange/nogil) driver; "
              "every figure is one thread."]
-    return {"rows": rows, "notes": notes}
+    return {"rows": rows, "notes": notes, "_benches": benches}
 
 
 def section_env(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
@@ -204,7 +206,7 @@ def section_env(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
     if args.rlcard:
         for r in rows[1:]:
             add_ratio(r, rows[0], TARGETS["env"].get(r["impl"]))
-    return {"rows": rows, "notes": [
+    return {"rows": rows, "_benches": benches, "notes": [
         "Steps are decisions (env.step calls with an action); the AEC loop's None steps of finished agents "
         "are run but not counted. Ours: agent_iter, last, a random legal action from the mask, step."]}
 
@@ -221,7 +223,7 @@ def section_pipeline(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
         add_ratio(ours, tut, TARGETS["pipeline"])
         # The update costs the same per env step in both: the ratio cannot exceed 1 / (tutorial's update share).
         ours["ratio_bound_by_update"] = 1.0 / max(tut["update_share"], 1e-9)
-    return {"rows": rows, "notes": [
+    return {"rows": rows, "_benches": benches, "notes": [
         "An env step is one model decision in one game (SB3's timestep). The tutorial's model plays both seats "
         "(self-play, as in the tutorial); ours plays seat 0 against RandomAgent opponents run inside the env. "
         "torch uses one thread. Network: MaskableActorCriticPolicy's default (64-64 tanh MLP, separate pi/vf)."]}
@@ -245,6 +247,29 @@ def section_scaling(args: Args, log: Callable[[str], None], results_dir: Path) -
     png = results_dir / "scaling.png"
     scaling.plot(batch_rows, player_rows, str(png), title=f"uno_env scaling, one thread; {time.strftime('%Y-%m-%d')}")
     return {"batch_rows": batch_rows, "player_rows": player_rows, "memory": memory, "plot": str(png), "notes": []}
+
+
+def profile_misses(sections: dict[str, Any], args: Args) -> str:
+    """cProfile text of our side of every row that missed its target (about one timed run each)."""
+    from benchmarks._timing import profile_text
+
+    def loop(chunk: Callable[[], int]) -> None:
+        t = time.perf_counter()
+        while time.perf_counter() - t < max(args.seconds, 0.2):
+            chunk()
+
+    parts = []
+    for name, sec in sections.items():
+        for bench, row in zip(sec.get("_benches", []), sec["rows"]):
+            if row.get("target_met") is not False:
+                continue
+            if name == "pipeline":
+                text = profile_text(lambda: bench.run(args.pipeline_rollouts * bench.rollout_size), 25)
+            else:
+                text = profile_text(lambda: loop(bench.chunk), 15)
+            parts.append(f"## {name}: {row['impl']} ({row['players'] if 'players' in row else 2} players, "
+                         f"batch {row.get('batch', row.get('num_envs'))}): {row['ratio']:.2f}x, target {row['target']:g}x\n\n{text}")
+    return "\n".join(parts)
 
 
 # --- report ---------------------------------------------------------------------------------------
@@ -361,6 +386,11 @@ def main(argv: list[str] | None = None) -> int:
         else:
             sections[name] = {"core": section_core, "env": section_env, "pipeline": section_pipeline}[name](args, log)
         sections[name]["seconds"] = time.perf_counter() - t
+    if args.profile:
+        log("profiles of the missed targets ...")
+        (results_dir / "profiles.txt").write_text(profile_misses(sections, args) or "every target met\n")
+    for sec in sections.values():
+        sec.pop("_benches", None)
     from benchmarks.engine import _sources_digest
 
     if _sources_digest() != machine["sources_digest"]:
