@@ -444,8 +444,24 @@ def test_observe_out_buffer_and_final_view():
     out = np.zeros((1, engine.observation_size), np.float32)
     assert engine.observe(1, out=out) is out
     assert out[0, :57].sum() == 1  # seat 1 still sees its own last card after the round ended
-    with pytest.raises(ValueError, match="out must be float32"):
+    with pytest.raises(ValueError, match="out must be a writeable C-contiguous float32"):
         engine.observe(1, out=np.zeros((1, 3), np.float32))
+
+
+@pytest.mark.parametrize("games", [np.array([True, False, True, False]), [0, 2]])
+def test_observe_some_games(games):
+    """observe(games=...) writes those rows exactly as a full observe and leaves the others."""
+    engine = _played()
+    full = engine.observe(2)
+    out = np.full((4, engine.observation_size), 7.0, np.float32)
+    engine.observe(2, out=out, games=games)
+    assert np.array_equal(out[[0, 2]], full[[0, 2]]) and (out[[1, 3]] == 7.0).all()
+    fresh = engine.observe(2, games=games)
+    assert np.array_equal(fresh[[0, 2]], full[[0, 2]]) and not fresh[[1, 3]].any()
+    with pytest.raises(ValueError, match="games"):
+        engine.observe(2, games=[9])
+    with pytest.raises(ValueError, match="writeable"):
+        engine.observe(2, out=np.zeros((engine.observation_size, 4), np.float32).T)
 
 
 def test_observations_off_changes_nothing_but_the_observation_buffer():

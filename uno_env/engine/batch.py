@@ -109,6 +109,14 @@ def observe_batch(s, cfg, seats, out):
 
 
 @njit(cache=True)
+def observe_some(s, cfg, seats, which, out):
+    """observe_batch for the games b with which[b] only."""
+    for b in range(seats.shape[0]):
+        if which[b]:
+            write_obs(s, cfg, b, seats[b], out, b)
+
+
+@njit(cache=True)
 def refresh_batch(s, cfg, which, obs, mask, cur, term, trunc):
     """Recompute the outputs of every game b with which[b] (after a position is set)."""
     for b in range(which.shape[0]):

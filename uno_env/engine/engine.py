@@ -233,11 +233,15 @@ class Engine:
             self._recorder.on_step(actions)
         return self._result
 
-    def observe(self, seats: np.ndarray | Sequence[int] | int, out: np.ndarray | None = None) -> np.ndarray:
+    def observe(
+        self, seats: np.ndarray | Sequence[int] | int, out: np.ndarray | None = None, games: Any = None
+    ) -> np.ndarray:
         """Observation of each game from a given seat (an int, or one seat per game): float32 [B, D].
 
         Works in every phase, also once a round is over (the final view of any seat). ``out``
-        (float32 [B, D]) is filled in place instead of a new array."""
+        (float32 [B, D]) is filled in place instead of a new array. ``games`` (a bool mask [B] or
+        game indices, as in ``reset``) writes only those rows; the others keep what ``out`` held
+        (zeros in a new array)."""
         if isinstance(seats, numbers.Integral) and not isinstance(seats, bool) and 0 <= seats < self.num_players:
             seats_arr = self._seat_buffer
             seats_arr[:] = seats
@@ -249,11 +253,24 @@ class Engine:
             if seats_arr.dtype.kind not in "iu" or seats_arr.min() < 0 or seats_arr.max() >= self.num_players:
                 raise ValueError(f"seats must be integers in 0..{self.num_players - 1}, got {seats!r}")
             seats_arr = np.ascontiguousarray(seats_arr, np.int64)
+        which = None if games is None else np.ascontiguousarray(self._games_mask(games))
         if out is None:
-            out = np.empty((self.num_envs, self.observation_size), np.float32)
-        elif out.shape != (self.num_envs, self.observation_size) or out.dtype != np.float32:
-            raise ValueError(f"out must be float32 of shape {(self.num_envs, self.observation_size)}, got {out.dtype} {out.shape}")
-        batch.observe_batch(self._state, self._cfg, seats_arr, out)
+            out = (np.empty if which is None else np.zeros)((self.num_envs, self.observation_size), np.float32)
+        elif (
+            not isinstance(out, np.ndarray)
+            or out.shape != (self.num_envs, self.observation_size)
+            or out.dtype != np.float32
+            or not out.flags.c_contiguous
+            or not out.flags.writeable
+        ):
+            got = f"{out.dtype} {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
+            raise ValueError(
+                f"out must be a writeable C-contiguous float32 array of shape {(self.num_envs, self.observation_size)}, got {got}"
+            )
+        if which is None:
+            batch.observe_batch(self._state, self._cfg, seats_arr, out)
+        else:
+            batch.observe_some(self._state, self._cfg, seats_arr, which, out)
         return out
 
     def _seed_array(self, seed: Any) -> np.ndarray:
