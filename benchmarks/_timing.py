@@ -85,6 +85,7 @@ def add_ratio(row: dict[str, Any], base: dict[str, Any], target: float | None = 
     if target is not None:
         row["target"] = target
         row["target_met"] = row["ratio"] >= target
+        row["cpu_target_met"] = row["cpu_ratio"] >= target
 
 
 def loadavg() -> list[float] | None:

@@ -56,13 +56,14 @@ class AECBench:
         self.rng = np.random.default_rng(seed)
         env.reset(seed=seed)
         self._iter = iter(env.agent_iter())
-        self.decisions = 0
+        self.decisions = self.games = 0
 
     def chunk(self) -> int:
         env, rng = self.env, self.rng
         steps = decisions = 0
         while steps < self.steps_per_chunk:
             if next(self._iter, None) is None:  # game over: every agent had its last step
+                self.games += 1
                 env.reset()
                 self._iter = iter(env.agent_iter())
                 continue
@@ -91,6 +92,7 @@ class RLCardEnvBench:
         self.state, _ = self.env.reset()
         self.rng = np.random.default_rng(seed)
         self.steps_per_chunk = steps_per_chunk
+        self.decisions = self.games = 0
 
     def chunk(self) -> int:
         env, rng, state = self.env, self.rng, self.state
@@ -98,8 +100,10 @@ class RLCardEnvBench:
             legal = list(state["legal_actions"])
             state, _player = env.step(legal[int(rng.random() * len(legal))])
             if env.is_over():
+                self.games += 1
                 state, _player = env.reset()
         self.state = state
+        self.decisions += self.steps_per_chunk
         return self.steps_per_chunk
 
 
