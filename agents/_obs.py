@@ -21,9 +21,11 @@ from uno_env.engine.layout import (
     OBS_DIRECTION,
     OBS_DISCARD,
     OBS_DRAWN,
+    OBS_DREW_ON,
     OBS_ELIMINATED,
     OBS_HAND,
     OBS_HAND_SIZES,
+    OBS_NAMED,
     OBS_PARTNER,
     OBS_PHASE,
     OBS_PRESENT,
@@ -112,6 +114,27 @@ def wd4_prev_color_of(o):
         if o[OBS_WD4_PREV + c] > 0.5:
             return c
     return -1
+
+
+@njit(cache=True)
+def _seat_color(o, offset, slot):
+    for c in range(4):
+        if o[offset + 4 * slot + c] > 0.5:
+            return c
+    return -1
+
+
+@njit(cache=True)
+def drew_on_color_of(o, slot):
+    """Colour in play when the seat in a relative slot last ended its turn drawing without
+    playing (it had no card that fitted), -1 when it has played since or never did so."""
+    return _seat_color(o, OBS_DREW_ON, slot)
+
+
+@njit(cache=True)
+def named_color_of(o, slot):
+    """Colour the seat in a relative slot named with its last wild this round, or -1."""
+    return _seat_color(o, OBS_NAMED, slot)
 
 
 @njit(cache=True)

@@ -37,11 +37,13 @@ from ._obs import (
     color_of,
     double_of,
     drawn_of,
+    drew_on_color_of,
     hand_size_at,
     held,
     in_play,
     is_partner,
     kth_legal,
+    named_color_of,
     next_slot,
     num_seats,
     phase_of,
@@ -81,12 +83,16 @@ DEFAULT_PARAMS: dict[str, float] = {
     "named_bias": 1.4,  # the same when the wild on top named that colour
     "other_bias": 1.0,  # the same for the other colours
     "setup": 1.0,  # 2 players: the hand left could all be shed in one later turn
+    "seat_named_bias": 1.4,  # weight of the colour the next player named with its last wild
+    "drew_bias": 0.2,  # weight of the colour the next player last drew on (it held none then)
+    "drew_wild_bias": 0.3,  # weight of wilds in the hand of a next player that drew on a colour
 }
 PARAM_NAMES = tuple(DEFAULT_PARAMS)
 (
     P_FOLLOW, P_LACK, P_SPREAD, P_POINTS, P_TEMPO, P_NO_FOLLOW, P_DRAW_TWO, P_WD4, P_ATTACK,
     P_ATTACK_SIZE, P_SKIP_MULTI, P_WILD_KEEP, P_WD4_KEEP, P_HAND_GAIN, P_BLUFF, P_BLUFF_ATTACK,
     P_BLUFF_RISK, P_BLUFF_PRIOR, P_CHALLENGE_AT, P_IN_PLAY_BIAS, P_NAMED_BIAS, P_OTHER_BIAS, P_SETUP,
+    P_SEAT_NAMED_BIAS, P_DREW_BIAS, P_DREW_WILD_BIAS,
 ) = range(len(PARAM_NAMES))
 
 # Slots of the per-decision context vector shared by the scoring functions.
@@ -469,13 +475,25 @@ def _act_row(o, m, u, deck, points, wilds_match, prm):
     # The next player's hand is modelled as drawn from the unseen cards, reweighted per colour:
     # players have been shedding the colour in play, and a wild names its player's colour.
     in_play_color = color_of(o)
+    wild_on_top = top_of(o) >= WILD
     bias = np.full(4, prm[P_OTHER_BIAS])
     if in_play_color >= 0:
-        bias[in_play_color] = prm[P_NAMED_BIAS] if top_of(o) >= WILD else prm[P_IN_PLAY_BIAS]
+        bias[in_play_color] = prm[P_NAMED_BIAS] if wild_on_top else prm[P_IN_PLAY_BIAS]
+    # Public history (R11) of the next player: the colour named with its last wild (unless
+    # that is the wild on top, counted above), and the colour it last drew on: it held no
+    # card of that colour and no wild then, and has not played since.
+    named = named_color_of(o, ns)
+    if named >= 0 and not (wild_on_top and named == in_play_color):
+        bias[named] *= prm[P_SEAT_NAMED_BIAS]
+    wild_bias = 1.0
+    drew_on = drew_on_color_of(o, ns)
+    if drew_on >= 0:
+        bias[drew_on] *= prm[P_DREW_BIAS]
+        wild_bias = prm[P_DREW_WILD_BIAS]
     opp_unseen = np.empty(NUM_CARD_TYPES)
     opp_color = np.zeros(4)
     for t in range(NUM_CARD_TYPES):
-        opp_unseen[t] = unseen[t] * (bias[CARD_COLOR[t]] if t < WILD else 1.0)
+        opp_unseen[t] = unseen[t] * (bias[CARD_COLOR[t]] if t < WILD else wild_bias)
         if t < WILD:
             opp_color[CARD_COLOR[t]] += opp_unseen[t]
     x = np.zeros(X_SIZE)
@@ -562,7 +580,16 @@ class HeuristicAgent:
     from them, each colour's cards reweighted: ``in_play_bias`` (0.85) for the colour in play
     (players have been shedding it), ``named_bias`` (1.4) when a wild on top named it (players
     name the colour they hold most), ``other_bias`` (1) otherwise; these ratios of held to
-    expected cards were measured in play against RLCardRuleAgent.
+    expected cards were measured in play against RLCardRuleAgent. The public history of the
+    next player (observation fields ``named_color`` and ``drew_on_color``, R11) refines it:
+
+    - the colour it named with its last wild this round (when that wild is no longer the top
+      card) is weighted by ``seat_named_bias`` (1.4): it likely still holds that colour, so
+      leaving it to a player close to going out is avoided;
+    - the colour it last drew on (its turn ended drawing without playing, and it has not
+      played since) is weighted by ``drew_bias`` (0.2) and the wilds by ``drew_wild_bias``
+      (0.3): it held nothing that fitted then, only the cards drawn since can fit, so that
+      colour is preferred (rules 2–3 below value leaving it, and a wild names it).
 
     Play phase (and post_draw, where only the drawn card may be played); each legal card scores:
 

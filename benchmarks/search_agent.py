@@ -1,12 +1,13 @@
 """SearchAgent against HeuristicAgent: win rate with its 95% CI, and decision times.
 
-    python benchmarks/search_agent.py [--games 2000] [--rollouts N] [--seed 0] [--quick]
+    python benchmarks/search_agent.py [--games 2000] [--chunk-games 500] [--rollouts N] [--seed 0] [--quick]
 
 2 players, preset classic, seats rotated, played by ``agents.arena.play_match(engine_access=True)``
 (the search agent gets the engine and the game index, ``SearchAgent.act_in``). Decision times
 are measured around every ``act_in`` call, wall clock and process CPU time, for the searched
 decisions (two or more legal moves) and for all of them; the machine's load average is printed
-with them, because other processes on a shared machine stretch the wall times. Nothing is
+with them, because other processes on a shared machine stretch the wall times. The games are
+played in seeded chunks and the figures so far are printed after each one. Nothing is
 hard-coded: every number is measured on each run.
 """
 
@@ -23,8 +24,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
 from agents import HeuristicAgent
-from agents.arena import play_match
+from agents.arena import play_match, wilson_interval
 from agents.search import SearchAgent
+from agents.tournament import hash_seed
 from uno_env import UnoRules
 
 
@@ -54,10 +56,47 @@ def _ms(x, q):
     return float(np.percentile(np.asarray(x) * 1e3, q)) if len(x) else float("nan")
 
 
+def figures_of(games: int, wins: int, truncated: int, timed: TimedSearch, rollouts: int, cpu: float,
+               wall: float, loads: list[float]) -> dict:
+    """The measured figures so far (every number comes from the games played)."""
+    searched = np.asarray(timed.searched, bool)
+    wall_s = np.asarray(timed.wall)[searched]
+    cpu_s = np.asarray(timed.cpu)[searched]
+    lo, hi = wilson_interval(wins, games)
+    return {
+        "games": games,
+        "rollouts": rollouts,
+        "wins": wins,
+        "win_rate": wins / max(games, 1),
+        "ci95": [lo, hi],
+        "truncated": truncated,
+        "decisions": len(timed.wall),
+        "searched_decisions": int(wall_s.size),
+        "searched_wall_ms_median": _ms(wall_s, 50),
+        "searched_wall_ms_p90": _ms(wall_s, 90),
+        "searched_wall_ms_p95": _ms(wall_s, 95),
+        "searched_cpu_ms_median": _ms(cpu_s, 50),
+        "searched_cpu_ms_p90": _ms(cpu_s, 90),
+        "searched_cpu_ms_p95": _ms(cpu_s, 95),
+        "all_wall_ms_median": _ms(timed.wall, 50),
+        "all_wall_ms_p95": _ms(timed.wall, 95),
+        "all_cpu_ms_median": _ms(timed.cpu, 50),
+        "seconds": wall,
+        "process_cpu_seconds": cpu,
+        "loadavg_1min_min": min(loads),
+        "loadavg_1min_max": max(loads),
+        "loadavg_1min_mean": float(np.mean(loads)),
+        "cpus": os.cpu_count(),
+    }
+
+
 def main() -> None:
-    """Play the match and print the table row (and JSON with --json)."""
+    """Play the match chunk by chunk and print the table row (and JSON with --json)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000, help="games (seats rotated)")
+    parser.add_argument("--chunk-games", type=int, default=500,
+                        help="games per chunk: chunk c is seeded from (seed, c); figures are printed (and the JSON "
+                             "rewritten) after every chunk, so an interrupted run keeps what it measured")
     parser.add_argument("--rollouts", type=int, default=None, help="SearchAgent budget (default: its own)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch-size", type=int, default=256, help="games played side by side")
@@ -71,52 +110,36 @@ def main() -> None:
     # Warm the numba caches outside the measurement.
     play_match([SearchAgent(rules, rollouts=8), HeuristicAgent(rules)], 2, 2, rules, seed=args.seed + 1, engine_access=True)
     timed = TimedSearch(search)
-    load_before = os.getloadavg()
-    cpu0 = time.process_time()
-    result = play_match([timed, HeuristicAgent(rules)], games, 2, rules, seed=args.seed, batch_size=args.batch_size,
-                        engine_access=True)
-    cpu = time.process_time() - cpu0
-    load_after = os.getloadavg()
-    searched = np.asarray(timed.searched, bool)
-    wall_s = np.asarray(timed.wall)[searched]
-    cpu_s = np.asarray(timed.cpu)[searched]
-    lo, hi = result.ci95[0]
-    figures = {
-        "games": games,
-        "rollouts": search.rollouts,
-        "wins": int(result.wins[0]),
-        "win_rate": float(result.win_rate[0]),
-        "ci95": [lo, hi],
-        "truncated": int(result.no_winner),
-        "decisions": len(timed.wall),
-        "searched_decisions": int(wall_s.size),
-        "searched_wall_ms_median": _ms(wall_s, 50),
-        "searched_wall_ms_p95": _ms(wall_s, 95),
-        "searched_cpu_ms_median": _ms(cpu_s, 50),
-        "searched_cpu_ms_p95": _ms(cpu_s, 95),
-        "all_wall_ms_median": _ms(timed.wall, 50),
-        "all_wall_ms_p95": _ms(timed.wall, 95),
-        "all_cpu_ms_median": _ms(timed.cpu, 50),
-        "seconds": result.seconds,
-        "process_cpu_seconds": cpu,
-        "loadavg_before": load_before,
-        "loadavg_after": load_after,
-        "cpus": os.cpu_count(),
-    }
-    print(f"2 players, preset classic, {games} games, seats rotated, seed {args.seed}, "
-          f"SearchAgent(rollouts={search.rollouts}) vs HeuristicAgent")
-    print(f"machine: {os.cpu_count()} CPUs, load average {load_before[0]:.1f} before / {load_after[0]:.1f} after; "
-          f"{result.seconds:.0f} s wall, {cpu:.0f} s CPU\n")
-    print("| games | search wins | win rate | 95% CI | searched decisions | median / p95 wall ms | "
-          "median / p95 CPU ms | median wall ms, all decisions |")
+    print(f"2 players, preset classic, {games} games in chunks of {args.chunk_games}, seats rotated, seed {args.seed}, "
+          f"SearchAgent(rollouts={search.rollouts}) vs HeuristicAgent; {os.cpu_count()} CPUs\n", flush=True)
+    loads = [os.getloadavg()[0]]
+    wins = truncated = played = 0
+    cpu = wall = 0.0
+    for c, start in enumerate(range(0, games, args.chunk_games)):
+        n = min(args.chunk_games, games - start)
+        cpu0 = time.process_time()
+        r = play_match([timed, HeuristicAgent(rules)], n, 2, rules, seed=args.seed if c == 0 else hash_seed(args.seed, c),
+                       batch_size=args.batch_size, engine_access=True)
+        cpu += time.process_time() - cpu0
+        wall += r.seconds
+        loads.append(os.getloadavg()[0])
+        wins, truncated, played = wins + int(r.wins[0]), truncated + r.no_winner, played + n
+        f = figures_of(played, wins, truncated, timed, search.rollouts, cpu, wall, loads)
+        print(f"after {played} games: {wins} wins = {f['win_rate']:.1%} (95% CI {f['ci95'][0]:.1%} – {f['ci95'][1]:.1%}); "
+              f"searched decision median {f['searched_wall_ms_median']:.1f} ms wall / {f['searched_cpu_ms_median']:.1f} ms "
+              f"CPU; load {loads[-1]:.1f}", flush=True)
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump(f, fh, indent=1)
+    lo, hi = f["ci95"]
+    print(f"\nmachine: {os.cpu_count()} CPUs, 1-minute load average {min(loads):.1f}–{max(loads):.1f} "
+          f"(mean {np.mean(loads):.1f}); {wall:.0f} s wall, {cpu:.0f} s CPU\n")
+    print("| games | search wins | win rate | 95% CI | searched decisions | median / p90 wall ms | "
+          "median / p90 CPU ms | median wall ms, all decisions |")
     print("|---|---|---|---|---|---|---|---|")
-    f = figures
     print(f"| {games} | {f['wins']} | {f['win_rate']:.1%} | {lo:.1%} – {hi:.1%} | {f['searched_decisions']} of "
-          f"{f['decisions']} | {f['searched_wall_ms_median']:.1f} / {f['searched_wall_ms_p95']:.1f} | "
-          f"{f['searched_cpu_ms_median']:.1f} / {f['searched_cpu_ms_p95']:.1f} | {f['all_wall_ms_median']:.1f} |")
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(figures, fh, indent=1)
+          f"{f['decisions']} | {f['searched_wall_ms_median']:.1f} / {f['searched_wall_ms_p90']:.1f} | "
+          f"{f['searched_cpu_ms_median']:.1f} / {f['searched_cpu_ms_p90']:.1f} | {f['all_wall_ms_median']:.1f} |")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ from agents.base import RandomAgent
 from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent
 from agents.rlcard_rule import RLCardRuleAgent
+from tests.builder import act, check
+from tests.builder import position as scenario
 from uno_env import ACTION_NAMES, Engine, UnoRules, action_name, parse_card
 from uno_env.actions import Action
 from uno_env.cards import deck_counts
@@ -224,6 +226,24 @@ def test_heuristic_plays_a_wild_when_only_a_wild_fits_and_names_its_long_colour(
     assert decide(HeuristicAgent(), engine) == "play wild"
     step(engine, "play wild")
     assert decide(HeuristicAgent(), engine) == "choose blue"
+
+
+@pytest.mark.parametrize("discard", ["", "yellow 1, yellow 5"])
+def test_heuristic_names_the_colour_the_next_player_drew_on(discard):
+    """Public history (R11 ``drew_on_color``): seat 1 drew on green and kept the card (R4), seat 2
+    turned the colour to red; holding one green and one yellow card, the wild names green, the
+    colour the next player had nothing for. With the history ignored, the unseen cards decide:
+    with two more yellows on the discard pile (fewer yellows out there) yellow looks safer."""
+    engine = scenario(["wild, green 2, yellow 3", "blue 4, blue 9", "red 7, red 5, red 1, red 2"], "green 7",
+                      discard=discard, draw="blue 1, blue 0, blue 3", player=1)
+    act(engine, "draw")
+    act(engine, "play red 7")
+    check(engine, {"drew_on_color": [None, 2, None], "current_player": 0})
+    assert decide(HeuristicAgent(), engine) == "play wild"
+    step(engine, "play wild")
+    assert decide(HeuristicAgent(), engine) == "choose green"
+    blind = HeuristicAgent(drew_bias=1.0, drew_wild_bias=1.0)
+    assert decide(blind, engine) == ("choose green" if not discard else "choose yellow")
 
 
 def test_heuristic_chains_action_cards_to_go_out_with_two_players():
