@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from uno_env import Engine, UnoRules
-from uno_env.cards import NUM_CARD_TYPES, WILD
+from uno_env.cards import NUM_CARD_TYPES
 from uno_env.engine.layout import (
     G_DRAW_SIZE,
     PILE_DRAW,
@@ -25,7 +25,6 @@ from uno_env.engine.layout import (
 )
 
 from ._obs import (
-    PLAY_DOUBLE_FIRST,
     color_of,
     hand_size_at,
     in_play,
@@ -279,6 +278,18 @@ class SearchAgent:
       dealt at random; the discard pile's order below the top card is not observed and does
       not matter, a reshuffle shuffles it). UNO calls, eliminations and the other phases
       cannot be rebuilt this way: those decisions follow ``HeuristicAgent``.
+
+    A simplification: the re-deal is uniform over the unseen cards; it does not condition on
+    the public history (``drew_on_color``: a seat that drew on a colour held none of it then),
+    so a determinization may give a seat a card the history says it lacked. The first
+    ``heuristic_plies`` of every rollout do read that history (``HeuristicAgent``).
+
+    The copies and the re-deal use ``Engine`` internals (``_copy_games``, ``_resample_many``,
+    ``_reseed``) with the contracts of ``Engine.copy_game`` / ``Engine.resample_hidden``, done
+    for a whole batch in one call: hundreds of one-game calls per decision would cost about a
+    third of a decision's time. Batched, order-independent public versions (and a public
+    reseed) are requested from the engine owner; tests check the contract
+    (``tests/test_search_agent.py``).
     """
 
     name = "search"
