@@ -77,9 +77,10 @@ class Args:
     """wall-clock limit of the training loop in minutes (0: none); the run stops early, says so,
     and still saves and evaluates (a capped run is no longer reproducible from the seed)"""
     num_envs: int = 256
-    """games played at once (the learner's seat in each)"""
+    """games played at once (the learner's seat in each); rllib: games of each env runner (one engine)"""
     n_steps: int = 64
-    """learner decisions per game per rollout (rollout size = num_envs * n_steps)"""
+    """learner decisions per game per rollout (rollout size = num_envs * n_steps); rllib: env steps per
+    game per runner in each training batch (batch = num_envs * n_steps * max(1, num_env_runners))"""
     batch_size: int = 4096
     """minibatch size of the PPO update"""
     n_epochs: int = 4
@@ -298,6 +299,24 @@ def eval_names_of(args: Args) -> list[str]:
     return names
 
 
+def start_run(args: Args) -> str:
+    """Create the run directory (and its checkpoints/) with args.json; seed python, numpy and
+    torch (the games and opponents are seeded from args.seed where they are built); set torch's
+    threads. Returns the run directory."""
+    import torch
+
+    run_dir = os.path.join(args.output_dir, args.exp_name)
+    os.makedirs(os.path.join(run_dir, "checkpoints"), exist_ok=True)
+    with open(os.path.join(run_dir, "args.json"), "w") as f:
+        json.dump(dataclasses.asdict(args), f, indent=2)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    if args.torch_threads:
+        torch.set_num_threads(args.torch_threads)
+    return run_dir
+
+
 def main(args: Args) -> dict[str, Any]:
     """Train, save, evaluate; returns the final evaluation (also written to final_eval.json)."""
     check_args(args)
@@ -312,17 +331,7 @@ def main(args: Args) -> dict[str, Any]:
     from agents.registry import BASELINES, make_agent
 
     t_start = time.time()
-    run_dir = os.path.join(args.output_dir, args.exp_name)
-    os.makedirs(os.path.join(run_dir, "checkpoints"), exist_ok=True)
-    with open(os.path.join(run_dir, "args.json"), "w") as f:
-        json.dump(dataclasses.asdict(args), f, indent=2)
-
-    # Every seed: python, numpy, torch; the games and opponents are seeded from it below.
-    random.seed(args.seed)
-    np.random.seed(args.seed)
-    torch.manual_seed(args.seed)
-    if args.torch_threads:
-        torch.set_num_threads(args.torch_threads)
+    run_dir = start_run(args)
     # The categorical's argument checks cost ~10% of an update and can never fail here (masked logits).
     torch.distributions.Distribution.set_default_validate_args(False)
     rng = np.random.default_rng(args.seed)
@@ -488,8 +497,6 @@ def rllib_config(args: Args, rules: Any) -> Any:
 
 def main_rllib(args: Args) -> dict[str, Any]:
     """``--backend rllib``: train with RLlib PPO on Ray, save the checkpoint, evaluate like the sb3 path."""
-    import torch
-
     from agents.rllib_agent import LEARNER, SNAPSHOT, RLlibAgent
 
     rules = make_rules(args.rules)
@@ -498,15 +505,7 @@ def main_rllib(args: Args) -> dict[str, Any]:
         raise ValueError("--resume is for the sb3 backend; an RLlib run restarts from its checkpoint with "
                          "Algorithm.from_checkpoint")
     t_start = time.time()
-    run_dir = os.path.join(args.output_dir, args.exp_name)
-    os.makedirs(run_dir, exist_ok=True)
-    with open(os.path.join(run_dir, "args.json"), "w") as f:
-        json.dump(dataclasses.asdict(args), f, indent=2)
-    random.seed(args.seed)
-    np.random.seed(args.seed)
-    torch.manual_seed(args.seed)
-    if args.torch_threads:
-        torch.set_num_threads(args.torch_threads)
+    run_dir = start_run(args)
     init_ray(args.address, args.num_cpus)
     config = rllib_config(args, rules)
     algo = config.build_algo()
@@ -534,8 +533,10 @@ def main_rllib(args: Args) -> dict[str, Any]:
         result = algo.train()
         runners = result["env_runners"]
         steps = int(runners["num_env_steps_sampled_lifetime"])
+        timers = result.get("timers", {})
         iterations.append({"iteration": int(result["training_iteration"]), "env_steps": steps,
-                           "seconds": time.time() - t0,
+                           "seconds": time.time() - t0, "sample_seconds": timers.get("env_runner_sampling_timer"),
+                           "learn_seconds": timers.get("learner_update_timer"),
                            # An env step that raised (an illegal action would): RLlib counts it and resets.
                            "env_step_failures": int(runners.get("num_env_step_failures_lifetime", 0)),
                            "learner_return_mean": runners.get("module_episode_returns_mean", {}).get(LEARNER)})

@@ -3,7 +3,7 @@ vector env that steps all of an env runner's games in one ``Engine`` call.
 
 | class | what it is |
 |---|---|
-| ``UnoMultiAgentEnv(config)`` | one game; agents ``seat_0`` .. ``seat_{P-1}``; works with RLlib's stock ``MultiAgentEnvRunner`` (``register_env``) |
+| ``UnoMultiAgentEnv(config)`` | one game; agents ``seat_0`` .. ``seat_{P-1}``; works with RLlib's stock ``MultiAgentEnvRunner`` (with ``config.environment(disable_env_checking=True)``: RLlib's checker steps random, illegal actions) |
 | ``UnoVectorMultiAgentEnv(num_envs, config)`` | ``num_envs`` games in one batched ``Engine``; RLlib's ``VectorMultiAgentEnv`` interface (list of per-game dicts in and out, ``next_step`` autoreset) |
 | ``UnoEnvRunner`` | ``MultiAgentEnvRunner`` whose ``make_env`` builds ``UnoVectorMultiAgentEnv`` (``config.env_runners(env_runner_cls=UnoEnvRunner)``) |
 
@@ -12,7 +12,10 @@ separate ``MultiAgentEnv`` objects in its ``SyncVectorMultiAgentEnv``, which ste
 after the other in Python; nothing in the config lets a single env object host many games.
 Its ``step`` does receive every game's actions at once, so the batched vector env takes that
 place: one ``Engine.step`` for all games of the runner. RLlib's per-agent bookkeeping
-(episodes, connectors) stays per game: it is what bounds the steps per second (see README).
+(episodes, connectors, metrics) stays per game and is what bounds the steps per second:
+profiled at 256 games per runner, this env's ``step`` is ~6% of sampling time, RLlib's
+connectors ~43%, the network ~20%, its metrics ~16%; the batched runner samples ~20% more
+env steps per CPU-second than the stock runner over the same games.
 
 **Config** (``env_config`` dict): ``num_players`` (2), ``rules`` (a preset name, a dict of
 options, or a ``UnoRules``; ``classic``), ``seed`` (0; each runner offsets it by its
@@ -36,6 +39,7 @@ from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
 from ray.rllib.env.vector.vector_multi_agent_env import VectorMultiAgentEnv
 
 from ..actions import NUM_ACTIONS
+from .._opponent_loop import make_rules
 from ..engine import Engine
 from ..rules import UnoRules
 from ..spaces import observation_space
@@ -46,17 +50,6 @@ __all__ = ["UnoMultiAgentEnv", "UnoVectorMultiAgentEnv", "UnoEnvRunner", "agent_
 def agent_id(seat: int) -> str:
     """The RLlib agent id of a seat."""
     return f"seat_{seat}"
-
-
-def make_rules(rules: Any) -> UnoRules:
-    """``UnoRules`` from a preset name, a dict of options over classic, or a ``UnoRules``."""
-    if isinstance(rules, UnoRules):
-        return rules
-    if isinstance(rules, dict):
-        return UnoRules.from_dict(rules)
-    if isinstance(rules, str):
-        return UnoRules.preset(rules)
-    raise ValueError(f"rules must be a preset name, a dict of options or a UnoRules, got {type(rules).__name__}")
 
 
 def spaces(rules: UnoRules, num_players: int) -> tuple[gym.spaces.Dict, gym.spaces.Discrete]:
