@@ -145,3 +145,18 @@ def test_checkpoint_loads_as_an_agent_and_plays_only_legal_actions(trained):
     assert np.array_equal(a, b) and engine.legal_mask[np.arange(64), a].all()
     with pytest.raises(ValueError, match="no RLlib checkpoint"):
         RLlibAgent(str(run_dir))
+
+
+def test_checkpoint_plays_ray_tournaments_with_the_single_process_table(trained):
+    """The agent travels to Ray workers (pickled with its torch module) and plays the same games there."""
+    import evaluate
+
+    run_dir, _ = trained
+    agents = [RLlibAgent(str(run_dir / "checkpoint"), deterministic=False), RandomAgent()]
+    tables = []
+    for address in (None, ""):
+        t = evaluate.chunked_tournament(agents, 120, num_players=2, rules=UnoRules(), seed=3, batch_size=32,
+                                        chunk_games=40, anchor="random", anchor_rating=1000.0,
+                                        names=["tiny", "random"], ray_address=address, num_cpus=2)
+        tables.append([(r.wins.tolist(), r.points.tolist(), r.steps) for _, r in t.tables])
+    assert tables[0] == tables[1]
