@@ -78,12 +78,18 @@ def phase_of(o):
 
 
 @njit(cache=True)
-def color_of(o):
-    """Current colour 0–3, or -1 while a first-card wild awaits its colour."""
+def one_hot_color(o, offset):
+    """Colour 0–3 of a one-hot colour field (4 entries from ``offset``), or -1 when empty."""
     for c in range(4):
-        if o[OBS_COLOR + c] > 0.5:
+        if o[offset + c] > 0.5:
             return c
     return -1
+
+
+@njit(cache=True)
+def color_of(o):
+    """Current colour 0–3, or -1 while a first-card wild awaits its colour."""
+    return one_hot_color(o, OBS_COLOR)
 
 
 @njit(cache=True)
@@ -110,31 +116,20 @@ def drawn_of(o):
 @njit(cache=True)
 def wd4_prev_color_of(o):
     """Colour in play before the pending Wild Draw Four (R6), or -1."""
-    for c in range(4):
-        if o[OBS_WD4_PREV + c] > 0.5:
-            return c
-    return -1
-
-
-@njit(cache=True)
-def _seat_color(o, offset, slot):
-    for c in range(4):
-        if o[offset + 4 * slot + c] > 0.5:
-            return c
-    return -1
+    return one_hot_color(o, OBS_WD4_PREV)
 
 
 @njit(cache=True)
 def drew_on_color_of(o, slot):
     """Colour in play when the seat in a relative slot last ended its turn drawing without
     playing (it had no card that fitted), -1 when it has played since or never did so."""
-    return _seat_color(o, OBS_DREW_ON, slot)
+    return one_hot_color(o, OBS_DREW_ON + 4 * slot)
 
 
 @njit(cache=True)
 def named_color_of(o, slot):
     """Colour the seat in a relative slot named with its last wild this round, or -1."""
-    return _seat_color(o, OBS_NAMED, slot)
+    return one_hot_color(o, OBS_NAMED + 4 * slot)
 
 
 @njit(cache=True)

@@ -34,6 +34,7 @@ from ._obs import (
     REVERSE,
     SKIP,
     active_seats,
+    answer_draw_penalty,
     color_of,
     double_of,
     drawn_of,
@@ -550,11 +551,9 @@ def _act_row(o, m, u, deck, points, wilds_match, prm):
             return ACCEPT
     elif phase == PHASE_RESPOND_DRAW_TWO:
         # Stacking (R5): pass the penalty on with a Draw Two rather than take it.
-        for c in range(4):
-            if m[c * 13 + DRAW_TWO]:
-                return c * 13 + DRAW_TWO
-        if m[DRAW]:
-            return DRAW
+        a = answer_draw_penalty(o, m, phase, wilds_match)
+        if a >= 0:
+            return a
     elif phase == PHASE_CHOOSE_SWAP_TARGET:
         a = smallest_hand_swap(o, m, n)
         if a >= 0:

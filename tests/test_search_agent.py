@@ -9,18 +9,11 @@ import pytest
 from agents import HeuristicAgent, RandomAgent, play_match
 from agents.search import SearchAgent, _copy_games, _resample_many
 from tests.builder import act, cards, position
+from tests.test_agents import OTHER_RULE_SETS
 from uno_env import Engine, UnoRules, action_name, parse_card
 from uno_env.actions import Action
 
-RULE_SETS = {
-    "classic": UnoRules.preset("classic"),
-    "official": UnoRules.preset("official"),
-    "swap_hands": UnoRules.preset("swap_hands", custom_wild_rule="others_draw_two"),
-    "house": UnoRules.preset("house"),
-    "explicit_uno_doubles": UnoRules.preset("classic", uno_call="explicit", allow_doubles=True),
-    "teams": UnoRules.preset("classic", teams=True),
-    "elimination": UnoRules.preset("classic", scoring="elimination", episode="match", target_points=100),
-}
+RULE_SETS = {"classic": UnoRules.preset("classic"), **OTHER_RULE_SETS}
 
 
 def small(rules, **kw):
