@@ -7,7 +7,8 @@
 
 CleanRL's shape: one ``Args`` dataclass, a linear ``main``. Agents are named as in
 ``agents.registry.make_agent``: ``random``, ``rlcard_rule``, ``greedy``, ``heuristic``, or the
-path of a model saved by ``train.py`` (optionally ``label=path``); repeat a name to seat it
+path of a model saved by ``train.py`` or of an RLlib checkpoint directory (``train.py
+--backend rllib``), optionally ``label=path``; repeat a name to seat it
 twice (``random,random``: an agent against itself).
 
 With 2 players every pairing plays ``--games`` games; with n players every table of n distinct
@@ -52,7 +53,8 @@ import numpy as np
 @dataclass
 class Args:
     agents: str = "random,rlcard_rule,greedy,heuristic"
-    """comma-separated agents: random, rlcard_rule, greedy, heuristic, or a saved model path (label=path)"""
+    """comma-separated agents: random, rlcard_rule, greedy, heuristic, a saved model path or an RLlib
+    checkpoint directory (train.py --backend rllib), optionally as label=path"""
     num_players: int = 2
     """players per table (2-10); with n > 2 every table of n distinct entries plays"""
     rules: str = "classic"
