@@ -251,7 +251,7 @@ def section_scaling(args: Args, log: Callable[[str], None], results_dir: Path) -
     return {"batch_rows": batch_rows, "player_rows": player_rows, "memory": memory, "plot": str(png), "notes": []}
 
 
-def profile_misses(sections: dict[str, Any], args: Args) -> str:
+def profile_misses(sections: dict[str, Any], benches: dict[str, list[Any]], args: Args) -> str:
     """cProfile text of our side of every row that missed its target (about one timed run each)."""
     from benchmarks._timing import profile_text
 
@@ -262,7 +262,7 @@ def profile_misses(sections: dict[str, Any], args: Args) -> str:
 
     parts = []
     for name, sec in sections.items():
-        for bench, row in zip(sec.get("_benches", []), sec["rows"]):
+        for bench, row in zip(benches.get(name, []), sec.get("rows", [])):
             if "target" not in row or (row["target_met"] and row["cpu_target_met"]):
                 continue
             if name == "pipeline":
@@ -397,11 +397,7 @@ def main(argv: list[str] | None = None) -> int:
             notes.append(f"section {name} not run ({exc}); install the train and bench extras.")
             continue
         sections[name]["seconds"] = time.perf_counter() - t
-    if args.profile:
-        log("profiles of the missed targets ...")
-        (results_dir / "profiles.txt").write_text(profile_misses(sections, args) or "every target met\n")
-    for sec in sections.values():
-        sec.pop("_benches", None)
+    benches = {name: sec.pop("_benches", []) for name, sec in sections.items()}
     from benchmarks.engine import _sources_digest
 
     if _sources_digest() != machine["sources_digest"]:
@@ -414,6 +410,10 @@ def main(argv: list[str] | None = None) -> int:
     (results_dir / "benchmarks.md").write_text(md)
     (results_dir / "benchmarks.json").write_text(json.dumps(report, indent=2) + "\n")
     log(f"wrote {results_dir / 'benchmarks.md'}, benchmarks.json" + (", scaling.png" if "scaling" in sections else ""))
+    if args.profile:
+        log("profiles of the missed targets ...")
+        (results_dir / "profiles.txt").write_text(profile_misses(sections, benches, args) or "no target missed\n")
+        log(f"wrote {results_dir / 'profiles.txt'}")
     return 0
 
 

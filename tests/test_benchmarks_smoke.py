@@ -39,7 +39,7 @@ def test_engine_benchmark_quick(tmp_path):
 
 def test_suite_quick_without_peers(tmp_path):
     """Core and scaling sections alone (no RLCard, no torch): tables, JSON, plot and memory rows."""
-    proc = _run(["-m", "benchmarks", "--quick", "--no-rlcard", "--sections", "core,scaling",
+    proc = _run(["-m", "benchmarks", "--quick", "--no-rlcard", "--sections", "core,scaling", "--profile",
                  "--results-dir", str(tmp_path)])
     report = json.loads((tmp_path / "benchmarks.json").read_text())
     assert set(report["sections"]) == {"core", "scaling"}
@@ -56,14 +56,18 @@ def test_suite_quick_without_peers(tmp_path):
     assert mem[2]["traced_peak_bytes_per_game"] >= mem[2]["state_bytes_per_game"]
     assert (tmp_path / "scaling.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (tmp_path / "benchmarks.md").read_text() == proc.stdout
+    assert (tmp_path / "profiles.txt").read_text() == "no target missed\n"  # no peer, so no target
 
 
 def test_suite_quick_with_peers(tmp_path):
     """The whole suite with RLCard and the MaskablePPO pipelines: every ratio and target present."""
     pytest.importorskip("rlcard")
     pytest.importorskip("sb3_contrib")
-    _run(["-m", "benchmarks", "--quick", "--sections", "core,env,pipeline", "--results-dir", str(tmp_path)])
+    _run(["-m", "benchmarks", "--quick", "--sections", "core,env,pipeline", "--profile", "--results-dir", str(tmp_path)])
     s = json.loads((tmp_path / "benchmarks.json").read_text())["sections"]
+    missed = [r for sec in s.values() for r in sec["rows"] if "target" in r and not (r["target_met"] and r["cpu_target_met"])]
+    profiles = (tmp_path / "profiles.txt").read_text()
+    assert all(f": {r['impl']} (" in profiles for r in missed) and ("no target missed" in profiles) == (not missed)
     core = {(r["impl"], r["players"], r["batch"]): r for r in s["core"]["rows"]}
     for p in (2, 4):
         assert core[("rlcard", p, 1)]["steps_per_s"] > 0
