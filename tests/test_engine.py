@@ -426,6 +426,54 @@ def test_copy_game_continues_identically():
         Engine(1, 2).copy_game(source, 0, 0)
 
 
+def test_copy_games_equals_one_copy_at_a_time():
+    source = _played()
+    many, one = Engine(6, 3, seed=7), Engine(6, 3, seed=7)
+    i, j = np.array([3, 0, 3, 1]), np.array([5, 1, 2, 0])
+    many.copy_games(source, i, j)
+    for a, b in zip(i, j):
+        one.copy_game(source, int(a), int(b))
+    for g in range(6):
+        assert many.game_state(g) == one.game_state(g)
+        assert many.draw_pile(g) == one.draw_pile(g)
+    assert np.array_equal(many.legal_mask, one.legal_mask) and np.array_equal(many.observation, one.observation)
+    with pytest.raises(ValueError, match="same length"):
+        many.copy_games(source, [0, 1], [2])
+    with pytest.raises(ValueError, match="repeat"):
+        many.copy_games(source, [0, 1], [2, 2])
+    with pytest.raises(ValueError, match="game indices"):
+        many.copy_games(source, [4], [0])
+
+
+def test_resample_hidden_depends_only_on_which_cards_are_hidden():
+    """Two games with the same public position and the same hidden cards placed differently
+    are redealt identically from the same rng: nothing of the old hidden order leaks (R11)."""
+    hands = ["red 1, red 2, blue 7", "green 3, green 4, yellow 5", "blue 1, wild"]
+    a = position(hands, "red 3", draw="green 9, yellow 8")
+    b = position(["red 1, red 2, blue 7", "green 9, yellow 8, yellow 5", "green 3, green 4"], "red 3",
+                 draw="blue 1, wild")
+    for engine in (a, b):
+        engine.resample_hidden(0, 0, np.random.default_rng(11))
+    assert a.game_state(0) == b.game_state(0) and a.draw_pile(0) == b.draw_pile(0)
+    assert a.game_state(0)["hands"][0] == b.game_state(0)["hands"][0]
+
+
+def test_resample_hidden_many_games_and_fresh_generator():
+    """A mask of games at once; each resampled game gets a new generator state (the copied one
+    would fix the order of future reshuffles); games outside the mask are untouched."""
+    engine = _played()
+    seat = 1
+    before = [(engine.game_state(i), engine.draw_pile(i), engine._rng[i, 0]) for i in range(4)]
+    engine.resample_hidden(np.array([True, False, True, False]), seat, np.random.default_rng(2))
+    for i in (1, 3):
+        assert (engine.game_state(i), engine.draw_pile(i), engine._rng[i, 0]) == before[i]
+    for i in (0, 2):
+        state = engine.game_state(i)
+        assert state["hands"][seat] == before[i][0]["hands"][seat]
+        assert engine._rng[i, 0] != before[i][2]
+    assert engine.check_invariants() == []
+
+
 def test_reset_only_some_games():
     engine = _played()
     before = [engine.game_state(i) for i in range(4)]

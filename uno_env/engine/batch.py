@@ -10,7 +10,7 @@ from numba import njit
 
 from ..actions import NUM_ACTIONS
 from ..cards import NUM_CARD_TYPES
-from .kernels import DOUBLE_FIRST, apply_action, reset_game, write_mask, write_obs
+from .kernels import DOUBLE_FIRST, apply_action, redeal_hidden, reset_game, write_mask, write_obs
 from .layout import (
     C_AUTORESET,
     C_WRITE_OBS,
@@ -122,3 +122,14 @@ def refresh_batch(s, cfg, which, obs, mask, cur, term, trunc):
     for b in range(which.shape[0]):
         if which[b]:
             _write_outputs(s, cfg, b, obs, mask, cur, term, trunc)
+
+
+@njit(cache=True)
+def resample_batch(s, cfg, games, seat, u, seeds, obs, mask, cur, term, trunc):
+    """Redeal the hidden cards of game games[k] from `seat`'s view, for every k (u[k]: uniforms,
+    seeds[k]: its new generator state)."""
+    for k in range(games.shape[0]):
+        b = games[k]
+        redeal_hidden(s, cfg, b, seat, u[k], seeds[k])
+        _write_outputs(s, cfg, b, obs, mask, cur, term, trunc)
+

@@ -397,43 +397,52 @@ class Engine:
 
     def copy_game(self, source: "Engine", i: int, j: int) -> None:
         """Make game j of this engine an exact copy of game i of ``source`` (same rules and seats)."""
-        if source.rules != self.rules or source.num_players != self.num_players:
-            raise ValueError("copy_game needs an engine with the same rules and num_players")
-        i, j = source._check_index(i), self._check_index(j)
+        self.copy_games(source, np.array([source._check_index(i)]), np.array([self._check_index(j)]))
+
+    def copy_games(self, source: "Engine", i: Any, j: Any) -> None:
+        """Games ``i[k]`` of ``source`` into games ``j[k]`` of this engine, for every k (index
+        arrays of one length; ``j`` without repeats). ``source`` may be this engine."""
+        if not isinstance(source, Engine) or source.rules != self.rules or source.num_players != self.num_players:
+            raise ValueError("copy_game(s) needs an engine with the same rules and num_players")
+        i, j = source._index_array(i, "i"), self._index_array(j, "j")
+        if i.shape != j.shape:
+            raise ValueError(f"i and j must have the same length, got {i.size} and {j.size}")
+        if np.unique(j).size != j.size:
+            raise ValueError("j must not repeat a game (each destination is written once)")
         for dst, src in zip(self._state[:5], source._state[:5]):
             dst[j] = src[i]
         for name in ("observation", "legal_mask", "current_player", "terminated", "truncated", "rewards"):
             getattr(self, name)[j] = getattr(source, name)[i]
 
-    def resample_hidden(self, i: int, seat: int, rng: np.random.Generator) -> None:
-        """Redeal what ``seat`` cannot see in game i: the other hands (sizes kept) and the draw
-        pile are refilled from the same unseen cards in a random order (determinization, R11).
+    def _index_array(self, idx: Any, name: str) -> np.ndarray:
+        arr = np.asarray(idx)
+        if arr.ndim != 1 or arr.dtype.kind not in "iu" or (arr.size and (arr.min() < 0 or arr.max() >= self.num_envs)):
+            raise ValueError(f"{name} must be a 1-D array of game indices in 0..{self.num_envs - 1}, got {idx!r}")
+        return arr.astype(np.int64)
 
-        The seat's own hand, the discard pile, every count and every public fact stay as they are.
+    def resample_hidden(self, games: Any, seat: int, rng: np.random.Generator) -> None:
+        """Redeal what ``seat`` cannot see in the given games (an index, index array or bool
+        mask [B]): the other hands (sizes kept) and the draw pile are refilled from the same
+        unseen cards in a random order, and each game's generator gets a fresh state from
+        ``rng`` (determinization, R11).
+
+        The seat's own hand, the discard pile, every count and every public fact stay as they
+        are; the deal depends only on which cards are hidden, not on where they were.
         """
-        i = self._check_index(i)
-        if not isinstance(seat, numbers.Integral) or not 0 <= seat < self.num_players:
+        if isinstance(games, numbers.Integral) and not isinstance(games, bool):
+            which = np.zeros(self.num_envs, bool)
+            which[self._check_index(games)] = True
+        else:
+            which = self._games_mask(games)
+        if not isinstance(seat, numbers.Integral) or isinstance(seat, bool) or not 0 <= seat < self.num_players:
             raise ValueError(f"seat must be an integer in 0..{self.num_players - 1}, got {seat!r}")
         if not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-        n = self.num_players
-        size = int(self._g[i, L.G_DRAW_SIZE])
-        others = [p for p in range(n) if p != seat]
-        pool = np.concatenate(
-            [self._piles[i, L.PILE_DRAW, :size].astype(np.int64)]
-            + [np.repeat(np.arange(NUM_CARD_TYPES), self._hands[i, p]) for p in others]
-        )
-        pool = rng.permutation(pool)
-        at = 0
-        for p in others:
-            k = int(self._pl[i, p, L.PL_HAND_SIZE])
-            self._hands[i, p] = np.bincount(pool[at : at + k], minlength=NUM_CARD_TYPES)
-            at += k
-        self._piles[i, L.PILE_DRAW, :size] = pool[at:]
-        which = np.zeros(self.num_envs, bool)
-        which[i] = True
-        batch.refresh_batch(
-            self._state, self._cfg, which, self.observation, self.legal_mask,
+        games_arr = np.flatnonzero(which).astype(np.int64)
+        u = rng.random((games_arr.size, self._piles.shape[2]))
+        seeds = rng.integers(0, 2**64, size=games_arr.size, dtype=np.uint64)
+        batch.resample_batch(
+            self._state, self._cfg, games_arr, int(seat), u, seeds, self.observation, self.legal_mask,
             self.current_player, self.terminated, self.truncated,
         )
 

@@ -982,3 +982,48 @@ def apply_action(s, cfg, points, deck, b, action, legal, rewards):
             g[b, G_PHASE] = PHASE_ROUND_OVER
             g[b, G_DONE] = 2
             emit(s, b, EV_TRUNCATE, -1, -1, g[b, G_TURN])
+
+
+# --- determinization (search support, R11) ------------------------------------------------
+
+
+@njit(cache=True)
+def redeal_hidden(s, cfg, b, seat, u, seed):
+    """Deal what `seat` cannot see anew: the other hands (sizes kept) and the draw pile, from
+    the same cards in a random order (u: uniforms in [0, 1), one per deck slot), and give the
+    game the generator state `seed` (the old one would fix the order of future reshuffles).
+
+    The hidden cards are gathered in card-id order first, so the deal depends only on which
+    cards are hidden, never on where they were."""
+    g, pl, hands, piles, rng = s[0], s[1], s[2], s[3], s[4]
+    n = cfg[C_NUM_PLAYERS]
+    size = g[b, G_DRAW_SIZE]
+    hidden = np.zeros(NUM_CARD_TYPES, np.int64)
+    for i in range(size):
+        hidden[piles[b, PILE_DRAW, i]] += 1
+    for p in range(n):
+        if p != seat:
+            for t in range(NUM_CARD_TYPES):
+                hidden[t] += hands[b, p, t]
+    pool = np.empty(piles.shape[2], np.int64)
+    k = 0
+    for t in range(NUM_CARD_TYPES):
+        for _ in range(hidden[t]):
+            pool[k] = t
+            k += 1
+    for i in range(k - 1, 0, -1):
+        j = min(int(u[i] * (i + 1)), i)
+        tmp = pool[i]
+        pool[i] = pool[j]
+        pool[j] = tmp
+    at = 0
+    for p in range(n):
+        if p != seat:
+            for t in range(NUM_CARD_TYPES):
+                hands[b, p, t] = 0
+            for _ in range(pl[b, p, PL_HAND_SIZE]):
+                hands[b, p, pool[at]] += 1
+                at += 1
+    for i in range(size):
+        piles[b, PILE_DRAW, i] = pool[at + i]
+    rng[b, 0] = seed
