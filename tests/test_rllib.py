@@ -82,6 +82,8 @@ def test_single_game_env_and_bad_input():
     other = next(a for a in env.possible_agents if a != aid)
     with pytest.raises(ValueError, match="is to act"):
         env.step({other: int(np.flatnonzero(x["action_mask"])[0])})
+    with pytest.raises(ValueError, match="one action per step"):
+        env.step({a: 57 for a in env.possible_agents})
     with pytest.raises(ValueError, match="unknown env_config keys"):
         UnoMultiAgentEnv({"players": 2})
 

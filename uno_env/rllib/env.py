@@ -99,6 +99,8 @@ class _Games:
         for g, d in enumerate(actions):
             if skip[g] or not d:
                 continue
+            if len(d) != 1:
+                raise ValueError(f"game {g}: one action per step, by {self.aids[cur[g]]} (the player to act), got {d}")
             (aid, a), = d.items()
             if aid != self.aids[cur[g]]:
                 raise ValueError(f"game {g}: {aid} acted but {self.aids[cur[g]]} is to act")
