@@ -218,14 +218,19 @@ class PublicFacts:
         self.drew_on: list[int | None] = [None] * self.n
         self.named: list[int | None] = [None] * self.n
 
-    def _history(self, before: dict, action: int, after: dict, step_events: list[dict]) -> None:
+    def _history(self, before: dict, action: int, step_events: list[dict], rules: UnoRules) -> None:
         p = before["current_player"]
         if played_card(action) is not None:
             self.drew_on[p] = None
         elif action == PASS:
             self.drew_on[p] = before["current_color"]
-        elif action == DRAW and before["phase"] == "play" and after["phase"] != "post_draw":
-            self.drew_on[p] = before["current_color"]  # nothing playable came: the turn ended
+        elif action == DRAW and before["phase"] == "play":
+            # R4: the turn ends with the card kept when the last card drawn cannot be played
+            # (or nothing could be drawn); a playable one opens post_draw instead.
+            drawn = drawn_cards(step_events, p)
+            hand = Counter(before["hands"][p]) + Counter(drawn)
+            if not drawn or not playable(drawn[-1], hand, before["top_card"], before["current_color"], rules):
+                self.drew_on[p] = before["current_color"]
         elif before["phase"] == "choose_color" and CHOOSE_RED <= action < CHOOSE_RED + 4:
             self.named[p] = action - CHOOSE_RED
         for ev in step_events:
@@ -266,7 +271,7 @@ class PublicFacts:
                 if self.catchable == q:
                     self.catchable = None
         if not penalised:
-            self._history(before, action, after, step_events)
+            self._history(before, action, step_events, rules)
         draws = [e for e in step_events if e["type"] == "draw" and e.get("player") == p]
         if after["phase"] == "post_draw" and draws:
             self.drawn = draws[-1]["cards"][-1]
