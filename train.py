@@ -597,7 +597,9 @@ def init_ray(address: str = "", num_cpus: int = 2) -> None:
     if address:
         ray.init(address=address)
     else:
-        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+        # address="local": always a fresh local Ray, even when a `ray start` cluster (or its
+        # stale /tmp/ray/ray_current_cluster file) is on this machine; joining one is --address.
+        ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
 
 
 if __name__ == "__main__":
