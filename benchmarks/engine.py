@@ -28,7 +28,8 @@ from __future__ import annotations
 import os
 
 # One thread everywhere (set before numpy/numba are imported).
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
+# numba's threads are left alone: only the opt-in Engine(parallel=True) row uses them.
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse
@@ -217,15 +218,20 @@ class OursBench:
     comparison with RLCard's game object, whose ``step`` builds no state either."""
 
     def __init__(self, batch: int, players: int, seed: int, observations: bool = True, preset: str = "classic",
-                 overrides: dict[str, Any] | None = None, label: str = "") -> None:
+                 overrides: dict[str, Any] | None = None, label: str = "", parallel: bool = False) -> None:
         from uno_env import UnoRules
         from uno_env.engine.engine import Engine
 
         self.batch, self.players = batch, players
         self.impl = ("uno_env" if observations else "uno_env core") + ("" if preset == "classic" else f" {preset}")
         self.impl += f" {label}" if label else ""
+        if parallel:
+            import numba
+
+            self.impl += f" parallel ({numba.get_num_threads()} threads)"
         rules = UnoRules.preset(preset, **(overrides or {}))
-        self.engine = Engine(batch, players, rules, seed=seed, autoreset=True, observations=observations)
+        self.engine = Engine(batch, players, rules, seed=seed, autoreset=True, observations=observations,
+                             parallel=parallel)
         self.rng = np.random.default_rng(seed)
         self.actions = np.zeros(batch, np.int64)
         self.calls_per_chunk = max(1, 512 // batch)  # read the clock about every 0.1-1 ms

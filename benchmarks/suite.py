@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import os
 
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
+# numba's threads are left alone: only the opt-in Engine(parallel=True) row uses them.
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import dataclasses
@@ -164,6 +165,8 @@ def section_core(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
             benches.append(OursBench(b, p, s))
             benches.append(OursBench(b, p, s, observations=False))
             benches.append(OursBench(b, p, s, overrides=RLCARD_LIKE, label="RLCard-like rules"))
+            if b >= 1024:
+                benches.append(OursBench(b, p, s, parallel=True))
     measured = interleave(benches, args.runs, args.seconds, log=log)
     rows = [_row(b, m) for b, m in zip(benches, measured)]
     lengths: dict[tuple[int, str], float] = {}
@@ -180,8 +183,8 @@ def section_core(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
         if r["impl"] != "rlcard" and r["players"] in peers:
             target = TARGETS["core"].get(r["batch"]) if r["impl"] == "uno_env" else None
             add_ratio(r, peers[r["players"]], target)
-    notes = ["No opt-in parallel row: uno_env/engine/batch.py has no parallel (prange/nogil) driver; "
-             "every figure is one thread."]
+    notes = ["Every row is one thread except 'parallel' (Engine(parallel=True): numba prange over the "
+             "games on all of numba's threads; opt-in, worth it only on free cores)."]
     return {"rows": rows, "notes": notes, "_benches": benches}
 
 

@@ -537,3 +537,24 @@ def test_read_only_and_strided_actions_are_accepted():
     wide = np.stack([sample_legal(engine.legal_mask, np.random.default_rng(1)), np.zeros(2, np.int64)], 1)
     engine.step(wide[:, 0])
     assert engine.check_invariants() == []
+
+
+def test_parallel_driver_plays_the_same_games():
+    """Engine(parallel=True) (prange over games) gives the serial driver's games, step for step."""
+    a = Engine(64, 3, UnoRules.preset("house"), seed=5, autoreset=True)
+    b = Engine(64, 3, UnoRules.preset("house"), seed=5, autoreset=True, parallel=True)
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        actions = sample_legal(a.legal_mask, rng)
+        ra, rb = a.step(actions), b.step(actions)
+        for x, y in zip(ra, rb):
+            assert np.array_equal(x, y)
+    assert a.game_state(7) == b.game_state(7)
+    with pytest.raises(ValueError, match="parallel"):
+        Engine(2, 2, parallel=1)
+    bad = sample_legal(b.legal_mask, rng)
+    bad[3] = 200
+    before = b.game_state(3)
+    with pytest.raises(ValueError, match="out of range"):
+        b.step(bad)
+    assert b.game_state(3) == before

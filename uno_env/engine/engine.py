@@ -105,6 +105,9 @@ class Engine:
 
     ``observations=False`` skips writing ``observation`` on every step (it stays zero), for
     rollouts and search that only need the legal mask; ``observe(seats)`` still works.
+    ``parallel=True`` steps the games on numba's threads (``prange``; limit them with
+    ``numba.set_num_threads``); every game touches only its own rows, so the games are the same
+    as with the default single-threaded driver. Worth it only for large batches on free cores.
     """
 
     def __init__(
@@ -117,6 +120,7 @@ class Engine:
         autoreset: bool = False,
         record: bool = False,
         observations: bool = True,
+        parallel: bool = False,
     ) -> None:
         if not isinstance(num_envs, numbers.Integral) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -157,6 +161,9 @@ class Engine:
             )
         self._cfg = _config_vector(rules, P, self.autoreset)
         self._cfg[L.C_WRITE_OBS] = bool(observations)
+        if not isinstance(parallel, bool):
+            raise ValueError(f"parallel must be True or False, got {parallel!r}")
+        self.parallel = parallel
         self._points = np.array(rules.points, np.int64)
         self.observation_size = L.observation_size(rules.open_hands)
         # Scalars are int64 like every loop index: one integer type means one numba specialisation.
@@ -222,7 +229,7 @@ class Engine:
     def step(self, actions: np.ndarray | Sequence[int] | int) -> StepResult:
         """Apply one action per game (``-1`` leaves that game as it is); see RULES.md R10."""
         actions = self._check_actions(actions)
-        err = batch.step_batch(
+        err = (batch.step_batch_parallel if self.parallel else batch.step_batch)(
             *self._state, self._cfg, self._points, self._deck, actions, self.observation,
             self.legal_mask, self.current_player, self.terminated, self.truncated, self.rewards,
             self.final_observation,
