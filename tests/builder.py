@@ -100,3 +100,14 @@ def check(engine: Engine, expected: dict) -> None:
         else:
             got = state[key]
         assert got == want, f"{key}: expected {want!r}, got {got!r}"
+
+
+def play_scenario(setup: dict, actions: Sequence[str], expected: dict) -> Engine:
+    """One row of a scenario table: the position, the actions by name, the expected facts,
+    and every invariant still holding afterwards."""
+    engine = position(**setup)
+    for name in actions:
+        act(engine, name)
+    check(engine, expected)
+    assert engine.check_invariants() == []
+    return engine

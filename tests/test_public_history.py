@@ -8,7 +8,7 @@ seat sees them, rotated to its relative seats.
 
 import numpy as np
 import pytest
-from builder import act, check, position
+from builder import act, play_scenario, position
 
 from uno_env.engine import OBS_OFFSETS
 
@@ -53,11 +53,7 @@ SCENARIOS = [
 
 @pytest.mark.parametrize("setup, actions, expected", [s[1:] for s in SCENARIOS], ids=[s[0] for s in SCENARIOS])
 def test_scenario(setup, actions, expected):
-    engine = position(**setup)
-    for name in actions:
-        act(engine, name)
-    check(engine, expected)
-    assert engine.check_invariants() == []
+    play_scenario(setup, actions, expected)
 
 
 @pytest.mark.parametrize("seat", [0, 1, 2])

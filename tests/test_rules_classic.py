@@ -6,7 +6,7 @@ actions taken by name, and the facts expected afterwards.
 
 import numpy as np
 import pytest
-from builder import act, check, position
+from builder import act, play_scenario, position
 
 H2 = "green 1, green 2, yellow 3"  # a filler hand for seats that do not act
 
@@ -154,11 +154,7 @@ SCENARIOS = [
 
 @pytest.mark.parametrize("setup, actions, expected", [s[1:] for s in SCENARIOS], ids=[s[0] for s in SCENARIOS])
 def test_scenario(setup, actions, expected):
-    engine = position(**setup)
-    for name in actions:
-        act(engine, name)
-    check(engine, expected)
-    assert engine.check_invariants() == []
+    play_scenario(setup, actions, expected)
 
 
 def _empty_draw_pile_position(seat0: str, top: str, discard: str = "", **options):

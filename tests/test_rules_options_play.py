@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from builder import act, cards, check, position
+from builder import act, cards, play_scenario, position
 
 from uno_env import Engine, UnoRules
 from uno_env.cards import WILD_SWAP_HANDS, deck_counts
@@ -195,11 +195,7 @@ SCENARIOS = [
 
 @pytest.mark.parametrize("setup, actions, expected", [s[1:] for s in SCENARIOS], ids=[s[0] for s in SCENARIOS])
 def test_scenario(setup, actions, expected):
-    engine = position(**setup)
-    for name in actions:
-        act(engine, name)
-    check(engine, expected)
-    assert engine.check_invariants() == []
+    play_scenario(setup, actions, expected)
 
 
 @pytest.mark.parametrize("deck, count, total", [("shuffle_hands", 3, 112), ("shuffle_hands", 1, 110), ("swap_hands", 0, 109)])
