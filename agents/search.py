@@ -11,9 +11,6 @@ from numba import njit
 from uno_env import Engine, UnoRules
 from uno_env.cards import NUM_CARD_TYPES
 from uno_env.engine.layout import (
-    G_DRAW_SIZE,
-    PILE_DRAW,
-    PL_HAND_SIZE,
     OBS_DIRECTION,
     OBS_DISCARD,
     OBS_DRAW_PILE,
@@ -132,79 +129,6 @@ def _deal_from_observation(
     return True
 
 
-_OUTPUTS = ("observation", "legal_mask", "current_player", "terminated", "truncated", "rewards")
-
-
-def _copy_games(dst: Engine, src: Engine, i: np.ndarray, j: np.ndarray) -> None:
-    """Games i of ``src`` into games j of ``dst``: ``Engine.copy_game`` over index arrays.
-
-    Hundreds of copies per decision cost 5 us each through the public one-game call; a public
-    vectorised copy_game is requested from the engine owner, this mirrors it until then."""
-    for d, s in zip(dst._state[:5], src._state[:5]):
-        d[j] = s[i]
-    for name in _OUTPUTS:
-        getattr(dst, name)[j] = getattr(src, name)[i]
-
-
-@njit(cache=True)
-def _redeal_kernel(g, pl, hands, piles, count, seat, n, u):
-    """``Engine.resample_hidden`` for games 0..count-1 at once.
-
-    The hidden cards (draw pile and the other hands) are gathered in card-id order before the
-    shuffle, so the deal depends only on which cards are hidden, never on where they were."""
-    pool = np.empty(piles.shape[2], np.int8)
-    hidden = np.zeros(NUM_CARD_TYPES, np.int64)
-    for d in range(count):
-        size = g[d, G_DRAW_SIZE]
-        hidden[:] = 0
-        for i in range(size):
-            hidden[piles[d, PILE_DRAW, i]] += 1
-        for p in range(n):
-            if p != seat:
-                for t in range(NUM_CARD_TYPES):
-                    hidden[t] += hands[d, p, t]
-        k = 0
-        for t in range(NUM_CARD_TYPES):
-            for _ in range(hidden[t]):
-                pool[k] = t
-                k += 1
-        for i in range(k - 1, 0, -1):
-            j = min(int(u[d, i] * (i + 1)), i)
-            tmp = pool[i]
-            pool[i] = pool[j]
-            pool[j] = tmp
-        at = 0
-        for p in range(n):
-            if p != seat:
-                for t in range(NUM_CARD_TYPES):
-                    hands[d, p, t] = 0
-                for _ in range(pl[d, p, PL_HAND_SIZE]):
-                    hands[d, p, pool[at]] += 1
-                    at += 1
-        for i in range(size):
-            piles[d, PILE_DRAW, i] = pool[at + i]
-
-
-def _resample_many(engine: Engine, count: int, seat: int, rng: np.random.Generator) -> None:
-    """Games 0..count-1 of ``engine`` re-dealt from ``seat``'s view, as ``resample_hidden``.
-
-    One numba call instead of count Python calls (13 us each, a fifth of a decision's time;
-    a batched, order-independent resample_hidden is requested from the engine owner). The
-    engine's outputs are not refreshed: they hold ``seat``'s observation and mask, which a re-deal of what the seat
-    cannot see leaves unchanged, and every rollout recomputes them at its first step."""
-    if not 0 <= count <= engine.num_envs or not 0 <= seat < engine.num_players:
-        raise ValueError(f"count must be 0..{engine.num_envs} and seat 0..{engine.num_players - 1}")
-    u = rng.random((count, engine._piles.shape[2]))
-    _redeal_kernel(engine._g, engine._pl, engine._hands, engine._piles, count, seat, engine.num_players, u)
-
-
-def _reseed(engine: Engine, count: int, rng: np.random.Generator) -> None:
-    # The copied generator state is hidden information too (it fixes the order of every future
-    # reshuffle of the real game), so each determinization gets a fresh one. Engine has no
-    # public setter for it yet (requested from the owner).
-    engine._rng[:count, 0] = rng.integers(0, 2**63, size=count, dtype=np.uint64)
-
-
 class SearchAgent:
     """Determinized Monte Carlo search: sample the hidden cards, play out every legal move.
 
@@ -284,12 +208,9 @@ class SearchAgent:
     so a determinization may give a seat a card the history says it lacked. The first
     ``heuristic_plies`` of every rollout do read that history (``HeuristicAgent``).
 
-    The copies and the re-deal use ``Engine`` internals (``_copy_games``, ``_resample_many``,
-    ``_reseed``) with the contracts of ``Engine.copy_game`` / ``Engine.resample_hidden``, done
-    for a whole batch in one call: hundreds of one-game calls per decision would cost about a
-    third of a decision's time. Batched, order-independent public versions (and a public
-    reseed) are requested from the engine owner; tests check the contract
-    (``tests/test_search_agent.py``).
+    The copies and the re-deal are one engine call each for the whole batch
+    (``Engine.copy_games``, ``Engine.resample_hidden`` over many games, which also gives every
+    determinization a fresh generator state: the copied one would fix future reshuffles).
     """
 
     name = "search"
@@ -426,11 +347,10 @@ class SearchAgent:
         root = self._engine(("root", rules, n), per_move, n, rules)
         play = self._engine(("play", rules, n), size, n, rules)
         root.copy_game(source, i, 0)
-        _copy_games(root, root, np.zeros(per_move - 1, np.int64), np.arange(1, per_move))
-        _resample_many(root, per_move, seat, rng)
-        _reseed(root, per_move, rng)
+        root.copy_games(root, np.zeros(per_move - 1, np.int64), np.arange(1, per_move))
+        root.resample_hidden(np.arange(per_move), seat, rng)
         # Slot m * per_move + d of the rollout batch plays move m in determinization d.
-        _copy_games(play, root, np.tile(np.arange(per_move), k), np.arange(size))
+        play.copy_games(root, np.tile(np.arange(per_move), k), np.arange(size))
         return self._rollouts(play, size, per_move, seat, np.repeat(moves, per_move), rng).reshape(k, per_move)
 
     def _rollouts(self, play: Engine, size: int, per_move: int, seat: int, first: np.ndarray, rng) -> np.ndarray:

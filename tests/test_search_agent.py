@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from agents import HeuristicAgent, RandomAgent, play_match
-from agents.search import SearchAgent, _copy_games, _resample_many
+from agents.search import SearchAgent
 from tests.builder import act, cards, position
 from tests.test_agents import OTHER_RULE_SETS
 from uno_env import Engine, UnoRules, action_name, parse_card
@@ -244,8 +244,9 @@ def test_benchmark_script_quick(tmp_path):
 
 @pytest.mark.parametrize("preset", ["classic", "official", "swap_hands", "house"])
 def test_batched_redeal_keeps_what_the_seat_knows(preset):
-    """The search's batched re-deal keeps the seat's hand, every public fact and every count,
-    moves only hidden cards (the Engine.resample_hidden contract), and deals differently."""
+    """The search's batched re-deal (Engine.copy_games + resample_hidden over many games) keeps
+    the seat's hand, every public fact and every count, moves only hidden cards, and deals
+    differently."""
     rules = UnoRules.preset(preset)
     engine = Engine(1, 3, rules, seed=3)
     rng = np.random.default_rng(0)
@@ -254,9 +255,9 @@ def test_batched_redeal_keeps_what_the_seat_knows(preset):
     seat = int(engine.current_player[0])
     root = Engine(32, 3, rules, seed=0)
     root.copy_game(engine, 0, 0)
-    _copy_games(root, root, np.zeros(31, np.int64), np.arange(1, 32))
+    root.copy_games(root, np.zeros(31, np.int64), np.arange(1, 32))
     before, pile = engine.game_state(0), engine.draw_pile(0)
-    _resample_many(root, 32, seat, rng)
+    root.resample_hidden(np.arange(32), seat, rng)
     assert root.check_invariants() == []
     hidden = sorted(pile + [c for p, h in enumerate(before["hands"]) if p != seat for c in h])
     deals = set()
@@ -271,5 +272,5 @@ def test_batched_redeal_keeps_what_the_seat_knows(preset):
         assert np.array_equal(root.observe(seat)[d], engine.observe(seat)[0])
         deals.add(str(after["hands"]) + str(root.draw_pile(d)))
     assert len(deals) == 32
-    with pytest.raises(ValueError, match="count must be"):
-        _resample_many(root, 33, seat, rng)
+    with pytest.raises(ValueError, match="games"):
+        root.resample_hidden(np.arange(33), seat, rng)
