@@ -24,8 +24,8 @@ class Agent(Protocol):
 
 
 @njit(cache=True)
-def _pick_kth_legal(mask, u):
-    out = np.empty(mask.shape[0], np.int64)
+def pick_legal(mask, u, out):
+    """The k-th legal action of each row, k = floor(u[b] * count), into ``out`` (-1 if none)."""
     for b in range(mask.shape[0]):
         count = 0
         for a in range(mask.shape[1]):
@@ -39,13 +39,18 @@ def _pick_kth_legal(mask, u):
                     out[b] = a
                     break
                 k -= 1
-    return out
 
 
-def sample_legal(action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per row (-1 for a row with no legal action)."""
+def sample_legal(action_mask: np.ndarray, rng: np.random.Generator, out: np.ndarray | None = None) -> np.ndarray:
+    """A uniformly random legal action per row (-1 for a row with no legal action); ``out``
+    (int64 [B]) is filled and returned instead of a new array."""
     mask = np.asarray(action_mask)
-    return _pick_kth_legal(mask.astype(bool, copy=False), rng.random(mask.shape[0]))
+    if out is None:
+        out = np.empty(mask.shape[0], np.int64)
+    elif not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (mask.shape[0],):
+        raise ValueError(f"out must be an int64 array of shape ({mask.shape[0]},), got {out!r}")
+    pick_legal(mask.astype(bool, copy=False), rng.random(mask.shape[0]), out)
+    return out
 
 
 class RandomAgent:

@@ -49,12 +49,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
-from numba import njit
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from agents.base import pick_legal  # noqa: E402
 from benchmarks._timing import Measurement, interleave, loadavg as _loadavg  # noqa: E402
 
 TARGETS_RATIO = {1: 1.5, 4096: 18.0}  # batch size -> minimum ours / RLCard
@@ -194,23 +194,6 @@ def machine_info() -> dict[str, Any]:
 # --- throughput ---------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _pick_legal_into(mask, u, out):
-    """``agents.base.sample_legal``'s choice (the k-th legal action, k = floor(u * count)) into ``out``."""
-    for b in range(mask.shape[0]):
-        count = 0
-        for a in range(mask.shape[1]):
-            count += mask[b, a]
-        k = min(int(u[b] * count), count - 1)
-        out[b] = -1
-        for a in range(mask.shape[1]):
-            if mask[b, a]:
-                if k == 0:
-                    out[b] = a
-                    break
-                k -= 1
-
-
 class OursBench:
     """Our Engine, autoreset, one uniformly random legal action per game each step (``sample_legal``'s pick).
 
@@ -245,7 +228,7 @@ class OursBench:
         u = self.rng.random((self.calls_per_chunk, self.batch))
         mask = engine.legal_mask
         for k in range(self.calls_per_chunk):
-            _pick_legal_into(mask, u[k], actions)
+            pick_legal(mask, u[k], actions)
             mask = engine.step(actions).legal_mask
         return self.calls_per_chunk * self.batch
 

@@ -414,3 +414,19 @@ def test_play_match_and_play_table_share_one_game_loop():
     # Agents without act_in play the same games whether or not the engine is offered.
     e = play_match(agents, 300, num_players=3, rules=rules, seed=7, batch_size=64, engine_access=True)
     assert e.wins.tolist() == m.wins.tolist()
+
+
+def test_sample_legal_into_a_buffer():
+    """sample_legal(out=) fills the given int64 buffer with the same choice as a new array."""
+    from agents.base import sample_legal as pick
+
+    mask = np.zeros((3, 116), bool)
+    mask[0, [1, 5, 9]] = True
+    mask[1, 57] = True
+    buf = np.full(3, 7, np.int64)
+    got = pick(mask, np.random.default_rng(4), out=buf)
+    assert got is buf
+    assert buf.tolist() == pick(mask, np.random.default_rng(4)).tolist()
+    assert buf[1] == 57 and buf[2] == -1 and buf[0] in (1, 5, 9)
+    with pytest.raises(ValueError, match="int64"):
+        pick(mask, np.random.default_rng(4), out=np.zeros(3, np.int32))
