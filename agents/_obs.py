@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from uno_env.actions import Action
 from uno_env.cards import CARD_COLOR, CARD_RANK, NUM_CARD_TYPES, WILD, WILD_DRAW_FOUR, deck_counts
 from uno_env.engine.layout import (
     NUM_PHASES,
@@ -35,15 +34,18 @@ from uno_env.engine.layout import (
 )
 from uno_env.rules import UnoRules
 
-DRAW = int(Action.DRAW)
-PASS = int(Action.PASS)
-CHOOSE_RED = int(Action.CHOOSE_RED)
-CHALLENGE = int(Action.CHALLENGE)
-ACCEPT = int(Action.ACCEPT)
-CALL_UNO = int(Action.CALL_UNO)
-CATCH_UNO = int(Action.CATCH_UNO)
-SWAP_FIRST = int(Action.SWAP_WITH_FIRST)
-PLAY_DOUBLE_FIRST = int(Action.PLAY_DOUBLE_FIRST)
+# The action ids as plain ints (numba constants), shared with the engine's kernels.
+from uno_env.engine.kernels import (
+    ACCEPT,
+    CALL_UNO,
+    CATCH_UNO,
+    CHALLENGE,
+    CHOOSE_RED,
+    DRAW,
+    PASS,
+    SWAP_FIRST,
+)
+from uno_env.engine.kernels import DOUBLE_FIRST as PLAY_DOUBLE_FIRST
 NUM_DOUBLES = 40
 SKIP, REVERSE, DRAW_TWO = 10, 11, 12
 

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from uno_env.sb3_vec_env import UnoSB3VecEnv
+from uno_env.sb3_vec_env import UnoSB3VecEnv, game_indices
 
 __all__ = ["parse_mix", "split_games", "PoolVecEnv", "SnapshotPool", "SelfPlayOpponent"]
 
@@ -222,13 +222,7 @@ class PoolVecEnv(VecEnv):
             v.close()
 
     def _indices(self, indices: None | int | Iterable[int]) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        idx = [indices] if isinstance(indices, (int, np.integer)) else list(indices)
-        for i in idx:
-            if not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
-                raise ValueError(f"indices must be game indices in 0..{self.num_envs - 1}, got {indices!r}")
-        return [int(i) for i in idx]
+        return game_indices(indices, self.num_envs)
 
     def get_attr(self, attr_name: str, indices: None | int | Iterable[int] = None) -> list[Any]:
         """The attribute of each requested game's group."""

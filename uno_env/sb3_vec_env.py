@@ -48,6 +48,17 @@ from .gym_env import UnoVectorEnv
 __all__ = ["UnoSB3VecEnv"]
 
 
+def game_indices(indices: None | int | Iterable[int], num_envs: int) -> list[int]:
+    """SB3's ``indices`` argument as a list of game indices, else a ValueError naming what was given."""
+    if indices is None:
+        return list(range(num_envs))
+    idx = [indices] if isinstance(indices, (int, np.integer)) else list(indices)
+    for i in idx:
+        if not isinstance(i, (int, np.integer)) or not 0 <= i < num_envs:
+            raise ValueError(f"indices must be game indices in 0..{num_envs - 1}, got {indices!r}")
+    return [int(i) for i in idx]
+
+
 class UnoSB3VecEnv(VecEnv):
     """stable-baselines3 ``VecEnv`` over one ``UnoVectorEnv`` (module docstring)."""
 
@@ -123,14 +134,7 @@ class UnoSB3VecEnv(VecEnv):
     # --- attributes shared by the games --------------------------------------------------
 
     def _indices(self, indices: None | int | Iterable[int]) -> list[int]:
-        """Game indices as a list, else a ValueError naming what was given."""
-        if indices is None:
-            return list(range(self.num_envs))
-        idx = [indices] if isinstance(indices, (int, np.integer)) else list(indices)
-        for i in idx:
-            if not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
-                raise ValueError(f"indices must be game indices in 0..{self.num_envs - 1}, got {indices!r}")
-        return [int(i) for i in idx]
+        return game_indices(indices, self.num_envs)
 
     def get_attr(self, attr_name: str, indices: None | int | Iterable[int] = None) -> list[Any]:
         """The vector env's attribute, once per requested game (the games share it)."""
