@@ -76,8 +76,7 @@ def redeal_hidden(engine: Engine, b: int, seat: int, rng: np.random.Generator) -
     piles[b, L.PILE_DRAW, :size] = pool
     which = np.zeros(engine.num_envs, bool)
     which[b] = True
-    batch.refresh_batch(engine._state, engine._cfg, which, engine.observation, engine.legal_mask,
-                        engine.current_player, engine.terminated, engine.truncated)
+    engine._run_codes(which, batch.REFRESH)
     return not (np.array_equal(old[0], hands[b]) and np.array_equal(old[1], piles[b, L.PILE_DRAW, :size]))
 
 

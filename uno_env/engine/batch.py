@@ -6,6 +6,7 @@ state as it was (the error code names the first offending game).
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit, prange
 
 from ..actions import NUM_ACTIONS
@@ -23,6 +24,12 @@ from .layout import (
     PHASE_POST_DRAW,
 )
 
+# Internal action codes of the game loop (never valid in Engine.step): -1 leaves a game alone.
+NONE = -1
+RESET = -2  # deal a new round, then write the outputs
+REFRESH = -3  # write the outputs of a position set from outside
+AUTORESET = -4  # a game finished in this step: keep its observation as final_obs, deal anew
+
 # Step error codes (returned as code * 2**32 + game index; 0 means no error).
 ERR_OUT_OF_RANGE = 1
 ERR_FINISHED = 2
@@ -30,24 +37,9 @@ ERR_ILLEGAL = 3
 
 
 @njit(cache=True)
-def _write_outputs(s, cfg, b, obs, mask, cur, term, trunc):
-    g = s[0]
-    write_mask(s, cfg, b, mask)
-    if cfg[C_WRITE_OBS]:
-        write_obs(s, cfg, b, g[b, G_PLAYER], obs, b)
-    cur[b] = g[b, G_PLAYER]
-    term[b] = g[b, G_DONE] == 1
-    trunc[b] = g[b, G_DONE] == 2
-
-
-@njit(cache=True)
-def reset_batch(s, cfg, deck, which, obs, mask, cur, term, trunc):
-    """Deal a new round in every game b with which[b]."""
-    for b in range(which.shape[0]):
-        if which[b]:
-            s[6][b] = 0
-            reset_game(s, cfg, deck, b)
-            _write_outputs(s, cfg, b, obs, mask, cur, term, trunc)
+def write_obs_call(s, cfg, b, seat, obs, row):
+    """write_obs, called (observe(); off the step's path)."""
+    write_obs(s, cfg, b, seat, obs, row)
 
 
 @njit(cache=True)
@@ -72,78 +64,117 @@ def validate_batch(s, cfg, actions, mask):
     return 0
 
 
-@njit(cache=True, inline="always")
-def _step_game(s, cfg, points, deck, b, a, obs, mask, cur, term, trunc, rewards, final_obs):
-    """One game's action, then its outputs (a finished game is dealt anew under autoreset)."""
-    g = s[0]
-    s[6][b] = 0
-    apply_action(s, cfg, points, deck, b, a, mask[b, a], rewards)
-    if g[b, G_DONE] and cfg[C_AUTORESET]:
-        write_obs(s, cfg, b, g[b, G_PLAYER], final_obs, b)
-        done = g[b, G_DONE]
-        reset_game(s, cfg, deck, b)
-        _write_outputs(s, cfg, b, obs, mask, cur, term, trunc)
-        term[b] = done == 1
-        trunc[b] = done == 2
-    else:
-        _write_outputs(s, cfg, b, obs, mask, cur, term, trunc)
-
-
 @njit(cache=True)
 def step_batch(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, actions, obs, mask, cur, term, trunc,
-               rewards, final_obs):
-    """Validate, then apply one action per game (-1 leaves a game as it is).
+               rewards, final_obs, validate):
+    """Apply one action per game (-1 leaves a game as it is), validated first when `validate`;
+    without it, the internal codes RESET and REFRESH are accepted too.
 
-    The state arrays come one by one, not as a tuple: numba types a tuple argument far more
-    slowly, and this call is the whole per-step overhead of a single game. They are borrowed
-    (``borrow``: no reference counting below this call) and the game loop runs in its own
-    function that takes them as arguments: together 0.81 -> 0.58 µs per game step at batch
-    4096 (CPU time, same process), the layout the parallel driver's outlined loop gets."""
+    The one entry point of the game loop: resets and refreshes share the step's compiled loop
+    (each entry point with 18 array arguments costs ~2 s of compile). The state arrays come one
+    by one, not as a tuple: numba types a tuple argument far more slowly, and this call is the
+    whole per-step overhead of a single game. They are borrowed (``borrow``: no reference
+    counting below this call) and the loop runs in its own function that takes them as
+    arguments: together 0.81 -> 0.58 µs per game step at batch 4096 (CPU time, same process),
+    the layout the parallel driver's outlined loop gets."""
+    if validate:
+        err = validate_batch((g, pl, hands, piles, rng, ev, evn), cfg, actions, mask)
+        if err:
+            return err
+        rewards[:, :] = 0.0
     g, pl, hands, piles, rng, ev, evn = borrow(g), borrow(pl), borrow(hands), borrow(piles), borrow(rng), borrow(ev), borrow(evn)
     cfg, points, deck, actions = borrow(cfg), borrow(points), borrow(deck), borrow(actions)
     obs, mask, cur, term, trunc = borrow(obs), borrow(mask), borrow(cur), borrow(term), borrow(trunc)
     rewards, final_obs = borrow(rewards), borrow(final_obs)
-    err = validate_batch((g, pl, hands, piles, rng, ev, evn), cfg, actions, mask)
-    if err:
-        return err
-    rewards[:, :] = 0.0
-    _step_games(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, actions, obs, mask, cur, term, trunc, rewards,
-                final_obs)
+    n = actions.shape[0]
+    _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, actions, obs, mask, cur, term, trunc, rewards,
+               final_obs, 0, n)
+    if cfg[C_AUTORESET]:
+        # The games that finished are dealt anew by a second pass of the same loop.
+        finished, codes = _autoreset_codes(g, actions)
+        if finished:
+            _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, codes, obs, mask, cur, term, trunc,
+                       rewards, final_obs, 0, n)
     return 0
 
 
 @njit(cache=True)
-def _step_games(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, actions, obs, mask, cur, term, trunc, rewards,
-                final_obs):
+def _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, codes, obs, mask, cur, term, trunc, rewards,
+               final_obs, lo, hi):
+    """Games lo..hi-1: apply codes[b] (an action or internal code), then write the outputs.
+
+    The rules of a step (apply_action) and the mask and observation kernels are inlined here
+    (numba IR): every call passes the state tuple as ~100 machine words on the stack plus a
+    reference-count call per array taken from it, and those calls were a third of a batched
+    step (perf). Every inlined copy costs compile time, superlinear in its size (numba deep-
+    copies the callee's IR), so this is their only call site: resets, refreshes and auto-resets
+    run through it as codes, and the step body is written out here rather than in a helper."""
     s = (g, pl, hands, piles, rng, ev, evn)
-    for b in range(actions.shape[0]):
-        if actions[b] != -1:
-            _step_game(s, cfg, points, deck, b, actions[b], obs, mask, cur, term, trunc, rewards, final_obs)
+    for b in range(lo, hi):
+        a = codes[b]
+        if a == NONE:
+            continue
+        if a >= 0:
+            evn[b] = 0
+            apply_action(s, cfg, points, deck, b, a, mask[b, a], rewards)
+        elif a == RESET:
+            evn[b] = 0
+            reset_game(s, cfg, deck, b)
+        done = g[b, G_DONE]
+        if a == AUTORESET:
+            # The outputs of the finished game are in place: keep its observation, deal anew.
+            for k in range(obs.shape[1]):
+                final_obs[b, k] = obs[b, k]
+            reset_game(s, cfg, deck, b)
+        write_mask(s, cfg, b, mask)
+        if cfg[C_WRITE_OBS]:
+            write_obs(s, cfg, b, g[b, G_PLAYER], obs, b)
+        cur[b] = g[b, G_PLAYER]
+        if a == AUTORESET:
+            term[b] = done == 1
+            trunc[b] = done == 2
+        else:
+            term[b] = g[b, G_DONE] == 1
+            trunc[b] = g[b, G_DONE] == 2
 
 
 @njit(cache=True)
-def _step_game_call(s, cfg, points, deck, b, a, obs, mask, cur, term, trunc, rewards, final_obs):
-    # Called, not inlined, from the prange loop: with the body inlined, numba's parfor passes
-    # dropped the reported finish of an auto-reset game (terminated stayed False).
-    _step_game(s, cfg, points, deck, b, a, obs, mask, cur, term, trunc, rewards, final_obs)
+def _autoreset_codes(g, actions):
+    """(count, codes): AUTORESET for each game stepped into a finish, else NONE."""
+    codes = np.full(actions.shape[0], NONE, np.int64)
+    finished = 0
+    for b in range(actions.shape[0]):
+        if actions[b] >= 0 and g[b, G_DONE] != 0:
+            codes[b] = AUTORESET
+            finished += 1
+    return finished, codes
 
 
 @njit(cache=True, parallel=True)
 def step_batch_parallel(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, actions, obs, mask, cur, term,
-                        trunc, rewards, final_obs):
-    """step_batch with the games spread over numba's threads (Engine(parallel=True)); every game
-    touches only its own rows, so the result is the same as the serial driver's."""
-    s = (borrow(g), borrow(pl), borrow(hands), borrow(piles), borrow(rng), borrow(ev), borrow(evn))
+                        trunc, rewards, final_obs, validate):
+    """step_batch with the games spread over numba's threads in contiguous chunks
+    (Engine(parallel=True)); every game touches only its own rows, so the result is the same
+    as the serial driver's."""
+    if validate:
+        err = validate_batch((g, pl, hands, piles, rng, ev, evn), cfg, actions, mask)
+        if err:
+            return err
+        rewards[:, :] = 0.0
+    g, pl, hands, piles, rng, ev, evn = borrow(g), borrow(pl), borrow(hands), borrow(piles), borrow(rng), borrow(ev), borrow(evn)
     cfg, points, deck, actions = borrow(cfg), borrow(points), borrow(deck), borrow(actions)
     obs, mask, cur, term, trunc = borrow(obs), borrow(mask), borrow(cur), borrow(term), borrow(trunc)
     rewards, final_obs = borrow(rewards), borrow(final_obs)
-    err = validate_batch(s, cfg, actions, mask)
-    if err:
-        return err
-    rewards[:, :] = 0.0
-    for b in prange(actions.shape[0]):
-        if actions[b] != -1:
-            _step_game_call(s, cfg, points, deck, b, actions[b], obs, mask, cur, term, trunc, rewards, final_obs)
+    n = actions.shape[0]
+    chunks = min(n, 64)  # prange hands each thread a contiguous run of chunks
+    for c in prange(chunks):
+        _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, actions, obs, mask, cur, term, trunc,
+                   rewards, final_obs, c * n // chunks, (c + 1) * n // chunks)
+    if cfg[C_AUTORESET]:
+        finished, codes = _autoreset_codes(g, actions)
+        if finished:
+            _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, codes, obs, mask, cur, term, trunc,
+                       rewards, final_obs, 0, n)
     return 0
 
 
@@ -151,7 +182,7 @@ def step_batch_parallel(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, ac
 def observe_batch(s, cfg, seats, out):
     """Observation of game b from seat seats[b], for every game."""
     for b in range(seats.shape[0]):
-        write_obs(s, cfg, b, seats[b], out, b)
+        write_obs_call(s, cfg, b, seats[b], out, b)
 
 
 @njit(cache=True)
@@ -159,23 +190,12 @@ def observe_some(s, cfg, seats, which, out):
     """observe_batch for the games b with which[b] only."""
     for b in range(seats.shape[0]):
         if which[b]:
-            write_obs(s, cfg, b, seats[b], out, b)
+            write_obs_call(s, cfg, b, seats[b], out, b)
 
 
 @njit(cache=True)
-def refresh_batch(s, cfg, which, obs, mask, cur, term, trunc):
-    """Recompute the outputs of every game b with which[b] (after a position is set)."""
-    for b in range(which.shape[0]):
-        if which[b]:
-            _write_outputs(s, cfg, b, obs, mask, cur, term, trunc)
-
-
-@njit(cache=True)
-def resample_batch(s, cfg, games, seat, u, seeds, obs, mask, cur, term, trunc):
+def resample_batch(s, cfg, games, seat, u, seeds):
     """Redeal the hidden cards of game games[k] from `seat`'s view, for every k (u[k]: uniforms,
-    seeds[k]: its new generator state)."""
+    seeds[k]: its new generator state); the caller then refreshes the outputs."""
     for k in range(games.shape[0]):
-        b = games[k]
-        redeal_hidden(s, cfg, b, seat, u[k], seeds[k])
-        _write_outputs(s, cfg, b, obs, mask, cur, term, trunc)
-
+        redeal_hidden(s, cfg, games[k], seat, u[k], seeds[k])

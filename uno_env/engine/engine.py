@@ -103,8 +103,9 @@ class Engine:
     step (the returned ``terminated``/``truncated`` still report the finish, and
     ``final_observation`` holds the finished game's last observation).
 
-    ``observations=False`` skips writing ``observation`` on every step (it stays zero), for
-    rollouts and search that only need the legal mask; ``observe(seats)`` still works.
+    ``observations=False`` skips writing ``observation`` and ``final_observation`` on every
+    step (they stay zero), for rollouts and search that only need the legal mask;
+    ``observe(seats)`` still works.
     ``parallel=True`` steps the games on numba's threads (``prange``; limit them with
     ``numba.set_num_threads``); every game touches only its own rows, so the games are the same
     as with the default single-threaded driver. Worth it only for large batches on free cores.
@@ -203,10 +204,7 @@ class Engine:
         which = self._games_mask(games)
         if seed is not None or not self._rng.any():
             self._rng[which, 0] = _mix64(self._seed_array(seed))[which]
-        batch.reset_batch(
-            self._state, self._cfg, self._deck, which, self.observation, self.legal_mask,
-            self.current_player, self.terminated, self.truncated,
-        )
+        self._run_codes(which, batch.RESET)
         self.rewards[which] = 0.0
         if self._recorder is not None:
             self._recorder.on_reset(np.flatnonzero(which))
@@ -226,13 +224,22 @@ class Engine:
         which[arr] = True
         return which
 
+    def _run_codes(self, which: np.ndarray, code: int) -> None:
+        """Run the internal code RESET or REFRESH (batch.py) in every game b with which[b]."""
+        codes = np.where(which, np.int64(code), np.int64(batch.NONE))
+        batch.step_batch(
+            *self._state, self._cfg, self._points, self._deck, codes, self.observation,
+            self.legal_mask, self.current_player, self.terminated, self.truncated, self.rewards,
+            self.final_observation, False,
+        )
+
     def step(self, actions: np.ndarray | Sequence[int] | int) -> StepResult:
         """Apply one action per game (``-1`` leaves that game as it is); see RULES.md R10."""
         actions = self._check_actions(actions)
         err = (batch.step_batch_parallel if self.parallel else batch.step_batch)(
             *self._state, self._cfg, self._points, self._deck, actions, self.observation,
             self.legal_mask, self.current_player, self.terminated, self.truncated, self.rewards,
-            self.final_observation,
+            self.final_observation, True,
         )
         if err:
             self._raise_step_error(int(err), actions)
@@ -448,10 +455,8 @@ class Engine:
         games_arr = np.flatnonzero(which).astype(np.int64)
         u = rng.random((games_arr.size, self._piles.shape[2]))
         seeds = rng.integers(0, 2**64, size=games_arr.size, dtype=np.uint64)
-        batch.resample_batch(
-            self._state, self._cfg, games_arr, int(seat), u, seeds, self.observation, self.legal_mask,
-            self.current_player, self.terminated, self.truncated,
-        )
+        batch.resample_batch(self._state, self._cfg, games_arr, int(seat), u, seeds)
+        self._run_codes(which, batch.REFRESH)
 
     # --- positions -------------------------------------------------------------------------
 
@@ -527,10 +532,7 @@ class Engine:
             self._pl[i, :, L.PL_SCORE] = scores
         which = np.zeros(self.num_envs, bool)
         which[i] = True
-        batch.refresh_batch(
-            self._state, self._cfg, which, self.observation, self.legal_mask,
-            self.current_player, self.terminated, self.truncated,
-        )
+        self._run_codes(which, batch.REFRESH)
         if self._recorder is not None:
             self._recorder.on_set(i)
         return self._result

@@ -7,6 +7,14 @@ Arrays are indexed with ``b`` rather than sliced on the hot path: every view cos
 reference counts, which were a third of a step. Constants passed to the drawing helpers are
 wrapped in ``np.int64``: numba compiles a separate copy of a function for every distinct literal
 argument, which tripled the cold compile time. Section numbers refer to RULES.md.
+
+The kernels of an ordinary step (apply_action, play_card, draw_action, write_mask,
+write_play_mask, write_obs) are ``inline="always"`` with one call site each, in the step loop
+(batch._run_range): a call passes the state tuple as ~100 machine words plus a reference-count
+call per array taken from it, which was half of a batched step. numba deep-copies the IR of an
+inlined function at every call site, at a cost that grows faster than its size, so a second
+call site of one of them (or a helper that wraps them) adds seconds of cold compile. Hot paths
+are also written without data-dependent branches where a random game makes them unpredictable.
 """
 
 from __future__ import annotations
@@ -101,7 +109,11 @@ def seat_after(s, cfg, b, seat, k):
     n = cfg[C_NUM_PLAYERS]
     d = g[b, G_DIRECTION]
     if g[b, G_ACTIVE] == n:
-        return (seat + k * d) % n
+        # k <= n (callers step 1 or 2 seats, or up to n - 1 for Swap Hands), so the seat wraps
+        # once at most: two selects instead of an integer division.
+        x = seat + k * d
+        x = x + n if x < 0 else x
+        return x - n if x >= n else x
     x = seat
     for _ in range(k):
         x = (x + d) % n
@@ -294,7 +306,7 @@ def has_play(s, cfg, b, seat):
 # --- mask and observation -----------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def write_mask(s, cfg, b, mask):
     """The legal actions of the player to act (all False once the round is over)."""
     g, pl, h = s[0], s[1], s[2]
@@ -356,52 +368,47 @@ def any_double(mask, b):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def write_play_mask(s, cfg, b, p, mask):
     """PLAY (and PLAY_DOUBLE) entries of phase `play`, the same set as `offered`; True if any.
 
-    Only the slots that can match are visited: the current colour, the top card's rank in the
-    other colours, and the wilds. This is the hot loop of every step."""
+    Written without data-dependent branches: with random play, a branch per held card was
+    mispredicted about half the time, and the straight loops vectorise. This is the hot loop
+    of every step."""
     h = s[2]
     color = s[0][b, G_COLOR]
     top = top_card(s, b)
-    top_rank = CARD_RANK[top] if top < WILD else -1
-    any_play = False
-    for c in range(4):
-        base = c * 13
-        if c == color:
-            for r in range(13):
-                if h[b, p, base + r] > 0:
-                    mask[b, base + r] = True
-                    any_play = True
-        elif top_rank >= 0 and h[b, p, base + top_rank] > 0:
-            mask[b, base + top_rank] = True
-            any_play = True
+    top_rank = CARD_RANK[top]  # -1 for a wild, which no coloured card's rank equals
+    count = 0
+    for t in range(WILD):
+        ok = (h[b, p, t] > 0) & ((CARD_COLOR[t] == color) | (CARD_RANK[t] == top_rank))
+        mask[b, t] = ok
+        count += ok
     for t in range(WILD, NUM_CARD_TYPES):
-        if h[b, p, t] > 0:
-            if t == WILD_DRAW_FOUR and not cfg[C_BLUFFING] and not wd4_legal(s, cfg, b, p):
-                continue
-            mask[b, t] = True
-            any_play = True
+        ok = h[b, p, t] > 0
+        mask[b, t] = ok
+        count += ok
+    if mask[b, WILD_DRAW_FOUR] and not cfg[C_BLUFFING] and not wd4_legal(s, cfg, b, p):
+        mask[b, WILD_DRAW_FOUR] = False
+        count -= 1
     if cfg[C_FORBID_LAST_ACTION] and s[1][b, p, PL_HAND_SIZE] == 1:
         mask[b, WILD] = False
         mask[b, WILD_DRAW_FOUR] = False
         for c in range(4):
             mask[b, c * 13 + REVERSE] = False
-        any_play = False
+        count = 0
         for t in range(NUM_CARD_TYPES):
-            any_play = any_play or mask[b, t]
+            count += mask[b, t]
     if cfg[C_DOUBLES]:
         # R4 allow_doubles: two identical number cards, when one of them may be played.
         for c in range(4):
             for r in range(10):
                 t = c * 13 + r
-                if h[b, p, t] >= 2 and mask[b, t]:
-                    mask[b, DOUBLE_FIRST + c * 10 + r] = True
-    return any_play
+                mask[b, DOUBLE_FIRST + c * 10 + r] = (h[b, p, t] >= 2) & mask[b, t]
+    return count > 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def write_obs(s, cfg, b, seat, obs, row):
     """R11: the public information plus `seat`'s own hand, into obs[row] (float32 [D])."""
     g, pl, hands = s[0], s[1], s[2]
@@ -420,34 +427,34 @@ def write_obs(s, cfg, b, seat, obs, row):
     obs[row, OBS_PHASE + phase] = 1.0
     obs[row, OBS_DIRECTION] = g[b, G_DIRECTION]
     obs[row, OBS_PENDING] = g[b, G_PENDING]
-    is_current = seat == g[b, G_PLAYER] and phase != PHASE_ROUND_OVER
-    obs[row, OBS_IS_CURRENT] = 1.0 if is_current else 0.0
-    if is_current and phase == PHASE_POST_DRAW:
-        obs[row, OBS_DRAWN + g[b, G_DRAWN]] = 1.0
-    if phase == PHASE_RESPOND_DRAW_FOUR and g[b, G_PREV_COLOR] >= 0:
-        obs[row, OBS_WD4_PREV + g[b, G_PREV_COLOR]] = 1.0
+    # The one-hot entries below are stored unconditionally (a 0 into a zeroed slot when absent):
+    # these conditions change at random from step to step, and a mispredicted branch costs more
+    # than the store.
+    is_current = (seat == g[b, G_PLAYER]) & (phase != PHASE_ROUND_OVER)
+    obs[row, OBS_IS_CURRENT] = is_current
+    obs[row, OBS_DRAWN + max(g[b, G_DRAWN], 0)] = is_current & (phase == PHASE_POST_DRAW)
+    prev = g[b, G_PREV_COLOR]
+    obs[row, OBS_WD4_PREV + max(prev, 0)] = (phase == PHASE_RESPOND_DRAW_FOUR) & (prev >= 0)
     explicit = cfg[C_EXPLICIT_UNO]
     catch = g[b, G_CATCH]
+    other = seat
     for k in range(n):
-        other = (seat + k) % n
         size = pl[b, other, PL_HAND_SIZE]
         obs[row, OBS_HAND_SIZES + k] = size
         obs[row, OBS_PRESENT + k] = 1.0
         obs[row, OBS_SCORES + k] = pl[b, other, PL_SCORE] / 100.0
-        called = pl[b, other, PL_UNO_CALLED] if explicit else size == 1
-        obs[row, OBS_UNO + k] = 1.0 if called else 0.0
+        called = pl[b, other, PL_UNO_CALLED] != 0 if explicit else size == 1
+        obs[row, OBS_UNO + k] = called
         obs[row, OBS_ELIMINATED + k] = pl[b, other, PL_ELIMINATED]
-        if other == catch and size == 1:
-            obs[row, OBS_CATCHABLE + k] = 1.0
+        obs[row, OBS_CATCHABLE + k] = (other == catch) & (size == 1)
         drew_on = pl[b, other, PL_DREW_ON]
-        if drew_on:
-            obs[row, OBS_DREW_ON + 4 * k + drew_on - 1] = 1.0
+        obs[row, OBS_DREW_ON + 4 * k + max(drew_on - 1, 0)] = drew_on > 0
         named = pl[b, other, PL_NAMED]
-        if named:
-            obs[row, OBS_NAMED + 4 * k + named - 1] = 1.0
+        obs[row, OBS_NAMED + 4 * k + max(named - 1, 0)] = named > 0
         if cfg[C_OPEN_HANDS] and k > 0:
             for t in range(NUM_CARD_TYPES):
                 obs[row, OBS_OPEN_HANDS + (k - 1) * NUM_CARD_TYPES + t] = hands[b, other, t]
+        other = other + 1 if other + 1 < n else 0  # (seat + k) % n without a division
     if cfg[C_TEAMS]:
         obs[row, OBS_PARTNER + n // 2] = 1.0
     obs[row, OBS_DRAW_PILE] = g[b, G_DRAW_SIZE]
@@ -700,7 +707,7 @@ def hit_next(s, cfg, b, p, reason):
     advance(s, cfg, b, 2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_card(s, cfg, points, deck, b, card, count, rewards):
     """R4, R5, R8: play one held card (or two identical number cards, R4 allow_doubles)."""
     g, pl, hands = s[0], s[1], s[2]
@@ -734,16 +741,15 @@ def play_card(s, cfg, points, deck, b, card, count, rewards):
     if card >= WILD:
         g[b, G_WILD] = card
         g[b, G_PHASE] = PHASE_CHOOSE_COLOR
-    elif rank < 10:
-        advance(s, cfg, b, 1)
-    elif rank == SKIP:
-        advance(s, cfg, b, 2)
-    elif rank == REVERSE:
-        g[b, G_DIRECTION] = -g[b, G_DIRECTION]
-        advance(s, cfg, b, 2 if g[b, G_ACTIVE] == 2 else 1)
-    else:
+    elif rank == DRAW_TWO:
         g[b, G_PENDING] += 2
         hit_next(s, cfg, b, p, np.int64(DRAW_DRAW_TWO))
+    else:
+        # One inlined `advance` for numbers, Skip and Reverse (each copy costs compile time).
+        if rank == REVERSE:
+            g[b, G_DIRECTION] = -g[b, G_DIRECTION]
+        skip = rank == SKIP or (rank == REVERSE and g[b, G_ACTIVE] == 2)
+        advance(s, cfg, b, 2 if skip else 1)
 
 
 @njit(cache=True)
@@ -905,7 +911,7 @@ def respond_draw_four(s, cfg, b, action):
         advance(s, cfg, b, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_action(s, cfg, b):
     """R4: draw; a playable card opens `post_draw`, else the turn ends. Facing a stacked
     Draw Two (R5), DRAW takes the whole sum and loses the turn."""
@@ -914,21 +920,20 @@ def draw_action(s, cfg, b):
     if g[b, G_PHASE] == PHASE_RESPOND_DRAW_TWO:
         draw_n(s, b, p, g[b, G_PENDING], np.int64(DRAW_DRAW_TWO))
         g[b, G_PENDING] = 0
-        advance(s, cfg, b, 1)
-        return
-    card = draw_one(s, b, p, np.int64(EV_DRAW), np.int64(DRAW_VOLUNTARY))
-    if cfg[C_DRAW_UNTIL_PLAYABLE]:
-        while card >= 0 and not offered(s, cfg, b, p, card):
-            card = draw_one(s, b, p, np.int64(EV_DRAW), np.int64(DRAW_VOLUNTARY))
-    if card >= 0 and offered(s, cfg, b, p, card):
-        g[b, G_PHASE] = PHASE_POST_DRAW
-        g[b, G_DRAWN] = card
     else:
+        card = draw_one(s, b, p, np.int64(EV_DRAW), np.int64(DRAW_VOLUNTARY))
+        if cfg[C_DRAW_UNTIL_PLAYABLE]:
+            while card >= 0 and not offered(s, cfg, b, p, card):
+                card = draw_one(s, b, p, np.int64(EV_DRAW), np.int64(DRAW_VOLUNTARY))
+        if card >= 0 and offered(s, cfg, b, p, card):
+            g[b, G_PHASE] = PHASE_POST_DRAW
+            g[b, G_DRAWN] = card
+            return
         s[1][b, p, PL_DREW_ON] = g[b, G_COLOR] + 1
-        advance(s, cfg, b, 1)
+    advance(s, cfg, b, 1)  # one inlined copy for both ways the turn ends
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_action(s, cfg, points, deck, b, action, legal, rewards):
     """One decision of the player to act; `legal` is False only for an R10 penalty."""
     g, pl = s[0], s[1]
@@ -939,27 +944,38 @@ def apply_action(s, cfg, points, deck, b, action, legal, rewards):
     catch = g[b, G_CATCH]
     if catch >= 0 and catch != p:
         g[b, G_CATCH] = -1  # R12.15: this decision is the only chance to catch
+    # One `emit` and one `advance` for all the branches below: every inlined copy costs compile
+    # time. The event comes before any cards drawn (records keep that order).
+    kind, arg = -1, -1
     if not legal:
-        emit(s, b, EV_PENALTY, p, action, 0)
+        kind, arg = EV_PENALTY, action
+    elif action == CALL_UNO:
+        kind = EV_CALL_UNO
+    elif action == CATCH_UNO:
+        kind, arg = EV_CATCH_UNO, catch
+    elif action == PASS:
+        kind = EV_PASS
+    if kind >= 0:
+        emit(s, b, kind, p, arg, 0)
+    end_turn = False
+    if not legal:
         draw_n(s, b, p, np.int64(1), np.int64(DRAW_PENALTY))
-        advance(s, cfg, b, 1)
+        end_turn = True
     elif action == CALL_UNO:
         pl[b, p, PL_UNO_CALLED] = 1
-        emit(s, b, EV_CALL_UNO, p, -1, 0)
     elif action == CATCH_UNO:
-        emit(s, b, EV_CATCH_UNO, p, catch, 0)
         draw_n(s, b, catch, cfg[C_UNO_PENALTY], np.int64(DRAW_UNO_PENALTY))
-    elif action < NUM_CARD_TYPES:
-        play_card(s, cfg, points, deck, b, action, 1, rewards)
-    elif action >= DOUBLE_FIRST:
-        k = action - DOUBLE_FIRST
-        play_card(s, cfg, points, deck, b, (k // 10) * 13 + k % 10, 2, rewards)
+    elif action < NUM_CARD_TYPES or action >= DOUBLE_FIRST:
+        card, count = action, 1
+        if action >= DOUBLE_FIRST:
+            k = action - DOUBLE_FIRST
+            card, count = (k // 10) * 13 + k % 10, 2
+        play_card(s, cfg, points, deck, b, card, count, rewards)
     elif action == DRAW:
         draw_action(s, cfg, b)
     elif action == PASS:
-        emit(s, b, EV_PASS, p, -1, 0)
         pl[b, p, PL_DREW_ON] = g[b, G_COLOR] + 1
-        advance(s, cfg, b, 1)
+        end_turn = True
     elif phase == PHASE_CHOOSE_COLOR:
         choose_color(s, cfg, b, action - CHOOSE_RED)
     elif phase == PHASE_CHOOSE_SWAP_TARGET:
@@ -968,9 +984,11 @@ def apply_action(s, cfg, points, deck, b, action, legal, rewards):
             g[b, G_FIRST_CARD] = 0
             g[b, G_PHASE] = PHASE_PLAY
         else:
-            advance(s, cfg, b, 1)
+            end_turn = True
     else:
         respond_draw_four(s, cfg, b, action)
+    if end_turn:
+        advance(s, cfg, b, 1)
     if g[b, G_DONE] or g[b, G_TURN] == 0:
         return  # the episode ended, or a match dealt its next round
     if cfg[C_END_ON_EMPTY_DECK] and g[b, G_EMPTY_DRAW]:
