@@ -140,13 +140,16 @@ def _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, codes, obs,
 
 @njit(cache=True)
 def _autoreset_codes(g, actions):
-    """(count, codes): AUTORESET for each game stepped into a finish, else NONE."""
-    codes = np.full(actions.shape[0], NONE, np.int64)
+    """(count, codes): AUTORESET for each game stepped into a finish, else NONE (no codes
+    array is allocated when no game finished, the usual case)."""
     finished = 0
     for b in range(actions.shape[0]):
-        if actions[b] >= 0 and g[b, G_DONE] != 0:
-            codes[b] = AUTORESET
-            finished += 1
+        finished += actions[b] >= 0 and g[b, G_DONE] != 0
+    codes = np.full(actions.shape[0] if finished else 0, NONE, np.int64)
+    if finished:
+        for b in range(actions.shape[0]):
+            if actions[b] >= 0 and g[b, G_DONE] != 0:
+                codes[b] = AUTORESET
     return finished, codes
 
 
