@@ -319,6 +319,8 @@ def test_bad_constructor_arguments(kwargs, match):
     (np.array([[57, 57]]), r"shape \(2,\)"),
     (np.array([116, -1]), "out of range"),
     (np.array([-2, -1]), "out of range"),
+    (np.array([-1, -3]), "out of range"),  # -2..-4 are the game loop's internal codes
+    (np.array([-4, -4]), "out of range"),
     ("draw", "integers"),
 ])
 def test_bad_actions_leave_state_unchanged(actions, match):
