@@ -560,3 +560,44 @@ def test_parallel_driver_plays_the_same_games():
     with pytest.raises(ValueError, match="out of range"):
         b.step(bad)
     assert b.game_state(3) == before
+
+
+_DIGEST_GAMES = """
+import hashlib, warnings
+import numpy as np
+warnings.simplefilter("ignore", RuntimeWarning)  # plain Python: the generator's uint64 wrap-around
+from agents import sample_legal
+from uno_env import Engine, UnoRules
+e = Engine(4, 3, UnoRules.preset("classic", allow_voluntary_draw=False), seed=7, autoreset=True)
+rng = np.random.default_rng(7)
+h, finished = hashlib.sha256(), 0
+for _ in range(300):
+    r = e.step(sample_legal(e.legal_mask, rng))
+    finished += int(r.terminated.sum() + r.truncated.sum())
+    for x in (r.observation, r.legal_mask, r.rewards, r.terminated, e.final_observation):
+        h.update(np.ascontiguousarray(x).tobytes())
+print(finished, h.hexdigest())
+"""
+
+
+def test_plain_python_kernels_play_the_same_games():
+    """NUMBA_DISABLE_JIT=1 (debugging, coverage) runs every kernel as Python: same games, step for step."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = {}
+    for jit in ("0", "1"):
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+        env.pop("NUMBA_DISABLE_JIT", None)
+        if jit == "1":
+            env["NUMBA_DISABLE_JIT"] = "1"
+        proc = subprocess.run([sys.executable, "-c", _DIGEST_GAMES], cwd=root, env=env, capture_output=True,
+                              text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        out[jit] = proc.stdout.split()
+    finished, _ = out["0"]
+    assert int(finished) > 0  # the auto-reset path ran
+    assert out["1"] == out["0"]

@@ -11,12 +11,23 @@ the arrays once per call; the Engine owns them and outlives every kernel call.
 from __future__ import annotations
 
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
+
+
+def borrow(arr):
+    """The same array, as a view with no MemInfo (never reference counted, never freed).
+
+    In plain Python (``NUMBA_DISABLE_JIT=1``) it is the array itself."""
+    return arr
+
+
+@overload(borrow)
+def _borrow_overload(arr):
+    return lambda arr: _borrow(arr)
 
 
 @intrinsic
-def borrow(typingctx, arr):
-    """The same array, as a view with no MemInfo (never reference counted, never freed)."""
+def _borrow(typingctx, arr):
 
     def codegen(context, builder, signature, args):
         src = context.make_array(arr)(context, builder, value=args[0])
