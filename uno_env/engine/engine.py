@@ -184,6 +184,12 @@ class Engine:
         self.terminated = np.zeros(B, bool)
         self.truncated = np.zeros(B, bool)
         self.final_observation = np.zeros((B, self.observation_size), np.float32)
+        # The driver's arguments around `actions`, gathered once: a batch-1 step is mostly the call.
+        self._args_head = (*self._state, self._cfg, self._points, self._deck)
+        self._args_tail = (
+            self.observation, self.legal_mask, self.current_player, self.terminated, self.truncated,
+            self.rewards, self.final_observation,
+        )
         self._all = np.ones(B, bool)
         self._seat_buffer = np.zeros(B, np.int64)
         self._result = StepResult(
@@ -227,19 +233,13 @@ class Engine:
     def _run_codes(self, which: np.ndarray, code: int) -> None:
         """Run the internal code RESET or REFRESH (batch.py) in every game b with which[b]."""
         codes = np.where(which, np.int64(code), np.int64(batch.NONE))
-        batch.step_batch(
-            *self._state, self._cfg, self._points, self._deck, codes, self.observation,
-            self.legal_mask, self.current_player, self.terminated, self.truncated, self.rewards,
-            self.final_observation, False,
-        )
+        batch.step_batch(*self._args_head, codes, *self._args_tail, False)
 
     def step(self, actions: np.ndarray | Sequence[int] | int) -> StepResult:
         """Apply one action per game (``-1`` leaves that game as it is); see RULES.md R10."""
         actions = self._check_actions(actions)
         err = (batch.step_batch_parallel if self.parallel else batch.step_batch)(
-            *self._state, self._cfg, self._points, self._deck, actions, self.observation,
-            self.legal_mask, self.current_player, self.terminated, self.truncated, self.rewards,
-            self.final_observation, True,
+            *self._args_head, actions, *self._args_tail, True
         )
         if err:
             self._raise_step_error(int(err), actions)
