@@ -11,6 +11,7 @@ from agents import sample_legal
 from uno_env import Engine, UnoRules, replay
 from uno_env.cards import CARD_RANK, WILD, WILD_DRAW_FOUR
 from uno_env.engine import game_seeds
+from uno_env.engine.layout import OBS_OFFSETS
 
 
 def _first_turned(engine, i):
@@ -601,3 +602,26 @@ def test_plain_python_kernels_play_the_same_games():
     finished, _ = out["0"]
     assert int(finished) > 0  # the auto-reset path ran
     assert out["1"] == out["0"]
+
+
+@pytest.mark.parametrize("preset, players, options", [
+    ("classic", 2, {}),
+    ("house", 3, {}),
+    ("classic", 4, {"teams": True, "open_hands": True}),
+    ("classic", 5, {"scoring": "elimination", "episode": "match", "allow_voluntary_draw": False}),
+])
+def test_step_observation_equals_a_fresh_observe(preset, players, options):
+    """The step's observation (written in the inlined step loop) equals observe() of the player to
+    act (a separately compiled copy) over random play, whatever was in observe's buffer before."""
+    engine = Engine(32, players, UnoRules.preset(preset, **options), seed=3, autoreset=True)
+    rng = np.random.default_rng(3)
+    out = np.full((32, engine.observation_size), 9.0, np.float32)
+    finished = 0
+    for _ in range(400):
+        r = engine.step(sample_legal(engine.legal_mask, rng))
+        finished += int(r.terminated.sum())
+        assert np.array_equal(r.observation, engine.observe(r.current_player.astype(np.int64), out=out))
+    if options.get("episode", "round") == "round":
+        assert finished > 0  # the auto-reset path ran
+    else:
+        assert r.observation[:, OBS_OFFSETS["round"]].max() > 0  # a match dealt its next round
