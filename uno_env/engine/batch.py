@@ -70,13 +70,12 @@ def step_batch(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, actions, ob
     """Apply one action per game (-1 leaves a game as it is), validated first when `validate`;
     without it, the internal codes RESET and REFRESH are accepted too.
 
-    The one entry point of the game loop: resets and refreshes share the step's compiled loop
-    (each entry point with 18 array arguments costs ~2 s of compile). The state arrays come one
-    by one, not as a tuple: numba types a tuple argument far more slowly, and this call is the
-    whole per-step overhead of a single game. They are borrowed (``borrow``: no reference
-    counting below this call) and the loop runs in its own function that takes them as
-    arguments: together 0.81 -> 0.58 µs per game step at batch 4096 (CPU time, same process),
-    the layout the parallel driver's outlined loop gets."""
+    The one entry point of the game loop: resets and refreshes share it (each entry point with
+    this many array arguments costs ~2 s of compile). The state arrays come one by one, not as a
+    tuple: numba types a tuple argument far more slowly, and this call is the whole per-step
+    overhead of a single game. They are borrowed (``borrow``: no reference counting below this
+    call) and the loop runs in its own function that takes them as arguments (0.81 -> 0.58 µs
+    per game step at batch 4096 before the kernels were inlined into that loop)."""
     if validate:
         err = validate_batch((g, pl, hands, piles, rng, ev, evn), cfg, actions, mask)
         if err:
