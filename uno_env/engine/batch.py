@@ -6,7 +6,6 @@ state as it was (the error code names the first offending game).
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit, prange
 
 from ..actions import NUM_ACTIONS
@@ -43,8 +42,9 @@ def write_obs_call(s, cfg, b, seat, obs, row):
 
 
 @njit(cache=True)
-def validate_batch(s, cfg, actions, mask):
-    """0 if every action can be applied, else code * 2**32 + the first bad game."""
+def validate_batch(s, cfg, actions, mask, rewards):
+    """0 if every action can be applied (the rewards are then cleared for the step), else
+    code * 2**32 + the first bad game."""
     g = s[0]
     for b in range(actions.shape[0]):
         a = actions[b]
@@ -61,6 +61,7 @@ def validate_batch(s, cfg, actions, mask):
             )
             if not penalised:
                 return ERR_ILLEGAL * 2**32 + b
+    rewards[:, :] = 0.0
     return 0
 
 
@@ -73,83 +74,66 @@ def step_batch(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, actions, ob
     The one entry point of the game loop: resets and refreshes share it (each entry point with
     this many array arguments costs ~2 s of compile). The state arrays come one by one, not as a
     tuple: numba types a tuple argument far more slowly, and this call is the whole per-step
-    overhead of a single game. They are borrowed (``borrow``: no reference counting below this
-    call) and the loop runs in its own function that takes them as arguments (0.81 -> 0.58 µs
-    per game step at batch 4096 before the kernels were inlined into that loop)."""
+    overhead of a single game."""
     if validate:
-        err = validate_batch((g, pl, hands, piles, rng, ev, evn), cfg, actions, mask)
+        err = validate_batch((g, pl, hands, piles, rng, ev, evn), cfg, actions, mask, rewards)
         if err:
             return err
-        rewards[:, :] = 0.0
-    g, pl, hands, piles, rng, ev, evn = borrow(g), borrow(pl), borrow(hands), borrow(piles), borrow(rng), borrow(ev), borrow(evn)
-    cfg, points, deck, actions = borrow(cfg), borrow(points), borrow(deck), borrow(actions)
-    obs, mask, cur, term, trunc = borrow(obs), borrow(mask), borrow(cur), borrow(term), borrow(trunc)
-    rewards, final_obs = borrow(rewards), borrow(final_obs)
-    n = actions.shape[0]
     _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, actions, obs, mask, cur, term, trunc, rewards,
-               final_obs, 0, n)
-    if cfg[C_AUTORESET]:
-        # The games that finished are dealt anew by a second pass of the same loop.
-        finished, codes = _autoreset_codes(g, actions)
-        if finished:
-            _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, codes, obs, mask, cur, term, trunc,
-                       rewards, final_obs, 0, n)
+               final_obs, 0, actions.shape[0])
     return 0
 
 
 @njit(cache=True)
 def _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, codes, obs, mask, cur, term, trunc, rewards,
                final_obs, lo, hi):
-    """Games lo..hi-1: apply codes[b] (an action or internal code), then write the outputs.
+    """Games lo..hi-1: apply codes[b] (an action or internal code), then write the outputs; with
+    autoreset, a second pass deals anew the games that finished (code AUTORESET).
 
-    The rules of a step (apply_action) and the mask and observation kernels are inlined here
-    (numba IR): every call passes the state tuple as ~100 machine words on the stack plus a
-    reference-count call per array taken from it, and those calls were a third of a batched
-    step (perf). Every inlined copy costs compile time, superlinear in its size (numba deep-
-    copies the callee's IR), so this is their only call site: resets, refreshes and auto-resets
-    run through it as codes, and the step body is written out here rather than in a helper."""
+    The arrays are borrowed (``borrow``: no reference counting below this call; 0.81 -> 0.58 µs
+    per game step at batch 4096 before the kernels were inlined here). The rules of a step
+    (apply_action) and the mask and observation kernels are inlined here (numba IR): every call
+    passes the state tuple as ~100 machine words on the stack plus a reference-count call per
+    array taken from it, and those calls were a third of a batched step (perf). Every inlined
+    copy costs compile time, superlinear in its size (numba deep-copies the callee's IR), so
+    this loop body is their only call site: resets, refreshes and auto-resets run through it as
+    codes, and it is written out here rather than in a helper."""
+    g, pl, hands, piles, rng, ev, evn = borrow(g), borrow(pl), borrow(hands), borrow(piles), borrow(rng), borrow(ev), borrow(evn)
+    cfg, points, deck, codes = borrow(cfg), borrow(points), borrow(deck), borrow(codes)
+    obs, mask, cur, term, trunc = borrow(obs), borrow(mask), borrow(cur), borrow(term), borrow(trunc)
+    rewards, final_obs = borrow(rewards), borrow(final_obs)
     s = (g, pl, hands, piles, rng, ev, evn)
-    for b in range(lo, hi):
-        a = codes[b]
-        if a == NONE:
-            continue
-        if a >= 0:
-            evn[b] = 0
-            apply_action(s, cfg, points, deck, b, a, mask[b, a], rewards)
-        elif a == RESET:
-            evn[b] = 0
-            reset_game(s, cfg, deck, b)
-        done = g[b, G_DONE]
-        if a == AUTORESET:
-            # The outputs of the finished game are in place: keep its observation, deal anew.
-            for k in range(obs.shape[1]):
-                final_obs[b, k] = obs[b, k]
-            reset_game(s, cfg, deck, b)
-        write_mask(s, cfg, b, mask)
-        if cfg[C_WRITE_OBS]:
-            write_obs(s, cfg, b, g[b, G_PLAYER], obs, b)
-        cur[b] = g[b, G_PLAYER]
-        if a == AUTORESET:
-            term[b] = done == 1
-            trunc[b] = done == 2
-        else:
-            term[b] = g[b, G_DONE] == 1
-            trunc[b] = g[b, G_DONE] == 2
-
-
-@njit(cache=True)
-def _autoreset_codes(g, actions):
-    """(count, codes): AUTORESET for each game stepped into a finish, else NONE (no codes
-    array is allocated when no game finished, the usual case)."""
-    finished = 0
-    for b in range(actions.shape[0]):
-        finished += actions[b] >= 0 and g[b, G_DONE] != 0
-    codes = np.full(actions.shape[0] if finished else 0, NONE, np.int64)
-    if finished:
-        for b in range(actions.shape[0]):
-            if actions[b] >= 0 and g[b, G_DONE] != 0:
-                codes[b] = AUTORESET
-    return finished, codes
+    for again in range(2):
+        for b in range(lo, hi):
+            a = codes[b]
+            if again:
+                # Auto-reset pass: the outputs of a game that finished are in place.
+                a = AUTORESET if a >= 0 and g[b, G_DONE] != 0 else NONE
+            if a == NONE:
+                continue
+            if a >= 0:
+                evn[b] = 0
+                apply_action(s, cfg, points, deck, b, a, mask[b, a], rewards)
+            elif a == RESET:
+                evn[b] = 0
+                reset_game(s, cfg, deck, b)
+            done = g[b, G_DONE]
+            if a == AUTORESET:
+                for k in range(obs.shape[1]):  # keep the finished game's observation, deal anew
+                    final_obs[b, k] = obs[b, k]
+                reset_game(s, cfg, deck, b)
+            write_mask(s, cfg, b, mask)
+            if cfg[C_WRITE_OBS]:
+                write_obs(s, cfg, b, g[b, G_PLAYER], obs, b)
+            cur[b] = g[b, G_PLAYER]
+            if a == AUTORESET:
+                term[b] = done == 1
+                trunc[b] = done == 2
+            else:
+                term[b] = g[b, G_DONE] == 1
+                trunc[b] = g[b, G_DONE] == 2
+        if not cfg[C_AUTORESET]:
+            return
 
 
 @njit(cache=True, parallel=True)
@@ -159,24 +143,14 @@ def step_batch_parallel(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, ac
     (Engine(parallel=True)); every game touches only its own rows, so the result is the same
     as the serial driver's."""
     if validate:
-        err = validate_batch((g, pl, hands, piles, rng, ev, evn), cfg, actions, mask)
+        err = validate_batch((g, pl, hands, piles, rng, ev, evn), cfg, actions, mask, rewards)
         if err:
             return err
-        rewards[:, :] = 0.0
-    g, pl, hands, piles, rng, ev, evn = borrow(g), borrow(pl), borrow(hands), borrow(piles), borrow(rng), borrow(ev), borrow(evn)
-    cfg, points, deck, actions = borrow(cfg), borrow(points), borrow(deck), borrow(actions)
-    obs, mask, cur, term, trunc = borrow(obs), borrow(mask), borrow(cur), borrow(term), borrow(trunc)
-    rewards, final_obs = borrow(rewards), borrow(final_obs)
     n = actions.shape[0]
     chunks = min(n, 64)  # prange hands each thread a contiguous run of chunks
     for c in prange(chunks):
         _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, actions, obs, mask, cur, term, trunc,
                    rewards, final_obs, c * n // chunks, (c + 1) * n // chunks)
-    if cfg[C_AUTORESET]:
-        finished, codes = _autoreset_codes(g, actions)
-        if finished:
-            _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, codes, obs, mask, cur, term, trunc,
-                       rewards, final_obs, 0, n)
     return 0
 
 
