@@ -16,7 +16,7 @@ from tests.builder import position as scenario
 from uno_env import ACTION_NAMES, Engine, UnoRules, action_name, parse_card
 from uno_env.actions import Action
 from uno_env.cards import deck_counts
-from uno_env.engine.layout import OBS_PHASE, PHASE_NAMES
+from uno_env.observation import OBS_PHASE, PHASE_NAMES
 
 RULE_SETS = {
     "classic": UnoRules.preset("classic"),

@@ -11,7 +11,7 @@ from agents import sample_legal
 from uno_env import Engine, UnoRules, replay
 from uno_env.cards import CARD_RANK, WILD, WILD_DRAW_FOUR
 from uno_env.engine import game_seeds
-from uno_env.engine.layout import OBS_OFFSETS
+from uno_env.observation import OBS_OFFSETS
 
 
 def _first_turned(engine, i):

@@ -18,7 +18,7 @@ from agents.base import sample_legal
 from builder import cards
 from uno_env import ACTION_NAMES, Engine, UnoRules, card_name
 from uno_env.cards import deck_counts, parse_card
-from uno_env.engine import OBS_FIELDS, OBS_OFFSETS, PHASE_NAMES
+from uno_env.observation import OBS_FIELDS, OBS_OFFSETS, PHASE_NAMES
 from uno_env.gym_env import ENV_ID, LegalDiscrete, UnoEnv, UnoVectorEnv
 
 IS_CURRENT = OBS_OFFSETS["is_current"]

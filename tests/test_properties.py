@@ -51,7 +51,7 @@ from rules_reference import (
 from uno_env import ACTION_NAMES, NUM_ACTIONS, Engine, UnoRules
 from uno_env import rules as rules_module
 from uno_env.cards import deck_counts
-from uno_env.engine.layout import OBS_OFFSETS
+from uno_env.observation import OBS_OFFSETS
 from uno_env.rules import OPTION_NAMES, PRESETS
 
 PLAY_EXAMPLES = 60

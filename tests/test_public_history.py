@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from builder import act, play_scenario, position
 
-from uno_env.engine import OBS_OFFSETS
+from uno_env.observation import OBS_OFFSETS
 
 H = "green 1, green 2, yellow 3"
 NONE3 = [None, None, None]

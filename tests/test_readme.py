@@ -4,7 +4,7 @@ import re
 from pathlib import Path
 
 from uno_env.docs import action_table, observation_table
-from uno_env.engine.layout import OBS_BASE_SIZE, OBS_OPEN_SIZE
+from uno_env.observation import OBS_BASE_SIZE, OBS_OPEN_SIZE
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()

@@ -248,8 +248,8 @@ class DrawAlwaysAgent:
     name = "draw_always"
 
     def act(self, observation, action_mask, rng):
-        from uno_env.engine import OBS_OFFSETS
-        from uno_env.engine.layout import PHASE_NAMES
+        from uno_env.observation import OBS_OFFSETS
+        from uno_env.observation import PHASE_NAMES
 
         mask = np.asarray(action_mask, bool)
         post_draw = observation[:, OBS_OFFSETS["phase"] + PHASE_NAMES.index("post_draw")] == 1

@@ -1,7 +1,8 @@
 """uno_env: a fast, faithful, batched UNO environment for reinforcement learning research.
 
-Layers: ``cards``/``actions``/``rules`` (pure data, RULES.md R1, R2 and options), ``engine``
-(numba kernels over batch-first arrays).
+Layers: ``cards``/``actions``/``rules``/``observation`` (pure data and the rules' shared
+pieces: ids, options, the observation schema), ``engine`` (numba kernels over batch-first
+arrays), then the envs and the policy protocol over the engine.
 """
 
 from .actions import ACTION_NAMES, NUM_ACTIONS, Action, action_name
@@ -9,7 +10,8 @@ from .cards import CARD_NAMES, NUM_CARD_TYPES, card_name, parse_card
 from .engine import Engine, StepResult, replay
 from .gym_env import UnoEnv, UnoVectorEnv, register_envs
 from .pettingzoo_env import env, raw_env
-from .rules import PRESETS, UnoRules
+from .policy import Agent, RandomAgent, sample_legal
+from .rules import PRESETS, UnoRules, parse_rules
 
 register_envs()  # gymnasium ids: uno_env/Uno-v0 (gymnasium.make / gymnasium.make_vec)
 
@@ -17,6 +19,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ACTION_NAMES", "NUM_ACTIONS", "Action", "action_name", "CARD_NAMES", "NUM_CARD_TYPES",
-    "card_name", "parse_card", "Engine", "StepResult", "replay", "PRESETS", "UnoRules",
+    "card_name", "parse_card", "Engine", "StepResult", "replay", "PRESETS", "UnoRules", "parse_rules",
+    "Agent", "RandomAgent", "sample_legal",
     "env", "raw_env", "UnoEnv", "UnoVectorEnv",
 ]

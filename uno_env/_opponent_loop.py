@@ -17,36 +17,20 @@ from numba import njit
 
 from .actions import NUM_ACTIONS
 from .engine import Engine
-from .engine.layout import MAX_PLAYERS
-from .rules import PRESETS, UnoRules
+from .engine.rng import splitmix64
+from .rules import MAX_PLAYERS
+from .policy import RandomAgent
+from .rules import parse_rules
 
 # Reading final views: Engine.observe writes every game of the batch (measured ~0.06 µs per
 # game at 2 players), while Engine.copy_game into a one-game engine and its observe cost ~7 µs
 # per finished game; so fewer than num_envs / _PER_GAME_READ finished games are read one by one.
 _PER_GAME_READ = 128
 
-_U64 = np.uint64
-_GOLDEN = _U64(0x9E3779B97F4A7C15)
 _SEED_LIMIT = 2**64
 
 
 # --- argument checking --------------------------------------------------------------------
-
-
-def make_rules(rules: Any) -> UnoRules:
-    """A ``UnoRules`` from ``None``, a ``UnoRules``, a preset name, or a dict of options."""
-    if rules is None:
-        return UnoRules()
-    if isinstance(rules, UnoRules):
-        return rules
-    if isinstance(rules, str):
-        return UnoRules.preset(rules)
-    if isinstance(rules, dict):
-        return UnoRules.from_dict(rules)
-    raise ValueError(
-        f"rules must be None, a UnoRules, a preset name in {tuple(PRESETS)}, or a dict of options; "
-        f"got {type(rules).__name__} {rules!r}"
-    )
 
 
 def check_int(name: str, value: Any, lo: int, hi: int) -> int:
@@ -68,9 +52,6 @@ def _check_learner_seat(seat: Any, num_players: int) -> int | None:
 def _check_opponents(opponents: Any, num_players: int) -> list[Any]:
     """One agent per relative seat 1..num_players-1 (the same object may repeat)."""
     if opponents is None:
-        # Imported here: agents sit above this layer (DESIGN.md) and are needed only as a default.
-        from agents.base import RandomAgent
-
         return [RandomAgent()] * (num_players - 1)
     if isinstance(opponents, (list, tuple)):
         agents = list(opponents)
@@ -85,7 +66,7 @@ def _check_opponents(opponents: Any, num_players: int) -> list[Any]:
         if not callable(getattr(agent, "act", None)):
             raise ValueError(
                 "opponents must be agents with act(observation, action_mask, rng) -> actions "
-                f"(see agents.base.Agent), got {type(agent).__name__} {agent!r}"
+                f"(see uno_env.policy.Agent), got {type(agent).__name__} {agent!r}"
             )
     return agents
 
@@ -112,12 +93,8 @@ def _seat_hash(seat_seed: np.ndarray, episode: np.ndarray, num_players: int) -> 
     A hash of the game's own seed and episode count (not a shared generator), so game i of a
     batch gets the seats a single game seeded the same way gets.
     """
-    with np.errstate(over="ignore"):
-        z = seat_seed.astype(_U64) + (episode.astype(_U64) + _U64(1)) * _GOLDEN
-        z = (z ^ (z >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> _U64(27))) * _U64(0x94D049BB133111EB)
-        z = z ^ (z >> _U64(31))
-    return (z % _U64(num_players)).astype(np.int64)
+    z = splitmix64(seat_seed, episode.astype(np.uint64) + np.uint64(1))
+    return (z % np.uint64(num_players)).astype(np.int64)
 
 
 # --- kernels --------------------------------------------------------------------------------
@@ -204,7 +181,7 @@ class Driver:
 
     def __init__(self, num_envs: int, num_players: int, rules: Any, learner_seat: Any, opponents: Any) -> None:
         self.num_players = P = check_int("num_players", num_players, 2, MAX_PLAYERS)
-        self.rules = make_rules(rules)
+        self.rules = parse_rules(rules)
         self.fixed_seat = _check_learner_seat(learner_seat, P)
         self.opponents = _check_opponents(opponents, P)
         self.engine = Engine(num_envs, P, self.rules)
@@ -221,7 +198,7 @@ class Driver:
             agent_of_rel.append(ids[0])
         self.agent_of_rel = np.array(agent_of_rel, np.int64)
         self.seats = np.full(B, self.fixed_seat or 0, np.int64)
-        self.seat_seed = np.zeros(B, _U64)
+        self.seat_seed = np.zeros(B, np.uint64)
         self.episode = np.zeros(B, np.int64)
         # Buffers kept across steps: a fresh ~1 MB array per call page-faults (measured: it
         # was most of this layer's cost before they were kept).
@@ -238,11 +215,11 @@ class Driver:
     def deal(self, seeds: list[int] | None) -> None:
         """Reset every game (reseeding it when seeds are given); the episode's learner seats."""
         if seeds is not None:
-            self.seat_seed[:] = np.array(seeds, _U64)
+            self.seat_seed[:] = np.array(seeds, np.uint64)
             self.episode[:] = 0
         else:
             if not self.seat_seed.any():
-                self.seat_seed[:] = self.rng.integers(0, 2**63, self.num_envs, dtype=np.int64).astype(_U64)
+                self.seat_seed[:] = self.rng.integers(0, 2**63, self.num_envs, dtype=np.int64).astype(np.uint64)
             self.episode += 1
         self.engine.reset(seeds)
         if self.fixed_seat is None:

@@ -20,31 +20,64 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from .cards import CARD_NAMES, COLOR_NAMES, NUM_CARD_TYPES, NUM_RANKS
+from numba import njit
+
+from .cards import CARD_COLOR, CARD_NAMES, CARD_RANK, COLOR_NAMES, NUM_CARD_TYPES, NUM_COLORS, NUM_NUMBER_RANKS, NUM_RANKS, WILD
+from .rules import MAX_PLAYERS
 
 NUM_ACTIONS = 116
+
+# The ids as plain ints: the one source for the engine's kernels, agents and docs (numba folds
+# module-level ints into compiled code as constants; IntEnum members would be objects).
+PLAY_FIRST = 0
+DRAW = 57
+PASS = 58
+CHOOSE_RED = 59
+CHOOSE_YELLOW = 60
+CHOOSE_GREEN = 61
+CHOOSE_BLUE = 62
+CHALLENGE = 63
+ACCEPT = 64
+CALL_UNO = 65
+CATCH_UNO = 66
+SWAP_FIRST = 67
+SWAP_LAST = SWAP_FIRST + MAX_PLAYERS - 2  # SWAP_WITH +1 .. +9
+DOUBLE_FIRST = SWAP_LAST + 1
+NUM_DOUBLES = NUM_COLORS * NUM_NUMBER_RANKS
+CHOOSE_COLOR_FIRST = CHOOSE_RED
+SWAP_WITH_LAST = SWAP_LAST
 
 
 class Action(IntEnum):
     """Named action ids; PLAY of card type t is simply ``t`` (0–56)."""
 
-    DRAW = 57
-    PASS = 58
-    CHOOSE_RED = 59
-    CHOOSE_YELLOW = 60
-    CHOOSE_GREEN = 61
-    CHOOSE_BLUE = 62
-    CHALLENGE = 63
-    ACCEPT = 64
-    CALL_UNO = 65
-    CATCH_UNO = 66
-    SWAP_WITH_FIRST = 67
-    PLAY_DOUBLE_FIRST = 76
+    DRAW = DRAW
+    PASS = PASS
+    CHOOSE_RED = CHOOSE_RED
+    CHOOSE_YELLOW = CHOOSE_YELLOW
+    CHOOSE_GREEN = CHOOSE_GREEN
+    CHOOSE_BLUE = CHOOSE_BLUE
+    CHALLENGE = CHALLENGE
+    ACCEPT = ACCEPT
+    CALL_UNO = CALL_UNO
+    CATCH_UNO = CATCH_UNO
+    SWAP_WITH_FIRST = SWAP_FIRST
+    PLAY_DOUBLE_FIRST = DOUBLE_FIRST
 
 
-PLAY_FIRST = 0
-CHOOSE_COLOR_FIRST = int(Action.CHOOSE_RED)
-SWAP_WITH_LAST = 75
+@njit(cache=True)
+def double_of(card):
+    """PLAY_DOUBLE action id of a number card type (R2), or -1 for any other card."""
+    if card >= WILD or CARD_RANK[card] >= NUM_NUMBER_RANKS:
+        return -1
+    return DOUBLE_FIRST + CARD_COLOR[card] * NUM_NUMBER_RANKS + CARD_RANK[card]
+
+
+@njit(cache=True)
+def card_of_double(action):
+    """Number card type played twice by a PLAY_DOUBLE action id."""
+    k = action - DOUBLE_FIRST
+    return (k // NUM_NUMBER_RANKS) * NUM_RANKS + k % NUM_NUMBER_RANKS
 
 
 def choose_color(color: int) -> int:
@@ -54,13 +87,13 @@ def choose_color(color: int) -> int:
 
 def swap_with(offset: int) -> int:
     """Action id of SWAP_WITH the player ``offset`` (1–9) seats further clockwise."""
-    return int(Action.SWAP_WITH_FIRST) + int(offset) - 1
+    return SWAP_FIRST + int(offset) - 1
 
 
 def play_double(card: int) -> int:
     """Action id of PLAY_DOUBLE for a number card type."""
     color, rank = divmod(int(card), NUM_RANKS)
-    return int(Action.PLAY_DOUBLE_FIRST) + color * 10 + rank
+    return DOUBLE_FIRST + color * NUM_NUMBER_RANKS + rank
 
 
 def _build_names() -> tuple[str, ...]:
@@ -68,8 +101,8 @@ def _build_names() -> tuple[str, ...]:
     names += ["draw", "pass"]
     names += [f"choose {c}" for c in COLOR_NAMES]
     names += ["challenge", "accept", "call uno", "catch uno"]
-    names += [f"swap with +{k}" for k in range(1, 10)]
-    names += [f"play double {COLOR_NAMES[c]} {r}" for c in range(4) for r in range(10)]
+    names += [f"swap with +{k}" for k in range(1, MAX_PLAYERS)]
+    names += [f"play double {COLOR_NAMES[c]} {r}" for c in range(NUM_COLORS) for r in range(NUM_NUMBER_RANKS)]
     assert len(names) == NUM_ACTIONS
     return tuple(names)
 

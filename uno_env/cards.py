@@ -46,6 +46,12 @@ class Rank(IntEnum):
     DRAW_TWO = 12
 
 
+# Plain ints (numba folds module-level ints into kernels as constants).
+SKIP = int(Rank.SKIP)
+REVERSE = int(Rank.REVERSE)
+DRAW_TWO = int(Rank.DRAW_TWO)
+NUM_NUMBER_RANKS = 10  # ranks 0-9 are number cards (the cards PLAY_DOUBLE plays, R2)
+
 WILD = 52
 WILD_DRAW_FOUR = 53
 WILD_SHUFFLE_HANDS = 54

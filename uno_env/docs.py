@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .engine.layout import OBS_FIELDS, OBS_OFFSETS, OBS_BASE_SIZE, OBS_OPEN_SIZE
+from .observation import OBS_FIELDS, OBS_OFFSETS, OBS_BASE_SIZE, OBS_OPEN_SIZE
 
 
 def action_table() -> str:

@@ -139,15 +139,15 @@ import numpy as np
 from gymnasium import spaces as gym_spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from ._opponent_loop import Driver, StepLog, check_int, first_out_of_range, make_rules, seed_list
+from ._opponent_loop import Driver, StepLog, check_int, first_out_of_range, seed_list
 from .actions import ACTION_NAMES, NUM_ACTIONS, Action
 from .cards import COLOR_NAMES, NUM_CARD_TYPES, card_name
-from .engine import OBS_FIELDS, OBS_OFFSETS, observation_size
-from .engine.layout import MAX_PLAYERS
+from .observation import OBS_FIELDS, OBS_OFFSETS, observation_size
+from .rules import MAX_PLAYERS
 from .rules import UnoRules
 from .spaces import action_space, observation_bounds, observation_space
 
-__all__ = ["UnoEnv", "UnoVectorEnv", "LegalDiscrete", "ENV_ID", "make_rules", "register_envs"]
+__all__ = ["UnoEnv", "UnoVectorEnv", "LegalDiscrete", "ENV_ID", "register_envs"]
 
 ENV_ID = "uno_env/Uno-v0"
 

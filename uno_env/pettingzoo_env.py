@@ -18,9 +18,10 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS
 from .cards import NUM_CARD_TYPES
-from .engine import OBS_FIELDS, Engine, observation_size
+from .engine import Engine
+from .observation import OBS_FIELDS, observation_size
 from .render import render_rgb, render_text, require_pillow
-from .rules import UnoRules
+from .rules import UnoRules, parse_rules
 from .spaces import observation_bounds
 
 __all__ = ["raw_env", "env", "CheckedEnv", "observation_bounds", "ILLEGAL_REWARD"]
@@ -76,7 +77,7 @@ class raw_env(AECEnv):
     | argument | default | meaning |
     |---|---|---|
     | ``num_players`` | 2 | seats, an integer in 2..10 (R3) |
-    | ``rules`` | ``None`` | a ``UnoRules`` (``None``: ``UnoRules.preset("classic")``) |
+    | ``rules`` | ``None`` | a ``UnoRules``, preset name, JSON text or dict of options (``None``: classic) |
     | ``render_mode`` | ``None`` | ``None``, ``"ansi"`` (returns text), ``"human"`` (prints coloured text after each step), ``"rgb_array"`` (returns an image, needs ``pip install uno_env[render]``) |
 
     ## Agents and turns
@@ -154,7 +155,7 @@ class raw_env(AECEnv):
 
     metadata = {"name": "uno_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False}
 
-    def __init__(self, num_players: int = 2, rules: UnoRules | None = None, render_mode: str | None = None) -> None:
+    def __init__(self, num_players: int = 2, rules: UnoRules | str | dict | None = None, render_mode: str | None = None) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -163,7 +164,7 @@ class raw_env(AECEnv):
         if render_mode == "rgb_array":
             require_pillow()  # fail now rather than at the first render()
         # The engine checks num_players and rules and names what is allowed.
-        self._engine = Engine(1, num_players, rules)
+        self._engine = Engine(1, num_players, parse_rules(rules))
         self.render_mode = render_mode
         self._render_human = render_mode == "human"
         self.num_players = self._engine.num_players
@@ -382,7 +383,7 @@ class CheckedEnv(raw_env):
     attributes are not blocked.
     """
 
-    def __init__(self, num_players: int = 2, rules: UnoRules | None = None, render_mode: str | None = None) -> None:
+    def __init__(self, num_players: int = 2, rules: UnoRules | str | dict | None = None, render_mode: str | None = None) -> None:
         self._has_reset = False  # OrderEnforcingWrapper: reset() was called
         self._has_updated = False  # OrderEnforcingWrapper: step() or reset() since the last agent_iter item
         super().__init__(num_players, rules, render_mode)
@@ -480,7 +481,7 @@ class _OrderEnforcingIterator(AECIterator):
         return agent
 
 
-def env(num_players: int = 2, rules: UnoRules | None = None, render_mode: str | None = None) -> CheckedEnv:
+def env(num_players: int = 2, rules: UnoRules | str | dict | None = None, render_mode: str | None = None) -> CheckedEnv:
     """The ``uno_v0`` AEC env with PettingZoo's classic checks (see ``raw_env`` and ``CheckedEnv``).
 
     Equivalent to ``raw_env`` under ``TerminateIllegalWrapper(illegal_reward=-1)``,

@@ -1,17 +1,19 @@
-"""``UnoRules``: every option of RULES.md as one frozen dataclass, and the four presets.
-
-Options the engine does not implement yet are accepted only at their default value; any other
-value raises ``ValueError`` saying so (see ``NOT_SUPPORTED_YET``).
+"""``UnoRules``: every option of the rule book as one frozen dataclass, the four presets, and
+``parse_rules``, the one reader of rules given as a preset name, JSON text or a dict.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+import json
 import numbers
 from typing import Any
 
 from .cards import NUM_CARD_TYPES, default_card_points
+
+MIN_PLAYERS = 2  # R3: 2 to 10 players
+MAX_PLAYERS = 10
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "deck": ("classic", "shuffle_hands", "swap_hands"),
@@ -84,13 +86,6 @@ class UnoRules:
         if self.card_points is not None:
             object.__setattr__(self, "card_points", tuple(int(p) for p in self.card_points))
         _check_contradictions(self)
-        unsupported = [
-            f"{name}={getattr(self, name)!r} (only {default!r} is supported yet)"
-            for name, default in NOT_SUPPORTED_YET.items()
-            if getattr(self, name) != default
-        ]
-        if unsupported:
-            raise ValueError("option not supported yet: " + "; ".join(unsupported))
 
     @classmethod
     def preset(cls, name: str = "classic", **overrides: Any) -> "UnoRules":
@@ -142,9 +137,35 @@ PRESETS: dict[str, dict[str, Any]] = {
     "house": {"stack_draw_two": True, "stack_draw_four": True, "draw_until_playable": True},
 }
 
-# Options whose non-default values the engine does not implement yet (none left).
-NOT_SUPPORTED_YET: dict[str, Any] = {}
 CUSTOM_WILD_RULES = _CHOICES["custom_wild_rule"]
+
+
+def parse_rules(rules: Any = None) -> UnoRules:
+    """A ``UnoRules`` from ``None`` (classic), a ``UnoRules``, a preset name, JSON text of
+    options over classic (``'{"stack_draw_two": true}'``) or a dict of options.
+
+    Every entry point (envs, scripts, agents' loaders) reads rules through this function, so a
+    rule set is written the same way everywhere; a bad value raises ``ValueError`` saying what
+    is allowed."""
+    if rules is None:
+        return UnoRules()
+    if isinstance(rules, UnoRules):
+        return rules
+    if isinstance(rules, dict):
+        return UnoRules.from_dict(rules)
+    if isinstance(rules, str):
+        text = rules.strip()
+        if text.startswith("{"):
+            try:
+                options = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"rules: not a preset name nor valid JSON options ({exc}): {text!r}") from None
+            return UnoRules.from_dict(options)
+        return UnoRules.preset(text)
+    raise ValueError(
+        f"rules must be None, a UnoRules, a preset name in {tuple(PRESETS)}, JSON text or a dict of "
+        f"options; got {type(rules).__name__} {rules!r}"
+    )
 
 
 def _check_names(options: dict[str, Any]) -> None:

@@ -25,8 +25,8 @@ from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
 from .cards import NUM_CARD_TYPES, deck_counts
-from .engine import OBS_FIELDS, OBS_OFFSETS, observation_size
-from .engine.layout import MAX_PLAYERS
+from .observation import OBS_FIELDS, OBS_OFFSETS, observation_size
+from .rules import MAX_PLAYERS
 from .rules import UnoRules
 
 __all__ = ["observation_bounds", "observation_space", "action_space"]

@@ -12,6 +12,7 @@ from ..cards import IS_NUMBER, IS_WILD, MAX_DECK_SIZE, NUM_CARD_TYPES, WILD_DRAW
 from ..rules import CUSTOM_WILD_RULES, UnoRules
 from . import batch, invariants, layout as L
 from .record import Recorder
+from .rng import splitmix64
 
 _MASK64 = (1 << 64) - 1
 
@@ -27,17 +28,9 @@ class StepResult(NamedTuple):
     truncated: np.ndarray  # bool [B]
 
 
-def _mix64(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser over a uint64 array (wrapping arithmetic)."""
-    x = x.astype(np.uint64)
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
 def game_seeds(seed: int, num_envs: int) -> np.ndarray:
     """The per-game seeds that ``reset(seed=seed)`` gives a batch of ``num_envs`` games."""
-    base = _mix64(np.array([_check_seed(seed)], np.uint64))[0]
+    base = splitmix64(np.array([_check_seed(seed)], np.uint64))[0]
     return base + np.arange(num_envs, dtype=np.uint64)
 
 
@@ -209,7 +202,7 @@ class Engine:
         """
         which = self._games_mask(games)
         if seed is not None or not self._rng.any():
-            self._rng[which, 0] = _mix64(self._seed_array(seed))[which]
+            self._rng[which, 0] = splitmix64(self._seed_array(seed))[which]
         self._run_codes(which, batch.RESET)
         self.rewards[which] = 0.0
         if self._recorder is not None:

@@ -22,33 +22,33 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..actions import Action
+from ..actions import (
+    ACCEPT,
+    CALL_UNO,
+    CATCH_UNO,
+    CHALLENGE,
+    CHOOSE_RED,
+    DOUBLE_FIRST,
+    DRAW,
+    PASS,
+    SWAP_FIRST,
+)
 from ..cards import (
     CARD_COLOR,
     CARD_RANK,
+    DRAW_TWO,
     NUM_CARD_TYPES,
+    REVERSE,
+    SKIP,
     WILD,
     WILD_CUSTOMIZABLE,
     WILD_DRAW_FOUR,
     WILD_SHUFFLE_HANDS,
     WILD_SWAP_HANDS,
 )
+from ..legality import wd4_allowed
 from .layout import *  # noqa: F403  (the state layout constants; numba freezes them)
-
-DRAW = int(Action.DRAW)
-PASS = int(Action.PASS)
-CHOOSE_RED = int(Action.CHOOSE_RED)
-CHALLENGE = int(Action.CHALLENGE)
-ACCEPT = int(Action.ACCEPT)
-CALL_UNO = int(Action.CALL_UNO)
-CATCH_UNO = int(Action.CATCH_UNO)
-SWAP_FIRST = int(Action.SWAP_WITH_FIRST)
-DOUBLE_FIRST = int(Action.PLAY_DOUBLE_FIRST)
-SKIP, REVERSE, DRAW_TWO = 10, 11, 12
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
+from .rng import GOLDEN, mix64
 
 
 # --- randomness: splitmix64, one uint64 state per game ------------------------------------
@@ -57,11 +57,9 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 @njit(cache=True, inline="always")
 def next_u64(rng, b):
     """Advance game b's generator and return 64 random bits."""
-    z = rng[b, 0] + _GOLDEN
+    z = rng[b, 0] + GOLDEN
     rng[b, 0] = z
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
+    return mix64(z)
 
 
 @njit(cache=True, inline="always")
@@ -259,18 +257,7 @@ def matches(s, cfg, b, card):
 @njit(cache=True)
 def wd4_legal(s, cfg, b, seat):
     """R4, R12.9: a Wild Draw Four is legal when no other held card matches the colour."""
-    g, hands = s[0], s[2]
-    color = g[b, G_COLOR]
-    if color >= 0:
-        base = color * 13
-        for r in range(13):
-            if hands[b, seat, base + r] > 0:
-                return False
-    if cfg[C_WD4_WILDS_MATCH]:
-        for t in range(WILD, NUM_CARD_TYPES):
-            if t != WILD_DRAW_FOUR and hands[b, seat, t] > 0:
-                return False
-    return True
+    return wd4_allowed(s[2][b, seat], s[0][b, G_COLOR], cfg[C_WD4_WILDS_MATCH])
 
 
 @njit(cache=True)

@@ -1,4 +1,4 @@
-"""Layout of the engine's state arrays, phases, events and the observation vector.
+"""Layout of the engine's state arrays, its rule configuration vector and its recorded events.
 
 Module-level ints are compile-time constants inside numba kernels, so the kernels index the
 state by these names at no cost.
@@ -6,31 +6,49 @@ state by these names at no cost.
 
 from __future__ import annotations
 
-from ..cards import NUM_CARD_TYPES
-
-MAX_PLAYERS = 10
-MIN_PLAYERS = 2
-
-# Phases (DESIGN.md, game_state()["phase"]).
-PHASE_PLAY = 0
-PHASE_POST_DRAW = 1
-PHASE_CHOOSE_COLOR = 2
-PHASE_CHOOSE_SWAP_TARGET = 3
-PHASE_RESPOND_DRAW_TWO = 4
-PHASE_RESPOND_DRAW_FOUR = 5
-PHASE_ROUND_OVER = 6
-PHASE_NAMES = (
-    "play",
-    "post_draw",
-    "choose_color",
-    "choose_swap_target",
-    "respond_draw_two",
-    "respond_draw_four",
-    "round_over",
+# The observation layout and the phase ids are public (uno_env.observation); the kernels see
+# them here with the state layout, as names of this module.
+from ..observation import (  # noqa: F401
+    NUM_PHASES,
+    OBS_BASE_SIZE,
+    OBS_CATCHABLE,
+    OBS_COLOR,
+    OBS_DIRECTION,
+    OBS_DISCARD,
+    OBS_DRAWN,
+    OBS_DRAW_PILE,
+    OBS_DREW_ON,
+    OBS_ELIMINATED,
+    OBS_FIELDS,
+    OBS_HAND,
+    OBS_HAND_SIZES,
+    OBS_IS_CURRENT,
+    OBS_NAMED,
+    OBS_OFFSETS,
+    OBS_OPEN_HANDS,
+    OBS_OPEN_SIZE,
+    OBS_PARTNER,
+    OBS_PENDING,
+    OBS_PHASE,
+    OBS_PRESENT,
+    OBS_ROUND,
+    OBS_SCORES,
+    OBS_TOP,
+    OBS_UNO,
+    OBS_WD4_PREV,
+    PHASE_CHOOSE_COLOR,
+    PHASE_CHOOSE_SWAP_TARGET,
+    PHASE_NAMES,
+    PHASE_PLAY,
+    PHASE_POST_DRAW,
+    PHASE_RESPOND_DRAW_FOUR,
+    PHASE_RESPOND_DRAW_TWO,
+    PHASE_ROUND_OVER,
+    observation_size,
 )
-NUM_PHASES = len(PHASE_NAMES)
+from ..rules import MAX_PLAYERS, MIN_PLAYERS  # noqa: F401
 
-# Columns of the per-game scalar state `g` (int32 [B, G_SIZE]).
+# Columns of the per-game scalar state `g` (int64 [B, G_SIZE]).
 G_PLAYER = 0  # seat whose decision it is
 G_DIRECTION = 1  # +1 clockwise, -1 counter-clockwise
 G_PHASE = 2
@@ -54,7 +72,7 @@ G_ACTIVE = 19  # seats still in the match (elimination scoring)
 G_ROUND = 20  # rounds finished in this episode (episode="match")
 G_SIZE = 21
 
-# Columns of the per-player state `pl` (int32 [B, P, PL_SIZE]).
+# Columns of the per-player state `pl` (int64 [B, P, PL_SIZE]).
 PL_HAND_SIZE = 0
 PL_SCORE = 1
 PL_UNO_CALLED = 2  # called UNO and the hand has not grown since (R7 explicit)
@@ -67,7 +85,7 @@ PL_SIZE = 6
 PILE_DRAW = 0
 PILE_DISCARD = 1
 
-# Slots of the rule configuration vector `cfg` (int32).
+# Slots of the rule configuration vector `cfg` (int64).
 C_NUM_PLAYERS = 0
 C_HAND_SIZE = 1
 C_VOLUNTARY_DRAW = 2
@@ -179,72 +197,3 @@ DRAW_REASONS = (
     "until_color",
 )
 MAX_EVENTS_PER_STEP = 1024
-
-# Observation vector (float32 [D]) from one seat's point of view. Seats are relative: slot k is
-# the seat k places clockwise from the observer (slot 0 is the observer).
-OBS_FIELDS: tuple[tuple[str, int, str], ...] = (
-    ("hand", NUM_CARD_TYPES, "copies of each card type in the observer's hand"),
-    ("top_card", NUM_CARD_TYPES, "one-hot type of the top card of the discard pile"),
-    ("current_color", 4, "one-hot current colour (all 0 while a first-card wild awaits its colour)"),
-    ("phase", NUM_PHASES, "one-hot phase: " + ", ".join(PHASE_NAMES)),
-    ("direction", 1, "+1 clockwise, -1 counter-clockwise"),
-    ("pending_draw", 1, "cards the responder would draw (respond phases)"),
-    ("drawn_card", NUM_CARD_TYPES, "one-hot card just drawn (post_draw, observer only)"),
-    ("hand_sizes", MAX_PLAYERS, "cards held per relative seat (0 for absent seats)"),
-    ("seat_present", MAX_PLAYERS, "1 for each relative seat in the game"),
-    ("scores", MAX_PLAYERS, "score per relative seat / 100"),
-    ("uno_called", MAX_PLAYERS, "UNO called per relative seat (auto mode: holds one card)"),
-    ("discard_counts", NUM_CARD_TYPES, "copies of each card type in the discard pile"),
-    ("draw_pile_size", 1, "cards in the draw pile"),
-    ("wd4_prev_color", 4, "one-hot colour in play before a pending Wild Draw Four (R6)"),
-    ("is_current", 1, "1 if the observer is the player to act"),
-    ("eliminated", MAX_PLAYERS, "1 per relative seat out of the match (R8 elimination)"),
-    ("catchable", MAX_PLAYERS, "1 for a relative seat that can be caught not calling UNO (R7)"),
-    ("partner", MAX_PLAYERS, "1 for the observer's partner's relative seat (R8 teams)"),
-    ("round", 1, "rounds finished in this match (episode='match')"),
-    # Public history (R11): what every player saw a seat do, 4 colours per relative seat.
-    ("drew_on_color", MAX_PLAYERS * 4, "per relative seat, one-hot colour in play when it last drew and kept the card (R4); cleared when it plays, at a new round and after Shuffle Hands"),
-    ("named_color", MAX_PLAYERS * 4, "per relative seat, one-hot colour it named with its last wild this round (R4); cleared after Shuffle Hands; swapped with the hands (Swap Hands)"),
-)
-
-
-def _offsets() -> dict[str, int]:
-    out, at = {}, 0
-    for name, size, _ in OBS_FIELDS:
-        out[name] = at
-        at += size
-    out["_end"] = at
-    return out
-
-
-OBS_OFFSETS = _offsets()
-OBS_HAND = OBS_OFFSETS["hand"]
-OBS_TOP = OBS_OFFSETS["top_card"]
-OBS_COLOR = OBS_OFFSETS["current_color"]
-OBS_PHASE = OBS_OFFSETS["phase"]
-OBS_DIRECTION = OBS_OFFSETS["direction"]
-OBS_PENDING = OBS_OFFSETS["pending_draw"]
-OBS_DRAWN = OBS_OFFSETS["drawn_card"]
-OBS_HAND_SIZES = OBS_OFFSETS["hand_sizes"]
-OBS_PRESENT = OBS_OFFSETS["seat_present"]
-OBS_SCORES = OBS_OFFSETS["scores"]
-OBS_UNO = OBS_OFFSETS["uno_called"]
-OBS_DISCARD = OBS_OFFSETS["discard_counts"]
-OBS_DRAW_PILE = OBS_OFFSETS["draw_pile_size"]
-OBS_WD4_PREV = OBS_OFFSETS["wd4_prev_color"]
-OBS_IS_CURRENT = OBS_OFFSETS["is_current"]
-OBS_ELIMINATED = OBS_OFFSETS["eliminated"]
-OBS_CATCHABLE = OBS_OFFSETS["catchable"]
-OBS_PARTNER = OBS_OFFSETS["partner"]
-OBS_ROUND = OBS_OFFSETS["round"]
-OBS_DREW_ON = OBS_OFFSETS["drew_on_color"]
-OBS_NAMED = OBS_OFFSETS["named_color"]
-OBS_BASE_SIZE = OBS_OFFSETS["_end"]
-# With open_hands (R11), the other seats' hands follow: relative seats 1..9, 57 counts each.
-OBS_OPEN_HANDS = OBS_BASE_SIZE
-OBS_OPEN_SIZE = OBS_BASE_SIZE + (MAX_PLAYERS - 1) * NUM_CARD_TYPES
-
-
-def observation_size(open_hands: bool = False) -> int:
-    """Length D of the observation vector."""
-    return OBS_OPEN_SIZE if open_hands else OBS_BASE_SIZE

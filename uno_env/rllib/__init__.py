@@ -8,8 +8,8 @@
 | ``MaskedPPOTorchRLModule`` | ``module.py`` | PPO's default network with illegal logits masked |
 """
 
-from .env import UnoEnvRunner, UnoMultiAgentEnv, UnoVectorMultiAgentEnv, agent_id, make_rules, spaces
+from .env import UnoEnvRunner, UnoMultiAgentEnv, UnoVectorMultiAgentEnv, agent_id, spaces
 from .module import MaskedPPOTorchRLModule
 
 __all__ = ["UnoEnvRunner", "UnoMultiAgentEnv", "UnoVectorMultiAgentEnv", "MaskedPPOTorchRLModule", "agent_id",
-           "make_rules", "spaces"]
+           "spaces"]

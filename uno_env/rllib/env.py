@@ -39,12 +39,12 @@ from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
 from ray.rllib.env.vector.vector_multi_agent_env import VectorMultiAgentEnv
 
 from ..actions import NUM_ACTIONS
-from .._opponent_loop import make_rules
+from ..rules import parse_rules
 from ..engine import Engine
 from ..rules import UnoRules
 from ..spaces import observation_space
 
-__all__ = ["UnoMultiAgentEnv", "UnoVectorMultiAgentEnv", "UnoEnvRunner", "agent_id", "make_rules", "spaces"]
+__all__ = ["UnoMultiAgentEnv", "UnoVectorMultiAgentEnv", "UnoEnvRunner", "agent_id", "spaces"]
 
 
 def agent_id(seat: int) -> str:
@@ -68,7 +68,7 @@ def _settings(config: Any) -> tuple[int, UnoRules, int]:
     if unknown:
         raise ValueError(f"unknown env_config keys {sorted(unknown)}; allowed: num_players, rules, seed")
     seed = int(config.get("seed", 0)) + 1_000_003 * worker
-    return int(config.get("num_players", 2)), make_rules(config.get("rules", "classic")), seed
+    return int(config.get("num_players", 2)), parse_rules(config.get("rules", "classic")), seed
 
 
 class _Games:
