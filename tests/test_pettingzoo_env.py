@@ -496,10 +496,18 @@ def test_bad_num_players(make, num_players):
 
 
 @pytest.mark.parametrize("make", [uno_env.env, uno_env.raw_env], ids=["env", "raw_env"])
-@pytest.mark.parametrize("rules", ["classic", {"challenge": False}, 3])
+@pytest.mark.parametrize("rules", [3, 2.5, ["classic"]])
 def test_bad_rules_type(make, rules):
-    with pytest.raises(ValueError, match="rules must be a UnoRules"):
+    with pytest.raises(ValueError, match="rules must be None, a UnoRules, a preset name"):
         make(rules=rules)
+
+
+@pytest.mark.parametrize("make", [uno_env.env, uno_env.raw_env], ids=["env", "raw_env"])
+def test_rules_as_preset_name_json_or_dict(make):
+    """Every env reads rules through uno_env.parse_rules."""
+    assert make(rules="official").unwrapped.rules == UnoRules.preset("official")
+    assert make(rules='{"challenge": false}').unwrapped.rules == UnoRules(challenge=False)
+    assert make(rules={"challenge": False}).unwrapped.rules == UnoRules(challenge=False)
 
 
 def test_bad_render_mode():

@@ -3,26 +3,32 @@
 import re
 from pathlib import Path
 
-from uno_env.docs import action_table, observation_table
+from uno_env.actions import NUM_ACTIONS
+from uno_env.docs import ACTION_GROUPS, readme_tables, render_readme
 from uno_env.observation import OBS_BASE_SIZE, OBS_OPEN_SIZE
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+REGENERATE = "python -m uno_env.docs --write-readme"
 
 
-def _section(name):
-    match = re.search(rf"<!-- {name}:start -->\n(.*?)\n<!-- {name}:end -->", README, re.S)
-    assert match, f"README lacks the {name} table markers"
-    return match.group(1).strip()
-
-
-def test_action_table_matches_code():
-    assert _section("actions") == action_table()
-
-
-def test_observation_table_matches_code():
-    assert _section("observation") == observation_table()
+def test_readme_tables_match_the_code():
+    for name in readme_tables():
+        assert f"<!-- {name}:start -->" in README and f"<!-- {name}:end -->" in README, f"README lacks the {name} markers"
+    assert render_readme(README) == README, f"README's tables differ from the code; regenerate them: {REGENERATE}"
     assert f"D = {OBS_BASE_SIZE} ({OBS_OPEN_SIZE} with `open_hands`)" in README
+
+
+def test_action_groups_cover_every_id_once_in_order():
+    """A new action id needs a meaning in uno_env.docs.ACTION_GROUPS."""
+    firsts = [first for first, _, _ in ACTION_GROUPS]
+    assert firsts == [0] + [last + 1 for _, last, _ in ACTION_GROUPS[:-1]]
+    assert ACTION_GROUPS[-1][1] == NUM_ACTIONS - 1
+
+
+def test_drifted_readme_is_caught():
+    drifted = README.replace("| 57 | DRAW", "| 58 | DRAW", 1)
+    assert drifted != README and render_readme(drifted) == README
 
 
 def test_readme_test_command_is_what_ci_runs():

@@ -8,8 +8,7 @@ import pytest
 
 import uno_env
 import uno_env.pettingzoo_env
-from agents.base import sample_legal
-from uno_env import NUM_CARD_TYPES, Engine, UnoRules
+from uno_env import NUM_CARD_TYPES, Engine, UnoRules, sample_legal
 from uno_env.cards import deck_counts
 from uno_env.observation import OBS_FIELDS, OBS_OFFSETS, observation_size
 from uno_env.gym_env import UnoEnv, UnoVectorEnv

@@ -1,19 +1,9 @@
 """Action ids (RULES.md R2): one ``Discrete(116)`` space shared by every rule set.
 
-| ids     | action                                                                   |
-|---------|--------------------------------------------------------------------------|
-| 0–56    | PLAY card type t (R1 ids)                                                |
-| 57      | DRAW one card; facing a stacked penalty, take the whole penalty          |
-| 58      | PASS: keep the card just drawn / the only move when nothing can be done  |
-| 59–62   | CHOOSE_COLOR red, yellow, green, blue                                    |
-| 63      | CHALLENGE a Wild Draw Four                                               |
-| 64      | ACCEPT a Wild Draw Four (draw and lose the turn)                         |
-| 65      | CALL_UNO                                                                 |
-| 66      | CATCH_UNO (accuse the previous player of not calling)                    |
-| 67–75   | SWAP_WITH the player 1–9 seats further clockwise                         |
-| 76–115  | PLAY_DOUBLE of number card ``color*13+rank`` → ``76 + color*10 + rank``  |
-
-Actions a rule set does not use are always masked out.
+The ids are the plain ints below; actions a rule set does not use are always masked out.
+What each range of ids means is written once, in ``uno_env.docs.ACTION_GROUPS``, and shown as
+a table in README.md ("Actions") and in the env docs (``help(uno_env.gym_env)``,
+``help(uno_env.raw_env)``); ``action_name(a)`` names a single id.
 """
 
 from __future__ import annotations

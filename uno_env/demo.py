@@ -7,8 +7,7 @@ import time
 
 import numpy as np
 
-from agents import sample_legal
-from uno_env import Engine, UnoRules
+from uno_env import Engine, UnoRules, sample_legal
 from uno_env.engine.record import describe_event
 
 

@@ -1,43 +1,157 @@
-"""Markdown tables for the docs, built from the code so README and docstrings cannot drift."""
+"""Every table of actions, observations and cards in the docs, built from the code that defines them.
+
+The env docstrings fill their ``@@NAME@@`` placeholders with ``fill_doc`` and README.md's
+tables sit between ``<!-- NAME:start -->`` / ``<!-- NAME:end -->`` markers, so nothing is
+written twice and nothing can drift from the ids:
+
+    python -m uno_env.docs                   # print the tables
+    python -m uno_env.docs --write-readme    # regenerate README.md's tables
+
+``tests/test_readme.py`` fails when README.md differs from what this module generates.
+"""
 
 from __future__ import annotations
 
-from .observation import OBS_FIELDS, OBS_OFFSETS, OBS_BASE_SIZE, OBS_OPEN_SIZE
+import argparse
+import re
+from pathlib import Path
+
+import numpy as np
+
+from .actions import (
+    ACCEPT, ACTION_NAMES, CALL_UNO, CATCH_UNO, CHALLENGE, CHOOSE_BLUE, CHOOSE_RED, DOUBLE_FIRST, DRAW,
+    NUM_DOUBLES, PASS, PLAY_FIRST, SWAP_FIRST, SWAP_LAST,
+)
+from .cards import CARD_NAMES, COLOR_NAMES, NUM_CARD_TYPES, NUM_NUMBER_RANKS, NUM_RANKS, WILD, Rank
+from .observation import OBS_BASE_SIZE, OBS_FIELDS, OBS_OFFSETS, OBS_OPEN_SIZE
+from .rules import MAX_PLAYERS, UnoRules
+from .spaces import observation_bounds
+
+__all__ = ["ACTION_GROUPS", "action_table", "card_table", "observation_table", "fill_doc", "readme_tables",
+           "render_readme"]
+
+_README = Path(__file__).resolve().parents[1] / "README.md"
+
+# (first id, last id, meaning) of each kind of action (RULES.md R2): the one description of the
+# ids, for README and every docstring; the ranges come from uno_env.actions (tests/test_readme.py
+# checks that they cover every id).
+ACTION_GROUPS: tuple[tuple[int, int, str], ...] = (
+    (PLAY_FIRST, NUM_CARD_TYPES - 1,
+     f"PLAY card type t (R1 card ids: `color*{NUM_RANKS} + rank` for the coloured cards "
+     f"0-{WILD - 1}, then the wilds {WILD}-{NUM_CARD_TYPES - 1})"),
+    (DRAW, DRAW, "DRAW one card; facing a stacked penalty, take the whole penalty"),
+    (PASS, PASS, "PASS: keep the card just drawn; the only move when nothing can be played or drawn"),
+    (CHOOSE_RED, CHOOSE_BLUE, "CHOOSE_COLOR " + ", ".join(COLOR_NAMES)),
+    (CHALLENGE, CHALLENGE, "CHALLENGE a Wild Draw Four (R6)"),
+    (ACCEPT, ACCEPT, "ACCEPT a Wild Draw Four: draw the penalty and lose the turn (R6)"),
+    (CALL_UNO, CALL_UNO, "CALL_UNO (R7, `uno_call='explicit'`)"),
+    (CATCH_UNO, CATCH_UNO, "CATCH_UNO: accuse the previous player of not calling (R7)"),
+    (SWAP_FIRST, SWAP_LAST,
+     f"SWAP_WITH the player 1-{MAX_PLAYERS - 1} seats further clockwise (Wild Swap Hands)"),
+    (DOUBLE_FIRST, DOUBLE_FIRST + NUM_DOUBLES - 1,
+     f"PLAY_DOUBLE of number card `color*{NUM_RANKS} + rank` → "
+     f"`{DOUBLE_FIRST} + color*{NUM_NUMBER_RANKS} + rank` (`allow_doubles`)"),
+)
+
+_OPEN_HANDS_MEANING = (
+    f"only with `open_hands=True` (R11): the hands of relative seats 1-{MAX_PLAYERS - 1}, "
+    f"{NUM_CARD_TYPES} counts each"
+)
+
+
+def _span(first: int, last: int) -> str:
+    return f"{first}" if first == last else f"{first}-{last}"
+
+
+def _names(names: tuple[str, ...], first: int, last: int) -> str:
+    return f"`{names[first]}`" if first == last else f"`{names[first]}` … `{names[last]}`"
+
+
+def _markdown(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _bound(x: float) -> str:
+    return "inf" if np.isinf(x) else f"{x:g}"
 
 
 def action_table() -> str:
-    """The R2 action ids as a Markdown table."""
-    rows = [
-        ("0–56", "PLAY card type t (R1: `color*13+rank`; 52 Wild, 53 Wild Draw Four, 54 Shuffle Hands, 55 Swap Hands, 56 Customizable)"),
-        ("57", "DRAW one card; facing a stacked Draw Two, take the whole sum"),
-        ("58", "PASS: keep the card just drawn; the only move when nothing can be played or drawn"),
-        ("59–62", "CHOOSE_COLOR red, yellow, green, blue"),
-        ("63", "CHALLENGE a Wild Draw Four"),
-        ("64", "ACCEPT a Wild Draw Four (draw the sum, lose the turn)"),
-        ("65", "CALL_UNO (`uno_call='explicit'`)"),
-        ("66", "CATCH_UNO: accuse the previous player of not calling"),
-        ("67–75", "SWAP_WITH the player 1–9 seats further clockwise (Wild Swap Hands)"),
-        ("76–115", "PLAY_DOUBLE of number card `color*13+rank` → `76 + color*10 + rank` (`allow_doubles`)"),
-    ]
-    lines = ["| ids | action |", "|---|---|"] + [f"| {a} | {b} |" for a, b in rows]
-    return "\n".join(lines)
+    """The action ids (RULES.md R2) as a Markdown table: ids, meaning, ``action_name`` of each."""
+    rows = [(_span(a, b), meaning, _names(ACTION_NAMES, a, b)) for a, b, meaning in ACTION_GROUPS]
+    return _markdown(("ids", "action", "`action_name`"), rows)
+
+
+def card_table() -> str:
+    """The card type ids (RULES.md R1) as a Markdown table: ids, what they are, ``card_name`` of each."""
+    ranks = ", ".join([f"0-{NUM_NUMBER_RANKS - 1} numbers"] + [f"{int(r)} {r.name.lower().replace('_', ' ')}" for r in Rank])
+    colors = ", ".join(f"{c} {name}" for c, name in enumerate(COLOR_NAMES))
+    rows = [(_span(0, WILD - 1), f"coloured: `color*{NUM_RANKS} + rank`; colours {colors}; ranks {ranks}",
+             _names(CARD_NAMES, 0, WILD - 1))]
+    rows += [(f"{t}", CARD_NAMES[t].title(), f"`{CARD_NAMES[t]}`") for t in range(WILD, NUM_CARD_TYPES)]
+    return _markdown(("ids", "cards", "`card_name`"), rows)
 
 
 def observation_table() -> str:
-    """The observation vector layout as a Markdown table."""
-    lines = ["| indices | field | meaning |", "|---|---|---|"]
+    """The observation vector (RULES.md R11) as a Markdown table, from ``OBS_FIELDS``; min and max
+    are the observation space's bounds for the classic deck and 10 players."""
+    low, high = observation_bounds(UnoRules(open_hands=True), MAX_PLAYERS)
+    rows = []
     for name, size, meaning in OBS_FIELDS:
         at = OBS_OFFSETS[name]
-        span = f"{at}" if size == 1 else f"{at}–{at + size - 1}"
-        lines.append(f"| {span} | `{name}` | {meaning} |")
-    lines.append(
-        f"| {OBS_BASE_SIZE}–{OBS_OPEN_SIZE - 1} | `open_hands` | only with `open_hands=True` (R11): the "
-        f"hands of relative seats 1–9, 57 counts each |"
-    )
-    return "\n".join(lines)
+        field = slice(at, at + size)
+        rows.append((_span(at, at + size - 1), f"`{name}`", f"{size}", _bound(low[field].min()),
+                     _bound(high[field].max()), meaning))
+    rest = slice(OBS_BASE_SIZE, OBS_OPEN_SIZE)
+    rows.append((_span(OBS_BASE_SIZE, OBS_OPEN_SIZE - 1), "`open_hands`", f"{OBS_OPEN_SIZE - OBS_BASE_SIZE}",
+                 _bound(low[rest].min()), _bound(high[rest].max()), _OPEN_HANDS_MEANING))
+    return _markdown(("index", "field", "size", "min", "max", "meaning"), rows)
+
+
+def fill_doc(doc: str, **values: object) -> str:
+    """``doc`` with each ``@@NAME@@`` replaced by ``values[NAME]``; a table on its own line keeps
+    the placeholder's indentation (class docstrings are indented)."""
+
+    def fill(match: re.Match) -> str:
+        line = doc[doc.rfind("\n", 0, match.start()) + 1 : match.start()]
+        indent = line if line.isspace() else ""
+        return str(values[match.group(1)]).replace("\n", "\n" + indent)
+
+    return re.sub(r"@@(\w+)@@", fill, doc)
+
+
+def readme_tables() -> dict[str, str]:
+    """README.md's generated tables by marker name (``<!-- NAME:start -->``)."""
+    return {"actions": action_table(), "cards": card_table(), "observation": observation_table()}
+
+
+def render_readme(text: str) -> str:
+    """README text with every marked table replaced by the generated one; ``ValueError`` when a
+    marker pair is missing."""
+    for name, table in readme_tables().items():
+        pattern = re.compile(rf"(<!-- {name}:start -->)\n.*?(<!-- {name}:end -->)", re.S)
+        if not pattern.search(text):
+            raise ValueError(f"README lacks the markers <!-- {name}:start --> / <!-- {name}:end -->")
+        text = pattern.sub(lambda m: f"{m.group(1)}\n{table}\n{m.group(2)}", text)
+    return text
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the tables, or rewrite README.md's tables with ``--write-readme``."""
+    parser = argparse.ArgumentParser(description="Documentation tables built from the code.")
+    parser.add_argument("--write-readme", action="store_true", help="regenerate the tables in README.md")
+    parser.add_argument("--readme", type=Path, default=_README, help="the README to rewrite")
+    args = parser.parse_args(argv)
+    if not args.write_readme:
+        print("\n\n".join(readme_tables().values()))
+        return
+    old = args.readme.read_text()
+    new = render_readme(old)
+    if new != old:
+        args.readme.write_text(new)
+    print(f"{args.readme}: {'tables regenerated' if new != old else 'tables already up to date'}")
 
 
 if __name__ == "__main__":
-    print(action_table())
-    print()
-    print(observation_table())
+    main()

@@ -5,8 +5,8 @@
 ## Description
 
 UNO as a single-agent problem: one seat of the table is the *learner* (the agent being
-trained); the other seats are played by fixed opponent agents (``agents.Agent``: anything with
-``act(observation [B, D], action_mask [B, 116], rng) -> int64 [B]``; ``agents.RandomAgent`` by
+trained); the other seats are played by fixed opponent agents (``uno_env.Agent``: anything with
+``act(observation [B, D], action_mask [B, 116], rng) -> int64 [B]``; ``uno_env.RandomAgent`` by
 default). Every rule is the engine's (``RULES.md``); ``step`` applies the learner's action, then
 lets the opponents play until the learner must decide again or the episode ends.
 
@@ -39,7 +39,7 @@ else raises ``ValueError`` and leaves the game as it was (R10).
 ## Observation Space
 
 ``Box(low, high, (D,), float32)`` with ``D = @@D@@`` (``D = @@D_OPEN@@`` with
-``open_hands``): the learner's view (R11), from ``uno_env.engine.layout.OBS_FIELDS``. Seats
+``open_hands``): the learner's view (R11), from ``uno_env.observation.OBS_FIELDS``. Seats
 are relative: slot ``k`` of a per-seat field is the seat ``k`` places clockwise from the
 learner (slot 0 is the learner itself). The bounds are
 ``uno_env.spaces.observation_bounds(rules, num_players)``, shared with the PettingZoo env; the
@@ -140,12 +140,11 @@ from gymnasium import spaces as gym_spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ._opponent_loop import Driver, StepLog, check_int, first_out_of_range, seed_list
-from .actions import ACTION_NAMES, NUM_ACTIONS, Action
-from .cards import COLOR_NAMES, NUM_CARD_TYPES, card_name
-from .observation import OBS_FIELDS, OBS_OFFSETS, observation_size
-from .rules import MAX_PLAYERS
-from .rules import UnoRules
-from .spaces import action_space, observation_bounds, observation_space
+from .actions import ACTION_NAMES, NUM_ACTIONS
+from .cards import COLOR_NAMES, card_name
+from .docs import action_table, fill_doc, observation_table
+from .observation import observation_size
+from .spaces import action_space, observation_space
 
 __all__ = ["UnoEnv", "UnoVectorEnv", "LegalDiscrete", "ENV_ID", "register_envs"]
 
@@ -187,61 +186,13 @@ class LegalDiscrete(gym_spaces.Discrete):
         return state
 
 
-# --- documentation tables -------------------------------------------------------------------
-
-
-def _fmt(x: float) -> str:
-    """A bound for the docs table."""
-    return "inf" if np.isinf(x) else f"{x:g}"
-
-
-def _obs_table() -> str:
-    """Markdown table of the observation vector (classic deck bounds, 10 seats), from OBS_FIELDS."""
-    low, high = observation_bounds(UnoRules(open_hands=True), MAX_PLAYERS)
-    base, end = observation_size(False), observation_size(True) - 1
-    rows = ["| index | field | size | min | max | meaning |", "|---|---|---:|---:|---:|---|"]
-    for name, size, doc in OBS_FIELDS:
-        at = OBS_OFFSETS[name]
-        idx = f"{at}" if size == 1 else f"{at}-{at + size - 1}"
-        sl = slice(at, at + size)
-        rows.append(f"| {idx} | `{name}` | {size} | {_fmt(low[sl].min())} | {_fmt(high[sl].max())} | {doc} |")
-    rows.append(
-        f"| {base}-{end} | `open_hands` | {end - base + 1} | 0 | {_fmt(high[base:].max())} | "
-        f"only with `open_hands` (R11): the hands of relative seats 1..{MAX_PLAYERS - 1}, "
-        f"{NUM_CARD_TYPES} counts each |"
-    )
-    return "\n".join(rows)
-
-
-def _action_table() -> str:
-    """Markdown table of the action ids (RULES.md R2), from ACTION_NAMES."""
-    first_double = int(Action.PLAY_DOUBLE_FIRST)
-    groups = [
-        (0, NUM_CARD_TYPES - 1, "PLAY card type t (R1 ids: colour*13+rank for 0-51, then the wilds)"),
-        (int(Action.DRAW), int(Action.DRAW), "DRAW one card (facing a stacked penalty: take it all)"),
-        (int(Action.PASS), int(Action.PASS), "PASS: keep the drawn card / the only move when nothing can be done"),
-        (int(Action.CHOOSE_RED), int(Action.CHOOSE_BLUE), "CHOOSE_COLOR " + ", ".join(COLOR_NAMES)),
-        (int(Action.CHALLENGE), int(Action.CHALLENGE), "CHALLENGE a Wild Draw Four (R6)"),
-        (int(Action.ACCEPT), int(Action.ACCEPT), "ACCEPT a Wild Draw Four (draw, lose the turn)"),
-        (int(Action.CALL_UNO), int(Action.CALL_UNO), "CALL_UNO (R7)"),
-        (int(Action.CATCH_UNO), int(Action.CATCH_UNO), "CATCH_UNO (R7)"),
-        (int(Action.SWAP_WITH_FIRST), first_double - 1, "SWAP_WITH the player 1-9 seats further clockwise"),
-        (first_double, NUM_ACTIONS - 1, "PLAY_DOUBLE of number card colour*13+rank: 76 + colour*10 + rank"),
-    ]
-    rows = ["| ids | action | e.g. |", "|---|---|---|"]
-    for lo, hi, doc in groups:
-        ids = f"{lo}" if lo == hi else f"{lo}-{hi}"
-        rows.append(f"| {ids} | {doc} | `{lo}`: {ACTION_NAMES[lo]} |")
-    return "\n".join(rows)
-
-
-__doc__ = (
-    __doc__.replace("@@SUMMARY@@", f"Id ``{ENV_ID}``; ``gymnasium.make`` gives ``UnoEnv``, "
-                    "``gymnasium.make_vec`` gives ``UnoVectorEnv``.")
-    .replace("@@ACTIONS@@", _action_table())
-    .replace("@@OBSERVATIONS@@", _obs_table())
-    .replace("@@D@@", str(observation_size(False)))
-    .replace("@@D_OPEN@@", str(observation_size(True)))
+__doc__ = fill_doc(
+    __doc__,
+    SUMMARY=f"Id ``{ENV_ID}``; ``gymnasium.make`` gives ``UnoEnv``, ``gymnasium.make_vec`` gives ``UnoVectorEnv``.",
+    ACTIONS=action_table(),
+    OBSERVATIONS=observation_table(),
+    D=observation_size(False),
+    D_OPEN=observation_size(True),
 )
 
 
@@ -281,7 +232,7 @@ class UnoEnv(gym.Env):
         if options:
             raise ValueError(f"options are not used by {type(self).__name__}; got {options!r}")
         super().reset(seed=seed)
-        d, e = self._driver, self.engine
+        d = self._driver
         d.rng = self.np_random
         d.deal(seeds)
         while d.play_opponents(self._no_log):

@@ -1,9 +1,10 @@
 """The observation vector (R11): its field table, offsets, the phase ids, and compiled decoders.
 
 This module is the one source of the layout: the engine writes observations by these offsets,
-the envs build their spaces and documentation tables from ``OBS_FIELDS``, and agents read an
-observation row with the ``@njit`` decoders below (module-level ints are numba constants, so a
-decoder costs what a hand-written index would).
+the envs build their spaces from ``OBS_FIELDS``, ``uno_env.docs.observation_table()`` renders
+it for README.md and the env docs, and agents read an observation row with the ``@njit``
+decoders below (module-level ints are numba constants, so a decoder costs what a hand-written
+index would).
 
 Seats are relative: slot k of a per-seat field is the seat k places clockwise from the observer
 (slot 0 is the observer), so the next player is slot 1 when ``direction`` is +1 and slot n-1

@@ -17,9 +17,9 @@ from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS
-from .cards import NUM_CARD_TYPES
+from .docs import action_table, fill_doc, observation_table
 from .engine import Engine
-from .observation import OBS_FIELDS, observation_size
+from .observation import observation_size
 from .render import render_rgb, render_text, require_pillow
 from .rules import UnoRules, parse_rules
 from .spaces import observation_bounds
@@ -38,20 +38,6 @@ _ORDER_ENFORCED = frozenset(
 )
 
 
-def _observation_table() -> str:
-    rows = ["| index | field | size | meaning |", "|---|---|---|---|"]
-    at = 0
-    for name, width, meaning in OBS_FIELDS:
-        where = f"{at}" if width == 1 else f"{at}–{at + width - 1}"
-        rows.append(f"| {where} | `{name}` | {width} | {meaning} |")
-        at += width
-    rows.append(
-        f"| {at}–{at + 9 * NUM_CARD_TYPES - 1} | `open_hands` | {9 * NUM_CARD_TYPES} | only with "
-        "`open_hands` (R11): the hands of relative seats 1–9, 57 counts each |"
-    )
-    return "\n".join(rows)
-
-
 class raw_env(AECEnv):
     """# UNO (``uno_v0``)
 
@@ -65,7 +51,7 @@ class raw_env(AECEnv):
     | Number of agents | 2–10 (``num_players``, default 2) |
     | Action space | ``Discrete(116)`` |
     | Observation space | ``Dict(observation=Box(float32, (D,)), action_mask=Box(0, 1, (116,), int8))`` |
-    | Observation size D | {obs_size} ({obs_open_size} with ``open_hands``) |
+    | Observation size D | @@D@@ (@@D_OPEN@@ with ``open_hands``) |
 
     UNO for 2 to 10 players under any rule set of ``UnoRules`` (RULES.md). Each game is an
     ``Engine`` batch of one, so this env plays exactly the rules of the batched engine.
@@ -89,18 +75,7 @@ class raw_env(AECEnv):
 
     ## Action space (RULES.md R2)
 
-    | ids | action |
-    |---|---|
-    | 0–56 | PLAY card type t (R1: ``color*13 + rank`` for coloured cards, 52–56 wilds) |
-    | 57 | DRAW one card; facing a stacked penalty, take the whole penalty |
-    | 58 | PASS: keep the card just drawn / the only move when nothing can be done |
-    | 59–62 | CHOOSE_COLOR red, yellow, green, blue |
-    | 63 | CHALLENGE a Wild Draw Four |
-    | 64 | ACCEPT a Wild Draw Four |
-    | 65 | CALL_UNO |
-    | 66 | CATCH_UNO |
-    | 67–75 | SWAP_WITH the player 1–9 seats further clockwise |
-    | 76–115 | PLAY_DOUBLE of number card ``color*13+rank`` → ``76 + color*10 + rank`` |
+    @@ACTIONS@@
 
     ``uno_env.action_name(a)`` names an action; actions a rule set does not use are never legal.
 
@@ -110,7 +85,9 @@ class raw_env(AECEnv):
     that agent's own seat; both arrays are new on every call (keeping them is safe). Seats in
     the vector are relative: slot k is the seat k places clockwise from the observer.
 
-    {observation_table}
+    Min and max are the space's bounds (``observation_bounds``) for the classic rules and 10 players.
+
+    @@OBSERVATIONS@@
 
     ## Legal action mask
 
@@ -350,10 +327,12 @@ class raw_env(AECEnv):
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
-raw_env.__doc__ = (
-    raw_env.__doc__.replace("{observation_table}", _observation_table().replace("\n", "\n    "))
-    .replace("{obs_size}", str(observation_size(False)))
-    .replace("{obs_open_size}", str(observation_size(True)))
+raw_env.__doc__ = fill_doc(
+    raw_env.__doc__,
+    ACTIONS=action_table(),
+    OBSERVATIONS=observation_table(),
+    D=observation_size(False),
+    D_OPEN=observation_size(True),
 )
 
 

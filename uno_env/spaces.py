@@ -6,7 +6,7 @@
 | ``observation_space(rules, num_players)`` | ``Box(low, high, (D,), float32)`` |
 | ``action_space()`` | ``Discrete(116)`` (R2) |
 
-``D`` is ``uno_env.engine.observation_size(rules.open_hands)``. The bounds come from the deck:
+``D`` is ``uno_env.observation.observation_size(rules.open_hands)``. The bounds come from the deck:
 a count of one card type never exceeds its copies in the deck (R1), a pile, a hand or a
 pending penalty never holds more cards than the deck, and a score never exceeds the target
 plus every point in the deck (R8; scores are /100 in the observation). Per-seat slots of seats
