@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 from builder import act, cards, position
 
-from agents import sample_legal
-from uno_env import Engine, UnoRules, replay
+from uno_env import Engine, UnoRules, replay, sample_legal
 from uno_env.cards import CARD_RANK, WILD, WILD_DRAW_FOUR
 from uno_env.engine import game_seeds
 from uno_env.observation import OBS_OFFSETS
@@ -567,8 +566,7 @@ _DIGEST_GAMES = """
 import hashlib, warnings
 import numpy as np
 warnings.simplefilter("ignore", RuntimeWarning)  # plain Python: the generator's uint64 wrap-around
-from agents import sample_legal
-from uno_env import Engine, UnoRules
+from uno_env import Engine, UnoRules, sample_legal
 e = Engine(4, 3, UnoRules.preset("classic", allow_voluntary_draw=False), seed=7, autoreset=True)
 rng = np.random.default_rng(7)
 h, finished = hashlib.sha256(), 0

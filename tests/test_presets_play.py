@@ -4,8 +4,7 @@ step, and observations depend on public information only (R11)."""
 import numpy as np
 import pytest
 
-from agents import sample_legal
-from uno_env import Engine, UnoRules
+from uno_env import Engine, UnoRules, sample_legal
 from uno_env.engine import layout as L
 
 MIXED = {

@@ -31,7 +31,6 @@ import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from agents import sample_legal
 from rules_reference import (
     DRAW,
     HandModel,
@@ -48,7 +47,7 @@ from rules_reference import (
     playable,
     played_card,
 )
-from uno_env import ACTION_NAMES, NUM_ACTIONS, Engine, UnoRules
+from uno_env import ACTION_NAMES, NUM_ACTIONS, Engine, UnoRules, sample_legal
 from uno_env import rules as rules_module
 from uno_env.cards import deck_counts
 from uno_env.observation import OBS_OFFSETS

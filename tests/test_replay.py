@@ -11,8 +11,7 @@ import pytest
 from builder import act, position
 from rules_reference import HandModel
 
-from agents import sample_legal
-from uno_env import Engine, UnoRules, replay
+from uno_env import ACTION_NAMES, Engine, UnoRules, replay, sample_legal
 
 MIXES = {
     "explicit_uno_doubles_penalty": dict(uno_call="explicit", uno_penalty=1, allow_doubles=True,
@@ -146,3 +145,87 @@ def test_uno_call_and_catch_events_name_the_players():
     call = [ev for ev in e.record(0)["events"] if ev["type"] == "call_uno"][0]
     catch = [ev for ev in e2.record(0)["events"] if ev["type"] == "catch_uno"][0]
     assert call.get("player") == 0 and catch.get("player") == 1 and 0 in catch.values(), (call, catch)
+
+
+# --- replay from a set position or a generator state ---------------------------------------
+
+
+@pytest.mark.parametrize("name, where, moves", RECORD_CASES, ids=[g[0] for g in RECORD_CASES])
+def test_records_of_set_positions_replay_with_their_generator(name, where, moves):
+    """A set position's record keeps the generator state the game went on with, so what is
+    random after it (Shuffle Hands' redeal) replays too, whatever engine and game it was set in."""
+    built = position(**where)
+    s = built.game_state(0)
+    e = Engine(3, len(where["hands"]), built.rules, seed=11, record=True)
+    e.set_game(2, hands=s["hands"], discard_pile=s["discard_pile"], draw_pile=built.draw_pile(0),
+               current_player=s["current_player"], current_color=s["current_color"], direction=s["direction"])
+    for move in moves:
+        e.step(np.array([-1, -1, ACTION_NAMES.index(move)]))
+    record = json.loads(json.dumps(e.record(2)))
+    again = replay(record)
+    assert again.game_state(0) == e.game_state(2) and again.draw_pile(0) == e.draw_pile(2)
+
+
+def test_a_set_position_replays_through_reshuffles():
+    """Long random play from a set position (the draw pile is reshuffled many times)."""
+    source = Engine(1, 3, seed=4)
+    s = source.game_state(0)
+    e = Engine(2, 3, seed=99, record=True)
+    e.set_game(1, hands=s["hands"], discard_pile=s["discard_pile"], draw_pile=source.draw_pile(0),
+               current_player=s["current_player"], current_color=s["current_color"])
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        if e.terminated[1] or e.truncated[1]:
+            break
+        actions = sample_legal(e.legal_mask, rng)
+        actions[0] = -1
+        e.step(actions)
+    record = e.record(1)
+    assert any(ev["type"] == "reshuffle" for ev in record["events"])
+    assert replay(record).game_state(0) == e.game_state(1)
+
+
+def test_a_position_record_without_a_generator_state_still_replays():
+    """Records made before set positions kept their generator state replay as they used to."""
+    e = recorded_position(["wild draw four, red 1", "green 1, green 2", "blue 5"], "red 3")
+    for move in ("play wild draw four", "choose green", "challenge"):
+        act(e, move)
+    record = e.record(0)
+    del record["start"]["rng_state"]
+    assert replay(record).game_state(0) == e.game_state(0)
+
+
+def test_a_record_start_needs_a_position_or_a_generator_state():
+    record = Engine(1, 2, seed=3, record=True).record(0)
+    record["start"] = {}
+    with pytest.raises(ValueError, match="rng_state"):
+        replay(record)
+
+
+def test_reset_from_recorded_generator_states_deals_the_same_rounds():
+    e = Engine(4, 3, seed=7, record=True)
+    states = [int(e.record(b)["start"]["rng_state"]) for b in range(4)]
+    f = Engine(4, 3, seed=1)
+    f.reset(rng_state=states)
+    for b in range(4):
+        assert f.game_state(b) == e.game_state(b) and f.draw_pile(b) == e.draw_pile(b)
+    f.reset(games=[0], rng_state=states[2])  # one int: every game reset starts from it
+    assert f.game_state(0) == e.game_state(2) and f.game_state(1) == e.game_state(1)
+
+
+def test_every_recorded_event_reads_as_one_line():
+    from uno_env.engine import describe_event
+
+    seen = set()
+    for name, rules, n in CASES:
+        engine = Engine(4, n, rules, seed=2, autoreset=True, record=True)
+        rng = np.random.default_rng(0)
+        for _ in range(60):
+            engine.step(sample_legal(engine.legal_mask, rng))
+        for b in range(4):
+            for rec in (engine.record(b), engine.last_record(b)):
+                for ev in (rec or {"events": []})["events"]:
+                    line = describe_event(ev)
+                    assert line and "\n" not in line, ev
+                    seen.add(ev["type"])
+    assert {"deal", "flip", "play", "draw", "score", "round_end"} <= seen

@@ -19,9 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import sample_legal
-from uno_env import Engine, UnoEnv, UnoRules, UnoVectorEnv, env, raw_env
-from uno_env.engine.engine import game_seeds
+from uno_env import Engine, UnoEnv, UnoRules, UnoVectorEnv, env, raw_env, sample_legal
+from uno_env.engine import game_seeds
 
 REPO = Path(__file__).resolve().parents[1]
 RULES = UnoRules.preset("official", uno_call="explicit", allow_doubles=True, hand_size=5)
@@ -258,6 +257,27 @@ def test_bad_seeds_raise_and_change_nothing(seed):
         x = make(num_players=2)
         with pytest.raises(ValueError, match="seed"):
             x.reset(seed=seed)
+
+
+@pytest.mark.parametrize("state", BAD_SEEDS, ids=repr)
+def test_bad_generator_states_raise_and_change_nothing(state):
+    e = Engine(3, 2, seed=1, record=True)
+    before = engine_view(e)
+    with pytest.raises(ValueError, match="rng_state"):
+        e.reset(rng_state=state)
+    s = e.game_state(0)
+    with pytest.raises(ValueError, match="rng_state"):
+        e.set_game(0, hands=s["hands"], discard_pile=s["discard_pile"], draw_pile=e.draw_pile(0),
+                   current_player=s["current_player"], current_color=s["current_color"], rng_state=state)
+    assert engine_view(e) == before
+
+
+def test_reset_takes_a_seed_or_a_generator_state_not_both():
+    e = Engine(1, 2, seed=1)
+    before = e.game_state(0)
+    with pytest.raises(ValueError, match="not both"):
+        e.reset(seed=3, rng_state=3)
+    assert e.game_state(0) == before
 
 
 def test_extreme_valid_seeds_work():

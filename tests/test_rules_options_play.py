@@ -216,7 +216,7 @@ def test_elimination_match_plays_on_without_the_eliminated():
     assert state["eliminated"] == [False, True, False] and state["scores"] == [0, 29, 5]
     assert len(state["hands"][1]) == 0 and state["round"] == 1 and not engine.terminated[0]
     rng = np.random.default_rng(0)
-    from agents import sample_legal
+    from uno_env import sample_legal
 
     while not engine.terminated[0] and engine.game_state(0)["round"] == 1:
         assert engine.game_state(0)["current_player"] != 1

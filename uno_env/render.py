@@ -17,7 +17,7 @@ there is no acting player and no hand is shown.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -178,6 +178,17 @@ def _draw_card(draw: Any, box: tuple[int, int, int, int], card: int | None, font
     draw.text(((x0 + x1) / 2, (y0 + y1) / 2), _short(card), fill=ink, font=font, anchor="mm")
 
 
+class _Fonts(NamedTuple):
+    small: Any
+    medium: Any
+    large: Any
+
+
+# Where the centre of the table sits and how big its cards are; the seats ring round it.
+_CENTRE = (IMAGE_SIZE[1] // 2, 215)
+_CENTRE_CARD = (70, 100)
+
+
 def render_rgb(state: dict[str, Any], names: Sequence[str] | None = None) -> np.ndarray:
     """The table as a ``uint8`` image of shape ``IMAGE_SIZE + (3,)`` (needs Pillow).
 
@@ -189,32 +200,47 @@ def render_rgb(state: dict[str, Any], names: Sequence[str] | None = None) -> np.
     height, width = IMAGE_SIZE
     img = Image.new("RGB", (width, height), _FELT)
     draw = ImageDraw.Draw(img)
-    small, medium, large = _font(ImageFont, 12), _font(ImageFont, 15), _font(ImageFont, 20)
+    fonts = _Fonts(_font(ImageFont, 12), _font(ImageFont, 15), _font(ImageFont, 20))
     acting = _acting_seat(state)
     winners = _winners(state)
-    n = state["num_players"]
+    _draw_header(draw, state, fonts)
+    _draw_centre(draw, state, fonts)
+    _draw_seats(draw, state, names, acting, winners, fonts)
+    _draw_hand_strip(draw, state, names, acting, winners, fonts)
+    return np.asarray(img, dtype=np.uint8)
 
-    # Header: what the acting player needs besides the cards.
+
+def _draw_header(draw: Any, state: dict[str, Any], fonts: _Fonts) -> None:
+    """What the acting player needs besides the cards."""
     direction = "clockwise" if state["direction"] == 1 else "counter-clockwise"
     header = f"turn {state['turn']}   phase: {state['phase']}   direction: {direction}"
     if state["pending_draw"]:
         header += f"   pending draw: {state['pending_draw']}"
-    draw.text((12, 10), header, fill=_WHITE, font=medium)
+    draw.text((12, 10), header, fill=_WHITE, font=fonts.medium)
 
-    # Centre: draw pile (a back with its size), top card, current colour swatch.
-    cx, cy = width // 2, 215
-    cw, ch = 70, 100
-    _draw_card(draw, (cx - cw - 20, cy - ch // 2, cx - 20, cy + ch // 2), None, medium)
-    draw.text((cx - cw // 2 - 20, cy + ch // 2 + 12), f"{state['draw_pile_size']} left", fill=_WHITE, font=small, anchor="mm")
-    _draw_card(draw, (cx + 20, cy - ch // 2, cx + 20 + cw, cy + ch // 2), state["top_card"], large)
+
+def _draw_centre(draw: Any, state: dict[str, Any], fonts: _Fonts) -> None:
+    """The draw pile (a back with its size), the top card, and the current colour's swatch."""
+    cx, cy = _CENTRE
+    cw, ch = _CENTRE_CARD
+    _draw_card(draw, (cx - cw - 20, cy - ch // 2, cx - 20, cy + ch // 2), None, fonts.medium)
+    draw.text((cx - cw // 2 - 20, cy + ch // 2 + 12), f"{state['draw_pile_size']} left", fill=_WHITE, font=fonts.small, anchor="mm")
+    _draw_card(draw, (cx + 20, cy - ch // 2, cx + 20 + cw, cy + ch // 2), state["top_card"], fonts.large)
     color = state["current_color"]
     swatch = _RGB[color] if color is not None else _RGB_WILD
     draw.ellipse((cx + cw + 35, cy - 15, cx + cw + 65, cy + 15), fill=swatch, outline=_WHITE, width=2)
     label = COLOR_NAMES[color] if color is not None else "no colour yet"
-    draw.text((cx + cw + 50, cy + 28), label, fill=_WHITE, font=small, anchor="mm")
+    draw.text((cx + cw + 50, cy + 28), label, fill=_WHITE, font=fonts.small, anchor="mm")
 
-    # Seats clockwise on an oval; seat 0 at the bottom. On screen (y down) clockwise runs
-    # bottom -> left -> top -> right, i.e. increasing angle from straight down.
+
+def _draw_seats(
+    draw: Any, state: dict[str, Any], names: list[str], acting: int | None, winners: list[int], fonts: _Fonts
+) -> None:
+    """Every seat's box on an oval: name, card count, score, UNO and winner tags."""
+    cx, cy = _CENTRE
+    n = state["num_players"]
+    # Seat 0 at the bottom. On screen (y down) clockwise runs bottom -> left -> top -> right,
+    # i.e. increasing angle from straight down.
     rx, ry = 320, 150
     bw, bh = 126, 46
     for p in range(n):
@@ -229,30 +255,33 @@ def render_rgb(state: dict[str, Any], names: Sequence[str] | None = None) -> np.
             tags.append("UNO")
         if p in winners:
             tags.append("WINNER")
-        draw.text((x, y - 11), names[p], fill=outline, font=medium, anchor="mm")
+        draw.text((x, y - 11), names[p], fill=outline, font=fonts.medium, anchor="mm")
         count = len(state["hands"][p])
         line = f"{count} card{'s' if count != 1 else ''}  score {state['scores'][p]}"
         if tags:
             line += "  " + " ".join(tags)
-        draw.text((x, y + 10), line, fill=_WHITE, font=small, anchor="mm")
+        draw.text((x, y + 10), line, fill=_WHITE, font=fonts.small, anchor="mm")
 
-    # Bottom strip: the acting player's hand (the only hand ever drawn).
+
+def _draw_hand_strip(
+    draw: Any, state: dict[str, Any], names: list[str], acting: int | None, winners: list[int], fonts: _Fonts
+) -> None:
+    """The bottom strip: the acting player's hand (the only hand ever drawn), or who won."""
+    height, width = IMAGE_SIZE
     top = 420
     draw.line((0, top - 8, width, top - 8), fill=_WHITE, width=1)
     if acting is None:
         text = "Round over: " + (", ".join(names[p] for p in winners) + " won" if winners else "no winner (turn limit)")
-        draw.text((width // 2, top + 60), text, fill=_HIGHLIGHT, font=large, anchor="mm")
-    else:
-        hand = state["hands"][acting]
-        draw.text((12, top), f"{names[acting]} to act - hand of {len(hand)}:", fill=_HIGHLIGHT, font=medium)
-        per_row = 16
-        hw, hh, gap = 44, 44, 4
-        for k, card in enumerate(hand[: per_row * 2]):
-            row, col = divmod(k, per_row)
-            x0 = 12 + col * (hw + gap)
-            y0 = top + 22 + row * (hh + gap)
-            _draw_card(draw, (x0, y0, x0 + hw, y0 + hh), card, small)
-        if len(hand) > per_row * 2:
-            draw.text((width - 12, height - 12), f"+{len(hand) - per_row * 2} more", fill=_WHITE, font=small, anchor="rd")
-    return np.asarray(img, dtype=np.uint8)
-
+        draw.text((width // 2, top + 60), text, fill=_HIGHLIGHT, font=fonts.large, anchor="mm")
+        return
+    hand = state["hands"][acting]
+    draw.text((12, top), f"{names[acting]} to act - hand of {len(hand)}:", fill=_HIGHLIGHT, font=fonts.medium)
+    per_row = 16
+    hw, hh, gap = 44, 44, 4
+    for k, card in enumerate(hand[: per_row * 2]):
+        row, col = divmod(k, per_row)
+        x0 = 12 + col * (hw + gap)
+        y0 = top + 22 + row * (hh + gap)
+        _draw_card(draw, (x0, y0, x0 + hw, y0 + hh), card, fonts.small)
+    if len(hand) > per_row * 2:
+        draw.text((width - 12, height - 12), f"+{len(hand) - per_row * 2} more", fill=_WHITE, font=fonts.small, anchor="rd")

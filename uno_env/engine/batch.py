@@ -97,7 +97,8 @@ def _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, codes, obs,
     array taken from it, and those calls were a third of a batched step (perf). Every inlined
     copy costs compile time, superlinear in its size (numba deep-copies the callee's IR), so
     this loop body is their only call site: resets, refreshes and auto-resets run through it as
-    codes, and it is written out here rather than in a helper."""
+    codes, and it is written out here rather than in a helper. It stays one function on purpose:
+    splitting it into calls brings back the per-call argument passing it exists to remove."""
     g, pl, hands, piles, rng, ev, evn = borrow(g), borrow(pl), borrow(hands), borrow(piles), borrow(rng), borrow(ev), borrow(evn)
     cfg, points, deck, codes = borrow(cfg), borrow(points), borrow(deck), borrow(codes)
     obs, mask, cur, term, trunc = borrow(obs), borrow(mask), borrow(cur), borrow(term), borrow(trunc)

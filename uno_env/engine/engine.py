@@ -34,14 +34,62 @@ def game_seeds(seed: int, num_envs: int) -> np.ndarray:
     return base + np.arange(num_envs, dtype=np.uint64)
 
 
-def _check_seed(seed: Any) -> int:
-    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or not 0 <= seed <= _MASK64:
-        raise ValueError(f"seed must be None or an integer in 0..2**64-1, got {seed!r}")
+def _is_int(x: Any) -> bool:
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def _check_seed(seed: Any, name: str = "seed") -> int:
+    """A seed or generator state: an integer in 0..2**64-1."""
+    if not _is_int(seed) or not 0 <= seed <= _MASK64:
+        raise ValueError(f"{name} must be None or an integer in 0..2**64-1, got {seed!r}")
     return int(seed)
 
 
-def _config_vector(rules: UnoRules, num_players: int, autoreset: bool) -> np.ndarray:
+def _check_arguments(num_envs: Any, num_players: Any, rules: Any, parallel: Any) -> tuple[int, int, UnoRules]:
+    """The Engine's arguments checked one by one: (num_envs, num_players, rules)."""
+    if not _is_int(num_envs) or num_envs < 1:
+        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+    if not _is_int(num_players) or not L.MIN_PLAYERS <= num_players <= L.MAX_PLAYERS:
+        raise ValueError(
+            f"num_players must be an integer in {L.MIN_PLAYERS}..{L.MAX_PLAYERS}, got {num_players!r}"
+        )
+    rules = UnoRules() if rules is None else rules
+    if not isinstance(rules, UnoRules):
+        raise ValueError(f"rules must be a UnoRules (see UnoRules.preset), got {type(rules).__name__}")
+    if not isinstance(parallel, bool):
+        raise ValueError(f"parallel must be True or False, got {parallel!r}")
+    return int(num_envs), int(num_players), rules
+
+
+def _check_table(rules: UnoRules, num_players: int) -> np.ndarray:
+    """The deck's card counts, once the rules are known to seat ``num_players`` and deal (R3, R8, R9)."""
+    P = num_players
+    if rules.teams and (P < 4 or P % 2):
+        raise ValueError(
+            f"option teams=True needs an even num_players of at least 4 (partners sit opposite, R8), "
+            f"got num_players={P}"
+        )
+    deck = deck_counts(rules.deck, rules.custom_wild_count)
+    if P * rules.hand_size + 1 > deck.sum():
+        raise ValueError(
+            f"hand_size={rules.hand_size} with num_players={P} needs "
+            f"{P * rules.hand_size + 1} cards, but the {rules.deck!r} deck has {deck.sum()}"
+        )
+    left = int(deck.sum()) - P * rules.hand_size
+    sent_back = int(sum(deck[t] for t in range(NUM_CARD_TYPES) if _first_card_returned(rules, t)))
+    if left <= sent_back:
+        raise ValueError(
+            f"hand_size={rules.hand_size} with num_players={P} leaves {left} cards after the deal, and "
+            f"{sent_back} cards of the {rules.deck!r} deck go back when turned first (R9, "
+            f"first_card_rule={rules.first_card_rule!r}, wild_first_card={rules.wild_first_card!r}): the "
+            f"first card could never be turned; use a smaller hand_size or fewer players"
+        )
+    return deck
+
+
+def _config_vector(rules: UnoRules, num_players: int, autoreset: bool, observations: bool) -> np.ndarray:
     cfg = np.zeros(L.C_SIZE, np.int64)
+    cfg[L.C_WRITE_OBS] = observations
     cfg[L.C_NUM_PLAYERS] = num_players
     cfg[L.C_HAND_SIZE] = rules.hand_size
     cfg[L.C_VOLUNTARY_DRAW] = rules.allow_voluntary_draw
@@ -116,67 +164,43 @@ class Engine:
         observations: bool = True,
         parallel: bool = False,
     ) -> None:
-        if not isinstance(num_envs, numbers.Integral) or isinstance(num_envs, bool) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if (
-            not isinstance(num_players, numbers.Integral)
-            or isinstance(num_players, bool)
-            or not L.MIN_PLAYERS <= num_players <= L.MAX_PLAYERS
-        ):
-            raise ValueError(
-                f"num_players must be an integer in {L.MIN_PLAYERS}..{L.MAX_PLAYERS}, got {num_players!r}"
-            )
-        rules = UnoRules() if rules is None else rules
-        if not isinstance(rules, UnoRules):
-            raise ValueError(f"rules must be a UnoRules (see UnoRules.preset), got {type(rules).__name__}")
-        self.num_envs = B = int(num_envs)
-        self.num_players = P = int(num_players)
-        self.rules = rules
+        B, P, rules = _check_arguments(num_envs, num_players, rules, parallel)
+        self.num_envs, self.num_players, self.rules = B, P, rules
         self.autoreset = bool(autoreset)
-        if rules.teams and (P < 4 or P % 2):
-            raise ValueError(
-                f"option teams=True needs an even num_players of at least 4 (partners sit opposite, R8), "
-                f"got num_players={P}"
-            )
-        self._deck = deck_counts(rules.deck, rules.custom_wild_count)
-        if P * rules.hand_size + 1 > self._deck.sum():
-            raise ValueError(
-                f"hand_size={rules.hand_size} with num_players={P} needs "
-                f"{P * rules.hand_size + 1} cards, but the {rules.deck!r} deck has {self._deck.sum()}"
-            )
-        left = int(self._deck.sum()) - P * rules.hand_size
-        sent_back = int(sum(self._deck[t] for t in range(NUM_CARD_TYPES) if _first_card_returned(rules, t)))
-        if left <= sent_back:
-            raise ValueError(
-                f"hand_size={rules.hand_size} with num_players={P} leaves {left} cards after the deal, and "
-                f"{sent_back} cards of the {rules.deck!r} deck go back when turned first (R9, "
-                f"first_card_rule={rules.first_card_rule!r}, wild_first_card={rules.wild_first_card!r}): the "
-                f"first card could never be turned; use a smaller hand_size or fewer players"
-            )
-        self._cfg = _config_vector(rules, P, self.autoreset)
-        self._cfg[L.C_WRITE_OBS] = bool(observations)
-        if not isinstance(parallel, bool):
-            raise ValueError(f"parallel must be True or False, got {parallel!r}")
         self.parallel = parallel
+        self._deck = _check_table(rules, P)
+        self._cfg = _config_vector(rules, P, self.autoreset, bool(observations))
         self._points = np.array(rules.points, np.int64)
         self.observation_size = L.observation_size(rules.open_hands)
+        self._allocate_state(bool(record))
+        self._allocate_outputs()
+        self._recorder = (
+            Recorder(P, rules, self._events, self._event_counts, self._rng) if record else None
+        )
+        self.reset(seed)
+
+    def _allocate_state(self, record: bool) -> None:
+        B, P = self.num_envs, self.num_players
         # Scalars are int64 like every loop index: one integer type means one numba specialisation.
         self._g = np.zeros((B, L.G_SIZE), np.int64)
         self._pl = np.zeros((B, P, L.PL_SIZE), np.int64)
         self._hands = np.zeros((B, P + 1, NUM_CARD_TYPES), np.int8)
         self._piles = np.zeros((B, 2, MAX_DECK_SIZE), np.int8)
-        self._rng = np.zeros((B, 2), np.uint64)
-        width = L.MAX_EVENTS_PER_STEP if record else 0
+        self._rng = np.zeros((B, 2), np.uint64)  # a game's live generator, and its state at the deal
+        width = L.MAX_EVENTS_PER_STEP if record else 0  # the kernels skip events when it is 0
         self._events = np.zeros((B, width, 4), np.int32)
         self._event_counts = np.zeros(B, np.int32)
         self._state = (self._g, self._pl, self._hands, self._piles, self._rng, self._events, self._event_counts)
-        self.observation = np.zeros((B, self.observation_size), np.float32)
+
+    def _allocate_outputs(self) -> None:
+        B, P, D = self.num_envs, self.num_players, self.observation_size
+        self.observation = np.zeros((B, D), np.float32)
         self.legal_mask = np.zeros((B, NUM_ACTIONS), bool)
         self.current_player = np.zeros(B, np.int8)
         self.rewards = np.zeros((B, P), np.float32)
         self.terminated = np.zeros(B, bool)
         self.truncated = np.zeros(B, bool)
-        self.final_observation = np.zeros((B, self.observation_size), np.float32)
+        self.final_observation = np.zeros((B, D), np.float32)
         # The driver's arguments around `actions`, gathered once: a batch-1 step is mostly the call.
         self._args_head = (*self._state, self._cfg, self._points, self._deck)
         self._args_tail = (
@@ -188,20 +212,31 @@ class Engine:
         self._result = StepResult(
             self.observation, self.legal_mask, self.current_player, self.rewards, self.terminated, self.truncated
         )
-        self._recorder = Recorder(self) if record else None
-        self.reset(seed)
 
     # --- stepping --------------------------------------------------------------------------
 
-    def reset(self, seed: int | Sequence[int] | None = None, games: Any = None) -> StepResult:
+    def reset(
+        self,
+        seed: int | Sequence[int] | None = None,
+        games: Any = None,
+        *,
+        rng_state: int | Sequence[int] | None = None,
+    ) -> StepResult:
         """Start a new episode in every game, or only in ``games`` (a bool mask [B] or indices).
 
         ``seed`` (an int, or one int per game of the batch) reseeds the games reset; without it
         each game draws its new deal from its own generator, so play stays reproducible.
         Game i of ``reset(seed=s)`` gets the per-game seed ``game_seeds(s, B)[i]``.
+        ``rng_state`` (instead of ``seed``: an int for every game reset, or one per game of the
+        batch) sets the generator state the deal is drawn from as it is, unmixed: a record's
+        ``start["rng_state"]`` deals that round again.
         """
         which = self._games_mask(games)
-        if seed is not None or not self._rng.any():
+        if rng_state is not None:
+            if seed is not None:
+                raise ValueError("pass seed or rng_state to reset, not both")
+            self._rng[which, 0] = self._rng_state_array(rng_state)[which]
+        elif seed is not None or not self._rng.any():
             self._rng[which, 0] = splitmix64(self._seed_array(seed))[which]
         self._run_codes(which, batch.RESET)
         self.rewards[which] = 0.0
@@ -237,7 +272,7 @@ class Engine:
         if err:
             self._raise_step_error(int(err), actions)
         if self._recorder is not None:
-            self._recorder.on_step(actions)
+            self._recorder.on_step(actions, (self.terminated | self.truncated) if self.autoreset else None)
         return self._result
 
     def observe(
@@ -283,15 +318,23 @@ class Engine:
     def _seed_array(self, seed: Any) -> np.ndarray:
         if seed is None:
             seed = int(np.random.SeedSequence().entropy) & _MASK64
-        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        if _is_int(seed):
             return game_seeds(seed, self.num_envs)
-        seeds = list(np.asarray(seed, dtype=object).reshape(-1)) if np.ndim(seed) == 1 else None
-        if seeds is None or len(seeds) != self.num_envs:
+        return self._per_game_uint64(seed, "seed")
+
+    def _rng_state_array(self, rng_state: Any) -> np.ndarray:
+        if _is_int(rng_state):
+            return np.full(self.num_envs, _check_seed(rng_state, "rng_state"), np.uint64)
+        return self._per_game_uint64(rng_state, "rng_state")
+
+    def _per_game_uint64(self, values: Any, name: str) -> np.ndarray:
+        items = list(np.asarray(values, dtype=object).reshape(-1)) if np.ndim(values) == 1 else None
+        if items is None or len(items) != self.num_envs:
             raise ValueError(
-                f"seed must be None, an integer, or a sequence of {self.num_envs} integers (one per "
-                f"game), got {seed!r}"
+                f"{name} must be None, an integer, or a sequence of {self.num_envs} integers (one per "
+                f"game), got {values!r}"
             )
-        return np.array([_check_seed(s) for s in seeds], np.uint64)
+        return np.array([_check_seed(x, name) for x in items], np.uint64)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         if (
@@ -339,6 +382,14 @@ class Engine:
         )
 
     # --- inspection ------------------------------------------------------------------------
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Points per game and seat (int64 [B, num_players], R8), a read-only view: they change
+        when a round ends and start at 0 with each episode."""
+        view = self._pl[:, :, L.PL_SCORE]
+        view.flags.writeable = False
+        return view
 
     def game_state(self, i: int = 0) -> dict[str, Any]:
         """Game i as a plain JSON-serialisable dict (schema in DESIGN.md)."""
@@ -465,25 +516,52 @@ class Engine:
         direction: int = 1,
         dealer: int | None = None,
         scores: Sequence[int] | None = None,
+        rng_state: int | None = None,
     ) -> StepResult:
         """Put game i in phase ``play`` at a given position (every card of the deck placed once).
 
         ``draw_pile`` and ``discard_pile`` are listed bottom to top; ``current_color`` defaults
         to the colour of the top card (it must be given when the top card is a wild).
+        ``rng_state`` sets the generator the game goes on with (reshuffles, Shuffle Hands); by
+        default it keeps its own.
         """
         i = self._check_index(i)
+        self._check_position_args(hands, discard_pile, draw_pile, current_player, dealer, scores)
+        counts = self._count_cards(hands, discard_pile, draw_pile)
+        current_color = self._current_color(discard_pile, current_player, current_color, direction)
+        if rng_state is not None:
+            rng_state = _check_seed(rng_state, "rng_state")
+        self._write_position(i, counts, discard_pile, draw_pile, current_player, current_color, direction, dealer, scores)
+        if rng_state is not None:
+            self._rng[i, 0] = rng_state
+        which = np.zeros(self.num_envs, bool)
+        which[i] = True
+        self._run_codes(which, batch.REFRESH)
+        if self._recorder is not None:
+            self._recorder.on_set(i, self.game_state(i), self.draw_pile(i))
+        return self._result
+
+    def _check_position_args(
+        self, hands: Any, discard_pile: Any, draw_pile: Any, current_player: Any, dealer: Any, scores: Any
+    ) -> None:
         n = self.num_players
         if len(hands) != n:
             raise ValueError(f"hands must list {n} hands, got {len(hands)}")
-        for name, cards in [*((f"hands[{p}]", h) for p, h in enumerate(hands)), ("discard_pile", discard_pile), ("draw_pile", draw_pile)]:
-            bad = [c for c in cards if not isinstance(c, numbers.Integral) or isinstance(c, bool) or not 0 <= c < NUM_CARD_TYPES]
+        piles = [*((f"hands[{p}]", h) for p, h in enumerate(hands)), ("discard_pile", discard_pile), ("draw_pile", draw_pile)]
+        for name, cards in piles:
+            bad = [c for c in cards if not _is_int(c) or not 0 <= c < NUM_CARD_TYPES]
             if bad:
                 raise ValueError(f"{name} holds {bad[:3]!r}: card type ids are integers 0..{NUM_CARD_TYPES - 1} (R1)")
         for name, value in (("current_player", current_player), ("dealer", dealer)):
-            if value is not None and (not isinstance(value, numbers.Integral) or isinstance(value, bool) or not 0 <= value < n):
+            if value is not None and (not _is_int(value) or not 0 <= value < n):
                 raise ValueError(f"{name} must be a seat 0..{n - 1}, got {value!r}")
         if scores is not None and (len(scores) != n or not all(isinstance(x, numbers.Integral) for x in scores)):
             raise ValueError(f"scores must be {n} integers (one per seat), got {scores!r}")
+
+    def _count_cards(self, hands: Any, discard_pile: Any, draw_pile: Any) -> np.ndarray:
+        """The hands' card counts [P + 1, NUM_CARD_TYPES] (last row left for the discard pile),
+        once every card of the deck is placed exactly once and a top card is there."""
+        n = self.num_players
         counts = np.zeros((n + 1, NUM_CARD_TYPES), np.int64)
         for p, hand in enumerate(hands):
             np.add.at(counts[p], np.asarray(hand, np.int64), 1)
@@ -493,13 +571,24 @@ class Engine:
             raise ValueError(f"every card of the deck must be placed exactly once; surplus (+) / missing (-) by type: {diff}")
         if not discard_pile:
             raise ValueError("discard_pile must hold at least the top card")
+        return counts
+
+    def _current_color(self, discard_pile: Any, current_player: int, current_color: Any, direction: Any) -> int:
+        """The position's colour: the one given, else the top card's (a wild's must be given)."""
         top = int(discard_pile[-1])
         if current_color is None:
             if top >= 52:
                 raise ValueError("current_color must be given when the top card is a wild")
             current_color = top // 13
-        if not 0 <= current_color < 4 or direction not in (1, -1) or not 0 <= current_player < n:
+        if not 0 <= current_color < 4 or direction not in (1, -1) or not 0 <= current_player < self.num_players:
             raise ValueError("current_color must be 0..3, direction +1/-1, current_player a seat")
+        return current_color
+
+    def _write_position(
+        self, i: int, counts: np.ndarray, discard_pile: Any, draw_pile: Any, current_player: int,
+        current_color: int, direction: int, dealer: int | None, scores: Any,
+    ) -> None:
+        n = self.num_players
         g = self._g[i]
         g[:] = 0
         g[L.G_PLAYER] = current_player
@@ -523,9 +612,3 @@ class Engine:
         self._pl[i, :, L.PL_HAND_SIZE] = counts[:n].sum(1)
         if scores is not None:
             self._pl[i, :, L.PL_SCORE] = scores
-        which = np.zeros(self.num_envs, bool)
-        which[i] = True
-        self._run_codes(which, batch.REFRESH)
-        if self._recorder is not None:
-            self._recorder.on_set(i)
-        return self._result

@@ -922,7 +922,11 @@ def draw_action(s, cfg, b):
 
 @njit(cache=True, inline="always")
 def apply_action(s, cfg, points, deck, b, action, legal, rewards):
-    """One decision of the player to act; `legal` is False only for an R10 penalty."""
+    """One decision of the player to act; `legal` is False only for an R10 penalty.
+
+    Long on purpose: the branches share one `emit` and one `advance` (every inlined copy costs
+    compile time), and moving them into helpers that are not inlined would make each pass the
+    state tuple again, the per-call cost the inlining removes (module docstring)."""
     g, pl = s[0], s[1]
     phase = g[b, G_PHASE]
     p = g[b, G_PLAYER]

@@ -1,15 +1,22 @@
-"""Game records: the events of a round as JSON-serialisable dicts, and their replay."""
+"""Game records: the events of a round as JSON-serialisable dicts, and one line of text per event.
+
+A record is ``{"num_players", "rules", "start", "actions", "events"}``. ``start`` says how the
+round began: ``{"rng_state": s}`` for a dealt round (the generator state the deal was drawn
+from), or ``{"position": p, "rng_state": s}`` for a position set with ``Engine.set_game``
+(``p`` holds its keyword arguments; ``s`` is the generator the game continued with). States are
+decimal strings, so a record survives JSON readers without 64-bit integers. ``replay.py`` plays
+a record again; this module knows nothing of the ``Engine`` itself.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from ..cards import COLOR_NAMES, card_name
+from ..rules import UnoRules
 from . import layout as L
-
-if TYPE_CHECKING:
-    from .engine import Engine
 
 
 def _event_dict(kind: int, player: int, card: int, extra: int) -> dict[str, Any]:
@@ -95,104 +102,91 @@ class _Round:
 
 
 class Recorder:
-    """Collects each game's events from the engine's per-step buffer (engine-internal)."""
+    """Collects each game's rounds from the engine's per-step event buffers (engine-internal).
 
-    def __init__(self, engine: "Engine") -> None:
-        self.engine = engine
-        self.rounds: list[_Round | None] = [None] * engine.num_envs
-        self.previous: list[_Round | None] = [None] * engine.num_envs
+    The engine hands over its buffers once, at construction: ``events`` [B, W, 4] and
+    ``event_counts`` [B] as the kernels write them on every step, and ``rng`` [B, 2], each
+    game's generator (column 0 its live state, column 1 its state when the round was dealt).
+    Everything else comes with each call.
+    """
+
+    def __init__(
+        self, num_players: int, rules: UnoRules, events: np.ndarray, event_counts: np.ndarray, rng: np.ndarray
+    ) -> None:
+        self.num_players = num_players
+        self.rules = rules
+        self._events = events
+        self._event_counts = event_counts
+        self._rng = rng
+        self.rounds: list[_Round | None] = [None] * events.shape[0]
+        self.previous: list[_Round | None] = [None] * events.shape[0]
 
     def _rows(self, b: int) -> list[tuple[int, int, int, int]]:
-        e = self.engine
-        n = int(e._event_counts[b])
-        if n > e._events.shape[1]:
+        n = int(self._event_counts[b])
+        if n > self._events.shape[1]:
             raise RuntimeError(f"game {b}: {n} events in one step overflow the record buffer")
-        return [tuple(int(x) for x in row) for row in e._events[b, :n]]
+        return [tuple(int(x) for x in row) for row in self._events[b, :n]]
 
-    def _new_round(self, b: int) -> _Round:
-        return _Round({"rng_state": str(int(self.engine._rng[b, 1]))})
+    def _dealt_round(self, b: int) -> _Round:
+        return _Round({"rng_state": str(int(self._rng[b, 1]))})
 
     def on_reset(self, games: np.ndarray) -> None:
+        """Games ``games`` were dealt a new round by ``reset``."""
         for b in games:
-            self.rounds[b] = self._new_round(b)
+            self.rounds[b] = self._dealt_round(b)
             self.rounds[b].rows = self._rows(b)
 
-    def on_set(self, b: int) -> None:
-        e = self.engine
-        state = e.game_state(b)
+    def on_set(self, b: int, state: dict[str, Any], draw_pile: list[int]) -> None:
+        """Game b was put at a position: ``state`` is its ``game_state()`` after the set."""
         position = {
             "hands": state["hands"],
             "discard_pile": state["discard_pile"],
-            "draw_pile": e.draw_pile(b),
+            "draw_pile": draw_pile,
             "current_player": state["current_player"],
             "current_color": state["current_color"],
             "direction": state["direction"],
             "dealer": state["dealer"],
             "scores": state["scores"],
         }
-        self.rounds[b] = _Round({"position": position})
+        self.rounds[b] = _Round({"position": position, "rng_state": str(int(self._rng[b, 0]))})
 
-    def on_step(self, actions: np.ndarray) -> None:
-        e = self.engine
+    def on_step(self, actions: np.ndarray, finished: np.ndarray | None) -> None:
+        """A step applied ``actions``; ``finished`` [B] marks the games whose round ended and was
+        dealt anew in the same step (auto-reset), None when the engine does not auto-reset."""
         for b in np.flatnonzero(actions != -1):
             rnd = self.rounds[b]
             rnd.actions.append(int(actions[b]))
             rows = self._rows(b)
-            finished = e.autoreset and (e.terminated[b] or e.truncated[b])
-            if finished:
+            if finished is not None and finished[b]:
                 cut = next(k for k, r in enumerate(rows) if r[0] == L.EV_DEAL)
                 rnd.rows.extend(rows[:cut])
                 self.previous[b] = rnd
-                self.rounds[b] = self._new_round(b)
+                self.rounds[b] = self._dealt_round(b)
                 self.rounds[b].rows = rows[cut:]
             else:
                 rnd.rows.extend(rows)
 
     def _to_dict(self, rnd: _Round) -> dict[str, Any]:
-        e = self.engine
         return {
-            "num_players": e.num_players,
-            "rules": e.rules.to_dict(),
+            "num_players": self.num_players,
+            "rules": self.rules.to_dict(),
             "start": rnd.start,
             "actions": list(rnd.actions),
             "events": events_to_json(rnd.rows),
         }
 
     def record(self, b: int) -> dict[str, Any]:
+        """Game b's current round as a record."""
         return self._to_dict(self.rounds[b])
 
     def last_record(self, b: int) -> dict[str, Any] | None:
+        """Game b's round before the last auto-reset, or None."""
         rnd = self.previous[b]
         return None if rnd is None else self._to_dict(rnd)
 
 
-def replay(record: dict[str, Any]) -> "Engine":
-    """Replay a record in a fresh one-game engine; raises ValueError if any event differs."""
-    from ..rules import UnoRules
-    from .engine import Engine
-
-    engine = Engine(1, record["num_players"], UnoRules.from_dict(record["rules"]), seed=0, record=True)
-    start = record["start"]
-    if "rng_state" in start:
-        engine._rng[0, 0] = np.uint64(int(start["rng_state"]))
-        engine.reset()
-    else:
-        engine.set_game(0, **start["position"])
-    for k, action in enumerate(record["actions"]):
-        if engine.terminated[0] or engine.truncated[0]:
-            raise ValueError(f"record has {len(record['actions'])} actions but the round ended after {k}")
-        engine.step(np.array([action]))
-    replayed = engine.record(0)["events"]
-    if replayed != record["events"]:
-        first = next((k for k, (a, b) in enumerate(zip(replayed, record["events"])) if a != b), min(len(replayed), len(record["events"])))
-        raise ValueError(f"replay differs from the record at event {first}")
-    return engine
-
-
 def describe_event(event: dict[str, Any]) -> str:
     """One line of readable game log for a record event."""
-    from ..cards import COLOR_NAMES, card_name
-
     kind = event["type"]
     who = f"player {event['player']}" if "player" in event else ""
     if kind == "deal":
