@@ -7,7 +7,7 @@ arrays), then the envs and the policy protocol over the engine.
 
 from .actions import ACTION_NAMES, NUM_ACTIONS, Action, action_name
 from .cards import CARD_NAMES, NUM_CARD_TYPES, card_name, parse_card
-from .engine import Engine, StepResult, replay
+from .engine import Engine, StepResult, describe_event, replay
 from .gym_env import UnoEnv, UnoVectorEnv, register_envs
 from .pettingzoo_env import env, raw_env
 from .policy import Agent, RandomAgent, sample_legal
@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ACTION_NAMES", "NUM_ACTIONS", "Action", "action_name", "CARD_NAMES", "NUM_CARD_TYPES",
-    "card_name", "parse_card", "Engine", "StepResult", "replay", "PRESETS", "UnoRules", "parse_rules",
+    "card_name", "parse_card", "Engine", "StepResult", "describe_event", "replay", "PRESETS", "UnoRules", "parse_rules",
     "Agent", "RandomAgent", "sample_legal",
     "env", "raw_env", "UnoEnv", "UnoVectorEnv",
 ]

@@ -7,8 +7,7 @@ import time
 
 import numpy as np
 
-from uno_env import Engine, UnoRules, sample_legal
-from uno_env.engine.record import describe_event
+from uno_env import Engine, UnoRules, describe_event, sample_legal
 
 
 def play_logged_game(num_players: int, rules: UnoRules, seed: int) -> list[str]:
