@@ -5,27 +5,30 @@
     python evaluate.py --agents heuristic,rlcard_rule,greedy,random --num-players 4 --rules house
     python evaluate.py --help
 
-CleanRL's shape: one ``Args`` dataclass, a linear ``main``. Agents are named as in
-``agents.registry.make_agent``: ``random``, ``rlcard_rule``, ``greedy``, ``heuristic``, or the
-path of a model saved by ``train.py`` or of an RLlib checkpoint directory (``train.py
---backend rllib``), optionally ``label=path``; repeat a name to seat it
-twice (``random,random``: an agent against itself).
+CleanRL's shape: one ``Args`` dataclass (parsed with ``tyro``), a linear ``main``. Agents are
+specs of ``agents.registry.make_agent``: ``random``, ``rlcard_rule``, ``greedy``, ``heuristic``,
+``search`` with an optional budget (``search:64`` rollouts, ``search:20ms``), the path of a
+model saved by ``train.py`` or of an RLlib checkpoint directory (``train.py --backend rllib``),
+optionally ``label=spec``; repeat a spec to seat it twice (``random,random``: an agent against
+itself).
+
+    python evaluate.py --agents random,heuristic,search:64 --games 200
 
 With 2 players every pairing plays ``--games`` games; with n players every table of n distinct
 entries of ``--agents`` does. Seats are rotated (game g puts the table's agent i in seat
 ``(i + g) % n``), all games of a table run in one batched engine, and everything is
-reproducible from ``--seed`` (see ``agents.tournament``, which also documents the counting
-and the Bradley–Terry ratings on the Elo scale).
+reproducible from ``--seed`` (see ``arena.tournament``, which also documents the counting,
+and ``arena.ratings`` for the Bradley–Terry ratings on the Elo scale).
 
 **Chunks and Ray.** Each table's games are played in chunks of ``--chunk-games`` games; chunk
-c of table t is seeded from ``(seed, t, c)`` alone (chunk 0 from ``(seed, t)``, as
-``agents.tournament.tournament`` seeds its tables), so the table is a function of ``--seed``,
-``--games``, ``--batch-size`` and ``--chunk-games`` and never of where the chunks run. With
-``--ray`` the chunks are Ray tasks (``ray.remote(play_table)``) spread over a local Ray
+c of table t is seeded from ``(seed, t, c)`` alone (``arena.tournament.chunk_plan``), so the
+table is a function of ``--seed``, ``--games``, ``--batch-size`` and ``--chunk-games`` and
+never of where the chunks run. With ``--ray`` the chunks are Ray tasks
+(``arena.remote.ray_chunks``: ``ray.remote(play_table)``) spread over a local Ray
 (``--num-cpus``) or the cluster at ``--address``; without it they run one after the other
 here. Both give exactly the same table for the same arguments. A chunk is a unit of work:
 with ``--chunk-games`` >= ``--games`` (the default for up to 10,000 games) a table is one
-chunk and the results equal those of ``tournament``.
+chunk.
 
     python evaluate.py --games 100000 --chunk-games 10000 --ray                  # local Ray, 2 CPUs
     python evaluate.py --games 100000 --chunk-games 10000 --ray --address auto   # a running cluster
@@ -39,22 +42,25 @@ table, pooled numbers per agent, pairwise counts, ratings); ``<output_dir>/win_r
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import os
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+import tyro
+
+from agents.registry import make_agent
+from arena import TableResult, TournamentResult, tournament
+from uno_env import parse_rules
 
 
 @dataclass
 class Args:
     agents: str = "random,rlcard_rule,greedy,heuristic"
-    """comma-separated agents: random, rlcard_rule, greedy, heuristic, a saved model path or an RLlib
-    checkpoint directory (train.py --backend rllib), optionally as label=path"""
+    """comma-separated agent specs (agents.registry.make_agent): random, rlcard_rule, greedy, heuristic,
+    search[:N|:Tms], a saved model path or an RLlib checkpoint directory, optionally as label=spec"""
     num_players: int = 2
     """players per table (2-10); with n > 2 every table of n distinct entries plays"""
     rules: str = "classic"
@@ -89,98 +95,9 @@ class Args:
     """with --ray and no --address: CPUs of the local Ray"""
 
 
-def parse_args(argv: list[str] | None = None) -> Args:
-    """``Args`` from the command line (``tyro`` when installed, else argparse; see train.py)."""
-    from train import parse_dataclass
-
-    return parse_dataclass(Args, argv, __doc__)
-
-
-def build_agent(spec: str, rules: Any, deterministic: bool = True) -> Any:
-    """``agents.registry.make_agent``, plus RLlib checkpoint directories written by
-    ``train.py --backend rllib`` (``label=dir`` names them)."""
-    from agents.registry import make_agent
-
-    label, path = spec.split("=", 1) if "=" in spec else (None, spec)
-    if os.path.isdir(path):
-        from agents.rllib_agent import RLlibAgent
-
-        return RLlibAgent(path, deterministic=deterministic, name=label)
-    return make_agent(spec, rules, deterministic=deterministic)
-
-
-def chunk_plan(num_agents: int, num_players: int, games: int, chunk_games: int, seed: int) -> list[tuple[int, tuple[int, ...], int, int]]:
-    """Every unit of work ``(table, agent indices, games, seed)``: each table of ``num_players``
-    distinct agents split into chunks of ``chunk_games`` games; chunk 0 of table t is seeded
-    like ``tournament``'s table t, chunk c > 0 from ``(that seed, c)``."""
-    from agents.tournament import hash_seed
-
-    plan = []
-    for t, idx in enumerate(itertools.combinations(range(num_agents), num_players)):
-        table_seed = hash_seed(seed, t)
-        for c, start in enumerate(range(0, games, chunk_games)):
-            plan.append((t, idx, min(chunk_games, games - start), table_seed if c == 0 else hash_seed(table_seed, c)))
-    return plan
-
-
-def merge_tables(parts: list[Any]) -> Any:
-    """One ``TableResult`` from the chunks of a table (counts summed; seconds summed over chunks)."""
-    from agents.tournament import TableResult
-
-    first = parts[0]
-    return TableResult(first.names, sum(p.games for p in parts), sum(p.wins for p in parts),
-                       sum(p.points for p in parts), sum(p.beat for p in parts), sum(p.truncated for p in parts),
-                       sum(p.steps for p in parts), sum(p.seconds for p in parts))
-
-
-def chunked_tournament(agents: list[Any], games: int, num_players: int, rules: Any, seed: int, batch_size: int,
-                       chunk_games: int, anchor: str | None, anchor_rating: float, names: list[str],
-                       progress: Any = None, ray_address: str | None = None, num_cpus: int = 2) -> Any:
-    """``agents.tournament.tournament`` played chunk by chunk (module docstring): here, or as Ray
-    tasks when ``ray_address`` is not None ("" starts a local Ray with ``num_cpus`` CPUs)."""
-    from agents.tournament import TournamentResult, bradley_terry, play_table
-
-    if len(agents) < num_players:
-        raise ValueError(f"{num_players} players need at least {num_players} agents (repeat a name to seat it "
-                         f"twice), got {len(agents)}")
-    plan = chunk_plan(len(agents), num_players, games, chunk_games, seed)
-    calls = [([agents[i] for i in idx], n, s, [names[i] for i in idx]) for _, idx, n, s in plan]
-    if ray_address is None:
-        parts = [play_table(a, n, rules=rules, seed=s, batch_size=batch_size, names=nm) for a, n, s, nm in calls]
-    else:
-        import ray
-
-        from train import init_ray
-
-        init_ray(ray_address, num_cpus)
-        # Each table's agents go to the object store once; its chunks get a reference, not a copy each.
-        seated = {idx: ray.put([agents[i] for i in idx]) for _, idx, _, _ in plan}
-        remote = ray.remote(num_cpus=1)(play_table)
-        futures = [remote.remote(seated[idx], n, rules=rules, seed=s, batch_size=batch_size,
-                                 names=[names[i] for i in idx]) for _, idx, n, s in plan]
-        parts = ray.get(futures)
-    by_table: dict[int, tuple[list[int], list[Any]]] = {}
-    for (t, idx, _, _), part in zip(plan, parts):
-        by_table.setdefault(t, (list(idx), []))[1].append(part)
-    tables = [(idx, merge_tables(chunks)) for idx, chunks in by_table.values()]
-    if progress is not None:
-        for _, r in tables:
-            progress(r)
-    n = len(names)
-    beat = np.zeros((n, n), np.int64)
-    for idx, r in tables:
-        beat[np.ix_(idx, idx)] += r.beat
-    anchor_idx = names.index(anchor) if anchor in names else None
-    ratings, se = bradley_terry(beat, anchor=anchor_idx, anchor_rating=anchor_rating)
-    config = {"num_games": int(games), "num_players": int(num_players), "seed": int(seed),
-              "batch_size": int(batch_size), "chunk_games": int(chunk_games), "anchor_rating": anchor_rating,
-              "rules": rules.to_dict(), "ray": ray_address is not None}
-    return TournamentResult(names, int(num_players), tables, ratings, se,
-                            names[anchor_idx] if anchor_idx is not None else None, config)
-
-
-def plot_results(result: Any, output_dir: str) -> list[str]:
+def plot_results(result: TournamentResult, output_dir: str) -> list[str]:
     """The win-rate heat map and the rating bars as PNG files; returns their paths."""
+    # Imported here: matplotlib is heavy and only needed for the plots (--no-plots skips it).
     import matplotlib
 
     matplotlib.use("Agg")
@@ -229,34 +146,33 @@ def plot_results(result: Any, output_dir: str) -> list[str]:
     return paths
 
 
-def main(args: Args) -> Any:
+def main(args: Args) -> TournamentResult:
     """Run the tournament; print the Markdown tables; write the JSON and the plots."""
-    from agents.registry import BASELINES
-    from agents.tournament import unique_names
-    from train import make_rules
-
-    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     for name in ("games", "chunk_games", "batch_size", "num_cpus"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
-    rules = make_rules(args.rules)
-    if args.torch_threads and any(s not in BASELINES for s in specs):
-        import torch  # saved models only
+    rules = parse_rules(args.rules)
+    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    agents = [make_agent(s, rules, deterministic=args.deterministic) for s in specs]
+    # torch is loaded only when a saved model was; importing it just to set its threads costs seconds.
+    if args.torch_threads and "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(args.torch_threads)
+    play_chunks = None
+    if args.ray:
+        # Imported here: ray is a heavy optional dependency (the distributed extra).
+        from arena.remote import ray_chunks
 
-        torch.set_num_threads(args.torch_threads)
-    agents = [build_agent(s, rules, deterministic=args.deterministic) for s in specs]
-    names = unique_names(agents)
+        play_chunks = ray_chunks(args.address, args.num_cpus)
     t0 = time.time()
 
-    def progress(r: Any) -> None:
+    def progress(r: TableResult) -> None:
         print(f"  {' vs '.join(r.names)}: {r.games:,} games in {r.seconds:.1f} s", file=sys.stderr, flush=True)
 
-    result = chunked_tournament(agents, args.games, num_players=args.num_players, rules=rules, seed=args.seed,
-                                batch_size=args.batch_size, chunk_games=args.chunk_games, anchor=args.anchor,
-                                anchor_rating=args.anchor_rating, names=names, progress=progress,
-                                ray_address=args.address if args.ray else None, num_cpus=args.num_cpus)
+    result = tournament(agents, args.games, num_players=args.num_players, rules=rules, seed=args.seed,
+                        batch_size=args.batch_size, anchor=args.anchor, anchor_rating=args.anchor_rating,
+                        progress=progress, chunk_games=args.chunk_games, play_chunks=play_chunks)
     result.config.update({"agents": specs, "rules_arg": args.rules, "deterministic": args.deterministic,
-                          "seconds": time.time() - t0})
+                          "ray": args.ray, "seconds": time.time() - t0})
     print(f"\n{args.num_players} players, rules {args.rules}, {args.games:,} games per "
           f"{'pairing' if args.num_players == 2 else 'table'}, seats rotated, seed {args.seed}\n")
     print(result.markdown())
@@ -272,6 +188,7 @@ def main(args: Args) -> Any:
 
 
 if __name__ == "__main__":
-    from train import run_script
-
-    run_script(main, parse_args)
+    try:
+        main(tyro.cli(Args, description=__doc__))
+    except ValueError as exc:  # a bad setting: one line on stderr, not a traceback
+        sys.exit(f"error: {exc}")

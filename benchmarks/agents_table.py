@@ -2,33 +2,37 @@
 
     python benchmarks/agents_table.py [--games 10000] [--seed 0] [--quick]
 
-Each row is one ``agents.play_match`` between two agents; the win rate and its 95% Wilson
+Each row is one ``arena.play_match`` between two agents; the win rate and its 95% Wilson
 interval are the first agent's. Nothing is hard-coded: every number is measured on each run.
 """
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
+import tyro
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
-# Submodule imports work even where `agents` was installed before it had an __init__.py.
-from agents.arena import play_match
-from agents.base import RandomAgent
-from agents.greedy import GreedyAgent
-from agents.heuristic import HeuristicAgent
-from agents.rlcard_rule import RLCardRuleAgent
-from uno_env import UnoRules
+from agents import GreedyAgent, HeuristicAgent, RandomAgent, RLCardRuleAgent  # noqa: E402
+from arena import play_match  # noqa: E402
+from uno_env import UnoRules  # noqa: E402
+
+
+@dataclasses.dataclass
+class Args:
+    games: int = 10_000
+    """games per match"""
+    seed: int = 0
+    """seed of the games"""
+    quick: bool = False
+    """1000 games per match (smoke run)"""
 
 
 def main() -> None:
     """Play the matches and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=10_000, help="games per match")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--quick", action="store_true", help="1000 games per match (smoke run)")
-    args = parser.parse_args()
+    args = tyro.cli(Args, description=__doc__.splitlines()[0])
     games = 1000 if args.quick else args.games
     rules = UnoRules.preset("classic")
     matches = [

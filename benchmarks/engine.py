@@ -32,7 +32,6 @@ import os
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse
 import dataclasses
 import datetime
 import hashlib
@@ -49,12 +48,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+import tyro
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from agents.base import pick_legal  # noqa: E402
+from uno_env.policy import pick_legal  # noqa: E402
 from benchmarks._timing import Measurement, interleave, loadavg as _loadavg  # noqa: E402
 
 TARGETS_RATIO = {1: 1.5, 4096: 18.0}  # batch size -> minimum ours / RLCard
@@ -66,6 +66,8 @@ TARGET_CACHED_S = 2.0
 
 @dataclasses.dataclass
 class Config:
+    """The settings of a run, resolved from ``Args``."""
+
     runs: int = 5
     seconds: float = 1.0  # per measurement (one implementation, one size, one run)
     min_steps: int = 0  # per measurement, in game steps (the loop stops when both are reached)
@@ -81,31 +83,49 @@ class Config:
     json_path: str | None = None
 
 
+@dataclasses.dataclass
+class Args:
+    """Options of ``benchmarks/engine.py`` (``--help``)."""
+
+    runs: int | None = None
+    """runs per measurement, median reported (default 5; 1 with --quick)"""
+    seconds: float | None = None
+    """duration of each measurement (default 1.0; 0 with --quick)"""
+    min_steps: int | None = None
+    """minimum game steps per measurement (default 0; 300 with --quick)"""
+    batch_sizes: str = "1,64,1024,4096"
+    """comma-separated batch sizes"""
+    players: str = "2,4"
+    """comma-separated player counts"""
+    presets: str = "official,house"
+    """comma-separated presets measured besides classic, at batch 1 and the largest batch ('' for none)"""
+    cached_runs: int | None = None
+    """cached-start subprocess runs (default 3; 1 with --quick)"""
+    skip_cold: bool = False
+    """skip the cold-compile subprocess (implied by --quick)"""
+    skip_startup: bool = False
+    """skip both start-up measurements"""
+    skip_rlcard: bool = False
+    """do not measure RLCard"""
+    quick: bool = False
+    """CI smoke: a few hundred steps each, 1 run, no cold compile"""
+    seed: int = 0
+    """seed of the games"""
+    json: str | None = None
+    """also write the results as JSON to this path"""
+
+
 def parse_args(argv: list[str] | None = None) -> Config:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--runs", type=int, default=None, help="runs per measurement, median reported (default 5; 1 with --quick)")
-    p.add_argument("--seconds", type=float, default=None, help="duration of each measurement (default 1.0; 0 with --quick)")
-    p.add_argument("--min-steps", type=int, default=None, help="minimum game steps per measurement (default 0; 300 with --quick)")
-    p.add_argument("--batch-sizes", type=str, default="1,64,1024,4096", help="comma-separated (default 1,64,1024,4096)")
-    p.add_argument("--players", type=str, default="2,4", help="comma-separated (default 2,4)")
-    p.add_argument("--presets", type=str, default="official,house",
-                   help="comma-separated presets measured besides classic, at batch 1 and the largest batch ('' for none)")
-    p.add_argument("--cached-runs", type=int, default=None, help="cached-start subprocess runs (default 3; 1 with --quick)")
-    p.add_argument("--skip-cold", action="store_true", help="skip the cold-compile subprocess (implied by --quick)")
-    p.add_argument("--skip-startup", action="store_true", help="skip both start-up measurements")
-    p.add_argument("--skip-rlcard", action="store_true", help="do not measure RLCard")
-    p.add_argument("--quick", action="store_true", help="CI smoke: a few hundred steps each, 1 run, no cold compile")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", dest="json_path", default=None, help="also write the results as JSON to this path")
-    a = p.parse_args(argv)
+    """The ``Config`` of the command line (``Args``; ``--quick`` picks the defaults left open)."""
+    a = tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
 
     def ints(text: str, name: str) -> tuple[int, ...]:
         try:
             vals = tuple(int(x) for x in text.split(",") if x.strip())
         except ValueError:
-            p.error(f"--{name} must be comma-separated integers, got {text!r}")
+            raise SystemExit(f"--{name} must be comma-separated integers, got {text!r}") from None
         if not vals or min(vals) < 1:
-            p.error(f"--{name} must list positive integers, got {text!r}")
+            raise SystemExit(f"--{name} must list positive integers, got {text!r}")
         return vals
 
     cfg = Config(
@@ -121,12 +141,12 @@ def parse_args(argv: list[str] | None = None) -> Config:
         rlcard=not a.skip_rlcard,
         quick=a.quick,
         seed=a.seed,
-        json_path=a.json_path,
+        json_path=a.json,
     )
     if cfg.runs < 1 or cfg.cached_runs < 1:
-        p.error("--runs and --cached-runs must be >= 1")
+        raise SystemExit("--runs and --cached-runs must be >= 1")
     if cfg.seconds <= 0 and cfg.min_steps <= 0:
-        p.error("give --seconds > 0 or --min-steps > 0")
+        raise SystemExit("give --seconds > 0 or --min-steps > 0")
     return cfg
 
 

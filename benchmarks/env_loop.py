@@ -17,7 +17,7 @@ Usage: ``python benchmarks/env_loop.py [--steps 100000] [--runs 5] [--players 2 
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import platform
 import statistics
 import sys
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import tyro
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
 import uno_env  # noqa: E402
@@ -125,16 +126,25 @@ def measure(make: Callable[[], object], steps: int, runs: int) -> tuple[float, f
     return statistics.median(wall), statistics.median(cpu), wall
 
 
+@dataclasses.dataclass
+class Args:
+    steps: int = 100_000
+    """AEC steps per timed run"""
+    runs: int = 5
+    """timed runs per row (median reported)"""
+    players: tuple[int, ...] = (2, 4)
+    """player counts"""
+    wrapped: bool = False
+    """also time raw_env under the three wrappers"""
+    profile: bool = False
+    """cProfile one run of each env and print the top entries"""
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=100_000, help="AEC steps per timed run")
-    parser.add_argument("--runs", type=int, default=5, help="timed runs per row (median reported)")
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 4], help="player counts")
-    parser.add_argument("--wrapped", action="store_true", help="also time raw_env under the three wrappers")
-    parser.add_argument("--profile", action="store_true", help="cProfile one run of each env and print the top entries")
-    args = parser.parse_args()
-    if args.steps < 1 or args.runs < 1:
-        parser.error("--steps and --runs must be positive")
+    """Time every row and print the table."""
+    args = tyro.cli(Args, description=__doc__.splitlines()[0])
+    if args.steps < 1 or args.runs < 1 or not args.players:
+        raise SystemExit("--steps and --runs must be positive and --players must name a player count")
 
     envs: list[tuple[str, Callable[[int], object]]] = [
         ("raw_env", lambda n: uno_env.raw_env(num_players=n)),

@@ -15,10 +15,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from uno_env import Engine, sample_legal
+
 
 def _engine(batch: int, players: int, seed: int):
-    from uno_env.engine.engine import Engine
-
     return Engine(batch, players, seed=seed, autoreset=True)
 
 
@@ -33,8 +33,6 @@ def engine_bytes_per_game(players: int, batch: int = 64) -> dict[str, float]:
 
 def traced_peak_per_game(players: int, batch: int, steps: int = 20) -> float:
     """tracemalloc peak (bytes) of building an Engine of ``batch`` games and stepping it, per game."""
-    from agents.base import sample_legal
-
     rng = np.random.default_rng(0)
     _engine(1, players, 0)  # load the numba cache outside the trace
     tracemalloc.start()

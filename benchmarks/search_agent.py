@@ -2,7 +2,7 @@
 
     python benchmarks/search_agent.py [--games 2000] [--chunk-games 500] [--rollouts N] [--seed 0] [--quick]
 
-2 players, preset classic, seats rotated, played by ``agents.arena.play_match(engine_access=True)``
+2 players, preset classic, seats rotated, played by ``arena.play_match(engine_access=True)``
 (the search agent gets the engine and the game index, ``SearchAgent.act_in``). Decision times
 are measured around every ``act_in`` call, wall clock and process CPU time, for the searched
 decisions (two or more legal moves) and for all of them; the machine's load average is printed
@@ -13,7 +13,7 @@ hard-coded: every number is measured on each run.
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -21,13 +21,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+import tyro
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
-from agents import HeuristicAgent
-from agents.arena import play_match, wilson_interval
-from agents.search import SearchAgent
-from agents.tournament import hash_seed
-from uno_env import UnoRules
+from agents import HeuristicAgent, SearchAgent  # noqa: E402
+from arena import derive_seed, play_match, wilson_interval  # noqa: E402
+from uno_env import UnoRules  # noqa: E402
 
 
 class TimedSearch:
@@ -90,19 +89,28 @@ def figures_of(games: int, wins: int, truncated: int, timed: TimedSearch, rollou
     }
 
 
+@dataclasses.dataclass
+class Args:
+    games: int = 2000
+    """games (seats rotated)"""
+    chunk_games: int = 500
+    """games per chunk: chunk c is seeded from (seed, c); figures are printed (and the JSON rewritten) after every
+    chunk, so an interrupted run keeps what it measured"""
+    rollouts: int | None = None
+    """SearchAgent budget (default: its own)"""
+    seed: int = 0
+    """seed of the games"""
+    batch_size: int = 256
+    """games played side by side"""
+    quick: bool = False
+    """40 games with a small budget (smoke run)"""
+    json: str | None = None
+    """also write the figures to this JSON file"""
+
+
 def main() -> None:
     """Play the match chunk by chunk and print the table row (and JSON with --json)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=2000, help="games (seats rotated)")
-    parser.add_argument("--chunk-games", type=int, default=500,
-                        help="games per chunk: chunk c is seeded from (seed, c); figures are printed (and the JSON "
-                             "rewritten) after every chunk, so an interrupted run keeps what it measured")
-    parser.add_argument("--rollouts", type=int, default=None, help="SearchAgent budget (default: its own)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--batch-size", type=int, default=256, help="games played side by side")
-    parser.add_argument("--quick", action="store_true", help="40 games with a small budget (smoke run)")
-    parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
-    args = parser.parse_args()
+    args = tyro.cli(Args, description=__doc__.splitlines()[0])
     rules = UnoRules.preset("classic")
     games = 40 if args.quick else args.games
     kwargs = {"rollouts": 64} if args.quick else ({} if args.rollouts is None else {"rollouts": args.rollouts})
@@ -118,7 +126,7 @@ def main() -> None:
     for c, start in enumerate(range(0, games, args.chunk_games)):
         n = min(args.chunk_games, games - start)
         cpu0 = time.process_time()
-        r = play_match([timed, HeuristicAgent(rules)], n, 2, rules, seed=args.seed if c == 0 else hash_seed(args.seed, c),
+        r = play_match([timed, HeuristicAgent(rules)], n, 2, rules, seed=args.seed if c == 0 else derive_seed(args.seed, c),
                        batch_size=args.batch_size, engine_access=True)
         cpu += time.process_time() - cpu0
         wall += r.seconds

@@ -5,7 +5,7 @@ engine's invariants as it goes, with memory measured at the start and the end.
 | what | how |
 |---|---|
 | games | one ``Engine`` of ``--batch`` games per configuration, ``autoreset=True``, every preset x 2-10 players, plus option mixes (``--no-mixes`` to skip) |
-| moves | a uniformly random legal action per game (``agents.sample_legal``) |
+| moves | a uniformly random legal action per game (``uno_env.sample_legal``) |
 | invariants | ``check_invariants()`` on the whole batch every ``--check-every`` engine steps (every card in exactly one place, hand sizes, mask non-empty and only held cards offered), a legal action for every game on those steps, and on every step the rewards of finished games (+1 winners / -1 others, at least one winner; 0 when truncated) |
 | counts | game steps (batch x ``Engine.step`` calls), games finished (terminated, truncated), violations |
 | memory | resident set size (psutil if installed, else ``/proc/self/status``) after the imports, after the first configuration, and at the end; peak RSS |
@@ -28,7 +28,6 @@ import os
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse
 import dataclasses
 import datetime
 import json
@@ -41,12 +40,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import tyro
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from agents.base import sample_legal  # noqa: E402
+from uno_env import sample_legal  # noqa: E402
 from uno_env import Engine, UnoRules  # noqa: E402
 from uno_env.rules import PRESETS  # noqa: E402
 
@@ -69,14 +69,15 @@ MIXES: dict[str, dict[str, Any]] = {
 
 @dataclasses.dataclass
 class Args:
-    steps: int = 100_000_000
-    """Game steps in total (batch size x Engine.step calls), shared evenly by the configurations."""
-    batch: int = 1024
-    """Games per engine (one engine per configuration)."""
+    steps: int | None = None
+    """Game steps in total (batch size x Engine.step calls), shared evenly by the configurations
+    (default 100,000,000; 300,000 with --quick)."""
+    batch: int | None = None
+    """Games per engine, one engine per configuration (default 1024; 64 with --quick)."""
     check_every: int = 64
     """Engine steps between two checks of the invariants on the whole batch."""
     mixes: bool = True
-    """Also run the option mixes (MIXES) besides the four presets."""
+    """Also run the option mixes (MIXES) besides the four presets (--no-mixes: the presets only)."""
     seed: int = 0
     """Seed of the games and of the random players."""
     quick: bool = False
@@ -86,25 +87,14 @@ class Args:
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        if f.type in (bool, "bool"):
-            if f.default:
-                p.add_argument("--no-" + f.name.replace("_", "-"), dest=f.name, action="store_false")
-            else:
-                p.add_argument(flag, action="store_true")
-        else:
-            p.add_argument(flag, type=float if f.name == "steps" else (int if f.type in (int, "int") else str),
-                           default=None)
-    a = vars(p.parse_args(argv))
-    args = Args(**{k: v for k, v in a.items() if v is not None})
-    if args.quick:
-        args.steps = int(a["steps"] or 300_000)
-        args.batch = int(a["batch"] or 64)
-    args.steps = int(args.steps)
+    """``Args`` from the command line, with the defaults of ``--quick`` or of a full run filled in."""
+    args = tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
+    if args.steps is None:
+        args.steps = 300_000 if args.quick else 100_000_000
+    if args.batch is None:
+        args.batch = 64 if args.quick else 1024
     if args.steps < 1 or args.batch < 1 or args.check_every < 1:
-        p.error("--steps, --batch and --check-every must be positive")
+        raise SystemExit("--steps, --batch and --check-every must be positive")
     return args
 
 

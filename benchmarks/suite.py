@@ -40,16 +40,20 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+import tyro
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+import uno_env  # noqa: E402
 from benchmarks import pipeline as pipe  # noqa: E402
 from benchmarks import scaling  # noqa: E402
-from benchmarks._cli import parse_dataclass  # noqa: E402
-from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summarize  # noqa: E402
-from benchmarks.engine import OursBench, RLCardBench, machine_info, machine_lines  # noqa: E402
+from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, profile_text, summarize  # noqa: E402
+from benchmarks.engine import (OursBench, RLCardBench, _sources_digest, machine_info,  # noqa: E402
+                               machine_lines)
+from benchmarks.env_loop import AECBench, RLCardEnvBench  # noqa: E402
+from uno_env import Engine, UnoRules, sample_legal  # noqa: E402
 
 # Our options closest to RLCard's UNO (RULES.md R4, R6): draw only when nothing is playable, no
 # Wild Draw Four challenge (so no bluffing), and a held wild blocks a Wild Draw Four (RLCard allows
@@ -114,7 +118,7 @@ QUICK_PIPELINE = {"tiny": dict(rollout=128, batch_size=64, n_epochs=1, learning_
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    args = parse_dataclass(Args, __doc__.splitlines()[0], argv)
+    args = tyro.cli(Args, args=argv, description=__doc__.splitlines()[0])
     if args.quick:  # quick sizes, unless given explicitly
         given = {a.split("=")[0][2:].replace("-", "_") for a in (argv if argv is not None else sys.argv[1:])}
         args = dataclasses.replace(args, **{k: v for k, v in QUICK.items() if k not in given})
@@ -140,9 +144,6 @@ def _row(bench: Any, ms: list) -> dict[str, Any]:
 
 def game_length(players: int, overrides: dict[str, Any], quick: bool = False) -> float:
     """Mean game steps per round of random legal play (untimed): 1024 games, after a burn-in."""
-    from agents.base import sample_legal
-    from uno_env import Engine, UnoRules
-
     batch, calls = (64, 50) if quick else (1024, 600)
     e = Engine(batch, players, UnoRules.preset("classic", **overrides), seed=1, autoreset=True, observations=False)
     rng = np.random.default_rng(1)
@@ -190,10 +191,6 @@ def section_core(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
 
 def section_env(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
     """RLCard's env.step loop vs our AEC loops (2 players), in decisions per second."""
-    import uno_env
-    from benchmarks.env_loop import AECBench, RLCardEnvBench
-    from uno_env import UnoRules
-
     chunk = 200 if args.quick else 1000
     benches: list[Any] = [RLCardEnvBench(args.seed, chunk)] if args.rlcard else []
     benches += [
@@ -255,8 +252,6 @@ def section_scaling(args: Args, log: Callable[[str], None], results_dir: Path) -
 
 def profile_misses(sections: dict[str, Any], benches: dict[str, list[Any]], args: Args) -> str:
     """cProfile text of our side of every row that missed its target (about one timed run each)."""
-    from benchmarks._timing import profile_text
-
     def loop(chunk: Callable[[], int]) -> None:
         t = time.perf_counter()
         while time.perf_counter() - t < max(args.seconds, 0.2):
@@ -400,8 +395,6 @@ def main(argv: list[str] | None = None) -> int:
             continue
         sections[name]["seconds"] = time.perf_counter() - t
     benches = {name: sec.pop("_benches", []) for name, sec in sections.items()}
-    from benchmarks.engine import _sources_digest
-
     if _sources_digest() != machine["sources_digest"]:
         notes.append("uno_env/agents sources changed while the suite ran; numbers may mix versions.")
     report = {"args": dataclasses.asdict(args), "machine": machine,

@@ -3,7 +3,7 @@
     python benchmarks/vector_env.py [--num-envs 1024] [--players 2] [--steps 200] [--runs 5] [--profile]
 
 The loop is a training loop without the network: one uniformly random legal action per game
-for the learner (``agents.sample_legal`` on the masks), then ``step``; the opponents are
+for the learner (``uno_env.sample_legal`` on the masks), then ``step``; the opponents are
 ``RandomAgent``s, run inside the env on the whole batch at once. A *learner step* is one
 decision of the learner in one game, so a ``step`` of ``N`` games counts ``N``. Each figure is
 the median of ``--runs`` timed runs of ``--steps`` vector steps; the rows are timed in turn
@@ -32,12 +32,12 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import tyro
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
 import uno_env  # noqa: E402
-from agents.base import RandomAgent, sample_legal  # noqa: E402
+from uno_env import RandomAgent, sample_legal  # noqa: E402
 from uno_env.gym_env import UnoVectorEnv  # noqa: E402
-from benchmarks._cli import parse_dataclass  # noqa: E402
 from benchmarks._timing import print_profile  # noqa: E402
 
 TARGET = 500_000  # learner steps/s with 1024 games and RandomAgent opponents (issue 4)
@@ -61,7 +61,7 @@ class Args:
 
 def parse_args() -> Args:
     """``Args`` from the command line (one option per field, its docstring as help)."""
-    args = parse_dataclass(Args, __doc__.splitlines()[0])
+    args = tyro.cli(Args, description=__doc__.splitlines()[0])
     if min(args.num_envs, args.steps, args.runs) < 1:
         raise SystemExit("--num-envs, --steps and --runs must be positive")
     return args

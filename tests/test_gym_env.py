@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from gymnasium.vector import AutoresetMode
 
 import uno_env
-import uno_env._opponent_loop
+import uno_env._vector_driver
 from agents.base import sample_legal
 from builder import cards
 from uno_env import ACTION_NAMES, Engine, UnoRules, card_name
@@ -280,7 +280,7 @@ def _hands(rules, hands, top, draw):
 @pytest.fixture(params=["batched read", "per-game read"])
 def read_path(request, monkeypatch):
     """Both ways the env reads final views: Engine.observe on the whole batch, or a one-game copy per game."""
-    monkeypatch.setattr(uno_env._opponent_loop, "_PER_GAME_READ", 0 if request.param == "per-game read" else 10**9)
+    monkeypatch.setattr(uno_env._vector_driver, "_PER_GAME_READ", 0 if request.param == "per-game read" else 10**9)
     return request.param
 
 
@@ -524,6 +524,60 @@ def test_vector_env_bad_actions_leave_every_game_unchanged():
         assert np.array_equal(venv.engine.observation, obs)
     with pytest.raises(ValueError, match="reset"):
         UnoVectorEnv(2).step(np.zeros(2, np.int64))
+
+
+def _trace(venv, seed, steps=80):
+    """Observations, rewards and done flags of a run with learner actions hashed from the observation."""
+    obs, _ = venv.reset(seed=seed)
+    learner = HashAgent(5)
+    out = [obs]
+    for _ in range(steps):
+        obs, reward, terminated, truncated, _ = venv.step(learner.act(obs, venv.action_masks(), None))
+        out += [obs, reward, terminated, truncated]
+    return out
+
+
+def test_opponent_groups_play_the_games_of_separate_envs():
+    """Groups split the batch in order: each group's games are those of an env of its own with its
+    opponents and the seeds that follow on (deterministic opponents: their choice on a row is a
+    function of that row)."""
+    rules, P = UnoRules(hand_size=4, max_turns=60), 3
+    a, b = HashAgent(0), HashAgent(2)
+    grouped = UnoVectorEnv(8, P, rules=rules, learner_seat="random", opponents=[(a, 3), ([b, a], 5)])
+    assert grouped.group_of.tolist() == [0, 0, 0, 1, 1, 1, 1, 1]
+    alone = [UnoVectorEnv(3, P, rules=rules, learner_seat="random", opponents=a),
+             UnoVectorEnv(5, P, rules=rules, learner_seat="random", opponents=[b, a])]
+    together = _trace(grouped, 11)
+    parts = [_trace(alone[0], 11), _trace(alone[1], 14)]
+    for k, x in enumerate(together):
+        np.testing.assert_array_equal(x, np.concatenate([parts[0][k], parts[1][k]]))
+    for bad, match in (([(a, 3), (b, 4)], "cover the 8 games exactly"), ([(a, 8), ([a], 0)], "num_games"),
+                       ([(a, 4), ([a, a, a], 4)], "list of 3")):
+        with pytest.raises(ValueError, match=match):
+            UnoVectorEnv(8, P, opponents=bad)
+
+
+def test_set_opponents_swaps_one_group_from_the_next_step():
+    calls = {}
+
+    class Counting(HashAgent):
+        def act(self, observation, action_mask, rng):
+            calls[self.name] = calls.get(self.name, 0) + observation.shape[0]
+            return super().act(observation, action_mask, rng)
+
+    first, second, other = Counting(0), Counting(0), Counting(1)
+    first.name, second.name, other.name = "first", "second", "other"
+    venv = UnoVectorEnv(6, opponents=[(first, 2), (other, 4)], learner_seat="random")
+    before = _trace(venv, 3, steps=30)
+    venv.set_opponents(second, group=0)
+    calls.clear()
+    after = _trace(venv, 3, steps=30)
+    assert set(calls) == {"second", "other"}  # first is gone; the other group kept its own
+    # The same deterministic play: the swap changed who is called, not the games.
+    for x, y in zip(before, after):
+        np.testing.assert_array_equal(x, y)
+    with pytest.raises(ValueError, match="group must be an integer in 0..1"):
+        venv.set_opponents(second, group=2)
 
 
 @pytest.mark.parametrize("kwargs, match", [

@@ -1,4 +1,4 @@
-"""evaluate.py's chunked tournament: Ray tasks give exactly the single-process table (issue 9)."""
+"""Tournaments in chunks: Ray tasks give exactly the single-process table (issue 9)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ sys.path.insert(0, ROOT)
 
 import evaluate  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from agents.tournament import tournament, unique_names  # noqa: E402
+from arena import chunk_plan, tournament  # noqa: E402
+from arena.remote import ray_chunks  # noqa: E402
 from uno_env import UnoRules  # noqa: E402
 
 
@@ -24,10 +25,9 @@ def _tables(result):
             for idx, r in result.tables]
 
 
-def _run(agents, games, chunk_games, ray_address, num_players=2, rules=None, seed=7):
-    return evaluate.chunked_tournament(agents, games, num_players=num_players, rules=rules or UnoRules(), seed=seed,
-                                       batch_size=64, chunk_games=chunk_games, anchor="random", anchor_rating=1000.0,
-                                       names=unique_names(agents), ray_address=ray_address, num_cpus=2)
+def _run(agents, games, chunk_games, on_ray, num_players=2, rules=None, seed=7):
+    return tournament(agents, games, num_players=num_players, rules=rules or UnoRules(), seed=seed, batch_size=64,
+                      chunk_games=chunk_games, play_chunks=ray_chunks("", 2) if on_ray else None)
 
 
 @pytest.mark.parametrize("num_players,rules", [(2, "classic"), (3, "house")])
@@ -35,32 +35,32 @@ def test_ray_tournament_equals_the_single_process_table(num_players, rules):
     rules = UnoRules.preset(rules)
     agents = [make_agent(n, rules) for n in ["random", "greedy", "rlcard_rule", "random"]]
     # 250 games in chunks of 100: 3 chunks per table (the last one short), several tables.
-    here = _run(agents, 250, 100, None, num_players, rules)
-    remote = _run(agents, 250, 100, "", num_players, rules)
+    here = _run(agents, 250, 100, False, num_players, rules)
+    remote = _run(agents, 250, 100, True, num_players, rules)
     assert _tables(remote) == _tables(here)
     assert np.array_equal(remote.ratings, here.ratings) and np.array_equal(remote.rating_se, here.rating_se)
     assert all(r.games == 250 and r.wins.sum() + r.truncated <= 250 for _, r in here.tables)
 
 
-def test_one_chunk_per_table_is_exactly_tournament():
+def test_one_chunk_per_table_is_the_default_tournament():
     rules = UnoRules()
     agents = [make_agent(n, rules) for n in ["random", "greedy", "heuristic"]]
-    ours = _run(agents, 150, 150, None)
+    ours = _run(agents, 150, 150, False)
     theirs = tournament(agents, 150, num_players=2, rules=rules, seed=7, batch_size=64)
     assert _tables(ours) == _tables(theirs)
     assert np.array_equal(ours.ratings, theirs.ratings)
 
 
 def test_chunks_have_their_own_seeds_and_cover_the_games():
-    plan = evaluate.chunk_plan(num_agents=3, num_players=2, games=250, chunk_games=100, seed=7)
-    assert [(t, n) for t, _, n, _ in plan] == [(0, 100), (0, 100), (0, 50), (1, 100), (1, 100), (1, 50),
-                                               (2, 100), (2, 100), (2, 50)]
-    assert len({s for *_, s in plan}) == len(plan)
+    plan = chunk_plan(num_agents=3, num_players=2, games=250, chunk_games=100, seed=7)
+    assert [(c.table, c.games) for c in plan] == [(0, 100), (0, 100), (0, 50), (1, 100), (1, 100), (1, 50),
+                                                  (2, 100), (2, 100), (2, 50)]
+    assert len({c.seed for c in plan}) == len(plan)
     # Chunk c of table t depends on (seed, t, c) only: another chunk size keeps the seeds of the
     # chunks both plans have, and another seed changes every one.
-    other = evaluate.chunk_plan(3, 2, 250, 50, 7)
-    assert len(other) == 15 and [s for t, _, _, s in other if t == 0][:3] == [s for t, _, _, s in plan if t == 0]
-    assert not {s for *_, s in evaluate.chunk_plan(3, 2, 250, 100, 8)} & {s for *_, s in plan}
+    other = chunk_plan(3, 2, 250, 50, 7)
+    assert len(other) == 15 and [c.seed for c in other if c.table == 0][:3] == [c.seed for c in plan if c.table == 0]
+    assert not {c.seed for c in chunk_plan(3, 2, 250, 100, 8)} & {c.seed for c in plan}
 
 
 def test_evaluate_refuses_bad_chunk_and_cpu_settings():

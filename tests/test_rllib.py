@@ -16,11 +16,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import train  # noqa: E402
-from agents.base import Agent, RandomAgent, sample_legal  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.rllib_agent import LEARNER, SNAPSHOT, RLlibAgent, SelfPlayMapping, module_path  # noqa: E402
-from agents.tournament import play_table  # noqa: E402
-from uno_env import Engine, UnoRules  # noqa: E402
+from arena import play_table, tournament  # noqa: E402
+from arena.remote import ray_chunks  # noqa: E402
+from training.rllib_trainer import rllib_config  # noqa: E402
+from uno_env import Agent, Engine, RandomAgent, UnoRules, sample_legal  # noqa: E402
 from uno_env.rllib import UnoEnvRunner, UnoMultiAgentEnv, UnoVectorMultiAgentEnv  # noqa: E402
 
 TINY = dict(backend="rllib", total_timesteps=1500, num_envs=16, n_steps=32, batch_size=256, n_epochs=1, hidden=(32,),
@@ -42,7 +43,7 @@ def test_vector_env_plays_the_engine_games_with_every_seat_an_agent(num_players,
     env = UnoVectorMultiAgentEnv(B, {"num_players": num_players, "rules": rules.to_dict(), "seed": 0})
     engine = Engine(B, num_players, rules, seed=11)
     obs, _ = env.reset(seed=11)
-    space = env.single_observation_spaces["seat_0"]
+    space = env.single_observation_spaces["player_0"]
     rng = np.random.default_rng(0)
     ends = 0
     restart = np.zeros(B, bool)
@@ -51,7 +52,7 @@ def test_vector_env_plays_the_engine_games_with_every_seat_an_agent(num_players,
             if restart[g]:
                 continue
             (aid, x), = o.items()
-            assert aid == f"seat_{engine.current_player[g]}" and space.contains(x)
+            assert aid == f"player_{engine.current_player[g]}" and space.contains(x)
             assert np.array_equal(x["observations"], engine.observation[g])
             assert np.array_equal(x["action_mask"] > 0, engine.legal_mask[g])
         actions = _random_actions(obs, rng)
@@ -62,19 +63,19 @@ def test_vector_env_plays_the_engine_games_with_every_seat_an_agent(num_players,
         done = engine.terminated | engine.truncated
         for g in np.flatnonzero(done & ~restart):
             ends += 1
-            assert set(obs[g]) == set(rewards[g]) == {f"seat_{s}" for s in range(num_players)}
+            assert set(obs[g]) == set(rewards[g]) == {f"player_{s}" for s in range(num_players)}
             assert (terms[g] if engine.terminated[g] else truncs[g])["__all__"]
             for s in range(num_players):
-                assert rewards[g][f"seat_{s}"] == engine.rewards[g, s]
-                assert np.array_equal(obs[g][f"seat_{s}"]["observations"], engine.observe(s)[g])
-                assert not obs[g][f"seat_{s}"]["action_mask"].any()
+                assert rewards[g][f"player_{s}"] == engine.rewards[g, s]
+                assert np.array_equal(obs[g][f"player_{s}"]["observations"], engine.observe(s)[g])
+                assert not obs[g][f"player_{s}"]["action_mask"].any()
         restart = done & ~restart
 
 
 def test_single_game_env_and_bad_input():
     env = UnoMultiAgentEnv({"num_players": 3, "rules": "official", "seed": 4})
     obs, _ = env.reset(seed=4)
-    assert env.possible_agents == ["seat_0", "seat_1", "seat_2"] and len(obs) == 1
+    assert env.possible_agents == ["player_0", "player_1", "player_2"] and len(obs) == 1
     (aid, x), = obs.items()
     illegal = int(np.flatnonzero(x["action_mask"] == 0)[0])
     with pytest.raises(ValueError):
@@ -93,9 +94,9 @@ def test_policy_mapping_gives_each_game_one_learner_seat_and_one_opponent_kind()
     kinds = []
     for i in range(400):
         episode = type("E", (), {"id_": f"episode-{i}"})()
-        seats = [mapping(f"seat_{s}", episode) for s in range(4)]
+        seats = [mapping(f"player_{s}", episode) for s in range(4)]
         assert seats.count(LEARNER) == 1 and len(set(seats) - {LEARNER}) == 1
-        assert seats == [mapping(f"seat_{s}", episode) for s in range(4)]  # a function of the episode
+        assert seats == [mapping(f"player_{s}", episode) for s in range(4)]  # a function of the episode
         kinds.append(next(s for s in seats if s != LEARNER))
     assert 0.6 < kinds.count(SNAPSHOT) / 400 < 0.9
 
@@ -103,7 +104,7 @@ def test_policy_mapping_gives_each_game_one_learner_seat_and_one_opponent_kind()
 def test_env_runner_samples_only_legal_actions_for_every_module():
     """The masking module (learner, snapshot) and the baseline module act in RLlib's own sampling loop."""
     args = train.Args(**{**TINY, "num_env_runners": 0, "opponent_mix": "random:0.5,self:0.5"})
-    runner = UnoEnvRunner(config=train.rllib_config(args, UnoRules()))
+    runner = UnoEnvRunner(config=rllib_config(args, UnoRules()))
     episodes = runner.sample(num_timesteps=600, explore=True)
     checked = {}
     for episode in episodes:
@@ -151,14 +152,11 @@ def test_checkpoint_loads_as_an_agent_and_plays_only_legal_actions(trained):
 
 def test_checkpoint_plays_ray_tournaments_with_the_single_process_table(trained):
     """The agent travels to Ray workers (pickled with its torch module) and plays the same games there."""
-    import evaluate
-
     run_dir, _ = trained
     agents = [RLlibAgent(str(run_dir / "checkpoint"), deterministic=False), RandomAgent()]
     tables = []
-    for address in (None, ""):
-        t = evaluate.chunked_tournament(agents, 120, num_players=2, rules=UnoRules(), seed=3, batch_size=32,
-                                        chunk_games=40, anchor="random", anchor_rating=1000.0,
-                                        names=["tiny", "random"], ray_address=address, num_cpus=2)
+    for play_chunks in (None, ray_chunks("", 2)):
+        t = tournament(agents, 120, num_players=2, rules=UnoRules(), seed=3, batch_size=32, chunk_games=40,
+                       names=["tiny", "random"], play_chunks=play_chunks)
         tables.append([(r.wins.tolist(), r.points.tolist(), r.steps) for _, r in t.tables])
     assert tables[0] == tables[1]

@@ -1,4 +1,4 @@
-"""train.py, evaluate.py, PPOAgent, the opponent pool, the tournament maths and the quickstart notebook."""
+"""train.py, evaluate.py, PPOAgent, the opponent mix and self-play, the tournament maths and the quickstart notebook."""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from agents import RandomAgent, RLCardRuleAgent  # noqa: E402
-from agents.pool import PoolVecEnv, SnapshotPool, parse_mix, split_games  # noqa: E402
+from agents import RLCardRuleAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from agents.tournament import bradley_terry, play_table, tournament  # noqa: E402
-from uno_env import Engine, UnoRules  # noqa: E402
+from arena import bradley_terry, play_table, tournament  # noqa: E402
+from training.opponents import PendingSnapshot, opponent_groups, parse_mix, split_games  # noqa: E402
+from training.self_play import SelfPlay, SnapshotPool  # noqa: E402
+from uno_env import Engine, RandomAgent, UnoRules, sample_legal  # noqa: E402
 from uno_env.actions import Action  # noqa: E402
 
 TINY_TRAIN = [
@@ -81,10 +82,35 @@ def test_train_resumes_from_a_checkpoint(trained, tmp_path):
     assert final["steps"] == 3072  # 1024 from the checkpoint + 2048 more
 
 
-def test_train_refuses_bad_settings(tmp_path):
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "train.py"), "--opponent-mix", "nobody:1",
-                           "--output-dir", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert proc.returncode != 0 and "unknown opponent 'nobody'" in proc.stderr
+@pytest.mark.parametrize("args, message", [
+    (["--opponent-mix", "nobody:1"], "unknown agent 'nobody'"),
+    (["--eval-opponents", "random,nobody"], "unknown agent 'nobody'"),
+    (["--num-players", "1"], "--num-players must be in 2..10"),
+    (["--rules", "casual"], "unknown preset 'casual'"),
+    (["--rules", '{"colour": 1}'], "unknown option"),
+    (["--learner-seat", "2"], "--learner-seat must be 'random' or a seat 0..1"),
+])
+def test_train_refuses_bad_settings_before_writing_anything(tmp_path, args, message):
+    out = tmp_path / "runs"
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "train.py"), *args, "--output-dir", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and message in proc.stderr and "Traceback" not in proc.stderr
+    assert not out.exists()
+
+
+def test_train_against_a_mix_of_registry_agents(tmp_path):
+    """Any agents.registry spec is an opponent: a heuristic and a search agent share the games."""
+    args = [a for a in TINY_TRAIN]
+    args[args.index("--hidden") + 1] = "16"
+    args[args.index("--eval-opponents") + 1] = "random,search:16"
+    args[args.index("--final-eval-games") + 1] = "20"
+    args[args.index("--eval-games") + 1] = "20"
+    proc = run("train.py", *args, "--opponent-mix", "heuristic:0.5,search:0.5", "--checkpoint-every", "0",
+               "--output-dir", str(tmp_path), "--exp-name", "mix")
+    final = json.loads((tmp_path / "mix" / "final_eval.json").read_text())
+    assert final["steps"] == 2048 and final["args"]["opponent_mix"] == "heuristic:0.5,search:0.5"
+    assert [r["opponent"] for r in final["final_eval"]] == ["random", "search:16"]
+    assert all(r["games"] == 20 for r in final["final_eval"]) and "| search:16 |" in proc.stdout
 
 
 def test_train_with_four_players_and_another_preset(tmp_path):
@@ -183,45 +209,46 @@ def test_lean_evaluate_actions_equals_sb3_contribs():
 def test_parse_mix_and_split_games():
     assert parse_mix("a:3,b:1") == {"a": 0.75, "b": 0.25}
     assert parse_mix("a, b:0") == {"a": 1.0}
-    for bad, match in (("a:x", "must be a number"), ("a:-1", ">= 0"), ("a:1,a:2", "given twice"),
-                       ("", "at least one"), ("c:1", "unknown opponent")):
+    # The weight is the number after the last colon; a spec with a colon of its own needs one.
+    assert parse_mix("search:64:3,search:20ms,fast=search:8:0") == {"search:64": 0.75, "search:20ms": 0.25}
+    assert parse_mix("search:64") == {"search": 1.0}
+    for bad, match in (("a:-1", ">= 0"), ("a:nan", "finite"), ("a:1,a:2", "given twice"), ("", "at least one")):
         with pytest.raises(ValueError, match=match):
-            parse_mix(bad, allowed=["a", "b"])
+            parse_mix(bad)
     assert split_games(256, [0.5, 0.3, 0.2]) == [128, 77, 51]
     assert split_games(10, [0.98, 0.01, 0.01]) == [8, 1, 1]  # every kind asked for gets a game
     assert sum(split_games(7, [1, 1, 1])) == 7
 
 
-def test_pool_vec_env_groups_play_their_own_opponents():
+def test_opponent_groups_share_one_env_and_self_play_swaps_in_snapshots():
+    from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
 
-    from agents.base import sample_legal
+    from agents.ppo import UnoFeatures, UnoMaskablePolicy
+    from training.sb3 import WinsByKind
+    from uno_env.sb3_vec_env import UnoSB3VecEnv
 
-    calls = {}
-
-    class Counting:
-        def __init__(self, kind):
-            self.kind, self.name = kind, kind
-
-        def act(self, obs, mask, rng):
-            calls[self.kind] = calls.get(self.kind, 0) + obs.shape[0]
-            return sample_legal(mask, rng)
-
-    venv = PoolVecEnv(10, {"a": 0.7, "b": 0.3}, lambda kind, g: Counting(kind), seed=0)
-    assert [(k, n) for k, _, n in venv.groups] == [("a", 7), ("b", 3)]
-    obs = venv.reset()
-    assert obs.shape == (10, venv.observation_space.shape[0])
+    groups = opponent_groups(parse_mix("random:0.5,greedy:0.2,self:0.3"), 10, UnoRules(), self_play_groups=2)
+    assert [(g.kind, g.games) for g in groups] == [("random", 5), ("greedy", 2), ("self", 2), ("self", 1)]
+    assert isinstance(groups[2].agent, PendingSnapshot) and groups[1].agent.name == "greedy"
+    venv = UnoSB3VecEnv(10, 2, learner_seat="random", opponents=[(g.agent, g.games) for g in groups], seed=0)
+    assert venv.group_of.tolist() == [0] * 5 + [1] * 2 + [2] * 2 + [3]
+    with pytest.raises(ValueError, match="no snapshot yet"):  # a self-play group before the learner exists
+        venv.reset()
+    model = MaskablePPO(UnoMaskablePolicy, venv, n_steps=8, batch_size=16, seed=0, device="cpu",
+                        policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(8,))))
+    self_play = SelfPlay(venv, groups, pool_size=2, latest_prob=1.0, seed=0)
+    self_play.start(model.policy)
+    assert len(self_play.agents) == 2 and {a.name for a in self_play.agents} == {"self"}
+    wins = WinsByKind(groups)
+    model.learn(1600, callback=wins)  # the self-play groups now play: no ValueError
+    self_play.refresh(model.policy)
+    assert self_play.pool.added == 2
+    assert sum(len(r) for r in wins.recent.values()) > 0 and set(wins.recent) == {"random", "greedy", "self"}
     rng = np.random.default_rng(0)
-    for _ in range(300):
-        masks = get_action_masks(venv)
-        assert masks.shape == (10, 116) and masks.any(1).all()
-        obs, rewards, dones, infos = venv.step(sample_legal(masks, rng))
-    assert calls["a"] > calls["b"] > 0
-    wins, rounds = venv.results("a")
-    assert rounds > 0 and 0 <= wins <= rounds
-    # Seeded: the same seed gives the same first observations.
-    again = PoolVecEnv(10, {"a": 0.7, "b": 0.3}, lambda kind, g: Counting(kind), seed=0)
-    assert (again.reset() == PoolVecEnv(10, {"a": 0.7, "b": 0.3}, lambda k, g: Counting(k), seed=0).reset()).all()
+    venv.reset()
+    for _ in range(50):
+        venv.step(sample_legal(get_action_masks(venv), rng))
 
 
 def test_snapshot_pool_keeps_copies():
@@ -343,6 +370,15 @@ def test_evaluate_runs_a_tournament_with_a_saved_model_and_writes_json_and_plots
         "--seed", "5", "--output-dir", str(tmp_path / "again"), "--no-plots")
     again = json.loads((tmp_path / "again" / "tournament.json").read_text())
     assert [t["wins"] for t in again["tables"]] == [t["wins"] for t in data["tables"]]
+
+
+def test_evaluate_plays_search_agents_by_spec(tmp_path):
+    proc = run("evaluate.py", "--agents", "random,heuristic,search:64", "--games", "20", "--seed", "1",
+               "--output-dir", str(tmp_path), "--no-plots")
+    data = json.loads((tmp_path / "tournament.json").read_text())
+    assert data["agents"] == ["random", "heuristic", "search:64"] and len(data["tables"]) == 3
+    assert all(t["games"] == 20 and sum(t["wins"]) + t["truncated"] == 20 for t in data["tables"])
+    assert "| heuristic | search:64 | 20 |" in proc.stdout and not (tmp_path / "win_rates.png").exists()
 
 
 def test_evaluate_rejects_unknown_agents(tmp_path):

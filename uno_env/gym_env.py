@@ -112,7 +112,10 @@ random opponent shares one generator across the batch, so its draws depend on th
   j-th plays the seat j+1 places clockwise from the learner. Default: ``RandomAgent()``. Each
   distinct agent is called once per engine step on the games where one of its seats acts;
   the arrays it is given are reused buffers, valid during the call only. Opponents draw from
-  the env's ``np_random`` (seeded by ``reset(seed=...)``).
+  the env's ``np_random`` (seeded by ``reset(seed=...)``). ``UnoVectorEnv`` also takes
+  opponent groups, a list of ``(opponents, num_games)``: the games in order, each group with
+  its own opponents (``group_of[i]`` is game i's group); ``set_opponents(opponents, group)``
+  swaps a group's opponents between steps (e.g. a self-play snapshot).
 * ``render_mode``: ``None`` or ``"ansi"`` (``UnoEnv`` only).
 * ``on_illegal`` (``UnoEnv`` only): ``"raise"`` (default: ``ValueError``, the game unchanged,
   R10) or ``"terminate"`` (R10's PettingZoo convention: reward -1, the episode ends,
@@ -139,7 +142,7 @@ import numpy as np
 from gymnasium import spaces as gym_spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from ._opponent_loop import Driver, StepLog, check_int, first_out_of_range, seed_list
+from ._vector_driver import Driver, StepLog, check_int, first_out_of_range, seed_list
 from .actions import ACTION_NAMES, NUM_ACTIONS
 from .cards import COLOR_NAMES, card_name
 from .docs import action_table, fill_doc, observation_table
@@ -376,6 +379,15 @@ class UnoVectorEnv(VectorEnv):
     def learner_seats(self) -> np.ndarray:
         """The learner's seat in each game's current episode (int64 [num_envs])."""
         return self._driver.seats.copy()
+
+    @property
+    def group_of(self) -> np.ndarray:
+        """Each game's opponent group (int64 [num_envs]; all 0 without groups)."""
+        return self._driver.group_of.copy()
+
+    def set_opponents(self, opponents: Any, group: int = 0) -> None:
+        """Replace the opponents of one group (one agent or ``num_players - 1``); they play from the next step."""
+        self._driver.set_opponents(opponents, group)
 
     def reset(self, *, seed: int | Sequence[int] | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """Deal every game anew (seed s: game i gets seed s + i) and play up to the learner's turn."""

@@ -23,6 +23,9 @@ What SB3 and sb3-contrib get:
   learner steps, seconds since creation) as SB3's ``Monitor`` writes it, so ``ep_rew_mean``
   is logged. Games that did not end get ``{}``.
 * ``seed(s)``: the next ``reset`` deals game i with seed ``s + i``.
+* Opponent groups (``opponents=[(agents, num_games), ...]``, see ``uno_env.gym_env``): one
+  engine for a mix of opponents; ``group_of`` and ``set_opponents(opponents, group)`` are the
+  vector env's.
 * The games share one engine, so attributes are shared: ``get_attr(name)`` returns the vector
   env's attribute once per requested game, ``set_attr`` sets it for all games (a subset of the
   games is refused), ``env_method(name)`` calls the vector env's method once and repeats the
@@ -48,7 +51,7 @@ from .gym_env import UnoVectorEnv
 __all__ = ["UnoSB3VecEnv"]
 
 
-def game_indices(indices: None | int | Iterable[int], num_envs: int) -> list[int]:
+def _game_indices(indices: None | int | Iterable[int], num_envs: int) -> list[int]:
     """SB3's ``indices`` argument as a list of game indices, else a ValueError naming what was given."""
     if indices is None:
         return list(range(num_envs))
@@ -127,6 +130,15 @@ class UnoSB3VecEnv(VecEnv):
         """The learner's legal actions per game, bool [num_envs, 116]."""
         return self.venv.action_masks()
 
+    @property
+    def group_of(self) -> np.ndarray:
+        """Each game's opponent group (int64 [num_envs]; all 0 without groups)."""
+        return self.venv.group_of
+
+    def set_opponents(self, opponents: Any, group: int = 0) -> None:
+        """Replace the opponents of one group (one agent or ``num_players - 1``); they play from the next step."""
+        self.venv.set_opponents(opponents, group)
+
     def close(self) -> None:
         """Close the vector env."""
         self.venv.close()
@@ -134,7 +146,7 @@ class UnoSB3VecEnv(VecEnv):
     # --- attributes shared by the games --------------------------------------------------
 
     def _indices(self, indices: None | int | Iterable[int]) -> list[int]:
-        return game_indices(indices, self.num_envs)
+        return _game_indices(indices, self.num_envs)
 
     def get_attr(self, attr_name: str, indices: None | int | Iterable[int] = None) -> list[Any]:
         """The vector env's attribute, once per requested game (the games share it)."""

@@ -3,7 +3,7 @@ vector env that steps all of an env runner's games in one ``Engine`` call.
 
 | class | what it is |
 |---|---|
-| ``UnoMultiAgentEnv(config)`` | one game; agents ``seat_0`` .. ``seat_{P-1}``; works with RLlib's stock ``MultiAgentEnvRunner`` (with ``config.environment(disable_env_checking=True)``: RLlib's checker steps random, illegal actions) |
+| ``UnoMultiAgentEnv(config)`` | one game; agents ``player_0`` .. ``player_{P-1}`` (seat i is ``player_i``, as in the PettingZoo env); works with RLlib's stock ``MultiAgentEnvRunner`` (with ``config.environment(disable_env_checking=True)``: RLlib's checker steps random, illegal actions) |
 | ``UnoVectorMultiAgentEnv(num_envs, config)`` | ``num_envs`` games in one batched ``Engine``; RLlib's ``VectorMultiAgentEnv`` interface (list of per-game dicts in and out, ``next_step`` autoreset) |
 | ``UnoEnvRunner`` | ``MultiAgentEnvRunner`` whose ``make_env`` builds ``UnoVectorMultiAgentEnv`` (``config.env_runners(env_runner_cls=UnoEnvRunner)``) |
 
@@ -39,17 +39,16 @@ from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
 from ray.rllib.env.vector.vector_multi_agent_env import VectorMultiAgentEnv
 
 from ..actions import NUM_ACTIONS
-from ..rules import parse_rules
 from ..engine import Engine
-from ..rules import UnoRules
+from ..rules import UnoRules, parse_rules
 from ..spaces import observation_space
 
 __all__ = ["UnoMultiAgentEnv", "UnoVectorMultiAgentEnv", "UnoEnvRunner", "agent_id", "spaces"]
 
 
 def agent_id(seat: int) -> str:
-    """The RLlib agent id of a seat."""
-    return f"seat_{seat}"
+    """The RLlib agent id of a seat: ``player_<seat>``, the PettingZoo env's name for it."""
+    return f"player_{seat}"
 
 
 def spaces(rules: UnoRules, num_players: int) -> tuple[gym.spaces.Dict, gym.spaces.Discrete]:

@@ -1,10 +1,18 @@
 """The game flow both Gymnasium envs share: one ``Engine``, a learner seat per game, batched opponents.
 
-``_Driver`` owns an ``Engine`` built with the true rules and ``autoreset=False``: a finished
+``Driver`` owns an ``Engine`` built with the true rules and ``autoreset=False``: a finished
 game stays finished (and observable from any seat) until this layer resets it. The vector env
 uses that to read the learner's exact final view (``Engine.observe``) before dealing the game
 anew with ``Engine.reset(games=...)``, which continues each game's own generator, so the deals
 do not depend on the batch.
+
+**Opponent groups.** ``opponents`` is one agent, a list of ``num_players - 1`` agents (one per
+seat clockwise from the learner), or a list of groups ``(opponents, num_games)``: the games of
+the batch split in order (group 0 the first ``num_games`` games, ...), each group with its own
+opponents, e.g. training against a mix of opponent kinds in one engine. ``set_opponents(opp,
+group)`` swaps a group's opponents between steps (self-play snapshots). Each distinct agent is
+called once per engine step on all rows where one of its seats acts, whichever groups they
+are in; every opponent draws from the one generator ``rng``.
 """
 
 from __future__ import annotations
@@ -18,9 +26,8 @@ from numba import njit
 from .actions import NUM_ACTIONS
 from .engine import Engine
 from .engine.rng import splitmix64
-from .rules import MAX_PLAYERS
 from .policy import RandomAgent
-from .rules import parse_rules
+from .rules import MAX_PLAYERS, parse_rules
 
 # Reading final views: Engine.observe writes every game of the batch (measured ~0.06 µs per
 # game at 2 players), while Engine.copy_game into a one-game engine and its observe cost ~7 µs
@@ -49,6 +56,25 @@ def _check_learner_seat(seat: Any, num_players: int) -> int | None:
     return int(seat)
 
 
+def _is_groups(opponents: Any) -> bool:
+    """Whether ``opponents`` is a list of ``(opponents, num_games)`` groups (an agent is never a pair)."""
+    return isinstance(opponents, (list, tuple)) and len(opponents) > 0 and all(
+        isinstance(g, tuple) and len(g) == 2 and isinstance(g[1], numbers.Integral) and not isinstance(g[1], bool)
+        for g in opponents)
+
+
+def _check_groups(opponents: Any, num_players: int, num_envs: int) -> tuple[list[list[Any]], np.ndarray]:
+    """Each group's agents (one per relative seat 1..P-1) and each game's group (int64 [num_envs])."""
+    if not _is_groups(opponents):
+        return [_check_opponents(opponents, num_players)], np.zeros(num_envs, np.int64)
+    groups = [_check_opponents(agents, num_players) for agents, _ in opponents]
+    sizes = [check_int("num_games of an opponent group", n, 1, num_envs) for _, n in opponents]
+    if sum(sizes) != num_envs:
+        raise ValueError(f"opponent groups (opponents, num_games) must cover the {num_envs} games exactly; their "
+                         f"num_games sum to {sum(sizes)}")
+    return groups, np.repeat(np.arange(len(groups), dtype=np.int64), sizes)
+
+
 def _check_opponents(opponents: Any, num_players: int) -> list[Any]:
     """One agent per relative seat 1..num_players-1 (the same object may repeat)."""
     if opponents is None:
@@ -57,8 +83,9 @@ def _check_opponents(opponents: Any, num_players: int) -> list[Any]:
         agents = list(opponents)
         if len(agents) != num_players - 1:
             raise ValueError(
-                f"opponents must be one agent or a list of num_players - 1 = {num_players - 1} agents "
-                f"(one per other seat, clockwise from the learner), got a list of {len(agents)}"
+                f"opponents must be one agent, a list of num_players - 1 = {num_players - 1} agents "
+                f"(one per other seat, clockwise from the learner) or a list of (opponents, num_games) groups, "
+                f"got a list of {len(agents)}"
             )
     else:
         agents = [opponents] * (num_players - 1)
@@ -183,20 +210,11 @@ class Driver:
         self.num_players = P = check_int("num_players", num_players, 2, MAX_PLAYERS)
         self.rules = parse_rules(rules)
         self.fixed_seat = _check_learner_seat(learner_seat, P)
-        self.opponents = _check_opponents(opponents, P)
         self.engine = Engine(num_envs, P, self.rules)
         self.num_envs = B = self.engine.num_envs
+        self.groups, self.group_of = _check_groups(opponents, P, B)
+        self._index_agents()
         self.obs_size = self.engine.observation_size
-        # Distinct agents and, per relative seat (0 = learner), which one plays it.
-        self.agents: list[Any] = []
-        agent_of_rel = [-1]
-        for agent in self.opponents:
-            ids = [i for i, a in enumerate(self.agents) if a is agent]
-            if not ids:
-                self.agents.append(agent)
-                ids = [len(self.agents) - 1]
-            agent_of_rel.append(ids[0])
-        self.agent_of_rel = np.array(agent_of_rel, np.int64)
         self.seats = np.full(B, self.fixed_seat or 0, np.int64)
         self.seat_seed = np.zeros(B, np.uint64)
         self.episode = np.zeros(B, np.int64)
@@ -209,6 +227,27 @@ class Driver:
         self._final_buf = np.empty((B, self.obs_size), np.float32)  # Engine.observe's out
         self._scratch: Engine | None = None  # a one-game engine to observe a few finished games
         self.rng = np.random.default_rng()
+
+    # --- opponents ------------------------------------------------------------------------
+
+    def set_opponents(self, opponents: Any, group: int = 0) -> None:
+        """Give group ``group`` new opponents (one agent or ``num_players - 1``); they act from the next step."""
+        g = check_int("group", group, 0, len(self.groups) - 1)
+        self.groups[g] = _check_opponents(opponents, self.num_players)
+        self._index_agents()
+
+    def _index_agents(self) -> None:
+        """The distinct agents, and ``agent_table[group, relative seat]`` (seat 0, the learner: -1)."""
+        self.agents: list[Any] = []
+        table = np.full((len(self.groups), self.num_players), -1, np.int64)
+        for g, opponents in enumerate(self.groups):
+            for rel, agent in enumerate(opponents, start=1):
+                ids = [i for i, a in enumerate(self.agents) if a is agent]
+                if not ids:
+                    self.agents.append(agent)
+                    ids = [len(self.agents) - 1]
+                table[g, rel] = ids[0]
+        self.agent_table = table
 
     # --- deals and seats ------------------------------------------------------------------
 
@@ -282,7 +321,7 @@ class Driver:
             if len(self.agents) == 1:
                 self._act(0, idx, actions)
             else:
-                owner = self.agent_of_rel[(e.current_player[idx] - self.seats[idx]) % P]
+                owner = self.agent_table[self.group_of[idx], (e.current_player[idx] - self.seats[idx]) % P]
                 for i in range(len(self.agents)):
                     rows = idx[owner == i]
                     if rows.size:

@@ -1,0 +1,292 @@
+"""Tournaments: batched games between agents, win rates with 95% intervals, points, Bradley–Terry ratings.
+
+```python
+from arena import play_table, tournament
+r = play_table([HeuristicAgent(), RandomAgent()], num_games=10_000, seed=0)   # one table
+t = tournament(agents, num_games=10_000, num_players=2, seed=0)                # every pairing
+print(t.markdown())
+```
+
+| piece | what it is |
+|---|---|
+| ``play_table(agents, num_games, ...)`` | ``len(agents) == num_players`` agents at one table; game g puts agent i in seat ``(i + g) % num_players`` (seats rotated: over a multiple of ``num_players`` games each agent sits in each seat equally often); all games in one ``Engine``, each agent called once per engine step on the rows where it is to act (``arena.match.play_games``, the loop ``play_match`` uses too) |
+| ``tournament(agents, num_games, num_players, ...)`` | every table of ``num_players`` distinct entries of ``agents`` (every pairing with 2 players), ``num_games`` each, played in chunks (``chunk_plan``), then ratings (``arena.ratings.bradley_terry``) |
+| ``TableResult`` | wins, points and win rates (95% Wilson intervals) per agent of one table, and who beat whom |
+
+**Counting.** A game's winners are the seats the engine rewards +1 (R8; both partners with
+``teams``). A truncated round (``max_turns``) has no winner: it counts as a game played and
+not won by anyone (reported as ``truncated``). *Points* are the agent's score at the end of
+the episode as the engine keeps it (``Engine.scores``; R8 ``scoring``: with ``winner_takes``
+the winner scores the points left in the other hands, the others 0; with ``elimination`` each
+player's own hand points, where lower is better).
+
+**Chunks and reproducibility.** A table's games are played in chunks of ``chunk_games``
+(default: the whole table in one). Chunk 0 of table t is seeded with ``derive_seed(seed, t)``,
+chunk c > 0 with ``derive_seed(that seed, c)``, so a tournament is a function of ``seed``,
+``num_games``, ``batch_size`` and ``chunk_games``, never of where the chunks run:
+``play_chunks`` may play them elsewhere (``arena.remote.ray_chunks``: as Ray tasks) and the
+result is the same. Within a chunk the engine's games are seeded from the chunk's seed and
+every agent draws from its own generator spawned from it. The ratings anchor
+(``anchor="random"``) is the agent whose rating is ``anchor_rating``, the mean when it does
+not play.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, NamedTuple, Sequence
+
+import numpy as np
+
+from uno_env import Agent, Engine, UnoRules, parse_rules
+
+from .match import WinRates, agent_name, play_games
+from .ratings import bradley_terry, wilson_interval
+
+__all__ = ["TableResult", "TournamentResult", "Chunk", "play_table", "tournament", "chunk_plan", "play_chunks_here",
+           "merge_tables", "unique_names", "derive_seed"]
+
+
+@dataclass
+class TableResult(WinRates):
+    """One table: ``names[i]`` played ``games`` games, seats rotated."""
+
+    names: list[str]
+    games: int
+    wins: np.ndarray  # int64 [n]: games the agent won
+    points: np.ndarray  # float64 [n]: sum over games of the agent's final score
+    beat: np.ndarray  # int64 [n, n]: games where i won and j did not
+    truncated: int  # games with no winner
+    steps: int  # engine actions over all games
+    seconds: float
+
+    @property
+    def mean_points(self) -> np.ndarray:
+        """Each agent's mean final score per game."""
+        return self.points / max(self.games, 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary."""
+        return {
+            "agents": self.names,
+            "games": self.games,
+            "wins": self.wins.tolist(),
+            "win_rate": self.win_rate.tolist(),
+            "ci95": [list(c) for c in self.ci95],
+            "mean_points": self.mean_points.tolist(),
+            "truncated": self.truncated,
+            "steps": self.steps,
+            "seconds": self.seconds,
+        }
+
+
+def unique_names(agents: Sequence[Any]) -> list[str]:
+    """Agent names, with ``#2``, ``#3``... appended to repeats (``random``, ``random#2``)."""
+    names, seen = [], {}
+    for a in agents:
+        base = agent_name(a)
+        seen[base] = seen.get(base, 0) + 1
+        names.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return names
+
+
+def derive_seed(seed: int, index: int) -> int:
+    """A seed for part ``index`` of a job seeded with ``seed`` (independent streams per part)."""
+    return int(np.random.SeedSequence([int(seed), int(index)]).generate_state(1, np.uint64)[0])
+
+
+def play_table(agents: Sequence[Agent], num_games: int, rules: Any = None, seed: int = 0, batch_size: int = 1024,
+               names: Sequence[str] | None = None) -> TableResult:
+    """``num_games`` games with one agent per seat (``num_players = len(agents)``), seats rotated."""
+    P = len(agents)
+    if not 2 <= P <= 10:
+        raise ValueError(f"a table seats 2..10 agents (one per seat), got {P}")
+    names = list(names) if names is not None else unique_names(agents)
+    start = time.perf_counter()
+    wins = np.zeros(P, np.int64)
+    points = np.zeros(P, np.float64)
+    beat = np.zeros((P, P), np.int64)
+    truncated = 0
+
+    def count(engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray) -> None:
+        nonlocal truncated
+        wins[:] += won.sum(0)
+        beat[:] += np.einsum("ri,rj->ij", won.astype(np.int64), (~won).astype(np.int64))
+        truncated += int((~won.any(1)).sum())
+        points[:] += np.take_along_axis(engine.scores[rows], seats, axis=1).sum(0)
+
+    steps, _ = play_games(agents, num_games, parse_rules(rules), seed, batch_size, count)
+    return TableResult(names, int(num_games), wins, points, beat, truncated, steps, time.perf_counter() - start)
+
+
+class Chunk(NamedTuple):
+    """One unit of tournament work: ``games`` games of table ``table`` (agent indices ``seats``), seeded ``seed``."""
+
+    table: int
+    seats: tuple[int, ...]
+    games: int
+    seed: int
+
+
+PlayChunks = Callable[[Sequence[Chunk], Sequence[Agent], Sequence[str], UnoRules, int], Iterable[TableResult]]
+
+
+def chunk_plan(num_agents: int, num_players: int, games: int, chunk_games: int, seed: int) -> list[Chunk]:
+    """Every chunk of a tournament, table by table (module docstring: how each is seeded)."""
+    plan = []
+    for t, idx in enumerate(itertools.combinations(range(num_agents), num_players)):
+        table_seed = derive_seed(seed, t)
+        for c, start in enumerate(range(0, games, chunk_games)):
+            plan.append(Chunk(t, idx, min(chunk_games, games - start),
+                              table_seed if c == 0 else derive_seed(table_seed, c)))
+    return plan
+
+
+def play_chunks_here(chunks: Sequence[Chunk], agents: Sequence[Agent], names: Sequence[str], rules: UnoRules,
+                     batch_size: int) -> Iterable[TableResult]:
+    """The chunks played one after the other in this process, each result as soon as it is done."""
+    for c in chunks:
+        yield play_table([agents[i] for i in c.seats], c.games, rules=rules, seed=c.seed, batch_size=batch_size,
+                         names=[names[i] for i in c.seats])
+
+
+def merge_tables(parts: Sequence[TableResult]) -> TableResult:
+    """One ``TableResult`` from the chunks of a table (counts and seconds summed)."""
+    if len(parts) == 1:
+        return parts[0]
+    return TableResult(parts[0].names, sum(p.games for p in parts), sum(p.wins for p in parts),
+                       sum(p.points for p in parts), sum(p.beat for p in parts), sum(p.truncated for p in parts),
+                       sum(p.steps for p in parts), sum(p.seconds for p in parts))
+
+
+@dataclass
+class TournamentResult:
+    """Every table of a tournament plus the pooled numbers per agent."""
+
+    names: list[str]
+    num_players: int
+    tables: list[tuple[list[int], TableResult]]  # (agent indices, result)
+    ratings: np.ndarray
+    rating_se: np.ndarray
+    anchor: str | None
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def pairwise(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(beat [n, n], met [n, n])``: games i won against j, and games i and j played together."""
+        n = len(self.names)
+        beat = np.zeros((n, n), np.int64)
+        met = np.zeros((n, n), np.int64)
+        for idx, r in self.tables:
+            ix = np.ix_(idx, idx)
+            beat[ix] += r.beat
+            met[ix] += r.games
+        np.fill_diagonal(met, 0)
+        return beat, met
+
+    def per_agent(self) -> list[dict[str, Any]]:
+        """Games, wins, win rate (95% CI) and mean points of each agent over all its tables."""
+        n = len(self.names)
+        games = np.zeros(n, np.int64)
+        wins = np.zeros(n, np.int64)
+        points = np.zeros(n)
+        for idx, r in self.tables:
+            games[idx] += r.games
+            wins[idx] += r.wins
+            points[idx] += r.points
+        out = []
+        for i, name in enumerate(self.names):
+            lo, hi = wilson_interval(float(wins[i]), int(games[i]))
+            out.append({"agent": name, "games": int(games[i]), "wins": int(wins[i]),
+                        "win_rate": wins[i] / max(games[i], 1), "ci95": [lo, hi],
+                        "mean_points": points[i] / max(games[i], 1),
+                        "rating": float(self.ratings[i]), "rating_se": float(self.rating_se[i])})
+        return out
+
+    def markdown(self) -> str:
+        """The tables as Markdown: one row per table, then the ratings."""
+        lines = self._table_lines()
+        anchor = f"{self.anchor} = {self.config.get('anchor_rating', 1000):g}" if self.anchor else "mean = 1000"
+        lines += ["", f"Ratings (Bradley–Terry maximum likelihood, Elo scale, {anchor}):", "",
+                  "| rank | agent | rating | ± 95% | games | win rate | 95% CI | mean points |",
+                  "|---:|---|---:|---:|---:|---:|---|---:|"]
+        rows = sorted(self.per_agent(), key=lambda d: -d["rating"])
+        for k, d in enumerate(rows):
+            lines.append(f"| {k + 1} | {d['agent']} | {d['rating']:.0f} | {1.96 * d['rating_se']:.0f} | {d['games']} | "
+                         f"{d['win_rate']:.1%} | {d['ci95'][0]:.1%} – {d['ci95'][1]:.1%} | {d['mean_points']:.1f} |")
+        return "\n".join(lines)
+
+    def _table_lines(self) -> list[str]:
+        """One Markdown row per pairing (2 players) or per seat of each table."""
+        if self.num_players == 2:
+            lines = ["| agent | opponent | games | wins | win rate | 95% CI | mean points | opponent's mean points | truncated |",
+                     "|---|---|---:|---:|---:|---|---:|---:|---:|"]
+            for idx, r in self.tables:
+                lo, hi = r.ci95[0]
+                lines.append(f"| {r.names[0]} | {r.names[1]} | {r.games} | {r.wins[0]} | {r.win_rate[0]:.1%} | "
+                             f"{lo:.1%} – {hi:.1%} | {r.mean_points[0]:.1f} | {r.mean_points[1]:.1f} | {r.truncated} |")
+            return lines
+        lines = ["| table | agent | games | wins | win rate | 95% CI | mean points |", "|---|---|---:|---:|---:|---|---:|"]
+        for t, (idx, r) in enumerate(self.tables):
+            for i, name in enumerate(r.names):
+                lo, hi = r.ci95[i]
+                lines.append(f"| {t + 1} | {name} | {r.games} | {r.wins[i]} | {r.win_rate[i]:.1%} | "
+                             f"{lo:.1%} – {hi:.1%} | {r.mean_points[i]:.1f} |")
+        return lines
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything as JSON-ready data."""
+        beat, met = self.pairwise()
+        return {
+            "config": self.config,
+            "agents": self.names,
+            "tables": [{"seats": [self.names[i] for i in idx], **r.to_dict()} for idx, r in self.tables],
+            "per_agent": self.per_agent(),
+            "pairwise_wins": beat.tolist(),
+            "pairwise_games": met.tolist(),
+            "rating_anchor": self.anchor,
+        }
+
+
+def tournament(agents: Sequence[Agent], num_games: int, num_players: int = 2, rules: Any = None, seed: int = 0,
+               batch_size: int = 1024, anchor: str | None = "random", anchor_rating: float = 1000.0,
+               names: Sequence[str] | None = None, progress: Callable[[TableResult], None] | None = None,
+               chunk_games: int | None = None, play_chunks: PlayChunks | None = None) -> TournamentResult:
+    """Every table of ``num_players`` distinct entries of ``agents``, ``num_games`` games each (module docstring).
+
+    With 2 players that is every pairing. ``progress``, if given, is called with each table's
+    ``TableResult`` as it completes. ``play_chunks`` plays the chunks (default: here, in turn).
+    """
+    if not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= 10:
+        raise ValueError(f"num_players must be an integer in 2..10, got {num_players!r}")
+    if len(agents) < num_players:
+        raise ValueError(f"{num_players} players need at least {num_players} agents (repeat a name to seat it "
+                         f"twice), got {len(agents)}")
+    for name, value in (("num_games", num_games), ("chunk_games", num_games if chunk_games is None else chunk_games)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    rules = parse_rules(rules)
+    names = list(names) if names is not None else unique_names(agents)
+    chunk_games = int(num_games if chunk_games is None else chunk_games)
+    plan = chunk_plan(len(agents), num_players, num_games, chunk_games, seed)
+    per_table = math.ceil(num_games / chunk_games)
+    parts: dict[int, list[TableResult]] = {}
+    tables = []
+    for chunk, part in zip(plan, (play_chunks or play_chunks_here)(plan, agents, names, rules, batch_size)):
+        parts.setdefault(chunk.table, []).append(part)
+        if len(parts[chunk.table]) == per_table:
+            tables.append((list(chunk.seats), merge_tables(parts.pop(chunk.table))))
+            if progress is not None:
+                progress(tables[-1][1])
+    anchor_idx = names.index(anchor) if anchor in names else None
+    beat = np.zeros((len(names), len(names)), np.int64)
+    for idx, r in tables:
+        beat[np.ix_(idx, idx)] += r.beat
+    ratings, se = bradley_terry(beat, anchor=anchor_idx, anchor_rating=anchor_rating)
+    config = {"num_games": int(num_games), "num_players": int(num_players), "seed": int(seed),
+              "batch_size": int(batch_size), "chunk_games": chunk_games, "anchor_rating": anchor_rating,
+              "rules": rules.to_dict()}
+    return TournamentResult(names, int(num_players), tables, ratings, se,
+                            names[anchor_idx] if anchor_idx is not None else None, config)

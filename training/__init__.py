@@ -1,0 +1,14 @@
+"""Training plumbing for ``train.py``: the opponent mix, self-play snapshots, the trainers' pieces.
+
+| module | what it holds |
+|---|---|
+| ``training.opponents`` | ``parse_mix``, ``split_games``, ``opponent_groups`` (the batch split into opponent groups, agents from ``agents.registry.make_agent``) |
+| ``training.self_play`` | ``SnapshotPool``, ``SelfPlay`` (frozen snapshots of the learner swapped into the ``self`` groups) |
+| ``training.sb3`` | the MaskablePPO model, its learning-rate schedule, win counts per opponent kind |
+| ``training.evaluation`` | the learner's table against each evaluation opponent (``arena.play_table``) |
+| ``training.run`` | seeds, the run folder, periodic events, the summary file |
+| ``training.rllib_trainer`` | ``train.py --backend rllib`` (needs ray) |
+
+Layer: above ``arena``, ``agents`` and ``uno_env``; only the scripts import it. Import the
+submodules: this package imports nothing itself, so torch, SB3 and ray load only where used.
+"""

@@ -1,0 +1,89 @@
+"""The pieces of ``train.py``'s MaskablePPO run: the model, its learning-rate schedule, its logs, win counts per opponent kind.
+
+| piece | what it is |
+|---|---|
+| ``make_model(args, venv, schedule)`` | a new ``MaskablePPO`` over ``agents.ppo.UnoMaskablePolicy`` from ``args``, or the checkpoint of ``args.resume`` continued |
+| ``LinearSchedule`` | the learning rate ``lr * (1 - done / total)``, ``done`` set by the training loop |
+| ``WinsByKind`` | an SB3 callback: the learner's recent rounds won per opponent kind of the mix |
+| ``log_formats(tensorboard)`` | SB3 logger formats: CSV, plus TensorBoard when asked and installed |
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib.util
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+
+from agents.ppo import UnoFeatures, UnoMaskablePolicy
+
+from .opponents import OpponentGroup
+
+__all__ = ["LinearSchedule", "WinsByKind", "make_model", "log_formats"]
+
+ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh, "silu": torch.nn.SiLU}
+
+
+class LinearSchedule:
+    """Learning rate ``lr * (1 - done / total)``; ``done`` is set by the loop (picklable, unlike a closure)."""
+
+    def __init__(self, lr: float, total: int, anneal: bool) -> None:
+        self.lr, self.total, self.anneal, self.done = lr, max(int(total), 1), anneal, 0
+
+    def __call__(self, _progress_remaining: float) -> float:
+        if not self.anneal:
+            return self.lr
+        return self.lr * max(1.0 - self.done / self.total, 0.0)
+
+
+def make_model(args: Any, venv: Any, schedule: LinearSchedule) -> MaskablePPO:
+    """``MaskablePPO`` for ``train.Args``: resumed from ``args.resume`` (its network and PPO settings,
+    this schedule), else new."""
+    if args.resume:
+        model = MaskablePPO.load(args.resume, env=venv, device="cpu")
+        model.learning_rate = schedule
+        model.lr_schedule = schedule
+        print(f"resumed from {args.resume} at step {model.num_timesteps:,}")
+        return model
+    return MaskablePPO(
+        UnoMaskablePolicy, venv, learning_rate=schedule, n_steps=args.n_steps, batch_size=args.batch_size,
+        n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
+        ent_coef=args.ent_coef, vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm, seed=args.seed,
+        device="cpu", verbose=0,
+        policy_kwargs=dict(
+            features_extractor_class=UnoFeatures,
+            features_extractor_kwargs=dict(hidden=tuple(args.hidden), activation=args.activation),
+            net_arch=dict(pi=list(args.head), vf=list(args.head)),
+            activation_fn=ACTIVATIONS[args.activation],
+        ),
+    )
+
+
+class WinsByKind(BaseCallback):
+    """The learner's last ``window`` finished rounds per opponent kind (won or not), read from each env step."""
+
+    def __init__(self, groups: Sequence[OpponentGroup], window: int = 1000) -> None:
+        super().__init__()
+        self.kind_of_game = np.array([g.kind for g in groups for _ in range(g.games)], dtype=object)
+        self.recent = {g.kind: collections.deque(maxlen=window) for g in groups}
+
+    def _on_step(self) -> bool:
+        dones = self.locals["dones"]
+        if dones.any():
+            won = self.locals["rewards"] > 0
+            for i in np.flatnonzero(dones):
+                self.recent[self.kind_of_game[i]].append(bool(won[i]))
+        return True
+
+    def summary(self) -> str:
+        """``kind rate`` per opponent kind, for the progress bar."""
+        return " ".join(f"{k} {sum(r) / max(len(r), 1):.0%}" for k, r in self.recent.items())
+
+
+def log_formats(tensorboard: bool) -> list[str]:
+    """CSV, plus TensorBoard when asked for and installed (skipped quietly otherwise)."""
+    return ["csv", "tensorboard"] if tensorboard and importlib.util.find_spec("tensorboard") is not None else ["csv"]
