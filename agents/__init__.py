@@ -1,12 +1,33 @@
-"""Agents that play uno_env: all share the batch protocol ``act(observation, action_mask, rng)``."""
+"""Policies that play uno_env by the batch protocol ``act(observation, action_mask, rng)``.
 
-from .arena import MatchResult, play_match, wilson_interval
-from .base import Agent, RandomAgent, sample_legal
+``make_agent(spec, rules)`` builds any of them by name (``agents.registry``). ``PPOAgent`` and
+``RLlibAgent`` are imported on first use, so ``import agents`` loads neither torch nor ray.
+"""
+
+from importlib import import_module
+from typing import Any
+
+from uno_env.policy import Agent, RandomAgent, pick_legal, sample_legal
+
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
+from .human import HumanAgent
+from .registry import AGENT_SPECS, BASELINES, agent_names, make_agent
 from .rlcard_rule import RLCardRuleAgent
+from .search import SearchAgent
+
+_LAZY = {"PPOAgent": ".ppo", "RLlibAgent": ".rllib_agent"}
 
 __all__ = [
-    "Agent", "RandomAgent", "sample_legal", "RLCardRuleAgent", "GreedyAgent", "HeuristicAgent",
-    "play_match", "MatchResult", "wilson_interval",
+    "Agent", "RandomAgent", "sample_legal", "pick_legal", "RLCardRuleAgent", "GreedyAgent", "HeuristicAgent",
+    "SearchAgent", "HumanAgent", "PPOAgent", "RLlibAgent", "make_agent", "agent_names", "AGENT_SPECS", "BASELINES",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``PPOAgent`` / ``RLlibAgent``, importing torch / ray the first time one is asked for."""
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

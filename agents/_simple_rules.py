@@ -18,22 +18,21 @@ from __future__ import annotations
 
 from numba import njit
 
+from uno_env.actions import CHOOSE_RED, DRAW, PASS
 from uno_env.cards import NUM_CARD_TYPES, WILD, WILD_DRAW_FOUR
-from uno_env.engine.layout import PHASE_CHOOSE_COLOR, PHASE_CHOOSE_SWAP_TARGET, PHASE_PLAY, PHASE_POST_DRAW
-
-from ._obs import (
-    CHOOSE_RED,
-    DRAW,
-    PASS,
-    answer_draw_penalty,
+from uno_env.observation import (
+    PHASE_CHOOSE_COLOR,
+    PHASE_CHOOSE_SWAP_TARGET,
+    PHASE_PLAY,
+    PHASE_POST_DRAW,
     drawn_of,
-    kth_legal,
     most_held_color,
     num_seats,
-    smallest_hand_swap,
-    uno_call_action,
     wd4_legal,
 )
+from uno_env.policy import kth_legal
+
+from ._tactics import answer_draw_penalty, smallest_hand_swap, uno_call_action
 
 
 @njit(cache=True)

@@ -5,60 +5,50 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from uno_env.actions import ACCEPT, CHALLENGE, CHOOSE_RED, DRAW, PASS, double_of
 from uno_env.cards import (
     CARD_COLOR,
     CARD_RANK,
+    DRAW_TWO,
     NUM_CARD_TYPES,
+    NUM_COLORS,
+    NUM_RANKS,
+    REVERSE,
+    SKIP,
     WILD,
     WILD_DRAW_FOUR,
     WILD_SHUFFLE_HANDS,
     WILD_SWAP_HANDS,
 )
-from uno_env.engine.layout import (
+from uno_env.observation import (
     PHASE_CHOOSE_COLOR,
     PHASE_CHOOSE_SWAP_TARGET,
     PHASE_PLAY,
     PHASE_POST_DRAW,
     PHASE_RESPOND_DRAW_FOUR,
     PHASE_RESPOND_DRAW_TWO,
-)
-from uno_env.rules import UnoRules
-
-from ._obs import (
-    ACCEPT,
-    CHALLENGE,
-    CHOOSE_RED,
-    DRAW,
-    DRAW_TWO,
-    PASS,
-    REVERSE,
-    SKIP,
     active_seats,
-    answer_draw_penalty,
     color_of,
-    double_of,
     drawn_of,
     drew_on_color_of,
     hand_size_at,
     held,
     in_play,
     is_partner,
-    kth_legal,
     named_color_of,
     next_slot,
     num_seats,
     phase_of,
-    prepare,
     prev_slot,
-    prob_lacks,
-    rule_tables,
-    smallest_hand_swap,
     top_of,
     unseen_counts,
-    uno_call_action,
     wd4_legal,
     wd4_prev_color_of,
 )
+from uno_env.policy import as_batch, kth_legal
+from uno_env.rules import UnoRules
+
+from ._tactics import answer_draw_penalty, prob_lacks, rule_tables, smallest_hand_swap, uno_call_action
 
 DEFAULT_PARAMS: dict[str, float] = {
     "follow": 1.0,  # per own card expected to fit the colour left after the next reply
@@ -221,15 +211,15 @@ def _leave_value(cnt, unseen, unseen_color, total_unseen, h_next, foe, c, r, prm
     follow = stay * cnt[c]
     total = stay
     if r >= 0:
-        for c2 in range(4):
+        for c2 in range(NUM_COLORS):
             if c2 != c:
-                w = unseen[c2 * 13 + r]
+                w = unseen[c2 * NUM_RANKS + r]
                 fits += w
                 follow += w * cnt[c2]
                 total += w
     follow = follow / total if total > 0 else float(cnt[c])
     spread = 0
-    for c2 in range(4):
+    for c2 in range(NUM_COLORS):
         if cnt[c2] > 0:
             spread += 1
     stuck = prob_lacks(total_unseen, fits, h_next)
@@ -240,7 +230,7 @@ def _leave_value(cnt, unseen, unseen_color, total_unseen, h_next, foe, c, r, prm
 def _best_color(cnt, unseen, unseen_color, total_unseen, h_next, foe, prm):
     """The colour to name for a wild (rule 2 of the docstring), and its value."""
     best, best_v = 0, -1e18
-    for c in range(4):
+    for c in range(NUM_COLORS):
         v = _leave_value(cnt, unseen, unseen_color, total_unseen, h_next, foe, c, -1, prm)
         if v > best_v:
             best, best_v = c, v
@@ -315,7 +305,7 @@ def _best_turn_color(hand, cnt, unseen, unseen_color, total_unseen, h_next, foe,
     Returns (colour, value of that follow-up), or (-1, -1e18) when no coloured card is held.
     """
     best, best_v = -1, -1e18
-    for c in range(4):
+    for c in range(NUM_COLORS):
         v = _continuation(hand, cnt, c, -1, unseen, unseen_color, total_unseen, h_next, foe, points, x, prm)
         if v > best_v:
             best, best_v = c, v
@@ -449,9 +439,63 @@ def _challenge(o, unseen, unseen_color, total_unseen, h_prev, wilds_match, prm):
     return q > prm[P_CHALLENGE_AT]
 
 
+# --- one decision, by phase ---------------------------------------------------------------------
+# Inlined into _act_row by numba (inline="always"): as plain calls, with their many array
+# arguments, they made a decision about 20% slower.
+
+
+@njit(cache=True, inline="always")
+def _play_or_draw(o, m, u, phase, hand, cnt, opp_unseen, opp_color, total_unseen, points, x, wilds_match, prm):
+    """Phases play and post_draw: the best-scoring card (as a double when allowed), else draw
+    or pass; -1 when none of these is offered."""
+    legal_wd4 = wd4_legal(o, wilds_match)
+    attack = x[X_FOE] > 0 and x[X_H_NEXT] <= prm[P_ATTACK_SIZE]
+    x[X_BLUFF_OK] = 1.0 if u[1] < (prm[P_BLUFF_ATTACK] if attack else prm[P_BLUFF]) else 0.0
+    only = drawn_of(o) if phase == PHASE_POST_DRAW else -1
+    best = _best_play(m, only, legal_wd4, hand, cnt, opp_unseen, opp_color, total_unseen, points, x, prm)[0]
+    if best >= 0:
+        # Two copies of a number card shed twice as fast (R4 `allow_doubles`).
+        d = double_of(best)
+        if d >= 0 and m[d]:
+            return d
+        return best
+    if m[DRAW]:
+        return DRAW
+    if m[PASS]:
+        return PASS
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _choose_color(o, hand, cnt, opp_unseen, opp_color, total_unseen, points, x, prm):
+    """Phase choose_color: the colour with the best leave value; with 2 players after a Wild
+    Draw Four (it plays again), the colour of its best follow-up."""
+    if x[X_TWO] > 0 and top_of(o) == WILD_DRAW_FOUR:
+        c = _best_turn_color(
+            hand, cnt, opp_unseen, opp_color, total_unseen, x[X_H_NEXT] + 4, x[X_FOE], points, x, prm
+        )[0]
+        if c >= 0:
+            return CHOOSE_RED + c
+    return CHOOSE_RED + _best_color(cnt, opp_unseen, opp_color, total_unseen, x[X_H_NEXT], x[X_FOE], prm)[0]
+
+
+@njit(cache=True, inline="always")
+def _respond_draw_four(o, m, u, unseen, unseen_color, total_unseen, x, wilds_match, prm):
+    """Phase respond_draw_four: stack, challenge or accept; -1 when none is offered."""
+    # Stacking (R5): pass the sum on with a Wild Draw Four (legal, or a bluff when allowed).
+    if m[WILD_DRAW_FOUR] and (wd4_legal(o, wilds_match) or u[1] < prm[P_BLUFF_ATTACK]):
+        return WILD_DRAW_FOUR
+    if m[CHALLENGE] and _challenge(o, unseen, unseen_color, total_unseen, x[X_H_PREV], wilds_match, prm):
+        return CHALLENGE
+    if m[ACCEPT]:
+        return ACCEPT
+    return -1
+
+
 @njit(cache=True)
 def _act_row(o, m, u, deck, points, wilds_match, prm):
-    """One decision of the heuristic (rules in the HeuristicAgent docstring)."""
+    """One decision of the heuristic (rules in the HeuristicAgent docstring): what it believes
+    about the cards, then the decision of the phase."""
     call = uno_call_action(m)
     if call >= 0:
         return call
@@ -459,25 +503,25 @@ def _act_row(o, m, u, deck, points, wilds_match, prm):
     n = num_seats(o)
     ns = next_slot(o, n)
     ps = prev_slot(o, n)
+    # The beliefs stay inline rather than in helpers: every array handed to a numba function
+    # costs an atomic reference-count pair, and four helpers made a decision ~5% slower.
     hand = np.zeros(NUM_CARD_TYPES, np.int64)
-    cnt = np.zeros(4, np.int64)
-    for t in range(NUM_CARD_TYPES):
-        hand[t] = held(o, t)
-        if t < WILD:
-            cnt[CARD_COLOR[t]] += hand[t]
+    cnt = np.zeros(NUM_COLORS, np.int64)
     unseen = np.empty(NUM_CARD_TYPES, np.int64)
     unseen_counts(o, deck, unseen)
+    unseen_color = np.zeros(NUM_COLORS, np.int64)
     total_unseen = 0
-    unseen_color = np.zeros(4, np.int64)
     for t in range(NUM_CARD_TYPES):
+        hand[t] = held(o, t)
         total_unseen += unseen[t]
         if t < WILD:
+            cnt[CARD_COLOR[t]] += hand[t]
             unseen_color[CARD_COLOR[t]] += unseen[t]
     # The next player's hand is modelled as drawn from the unseen cards, reweighted per colour:
     # players have been shedding the colour in play, and a wild names its player's colour.
     in_play_color = color_of(o)
     wild_on_top = top_of(o) >= WILD
-    bias = np.full(4, prm[P_OTHER_BIAS])
+    bias = np.full(NUM_COLORS, prm[P_OTHER_BIAS])
     if in_play_color >= 0:
         bias[in_play_color] = prm[P_NAMED_BIAS] if wild_on_top else prm[P_IN_PLAY_BIAS]
     # Public history (R11) of the next player: the colour named with its last wild (unless
@@ -492,7 +536,7 @@ def _act_row(o, m, u, deck, points, wilds_match, prm):
         bias[drew_on] *= prm[P_DREW_BIAS]
         wild_bias = prm[P_DREW_WILD_BIAS]
     opp_unseen = np.empty(NUM_CARD_TYPES)
-    opp_color = np.zeros(4)
+    opp_color = np.zeros(NUM_COLORS)
     for t in range(NUM_CARD_TYPES):
         opp_unseen[t] = unseen[t] * (bias[CARD_COLOR[t]] if t < WILD else wild_bias)
         if t < WILD:
@@ -516,49 +560,19 @@ def _act_row(o, m, u, deck, points, wilds_match, prm):
     # Shuffle Hands deals all cards evenly (R5); Swap Hands trades for the smallest hand.
     x[X_SHUFFLE_GAIN] = (x[X_H_ME] - 1.0) - (all_cards - 1.0) / max(active, 1)
     x[X_SWAP_GAIN] = (x[X_H_ME] - 1.0) - smallest if smallest < 1e9 else 0.0
-
+    a = -1
     if phase == PHASE_PLAY or phase == PHASE_POST_DRAW:
-        legal_wd4 = wd4_legal(o, wilds_match)
-        attack = x[X_FOE] > 0 and x[X_H_NEXT] <= prm[P_ATTACK_SIZE]
-        x[X_BLUFF_OK] = 1.0 if u[1] < (prm[P_BLUFF_ATTACK] if attack else prm[P_BLUFF]) else 0.0
-        only = drawn_of(o) if phase == PHASE_POST_DRAW else -1
-        best, best_v = _best_play(m, only, legal_wd4, hand, cnt, opp_unseen, opp_color, total_unseen, points, x, prm)
-        if best >= 0:
-            # Two copies of a number card shed twice as fast (R4 `allow_doubles`).
-            d = double_of(best)
-            if d >= 0 and m[d]:
-                return d
-            return best
-        if m[DRAW]:
-            return DRAW
-        if m[PASS]:
-            return PASS
+        a = _play_or_draw(o, m, u, phase, hand, cnt, opp_unseen, opp_color, total_unseen, points, x, wilds_match, prm)
     elif phase == PHASE_CHOOSE_COLOR:
-        if x[X_TWO] > 0 and top_of(o) == WILD_DRAW_FOUR:
-            c = _best_turn_color(
-                hand, cnt, opp_unseen, opp_color, total_unseen, x[X_H_NEXT] + 4, x[X_FOE], points, x, prm
-            )[0]
-            if c >= 0:
-                return CHOOSE_RED + c
-        return CHOOSE_RED + _best_color(cnt, opp_unseen, opp_color, total_unseen, x[X_H_NEXT], x[X_FOE], prm)[0]
+        a = _choose_color(o, hand, cnt, opp_unseen, opp_color, total_unseen, points, x, prm)
     elif phase == PHASE_RESPOND_DRAW_FOUR:
-        # Stacking (R5): pass the sum on with a Wild Draw Four (legal, or a bluff when allowed).
-        if m[WILD_DRAW_FOUR] and (wd4_legal(o, wilds_match) or u[1] < prm[P_BLUFF_ATTACK]):
-            return WILD_DRAW_FOUR
-        if m[CHALLENGE] and _challenge(o, unseen, unseen_color, total_unseen, x[X_H_PREV], wilds_match, prm):
-            return CHALLENGE
-        if m[ACCEPT]:
-            return ACCEPT
+        a = _respond_draw_four(o, m, u, unseen, unseen_color, total_unseen, x, wilds_match, prm)
     elif phase == PHASE_RESPOND_DRAW_TWO:
         # Stacking (R5): pass the penalty on with a Draw Two rather than take it.
         a = answer_draw_penalty(o, m, phase, wilds_match)
-        if a >= 0:
-            return a
     elif phase == PHASE_CHOOSE_SWAP_TARGET:
         a = smallest_hand_swap(o, m, n)
-        if a >= 0:
-            return a
-    return kth_legal(m, u[0])
+    return a if a >= 0 else kth_legal(m, u[0])
 
 
 @njit(cache=True)
@@ -654,7 +668,7 @@ class HeuristicAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One legal action per row (int64 [B])."""
-        obs, mask = prepare(observation, action_mask)
+        obs, mask = as_batch(observation, action_mask)
         # Two uniforms per row whatever the branch (a random fallback and the bluff decision),
         # so the stream a row consumes does not depend on the decisions.
         u = rng.random((obs.shape[0], 2))

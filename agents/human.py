@@ -7,26 +7,25 @@ from typing import Sequence, TextIO
 
 import numpy as np
 
-from uno_env.actions import NUM_ACTIONS, action_name
-from uno_env.cards import COLOR_NAMES, NUM_CARD_TYPES, card_name
-from uno_env.engine.layout import (
-    MAX_PLAYERS,
-    OBS_COLOR,
+from uno_env.actions import CHOOSE_BLUE, CHOOSE_RED, DOUBLE_FIRST, NUM_ACTIONS, action_name, card_of_double
+from uno_env.cards import CARD_COLOR, CARD_RANK, COLOR_NAMES, NUM_CARD_TYPES, WILD, card_name
+from uno_env.observation import (
     OBS_DIRECTION,
     OBS_DRAW_PILE,
-    OBS_DRAWN,
-    OBS_HAND,
-    OBS_HAND_SIZES,
     OBS_PENDING,
-    OBS_PHASE,
-    OBS_PRESENT,
     OBS_SCORES,
-    OBS_TOP,
     OBS_UNO,
     PHASE_NAMES,
+    SCORE_SCALE,
+    color_of,
+    drawn_of,
+    hand_size_at,
+    held,
+    num_seats,
+    phase_of,
+    top_of,
 )
-
-from ._obs import prepare
+from uno_env.policy import as_batch
 
 # ANSI SGR colours per card colour (R1 order) and for wilds.
 _ANSI = ("\x1b[1;31m", "\x1b[1;33m", "\x1b[1;32m", "\x1b[1;34m")
@@ -46,7 +45,7 @@ def paint(text: str, card_or_color: int, *, color: bool, is_color: bool = False)
     if is_color:
         code = _ANSI[card_or_color]
     else:
-        code = _ANSI[card_or_color // 13] if card_or_color < 52 else _ANSI_WILD
+        code = _ANSI[CARD_COLOR[card_or_color]] if card_or_color < WILD else _ANSI_WILD
     return f"{code}{text}{_RESET}"
 
 
@@ -60,31 +59,28 @@ def action_text(action: int, *, color: bool = True) -> str:
     name = action_name(action)
     if action < NUM_CARD_TYPES:
         return "play " + card_text(action, color=color)
-    if 59 <= action <= 62:
-        return "choose " + paint(COLOR_NAMES[action - 59], action - 59, color=color, is_color=True)
-    if action >= 76:
-        k = action - 76
-        return "play double " + paint(f"{COLOR_NAMES[k // 10]} {k % 10}", k // 10, color=color, is_color=True)
+    if CHOOSE_RED <= action <= CHOOSE_BLUE:
+        c = action - CHOOSE_RED
+        return "choose " + paint(COLOR_NAMES[c], c, color=color, is_color=True)
+    if action >= DOUBLE_FIRST:
+        card = card_of_double(action)
+        c = int(CARD_COLOR[card])
+        return "play double " + paint(f"{COLOR_NAMES[c]} {CARD_RANK[card]}", c, color=color, is_color=True)
     return name
 
 
 def _hand(o: np.ndarray) -> list[int]:
-    return [t for t in range(NUM_CARD_TYPES) for _ in range(int(round(o[OBS_HAND + t])))]
-
-
-def _one_hot(o: np.ndarray, offset: int, size: int) -> int:
-    hits = np.flatnonzero(o[offset : offset + size] > 0.5)
-    return int(hits[0]) if hits.size else -1
+    return [t for t in range(NUM_CARD_TYPES) for _ in range(held(o, t))]
 
 
 def describe_observation(o: np.ndarray, names: Sequence[str] | None = None, *, color: bool = True) -> str:
     """What a player sees (R11), as text: table, own hand. ``names`` label relative seats
     (slot 0 is the observer, slot k the seat k places clockwise)."""
-    n = int((o[OBS_PRESENT : OBS_PRESENT + MAX_PLAYERS] > 0.5).sum())
+    n = num_seats(o)
     names = list(names) if names is not None else ["you"] + [f"seat +{k}" for k in range(1, n)]
-    phase = PHASE_NAMES[_one_hot(o, OBS_PHASE, len(PHASE_NAMES))]
-    top = _one_hot(o, OBS_TOP, NUM_CARD_TYPES)
-    c = _one_hot(o, OBS_COLOR, 4)
+    phase = PHASE_NAMES[phase_of(o)]
+    top = top_of(o)
+    c = color_of(o)
     bold = (lambda s: f"{_BOLD}{s}{_RESET}") if color else (lambda s: s)
     direction = "clockwise" if o[OBS_DIRECTION] > 0 else "counter-clockwise"
     colour = paint(COLOR_NAMES[c], c, color=color, is_color=True) if c >= 0 else "none yet"
@@ -97,12 +93,12 @@ def describe_observation(o: np.ndarray, names: Sequence[str] | None = None, *, c
         lines.append(f"Pending draw: {pending} cards")
     width = max(len(x) for x in names[:n])
     for k in range(n):
-        size = int(round(o[OBS_HAND_SIZES + k]))
+        size = hand_size_at(o, k)
         uno = "  UNO!" if o[OBS_UNO + k] > 0.5 else ""
-        score = int(round(100 * o[OBS_SCORES + k]))
+        score = int(round(SCORE_SCALE * o[OBS_SCORES + k]))
         lines.append(f"  {names[k]:<{width}}  {size:>3} card{'s' if size != 1 else ' '}  score {score}{uno}")
     lines.append("Your hand: " + (", ".join(card_text(t, color=color) for t in _hand(o)) or "(empty)"))
-    drawn = _one_hot(o, OBS_DRAWN, NUM_CARD_TYPES)
+    drawn = drawn_of(o)
     if drawn >= 0:
         lines.append(f"You drew: {card_text(drawn, color=color)}")
     lines.append(f"Phase: {phase}")
@@ -143,7 +139,7 @@ class HumanAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Ask for one action per row (rng unused: the person decides)."""
-        obs, mask = prepare(observation, action_mask)
+        obs, mask = as_batch(observation, action_mask)
         return np.array([self.ask(obs[b], mask[b]) for b in range(obs.shape[0])], np.int64)
 
     def _say(self, text: str) -> None:

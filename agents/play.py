@@ -2,94 +2,56 @@
 
     uno-play --opponents heuristic,random --players 3 --preset classic
 
-Each opponent is one of ``random``, ``rlcard_rule``, ``greedy``, ``heuristic``, ``search``, or
-the path of a model saved by ``train.py`` (``name=path`` names it); one name for all opponents
-or one per opponent seat. Cards are shown in colour (``--no-color`` for plain text), the legal
+Each opponent is an agent spec of ``agents.registry.make_agent`` (a baseline name, ``search``
+with an optional budget, a saved model, an RLlib checkpoint, ``label=spec``); one spec for all
+opponents or one per opponent seat. Cards are shown in colour (``--no-color`` for plain text), the legal
 moves are numbered, and ``q`` or the end of input quits.
 """
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import os
 import sys
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Sequence, TextIO
+from typing import Annotated, Any, Sequence, TextIO
 
 import numpy as np
+import tyro
 
-from uno_env import Engine, UnoRules
-from uno_env.actions import Action
+from uno_env import Engine, parse_rules
+from uno_env.actions import DOUBLE_FIRST, card_of_double
 from uno_env.cards import NUM_CARD_TYPES
 
 from .human import HumanAgent, HumanQuit, action_text, card_text
+from .registry import AGENT_SPECS, make_agent
 
-PLAY_DOUBLE_FIRST = int(Action.PLAY_DOUBLE_FIRST)
+
+_OPPONENTS_HELP = f"comma-separated agents for the other seats, one for all of them or one per seat: {AGENT_SPECS}"
 
 
 @dataclass
 class Args:
     """Command-line options of ``uno-play``."""
 
-    opponents: str = "heuristic"
-    """comma-separated agents for the other seats (one name for all of them, or one per seat):
-    random, rlcard_rule, greedy, heuristic, search, or the path of a model saved by train.py"""
+    opponents: Annotated[str, tyro.conf.arg(help=_OPPONENTS_HELP)] = "heuristic"
     players: int = 2
     """number of players, you included (2-10)"""
     preset: str = "classic"
-    """rule preset (RULES.md): classic, official, swap_hands, house"""
+    """rules (docs/rules.md): a preset (classic, official, swap_hands, house) or JSON options"""
     seat: int = 0
     """your seat, 0 .. players-1 (seats run clockwise; the dealer is drawn at random, R3)"""
     games: int = 1
     """rounds to play one after another"""
     seed: int | None = None
     """seed of the deal and of the agents (random when omitted)"""
-    no_color: bool = False
-    """plain text, no ANSI colours (also when the NO_COLOR environment variable is set)"""
+    color: bool = True
+    """cards in ANSI colours; --no-color (or the NO_COLOR environment variable) for plain text"""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
-    """``Args`` from the command line; the help text is each field's docstring."""
-    parser = argparse.ArgumentParser(prog="uno-play", description=__doc__.splitlines()[0])
-    docs = _field_docs()
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        if f.type == "bool":
-            parser.add_argument(flag, action="store_true", help=docs[f.name])
-        else:
-            kind = int if f.type in ("int", "int | None") else str
-            parser.add_argument(flag, type=kind, default=f.default, help=docs[f.name])
-    return Args(**vars(parser.parse_args(argv)))
-
-
-def _field_docs() -> dict[str, str]:
-    import ast
-    import inspect
-
-    tree = ast.parse(inspect.getsource(Args))
-    body = tree.body[0].body
-    docs = {}
-    for node, nxt in zip(body, body[1:]):
-        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
-            docs[node.target.id] = " ".join(str(nxt.value.value).split())
-    return docs
-
-
-def make_agent(spec: str, rules: UnoRules) -> Any:
-    """An agent from its command-line name: ``search``, or any name or model path that
-    ``agents.registry.make_agent`` knows."""
-    from .registry import make_agent as registry_agent
-    from .search import SearchAgent
-
-    spec = spec.strip()
-    if spec == "search":
-        return SearchAgent(rules)
-    try:
-        return registry_agent(spec, rules)
-    except ValueError as err:
-        raise ValueError(f"{err}; or 'search' (SearchAgent)") from None
+    """``Args`` from the command line (tyro: each field's docstring is its help)."""
+    return tyro.cli(Args, args=argv, prog="uno-play", description=__doc__.splitlines()[0])
 
 
 class ConsoleGame:
@@ -102,7 +64,7 @@ class ConsoleGame:
             raise ValueError(f"--seat must be 0..{args.players - 1}, got {args.seat}")
         if args.games < 1:
             raise ValueError(f"--games must be at least 1, got {args.games}")
-        self.rules = UnoRules.preset(args.preset)
+        self.rules = parse_rules(args.preset)
         specs = [s for s in args.opponents.split(",") if s.strip()]
         others = args.players - 1
         if len(specs) == 1:
@@ -111,7 +73,7 @@ class ConsoleGame:
             raise ValueError(f"--opponents needs 1 or {others} names for {others} opponent seats, got {len(specs)}")
         self.args = args
         self.output = output
-        self.color = not args.no_color and "NO_COLOR" not in os.environ
+        self.color = args.color and "NO_COLOR" not in os.environ
         n, me = args.players, args.seat
         self.agents: list[Any] = [None] * n
         self.names = ["you"] * n
@@ -175,9 +137,8 @@ class ConsoleGame:
         played = Counter()
         if action < NUM_CARD_TYPES:
             played[action] = 1
-        elif action >= PLAY_DOUBLE_FIRST:
-            k = action - PLAY_DOUBLE_FIRST
-            played[(k // 10) * 13 + k % 10] = 2
+        elif action >= DOUBLE_FIRST:
+            played[int(card_of_double(action))] = 2
         for p in range(after["num_players"]):
             old, new = Counter(before["hands"][p]), Counter(after["hands"][p])
             if p == seat:

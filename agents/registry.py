@@ -1,59 +1,124 @@
-"""Agents by name: ``make_agent("heuristic", rules)`` or ``make_agent("runs/uno_ppo/model.zip")``.
+"""Agents by name: the one place where a spec (a command-line word) becomes an agent.
 
-| name | agent |
+``make_agent("heuristic", "classic")``, ``make_agent("search:20ms", rules)``,
+``make_agent("ppo_v2=runs/x/model.zip")``. Scripts (``evaluate.py``, ``train.py``'s opponent
+mix, ``uno-play``) all build their agents here.
+
+| spec | agent |
 |---|---|
 | ``random`` | ``RandomAgent``: uniform over the legal actions |
 | ``rlcard_rule`` | ``RLCardRuleAgent``: RLCard's ``uno-rule-v1`` under our rules |
 | ``greedy`` | ``GreedyAgent``: never draws when it can play; the highest-point legal card |
 | ``heuristic`` | ``HeuristicAgent``: the strongest rule-based player |
-| a path to a ``.zip`` | ``PPOAgent`` over a ``MaskablePPO`` saved by ``train.py`` |
-
-A path may be given a display name as ``name=path`` (``"ppo_v2=runs/x/model.zip"``).
+| ``search`` | ``SearchAgent`` with its default budget (1024 rollouts per decision) |
+| ``search:N`` | ``SearchAgent`` with N rollouts per decision (``search:256``) |
+| ``search:Tms`` | ``SearchAgent`` spending about T milliseconds per decision (``search:20ms``) |
+| a path to a ``.zip`` | ``PPOAgent`` over a ``MaskablePPO`` saved by ``train.py`` (imports torch) |
+| a directory | ``RLlibAgent`` over a checkpoint of ``train.py --backend rllib`` (imports ray) |
+| ``label=spec`` | any of the above, named ``label`` in tables (``fast=search:64``) |
 """
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
-from uno_env.rules import UnoRules
+from uno_env.policy import Agent
+from uno_env.rules import UnoRules, parse_rules
 
-from .base import Agent, RandomAgent
-from .greedy import GreedyAgent
-from .heuristic import HeuristicAgent
-from .rlcard_rule import RLCardRuleAgent
+from .baselines import BASELINES
+from .search import SearchAgent
 
-__all__ = ["BASELINES", "make_agent"]
+__all__ = ["AGENT_SPECS", "BASELINES", "agent_names", "make_agent"]
 
-BASELINES: dict[str, Any] = {
-    "random": lambda rules: RandomAgent(),
-    "rlcard_rule": RLCardRuleAgent,
-    "greedy": GreedyAgent,
-    "heuristic": HeuristicAgent,
-}
+AGENT_SPECS = (
+    "random, rlcard_rule, greedy, heuristic, search[:N | :Tms] (N rollouts or T milliseconds per "
+    "decision), PATH.zip (a MaskablePPO saved by train.py), DIR (an RLlib checkpoint), LABEL=SPEC"
+)
+"""The spec forms in one line, for help texts and error messages."""
+
+# A time budget repeats rounds of play-outs until the time is spent; small rounds let the
+# search stop close to the budget (1024 play-outs take about 25 ms on the development machine).
+TIMED_ROUND_ROLLOUTS = 128
 
 
-def make_agent(spec: str, rules: UnoRules | None = None, deterministic: bool = True) -> Agent:
-    """The agent named ``spec`` (a baseline name, a model path, or ``name=path``) for ``rules``.
+def agent_names() -> list[str]:
+    """The specs that name an agent without a path: the baselines and ``search``."""
+    return [*BASELINES, "search"]
 
-    ``deterministic`` applies to saved models only (the most likely legal action; False samples).
-    An unknown name raises ``ValueError`` listing the names and saying a path must exist.
+
+def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True) -> Agent:
+    """The agent of ``spec`` (module table) for ``rules`` (anything ``uno_env.parse_rules`` takes).
+
+    ``deterministic`` applies to trained policies only (True: the most likely legal action;
+    False: sampled with the caller's rng). A spec of no known form raises ``ValueError``
+    listing the forms.
     """
-    if not isinstance(spec, str) or not spec:
-        raise ValueError(f"an agent is a name in {sorted(BASELINES)} or a path to a saved model, got {spec!r}")
-    if spec in BASELINES:
-        return BASELINES[spec](rules)
-    label, path = (spec.split("=", 1) if "=" in spec else (None, spec))
-    if os.path.isfile(path) or os.path.isfile(path + ".zip"):
-        from .ppo import PPOAgent  # torch is needed only for saved models
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an agent spec is one of: {AGENT_SPECS}; got {spec!r}")
+    spec = spec.strip()
+    label, body = (part.strip() for part in spec.split("=", 1)) if "=" in spec else (None, spec)
+    if label == "" or body == "":
+        raise ValueError(f"{spec!r}: a labelled agent is LABEL=SPEC with both parts, e.g. fast=search:64")
+    rules = parse_rules(rules)
+    if body in BASELINES:
+        agent = BASELINES[body](rules)
+    elif body == "search" or body.startswith("search:"):
+        agent = _search_agent(body, rules)
+    elif os.path.isfile(body) or os.path.isfile(body + ".zip"):
+        return _ppo_agent(body, label, deterministic)
+    elif os.path.isdir(body):
+        return _rllib_agent(body, label, deterministic)
+    else:
+        raise ValueError(f"unknown agent {body!r} (no file or directory of that name): an agent spec is one of: "
+                         f"{AGENT_SPECS}")
+    if label is not None:
+        agent.name = label
+    return agent
 
-        if label is None:
-            stem = os.path.splitext(os.path.basename(path))[0]
-            # runs/<run>/model.zip is named after its run, not "model".
-            parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
-            label = parent if stem == "model" and parent else stem
-        return PPOAgent(path, deterministic=deterministic, name=label)
-    raise ValueError(
-        f"unknown agent {spec!r}: use one of {sorted(BASELINES)} or the path of a model saved by "
-        f"train.py (no file at {path!r})"
-    )
+
+def _search_agent(body: str, rules: UnoRules) -> SearchAgent:
+    if body == "search":
+        return SearchAgent(rules)
+    budget = _search_budget(body[len("search:"):].strip())
+    if budget is None:
+        raise ValueError(f"bad search budget in {body!r}: use search:N for N rollouts per decision (search:256) "
+                         f"or search:Tms for T milliseconds per decision (search:20ms), N and T > 0")
+    agent = SearchAgent(rules, **budget)
+    agent.name = body
+    return agent
+
+
+def _search_budget(text: str) -> dict[str, Any] | None:
+    """SearchAgent settings of a budget ``N`` or ``Tms``, None when it is neither."""
+    try:
+        if text.endswith("ms"):
+            time_ms = float(text[:-2])
+            return {"rollouts": TIMED_ROUND_ROLLOUTS, "time_ms": time_ms} if 0 < time_ms < math.inf else None
+        rollouts = int(text)
+        return {"rollouts": rollouts} if rollouts > 0 else None
+    except ValueError:
+        return None
+
+
+def _ppo_agent(path: str, label: str | None, deterministic: bool) -> Agent:
+    # Imported here so that torch loads only when a saved model is asked for.
+    from .ppo import PPOAgent
+
+    if label is None:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        # runs/<run>/model.zip is named after its run, not "model".
+        parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
+        label = parent if stem == "model" and parent else stem
+    return PPOAgent(path, deterministic=deterministic, name=label)
+
+
+def _rllib_agent(path: str, label: str | None, deterministic: bool) -> Agent:
+    # Imported here so that ray loads only when a checkpoint is asked for.
+    try:
+        from .rllib_agent import RLlibAgent
+    except ImportError as exc:
+        raise ValueError(f"{path!r} is a directory, read as an RLlib checkpoint, which needs ray[rllib] and torch "
+                         f"(the distributed extra): {exc}") from exc
+    return RLlibAgent(path, deterministic=deterministic, name=label)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from uno_env.observation import phase_of
+from uno_env.policy import as_batch
 from uno_env.rules import UnoRules
 
-from ._obs import phase_of, prepare, rule_tables
 from ._simple_rules import rlcard_row
+from ._tactics import rule_tables
 
 
 @njit(cache=True)
@@ -48,7 +50,7 @@ class RLCardRuleAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One legal action per row (int64 [B])."""
-        obs, mask = prepare(observation, action_mask)
+        obs, mask = as_batch(observation, action_mask)
         # Draw one uniform per row whatever the branch, so the stream does not depend on play.
         u = rng.random(obs.shape[0])
         return _act_batch(obs, mask, u, self._wilds_match)

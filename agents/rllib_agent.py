@@ -3,7 +3,7 @@ the self-play policy mapping of ``train.py --backend rllib``.
 
 | name | what it is |
 |---|---|
-| ``RLlibAgent(path)`` | the ``learner`` module of a checkpoint written by ``train.py --backend rllib`` (or the module directory itself), playing by the ``Agent`` protocol (``agents/base.py``): the most likely legal action, or a sample drawn with the caller's ``rng`` |
+| ``RLlibAgent(path)`` | the ``learner`` module of a checkpoint written by ``train.py --backend rllib`` (or the module directory itself), playing by the ``Agent`` protocol (``uno_env.policy``): the most likely legal action, or a sample drawn with the caller's ``rng`` |
 | ``AgentRLModule`` | an RLlib ``RLModule`` that plays a baseline agent (``random``, ``rlcard_rule``, ``greedy``, ``heuristic``; ``model_config={"agent": name, "rules": {...}, "seed": s}``): the non-learning opponents of training |
 | ``SelfPlayMapping(num_players, mix, seed)`` | the policy mapping: per game (RLlib episode) one seat is the ``learner``, every other seat one opponent module drawn by the mix weights |
 
@@ -21,6 +21,10 @@ import numpy as np
 import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
+
+from uno_env.rules import parse_rules
+
+from .baselines import BASELINES
 
 __all__ = ["RLlibAgent", "AgentRLModule", "SelfPlayMapping", "LEARNER", "SNAPSHOT", "module_path"]
 
@@ -92,12 +96,11 @@ class AgentRLModule(RLModule):
     """A baseline agent as a (non-learning) RLlib module; ``model_config`` names it (module docstring)."""
 
     def setup(self) -> None:
-        from uno_env.rules import UnoRules
-
-        from .registry import make_agent
-
         config = dict(self.model_config or {})
-        self.agent = make_agent(config.get("agent", "random"), UnoRules.from_dict(config.get("rules", {})))
+        name = config.get("agent", "random")
+        if name not in BASELINES:
+            raise ValueError(f"AgentRLModule plays a baseline, one of {sorted(BASELINES)}; got {name!r}")
+        self.agent = BASELINES[name](parse_rules(config.get("rules", {})))
         self.rng = np.random.default_rng(config.get("seed", 0))
 
     def _forward_inference(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

@@ -10,29 +10,26 @@ from numba import njit
 
 from uno_env import Engine, UnoRules
 from uno_env.cards import NUM_CARD_TYPES
-from uno_env.engine.layout import (
+from uno_env.observation import (
     OBS_DIRECTION,
     OBS_DISCARD,
     OBS_DRAW_PILE,
     OBS_HAND,
-    OBS_HAND_SIZES,
     OBS_SCORES,
     PHASE_PLAY,
     PHASE_RESPOND_DRAW_FOUR,
-)
-
-from ._obs import (
+    SCORE_SCALE,
     color_of,
     hand_size_at,
     in_play,
     num_seats,
     phase_of,
-    prepare,
-    rule_tables,
     top_of,
-    uno_call_action,
 )
+from uno_env.policy import as_batch
+
 from ._simple_rules import rlcard_row
+from ._tactics import rule_tables, uno_call_action
 from .heuristic import HeuristicAgent
 
 # --- rollouts: one numba call per engine step -------------------------------------------------
@@ -100,7 +97,7 @@ def _deal_from_observation(
     if (unseen < 0).any() or top < 0 or discard[top] < 1:
         return False
     pool = rng.permutation(np.repeat(np.arange(NUM_CARD_TYPES), unseen))
-    sizes = [int(round(o[OBS_HAND_SIZES + k])) for k in range(n)]
+    sizes = [int(hand_size_at(o, k)) for k in range(n)]
     hands = [np.repeat(np.arange(NUM_CARD_TYPES), own).tolist()]
     at = 0
     for k in range(1, n):
@@ -122,7 +119,7 @@ def _deal_from_observation(
             current_player=0,
             current_color=color if color >= 0 else None,
             direction=1 if o[OBS_DIRECTION] > 0 else -1,
-            scores=[int(round(100 * o[OBS_SCORES + k])) for k in range(n)],
+            scores=[int(round(SCORE_SCALE * o[OBS_SCORES + k])) for k in range(n)],
         )
     except ValueError:
         return False
@@ -183,20 +180,21 @@ class SearchAgent:
 
     **Why the search never reads hidden state.** Two entry points build the determinizations:
 
-    - ``act_in(engine, i, rng)`` (``play_match(..., engine_access=True)``, ``uno-play``, anyone holding the
-      engine): ``Engine.copy_game`` copies game ``i`` into a scratch engine and every card the
-      seat cannot see is at once re-dealt (``Engine.resample_hidden``'s contract, batched; the
-      hidden cards are gathered in id order before the shuffle, so the deal depends on which
-      cards are hidden, not on where they were); the generator state is replaced too (it would
-      fix future reshuffles). The true hidden cards are overwritten before any rollout runs,
-      so the decision is a function of the player's information set and the rng only (a test
-      checks two games that differ only in hidden cards give the same decisions). One hidden
-      fact survives a copy: whether a pending Wild Draw Four was a bluff (the engine judges a
-      challenge on the hand at the time it was played), so the challenge decision is never
-      searched; ``HeuristicAgent`` estimates it from public odds. With ``open_hands`` the
-      other hands are re-dealt too: the search does not use what it could see.
+    - ``act_in(engine, i, rng)`` (``arena.play_match(..., engine_access=True)``, ``uno-play``,
+      anyone holding the engine): ``Engine.copy_game`` copies game ``i`` into a scratch engine
+      and every card the seat cannot see is at once re-dealt (``Engine.resample_hidden``'s
+      contract, batched; the hidden cards are gathered in id order before the shuffle, so the
+      deal depends on which cards are hidden, not on where they were); the generator state is
+      replaced too (it would fix future reshuffles). The true hidden cards are overwritten
+      before any rollout runs, so the decision is a function of the player's information set and
+      the rng only (a test checks two games that differ only in hidden cards give the same
+      decisions). One hidden fact survives a copy: whether a pending Wild Draw Four was a bluff
+      (the engine judges a challenge on the hand at the time it was played), so the challenge
+      decision is never searched; ``HeuristicAgent`` estimates it from public odds. With
+      ``open_hands`` the other hands are re-dealt too: the search does not use what it could
+      see.
     - ``act(observation, action_mask, rng)`` (the batch ``Agent`` protocol: env layers,
-      ``agents.play_match``): no engine is at hand, so the position is rebuilt from the
+      ``arena.play_match``): no engine is at hand, so the position is rebuilt from the
       observation alone with ``Engine.set_game`` (phase ``play`` only: own hand, top card and
       colour, direction, hand sizes, scores and the discard pile's contents, the unseen cards
       dealt at random; the discard pile's order below the top card is not observed and does
@@ -252,7 +250,7 @@ class SearchAgent:
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One legal action per row, searching positions rebuilt from each observation."""
         self.last_searched = False
-        obs, mask = prepare(observation, action_mask)
+        obs, mask = as_batch(observation, action_mask)
         out = np.empty(obs.shape[0], np.int64)
         fallback = []
         for b in range(obs.shape[0]):

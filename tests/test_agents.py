@@ -1,16 +1,14 @@
-"""Agents (issue "Agents that compete"): legality, determinism, key decisions, the arena."""
+"""Agents (issue "Agents that compete"): legality, determinism, key decisions, the registry, and
+the arena games they play."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-# Submodule imports work even where `agents` was installed before it had an __init__.py.
-from agents.arena import play_match, wilson_interval
-from agents.base import RandomAgent
-from agents.greedy import GreedyAgent
-from agents.heuristic import HeuristicAgent
-from agents.rlcard_rule import RLCardRuleAgent
+from agents import AGENT_SPECS, GreedyAgent, HeuristicAgent, RandomAgent, RLCardRuleAgent, SearchAgent, agent_names
+from agents.registry import TIMED_ROUND_ROLLOUTS, make_agent
+from arena import play_match, play_table, wilson_interval
 from tests.builder import act, check
 from tests.builder import position as scenario
 from uno_env import ACTION_NAMES, Engine, UnoRules, action_name, parse_card
@@ -403,9 +401,7 @@ def test_arena_rotates_seats_and_is_reproducible():
 
 
 def test_play_match_and_play_table_share_one_game_loop():
-    """Both count the games of agents.arena.play_games: same seed, same games, same wins."""
-    from agents.tournament import play_table
-
+    """Both count the games of arena.play_games: same seed, same games, same wins."""
     rules = UnoRules.preset("classic")
     agents = [HeuristicAgent(rules), RLCardRuleAgent(rules), GreedyAgent(rules)]
     m = play_match(agents, 300, num_players=3, rules=rules, seed=7, batch_size=64)
@@ -418,7 +414,7 @@ def test_play_match_and_play_table_share_one_game_loop():
 
 def test_sample_legal_into_a_buffer():
     """sample_legal(out=) fills the given int64 buffer with the same choice as a new array."""
-    from agents.base import sample_legal as pick
+    from agents import sample_legal as pick
 
     mask = np.zeros((3, 116), bool)
     mask[0, [1, 5, 9]] = True
@@ -430,3 +426,114 @@ def test_sample_legal_into_a_buffer():
     assert buf[1] == 57 and buf[2] == -1 and buf[0] in (1, 5, 9)
     with pytest.raises(ValueError, match="int64"):
         pick(mask, np.random.default_rng(4), out=np.zeros(3, np.int32))
+
+
+# --- registry: every agent by name -------------------------------------------------------------
+
+
+def test_every_plain_name_builds_its_agent():
+    kinds = {"random": RandomAgent, "rlcard_rule": RLCardRuleAgent, "greedy": GreedyAgent,
+             "heuristic": HeuristicAgent, "search": SearchAgent}
+    assert agent_names() == list(kinds)
+    for name, cls in kinds.items():
+        agent = make_agent(name)
+        assert type(agent) is cls and agent.name == name
+        assert name in AGENT_SPECS
+    assert make_agent("search").rollouts == SearchAgent().rollouts and make_agent("search").time_ms is None
+
+
+@pytest.mark.parametrize(
+    "spec, rollouts, time_ms",
+    [("search:64", 64, None), ("search:20ms", TIMED_ROUND_ROLLOUTS, 20.0), ("search:2.5ms", TIMED_ROUND_ROLLOUTS, 2.5)],
+)
+def test_search_budget_in_the_spec(spec, rollouts, time_ms):
+    agent = make_agent(spec)
+    assert isinstance(agent, SearchAgent)
+    assert agent.rollouts == rollouts and agent.time_ms == time_ms
+    assert agent.name == spec  # two budgets of one table keep apart
+
+
+def test_label_names_the_agent_only():
+    fast = make_agent("fast=search:64")
+    assert isinstance(fast, SearchAgent) and fast.name == "fast" and fast.rollouts == 64
+    mine = make_agent(" mine = heuristic ")
+    assert isinstance(mine, HeuristicAgent) and mine.name == "mine"
+    assert make_agent("heuristic").name == "heuristic" and HeuristicAgent.name == "heuristic"
+
+
+def test_rules_given_as_a_preset_name_or_json():
+    assert make_agent("search:8", "house").rules == UnoRules.preset("house")
+    assert make_agent("search:8", '{"stack_draw_two": true}').rules == UnoRules(stack_draw_two=True)
+    # The baselines take the rules' card points: greedy sheds a wild first only when it is
+    # worth the most (classic: 50 points; rules given as a dict with 1-point wilds: red 9 first).
+    engine = position(["red 2, red 9, blue 3, wild", "yellow 1, yellow 2, green 7"], "red 5")
+    assert decide(make_agent("greedy", "classic"), engine) == "play wild"
+    cheap_wilds = UnoRules(card_points=tuple(1 if t >= 52 else p for t, p in enumerate(UnoRules().points)))
+    assert decide(make_agent("greedy", cheap_wilds.to_dict()), engine) == "play red 9"
+    with pytest.raises(ValueError, match="unknown preset 'nope'"):
+        make_agent("heuristic", "nope")
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("alphago", r"unknown agent 'alphago'.*random, rlcard_rule, greedy, heuristic, search\[:N \| :Tms\]"),
+        ("search:abc", r"bad search budget in 'search:abc'.*search:256.*search:20ms"),
+        ("search:", "bad search budget"),
+        ("search:0", "bad search budget"),
+        ("search:-5ms", "bad search budget"),
+        ("search:infms", "bad search budget"),
+        ("search:1.5", "bad search budget"),
+        ("=heuristic", "LABEL=SPEC"),
+        ("fast=", "LABEL=SPEC"),
+        ("", "an agent spec is one of"),
+    ],
+)
+def test_bad_specs_say_what_is_allowed(spec, message):
+    with pytest.raises(ValueError, match=message):
+        make_agent(spec)
+
+
+def test_a_zip_path_is_read_as_a_saved_model(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    bad = tmp_path / "model.zip"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a loadable MaskablePPO"):
+        make_agent(str(bad))
+    with pytest.raises(ValueError, match="not a loadable MaskablePPO"):
+        make_agent(str(tmp_path / "model"))  # the .zip may be left out
+
+
+def test_a_directory_is_read_as_an_rllib_checkpoint(tmp_path):
+    with pytest.raises(ValueError, match="RLlib checkpoint"):
+        make_agent(str(tmp_path))
+
+
+def test_import_agents_loads_neither_torch_nor_ray():
+    import subprocess
+    import sys
+
+    code = ("import sys, agents; assert 'torch' not in sys.modules and 'ray' not in sys.modules; "
+            "import agents.registry; assert 'torch' not in sys.modules")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    import agents
+
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchAgent'"):
+        agents.NoSuchAgent
+
+
+def test_trained_agents_come_from_the_package_on_first_use():
+    pytest.importorskip("sb3_contrib")
+    import agents
+    from agents.ppo import PPOAgent
+
+    assert agents.PPOAgent is PPOAgent
+
+
+def test_rllib_agent_comes_from_the_package_on_first_use():
+    pytest.importorskip("ray.rllib")
+    import agents
+    from agents.rllib_agent import RLlibAgent
+
+    assert agents.RLlibAgent is RLlibAgent

@@ -39,6 +39,7 @@ def test_a_whole_round_with_scripted_first_moves():
         ["--players", "4", "--opponents", "rlcard_rule", "--preset", "official", "--seat", "2"],
         ["--players", "3", "--opponents", "search,heuristic", "--preset", "swap_hands", "--seat", "1"],
         ["--players", "2", "--opponents", "search", "--games", "2"],
+        ["--players", "3", "--opponents", "quick=search:16,greedy"],
     ],
 )
 def test_rounds_against_mixed_agents_and_presets(argv):
@@ -46,8 +47,8 @@ def test_rounds_against_mixed_agents_and_presets(argv):
     assert rc == 0
     games = int(argv[argv.index("--games") + 1]) if "--games" in argv else 1
     assert out.count("*** Round over:") == games
-    for name in argv[argv.index("--opponents") + 1].split(","):
-        assert f"({name})" in out
+    for spec in argv[argv.index("--opponents") + 1].split(","):
+        assert f"({spec.split('=')[0]})" in out
 
 
 def test_bad_input_gets_a_message_and_a_new_prompt_then_quit():
@@ -79,6 +80,7 @@ def test_cards_are_coloured_unless_no_color(monkeypatch):
     "argv, message",
     [
         (["--opponents", "alphago"], "unknown agent 'alphago'"),
+        (["--opponents", "search:fast"], "bad search budget in 'search:fast'"),
         (["--players", "11"], "--players must be 2..10"),
         (["--players", "3", "--opponents", "random,random,random"], "needs 1 or 2 names"),
         (["--seat", "2"], "--seat must be 0..1"),
@@ -89,6 +91,31 @@ def test_bad_options_are_named(argv, message, capsys):
     rc, out = run(argv, "")
     assert rc == 2 and out == ""
     assert message in capsys.readouterr().err
+
+
+def test_help_lists_every_flag_with_its_text(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--help"])
+    assert stop.value.code == 0
+    text = " ".join(ANSI.sub("", capsys.readouterr().out).replace("│", " ").split())
+    for flag in ("--opponents", "--players", "--preset", "--seat", "--games", "--seed", "--color, --no-color"):
+        assert flag in text
+    assert "number of players, you included (2-10)" in text
+    assert "search[:N | :Tms]" in text  # the spec forms come from agents.registry
+
+
+def test_flags_tyro_cannot_read_exit_with_usage(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--players", "three"])
+    assert stop.value.code == 2
+    assert "--players" in capsys.readouterr().err
+
+
+def test_color_flag_pair(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    _, plain = run(["--seed", "2", "--color", "--no-color"], "q\n")
+    _, painted = run(["--seed", "2", "--no-color", "--color"], "q\n")
+    assert not ANSI.search(plain) and ANSI.search(painted)
 
 
 def test_moves_by_name_and_the_drawn_card():

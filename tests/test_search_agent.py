@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import HeuristicAgent, RandomAgent, play_match
-from agents.search import SearchAgent
-from tests.builder import act, cards, position
+from agents import HeuristicAgent, RandomAgent, SearchAgent
+from arena import play_match
+from tests.builder import act, position
 from tests.test_agents import OTHER_RULE_SETS
-from uno_env import Engine, UnoRules, action_name, parse_card
+from uno_env import Engine, UnoRules, action_name
 from uno_env.actions import Action
 
 RULE_SETS = {"classic": UnoRules.preset("classic"), **OTHER_RULE_SETS}
