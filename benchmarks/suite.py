@@ -55,7 +55,7 @@ from benchmarks.engine import (OursBench, RLCardBench, _sources_digest, machine_
 from benchmarks.env_loop import AECBench, RLCardEnvBench  # noqa: E402
 from uno_env import Engine, UnoRules, sample_legal  # noqa: E402
 
-# Our options closest to RLCard's UNO (RULES.md R4, R6): draw only when nothing is playable, no
+# Our options closest to RLCard's UNO (docs/rules.md R4, R6): draw only when nothing is playable, no
 # Wild Draw Four challenge (so no bluffing), and a held wild blocks a Wild Draw Four (RLCard allows
 # it only when nothing else is playable).
 RLCARD_LIKE = dict(allow_voluntary_draw=False, challenge=False, wd4_wilds_count_as_match=True)
@@ -65,7 +65,7 @@ RULE_NOTE = (
     "is playable, no UNO call, no scoring, drawing only when nothing is playable, a drawn card auto-played "
     "if it matches the colour (ours: the player may play it or pass), a drawn wild gets a random colour and "
     "a drawn Wild Draw Four adds no cards, with 2 players Reverse does not skip, the reshuffle includes the "
-    "top card, and its UnoGame's payoffs assume 2 players. Ours (classic preset): RULES.md R1-R10 with "
+    "top card, and its UnoGame's payoffs assume 2 players. Ours (classic preset): docs/rules.md R1-R10 with "
     "challenge, voluntary draw, play-or-pass after a draw. The 'RLCard-like rules' rows set "
     + ", ".join(f"{k}={v}" for k, v in RLCARD_LIKE.items())
     + " (the remaining differences are in the game flow, not options). Observations differ too: RLCard's "

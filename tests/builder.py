@@ -1,4 +1,4 @@
-"""Scenario builder: a position from card names, in one engine game (RULES.md tables)."""
+"""Scenario builder: a position from card names, in one engine game (docs/rules.md tables)."""
 
 from __future__ import annotations
 

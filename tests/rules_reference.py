@@ -1,4 +1,4 @@
-"""An independent reading of RULES.md for the tests: the legal actions of a position (R2, R4-R7,
+"""An independent reading of docs/rules.md for the tests: the legal actions of a position (R2, R4-R7,
 R12), the public facts the mask depends on (UNO calls, who can be caught, the card just drawn),
 hands rebuilt from a record's events, and round scores from the points table (R8).
 
@@ -114,7 +114,7 @@ def legal_actions(
     called: list[bool] | None = None,
     catchable: int | None = None,
 ) -> set[int]:
-    """The action ids RULES.md allows the player to act (R2, R4-R7, R12).
+    """The action ids docs/rules.md allows the player to act (R2, R4-R7, R12).
 
     ``drawn`` is the card just drawn (phase ``post_draw``); ``called`` who has called UNO since
     their hand last grew; ``catchable`` the seat that went down to one card by playing without
@@ -467,7 +467,7 @@ def expected_deal(state: dict[str, Any], round_events: list[dict], rules: UnoRul
 
 
 class Transition:
-    """What a legal, non-final action must lead to under RULES.md (only the facts the rules fix):
+    """What a legal, non-final action must lead to under docs/rules.md (only the facts the rules fix):
     ``current_player``, ``phase``, ``direction``, ``pending_draw``, ``current_color``, cards drawn per
     seat (``draws``, at most when the piles may run out), and hands (``hands``, for swaps)."""
 

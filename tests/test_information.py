@@ -1,4 +1,4 @@
-"""Information safety (RULES.md R11): nothing a player is shown depends on another player's hand
+"""Information safety (docs/rules.md R11): nothing a player is shown depends on another player's hand
 or on the order of the draw pile, unless ``open_hands``.
 
 What a player is shown: its observation (``Engine.observe``, the step outputs when it acts),

@@ -2,7 +2,7 @@
 mixed with bad input. After every step:
 
 * the engine's own invariants hold (``check_invariants() == []``);
-* the legal mask is exactly the set RULES.md allows (an independent reading in
+* the legal mask is exactly the set docs/rules.md allows (an independent reading in
   ``rules_reference.py``: R4 legality in phase ``play`` for every deck, every other phase, UNO
   calls and catches R7/R12.15-16), and a draw opens ``post_draw`` exactly when R4 says;
 * each hand equals the hand rebuilt from the record's events (deal and draw add, play removes);

@@ -1,4 +1,4 @@
-"""Scenario tables for the classic rules (RULES.md R4–R10), one row per rule and outcome.
+"""Scenario tables for the classic rules (docs/rules.md R4–R10), one row per rule and outcome.
 
 Each row: a position (hands per seat, top card, next cards to draw, rule options), the
 actions taken by name, and the facts expected afterwards.

@@ -1,4 +1,4 @@
-"""UnoRules: presets, options, validation (RULES.md options and Presets); card and action ids (R1, R2)."""
+"""UnoRules: presets, options, validation (docs/rules.md options and Presets); card and action ids (R1, R2)."""
 
 import pytest
 

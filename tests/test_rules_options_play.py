@@ -1,4 +1,4 @@
-"""Scenario tables for every rule option beyond the classic preset (RULES.md R1, R4–R9, R12)."""
+"""Scenario tables for every rule option beyond the classic preset (docs/rules.md R1, R4–R9, R12)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Action ids (RULES.md R2): one ``Discrete(116)`` space shared by every rule set.
+"""Action ids (docs/rules.md R2): one ``Discrete(116)`` space shared by every rule set.
 
 The ids are the plain ints below; actions a rule set does not use are always masked out.
 What each range of ids means is written once, in ``uno_env.docs.ACTION_GROUPS``, and shown as

@@ -1,4 +1,4 @@
-"""Card type ids (RULES.md R1) and lookup tables, built once at import.
+"""Card type ids (docs/rules.md R1) and lookup tables, built once at import.
 
 A card *type* is what the rules care about; two copies of "red 7" are the same type. The
 coloured cards come first (``card_type(color, rank)``), then the wilds ``WILD`` ..

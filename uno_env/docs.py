@@ -32,7 +32,7 @@ __all__ = ["ACTION_GROUPS", "action_table", "card_table", "observation_table", "
 
 _README = Path(__file__).resolve().parents[1] / "README.md"
 
-# (first id, last id, meaning) of each kind of action (RULES.md R2): the one description of the
+# (first id, last id, meaning) of each kind of action (docs/rules.md R2): the one description of the
 # ids, for README and every docstring; the ranges come from uno_env.actions (tests/test_readme.py
 # checks that they cover every id).
 ACTION_GROUPS: tuple[tuple[int, int, str], ...] = (
@@ -78,13 +78,13 @@ def _bound(x: float) -> str:
 
 
 def action_table() -> str:
-    """The action ids (RULES.md R2) as a Markdown table: ids, meaning, ``action_name`` of each."""
+    """The action ids (docs/rules.md R2) as a Markdown table: ids, meaning, ``action_name`` of each."""
     rows = [(_span(a, b), meaning, _names(ACTION_NAMES, a, b)) for a, b, meaning in ACTION_GROUPS]
     return _markdown(("ids", "action", "`action_name`"), rows)
 
 
 def card_table() -> str:
-    """The card type ids (RULES.md R1) as a Markdown table: ids, what they are, ``card_name`` of each."""
+    """The card type ids (docs/rules.md R1) as a Markdown table: ids, what they are, ``card_name`` of each."""
     ranks = ", ".join([f"0-{NUM_NUMBER_RANKS - 1} numbers"] + [f"{int(r)} {r.name.lower().replace('_', ' ')}" for r in Rank])
     colors = ", ".join(f"{c} {name}" for c, name in enumerate(COLOR_NAMES))
     rows = [(_span(0, WILD - 1), f"coloured: `color*{NUM_RANKS} + rank`; colours {colors}; ranks {ranks}",
@@ -94,7 +94,7 @@ def card_table() -> str:
 
 
 def observation_table() -> str:
-    """The observation vector (RULES.md R11) as a Markdown table, from ``OBS_FIELDS``; min and max
+    """The observation vector (docs/rules.md R11) as a Markdown table, from ``OBS_FIELDS``; min and max
     are the observation space's bounds for the classic deck and 10 players."""
     low, high = observation_bounds(UnoRules(open_hands=True), MAX_PLAYERS)
     rows = []

@@ -7,7 +7,7 @@
 UNO as a single-agent problem: one seat of the table is the *learner* (the agent being
 trained); the other seats are played by fixed opponent agents (``uno_env.Agent``: anything with
 ``act(observation [B, D], action_mask [B, 116], rng) -> int64 [B]``; ``uno_env.RandomAgent`` by
-default). Every rule is the engine's (``RULES.md``); ``step`` applies the learner's action, then
+default). Every rule is the engine's (``docs/rules.md``); ``step`` applies the learner's action, then
 lets the opponents play until the learner must decide again or the episode ends.
 
 ``UnoVectorEnv`` runs ``num_envs`` such games in ONE ``Engine``: the opponents' moves are
@@ -30,7 +30,7 @@ envs = gym.make_vec("uno_env/Uno-v0", num_envs=1024)  # UnoVectorEnv, one engine
 
 ## Action Space
 
-``Discrete(116)``, the same ids for every rule set (RULES.md R2). Only the actions of the
+``Discrete(116)``, the same ids for every rule set (docs/rules.md R2). Only the actions of the
 learner's legal mask may be taken (``action_masks()`` / ``info["action_mask"]``); anything
 else raises ``ValueError`` and leaves the game as it was (R10).
 

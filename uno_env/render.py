@@ -1,8 +1,8 @@
 """Pictures of a game for people: text (``ansi`` / ``human``) and an RGB image (``rgb_array``).
 
-Everything here reads one ``game_state()`` dict (schema in DESIGN.md) and nothing else, so it
+Everything here reads one ``game_state()`` dict (schema: ``Engine.game_state``) and nothing else, so it
 works for any engine game, not only the PettingZoo env. What is drawn is what the player to
-act may see (RULES.md R11): the top card, the current colour, the direction, the phase, every
+act may see (docs/rules.md R11): the top card, the current colour, the direction, the phase, every
 seat's card count, UNO calls and scores, and the hand of the acting player only. Other
 seats' hands are never shown, even though ``game_state()`` holds them; when the round is over
 there is no acting player and no hand is shown.

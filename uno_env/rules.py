@@ -48,7 +48,7 @@ _INT_RANGES: dict[str, tuple[int, int | None]] = {
 
 @dataclass(frozen=True)
 class UnoRules:
-    """Every rule option of RULES.md (section in brackets); defaults are the `classic` preset."""
+    """Every rule option of docs/rules.md (section in brackets); defaults are the `classic` preset."""
 
     deck: str = "classic"  # R1
     custom_wild_count: int = 3  # R1
@@ -89,7 +89,7 @@ class UnoRules:
 
     @classmethod
     def preset(cls, name: str = "classic", **overrides: Any) -> "UnoRules":
-        """Rules of a named preset (RULES.md, Presets) with any option overridden."""
+        """Rules of a named preset (docs/rules.md, Presets) with any option overridden."""
         if name not in PRESETS:
             raise ValueError(f"unknown preset {name!r}; presets are {tuple(PRESETS)}")
         _check_names(overrides)

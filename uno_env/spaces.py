@@ -2,7 +2,7 @@
 
 | function | returns |
 |---|---|
-| ``observation_bounds(rules, num_players)`` | ``(low, high)``, float32 ``[D]`` each: a true bound of every observation index (RULES.md R1, R8, R11) |
+| ``observation_bounds(rules, num_players)`` | ``(low, high)``, float32 ``[D]`` each: a true bound of every observation index (docs/rules.md R1, R8, R11) |
 | ``observation_space(rules, num_players)`` | ``Box(low, high, (D,), float32)`` |
 | ``action_space()`` | ``Discrete(116)`` (R2) |
 
@@ -102,5 +102,5 @@ def observation_space(rules: UnoRules, num_players: int) -> spaces.Box:
 
 
 def action_space() -> spaces.Discrete:
-    """``Discrete(116)``: the action ids of RULES.md R2, the same under every rule set."""
+    """``Discrete(116)``: the action ids of docs/rules.md R2, the same under every rule set."""
     return spaces.Discrete(NUM_ACTIONS)

@@ -22,7 +22,7 @@ options, or a ``UnoRules``; ``classic``), ``seed`` (0; each runner offsets it by
 ``worker_index`` so runners deal different games).
 
 **Observations.** Each agent sees ``{"observations": float32 [D], "action_mask": float32
-[116]}`` (the engine's observation of that seat, RULES.md R11, and its legal actions, R10).
+[116]}`` (the engine's observation of that seat, docs/rules.md R11, and its legal actions, R10).
 Only the player to act gets an observation on a step. When a round ends every seat gets its
 final observation (mask all zero), its reward (+1 winner, -1 others, R8; 0 on truncation at
 ``max_turns``) and ``terminated``/``truncated``; rewards are otherwise 0.
