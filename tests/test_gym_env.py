@@ -147,6 +147,72 @@ def test_on_illegal_terminate():
     assert np.array_equal(obs, obs2)  # the game was left as it was
 
 
+@pytest.mark.parametrize("unwrap", [False, True])
+def test_the_registered_env_passes_gymnasiums_checker_as_made(unwrap):
+    # Issue 16: check_env(gym.make(ENV_ID)) with no arguments; its determinism check steps an
+    # action sampled for another position, which the default on_illegal="terminate" survives.
+    env = gym.make(ENV_ID)
+    assert env.unwrapped.on_illegal == "terminate"
+    gym_check_env(env.unwrapped if unwrap else env)
+
+
+def test_default_terminates_on_an_illegal_action_and_raise_is_opt_in():
+    obs, info = UnoEnv().reset(seed=3)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    env = UnoEnv()
+    env.reset(seed=3)
+    assert env.step(illegal)[1:4] == (-1.0, True, False)
+    strict = UnoEnv(on_illegal="raise")
+    strict.reset(seed=3)
+    with pytest.raises(ValueError, match="not legal"):
+        strict.step(illegal)
+
+
+def test_sb3_make_vec_env_asks_for_rgb_array_and_gets_images():
+    pytest.importorskip("PIL")
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env(ENV_ID, n_envs=2, seed=0)
+    assert venv.render_mode == "rgb_array"
+    venv.reset()
+    frames = venv.get_images()
+    assert len(frames) == 2 and all(f.dtype == np.uint8 and f.ndim == 3 and f.shape[2] == 3 for f in frames)
+    venv.close()
+
+
+def test_render_modes_of_the_single_env(capsys):
+    pytest.importorskip("PIL")
+    assert UnoEnv.metadata["render_modes"] == uno_env.raw_env.metadata["render_modes"]
+    img = UnoEnv(render_mode="rgb_array")
+    img.reset(seed=0)
+    frame = img.render()
+    assert frame.dtype == np.uint8 and frame.shape == uno_env.render.IMAGE_SIZE + (3,)
+    text = UnoEnv(render_mode="ansi")
+    text.reset(seed=0)
+    assert "your hand:" in text.render()
+    human = UnoEnv(render_mode="human")
+    capsys.readouterr()
+    human.reset(seed=0)
+    human.step(int(human.action_masks().argmax()))
+    assert capsys.readouterr().out.count("your hand:") == 2  # after reset and after the step
+
+
+def test_vector_env_renders_one_frame_per_game():
+    text = UnoVectorEnv(3, render_mode="ansi")
+    text.reset(seed=0)
+    frames = text.render()
+    assert isinstance(frames, tuple) and len(frames) == 3 and all("your hand:" in f for f in frames)
+    assert UnoVectorEnv(2).render() is None
+
+
+def test_rgb_array_without_pillow_says_which_extra_to_install(monkeypatch):
+    env = UnoEnv(render_mode="rgb_array")  # construction does not need Pillow (SB3 asks for rgb_array anyway)
+    env.reset(seed=0)
+    monkeypatch.setitem(__import__("sys").modules, "PIL", None)
+    with pytest.raises(ImportError, match=r"pip install uno_env\[render\]"):
+        env.render()
+
+
 # --- vector == single --------------------------------------------------------------------
 
 
@@ -487,7 +553,7 @@ def test_copy_semantics():
 
 
 def test_illegal_action_raises_and_leaves_the_game_unchanged():
-    env = UnoEnv()
+    env = UnoEnv(on_illegal="raise")
     obs, info = env.reset(seed=2)
     before = env.game_state()
     illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
@@ -590,7 +656,7 @@ def test_set_opponents_swaps_one_group_from_the_next_step():
     ({"rules": 3}, "rules must be None, a UnoRules, a preset name"),
     ({"rules": "casual"}, "unknown preset"),
     ({"rules": {"colour": 1}}, "unknown option"),
-    ({"render_mode": "human"}, "render_mode"),
+    ({"render_mode": "video"}, r"render_mode must be None or one of \['ansi', 'human', 'rgb_array'\]"),
     ({"on_illegal": "ignore"}, "on_illegal must be 'raise' or 'terminate'"),
 ])
 def test_single_env_bad_kwargs(kwargs, match):
@@ -601,7 +667,7 @@ def test_single_env_bad_kwargs(kwargs, match):
 @pytest.mark.parametrize("kwargs, match", [
     ({"num_envs": 0}, r"num_envs must be an integer in 1\.\."),
     ({"copy": 1}, "copy must be True or False"),
-    ({"render_mode": "ansi"}, "render_mode must be None"),
+    ({"render_mode": "human"}, "render_mode must be None or one of"),
     ({"num_players": 11}, "num_players"),
 ])
 def test_vector_env_bad_kwargs(kwargs, match):

@@ -119,7 +119,8 @@ def test_pettingzoo_render_test(num_players, capsys):
 
 def test_metadata_agents_and_spaces():
     e = uno_env.env(num_players=4)
-    assert e.metadata == {"name": "uno_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False}
+    assert e.metadata == {"name": "uno_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
+                          "render_fps": 1}
     assert str(e) == "uno_v0"
     assert e.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
     engine = Engine(1, 4)
@@ -709,3 +710,18 @@ def test_a_copied_env_plays_on_like_the_original(how):
         e.step(action)
         twin.step(action)
         assert twin.agent_selection == e.agent_selection and twin.game_state() == e.game_state()
+
+
+def test_pettingzoo_make_builds_the_env_from_its_registry():
+    # Issue 16: PettingZoo's tutorials build envs with pettingzoo.make("aec", id) (a registry
+    # new in PettingZoo 1.27); importing uno_env registers uno_env/uno_v0 there.
+    pettingzoo = pytest.importorskip("pettingzoo")
+    if not hasattr(pettingzoo, "make"):
+        pytest.skip(f"pettingzoo {pettingzoo.__version__} has no registry")
+    e = pettingzoo.make("aec", uno_env.PETTINGZOO_ID, num_players=3, rules="house")
+    e.reset(seed=0)
+    assert isinstance(e, uno_env.pettingzoo_env.CheckedEnv)
+    assert e.num_agents == 3 and e.unwrapped.rules == UnoRules.preset("house")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # registering again must not warn "Overriding environment"
+        uno_env.register_pettingzoo()

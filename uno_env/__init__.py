@@ -13,7 +13,26 @@ from .pettingzoo_env import env, raw_env
 from .policy import Agent, RandomAgent, sample_legal
 from .rules import PRESETS, UnoRules, parse_rules
 
+PETTINGZOO_ID = "uno_env/uno_v0"  # pettingzoo.make("aec", PETTINGZOO_ID); PettingZoo stores it as uno_env/uno-v0
+
+
+def register_pettingzoo() -> None:
+    """Register ``uno_env/uno_v0`` (``env()``) with PettingZoo's AEC registry when it has one; idempotent."""
+    try:
+        import pettingzoo
+    except ImportError:  # pragma: no cover - a hard dependency, but never fail the import on it
+        return
+    # PettingZoo's registry (pettingzoo.make / register) is new in 1.27; older releases have none.
+    if not hasattr(pettingzoo, "register"):
+        return
+    try:
+        pettingzoo.spec("aec", PETTINGZOO_ID)
+    except Exception:  # not registered yet (PettingZoo raises its own NameNotFound family)
+        pettingzoo.register("aec", PETTINGZOO_ID, entry_point="uno_env.pettingzoo_env:env")
+
+
 register_envs()  # gymnasium ids: uno_env/Uno-v0 (gymnasium.make / gymnasium.make_vec)
+register_pettingzoo()  # pettingzoo.make("aec", "uno_env/uno_v0") (PettingZoo >= 1.27)
 
 __version__ = "0.1.0"
 
@@ -21,5 +40,5 @@ __all__ = [
     "ACTION_NAMES", "NUM_ACTIONS", "Action", "action_name", "CARD_NAMES", "NUM_CARD_TYPES",
     "card_name", "parse_card", "Engine", "StepResult", "describe_event", "replay", "PRESETS", "UnoRules", "parse_rules",
     "Agent", "RandomAgent", "sample_legal",
-    "env", "raw_env", "UnoEnv", "UnoVectorEnv",
+    "env", "raw_env", "UnoEnv", "UnoVectorEnv", "PETTINGZOO_ID", "register_pettingzoo",
 ]

@@ -116,13 +116,24 @@ random opponent shares one generator across the batch, so its draws depend on th
   opponent groups, a list of ``(opponents, num_games)``: the games in order, each group with
   its own opponents (``group_of[i]`` is game i's group); ``set_opponents(opponents, group)``
   swaps a group's opponents between steps (e.g. a self-play snapshot).
-* ``render_mode``: ``None`` or ``"ansi"`` (``UnoEnv`` only).
-* ``on_illegal`` (``UnoEnv`` only): ``"raise"`` (default: ``ValueError``, the game unchanged,
-  R10) or ``"terminate"`` (R10's PettingZoo convention: reward -1, the episode ends,
-  ``info["illegal_action"] = True``). Gymnasium's ``check_env`` needs ``"terminate"``: it
-  samples its action before its seeded ``reset``, i.e. for another position, where it is
-  usually illegal. ``action_space.sample()`` without a mask draws a legal action of the
-  current decision (``LegalDiscrete``).
+* ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the learner's table as text),
+  ``"human"`` (prints it, in terminal colours, after each ``reset``/``step``) or
+  ``"rgb_array"`` (``render()`` returns a ``uint8 [H, W, 3]`` image, ``uno_env.render``; needs
+  Pillow, ``pip install uno_env[render]``): the render modes of the PettingZoo env.
+  ``UnoVectorEnv.render()`` returns a tuple, one render per game, as gymnasium's
+  ``SyncVectorEnv`` does (no ``"human"``). A missing Pillow is reported by ``render()``, not
+  by the constructor: SB3's ``make_vec_env`` asks every env for ``"rgb_array"`` whether or
+  not it will ever render.
+* ``on_illegal`` (``UnoEnv`` only): ``"terminate"`` (default; R10's PettingZoo convention, as
+  ``uno_env.env()``: reward -1, the episode ends, ``info["illegal_action"] = True``) or
+  ``"raise"`` (``ValueError``, the game unchanged, R10: for debugging a masking bug).
+  Why ``"terminate"`` by default: the env as registered must survive code that steps actions
+  without a mask. Gymnasium's own ``check_env(gymnasium.make("uno_env/Uno-v0"))`` samples its
+  action before its seeded ``reset``, i.e. for another position, where it is usually illegal;
+  with ``"raise"`` the checker fails. A masked learner (``MaskablePPO``, ``action_masks()``)
+  never sees the difference. ``action_space.sample()`` without a mask draws a legal action of
+  the current decision (``LegalDiscrete``). ``UnoVectorEnv`` always raises (the game
+  unchanged): it is the training fast path, always driven with masks.
 * ``UnoVectorEnv`` also takes ``num_envs`` and ``copy`` (default True: returned arrays are
   fresh copies; False: views of engine buffers, valid until the next ``step``/``reset``).
 
@@ -147,11 +158,13 @@ from .actions import ACTION_NAMES, NUM_ACTIONS
 from .cards import COLOR_NAMES, card_name
 from .docs import action_table, fill_doc, observation_table
 from .observation import observation_size
+from .render import render_rgb
 from .spaces import action_space, observation_space
 
-__all__ = ["UnoEnv", "UnoVectorEnv", "LegalDiscrete", "ENV_ID", "register_envs"]
+__all__ = ["UnoEnv", "UnoVectorEnv", "LegalDiscrete", "ENV_ID", "RENDER_MODES", "register_envs"]
 
 ENV_ID = "uno_env/Uno-v0"
+RENDER_MODES = ["ansi", "human", "rgb_array"]  # the PettingZoo env's, so every env renders alike
 
 
 def register_envs() -> None:
@@ -205,12 +218,12 @@ __doc__ = fill_doc(
 class UnoEnv(gym.Env):
     """One UNO game, one learning seat; the other seats are played by opponent agents (module doc)."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4, "name": "uno_env/Uno-v0"}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 4, "name": "uno_env/Uno-v0"}
 
     def __init__(self, num_players: int = 2, rules: Any = None, learner_seat: int | str = 0,
-                 opponents: Any = None, render_mode: str | None = None, on_illegal: str = "raise") -> None:
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+                 opponents: Any = None, render_mode: str | None = None, on_illegal: str = "terminate") -> None:
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
         if on_illegal not in ("raise", "terminate"):
             raise ValueError(f"on_illegal must be 'raise' or 'terminate', got {on_illegal!r}")
         self.render_mode = render_mode
@@ -242,6 +255,7 @@ class UnoEnv(gym.Env):
             # The round ended before the learner's first decision: not an episode, deal again.
             d.deal(None)
         self._done = False
+        self._render_human()
         return self.engine.observation[0].copy(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -262,6 +276,7 @@ class UnoEnv(gym.Env):
         d.play_opponents(self._no_log)  # (nothing to play in a round that is over)
         terminated, truncated = bool(e.terminated[0]), bool(e.truncated[0])
         self._done = terminated or truncated
+        self._render_human()
         if not self._done:
             return e.observation[0].copy(), 0.0, False, False, self._info()
         # The engine step that ended the round was the last one, so its rewards are still there.
@@ -281,22 +296,20 @@ class UnoEnv(gym.Env):
         """The full game as a JSON-serialisable dict (hidden information included; not for agents)."""
         return self.engine.game_state(0)
 
-    def render(self) -> str | None:
-        """Text of the table from the learner's seat (``render_mode="ansi"``)."""
+    def render(self) -> str | np.ndarray | None:
+        """The table from the learner's seat: text (``ansi``), an RGB image (``rgb_array``), or printed (``human``)."""
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; create the env with render_mode='ansi'")
+            gym.logger.warn("render() called without a render_mode; create the env with render_mode='ansi' or 'rgb_array'")
             return None
-        s, me = self.engine.game_state(0), self.learner_seat
-        color = COLOR_NAMES[s["current_color"]] if s["current_color"] is not None else "none"
-        sizes = ", ".join(f"seat {p}{' (you)' if p == me else ''}: {len(h)}" for p, h in enumerate(s["hands"]))
-        hand = ", ".join(card_name(c) for c in s["hands"][me])
-        legal = ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(self.action_masks()))
-        return (
-            f"turn {s['turn']}, phase {s['phase']}, seat {s['current_player']} to act, "
-            f"direction {'clockwise' if s['direction'] == 1 else 'counter-clockwise'}\n"
-            f"top card: {card_name(s['top_card'])}, colour: {color}, draw pile: {s['draw_pile_size']}\n"
-            f"cards held: {sizes}\nyour hand: {hand}\nlegal: {legal or '-'}\n"
-        )
+        if self.render_mode == "human":
+            print(_render_text(self.engine, 0, self.learner_seat, self.action_masks()))
+            return None
+        return _render_game(self.engine, 0, self.learner_seat, self.action_masks(), self.render_mode)
+
+    def _render_human(self) -> None:
+        """``render_mode="human"`` draws after every reset and step (Gymnasium's convention)."""
+        if self.render_mode == "human":
+            self.render()
 
     def _view(self) -> np.ndarray:
         """The learner's view from its seat, in any phase (also once the round is over)."""
@@ -305,6 +318,30 @@ class UnoEnv(gym.Env):
     def _info(self) -> dict[str, Any]:
         """``action_mask`` as int8, as PettingZoo and ``Discrete.sample(mask)`` expect."""
         return {"action_mask": self._legal_int8()}
+
+
+def _render_text(engine: Any, game: int, seat: int, legal_mask: np.ndarray) -> str:
+    """One game's table as text from the learner's seat: its own hand and its legal actions."""
+    s = engine.game_state(game)
+    color = COLOR_NAMES[s["current_color"]] if s["current_color"] is not None else "none"
+    sizes = ", ".join(f"seat {p}{' (you)' if p == seat else ''}: {len(h)}" for p, h in enumerate(s["hands"]))
+    hand = ", ".join(card_name(c) for c in s["hands"][seat])
+    legal = ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(legal_mask))
+    return (
+        f"turn {s['turn']}, phase {s['phase']}, seat {s['current_player']} to act, "
+        f"direction {'clockwise' if s['direction'] == 1 else 'counter-clockwise'}\n"
+        f"top card: {card_name(s['top_card'])}, colour: {color}, draw pile: {s['draw_pile_size']}\n"
+        f"cards held: {sizes}\nyour hand: {hand}\nlegal: {legal or '-'}\n"
+    )
+
+
+def _render_game(engine: Any, game: int, seat: int, legal_mask: np.ndarray, mode: str) -> str | np.ndarray:
+    """One game rendered for ``mode`` ``"ansi"`` (text) or ``"rgb_array"`` (``uno_env.render.render_rgb``)."""
+    if mode == "ansi":
+        return _render_text(engine, game, seat, legal_mask)
+    # render_rgb shows the acting seat's hand only; between steps that is the learner (R11).
+    names = [f"seat {p}{' (learner)' if p == seat else ''}" for p in range(engine.num_players)]
+    return render_rgb(engine.game_state(game), names)
 
 
 def _check_action(action: Any) -> int:
@@ -350,14 +387,16 @@ class _BufferPool:
 class UnoVectorEnv(VectorEnv):
     """``num_envs`` UNO games in one ``Engine``, one learning seat each; SAME_STEP autoreset (module doc)."""
 
-    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP, "name": "uno_env/Uno-v0"}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4,
+                "autoreset_mode": AutoresetMode.SAME_STEP, "name": "uno_env/Uno-v0"}
 
     def __init__(self, num_envs: int = 1, num_players: int = 2, rules: Any = None,
                  learner_seat: int | str = 0, opponents: Any = None, copy: bool = True,
                  render_mode: str | None = None) -> None:
         check_int("num_envs", num_envs, 1, 2**31 - 1)
-        if render_mode is not None:
-            raise ValueError(f"render_mode must be None for {type(self).__name__} (render one game with UnoEnv), got {render_mode!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']} for "
+                             f"{type(self).__name__} ('human': render one game with UnoEnv), got {render_mode!r}")
         if not isinstance(copy, bool):
             raise ValueError(f"copy must be True or False, got {copy!r}")
         self._driver = d = Driver(num_envs, num_players, rules, learner_seat, opponents)
@@ -366,6 +405,7 @@ class UnoVectorEnv(VectorEnv):
         self.num_envs = d.num_envs
         self.num_players = d.num_players
         self.copy = copy
+        self.render_mode = render_mode
         self.single_observation_space = observation_space(self.rules, self.num_players)
         self.single_action_space = action_space()
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
@@ -420,6 +460,14 @@ class UnoVectorEnv(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game, bool [num_envs, 116]."""
         return self._out(self.engine.legal_mask, self._mask_pool)
+
+    def render(self) -> tuple | None:
+        """One render per game (text or RGB image, as ``UnoEnv.render``), in a tuple like ``SyncVectorEnv``."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; create the env with render_mode='ansi' or 'rgb_array'")
+            return None
+        mask, seats = self.engine.legal_mask, self._driver.seats
+        return tuple(_render_game(self.engine, i, int(seats[i]), mask[i], self.render_mode) for i in range(self.num_envs))
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release: the engine is plain arrays."""

@@ -130,7 +130,8 @@ class raw_env(AECEnv):
     * v0: initial release (``uno_env`` 0.1.0).
     """
 
-    metadata = {"name": "uno_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False}
+    metadata = {"name": "uno_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
+                "render_fps": 1}  # as PettingZoo's classic card envs
 
     def __init__(self, num_players: int = 2, rules: UnoRules | str | dict | None = None, render_mode: str | None = None) -> None:
         super().__init__()
