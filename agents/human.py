@@ -7,15 +7,50 @@ from typing import Sequence, TextIO
 
 import numpy as np
 
-from uno_env.actions import CHOOSE_BLUE, CHOOSE_RED, DOUBLE_FIRST, NUM_ACTIONS, action_name, card_of_double
-from uno_env.cards import CARD_COLOR, CARD_RANK, COLOR_NAMES, NUM_CARD_TYPES, WILD, card_name
+from uno_env.actions import (
+    ACCEPT,
+    CALL_UNO,
+    CATCH_UNO,
+    CHALLENGE,
+    CHOOSE_BLUE,
+    CHOOSE_RED,
+    DOUBLE_FIRST,
+    DRAW,
+    NUM_ACTIONS,
+    PASS,
+    SWAP_FIRST,
+    SWAP_LAST,
+    action_name,
+    card_of_double,
+)
+from uno_env.cards import (
+    CARD_COLOR,
+    CARD_RANK,
+    COLOR_NAMES,
+    DRAW_TWO,
+    NUM_CARD_TYPES,
+    REVERSE,
+    SKIP,
+    WILD,
+    WILD_CUSTOMIZABLE,
+    WILD_DRAW_FOUR,
+    WILD_SHUFFLE_HANDS,
+    WILD_SWAP_HANDS,
+    card_name,
+)
 from uno_env.observation import (
     OBS_DIRECTION,
     OBS_DRAW_PILE,
     OBS_PENDING,
     OBS_SCORES,
     OBS_UNO,
+    PHASE_CHOOSE_COLOR,
+    PHASE_CHOOSE_SWAP_TARGET,
     PHASE_NAMES,
+    PHASE_PLAY,
+    PHASE_POST_DRAW,
+    PHASE_RESPOND_DRAW_FOUR,
+    PHASE_RESPOND_DRAW_TWO,
     SCORE_SCALE,
     color_of,
     drawn_of,
@@ -24,6 +59,7 @@ from uno_env.observation import (
     num_seats,
     phase_of,
     top_of,
+    wd4_prev_color_of,
 )
 from uno_env.policy import as_batch
 
@@ -105,6 +141,102 @@ def describe_observation(o: np.ndarray, names: Sequence[str] | None = None, *, c
     return "\n".join(lines)
 
 
+# What each phase asks of the player, in words (docs/rules.md R4-R7); {pending} is the penalty.
+_PHASE_HELP = {
+    PHASE_PLAY: "It is your turn: play a card that matches the top card's colour or its number or "
+                "symbol, or a wild card; or draw a card.",
+    PHASE_POST_DRAW: "You have just drawn a card: play it now if it fits, or pass to keep it and end your turn.",
+    PHASE_CHOOSE_COLOR: "You played a wild card: name the colour the next player must match.",
+    PHASE_CHOOSE_SWAP_TARGET: "You played Wild Swap Hands: choose whose hand you take (they get yours).",
+    PHASE_RESPOND_DRAW_TWO: "A Draw Two is aimed at you ({pending} cards so far): stack another Draw Two "
+                            "to pass the penalty on, or draw to take all of it and lose your turn.",
+    PHASE_RESPOND_DRAW_FOUR: "A Wild Draw Four is aimed at you ({pending} cards): accept it (draw and lose your "
+                             "turn), or challenge it if you think it was played while holding a card of "
+                             "the colour in play before it.",
+}
+
+_CARD_EFFECT = {
+    SKIP: "the next player loses their turn",
+    REVERSE: "play changes direction (with two players it skips the other player)",
+    DRAW_TWO: "the next player draws 2 and loses their turn",
+}
+_WILD_EFFECT = {
+    WILD: "you then name the next colour",
+    WILD_DRAW_FOUR: "you name the next colour and the next player draws 4 and loses their turn, "
+                    "unless they challenge it (legal only without a card of the current colour)",
+    WILD_SHUFFLE_HANDS: "every hand is gathered, shuffled and dealt out again, then you name the colour",
+    WILD_SWAP_HANDS: "you trade hands with a player of your choice, then name the colour",
+    WILD_CUSTOMIZABLE: "its effect is the table's house rule (custom_wild_rule), then you name the colour",
+}
+
+
+def _why_playable(o: np.ndarray, card: int) -> str:
+    """Why a card may go on the pile now, from the observation only."""
+    if card >= WILD:
+        return "a wild card, playable on anything"
+    top, c = top_of(o), color_of(o)
+    reasons = []
+    if CARD_COLOR[card] == c:
+        reasons.append(f"matches the colour {COLOR_NAMES[c]}")
+    if top < WILD and CARD_RANK[card] == CARD_RANK[top]:
+        reasons.append(f"matches the {card_name(top).split(' ', 1)[1]}")
+    return " and ".join(reasons) or "allowed by the table's rules"
+
+
+def explain_action(o: np.ndarray, action: int, names: Sequence[str] | None = None) -> str:
+    """One legal action in words: what it does now, and why it is allowed (observation only)."""
+    phase = phase_of(o)
+    pending = int(round(o[OBS_PENDING]))
+    if action < NUM_CARD_TYPES:
+        if phase == PHASE_RESPOND_DRAW_TWO or phase == PHASE_RESPOND_DRAW_FOUR:
+            return f"stack it: the penalty grows to {pending + (2 if action < WILD else 4)} and passes to the next player"
+        effect = _WILD_EFFECT[action] if action >= WILD else _CARD_EFFECT.get(int(CARD_RANK[action]), "")
+        why = "the card you just drew; " if phase == PHASE_POST_DRAW else ""
+        return why + _why_playable(o, action) + (f"; {effect}" if effect else "")
+    if action >= DOUBLE_FIRST:
+        return "play both copies of this number card at once (allow_doubles)"
+    if action == DRAW:
+        if pending:
+            return f"take the {pending} penalty cards and lose your turn"
+        return "take one card from the pile; if it fits you may play it straight away"
+    if action == PASS:
+        if drawn_of(o) >= 0:
+            return "keep the card you drew and end your turn"
+        return "end your turn (nothing can be played or drawn)"
+    if CHOOSE_RED <= action <= CHOOSE_BLUE:
+        c = action - CHOOSE_RED
+        mine = sum(held(o, t) for t in range(WILD) if CARD_COLOR[t] == c)
+        return f"the next player must match {COLOR_NAMES[c]} (you hold {mine} {COLOR_NAMES[c]} card{'s' if mine != 1 else ''})"
+    if action == CHALLENGE:
+        prev = wd4_prev_color_of(o)
+        before = f" ({COLOR_NAMES[prev]})" if prev >= 0 else ""
+        return (f"accuse the player of holding a card of the colour in play before it{before}: if right, they "
+                f"draw the penalty instead of you; if wrong, you draw it plus the rules' extra cards")
+    if action == ACCEPT:
+        return f"draw the {pending} cards and lose your turn"
+    if action == CALL_UNO:
+        return "announce UNO (one card left after this turn); without it you may be caught and draw a penalty"
+    if action == CATCH_UNO:
+        return "the previous player is down to one card and did not call UNO: they draw the penalty"
+    if SWAP_FIRST <= action <= SWAP_LAST:
+        k = action - SWAP_FIRST + 1
+        who = names[k] if names is not None and k < len(names) else f"the player {k} seat{'s' if k != 1 else ''} clockwise"
+        return f"take the hand of {who} ({hand_size_at(o, k)} cards); they get yours"
+    return action_name(action)
+
+
+def explain_decision(o: np.ndarray, legal: Sequence[int], names: Sequence[str] | None = None,
+                     *, color: bool = True) -> str:
+    """The help behind ``?``: the current phase and every legal action, in words."""
+    phase = phase_of(o)
+    text = _PHASE_HELP.get(phase, f"Phase {PHASE_NAMES[phase]}.").format(pending=int(round(o[OBS_PENDING])))
+    lines = [f"Phase {PHASE_NAMES[phase]}: {text}", "Your legal moves:"]
+    for k, a in enumerate(legal, 1):
+        lines.append(f"  {k:>2}) {action_text(int(a), color=color)}: {explain_action(o, int(a), names)}")
+    lines.append("Type a move's number or its name (e.g. 'draw', 'play red 7'); Enter shows the table again; q quits.")
+    return "\n".join(lines)
+
+
 class HumanAgent:
     """A person choosing each action at a terminal; an ``Agent`` like the others.
 
@@ -115,7 +247,8 @@ class HumanAgent:
     |---|---|
     | a number 1..k | the legal action with that number |
     | an action's name (``draw``, ``pass``, ``play red 7``, ``choose blue``, ...) | that action, if legal |
-    | empty line, ``?``, ``help`` | show the table and the moves again |
+    | empty line | show the table and the moves again |
+    | ``?``, ``h``, ``help`` | explain the current phase and every legal move in words |
     | ``q``, ``quit``, ``exit``, end of input | raise ``HumanQuit`` |
 
     Anything else is answered with a message saying what is allowed, and a new prompt.
@@ -164,8 +297,11 @@ class HumanAgent:
             text = " ".join(line.strip().lower().split())
             if text in ("q", "quit", "exit"):
                 raise HumanQuit(text)
-            if text in ("", "?", "h", "help"):
+            if text == "":
                 self._show(o, legal)
+                continue
+            if text in ("?", "h", "help"):
+                self._say(explain_decision(o, legal, self.names, color=self.color))
                 continue
             if text.isdigit():
                 k = int(text)

@@ -152,3 +152,50 @@ def test_console_script_entry_point():
     )
     assert proc.returncode == 0, proc.stderr
     assert "'x' is not a move" in proc.stdout and proc.stdout.rstrip().endswith("Bye.")
+
+
+def _help_for(engine) -> str:
+    out = io.StringIO()
+    with pytest.raises(HumanQuit):
+        HumanAgent(io.StringIO("?\nq\n"), out, color=False).act(engine.observation, engine.legal_mask, None)
+    return out.getvalue()
+
+
+def test_question_mark_explains_the_phase_and_each_legal_move():
+    engine = position(["red 5, blue 3, wild, green 9", "green 1"], "red 3")
+    text = _help_for(engine)
+    assert "Phase play: It is your turn: play a card that matches" in text
+    assert "1) play red 5: matches the colour red" in text
+    assert "play blue 3: matches the 3" in text
+    assert "play wild: a wild card, playable on anything; you then name the next colour" in text
+    assert "draw: take one card from the pile" in text
+    assert "play green 9" not in text  # not legal, so not explained
+    assert text.count("Your move [") == 2  # a new prompt after the help
+
+
+def test_question_mark_in_the_other_phases():
+    engine = position(["red 5, wild", "green 1"], "red 3", draw="blue 3")
+    act(engine, "draw")
+    text = _help_for(engine)
+    assert "Phase post_draw: You have just drawn a card" in text
+    assert "play blue 3: the card you just drew; matches the 3" in text
+    assert "pass: keep the card you drew and end your turn" in text
+    engine = position(["red 5, wild", "green 1"], "red 3")
+    act(engine, "play wild")
+    text = _help_for(engine)
+    assert "Phase choose_color: You played a wild card" in text
+    assert "choose red: the next player must match red (you hold 1 red card)" in text
+    engine = position(["red 5, wild draw four, blue 1", "green 1, red 2"], "blue 3")
+    act(engine, "play wild draw four")
+    act(engine, "choose red")
+    text = _help_for(engine)
+    assert "Phase respond_draw_four: A Wild Draw Four is aimed at you (4 cards)" in text
+    assert "challenge: accuse the player of holding a card of the colour in play before it (blue)" in text
+    assert "accept: draw the 4 cards and lose your turn" in text
+
+
+def test_empty_line_still_shows_the_table_not_the_help():
+    rc, out = run(["--seed", "2", "--no-color"], "\nq\n")
+    assert rc == 0 and "Your legal moves:" not in out and out.count("Your hand:") == 2
+    rc, out = run(["--seed", "2", "--no-color"], "?\nq\n")
+    assert rc == 0 and "Your legal moves:" in out and "Type a move's number or its name" in out
