@@ -623,3 +623,51 @@ def test_step_observation_equals_a_fresh_observe(preset, players, options):
         assert finished > 0  # the auto-reset path ran
     else:
         assert r.observation[:, OBS_OFFSETS["round"]].max() > 0  # a match dealt its next round
+
+
+def test_actions_of_any_integer_type_play_the_same_games_without_recompiling():
+    """The step driver is sealed after its first compile: int32, read-only, strided and list
+    actions are checked and converted in Python (the same games), and never compile a new copy."""
+    import copy
+
+    from uno_env.engine import batch
+
+    engine = Engine(3, 2, seed=5, autoreset=True)
+    twin = copy.deepcopy(engine)
+    rng = np.random.default_rng(5)
+    for k in range(60):
+        actions = sample_legal(engine.legal_mask, rng)
+        twin.step(actions.copy())
+        variant = [actions.astype(np.int32), actions.tolist(), np.repeat(actions, 2)[::2], actions.astype(np.uint8)]
+        frozen = actions.copy()
+        frozen.flags.writeable = False
+        variant.append(frozen)
+        engine.step(variant[k % len(variant)])
+        assert json.dumps([engine.game_state(i) for i in range(3)]) == json.dumps([twin.game_state(i) for i in range(3)])
+    if hasattr(batch.step_batch, "overloads"):  # not under NUMBA_DISABLE_JIT=1
+        assert len(batch.step_batch.overloads) == 1
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_copied_engine_owns_one_buffer_of_its_own(how):
+    """The engine's arrays are views of one buffer (what the compiled step takes); a pickled or
+    copied engine cuts its views from its own copy of the buffer, so the two play apart."""
+    import copy
+    import pickle
+
+    engine = Engine(4, 3, seed=2, record=True)
+    for _ in range(5):
+        engine.step(sample_legal(engine.legal_mask, np.random.default_rng(0)))
+    clone = pickle.loads(pickle.dumps(engine)) if how == "pickle" else copy.deepcopy(engine)
+    for e in (engine, clone):
+        for arr in (*e._state, e.observation, e.legal_mask, e.rewards, e.final_observation):
+            assert np.shares_memory(arr, e._buf)
+        assert e._recorder._events.base is not None and np.shares_memory(e._recorder._events, e._buf)
+    assert not np.shares_memory(engine._buf, clone._buf)
+    actions = sample_legal(engine.legal_mask, np.random.default_rng(1))
+    before = json.dumps(engine.game_state(0))
+    clone.step(actions)
+    assert json.dumps(engine.game_state(0)) == before  # the original did not move
+    engine.step(actions)
+    assert [engine.game_state(i) for i in range(4)] == [clone.game_state(i) for i in range(4)]
+    assert [engine.record(i) for i in range(4)] == [clone.record(i) for i in range(4)]

@@ -5,16 +5,20 @@ from __future__ import annotations
 import numbers
 from typing import Any, NamedTuple, Sequence
 
+import numba
 import numpy as np
 
 from ..actions import NUM_ACTIONS, action_name
 from ..cards import IS_NUMBER, IS_WILD, MAX_DECK_SIZE, NUM_CARD_TYPES, WILD_DRAW_FOUR, deck_counts
 from ..rules import CUSTOM_WILD_RULES, UnoRules
 from . import batch, invariants, layout as L
+from .borrow import view_at
 from .record import Recorder
 from .rng import splitmix64
 
 _MASK64 = (1 << 64) - 1
+_INT64 = np.dtype(np.int64)
+_JIT = not numba.config.DISABLE_JIT  # plain Python takes no argument checks from numba
 
 
 class StepResult(NamedTuple):
@@ -168,50 +172,76 @@ class Engine:
         self.num_envs, self.num_players, self.rules = B, P, rules
         self.autoreset = bool(autoreset)
         self.parallel = parallel
-        self._deck = _check_table(rules, P)
-        self._cfg = _config_vector(rules, P, self.autoreset, bool(observations))
-        self._points = np.array(rules.points, np.int64)
+        deck = _check_table(rules, P)
         self.observation_size = L.observation_size(rules.open_hands)
-        self._allocate_state(bool(record))
-        self._allocate_outputs()
+        self._allocate(bool(record))
+        self._deck[:] = deck
+        self._cfg[:] = _config_vector(rules, P, self.autoreset, bool(observations))
+        self._points[:] = rules.points
         self._recorder = (
             Recorder(P, rules, self._events, self._event_counts, self._rng) if record else None
         )
         self.reset(seed)
 
-    def _allocate_state(self, record: bool) -> None:
-        B, P = self.num_envs, self.num_players
-        # Scalars are int64 like every loop index: one integer type means one numba specialisation.
-        self._g = np.zeros((B, L.G_SIZE), np.int64)
-        self._pl = np.zeros((B, P, L.PL_SIZE), np.int64)
-        self._hands = np.zeros((B, P + 1, NUM_CARD_TYPES), np.int8)
-        self._piles = np.zeros((B, 2, MAX_DECK_SIZE), np.int8)
-        self._rng = np.zeros((B, 2), np.uint64)  # a game's live generator, and its state at the deal
-        width = L.MAX_EVENTS_PER_STEP if record else 0  # the kernels skip events when it is 0
-        self._events = np.zeros((B, width, 4), np.int32)
-        self._event_counts = np.zeros(B, np.int32)
-        self._state = (self._g, self._pl, self._hands, self._piles, self._rng, self._events, self._event_counts)
-
-    def _allocate_outputs(self) -> None:
+    def _allocate(self, record: bool) -> None:
+        """One zeroed byte buffer holding every array of the engine (``layout.FIELDS``), and the
+        engine's views of it: the compiled step takes the buffer alone and cuts the same views
+        out of it (``batch.unpack``), so a call unboxes one array where it took ~19."""
         B, P, D = self.num_envs, self.num_players, self.observation_size
-        self.observation = np.zeros((B, D), np.float32)
-        self.legal_mask = np.zeros((B, NUM_ACTIONS), bool)
-        self.current_player = np.zeros(B, np.int8)
-        self.rewards = np.zeros((B, P), np.float32)
-        self.terminated = np.zeros(B, bool)
-        self.truncated = np.zeros(B, bool)
-        self.final_observation = np.zeros((B, D), np.float32)
-        # The driver's arguments around `actions`, gathered once: a batch-1 step is mostly the call.
-        self._args_head = (*self._state, self._cfg, self._points, self._deck)
-        self._args_tail = (
-            self.observation, self.legal_mask, self.current_player, self.terminated, self.truncated,
-            self.rewards, self.final_observation,
-        )
-        self._all = np.ones(B, bool)
-        self._seat_buffer = np.zeros(B, np.int64)
+        # Scalars are int64 like every loop index: one integer type means one numba specialisation.
+        # The event width is 0 unless recording: the kernels then skip events.
+        sizes = {"B": B, "P": P, "P+1": P + 1, "D": D, "W": L.MAX_EVENTS_PER_STEP if record else 0,
+                 "T": NUM_CARD_TYPES, "DECK": MAX_DECK_SIZE, "A": NUM_ACTIONS}
+        shapes, offsets = [], []
+        end = L.HEADER_SIZE * 8
+        for _name, dtype, dims in L.FIELDS:
+            shape = tuple(sizes[d] if isinstance(d, str) else d for d in dims)
+            end = -(-end // L.FIELD_ALIGN) * L.FIELD_ALIGN
+            offsets.append(end)
+            shapes.append(shape)
+            end += int(np.prod(shape)) * np.dtype(dtype).itemsize
+        self._buf = np.zeros(end, np.uint8)
+        header = self._buf[: L.HEADER_SIZE * 8].view(np.int64)
+        header[[L.H_NUM_ENVS, L.H_NUM_PLAYERS, L.H_OBS_SIZE, L.H_EVENT_WIDTH]] = B, P, D, sizes["W"]
+        header[L.H_OFFSETS:] = offsets
+        self._bind_views()
+
+    # Attribute names of the views of ``_buf`` (``layout.FIELDS`` order).
+    _VIEW_NAMES = (
+        "_g", "_pl", "_hands", "_piles", "_rng", "_events", "_event_counts", "_cfg", "_points", "_deck",
+        "observation", "legal_mask", "current_player", "rewards", "terminated", "truncated",
+        "final_observation", "_codes",
+    )
+    _DERIVED = ("_state", "_result")
+
+    def _bind_views(self) -> None:
+        """(Re)make the views of ``_buf`` named in ``_VIEW_NAMES`` (after allocation or unpickling)."""
+        buf = self._buf
+        header = buf[: L.HEADER_SIZE * 8].view(np.int64)
+        sizes = {"B": self.num_envs, "P": self.num_players, "P+1": self.num_players + 1,
+                 "D": self.observation_size, "W": int(header[L.H_EVENT_WIDTH]), "T": NUM_CARD_TYPES,
+                 "DECK": MAX_DECK_SIZE, "A": NUM_ACTIONS}
+        for k, (attr, (_name, dtype, dims)) in enumerate(zip(self._VIEW_NAMES, L.FIELDS)):
+            shape = tuple(sizes[d] if isinstance(d, str) else d for d in dims)
+            setattr(self, attr, view_at(buf, int(header[L.H_OFFSETS + k]), shape, dtype))
+        self._state = (self._g, self._pl, self._hands, self._piles, self._rng, self._events, self._event_counts)
         self._result = StepResult(
             self.observation, self.legal_mask, self.current_player, self.rewards, self.terminated, self.truncated
         )
+        self._all = np.ones(self.num_envs, bool)
+        self._seat_buffer = np.zeros(self.num_envs, np.int64)
+        self._driver = batch.step_batch_parallel if self.parallel else batch.step_batch
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The views would pickle (and deepcopy) as separate copies of the buffer's bytes; keep
+        # the buffer alone and cut the views out of the copy.
+        return {k: v for k, v in self.__dict__.items() if k not in self._VIEW_NAMES and k not in self._DERIVED}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind_views()
+        if self._recorder is not None:
+            self._recorder.rebind(self._events, self._event_counts, self._rng)
 
     # --- stepping --------------------------------------------------------------------------
 
@@ -260,17 +290,29 @@ class Engine:
 
     def _run_codes(self, which: np.ndarray, code: int) -> None:
         """Run the internal code RESET or REFRESH (batch.py) in every game b with which[b]."""
-        codes = np.where(which, np.int64(code), np.int64(batch.NONE))
-        batch.step_batch(*self._args_head, codes, *self._args_tail, False)
+        codes = self._codes
+        codes[:] = batch.NONE
+        codes[which] = code
+        self._driver(self._buf, codes, False)
+        batch.seal(self._driver)
 
     def step(self, actions: np.ndarray | Sequence[int] | int) -> StepResult:
         """Apply one action per game (``-1`` leaves that game as it is); see RULES.md R10."""
-        actions = self._check_actions(actions)
-        err = (batch.step_batch_parallel if self.parallel else batch.step_batch)(
-            *self._args_head, actions, *self._args_tail, True
-        )
+        if type(actions) is np.ndarray and actions.dtype is _INT64 and _JIT:
+            # The common case costs no checks here: the sealed driver refuses (TypeError) any
+            # array but a writeable C-contiguous 1-D int64 one, and reports a wrong length.
+            try:
+                err = self._driver(self._buf, actions, True)
+            except TypeError:
+                err = -1
+        else:
+            err = -1
         if err:
-            self._raise_step_error(int(err), actions)
+            if err < 0 or err >> 32 == batch.ERR_SHAPE:
+                actions = self._check_actions(actions)  # raises for what cannot be converted
+                err = self._driver(self._buf, actions, True)
+            if err:
+                self._raise_step_error(int(err), actions)
         if self._recorder is not None:
             self._recorder.on_step(actions, (self.terminated | self.truncated) if self.autoreset else None)
         return self._result
@@ -363,6 +405,8 @@ class Engine:
 
     def _raise_step_error(self, err: int, actions: np.ndarray) -> None:
         code, b = divmod(err, 2**32)
+        if code == batch.ERR_SHAPE:
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {np.shape(actions)}")
         a = int(actions[b])
         if code == batch.ERR_OUT_OF_RANGE:
             raise ValueError(

@@ -121,6 +121,10 @@ class Recorder:
         self.rounds: list[_Round | None] = [None] * events.shape[0]
         self.previous: list[_Round | None] = [None] * events.shape[0]
 
+    def rebind(self, events: np.ndarray, event_counts: np.ndarray, rng: np.ndarray) -> None:
+        """Read from these arrays from now on (the engine's, after it was unpickled or copied)."""
+        self._events, self._event_counts, self._rng = events, event_counts, rng
+
     def _rows(self, b: int) -> list[tuple[int, int, int, int]]:
         n = int(self._event_counts[b])
         if n > self._events.shape[1]:
