@@ -4,6 +4,7 @@
     python train.py --total-timesteps 20000000 --opponent-mix "heuristic:0.5,self:0.5"
     python train.py --opponent-mix "heuristic:0.5,search:0.5"    # any agents.registry spec
     python train.py --num-players 4 --rules house --exp-name house4
+    python train.py --resume runs/uno_ppo             # continue a run (killed or not) from its latest checkpoint
     python train.py --resume runs/uno_ppo/checkpoints/step_4000000.zip --total-timesteps 12000000
     python train.py --help                            # every option, with its meaning
 
@@ -18,7 +19,9 @@ learner seated at random, the opponents played in-batch; trains ``MaskablePPO`` 
 a time, updating a progress bar, refreshing the self-play snapshots (``training.self_play``),
 printing an evaluation against ``--eval-opponents`` every ``--eval-every`` steps
 (``training.evaluation``, seats rotated), writing CSV (and TensorBoard, when installed) logs and
-checkpoints; saves ``runs/<exp_name>/model.zip`` with ``args.json`` beside it; and ends with
+crash-safe checkpoints (``training.checkpoint``: written atomically, a ``latest.json`` pointer
+replaced last, so ``--resume runs/<exp_name>`` after a SIGKILL continues from the last complete
+one); saves ``runs/<exp_name>/model.zip`` with ``args.json`` beside it; and ends with
 the evaluation table of the trained agent against every evaluation opponent
 (``--final-eval-games`` games each, seats rotated, 95% Wilson intervals), also saved as
 ``final_eval.json``.
@@ -47,6 +50,8 @@ from stable_baselines3.common.logger import configure
 from tqdm import tqdm
 
 from agents.ppo import PPOAgent
+from training.checkpoint import (atomic_write, capture_rng, find_checkpoint, load_state, remove_partial, restore_rng,
+                                 save_checkpoint)
 from training.evaluation import eval_line, eval_rows, final_table, final_title, parse_specs
 from training.opponents import opponent_groups, parse_mix
 from training.run import Every, Stopwatch, seed_everything, start_run, write_summary
@@ -137,12 +142,15 @@ class Args:
     deterministic_eval: bool = True
     """evaluate with the most likely legal action (False: sample from the policy)"""
     checkpoint_every: int = 2_000_000
-    """steps between checkpoints in <run>/checkpoints/ (0: none)"""
+    """steps between checkpoints in <run>/checkpoints/ (0: none); each is written atomically and
+    checkpoints/latest.json points at the newest complete one"""
     resume: str = ""
-    """a checkpoint (.zip) to continue from: its weights, optimizer state, step count and PPO
-    settings (network, n_steps, batch size... come from the checkpoint, the learning-rate
-    schedule and everything else from these arguments); total_timesteps counts from the start
-    of the original run"""
+    """what to continue from: a run directory (its checkpoints/latest.json), a checkpoints/ directory,
+    a latest.json or a step_N.zip. Restored: weights, optimizer state, step count, PPO settings
+    (network, n_steps, batch size... come from the checkpoint), and from the step_N.state.pt beside
+    it the python/numpy/torch generators, the self-play pool and the evaluation history; the
+    learning-rate schedule and everything else come from these arguments; total_timesteps counts
+    from the start of the original run"""
     progress: bool = True
     """show a progress bar"""
     tensorboard: bool = True
@@ -182,6 +190,8 @@ def check_args(args: Args) -> None:
     if args.backend == "rllib" and args.resume:
         raise ValueError("--resume is for the sb3 backend; an RLlib run restarts from its checkpoint with "
                          "Algorithm.from_checkpoint")
+    if args.resume:
+        find_checkpoint(args.resume)  # a ValueError saying what --resume accepts
     if args.learner_seat != "random" and not (args.learner_seat.isdigit() and int(args.learner_seat) < args.num_players):
         raise ValueError(f"--learner-seat must be 'random' or a seat 0..{args.num_players - 1}, got {args.learner_seat!r}")
 
@@ -205,12 +215,30 @@ def main(args: Args) -> dict[str, Any]:
                         learner_seat="random" if args.learner_seat == "random" else int(args.learner_seat),
                         opponents=[(g.agent, g.games) for g in groups])
     schedule = LinearSchedule(args.learning_rate, args.total_timesteps, args.anneal_lr)
-    model = make_model(args, venv, schedule)
+    resume = find_checkpoint(args.resume) if args.resume else None
+    model = make_model(args, venv, schedule, resume.model if resume else None)
     run_dir = start_run(args)
+    checkpoint_dir = os.path.join(run_dir, "checkpoints")
+    remove_partial(checkpoint_dir)  # temporaries of a write a kill interrupted
+    if resume and os.path.isfile(os.path.join(run_dir, "progress.csv")):
+        # SB3's CSV logger truncates progress.csv; keep the log of the steps before the checkpoint.
+        os.replace(os.path.join(run_dir, "progress.csv"),
+                   os.path.join(run_dir, f"progress_before_{model.num_timesteps}.csv"))
     model.set_logger(configure(run_dir, log_formats(args.tensorboard)))
     self_play = SelfPlay(venv, groups, args.snapshot_pool_size, args.snapshot_latest_prob, args.seed)
     self_play.start(model.policy)
     wins = WinsByKind(groups)
+    history: list[dict[str, Any]] = []
+    if resume:
+        restored = "weights only (no .state.pt beside it)"
+        if resume.state:
+            # After make_model: MaskablePPO.load reseeds the generators from the original seed.
+            state = load_state(resume.state)
+            restore_rng(state["rng"])
+            self_play.load_state_dict(state["self_play"])
+            history = state["history"]
+            restored = f"run state restored (self-play pool: {len(self_play.pool.snapshots)} snapshots)"
+        print(f"resumed from {resume.model} at step {model.num_timesteps:,}: {restored}")
 
     def evaluate(num_games: int, seed: int) -> list[dict[str, Any]]:
         learner = PPOAgent(model.policy, deterministic=args.deterministic_eval, name="ppo")
@@ -221,7 +249,7 @@ def main(args: Args) -> dict[str, Any]:
                disable=not args.progress, dynamic_ncols=True, mininterval=1.0)
     snapshots, evals, checkpoints = (Every(n, start_step) for n in
                                      (args.snapshot_every, args.eval_every, args.checkpoint_every))
-    training, history = Stopwatch(args.max_minutes), []
+    training = Stopwatch(args.max_minutes)
     while model.num_timesteps < args.total_timesteps and not training.expired():
         schedule.done = model.num_timesteps
         model.learn(args.num_envs * args.n_steps, reset_num_timesteps=False, log_interval=1, callback=wins)
@@ -237,18 +265,20 @@ def main(args: Args) -> dict[str, Any]:
                 model.logger.record(f"eval/win_rate_{row['opponent']}", row["win_rate"])
             bar.write(eval_line(step, training.seconds() / 60, rows))
         if checkpoints.due(step):
-            model.save(os.path.join(run_dir, "checkpoints", f"step_{step}.zip"))
+            save_checkpoint(checkpoint_dir, step, model,
+                            {"rng": capture_rng(), "self_play": self_play.state_dict(), "history": history})
     bar.close()
     if model.num_timesteps < args.total_timesteps:
         print(f"stopped at {model.num_timesteps:,} steps: --max-minutes {args.max_minutes:g} reached")
     model_path = os.path.join(run_dir, "model.zip")
-    model.save(model_path)
+    atomic_write(model_path, model.save)
     trained, seconds, cpu = model.num_timesteps - start_step, training.seconds(), training.cpu_seconds()
     print(f"trained {trained:,} steps in {seconds / 60:.1f} min ({trained / max(seconds, 1e-9):,.0f} learner "
           f"steps/s wall, {trained / max(cpu, 1e-9):,.0f} per CPU-second of this process); model: {model_path}")
     final: dict[str, Any] = {"args": dataclasses.asdict(args), "steps": model.num_timesteps, "train_seconds": seconds,
                              "train_cpu_seconds": cpu, "steps_per_second": trained / max(seconds, 1e-9),
-                             "stopped_early": model.num_timesteps < args.total_timesteps, "history": history}
+                             "stopped_early": model.num_timesteps < args.total_timesteps, "history": history,
+                             "resumed_from": resume.model if resume else None, "start_step": start_step}
     if args.final_eval_games:
         final["final_eval"] = evaluate(args.final_eval_games, seed=args.seed + 10**9)
         print(final_table(final_title(args, model_path), final["final_eval"]))

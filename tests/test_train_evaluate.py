@@ -55,7 +55,8 @@ def test_train_writes_model_hyperparameters_checkpoints_and_the_final_table(trai
     assert (run_dir / "model.zip").is_file()
     saved = json.loads((run_dir / "args.json").read_text())
     assert saved["total_timesteps"] == 2048 and saved["seed"] == 3 and saved["hidden"] == [32]
-    assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == ["step_1024.zip", "step_2048.zip"]
+    assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == [
+        "latest.json", "step_1024.state.pt", "step_1024.zip", "step_2048.state.pt", "step_2048.zip"]
     assert (run_dir / "progress.csv").is_file()
     final = json.loads((run_dir / "final_eval.json").read_text())
     assert final["steps"] == 2048
@@ -82,6 +83,111 @@ def test_train_resumes_from_a_checkpoint(trained, tmp_path):
     assert final["steps"] == 3072  # 1024 from the checkpoint + 2048 more
 
 
+def test_train_killed_with_sigkill_resumes_from_its_latest_checkpoint(tmp_path):
+    """Crash safety: SIGKILL a run mid-training, then --resume RUN_DIR continues from checkpoints/latest.json."""
+    import signal
+    import time
+
+    args = [a for a in TINY_TRAIN]
+    args[args.index("--total-timesteps") + 1] = "10000000"  # never finishes on its own
+    args[args.index("--eval-every") + 1] = "0"
+    common = ["--opponent-mix", "random:0.5,self:0.5", "--output-dir", str(tmp_path), "--exp-name", "killed"]
+    latest = tmp_path / "killed" / "checkpoints" / "latest.json"
+    log = tmp_path / "first.log"  # a file, not a pipe: a full pipe would stall the run
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "train.py"), *args, *common], cwd=ROOT,
+                                stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 240
+        while not latest.exists() and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.2)
+        assert latest.exists(), f"no checkpoint before the deadline:\n{log.read_text()[-2000:]}"
+        time.sleep(1.0)  # let it go on training (and maybe into the next checkpoint write)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == -signal.SIGKILL
+    step = json.loads(latest.read_text())["step"]
+    assert step >= 1024 and step % 1024 == 0
+    args[args.index("--total-timesteps") + 1] = str(step + 2048)
+    out = run("train.py", *args, *common, "--resume", str(tmp_path / "killed")).stdout
+    assert f"at step {step:,}: run state restored (self-play pool: " in out
+    final = json.loads((tmp_path / "killed" / "final_eval.json").read_text())
+    assert final["start_step"] == step and final["steps"] == step + 2048  # two more rollouts of 1024
+    assert json.loads(latest.read_text())["step"] == step + 2048
+    assert not [p for p in (tmp_path / "killed" / "checkpoints").iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_a_failed_checkpoint_write_leaves_the_previous_latest_loadable(tmp_path, monkeypatch):
+    """A write that dies half-way (here: raises after writing part of the file) never touches latest.json."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import UnoFeatures, UnoMaskablePolicy
+    from training.checkpoint import find_checkpoint, load_state, save_checkpoint
+    from uno_env.sb3_vec_env import UnoSB3VecEnv
+
+    model = MaskablePPO(UnoMaskablePolicy, UnoSB3VecEnv(4, 2, seed=0), n_steps=8, batch_size=16, seed=0,
+                        device="cpu", policy_kwargs=dict(features_extractor_class=UnoFeatures,
+                                                         features_extractor_kwargs=dict(hidden=(8,))))
+    directory = str(tmp_path / "checkpoints")
+    save_checkpoint(directory, 100, model, {"history": ["first"]})
+
+    def dies_half_way(f):
+        f.write(b"PK\x03\x04 half a zip")
+        raise OSError("disk gone (simulated kill)")
+
+    monkeypatch.setattr(model, "save", dies_half_way)
+    with pytest.raises(OSError, match="simulated kill"):
+        save_checkpoint(directory, 200, model, {"history": ["second"]})
+    monkeypatch.undo()
+    # The model file failed: nothing of step 200 exists, the pointer still names step 100.
+    assert sorted(os.listdir(directory)) == ["latest.json", "step_100.state.pt", "step_100.zip"]
+    import torch
+
+    real_save = torch.save
+    monkeypatch.setattr(torch, "save", lambda *a, **k: (_ for _ in ()).throw(OSError("simulated kill in the state")))
+    with pytest.raises(OSError, match="simulated kill in the state"):
+        save_checkpoint(directory, 300, model, {"history": ["third"]})
+    monkeypatch.setattr(torch, "save", real_save)
+    ckpt = find_checkpoint(str(tmp_path))  # the run directory: checkpoints/latest.json
+    assert ckpt.step == 100 and ckpt.model.endswith("step_100.zip") and ckpt.state.endswith("step_100.state.pt")
+    assert MaskablePPO.load(ckpt.model, device="cpu").num_timesteps == model.num_timesteps
+    assert load_state(ckpt.state) == {"history": ["first"]}
+    assert not [n for n in os.listdir(directory) if n.startswith(".tmp-")]
+
+
+def test_sigkill_inside_an_atomic_write_keeps_the_old_file_and_the_temporary_is_cleaned(tmp_path):
+    target = tmp_path / "latest.json"
+    target.write_text("old")
+    code = (f"import os, signal; from training.checkpoint import atomic_write\n"
+            f"def write(f):\n    f.write(b'new but'); f.flush(); os.kill(os.getpid(), signal.SIGKILL)\n"
+            f"atomic_write({str(target)!r}, write)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, timeout=120)
+    assert proc.returncode == -9
+    assert target.read_text() == "old"
+    from training.checkpoint import remove_partial
+
+    left = [n for n in os.listdir(tmp_path) if n != "latest.json"]
+    assert len(left) == 1 and left[0].startswith(".tmp-")  # what a real kill leaves
+    assert remove_partial(str(tmp_path)) == left and os.listdir(tmp_path) == ["latest.json"]
+
+
+def test_find_checkpoint_says_what_resume_accepts(tmp_path):
+    from training.checkpoint import find_checkpoint
+
+    (tmp_path / "run" / "checkpoints").mkdir(parents=True)
+    with pytest.raises(ValueError, match="no checkpoint in .*--resume takes a run directory"):
+        find_checkpoint(str(tmp_path / "run"))
+    (tmp_path / "run" / "checkpoints" / "latest.json").write_text('{"step": 5, "model": "step_5.zip", "state": "x"}')
+    with pytest.raises(ValueError, match="step_5.zip, which does not exist"):
+        find_checkpoint(str(tmp_path / "run"))
+    (tmp_path / "run" / "checkpoints" / "latest.json").write_text("not json")
+    with pytest.raises(ValueError, match="is not a checkpoint pointer"):
+        find_checkpoint(str(tmp_path / "run"))
+
+
 @pytest.mark.parametrize("args, message", [
     (["--opponent-mix", "nobody:1"], "unknown agent 'nobody'"),
     (["--eval-opponents", "random,nobody"], "unknown agent 'nobody'"),
@@ -89,6 +195,7 @@ def test_train_resumes_from_a_checkpoint(trained, tmp_path):
     (["--rules", "casual"], "unknown preset 'casual'"),
     (["--rules", '{"colour": 1}'], "unknown option"),
     (["--learner-seat", "2"], "--learner-seat must be 'random' or a seat 0..1"),
+    (["--resume", "no/such/run"], "nothing to resume at 'no/such/run': --resume takes a run directory"),
 ])
 def test_train_refuses_bad_settings_before_writing_anything(tmp_path, args, message):
     out = tmp_path / "runs"

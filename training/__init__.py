@@ -6,6 +6,7 @@
 | ``training.self_play`` | ``SnapshotPool``, ``SelfPlay`` (frozen snapshots of the learner swapped into the ``self`` groups) |
 | ``training.sb3`` | the MaskablePPO model, its learning-rate schedule, win counts per opponent kind |
 | ``training.evaluation`` | the learner's table against each evaluation opponent (``arena.play_table``) |
+| ``training.checkpoint`` | crash-safe checkpoints: atomic writes, the ``latest.json`` pointer, what ``--resume`` finds and restores |
 | ``training.run`` | seeds, the run folder, periodic events, the summary file |
 | ``training.rllib_trainer`` | ``train.py --backend rllib`` (needs ray) |
 

@@ -2,7 +2,7 @@
 
 | piece | what it is |
 |---|---|
-| ``make_model(args, venv, schedule)`` | a new ``MaskablePPO`` over ``agents.ppo.UnoMaskablePolicy`` from ``args``, or the checkpoint of ``args.resume`` continued |
+| ``make_model(args, venv, schedule, resume)`` | a new ``MaskablePPO`` over ``agents.ppo.UnoMaskablePolicy`` from ``args``, or the checkpoint ``.zip`` ``resume`` continued |
 | ``LinearSchedule`` | the learning rate ``lr * (1 - done / total)``, ``done`` set by the training loop |
 | ``WinsByKind`` | an SB3 callback: the learner's recent rounds won per opponent kind of the mix |
 | ``log_formats(tensorboard)`` | SB3 logger formats: CSV, plus TensorBoard when asked and installed |
@@ -40,14 +40,13 @@ class LinearSchedule:
         return self.lr * max(1.0 - self.done / self.total, 0.0)
 
 
-def make_model(args: Any, venv: Any, schedule: LinearSchedule) -> MaskablePPO:
-    """``MaskablePPO`` for ``train.Args``: resumed from ``args.resume`` (its network and PPO settings,
-    this schedule), else new."""
-    if args.resume:
-        model = MaskablePPO.load(args.resume, env=venv, device="cpu")
+def make_model(args: Any, venv: Any, schedule: LinearSchedule, resume: str | None = None) -> MaskablePPO:
+    """``MaskablePPO`` for ``train.Args``: resumed from the ``.zip`` ``resume`` (its network and PPO
+    settings, this schedule), else new."""
+    if resume:
+        model = MaskablePPO.load(resume, env=venv, device="cpu")
         model.learning_rate = schedule
         model.lr_schedule = schedule
-        print(f"resumed from {args.resume} at step {model.num_timesteps:,}")
         return model
     return MaskablePPO(
         UnoMaskablePolicy, venv, learning_rate=schedule, n_steps=args.n_steps, batch_size=args.batch_size,

@@ -71,3 +71,20 @@ class SelfPlay:
         self.pool.add(policy)
         for agent in self.agents:
             agent.load_state(self.pool.sample(self.rng))
+
+    def state_dict(self) -> dict[str, Any]:
+        """The pool (its snapshots, how many were added) and the generator, for a checkpoint."""
+        return {"snapshots": list(self.pool.snapshots), "added": self.pool.added,
+                "rng": self.rng.bit_generator.state}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore ``state_dict()`` after ``start``; each ``self`` group then plays the newest restored snapshot.
+
+        (What each group played at the checkpoint is not saved: the newest snapshot is the one
+        a refresh hands out most often.)"""
+        self.pool.snapshots.clear()
+        self.pool.snapshots.extend(state["snapshots"])
+        self.pool.added = int(state["added"])
+        self.rng.bit_generator.state = state["rng"]
+        for agent in self.agents:
+            agent.load_state(self.pool.snapshots[-1])
