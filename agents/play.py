@@ -10,6 +10,7 @@ moves are numbered, and ``q`` or the end of input quits.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections import Counter
@@ -47,6 +48,8 @@ class Args:
     """seed of the deal and of the agents (random when omitted)"""
     color: bool = True
     """cards in ANSI colours; --no-color (or the NO_COLOR environment variable) for plain text"""
+    save: str = ""
+    """write the rounds played (the last one even if you quit) to this file as a JSON list of game records, for uno-replay"""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -64,6 +67,9 @@ class ConsoleGame:
             raise ValueError(f"--seat must be 0..{args.players - 1}, got {args.seat}")
         if args.games < 1:
             raise ValueError(f"--games must be at least 1, got {args.games}")
+        if args.save and not os.path.isdir(os.path.dirname(os.path.abspath(args.save))):
+            # Checked now, not after a whole game that could then not be saved.
+            raise ValueError(f"--save: the folder of {args.save!r} does not exist")
         self.rules = parse_rules(args.preset)
         specs = [s for s in args.opponents.split(",") if s.strip()]
         others = args.players - 1
@@ -83,8 +89,10 @@ class ConsoleGame:
             self.names[seat] = f"seat {seat} ({getattr(self.agents[seat], 'name', spec.strip())})"
         relative = [self.names[(me + k) % n] for k in range(n)]
         self.human = HumanAgent(input, output, color=self.color, names=relative)
-        self.engine = Engine(1, n, self.rules, seed=args.seed)
+        # Recording costs a little per step, so only when the rounds are to be saved.
+        self.engine = Engine(1, n, self.rules, seed=args.seed, record=bool(args.save))
         self.rng = np.random.default_rng(args.seed)
+        self.records: list[dict] = []
 
     def say(self, text: str = "") -> None:
         """One line of narration."""
@@ -95,6 +103,8 @@ class ConsoleGame:
         """Every round of ``--games``; raises ``HumanQuit`` when the person quits."""
         for game in range(self.args.games):
             if game:
+                if self.args.save:
+                    self.records.append(self.engine.record(0))
                 self.engine.reset()
             self.say(f"=== Round {game + 1} of {self.args.games}: {self.args.players} players, preset "
                      f"{self.args.preset!r}; you are seat {self.args.seat} ===")
@@ -157,6 +167,14 @@ class ConsoleGame:
                 what = f"takes {change} card{'s' if change != 1 else ''}" if change > 0 else "has a new hand"
                 self.say(f"  {self.names[p]} {what} ({size} held)")
 
+    def save(self) -> str | None:
+        """Write every round played, the current one included, for ``uno-replay``; the path, or None."""
+        if not self.args.save:
+            return None
+        with open(self.args.save, "w") as f:
+            json.dump(self.records + [self.engine.record(0)], f)
+        return self.args.save
+
     def _cards(self, cards) -> str:
         return ", ".join(card_text(c, color=self.color) for c in sorted(cards)) or "(none)"
 
@@ -174,7 +192,10 @@ def main(argv: Sequence[str] | None = None, input: TextIO | None = None, output:
         game.play()
     except (HumanQuit, KeyboardInterrupt):
         output.write("Bye.\n")
-        output.flush()
+    saved = game.save()
+    if saved:
+        output.write(f"Saved the game to {saved} (uno-replay {saved}).\n")
+    output.flush()
     return 0
 
 

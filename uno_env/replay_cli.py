@@ -1,0 +1,222 @@
+"""``uno-replay FILE``: step through a recorded game in the terminal.
+
+    uno-replay game.json                 # the omniscient view: every hand
+    uno-replay game.json --view 1        # what seat 1 could see (docs/rules.md R11)
+    uno-replay games.jsonl --game 3 --no-pause
+
+A record is what ``Engine(..., record=True).record(i)`` returns (also ``uno-play --save FILE``):
+``num_players``, ``rules``, ``start`` and the ``actions`` and ``events`` of one round. FILE
+holds one record as JSON, a JSON list of records, or JSON Lines (one record a line); ``--game``
+picks one. The record is first replayed and checked (``uno_env.replay``), then shown step by
+step: step 0 is the deal, step k the k-th action with the events it caused
+(``uno_env.describe_event``) and the table after it.
+
+Keys while paused: Enter or ``n`` next step, ``p`` previous, a number jumps to that step,
+``v N`` shows seat N's view, ``v all`` the omniscient view, ``q`` quits.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import Any, Sequence, TextIO
+
+import numpy as np
+import tyro
+
+from .actions import action_name
+from .cards import COLOR_NAMES, card_name
+from .engine import Engine, describe_event, replay
+from .rules import UnoRules
+
+__all__ = ["Args", "load_records", "ReplaySteps", "main"]
+
+# Events that name cards only their owner may see (R11); other seats' views show the count.
+_PRIVATE_CARDS = ("deal", "draw", "redeal")
+
+
+@dataclass
+class Args:
+    """Command-line options of ``uno-replay``."""
+
+    file: tyro.conf.Positional[str]
+    """a record as JSON (Engine(record=True).record(i), uno-play --save), a JSON list of them, or JSON Lines"""
+    game: int = 0
+    """which record of FILE (0 = the first)"""
+    view: str = "all"
+    """'all' (the omniscient view: every hand) or a seat number (what that seat could see, R11)"""
+    pause: bool = True
+    """wait for a key between steps; --no-pause prints every step at once"""
+
+
+def load_records(path: str) -> list[dict[str, Any]]:
+    """The records of a JSON, JSON-list or JSON Lines file; ValueError saying what is wrong."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as err:
+        raise ValueError(f"cannot read {path!r}: {err.strerror}") from err
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        try:  # JSON Lines: one record a line
+            data = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path!r} is neither JSON nor JSON Lines ({err.msg} at line {err.lineno})") from err
+    records = data if isinstance(data, list) else [data]
+    need = {"num_players", "rules", "start", "actions", "events"}
+    for k, r in enumerate(records):
+        if not isinstance(r, dict) or not need <= set(r):
+            got = sorted(r) if isinstance(r, dict) else type(r).__name__
+            raise ValueError(f"record {k} of {path!r} is not a game record: it needs the keys {sorted(need)}, got {got}")
+    if not records:
+        raise ValueError(f"{path!r} holds no record")
+    return records
+
+
+def _start(record: dict[str, Any]) -> Engine:
+    """A one-game engine at the record's start (as ``uno_env.replay`` builds it, before any action)."""
+    engine = Engine(1, record["num_players"], UnoRules.from_dict(record["rules"]), seed=0, record=True)
+    start = record["start"]
+    if "position" in start:
+        rng_state = int(start["rng_state"]) if "rng_state" in start else None
+        engine.set_game(0, **start["position"], rng_state=rng_state)
+    else:
+        engine.reset(rng_state=int(start["rng_state"]))
+    return engine
+
+
+class ReplaySteps:
+    """Every step of one record: the acting seat, the action, its events and the state after it."""
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        replay(record)  # checks the record first: a ValueError names the first event that differs
+        self.num_players = int(record["num_players"])
+        engine = _start(record)
+        self.open_hands = engine.rules.open_hands  # every hand is public (R11): each view shows them all
+        events = record["events"]
+        seen = len(engine.record(0)["events"])
+        self.steps: list[tuple[int | None, int | None, list[dict], dict]] = [(None, None, events[:seen], engine.game_state(0))]
+        for action in record["actions"]:
+            seat = int(engine.current_player[0])
+            engine.step(np.array([action]))
+            now = len(engine.record(0)["events"])
+            self.steps.append((seat, int(action), events[seen:now], engine.game_state(0)))
+            seen = now
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def show(self, k: int, view: int | None) -> str:
+        """Step k as text, from seat ``view``'s side (``None``: omniscient)."""
+        seat, action, events, state = self.steps[k]
+        last = len(self.steps) - 1
+        head = "the deal" if action is None else f"player {seat}: {action_name(action)}"
+        lines = [f"--- step {k}/{last}: {head} ---"]
+        lines += ["  " + _event_text(e, view) for e in events]
+        lines.append(_table(state, view, self.open_hands))
+        return "\n".join(lines)
+
+
+def _event_text(event: dict[str, Any], view: int | None) -> str:
+    """``describe_event``, with other seats' private cards replaced by their count in a seat's view."""
+    if view is not None and event["type"] in _PRIVATE_CARDS and event.get("player") != view:
+        n = len(event["cards"])
+        verb = {"deal": "is dealt", "redeal": "is dealt", "draw": "draws"}[event["type"]]
+        reason = f" ({event['reason'].replace('_', ' ')})" if "reason" in event else ""
+        return f"player {event['player']} {verb} {n} card{'s' * (n != 1)}{reason}"
+    return describe_event(event)
+
+
+def _table(state: dict[str, Any], view: int | None, open_hands: bool) -> str:
+    """The table after a step: public facts, every seat's count, the hands ``view`` may see."""
+    color = COLOR_NAMES[state["current_color"]] if state["current_color"] is not None else "none"
+    direction = "clockwise" if state["direction"] == 1 else "counter-clockwise"
+    lines = [f"  top card {card_name(state['top_card'])}, colour {color}, {direction}, draw pile "
+             f"{state['draw_pile_size']}" + (f", pending draw {state['pending_draw']}" if state["pending_draw"] else "")
+             + f"; phase {state['phase']}"]
+    acting = None if state["phase"] == "round_over" else state["current_player"]
+    for p, hand in enumerate(state["hands"]):
+        mark = ">" if p == acting else " "
+        shown = view is None or p == view or open_hands
+        cards = ": " + (", ".join(card_name(c) for c in hand) or "(empty)") if shown else ""
+        you = " (this view)" if p == view else ""
+        lines.append(f"  {mark} player {p}{you}  {len(hand)} card{'s' * (len(hand) != 1)}  score {state['scores'][p]}{cards}")
+    return "\n".join(lines)
+
+
+def _parse_view(text: str, num_players: int) -> int | None:
+    """``'all'`` -> None, a seat number -> that seat; ValueError naming what is allowed."""
+    if text.strip().lower() in ("all", "omniscient"):
+        return None
+    if text.strip().isdigit() and int(text) < num_players:
+        return int(text)
+    raise ValueError(f"view must be 'all' or a seat 0..{num_players - 1}, got {text!r}")
+
+
+def _browse(steps: ReplaySteps, view: int | None, input: TextIO, output: TextIO) -> None:
+    """The paused loop: one step at a time, moved by the keys of the module docstring."""
+    k, last = 0, len(steps) - 1
+    output.write(steps.show(k, view) + "\n")
+    while True:
+        output.write(f"[step {k}/{last}] Enter/n next, p previous, a number jumps, v N or v all changes the view, q quits: ")
+        output.flush()
+        line = input.readline()
+        if line == "":
+            output.write("\n")
+            return
+        cmd = line.strip().lower()
+        if cmd == "q":
+            return
+        if cmd in ("", "n"):
+            if k == last:
+                output.write("That was the last step (q quits, p goes back).\n")
+                continue
+            k += 1
+        elif cmd == "p":
+            k = max(0, k - 1)
+        elif cmd.isdigit():
+            if int(cmd) > last:
+                output.write(f"There is no step {cmd}: steps are 0..{last}.\n")
+                continue
+            k = int(cmd)
+        elif cmd.startswith("v"):
+            try:
+                view = _parse_view(cmd[1:], steps.num_players)
+            except ValueError as err:
+                output.write(f"{err}.\n")
+                continue
+        else:
+            output.write(f"'{line.strip()}' is not a key here: Enter or n, p, a step number 0..{last}, v N, v all or q.\n")
+            continue
+        output.write(steps.show(k, view) + "\n")
+
+
+def main(argv: Sequence[str] | None = None, input: TextIO | None = None, output: TextIO | None = None) -> int:
+    """Entry point of ``uno-replay``: 0 when done or quit, 2 on a bad file or option."""
+    args = tyro.cli(Args, args=argv, prog="uno-replay", description=__doc__.splitlines()[0])
+    input = input if input is not None else sys.stdin
+    output = output if output is not None else sys.stdout
+    try:
+        records = load_records(args.file)
+        if not 0 <= args.game < len(records):
+            raise ValueError(f"--game must be 0..{len(records) - 1} ({len(records)} records in {args.file!r}), got {args.game}")
+        record = records[args.game]
+        view = _parse_view(args.view, int(record["num_players"]))
+        steps = ReplaySteps(record)
+    except (ValueError, KeyError, TypeError) as err:
+        sys.stderr.write(f"uno-replay: error: {err}\n")
+        return 2
+    if not args.pause:
+        output.write("\n".join(steps.show(k, view) for k in range(len(steps))) + "\n")
+        return 0
+    try:
+        _browse(steps, view, input, output)
+    except KeyboardInterrupt:
+        output.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
