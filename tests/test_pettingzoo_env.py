@@ -725,3 +725,29 @@ def test_pettingzoo_make_builds_the_env_from_its_registry():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # registering again must not warn "Overriding environment"
         uno_env.register_pettingzoo()
+
+
+@pytest.mark.parametrize("make", [uno_env.raw_env, uno_env.env])
+def test_last_gives_fresh_arrays_equal_to_observe(make):
+    """last() reads the acting agent's view straight from the engine's buffers, as fresh copies:
+    equal to observe(agent), and left as they were by the next step (issue 18 keeps the copies)."""
+    e = make(num_players=3)
+    e.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        agent = e.agent_selection
+        obs, reward, term, trunc, info = e.last()
+        fresh = e.observe(agent)
+        assert np.array_equal(obs["observation"], fresh["observation"])
+        assert np.array_equal(obs["action_mask"], fresh["action_mask"])
+        assert obs["action_mask"].dtype == np.int8 and obs["observation"].dtype == np.float32
+        assert e.last(observe=False) == (None, reward, term, trunc, info)
+        kept = (obs["observation"].copy(), obs["action_mask"].copy())
+        if term or trunc:
+            e.step(None)
+            if not e.agents:
+                e.reset()
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(rng.choice(legal)))
+        assert np.array_equal(obs["observation"], kept[0]) and np.array_equal(obs["action_mask"], kept[1])
