@@ -1,0 +1,148 @@
+"""MkDocs hook: fills the pages' generated parts at build time, so nothing is pasted by hand.
+
+A page asks for a generated part with a directive alone on its line (or inline, for numbers):
+
+    <!-- uno:actions -->          the action table      (uno_env.docs.action_table)
+    <!-- uno:cards -->            the card table        (uno_env.docs.card_table)
+    <!-- uno:observation -->      the observation table (uno_env.docs.observation_table)
+    <!-- uno:D -->                the observation size (uno_env.observation.OBS_BASE_SIZE)
+    <!-- uno:D_OPEN -->           the size with open_hands (OBS_OPEN_SIZE)
+    <!-- uno:include PATH -->     a Markdown file of the repository (e.g. benchmarks/results/benchmarks.md),
+                                  its headings moved one level down
+    <!-- uno:readme-section TITLE -->  the body of README.md's ``## TITLE`` section
+    <!-- uno:docstring NAME -->  the docstring of an object as the code fills it at import time
+                                  (e.g. uno_env.raw_env, whose tables come from uno_env.docs),
+                                  its headings moved one level down
+
+An unknown directive, a missing file or section fails the build. The PNG plots in
+``benchmarks/results/`` are published as ``assets/benchmarks/NAME.png``.
+``tests/test_docs.py`` runs ``expand`` on every page.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PLOTS = ROOT / "benchmarks" / "results"
+PLOTS_URL = "assets/benchmarks"
+
+DIRECTIVE = re.compile(r"<!-- uno:([\w-]+)(?: +([^<>]*?))? -->")
+
+
+class DirectiveError(ValueError):
+    """A page asked for a generated part that does not exist."""
+
+
+def _tables() -> dict[str, str]:
+    from uno_env.docs import action_table, card_table, observation_table
+    from uno_env.observation import OBS_BASE_SIZE, OBS_OPEN_SIZE
+
+    return {
+        "actions": action_table(),
+        "cards": card_table(),
+        "observation": observation_table(),
+        "D": str(OBS_BASE_SIZE),
+        "D_OPEN": str(OBS_OPEN_SIZE),
+    }
+
+
+def _include(arg: str) -> str:
+    path = (ROOT / arg).resolve()
+    if ROOT not in path.parents or not path.is_file():
+        raise DirectiveError(f"uno:include {arg}: no such file in the repository")
+    return _demote(path.read_text())
+
+
+def _readme_section(title: str) -> str:
+    readme = (ROOT / "README.md").read_text()
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", readme, re.M | re.S)
+    if not match:
+        raise DirectiveError(f"uno:readme-section {title}: README.md has no '## {title}' section")
+    body = match.group(1).strip("\n")
+    # README's links are relative to the repository root; on the site docs/ is the root.
+    return body.replace("](docs/", "](")
+
+
+def _docstring(name: str) -> str:
+    import importlib
+    import inspect
+
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        try:
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            break
+        doc = inspect.getdoc(obj)
+        if not doc:
+            raise DirectiveError(f"uno:docstring {name}: it has no docstring")
+        if "@@" in doc:
+            raise DirectiveError(f"uno:docstring {name}: an unfilled @@placeholder@@ in its docstring")
+        return _demote(doc)
+    raise DirectiveError(f"uno:docstring {name}: no such object")
+
+
+def _demote(text: str) -> str:
+    """Markdown headings one level down, outside fenced code."""
+    out, fenced = [], False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and re.match(r"#{1,5} ", line):
+            line = "#" + line
+        out.append(line)
+    return "\n".join(out)
+
+
+def expand(markdown: str) -> str:
+    """``markdown`` with every ``<!-- uno:... -->`` directive replaced; ``DirectiveError`` for an unknown one."""
+    tables = None
+
+    def fill(match: re.Match) -> str:
+        nonlocal tables
+        name, arg = match.group(1), (match.group(2) or "").strip()
+        if name == "include":
+            return _include(arg)
+        if name == "readme-section":
+            return _readme_section(arg)
+        if name == "docstring":
+            return _docstring(arg)
+        if tables is None:
+            tables = _tables()
+        if name not in tables or arg:
+            raise DirectiveError(f"unknown directive <!-- uno:{name}{' ' + arg if arg else ''} -->")
+        return tables[name]
+
+    return DIRECTIVE.sub(fill, markdown)
+
+
+def plot_files() -> list[Path]:
+    """The benchmark plots the site publishes."""
+    return sorted(PLOTS.glob("*.png"))
+
+
+# MkDocs events ---------------------------------------------------------------------------------
+
+
+def on_page_markdown(markdown, page, config, files):  # noqa: ARG001 - MkDocs' signature
+    from mkdocs.exceptions import PluginError
+
+    try:
+        return expand(markdown)
+    except DirectiveError as error:
+        raise PluginError(f"{page.file.src_uri}: {error}") from None
+
+
+def on_files(files, config):
+    from mkdocs.structure.files import File
+
+    for png in plot_files():
+        files.append(File.generated(config, f"{PLOTS_URL}/{png.name}", abs_src_path=str(png)))
+    return files
