@@ -158,6 +158,11 @@ def test_the_hook_refuses_what_it_does_not_know():
             HOOK.expand(bad)
 
 
+def test_the_hook_catches_an_unfilled_docstring_placeholder():
+    assert HOOK.UNFILLED.search("<p>@@ACTIONS@@</p>") and HOOK.UNFILLED.search("<td>@@D_OPEN@@</td>")
+    assert not HOOK.UNFILLED.search("<code>@@NAME@@</code>")  # uno_env.docs documents its placeholders so
+
+
 @pytest.mark.parametrize("page", site_pages())
 def test_every_page_expands(page):
     text = HOOK.expand((DOCS / page).read_text())

@@ -22,12 +22,16 @@ An unknown directive, a missing file or section fails the build. The PNG plots i
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # the checkout being documented, whatever else is installed
+    sys.path.insert(0, str(ROOT))
 PLOTS = ROOT / "benchmarks" / "results"
 PLOTS_URL = "assets/benchmarks"
 
+UNFILLED = re.compile(r"@@(?!NAME@@)[A-Z_]+@@")  # uno_env.docs.fill_doc's placeholders (@@NAME@@ is its doc)
 DIRECTIVE = re.compile(r"<!-- uno:([\w-]+)(?: +([^<>]*?))? -->")
 
 
@@ -138,6 +142,17 @@ def on_page_markdown(markdown, page, config, files):  # noqa: ARG001 - MkDocs' s
         return expand(markdown)
     except DirectiveError as error:
         raise PluginError(f"{page.file.src_uri}: {error}") from None
+
+
+def on_page_content(html, page, config, files):  # noqa: ARG001 - MkDocs' signature
+    """Fail on a docstring placeholder left unfilled (the API reference read it statically)."""
+    from mkdocs.exceptions import PluginError
+
+    left = UNFILLED.search(html)
+    if left:
+        raise PluginError(f"{page.file.src_uri}: unfilled placeholder {left.group(0)}: render that object with "
+                          "options: force_inspection: true")
+    return html
 
 
 def on_files(files, config):
