@@ -1,0 +1,47 @@
+"""Every script in examples/ runs to its end with a tiny budget (issue 16: examples run in CI)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+# script -> (tiny arguments, a line its output must hold, modules it needs)
+RUNS = {
+    "aec_hand_written_agent.py": (["--rounds", "2", "--players", "3"], "player_0 (careful) won", []),
+    "custom_rules.py": (["--matches", "1", "--players", "3"], "envs ready: PettingZoo 3 agents", []),
+    "cleanrl_masked_ppo.py": (["--budget", "512", "--num-envs", "8", "--num-steps", "32"],
+                              "done: trained 512 learner steps", ["torch"]),
+    "sb3_maskable_ppo.py": (["--budget", "128", "--eval-rounds", "1"], "evaluation:", ["torch", "sb3_contrib"]),
+    "rllib_pettingzoo.py": (["--budget", "256"], "done: trained", ["torch", "ray"]),
+}
+
+
+def test_every_example_is_run_here():
+    assert sorted(p.name for p in EXAMPLES.glob("*.py")) == sorted(RUNS)
+
+
+@pytest.mark.parametrize("script", sorted(RUNS))
+def test_example_runs(script):
+    argv, expected, needs = RUNS[script]
+    for module in needs:
+        pytest.importorskip(module)
+    done = subprocess.run([sys.executable, str(EXAMPLES / script), *argv], capture_output=True, text=True,
+                          timeout=600, cwd=EXAMPLES.parent)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert expected in done.stdout, done.stdout[-2000:]
+
+
+@pytest.mark.parametrize("script, argv, message", [
+    ("aec_hand_written_agent.py", ["--rounds", "0"], "--rounds must be at least 1"),
+    ("cleanrl_masked_ppo.py", ["--budget", "10"], "--budget >= num-envs * num-steps"),
+    ("custom_rules.py", ["--matches", "0"], "--matches must be at least 1"),
+])
+def test_bad_budgets_are_refused_with_what_is_allowed(script, argv, message):
+    done = subprocess.run([sys.executable, str(EXAMPLES / script), *argv], capture_output=True, text=True,
+                          timeout=300, cwd=EXAMPLES.parent)
+    assert done.returncode == 2 and message in done.stderr
