@@ -53,7 +53,7 @@ import tyro
 
 from agents.registry import make_agent
 from arena import TableResult, TournamentResult, tournament
-from uno_env import parse_rules
+from uno_env import Engine, parse_rules
 
 
 @dataclass
@@ -81,6 +81,9 @@ class Args:
     """where tournament.json and the PNG plots go"""
     plots: bool = True
     """draw win_rates.png and ratings.png"""
+    save_games: int = 0
+    """also play this many recorded rounds of the first table (the first --num-players agents, in
+    seat order) and write them to <output_dir>/games.jsonl for uno-replay (a tournament, not --ladder)"""
     torch_threads: int = 1
     """torch CPU threads for saved models (0: torch's default)"""
     chunk_games: int = 10_000
@@ -146,11 +149,32 @@ def plot_results(result: TournamentResult, output_dir: str) -> list[str]:
     return paths
 
 
+def save_games(agents: list, args: Args, rules) -> str:
+    """Play ``--save-games`` recorded rounds of the first table and write them as JSON Lines; the path."""
+    table = [agents[k % len(agents)] for k in range(args.num_players)]  # seat k: the k-th agent given
+    engine = Engine(args.save_games, args.num_players, rules, seed=args.seed, record=True)
+    rng = np.random.default_rng(args.seed)
+    while not (engine.terminated | engine.truncated).all():
+        live = ~(engine.terminated | engine.truncated)
+        actions = np.full(args.save_games, -1, np.int64)  # -1: a finished round stays as it is
+        for seat, agent in enumerate(table):
+            rows = np.flatnonzero(live & (engine.current_player == seat))
+            if rows.size:
+                actions[rows] = agent.act(engine.observation[rows], engine.legal_mask[rows], rng)
+        engine.step(actions)
+    path = os.path.join(args.output_dir, "games.jsonl")
+    with open(path, "w") as f:
+        f.writelines(json.dumps(engine.record(i)) + "\n" for i in range(args.save_games))
+    return path
+
+
 def main(args: Args) -> TournamentResult:
     """Run the tournament; print the Markdown tables; write the JSON and the plots."""
     for name in ("games", "chunk_games", "batch_size", "num_cpus"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    if args.save_games < 0:
+        raise ValueError(f"--save-games must be >= 0, got {args.save_games}")
     rules = parse_rules(args.rules)
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     agents = [make_agent(s, rules, deterministic=args.deterministic) for s in specs]
@@ -183,6 +207,8 @@ def main(args: Args) -> TournamentResult:
     written = [path]
     if args.plots:
         written += plot_results(result, args.output_dir)
+    if args.save_games:
+        written.append(save_games(agents, args, rules))
     print("\nwrote " + ", ".join(written))
     return result
 

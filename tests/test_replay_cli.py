@@ -146,3 +146,25 @@ def test_runs_as_a_module(game_file):
     done = subprocess.run([sys.executable, "-m", "uno_env.replay_cli", str(path), "--no-pause", "--view", "0"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "--- step 0/" in done.stdout and "(this view)" in done.stdout
+
+
+def test_evaluate_save_games_writes_records_uno_replay_reads(tmp_path):
+    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    out = tmp_path / "eval"
+    done = subprocess.run([sys.executable, str(root / "evaluate.py"), "--agents", "random,greedy", "--games", "4",
+                           "--save-games", "3", "--no-plots", "--output-dir", str(out)],
+                          cwd=root, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = (out / "games.jsonl").read_text().splitlines()
+    assert len(lines) == 3 and "games.jsonl" in done.stdout
+    for k in range(3):
+        rc, text = run([str(out / "games.jsonl"), "--game", str(k), "--no-pause"])
+        assert rc == 0 and "round over: winner player" in text
+
+
+def test_evaluate_refuses_a_negative_save_games_before_writing(tmp_path):
+    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    out = tmp_path / "eval"
+    done = subprocess.run([sys.executable, str(root / "evaluate.py"), "--save-games", "-1", "--output-dir", str(out)],
+                          cwd=root, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1 and "--save-games must be >= 0, got -1" in done.stderr and not out.exists()
