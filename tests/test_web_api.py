@@ -1,0 +1,353 @@
+"""uno-web's API through FastAPI's TestClient: no hidden card ever reaches the browser (checked
+against the engine's ``game_state()`` over random games), every bad request gets a 4xx with a
+clear message and changes nothing, games expire and are capped, and replays step both ways."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("fastapi", reason="the web extra is not installed: pip install -e '.[web]'")
+pytest.importorskip("httpx", reason="the web extra is not installed: pip install -e '.[web]'")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's notice about httpx's successor
+    from fastapi.testclient import TestClient
+
+from uno_env import Engine, parse_rules  # noqa: E402
+from uno_web.server import Settings, create_app, main  # noqa: E402
+
+# Keys that would carry hidden information: every hand, the piles' order, the deal's generator.
+FORBIDDEN_KEYS = {"hands", "draw_pile", "discard_pile", "rng_state", "start", "actions", "seed"}
+PUBLIC_CARD_EVENTS = {"play", "flip", "return_first_card", "discard_wild"}
+
+
+def client(**settings) -> TestClient:
+    return TestClient(create_app(Settings(**settings)), raise_server_exceptions=False)
+
+
+def _walk(node, path=""):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield path + "." + k, k, v
+            yield from _walk(v, path + "." + k)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _walk(v, f"{path}[{i}]")
+
+
+def check_no_hidden_card(response: dict, game, human: int) -> None:
+    """The response holds the human's hand exactly, and no card of any other hand or the pile."""
+    state = game.engine.game_state(0)  # the test's side only: the server never sends this
+    bad = [p for p, k, _ in _walk(response) if k in FORBIDDEN_KEYS]
+    assert not bad, f"hidden-information keys in a response: {bad}"
+    assert sorted(c["id"] for c in response["table"]["hand"]) == sorted(state["hands"][human])
+    assert response["table"]["top_card"]["id"] == state["top_card"]
+    sizes = [s["hand_size"] for s in response["table"]["seats"]]
+    assert sizes == [len(h) for h in state["hands"]]
+    drawn = response["table"]["drawn_card"]
+    assert drawn is None or drawn["id"] in state["hands"][human]
+    for ev in response["events"]:
+        if isinstance(ev.get("cards"), list):  # (a reshuffle's "cards" is a count)
+            assert ev.get("player") == human, f"another seat's cards sent: {ev}"
+        if "card" in ev:
+            assert ev["type"] in PUBLIC_CARD_EVENTS, f"a card in a non-public event: {ev}"
+    # Moves are offered only to the human, and only legal ones.
+    if response["your_turn"]:
+        assert sorted(a["id"] for a in response["legal"]) == np.flatnonzero(game.engine.legal_mask[0]).tolist()
+    else:
+        assert response["legal"] == []
+
+
+# Random play can run to the turn limit; a low one keeps each game to a few hundred requests.
+@pytest.mark.parametrize("players,preset,options,seed", [
+    (2, "classic", {"max_turns": 400}, 1),
+    (3, "official", {"uno_call": "explicit", "max_turns": 300}, 2),
+    (4, "swap_hands", {"custom_wild_rule": "others_draw_two", "max_turns": 300}, 3),
+    (5, "house", {"allow_doubles": True, "max_turns": 300}, 4),
+    (3, "classic", {"episode": "match", "target_points": 60, "max_turns": 300}, 5),
+])
+def test_no_hidden_card_in_any_response_over_random_games(players, preset, options, seed):
+    with client() as c:
+        _play_random_game_checking_every_response(c, players, preset, options, seed)
+
+
+def _play_random_game_checking_every_response(c, players, preset, options, seed):
+    rng = np.random.default_rng(seed)
+    human = seed % players
+    r = c.post("/api/games", json={"players": players, "seat": human, "agents": ["random"], "preset": preset,
+                                   "options": options, "seed": seed})
+    assert r.status_code == 200, r.text
+    view = r.json()
+    gid = view["game_id"]
+    game = c.app.state.games.get(gid)
+    check_no_hidden_card(view, game, human)
+    since, steps, seen_events = 0, 0, 0
+    while not view["over"]:
+        assert steps < 6000
+        if view["your_turn"]:
+            action = int(rng.choice([a["id"] for a in view["legal"]]))
+            r = c.post(f"/api/games/{gid}/move?since={since}", json={"action": action})
+        else:
+            assert c.get(f"/api/games/{gid}/record").status_code == 409  # the record shows every hand
+            r = c.post(f"/api/games/{gid}/advance?since={since}")
+        assert r.status_code == 200, r.text
+        view = r.json()
+        check_no_hidden_card(view, game, human)
+        seen_events += len(view["events"])
+        since = view["event_count"]
+        steps += 1
+    assert seen_events > 0
+    assert view["current_player"] is None and view["legal"] == []
+    record = c.get(f"/api/games/{gid}/record")
+    assert record.status_code == 200 and record.json()["actions"]
+
+
+def test_a_leak_is_caught_by_the_check():
+    """The checker above fails on a response carrying another seat's cards (so it can fail)."""
+    c = client()
+    view = c.post("/api/games", json={"players": 2, "seat": 0, "agents": ["random"], "seed": 9}).json()
+    game = c.app.state.games.get(view["game_id"])
+    leaked = json.loads(json.dumps(view))
+    leaked["events"].append({"type": "deal", "player": 1, "cards": game.engine.game_state(0)["hands"][1]})
+    with pytest.raises(AssertionError, match="another seat"):
+        check_no_hidden_card(leaked, game, 0)
+    with pytest.raises(AssertionError, match="hidden-information keys"):
+        check_no_hidden_card({**view, "hands": []}, game, 0)
+
+
+def _new(c, **body):
+    return c.post("/api/games", json={"players": 2, "seat": 0, "agents": ["random"], "seed": 11, **body})
+
+
+BAD_GAMES = [
+    ({"players": 1}, "players must be 2..10"),
+    ({"players": 11}, "players must be 2..10"),
+    ({"players": "2"}, "players: Input should be a valid integer"),
+    ({"seat": 2}, "seat must be 0..1 for 2 players"),
+    ({"seat": -1}, "seat must be 0..1"),
+    ({"preset": "nope"}, "unknown preset 'nope'; presets are"),
+    ({"options": {"stack_draw_two": "yes"}}, "option stack_draw_two must be True or False"),
+    ({"options": {"bogus": 1}}, "unknown option(s) ['bogus']"),
+    ({"options": {"open_hands": True}}, "open_hands is not offered"),
+    ({"options": {"illegal_action": "penalty"}}, "illegal_action must be 'raise'"),
+    ({"options": {"hand_size": 50}, "players": 10, "agents": ["random"]}, "cannot deal this table"),
+    ({"options": []}, "options: Input should be a valid dictionary"),
+    ({"agents": ["/etc/passwd"]}, "agent '/etc/passwd' is not offered"),
+    ({"agents": ["runs/x/model.zip"]}, "is not offered"),
+    ({"agents": ["search:999999"]}, "is not offered"),
+    ({"agents": ["search:0"]}, "is not offered"),
+    ({"agents": ["heuristic", "random"]}, "agents needs 1 name"),
+    ({"agents": [3]}, "agents.0: Input should be a valid string"),
+    ({"seed": -1}, "seed must be an integer in 0..2**63-1"),
+    ({"seed": 1.5}, "seed: Input should be a valid integer"),
+    ({"foo": 1}, "unknown field 'foo'"),
+]
+
+
+@pytest.mark.parametrize("body,message", BAD_GAMES)
+def test_bad_new_game_requests_get_422_with_a_clear_message(body, message):
+    c = client()
+    r = _new(c, **body)
+    assert r.status_code == 422, r.text
+    assert message in r.json()["error"]
+    assert len(c.app.state.games) == 0
+
+
+@pytest.mark.parametrize("content,status,message", [
+    (b"{", 422, "not valid JSON"),
+    (b"[1, 2]", 422, "must be a JSON object"),
+    (b"x" * 20_000, 413, "request body over 16384 bytes"),
+])
+def test_malformed_bodies(content, status, message):
+    r = client().post("/api/games", content=content, headers={"Content-Type": "application/json"})
+    assert r.status_code == status and message in r.json()["error"]
+
+
+def _game_at_human_turn(c):
+    view = _new(c).json()
+    gid = view["game_id"]
+    while not view["your_turn"]:
+        view = c.post(f"/api/games/{gid}/advance").json()
+    return gid, view
+
+
+def test_illegal_and_malformed_moves_change_nothing():
+    c = client()
+    gid, view = _game_at_human_turn(c)
+    legal = {a["id"] for a in view["legal"]}
+    illegal = next(a for a in range(116) if a not in legal)
+    for body, status, message in [
+        ({"action": illegal}, 422, f"action {illegal} is not legal now; legal actions:"),
+        ({"action": 999}, 422, "action 999 is not legal now"),
+        ({"action": -1}, 422, "action -1 is not legal now"),
+        ({"action": "5"}, 422, "action: Input should be a valid integer"),
+        ({"action": True}, 422, "action: Input should be a valid integer"),
+        ({}, 422, "missing field 'action'"),
+        ({"action": 1, "x": 2}, 422, "unknown field 'x'"),
+    ]:
+        r = c.post(f"/api/games/{gid}/move", json=body)
+        assert r.status_code == status and message in r.json()["error"], (body, r.text)
+    after = c.get(f"/api/games/{gid}").json()
+    assert after["moves"] == view["moves"] and after["table"] == view["table"]
+    r = c.post(f"/api/games/{gid}/advance")
+    assert r.status_code == 409 and "it is your turn" in r.json()["error"]
+    assert c.get(f"/api/games/{gid}?since=-1").status_code == 422
+
+
+def test_moving_out_of_turn_is_409():
+    c = client()
+    view = c.post("/api/games", json={"players": 3, "seat": 0, "agents": ["random"], "seed": 5}).json()
+    gid = view["game_id"]
+    while view["your_turn"]:
+        view = c.post(f"/api/games/{gid}/move", json={"action": view["legal"][0]["id"]}).json()
+    r = c.post(f"/api/games/{gid}/move", json={"action": 57})
+    assert r.status_code == 409 and "it is not your turn" in r.json()["error"]
+
+
+@pytest.mark.parametrize("method,path,status,message", [
+    ("GET", "/api/games/unknown", 404, "no game with id 'unknown'"),
+    ("GET", "/api/games/bad!id", 400, "a game id is 1-64 characters"),
+    ("POST", "/api/games/unknown/advance", 404, "no game with id"),
+    ("DELETE", "/api/games/unknown", 404, "no game with id"),
+    ("GET", "/api/replays/unknown/frames/0", 404, "no replay with id"),
+    ("GET", "/api/nothing", 404, "no such page or endpoint: GET /api/nothing"),
+    ("PUT", "/api/games", 405, "PUT is not allowed on /api/games"),
+])
+def test_unknown_ids_and_routes(method, path, status, message):
+    r = client().request(method, path)
+    assert r.status_code == status and message in r.json()["error"], r.text
+
+
+def test_games_expire_after_inactivity_and_the_store_is_capped():
+    c = client(max_games=3, idle_minutes=1)
+    now = [1000.0]
+    c.app.state.games.clock = lambda: now[0]
+    ids = [_new(c).json()["game_id"] for _ in range(3)]
+    r = _new(c)
+    assert r.status_code == 503 and "maximum of 3 games" in r.json()["error"]
+    assert c.delete(f"/api/games/{ids[0]}").status_code == 200
+    assert _new(c).status_code == 200
+    now[0] += 30
+    assert c.get(f"/api/games/{ids[1]}").status_code == 200  # a request restarts its timer
+    now[0] += 45
+    assert c.get(f"/api/games/{ids[1]}").status_code == 200
+    r = c.get(f"/api/games/{ids[2]}")
+    assert r.status_code == 404 and "expired after 1 minutes" in r.json()["error"]
+    assert _new(c).status_code == 200  # the expired games were swept, so there is room
+
+
+class _Broken:
+    name = "broken"
+
+    def act(self, observation, mask, rng):
+        raise RuntimeError("this agent always fails")
+
+
+def test_one_games_error_does_not_affect_another():
+    c = client(extra_agents={"broken": _Broken()})
+    bad = c.post("/api/games", json={"players": 2, "seat": 1, "agents": ["broken"], "seed": 1}).json()
+    good = _new(c).json()
+    bid, view = bad["game_id"], bad
+    while view["your_turn"]:
+        view = c.post(f"/api/games/{bid}/move", json={"action": view["legal"][0]["id"]}).json()
+    r = c.post(f"/api/games/{bid}/advance")
+    assert r.status_code == 500 and "internal error" in r.json()["error"]
+    assert c.get(f"/api/games/{bad['game_id']}").status_code == 200  # its lock was released
+    gid, view = good["game_id"], good
+    while not view["over"]:
+        r = (c.post(f"/api/games/{gid}/move", json={"action": view["legal"][0]["id"]}) if view["your_turn"]
+             else c.post(f"/api/games/{gid}/advance"))
+        assert r.status_code == 200, r.text
+        view = r.json()
+
+
+def _finished_game(c, seed=4):
+    view = _new(c, seed=seed).json()
+    gid = view["game_id"]
+    while not view["over"]:
+        view = (c.post(f"/api/games/{gid}/move", json={"action": view["legal"][0]["id"]}) if view["your_turn"]
+                else c.post(f"/api/games/{gid}/advance")).json()
+    return gid
+
+
+def test_replay_of_a_finished_game_steps_forward_and_back():
+    with client() as c:
+        _check_replay_steps(c)
+
+
+def _check_replay_steps(c):
+    gid = _finished_game(c)
+    info = c.post(f"/api/games/{gid}/replay").json()
+    rid, n = info["replay_id"], info["length"]
+    frames = [c.get(f"/api/replays/{rid}/frames/{k}").json() for k in range(n + 1)]
+    assert frames[-1]["over"] and not frames[0]["over"]
+    assert all(len(f["table"]["hands"]) == 2 for f in frames)  # omniscient: every hand
+    back = [c.get(f"/api/replays/{rid}/frames/{k}").json() for k in range(n, -1, -1)]
+    assert back[::-1] == frames
+    seat_view = c.get(f"/api/replays/{rid}/frames/3?seat=1").json()
+    assert "hands" not in seat_view["table"] and seat_view["table"]["seat"] == 1
+    assert all(not isinstance(ev.get("cards"), list) or ev["player"] == 1 for ev in seat_view["events"])
+    for path, message in [(f"frames/{n + 1}", f"frame must be in 0..{n}"), ("frames/0?seat=2", "seat must be in 0..1"),
+                          ("frames/x", "k: Input should be a valid integer")]:
+        r = c.get(f"/api/replays/{rid}/{path}")
+        assert r.status_code == 422 and message in r.json()["error"], r.text
+
+
+def test_uploaded_records_replay_and_bad_ones_are_refused():
+    c = client()
+    e = Engine(1, 3, parse_rules("house"), seed=7, record=True)
+    rng = np.random.default_rng(0)
+    while not (e.terminated[0] or e.truncated[0]):
+        e.step(np.array([rng.choice(np.flatnonzero(e.legal_mask[0]))]))
+    rec = e.record(0)
+    r = c.post("/api/replays", content=json.dumps(rec), headers={"Content-Type": "application/json"})
+    assert r.status_code == 200, r.text
+    info = r.json()
+    last = c.get(f"/api/replays/{info['replay_id']}/frames/{info['length']}").json()
+    assert last["event_count"] == len(rec["events"]) and last["over"]
+    tampered = {**rec, "actions": rec["actions"][:-1] + [(rec["actions"][-1] + 1) % 116]}
+    for body, message in [
+        ([], "a record is a JSON object"),
+        ({"num_players": 2}, "a record needs the keys"),
+        ({**rec, "num_players": 11}, "num_players must be an integer in 2..10"),
+        ({**rec, "actions": ["x"]}, "actions must be a list of integer"),
+        ({**rec, "rules": {"deck": "nope"}}, "not a valid game record"),
+        (tampered, "not a valid game record"),
+    ]:
+        r = c.post("/api/replays", content=json.dumps(body), headers={"Content-Type": "application/json"})
+        assert r.status_code == 422 and message in r.json()["error"], (message, r.text)
+    r = c.post("/api/replays", content=b"{nope", headers={"Content-Type": "application/json"})
+    assert r.status_code == 422 and "not valid JSON" in r.json()["error"]
+
+
+def test_page_and_config_are_served_locally_with_a_strict_policy():
+    c = client()
+    page = c.get("/")
+    assert page.status_code == 200 and "/static/app.js" in page.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    for asset in ("/static/app.js", "/static/style.css", "/"):
+        text = c.get(asset).text
+        assert "http://" not in text and "https://" not in text, f"{asset} refers to another site"
+    cfg = c.get("/api/config").json()
+    assert {"random", "greedy", "heuristic", "rlcard_rule", "search"} <= set(cfg["agents"])
+    assert set(cfg["presets"]) == {"classic", "official", "swap_hands", "house"}
+
+
+def test_host_header_is_checked_when_serving_localhost():
+    c = TestClient(create_app(Settings(allowed_hosts=["127.0.0.1", "localhost"])), base_url="http://evil.example")
+    assert c.get("/api/config").status_code == 400
+    ok = TestClient(create_app(Settings(allowed_hosts=["127.0.0.1", "localhost"])), base_url="http://127.0.0.1:8000")
+    assert ok.get("/api/config").status_code == 200
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--port", "0"], "--port must be 1..65535"),
+    (["--agent", "nolabel"], "--agent takes LABEL=SPEC"),
+    (["--agent", "x=nowhere.zip"], "unknown agent"),
+])
+def test_cli_refuses_bad_options(argv, message, capsys):
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err

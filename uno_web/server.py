@@ -1,0 +1,384 @@
+"""``uno-web``: the web table (play against any agents) and the replay viewer, served by FastAPI.
+
+    uno-web                          # http://127.0.0.1:8000, this machine only
+    uno-web --agent mine=runs/x/model.zip --port 8080
+
+The API (JSON; every error is ``{"error": "<what was wrong and what is allowed>"}`` with a 4xx):
+
+| request | does |
+|---|---|
+| ``GET /api/config`` | presets, rule options, the agents offered, limits |
+| ``POST /api/games`` | a new game: ``{players, seat, agents, preset, options, seed}`` |
+| ``GET /api/games/{id}?since=k`` | the human seat's view (events from number ``k`` on) |
+| ``POST /api/games/{id}/move`` | ``{action}``: the human's move, checked against the legal mask |
+| ``POST /api/games/{id}/advance`` | one agent's move (the browser animates them one by one) |
+| ``GET /api/games/{id}/record`` | the record of a finished game |
+| ``POST /api/games/{id}/replay`` | open a finished game in the replay viewer |
+| ``DELETE /api/games/{id}`` | end a game |
+| ``POST /api/replays`` | open a record (``record=True`` JSON) in the replay viewer |
+| ``GET /api/replays/{id}/frames/{k}?seat=s`` | the table after k actions, from seat s or (no seat) omniscient |
+
+The browser only ever receives what the human seat may see (docs/rules.md R11): views are
+decoded from ``Engine.observe(seat)``, moves from the legal mask, the log from record events
+with other seats' cards removed (``uno_web.views``); a game's record, which shows every hand,
+is given only once the game is over.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Sequence
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+from agents.registry import agent_names, make_agent
+from uno_env import PRESETS, UnoRules, parse_rules
+from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
+
+from .games import Game, Replay, Store, WebError
+
+STATIC = Path(__file__).parent / "static"
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+MAX_BODY = 16 * 1024  # every request but a record upload is a few hundred bytes
+MAX_RECORD_BODY = 4 * 1024 * 1024  # a 20,000-action record is about 1.5 MB of JSON
+MAX_SEARCH_ROLLOUTS = 20_000
+MAX_SEARCH_MS = 5_000.0
+_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_SEARCH_RE = re.compile(r"search:(\d{1,6})")
+_SEARCH_MS_RE = re.compile(r"search:(\d{1,5}(?:\.\d+)?)ms")
+log = logging.getLogger("uno_web")
+
+
+class NewGame(BaseModel):
+    """Body of ``POST /api/games``."""
+
+    model_config = ConfigDict(extra="forbid")
+    players: StrictInt = Field(2, description="number of players, you included (2-10)")
+    seat: StrictInt = Field(0, description="your seat, 0..players-1")
+    agents: list[str] = Field(["heuristic"], description="one agent for every other seat, or one per other seat")
+    preset: str = "classic"
+    options: dict[str, Any] = Field(default_factory=dict, description="rule options over the preset")
+    seed: StrictInt | None = Field(None, description="seed of the deal and the agents; random when null")
+
+
+class Move(BaseModel):
+    """Body of ``POST /api/games/{id}/move``."""
+
+    model_config = ConfigDict(extra="forbid")
+    action: StrictInt
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = [str(x) for x in err.get("loc", ()) if x != "body"]
+        if err.get("type") == "json_invalid":
+            parts.append("the request body is not valid JSON")
+        elif err.get("type") == "extra_forbidden":
+            parts.append(f"unknown field {'.'.join(loc)!r}")
+        elif not loc and err.get("type") in ("model_attributes_type", "dict_type"):
+            parts.append("the request body must be a JSON object (sent with Content-Type: application/json)")
+        elif err.get("type") == "missing":
+            parts.append(f"missing field {'.'.join(loc) or 'body'!r}")
+        else:
+            parts.append(f"{'.'.join(loc) or 'body'}: {err.get('msg')} (got {err.get('input')!r})"[:300])
+    return "; ".join(parts) or "invalid request"
+
+
+class BodyLimit:
+    """ASGI middleware: refuse bodies over the limit with 413 before the app reads them."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = MAX_RECORD_BODY if scope["path"] == "/api/replays" else MAX_BODY
+        body, more = b"", True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > limit:
+                response = _error(413, f"request body over {limit} bytes (the limit for {scope['path']})")
+                await response(scope, receive, send)
+                return
+        replayed = False
+
+        async def replay_body() -> dict:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay_body, send)
+
+
+@dataclass
+class Settings:
+    """What a server holds and for how long; ``extra_agents`` maps labels given at start to agents."""
+
+    max_games: int = 500
+    max_replays: int = 100
+    idle_minutes: float = 30.0
+    extra_agents: dict[str, Any] = field(default_factory=dict)
+    allowed_hosts: Sequence[str] | None = None
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The ASGI app: API, static page and the safety middleware."""
+    s = settings or Settings()
+    games: Store[Game] = Store("game", s.max_games, s.idle_minutes * 60)
+    replays: Store[Replay] = Store("replay", s.max_replays, s.idle_minutes * 60)
+    app = FastAPI(title="uno-web", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.games, app.state.replays, app.state.settings = games, replays, s
+
+    @app.exception_handler(WebError)
+    async def _web_error(request: Request, exc: WebError) -> JSONResponse:
+        return _error(exc.status, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return _error(422, _validation_message(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 404:
+            return _error(404, f"no such page or endpoint: {request.method} {request.url.path} (the API is under /api/)")
+        if exc.status_code == 405:
+            return _error(405, f"{request.method} is not allowed on {request.url.path}")
+        return _error(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def _crash(request: Request, exc: Exception) -> JSONResponse:
+        # A fault (say an agent that raises) ends this request only; other games hold their own state.
+        log.error("uno-web: %s %s failed", request.method, request.url.path, exc_info=exc)
+        return _error(500, f"internal error while serving {request.method} {request.url.path}: "
+                           f"{type(exc).__name__}; other games are unaffected")
+
+    @app.middleware("http")
+    async def _headers(request: Request, call_next: Any) -> Any:
+        response = await call_next(request)
+        # Everything is served from here: the policy makes any CDN or inline script fail loudly.
+        response.headers["Content-Security-Policy"] = "default-src 'self'; img-src 'self' data:"
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        if request.url.path.startswith("/api/"):
+            response.headers["Cache-Control"] = "no-store"
+        return response
+
+    app.add_middleware(BodyLimit)
+    if s.allowed_hosts:
+        # A page on another site that rebinds its name to 127.0.0.1 sends its own Host header.
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(s.allowed_hosts))
+
+    offered = [*agent_names(), *s.extra_agents]
+
+    def agent_for(spec: Any, rules: UnoRules) -> Any:
+        if not isinstance(spec, str):
+            raise WebError(422, f"an agent is a name, got {spec!r}")
+        spec = spec.strip()
+        if spec in s.extra_agents:
+            return s.extra_agents[spec]
+        m, mt = _SEARCH_RE.fullmatch(spec), _SEARCH_MS_RE.fullmatch(spec)
+        ok = spec in agent_names() or (m and 0 < int(m.group(1)) <= MAX_SEARCH_ROLLOUTS) or (
+            mt and 0 < float(mt.group(1)) <= MAX_SEARCH_MS)
+        if not ok:
+            # Paths are never taken from a browser: loading a saved model unpickles a file.
+            raise WebError(422, f"agent {spec!r} is not offered; choose one of {offered}, search:N "
+                                f"(N rollouts, 1..{MAX_SEARCH_ROLLOUTS}) or search:Tms (T in (0, {MAX_SEARCH_MS:g}])")
+        return make_agent(spec, rules)
+
+    def game_of(game_id: str) -> Game:
+        if not _ID_RE.fullmatch(game_id):
+            raise WebError(400, "a game id is 1-64 characters of A-Z, a-z, 0-9, _ and -")
+        return games.get(game_id)
+
+    def replay_of(replay_id: str) -> Replay:
+        if not _ID_RE.fullmatch(replay_id):
+            raise WebError(400, "a replay id is 1-64 characters of A-Z, a-z, 0-9, _ and -")
+        return replays.get(replay_id)
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/api/config")
+    def config() -> dict[str, Any]:
+        return {
+            "presets": {k: v for k, v in PRESETS.items()},
+            "options": UnoRules().to_dict(),
+            "agents": offered,
+            "search_limits": {"rollouts": MAX_SEARCH_ROLLOUTS, "ms": MAX_SEARCH_MS},
+            "players": [MIN_PLAYERS, MAX_PLAYERS],
+            "idle_minutes": s.idle_minutes,
+        }
+
+    @app.post("/api/games")
+    def new_game(body: NewGame) -> dict[str, Any]:
+        n = body.players
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise WebError(422, f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {n}")
+        if not 0 <= body.seat < n:
+            raise WebError(422, f"seat must be 0..{n - 1} for {n} players, got {body.seat}")
+        if body.preset not in PRESETS:
+            raise WebError(422, f"unknown preset {body.preset!r}; presets are {list(PRESETS)}")
+        if body.seed is not None and not 0 <= body.seed < 2**63:
+            raise WebError(422, f"seed must be an integer in 0..2**63-1 or null, got {body.seed}")
+        try:
+            rules = parse_rules({**PRESETS[body.preset], **body.options})
+        except (ValueError, TypeError) as exc:
+            raise WebError(422, f"bad rule options: {exc}") from None
+        if rules.open_hands:
+            raise WebError(422, "option open_hands is not offered at the web table (it would show every hand)")
+        if rules.illegal_action != "raise":
+            raise WebError(422, "option illegal_action must be 'raise' at the web table: illegal moves are refused")
+        others = n - 1
+        specs = body.agents * others if len(body.agents) == 1 else body.agents
+        if len(specs) != others:
+            raise WebError(422, f"agents needs 1 name (for every other seat) or {others} (one per other seat, "
+                                f"clockwise from your left), got {len(body.agents)}")
+        agents: list[Any] = [None] * n
+        names = [f"you (seat {body.seat})"] * n
+        for k, seat in enumerate(p for p in range(n) if p != body.seat):
+            agents[seat] = agent_for(specs[k], rules)
+            names[seat] = f"{getattr(agents[seat], 'name', specs[k])} (seat {seat})"
+        try:
+            game = Game(n, rules, body.seat, agents, names, body.seed)
+        except ValueError as exc:  # e.g. more cards dealt than the deck holds
+            raise WebError(422, f"cannot deal this table: {exc}") from None
+        game_id = games.add(game)
+        with game.lock:
+            return {"game_id": game_id, "names": names, "rules": rules.to_dict(), **game.view()}
+
+    @app.get("/api/games/{game_id}")
+    def get_game(game_id: str, since: int = 0) -> dict[str, Any]:
+        game = game_of(game_id)
+        if since < 0:
+            raise WebError(422, f"since must be >= 0 (an event number), got {since}")
+        with game.lock:
+            return game.view(since)
+
+    @app.post("/api/games/{game_id}/move")
+    def move(game_id: str, body: Move, since: int = 0) -> dict[str, Any]:
+        game = game_of(game_id)
+        with game.lock:
+            game.move(body.action)
+            return game.view(since)
+
+    @app.post("/api/games/{game_id}/advance")
+    def advance(game_id: str, since: int = 0) -> dict[str, Any]:
+        game = game_of(game_id)
+        with game.lock:
+            mover = game.advance()
+            return {"mover": mover, **game.view(since)}
+
+    @app.get("/api/games/{game_id}/record")
+    def record(game_id: str) -> dict[str, Any]:
+        game = game_of(game_id)
+        with game.lock:
+            return game.record()
+
+    @app.post("/api/games/{game_id}/replay")
+    def game_replay(game_id: str) -> dict[str, Any]:
+        game = game_of(game_id)
+        with game.lock:
+            rec = game.record()
+        r = Replay(rec)
+        r.names = game.names
+        return {"replay_id": replays.add(r), "length": r.length, "num_players": r.num_players, "names": r.names}
+
+    @app.delete("/api/games/{game_id}")
+    def end_game(game_id: str) -> dict[str, Any]:
+        game_of(game_id)
+        games.remove(game_id)
+        return {"ended": game_id}
+
+    @app.post("/api/replays")
+    async def new_replay(request: Request) -> dict[str, Any]:
+        try:
+            rec = json.loads(await request.body())
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise WebError(422, f"the request body is not valid JSON: {exc}") from None
+        r = Replay(rec)
+        return {"replay_id": replays.add(r), "length": r.length, "num_players": r.num_players, "names": r.names}
+
+    @app.get("/api/replays/{replay_id}/frames/{k}")
+    def frame(replay_id: str, k: int, seat: int | None = None) -> dict[str, Any]:
+        r = replay_of(replay_id)
+        with r.lock:
+            return r.frame(k, seat)
+
+    return app
+
+
+@dataclass
+class Args:
+    """Command-line options of ``uno-web``."""
+
+    host: str = "127.0.0.1"
+    """address to bind; the default serves this machine only (0.0.0.0 exposes it to the network)"""
+    port: int = 8000
+    """port to listen on"""
+    agent: tuple[str, ...] = ()
+    """extra agents offered at the table, LABEL=SPEC each (a saved model: mine=runs/x/model.zip)"""
+    max_games: int = 500
+    """live games held at once (a new game beyond it gets 503)"""
+    idle_minutes: float = 30.0
+    """a game or replay with no request for this long is dropped"""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``uno-web``: serve until interrupted; 2 on bad options."""
+    import tyro
+    import uvicorn
+
+    args = tyro.cli(Args, args=argv, prog="uno-web", description=__doc__.splitlines()[0])
+    try:
+        if not 1 <= args.port <= 65535:
+            raise ValueError(f"--port must be 1..65535, got {args.port}")
+        if args.max_games < 1 or args.idle_minutes <= 0:
+            raise ValueError("--max-games must be >= 1 and --idle-minutes > 0")
+        extra = {}
+        for spec in args.agent:
+            label, sep, body = spec.partition("=")
+            if not sep or not label.strip() or not body.strip():
+                raise ValueError(f"--agent takes LABEL=SPEC (mine=runs/x/model.zip), got {spec!r}")
+            extra[label.strip()] = make_agent(spec, "classic")
+    except ValueError as exc:
+        sys.stderr.write(f"uno-web: error: {exc}\n")
+        return 2
+    local = args.host in LOCAL_HOSTS
+    hosts = None if not local else [*LOCAL_HOSTS, "[::1]"]
+    app = create_app(Settings(max_games=args.max_games, idle_minutes=args.idle_minutes, extra_agents=extra,
+                              allowed_hosts=hosts))
+    where = "this machine only" if local else "EVERY NETWORK INTERFACE: anyone who can reach this port can play"
+    print(f"uno-web: serving http://{args.host}:{args.port}/ ({where})", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

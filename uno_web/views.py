@@ -1,0 +1,177 @@
+"""What the browser may see (R11): a seat's table view decoded from ``Engine.observe(seat)``,
+record events with other seats' hidden cards removed, and the omniscient view of a replay.
+
+Nothing here reads ``game_state()``'s hands for a live game: the seat view comes from the
+observation vector only (the same numbers an agent gets), the legal moves from the mask, and
+the log from record events passed through ``public_event``, a whitelist that keeps card ids
+only for cards every player saw (played, turned up) or the viewer's own.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from uno_env import action_name, card_name, describe_event
+from uno_env.actions import (
+    ACCEPT, CALL_UNO, CATCH_UNO, CHALLENGE, CHOOSE_COLOR_FIRST, DOUBLE_FIRST, DRAW, PASS, SWAP_FIRST,
+    card_of_double,
+)
+from uno_env.cards import CARD_COLOR, COLOR_NAMES, NUM_CARD_TYPES
+from uno_env.observation import OBS_OFFSETS, PHASE_NAMES, SCORE_SCALE
+
+# Event types whose cards every player sees (face-up cards), so they pass as they are.
+_PUBLIC_TYPES = {
+    "flip", "return_first_card", "play", "color", "challenge", "accept", "penalty", "pass", "reshuffle",
+    "score", "round_end", "match_end", "shuffle_hands", "swap", "call_uno", "catch_uno", "discard_wild",
+    "eliminated", "truncate",
+}
+# Event types that name cards only their receiver sees.
+_PRIVATE_CARD_TYPES = {"deal", "draw", "redeal"}
+_PLAYER_RE = re.compile(r"\bplayer (\d+)\b")
+
+
+def _field(o: np.ndarray, name: str, size: int) -> np.ndarray:
+    at = OBS_OFFSETS[name]
+    return o[at:at + size]
+
+
+def _counts_to_cards(counts: np.ndarray) -> list[int]:
+    out: list[int] = []
+    for t in np.flatnonzero(counts > 0.5):
+        out += [int(t)] * int(counts[t] + 0.5)
+    return out
+
+
+def _one_hot(values: np.ndarray) -> int | None:
+    hits = np.flatnonzero(values > 0.5)
+    return int(hits[0]) if hits.size else None
+
+
+def card_info(card: int) -> dict[str, Any]:
+    """A card as the browser draws it: id, name and colour name (``wild`` for wilds)."""
+    color = int(CARD_COLOR[card])
+    return {"id": int(card), "name": card_name(card), "color": COLOR_NAMES[color] if color >= 0 else "wild"}
+
+
+def action_info(action: int) -> dict[str, Any]:
+    """A legal action as the browser offers it: id, name, kind and the card or colour it names."""
+    a = int(action)
+    info: dict[str, Any] = {"id": a, "name": action_name(a)}
+    if a < NUM_CARD_TYPES:
+        info.update(kind="play", card=a)
+    elif a >= DOUBLE_FIRST:
+        info.update(kind="double", card=int(card_of_double(a)))
+    elif a == DRAW:
+        info["kind"] = "draw"
+    elif a == PASS:
+        info["kind"] = "pass"
+    elif CHOOSE_COLOR_FIRST <= a < CHOOSE_COLOR_FIRST + 4:
+        info.update(kind="color", color=COLOR_NAMES[a - CHOOSE_COLOR_FIRST])
+    elif a in (CHALLENGE, ACCEPT):
+        info["kind"] = "challenge" if a == CHALLENGE else "accept"
+    elif a in (CALL_UNO, CATCH_UNO):
+        info["kind"] = "call_uno" if a == CALL_UNO else "catch_uno"
+    elif a >= SWAP_FIRST:
+        info.update(kind="swap", offset=a - SWAP_FIRST + 1)
+    return info
+
+
+def seat_view(observation: np.ndarray, seat: int, num_players: int, names: list[str]) -> dict[str, Any]:
+    """The table as ``seat`` sees it, decoded from its observation row (float32 [D]) alone."""
+    o = observation
+    n = num_players
+    hand = _counts_to_cards(_field(o, "hand", NUM_CARD_TYPES))
+    top = _one_hot(_field(o, "top_card", NUM_CARD_TYPES))
+    color = _one_hot(_field(o, "current_color", 4))
+    phase = _one_hot(_field(o, "phase", len(PHASE_NAMES)))
+    drawn = _one_hot(_field(o, "drawn_card", NUM_CARD_TYPES))
+    sizes = _field(o, "hand_sizes", n)
+    scores = _field(o, "scores", n)
+    uno = _field(o, "uno_called", n)
+    eliminated = _field(o, "eliminated", n)
+    catchable = _field(o, "catchable", n)
+    partner = _field(o, "partner", n)
+    seats = []
+    for slot in range(n):
+        s = (seat + slot) % n  # slot k is the seat k places clockwise from the observer
+        seats.append({
+            "seat": s,
+            "name": names[s],
+            "hand_size": int(sizes[slot] + 0.5),
+            "score": int(round(float(scores[slot]) * SCORE_SCALE)),
+            "uno": bool(uno[slot] > 0.5),
+            "eliminated": bool(eliminated[slot] > 0.5),
+            "catchable": bool(catchable[slot] > 0.5),
+            "partner": bool(partner[slot] > 0.5),
+        })
+    seats.sort(key=lambda x: x["seat"])
+    return {
+        "seat": seat,
+        "hand": [card_info(c) for c in hand],
+        "top_card": card_info(top) if top is not None else None,
+        "current_color": COLOR_NAMES[color] if color is not None else None,
+        "phase": PHASE_NAMES[phase] if phase is not None else None,
+        "direction": int(round(float(_field(o, "direction", 1)[0]))),
+        "pending_draw": int(_field(o, "pending_draw", 1)[0] + 0.5),
+        "drawn_card": card_info(drawn) if drawn is not None else None,
+        "draw_pile_size": int(_field(o, "draw_pile_size", 1)[0] + 0.5),
+        "round": int(_field(o, "round", 1)[0] + 0.5),
+        "seats": seats,
+    }
+
+
+def _name_players(text: str, names: list[str]) -> str:
+    return _PLAYER_RE.sub(lambda m: names[int(m.group(1))] if int(m.group(1)) < len(names) else m.group(0), text)
+
+
+def public_event(event: dict[str, Any], viewer: int | None, names: list[str]) -> dict[str, Any]:
+    """A record event as ``viewer`` may see it (None: omniscient, for replays only): other
+    seats' dealt and drawn cards become counts; unknown event types pass as their type alone."""
+    kind = event.get("type")
+    player = event.get("player")
+    if kind in _PRIVATE_CARD_TYPES:
+        cards = event["cards"]
+        if viewer is None or player == viewer:
+            out = {"type": kind, "player": player, "cards": list(cards), "text": describe_event(event)}
+        else:
+            n = len(cards)
+            what = {"deal": "is dealt", "redeal": "is dealt", "draw": "draws"}[kind]
+            text = f"player {player} {what} {n} card{'s' * (n != 1)}"
+            if kind == "draw":
+                text += f" ({event['reason'].replace('_', ' ')})"
+            out = {"type": kind, "player": player, "count": n, "text": text}
+        if kind == "draw":
+            out["reason"] = event["reason"]
+    elif kind in _PUBLIC_TYPES:
+        out = dict(event)
+        out["text"] = describe_event(event)
+    else:  # a type this module does not know: its fields may hold hidden cards, so pass none
+        out = {"type": str(kind), "text": str(kind)}
+    out["text"] = _name_players(out["text"], names)
+    return out
+
+
+def omniscient_view(state: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """Every hand and the whole table from ``game_state()``: for replays, never for live play."""
+    n = state["num_players"]
+    return {
+        "seat": None,
+        "hands": [[card_info(c) for c in sorted(h)] for h in state["hands"]],
+        "top_card": card_info(state["top_card"]),
+        "current_color": COLOR_NAMES[state["current_color"]] if state["current_color"] is not None else None,
+        "phase": state["phase"],
+        "direction": state["direction"],
+        "pending_draw": state["pending_draw"],
+        "drawn_card": None,
+        "draw_pile_size": state["draw_pile_size"],
+        "round": state["round"],
+        "seats": [
+            {"seat": s, "name": names[s], "hand_size": len(state["hands"][s]), "score": state["scores"][s],
+             "uno": state["uno_called"][s], "eliminated": state["eliminated"][s], "catchable": False,
+             "partner": False}
+            for s in range(n)
+        ],
+    }
