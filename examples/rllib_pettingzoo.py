@@ -68,6 +68,8 @@ def main() -> None:
     batch = min(args.budget, 2000)
     config = (
         PPOConfig()
+        # RLlib's env pre-check steps unmasked action_space.sample()s, which env() ends as illegal
+        # moves (with PettingZoo's warning); the masked training below never makes one.
         .environment("uno", disable_env_checking=True)
         .env_runners(num_env_runners=0)  # sample in this process: the quickest start for a demo
         .multi_agent(policies={"shared"}, policy_mapping_fn=lambda agent_id, episode, **kw: "shared")

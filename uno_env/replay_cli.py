@@ -4,7 +4,8 @@
     uno-replay game.json --view 1        # what seat 1 could see (docs/rules.md R11)
     uno-replay games.jsonl --game 3 --no-pause
 
-A record is what ``Engine(..., record=True).record(i)`` returns (also ``uno-play --save FILE``):
+A record is what ``Engine(..., record=True).record(i)`` returns (``uno-play --save FILE`` and
+``evaluate.py --save-games N`` write them too):
 ``num_players``, ``rules``, ``start`` and the ``actions`` and ``events`` of one round. FILE
 holds one record as JSON, a JSON list of records, or JSON Lines (one record a line); ``--game``
 picks one. The record is first replayed and checked (``uno_env.replay``), then shown step by
