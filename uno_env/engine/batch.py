@@ -262,15 +262,12 @@ def step_batch_parallel(buf, actions, validate):
 
 
 @njit(cache=True)
-def observe_batch(s, cfg, seats, out):
-    """Observation of game b from seat seats[b], for every game."""
-    for b in range(seats.shape[0]):
-        write_obs_call(s, cfg, b, seats[b], out, b)
-
-
-@njit(cache=True)
-def observe_some(s, cfg, seats, which, out):
-    """observe_batch for the games b with which[b] only."""
+def observe_batch(buf, seats, which, out):
+    """Observation of game b from seat seats[b] into out[b], for every game b with which[b]
+    (one entry for all games or some: each entry point costs compile time)."""
+    (g, pl, hands, piles, rng, ev, evn, cfg, _points, _deck, _obs, _mask, _cur, _rewards, _term, _trunc,
+     _final_obs, _codes) = unpack(buf)
+    s = (g, pl, hands, piles, rng, ev, evn)
     for b in range(seats.shape[0]):
         if which[b]:
             write_obs_call(s, cfg, b, seats[b], out, b)

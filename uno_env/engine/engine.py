@@ -351,10 +351,7 @@ class Engine:
             raise ValueError(
                 f"out must be a writeable C-contiguous float32 array of shape {(self.num_envs, self.observation_size)}, got {got}"
             )
-        if which is None:
-            batch.observe_batch(self._state, self._cfg, seats_arr, out)
-        else:
-            batch.observe_some(self._state, self._cfg, seats_arr, which, out)
+        batch.observe_batch(self._buf, seats_arr, self._all if which is None else which, out)
         return out
 
     def _seed_array(self, seed: Any) -> np.ndarray:
