@@ -10,6 +10,8 @@ A page asks for a generated part with a directive alone on its line (or inline, 
     <!-- uno:include PATH -->     a Markdown file of the repository (e.g. benchmarks/results/benchmarks.md),
                                   its headings moved one level down
     <!-- uno:readme-section TITLE -->  the body of README.md's ``## TITLE`` section
+    <!-- uno:examples -->         examples/README.md (without its title), then one section per
+                                  examples/*.py: its docstring and its source, folded
     <!-- uno:docstring NAME -->  the docstring of an object as the code fills it at import time
                                   (e.g. uno_env.raw_env, whose tables come from uno_env.docs),
                                   its headings moved one level down
@@ -93,6 +95,27 @@ def _docstring(name: str) -> str:
     raise DirectiveError(f"uno:docstring {name}: no such object")
 
 
+def _examples() -> str:
+    import ast
+
+    folder = ROOT / "examples"
+    scripts = sorted(folder.glob("*.py"))
+    if not scripts:
+        raise DirectiveError("uno:examples: examples/ has no script")
+    parts = []
+    readme = folder / "README.md"
+    if readme.is_file():
+        parts.append(re.sub(r"\A# .*\n", "", readme.read_text()).strip("\n"))
+    for script in scripts:
+        source = script.read_text()
+        doc = ast.get_docstring(ast.parse(source)) or ""
+        summary, _, rest = doc.partition("\n")
+        folded = "\n".join("    " + line if line else "" for line in ["```python", *source.rstrip("\n").split("\n"), "```"])
+        parts.append(f"## `{script.name}`\n\n{summary}\n{rest}\n\n"
+                     f'??? example "The source: examples/{script.name}"\n\n{folded}')
+    return "\n\n".join(parts) + "\n"
+
+
 def _demote(text: str) -> str:
     """Markdown headings one level down, outside fenced code."""
     out, fenced = [], False
@@ -118,6 +141,8 @@ def expand(markdown: str) -> str:
             return _readme_section(arg)
         if name == "docstring":
             return _docstring(arg)
+        if name == "examples" and not arg:
+            return _examples()
         if tables is None:
             tables = _tables()
         if name not in tables or arg:
