@@ -33,6 +33,17 @@ chunk.
     python evaluate.py --games 100000 --chunk-games 10000 --ray                  # local Ray, 2 CPUs
     python evaluate.py --games 100000 --chunk-games 10000 --ray --address auto   # a running cluster
 
+**The ladder.** ``--ladder AGENT`` rates one agent on the fixed, versioned reference ladder
+(``arena.ladder``; v1: rungs random, greedy, rlcard_rule, heuristic, search:64, rules classic,
+fixed seeds and games, the rungs' games among themselves and their ratings stored in
+``arena/ladder_v1.json``, random = 1000), with 2 or 4 players (``--num-players 4``: tables of
+the agent and three rungs). It prints the ladder table (agent, rating, 95% interval, win rate
+against each rung) and writes ``<output_dir>/ladder.json``, the same on every run for the same
+agent:
+
+    python evaluate.py --ladder runs/uno_ppo/model.zip
+    python evaluate.py --ladder heuristic --num-players 4
+
 Output: a Markdown table on stdout; ``<output_dir>/tournament.json`` (configuration, every
 table, pooled numbers per agent, pairwise counts, ratings); ``<output_dir>/win_rates.png``
 (the row agent's win rate in the games it shared with the column agent) and
@@ -53,6 +64,7 @@ import tyro
 
 from agents.registry import make_agent
 from arena import TableResult, TournamentResult, tournament
+from arena.ladder import LADDER_V1, LadderResult, rate_on_ladder
 from uno_env import Engine, parse_rules
 
 
@@ -96,6 +108,14 @@ class Args:
     'ray start'); empty: start a local Ray with --num-cpus CPUs"""
     num_cpus: int = 2
     """with --ray and no --address: CPUs of the local Ray"""
+    ladder: str = ""
+    """rate this one agent spec on the reference ladder v1 (arena.ladder) with --num-players 2 or 4;
+    the ladder fixes the games, seed, rules and batch size, so --agents, --rules, --games, --seed,
+    --batch-size, --chunk-games and --anchor* may not be given with it"""
+
+
+# What the ladder fixes itself (arena.ladder.LADDER_V1): giving any of these with --ladder is an error.
+LADDER_FIXES = ("agents", "rules", "games", "seed", "batch_size", "chunk_games", "anchor", "anchor_rating")
 
 
 def plot_results(result: TournamentResult, output_dir: str) -> list[str]:
@@ -149,6 +169,38 @@ def plot_results(result: TournamentResult, output_dir: str) -> list[str]:
     return paths
 
 
+def ladder_main(args: Args) -> LadderResult:
+    """``--ladder``: rate one agent on ladder v1; print the ladder table; write ladder.json."""
+    fixed = [f"--{f.name.replace('_', '-')}" for f in dataclasses.fields(Args)
+             if f.name in LADDER_FIXES and getattr(args, f.name) != f.default]
+    if fixed:
+        raise ValueError(f"--ladder plays the ladder's own games, seed and rules: drop {', '.join(fixed)} (with "
+                         f"--ladder only --num-players 2 or 4, --deterministic, --torch-threads, --output-dir and "
+                         f"--ray/--address/--num-cpus apply)")
+    spec = LADDER_V1
+    spec.games_per_table(args.num_players)  # a ValueError naming the player counts the ladder defines
+    agent = make_agent(args.ladder, spec.rules, deterministic=args.deterministic)
+    if args.torch_threads and "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(args.torch_threads)
+    play_chunks = None
+    if args.ray:
+        from arena.remote import ray_chunks  # ray: a heavy optional dependency
+
+        play_chunks = ray_chunks(args.address, args.num_cpus)
+    t0 = time.time()
+    result = rate_on_ladder(agent, args.num_players, spec, play_chunks=play_chunks,
+                            progress=lambda r: print(f"  {' vs '.join(r.names)}: {r.games:,} games in "
+                                                     f"{r.seconds:.1f} s", file=sys.stderr, flush=True))
+    print(result.markdown())
+    os.makedirs(args.output_dir, exist_ok=True)
+    path = os.path.join(args.output_dir, "ladder.json")
+    with open(path, "w") as f:
+        json.dump({"spec": args.ladder, **result.to_dict()}, f, indent=2)
+    # Timing on stderr only: ladder.json and stdout stay identical run to run.
+    print(f"wrote {path} ({(time.time() - t0) / 60:.1f} min)", file=sys.stderr)
+    return result
+
+
 def save_games(agents: list, args: Args, rules) -> str:
     """Play ``--save-games`` recorded rounds of the first table and write them as JSON Lines; the path."""
     table = [agents[k % len(agents)] for k in range(args.num_players)]  # seat k: the k-th agent given
@@ -168,13 +220,15 @@ def save_games(agents: list, args: Args, rules) -> str:
     return path
 
 
-def main(args: Args) -> TournamentResult:
-    """Run the tournament; print the Markdown tables; write the JSON and the plots."""
+def main(args: Args) -> TournamentResult | LadderResult:
+    """Run the tournament (or the ladder); print the Markdown tables; write the JSON and the plots."""
     for name in ("games", "chunk_games", "batch_size", "num_cpus"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
     if args.save_games < 0:
         raise ValueError(f"--save-games must be >= 0, got {args.save_games}")
+    if args.ladder:
+        return ladder_main(args)
     rules = parse_rules(args.rules)
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     agents = [make_agent(s, rules, deterministic=args.deterministic) for s in specs]

@@ -6,6 +6,7 @@
 | ``arena.tournament`` | ``play_table``, ``tournament`` (every table, in seeded chunks), ``TournamentResult`` |
 | ``arena.ratings`` | ``wilson_interval``, ``bradley_terry`` |
 | ``arena.remote`` | Ray: ``init_ray``, ``ray_chunks`` (not imported here: it needs ``ray``) |
+| ``arena.ladder`` | the versioned reference ladder (``LADDER_V1``, ``rate_on_ladder``; not imported here: it builds agents with ``agents.registry``) |
 
 Layer: the harness imports ``uno_env``'s public names (and callers pass agents in); nothing in
 ``uno_env`` or ``agents`` imports it.

@@ -1,0 +1,337 @@
+"""The reference ladder: one agent rated against fixed, versioned reference agents (``evaluate.py --ladder``).
+
+```python
+from arena.ladder import LADDER_V1, rate_on_ladder
+r = rate_on_ladder(make_agent("runs/x/model.zip", LADDER_V1.rules), num_players=2)
+print(r.markdown())
+```
+
+| piece | what it is |
+|---|---|
+| ``LadderSpec`` / ``LADDER_V1`` | a ladder version: the rungs (agent specs), rules, games per table for 2 and 4 players, seed, batch size |
+| ``build_reference(spec, num_players)`` | the rungs' games among themselves (every table of distinct rungs) and their ratings |
+| ``load_reference(spec)`` | those results as stored in ``arena/ladder_<version>.json`` (checked against the definition) |
+| ``rate_on_ladder(agent, num_players)`` | the newcomer's games against the rungs and its rating (``LadderResult``) |
+
+**Why the reference results are stored, not replayed.** The rungs' games among themselves are
+part of the ladder's definition: ``arena/ladder_v1.json`` holds them (every table's wins and
+who beat whom) and the rungs' ratings fitted on them (Bradley–Terry, ``arena.ratings``,
+``random`` = 1000). They are deterministic given the seeds, so replaying them would give the
+same numbers, but storing them (a) makes a ``--ladder`` run cost only the newcomer's games and
+(b) pins the scale even if a later engine change alters the games: the rungs' ratings are
+constants of the version, and a new scale needs a new version (``python -m arena.ladder
+--check`` replays the reference games and says whether they still match).
+
+**The newcomer's rating.** With the rungs' ratings held fixed, the newcomer's rating is the
+maximum-likelihood Bradley–Terry rating given its pairwise results against them (each game:
+the winner beat every other player at the table, as in ``arena.ratings``), with half a win
+added each way per rung it met, as ``bradley_terry`` does, so that winning or losing every
+game still gives a finite rating. Its 95% interval is ``± 1.96`` standard errors from the
+Fisher information of its own games: the rungs are constants of the ladder, not estimates, so
+two papers quoting ladder v1 ratings use the same scale. Adding a newcomer never moves a rung.
+
+**Games.** With ``P`` players the newcomer plays one table with every ``P - 1`` distinct rungs
+(2 players: each rung once; 4 players with 5 rungs: 10 tables), ``games[P]`` games per table,
+seats rotated; table t is seeded ``derive_seed(derive_seed(seed, 1000 + P), t)``, the
+reference tables ``derive_seed(derive_seed(seed, P), t)``. A table is one chunk, so
+``play_chunks`` (``arena.remote.ray_chunks``) may play it elsewhere with the same result. The
+output (printed table and JSON) is a function of the newcomer alone.
+"""
+
+from __future__ import annotations
+
+import datetime
+import itertools
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from agents.registry import make_agent
+from uno_env import Agent, parse_rules
+
+from .match import agent_name
+from .ratings import bradley_terry, wilson_interval
+from .tournament import Chunk, PlayChunks, TableResult, derive_seed, play_chunks_here
+
+__all__ = ["LadderSpec", "LADDER_V1", "LADDERS", "LadderResult", "build_reference", "load_reference",
+           "reference_path", "write_reference", "rate_on_ladder", "rate_against"]
+
+Z95 = 1.959963984540054
+ELO = 400.0 / math.log(10.0)  # Elo points per natural-log unit of odds
+
+
+@dataclass(frozen=True)
+class LadderSpec:
+    """A ladder version: everything its ratings are a function of (module docstring)."""
+
+    version: str
+    rungs: tuple[str, ...]  # agents.registry specs; the first is the anchor
+    rules: str
+    games: tuple[tuple[int, int], ...]  # (num_players, games per table)
+    seed: int
+    batch_size: int
+    anchor_rating: float = 1000.0
+
+    def games_per_table(self, num_players: int) -> int:
+        """Games per table with ``num_players`` players; ValueError naming the supported counts."""
+        table = dict(self.games)
+        if num_players not in table:
+            raise ValueError(f"ladder {self.version} is defined for {' and '.join(map(str, sorted(table)))} players, "
+                             f"got --num-players {num_players}")
+        return table[num_players]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready definition (what the stored file must match)."""
+        d = asdict(self)
+        d["rungs"] = list(self.rungs)
+        d["games"] = {str(p): g for p, g in self.games}
+        return d
+
+
+# search:64: the strongest rung that keeps a --ladder run in minutes on 2 shared cores
+# (about 45 ms per 2-player game against heuristic, measured 2026-11-24).
+LADDER_V1 = LadderSpec(version="v1", rungs=("random", "greedy", "rlcard_rule", "heuristic", "search:64"),
+                       rules="classic", games=((2, 4000), (4, 1000)), seed=15, batch_size=1024)
+LADDERS = {LADDER_V1.version: LADDER_V1}
+
+
+def reference_path(spec: LadderSpec = LADDER_V1) -> str:
+    """Where the reference results of ``spec`` are stored: ``arena/ladder_<version>.json``."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), f"ladder_{spec.version}.json")
+
+
+def _rung_agents(spec: LadderSpec) -> list[Agent]:
+    rules = parse_rules(spec.rules)
+    return [make_agent(s, rules) for s in spec.rungs]
+
+
+def _play(plan: Sequence[Chunk], agents: Sequence[Agent], names: Sequence[str], spec: LadderSpec,
+          play_chunks: PlayChunks | None, progress: Callable[[TableResult], None] | None) -> list[TableResult]:
+    """Each chunk of ``plan`` (one per table) played; results in plan order."""
+    out = []
+    for part in (play_chunks or play_chunks_here)(plan, agents, names, parse_rules(spec.rules), spec.batch_size):
+        out.append(part)
+        if progress is not None:
+            progress(out[-1])
+    return out
+
+
+def _table_dict(seats: Sequence[str], r: TableResult) -> dict[str, Any]:
+    return {"seats": list(seats), "games": r.games, "wins": r.wins.tolist(), "beat": r.beat.tolist(),
+            "truncated": r.truncated, "steps": r.steps}
+
+
+def build_reference(spec: LadderSpec, num_players: int, play_chunks: PlayChunks | None = None,
+                    progress: Callable[[TableResult], None] | None = None) -> dict[str, Any]:
+    """The rungs' games among themselves with ``num_players`` players and their ratings (JSON-ready)."""
+    games = spec.games_per_table(num_players)
+    names = list(spec.rungs)
+    seed = derive_seed(spec.seed, num_players)
+    combos = list(itertools.combinations(range(len(names)), num_players))
+    plan = [Chunk(t, c, games, derive_seed(seed, t)) for t, c in enumerate(combos)]
+    tables = _play(plan, _rung_agents(spec), names, spec, play_chunks, progress)
+    beat = np.zeros((len(names), len(names)), np.int64)
+    for c, r in zip(combos, tables):
+        beat[np.ix_(c, c)] += r.beat
+    ratings, se = bradley_terry(beat, anchor=0, anchor_rating=spec.anchor_rating)
+    return {"tables": [_table_dict([names[i] for i in c], r) for c, r in zip(combos, tables)],
+            "ratings": ratings.tolist(), "rating_se": se.tolist()}
+
+
+def load_reference(spec: LadderSpec = LADDER_V1, path: str | None = None) -> dict[str, Any]:
+    """The stored reference results of ``spec``; ValueError if the file is missing or built for another definition."""
+    path = path or reference_path(spec)
+    if not os.path.isfile(path):
+        raise ValueError(f"no reference results for ladder {spec.version} at {path}: build them with "
+                         f"'python -m arena.ladder'")
+    with open(path) as f:
+        data = json.load(f)
+    if data.get("definition") != spec.to_dict():
+        raise ValueError(f"{path} was built for another ladder definition ({data.get('definition')}); the code "
+                         f"defines {spec.to_dict()}: rebuild it or name a new version")
+    return data
+
+
+def rate_against(wins: np.ndarray, losses: np.ndarray, ratings: np.ndarray, prior: float = 0.5) -> tuple[float, float]:
+    """(rating, standard error) of one agent that beat rung j ``wins[j]`` times and lost ``losses[j]`` times.
+
+    Maximum likelihood of Bradley–Terry with the rungs' ``ratings`` fixed (Elo scale), plus
+    ``prior`` wins each way against every rung met (as ``arena.ratings.bradley_terry``)."""
+    met = (wins + losses) > 0
+    if not met.any():
+        raise ValueError("the newcomer never won or lost against a rung: no rating")
+    w = np.asarray(wins, np.float64)[met] + prior
+    n = np.asarray(wins + losses, np.float64)[met] + 2 * prior
+    r_fixed = np.asarray(ratings, np.float64)[met] / ELO
+
+    def score(x: float) -> float:
+        return float((w - n / (1.0 + np.exp(r_fixed - x))).sum())
+
+    # score() falls from +sum(w) to -sum(n - w): bisection always converges, to ~1e-9 Elo.
+    lo, hi = r_fixed.min() - 50.0, r_fixed.max() + 50.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if score(mid) > 0 else (lo, mid)
+    x = 0.5 * (lo + hi)
+    q = 1.0 / (1.0 + np.exp(r_fixed - x))
+    return x * ELO, ELO / math.sqrt(float((n * q * (1.0 - q)).sum()))
+
+
+def _shared(tables: Sequence[tuple[Sequence[str], int, Sequence[int]]],
+            names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``(games[i, j], wins[i, j])``: games i played at a table with j, and how many of them i won."""
+    idx = {n: k for k, n in enumerate(names)}
+    games = np.zeros((len(names), len(names)), np.int64)
+    wins = np.zeros_like(games)
+    for seats, n, won in tables:
+        for a, b in itertools.permutations(range(len(seats)), 2):
+            games[idx[seats[a]], idx[seats[b]]] += n
+            wins[idx[seats[a]], idx[seats[b]]] += won[a]
+    return games, wins
+
+
+@dataclass
+class LadderResult:
+    """A newcomer's rating on a ladder, with the rungs' stored ratings and its games against them."""
+
+    spec: LadderSpec
+    num_players: int
+    name: str
+    rating: float
+    rating_se: float
+    rung_ratings: np.ndarray
+    rung_se: np.ndarray
+    tables: list[tuple[list[str], TableResult]]  # (seat names, result), the newcomer first
+    reference_tables: list[dict[str, Any]] = field(repr=False)
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        """95% interval of the newcomer's rating."""
+        return (self.rating - Z95 * self.rating_se, self.rating + Z95 * self.rating_se)
+
+    def per_rung(self) -> list[dict[str, Any]]:
+        """The newcomer's games, wins and win rate (95% Wilson interval) at the tables with each rung."""
+        names = [self.name, *self.spec.rungs]
+        games, wins = _shared([(s, r.games, r.wins.tolist()) for s, r in self.tables], names)
+        out = []
+        for j, rung in enumerate(self.spec.rungs, start=1):
+            g, w = int(games[0, j]), int(wins[0, j])
+            out.append({"rung": rung, "games": g, "wins": w, "win_rate": w / max(g, 1),
+                        "ci95": list(wilson_interval(float(w), g))})
+        return out
+
+    def markdown(self) -> str:
+        """The ladder table (every agent, rating, 95% CI, win rate vs each rung) and the newcomer's games."""
+        rungs = list(self.spec.rungs)
+        games, wins = _shared([(t["seats"], t["games"], t["wins"]) for t in self.reference_tables], rungs)
+        rows = [(r, float(self.rung_ratings[k]), float(self.rung_se[k]),
+                 [wins[k, j] / games[k, j] if j != k else None for j in range(len(rungs))])
+                for k, r in enumerate(rungs)]
+        rows.append((self.name + " ◀", self.rating, self.rating_se, [d["win_rate"] for d in self.per_rung()]))
+        what = "win rate vs" if self.num_players == 2 else "win rate at tables with"
+        lines = [f"Ladder {self.spec.version}, {self.num_players} players, rules {self.spec.rules}: "
+                 f"{self.spec.games_per_table(self.num_players):,} games per table, seats rotated; "
+                 f"Bradley–Terry on the Elo scale, {rungs[0]} = {self.spec.anchor_rating:g}; "
+                 f"rungs fixed (stored), ◀ = rated now", "",
+                 "| rank | agent | rating | 95% CI | " + " | ".join(f"{what} {r}" for r in rungs) + " |",
+                 "|---:|---|---:|---|" + "---:|" * len(rungs)]
+        for k, (name, rating, se, rates) in enumerate(sorted(rows, key=lambda row: -row[1])):
+            cells = " | ".join("—" if x is None else f"{x:.1%}" for x in rates)
+            lines.append(f"| {k + 1} | {name} | {rating:.0f} | {rating - Z95 * se:.0f} – {rating + Z95 * se:.0f} | "
+                         f"{cells} |")
+        lines += ["", f"{self.name} at the tables with each rung:", "",
+                  "| rung | games | wins | win rate | 95% CI |", "|---|---:|---:|---:|---|"]
+        for d in self.per_rung():
+            lines.append(f"| {d['rung']} | {d['games']} | {d['wins']} | {d['win_rate']:.1%} | "
+                         f"{d['ci95'][0]:.1%} – {d['ci95'][1]:.1%} |")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready result; no timings, so the file is the same on every run for the same agent."""
+        return {"ladder": self.spec.to_dict(), "num_players": self.num_players, "agent": self.name,
+                "rating": self.rating, "rating_se": self.rating_se, "ci95": list(self.ci95),
+                "per_rung": self.per_rung(),
+                "rungs": [{"agent": r, "rating": float(self.rung_ratings[k]), "rating_se": float(self.rung_se[k])}
+                          for k, r in enumerate(self.spec.rungs)],
+                "tables": [{"seats": s, "games": r.games, "wins": r.wins.tolist(), "beat": r.beat.tolist(),
+                            "truncated": r.truncated, "steps": r.steps} for s, r in self.tables]}
+
+
+def rate_on_ladder(agent: Agent, num_players: int = 2, spec: LadderSpec = LADDER_V1, name: str | None = None,
+                   play_chunks: PlayChunks | None = None, progress: Callable[[TableResult], None] | None = None,
+                   reference: dict[str, Any] | None = None) -> LadderResult:
+    """Play ``agent`` against the rungs of ``spec`` and rate it (module docstring); build it for ``spec.rules``."""
+    games = spec.games_per_table(num_players)
+    ref = (reference or load_reference(spec))["players"][str(num_players)]
+    rungs = list(spec.rungs)
+    name = name or agent_name(agent)
+    if name in rungs:  # the same agent as a rung is a newcomer all the same; its row must not be confused
+        name += " (newcomer)"
+    names = [name, *rungs]
+    seed = derive_seed(spec.seed, 1000 + num_players)
+    combos = [(0, *c) for c in itertools.combinations(range(1, len(names)), num_players - 1)]
+    plan = [Chunk(t, c, games, derive_seed(seed, t)) for t, c in enumerate(combos)]
+    tables = _play(plan, [agent, *_rung_agents(spec)], names, spec, play_chunks, progress)
+    wins = np.zeros(len(rungs), np.int64)
+    losses = np.zeros(len(rungs), np.int64)
+    for c, r in zip(combos, tables):
+        for k, j in enumerate(c[1:], start=1):
+            wins[j - 1] += r.beat[0, k]
+            losses[j - 1] += r.beat[k, 0]
+    rung_ratings = np.asarray(ref["ratings"], np.float64)
+    rating, se = rate_against(wins, losses, rung_ratings)
+    return LadderResult(spec, int(num_players), name, rating, se, rung_ratings, np.asarray(ref["rating_se"]),
+                        [([names[i] for i in c], r) for c, r in zip(combos, tables)], ref["tables"])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m arena.ladder [--check] [--version v1]``: build (or check) the stored reference results."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m arena.ladder", description=main.__doc__)
+    parser.add_argument("--version", default=LADDER_V1.version, choices=sorted(LADDERS))
+    parser.add_argument("--check", action="store_true",
+                        help="replay the reference games and compare them with the stored file (writes nothing)")
+    args = parser.parse_args(argv)
+    spec = LADDERS[args.version]
+    path = reference_path(spec)
+
+    def progress(r: TableResult) -> None:
+        print(f"  {' vs '.join(r.names)}: {r.games:,} games in {r.seconds:.1f} s", file=sys.stderr, flush=True)
+
+    t0 = time.time()
+    players = {}
+    for p, _ in spec.games:
+        print(f"ladder {spec.version}, {p} players:", file=sys.stderr, flush=True)
+        players[str(p)] = build_reference(spec, p, progress=progress)
+    if args.check:
+        stored = load_reference(spec)["players"]
+        same = all(stored[p]["tables"] == players[p]["tables"] for p in players)
+        print(f"the reference games of ladder {spec.version} {'match' if same else 'DO NOT match'} {path}")
+        return 0 if same else 1
+    write_reference(spec, players, path, build_seconds=time.time() - t0)
+    print(f"wrote {path} in {time.time() - t0:.0f} s")
+    return 0
+
+
+def write_reference(spec: LadderSpec, players: dict[str, Any], path: str, build_seconds: float = 0.0) -> None:
+    """Store ``build_reference`` results (``{"2": ..., "4": ...}``) with the definition they belong to."""
+    data = {"definition": spec.to_dict(), "built": datetime.date.today().isoformat(),
+            "build_seconds": round(build_seconds, 1), "players": players}
+    # Written atomically: a half-written reference file would silently change every rating.
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
