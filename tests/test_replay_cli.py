@@ -168,3 +168,12 @@ def test_evaluate_refuses_a_negative_save_games_before_writing(tmp_path):
     done = subprocess.run([sys.executable, str(root / "evaluate.py"), "--save-games", "-1", "--output-dir", str(out)],
                           cwd=root, capture_output=True, text=True, timeout=600)
     assert done.returncode == 1 and "--save-games must be >= 0, got -1" in done.stderr and not out.exists()
+
+
+def test_help_names_the_file_and_every_option(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--help"])
+    assert stop.value.code == 0
+    text = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out).replace("│", " ").split())
+    for piece in ("usage: uno-replay [-h] FILE", "--game", "--view", "--pause, --no-pause", "uno-play --save"):
+        assert piece in text

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
-from typing import Any, Sequence, TextIO
+from typing import Annotated, Any, Sequence, TextIO
 
 import numpy as np
 import tyro
@@ -41,7 +41,7 @@ _PRIVATE_CARDS = ("deal", "draw", "redeal")
 class Args:
     """Command-line options of ``uno-replay``."""
 
-    file: tyro.conf.Positional[str]
+    file: Annotated[tyro.conf.Positional[str], tyro.conf.arg(metavar="FILE")]
     """a record as JSON (Engine(record=True).record(i), uno-play --save), a JSON list of them, or JSON Lines"""
     game: int = 0
     """which record of FILE (0 = the first)"""
@@ -196,7 +196,7 @@ def _browse(steps: ReplaySteps, view: int | None, input: TextIO, output: TextIO)
 
 def main(argv: Sequence[str] | None = None, input: TextIO | None = None, output: TextIO | None = None) -> int:
     """Entry point of ``uno-replay``: 0 when done or quit, 2 on a bad file or option."""
-    args = tyro.cli(Args, args=argv, prog="uno-replay", description=__doc__.splitlines()[0])
+    args = tyro.cli(Args, args=argv, prog="uno-replay", description=__doc__.splitlines()[0].replace("``", ""))
     input = input if input is not None else sys.stdin
     output = output if output is not None else sys.stdout
     try:
