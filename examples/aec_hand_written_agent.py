@@ -18,8 +18,9 @@ and ``render_test`` pass: ``tests/test_pettingzoo_env.py`` runs them):
 * ``pettingzoo.utils.average_total_reward`` calls ``env.last(observe=False)``, gets no
   observation and so no mask, and samples unmasked actions: an illegal move ends the round
   (``env()`` warns). Not ours; its docstring also says it is unsuited to zero-sum games.
-* ``pettingzoo.test.state_test`` needs a ``state_space`` attribute; ``uno_env.env()`` has
-  ``state()`` but no ``state_space`` yet (ours, open).
+* ``pettingzoo.test.state_test`` is for envs with a global state (``state()`` and
+  ``state_space``, an optional part of PettingZoo's API); ``uno_v0`` provides none
+  (``state()`` raises ``NotImplementedError``), so it does not apply.
 """
 
 from __future__ import annotations
