@@ -117,7 +117,7 @@ random opponent shares one generator across the batch, so its draws depend on th
   its own opponents (``group_of[i]`` is game i's group); ``set_opponents(opponents, group)``
   swaps a group's opponents between steps (e.g. a self-play snapshot).
 * ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the learner's table as text),
-  ``"human"`` (prints it, in terminal colours, after each ``reset``/``step``) or
+  ``"human"`` (prints that text after each ``reset`` and ``step``) or
   ``"rgb_array"`` (``render()`` returns a ``uint8 [H, W, 3]`` image, ``uno_env.render``; needs
   Pillow, ``pip install uno_env[render]``): the render modes of the PettingZoo env.
   ``UnoVectorEnv.render()`` returns a tuple, one render per game, as gymnasium's
@@ -216,7 +216,15 @@ __doc__ = fill_doc(
 
 
 class UnoEnv(gym.Env):
-    """One UNO game, one learning seat; the other seats are played by opponent agents (module doc)."""
+    """One UNO game, one learning seat; the other seats are played by opponent agents (module doc).
+
+    An illegal action ends the episode with reward -1 by default (``on_illegal="terminate"``,
+    PettingZoo's convention, as ``uno_env.env()``), because the env as registered must pass
+    Gymnasium's ``check_env``, whose determinism check steps an action sampled before its seeded
+    ``reset``, i.e. one usually illegal in the new position. ``on_illegal="raise"`` raises
+    ``ValueError`` and changes nothing instead (to catch a masking bug). Masked training never
+    sees the difference.
+    """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 4, "name": "uno_env/Uno-v0"}
 
