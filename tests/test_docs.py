@@ -151,8 +151,19 @@ def test_the_hook_fills_the_tables_from_the_code():
     assert f"D = {OBS_BASE_SIZE}\n" in out and "uno:" not in out
 
 
+def test_the_ladder_table_is_the_stored_one():
+    from arena.ladder import LADDER_V1, load_reference
+
+    data = load_reference(LADDER_V1)
+    out = HOOK.expand("<!-- uno:ladder -->")
+    for k, rung in enumerate(LADDER_V1.rungs):
+        row = next(line for line in out.splitlines() if line.startswith(f"| `{rung}` |"))
+        for n in sorted(data["players"], key=int):
+            assert f"{data['players'][n]['ratings'][k]:.0f}" in row
+
+
 def test_the_hook_refuses_what_it_does_not_know():
-    for bad in ("<!-- uno:action -->", "<!-- uno:include no/such/file.md -->",
+    for bad in ("<!-- uno:action -->", "<!-- uno:include no/such/file.md -->", "<!-- uno:ladder v2 -->",
                 "<!-- uno:readme-section No Such Section -->", "<!-- uno:actions extra -->"):
         with pytest.raises(HOOK.DirectiveError):
             HOOK.expand(bad)

@@ -12,6 +12,8 @@ A page asks for a generated part with a directive alone on its line (or inline, 
     <!-- uno:readme-section TITLE -->  the body of README.md's ``## TITLE`` section
     <!-- uno:examples -->         examples/README.md (without its title), then one section per
                                   examples/*.py: its docstring and its source, folded
+    <!-- uno:ladder -->           the reference ladder's rungs and their stored ratings
+                                  (arena.ladder.load_reference: arena/ladder_<version>.json)
     <!-- uno:docstring NAME -->  the docstring of an object as the code fills it at import time
                                   (e.g. uno_env.raw_env, whose tables come from uno_env.docs),
                                   its headings moved one level down
@@ -116,6 +118,27 @@ def _examples() -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def _ladder() -> str:
+    from arena.ladder import LADDER_V1, load_reference
+
+    spec, data = LADDER_V1, load_reference(LADDER_V1)
+    counts = sorted(data["players"], key=int)
+    header = ["rung"] + [f"rating, {n} players (± 95%)" for n in counts]
+    rows = []
+    for k, rung in enumerate(spec.rungs):
+        cells = []
+        for n in counts:
+            p = data["players"][n]
+            se = p["rating_se"][k]
+            cells.append(f"{p['ratings'][k]:.0f}" + (f" ± {1.96 * se:.0f}" if se else " (anchor)"))
+        rows.append([f"`{rung}`"] + cells)
+    games = ", ".join(f"{g:,} games per table with {n} players" for n, g in sorted(data["definition"]["games"].items()))
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * len(counts)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return (f"Ladder {spec.version}: rules `{data['definition']['rules']}`, seed {data['definition']['seed']}, "
+            f"{games}; built {data['built']} (`arena/ladder_{spec.version}.json`).\n\n" + "\n".join(lines))
+
+
 def _demote(text: str) -> str:
     """Markdown headings one level down, outside fenced code."""
     out, fenced = [], False
@@ -143,6 +166,8 @@ def expand(markdown: str) -> str:
             return _docstring(arg)
         if name == "examples" and not arg:
             return _examples()
+        if name == "ladder" and not arg:
+            return _ladder()
         if tables is None:
             tables = _tables()
         if name not in tables or arg:
