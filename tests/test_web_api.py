@@ -321,6 +321,12 @@ def test_uploaded_records_replay_and_bad_ones_are_refused():
         assert r.status_code == 422 and message in r.json()["error"], (message, r.text)
     r = c.post("/api/replays", content=b"{nope", headers={"Content-Type": "application/json"})
     assert r.status_code == 422 and "not valid JSON" in r.json()["error"]
+    lines = (json.dumps(tampered) + "\n" + json.dumps(rec) + "\n").encode()  # games.jsonl of evaluate.py
+    assert c.post("/api/replays?index=1", content=lines).status_code == 200
+    r = c.post("/api/replays?index=0", content=lines)
+    assert r.status_code == 422 and "not a valid game record" in r.json()["error"]
+    r = c.post("/api/replays?index=2", content=lines)
+    assert r.status_code == 422 and "index must be 0..1 for these 2 JSON Lines records" in r.json()["error"]
 
 
 def test_page_and_config_are_served_locally_with_a_strict_policy():
@@ -351,3 +357,40 @@ def test_host_header_is_checked_when_serving_localhost():
 def test_cli_refuses_bad_options(argv, message, capsys):
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_load_test_script_plays_games_to_the_end(tmp_path, capsys):
+    """``python -m uno_web.loadtest`` against a real server subprocess, in miniature."""
+    from uno_web.loadtest import main as load_main
+
+    out = tmp_path / "load.json"
+    assert load_main(["--games", "3", "--agent", "random", "--json-out", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    assert figures["games"] == 3 and figures["requests"] > 3
+    assert 0 < figures["p50_ms"] <= figures["p95_ms"] <= figures["p99_ms"]
+    assert figures["server_rss_peak_mb"] > 0
+
+
+def test_uno_web_sits_above_agents_and_uses_public_names_only():
+    """README, Architecture: uno_web may import uno_env's public modules and agents.registry,
+    never the engine package or a private module (tests/test_layers.py covers the other packages)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "uno_web"
+    bad = []
+    for f in sorted(root.glob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.ImportFrom) and not node.level:
+                module, names = node.module or "", [a.name for a in node.names]
+            elif isinstance(node, ast.Import):
+                module, names = node.names[0].name, []
+            else:
+                continue
+            parts = module.split(".")
+            if parts[0] in ("arena", "training") or (parts[0] == "agents" and module != "agents.registry"):
+                bad.append(f"{f.name} imports {module}")
+            if parts[0] == "uno_env" and ("engine" in parts or any(p.startswith("_") for p in parts)
+                                          or any(n.startswith("_") for n in names)):
+                bad.append(f"{f.name} imports {module} {names}")
+    assert not bad, bad

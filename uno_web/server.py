@@ -36,9 +36,10 @@ from typing import Annotated, Any, Sequence
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
@@ -79,6 +80,12 @@ class Move(BaseModel):
     action: StrictInt
 
 
+def _ok(payload: Any) -> Response:
+    """A 200 JSON response of plain data, bypassing FastAPI's per-field encoder (the views are
+    already plain ints, strings and lists; the encoder cost more than the game step)."""
+    return Response(json.dumps(payload, separators=(",", ":")), media_type="application/json")
+
+
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers={"Cache-Control": "no-store"})
 
@@ -100,8 +107,17 @@ def _validation_message(exc: RequestValidationError) -> str:
     return "; ".join(parts) or "invalid request"
 
 
+# Everything is served from here: the policy makes any CDN or inline script fail loudly.
+SECURITY_HEADERS = (
+    ("content-security-policy", "default-src 'self'; img-src 'self' data:"),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),
+)
+
+
 class BodyLimit:
-    """ASGI middleware: refuse bodies over the limit with 413 before the app reads them."""
+    """ASGI middleware: refuse bodies over the limit with 413 before the app reads them, and add
+    the security headers to every response."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -131,7 +147,39 @@ class BodyLimit:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        await self.app(scope, replay_body, send)
+        api = scope["path"].startswith("/api/")
+
+        async def send_with_headers(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS]
+                if api:
+                    headers.append((b"cache-control", b"no-store"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, replay_body, send_with_headers)
+
+
+def _record_from_body(body: bytes, index: int) -> Any:
+    """One record from a JSON body, or record number ``index`` (from 0) of JSON Lines
+    (``evaluate.py --save-games`` writes games.jsonl, one round per line)."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise WebError(422, "the record must be UTF-8 JSON text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        lines = [line for line in text.splitlines() if line.strip()]
+        if len(lines) < 2:
+            raise WebError(422, f"the request body is not valid JSON: {exc}") from None
+    if not 0 <= index < len(lines):
+        raise WebError(422, f"index must be 0..{len(lines) - 1} for these {len(lines)} JSON Lines records, got {index}")
+    try:
+        return json.loads(lines[index])
+    except json.JSONDecodeError as exc:
+        raise WebError(422, f"line {index + 1} of the JSON Lines body is not valid JSON: {exc}") from None
 
 
 @dataclass
@@ -145,9 +193,36 @@ class Settings:
     allowed_hosts: Sequence[str] | None = None
 
 
+_warm = False
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the engine's and agents' kernels once, in this thread.
+
+    The engine seals its compiled driver after the first specialisation; two request threads
+    making their first call at once then race, and the loser raises "compilation disabled".
+    One game played here first means every request finds the kernels ready."""
+    global _warm
+    if _warm:
+        return
+    rules = parse_rules("classic")
+    for spec in [*agent_names()[:-1], "search:8"]:
+        agent = make_agent(spec, rules)
+        game = Game(2, rules, 0, [agent, agent], ["a", "b"], seed=0)
+        for _ in range(6):
+            if game.over:
+                break
+            game.engine.observe(0)
+            game.view()
+            game.human = 1 - int(game.engine.current_player[0])  # let the agent move every time
+            game.advance()
+    _warm = True
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The ASGI app: API, static page and the safety middleware."""
     s = settings or Settings()
+    warm_up()
     games: Store[Game] = Store("game", s.max_games, s.idle_minutes * 60)
     replays: Store[Replay] = Store("replay", s.max_replays, s.idle_minutes * 60)
     app = FastAPI(title="uno-web", docs_url=None, redoc_url=None, openapi_url=None)
@@ -175,17 +250,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         log.error("uno-web: %s %s failed", request.method, request.url.path, exc_info=exc)
         return _error(500, f"internal error while serving {request.method} {request.url.path}: "
                            f"{type(exc).__name__}; other games are unaffected")
-
-    @app.middleware("http")
-    async def _headers(request: Request, call_next: Any) -> Any:
-        response = await call_next(request)
-        # Everything is served from here: the policy makes any CDN or inline script fail loudly.
-        response.headers["Content-Security-Policy"] = "default-src 'self'; img-src 'self' data:"
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "no-referrer"
-        if request.url.path.startswith("/api/"):
-            response.headers["Cache-Control"] = "no-store"
-        return response
 
     app.add_middleware(BodyLimit)
     if s.allowed_hosts:
@@ -219,14 +283,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise WebError(400, "a replay id is 1-64 characters of A-Z, a-z, 0-9, _ and -")
         return replays.get(replay_id)
 
-    @app.get("/", include_in_schema=False)
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/api/config")
-    def config() -> dict[str, Any]:
+    def config() -> Any:
         return {
             "presets": {k: v for k, v in PRESETS.items()},
             "options": UnoRules().to_dict(),
@@ -237,7 +301,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         }
 
     @app.post("/api/games")
-    def new_game(body: NewGame) -> dict[str, Any]:
+    def new_game(body: NewGame) -> Any:
         n = body.players
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise WebError(422, f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {n}")
@@ -271,38 +335,38 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise WebError(422, f"cannot deal this table: {exc}") from None
         game_id = games.add(game)
         with game.lock:
-            return {"game_id": game_id, "names": names, "rules": rules.to_dict(), **game.view()}
+            return _ok({"game_id": game_id, "names": names, "rules": rules.to_dict(), **game.view()})
 
     @app.get("/api/games/{game_id}")
-    def get_game(game_id: str, since: int = 0) -> dict[str, Any]:
+    def get_game(game_id: str, since: int = 0) -> Any:
         game = game_of(game_id)
         if since < 0:
             raise WebError(422, f"since must be >= 0 (an event number), got {since}")
         with game.lock:
-            return game.view(since)
+            return _ok(game.view(since))
 
     @app.post("/api/games/{game_id}/move")
-    def move(game_id: str, body: Move, since: int = 0) -> dict[str, Any]:
+    def move(game_id: str, body: Move, since: int = 0) -> Any:
         game = game_of(game_id)
         with game.lock:
             game.move(body.action)
-            return game.view(since)
+            return _ok(game.view(since))
 
     @app.post("/api/games/{game_id}/advance")
-    def advance(game_id: str, since: int = 0) -> dict[str, Any]:
+    def advance(game_id: str, since: int = 0) -> Any:
         game = game_of(game_id)
         with game.lock:
             mover = game.advance()
-            return {"mover": mover, **game.view(since)}
+            return _ok({"mover": mover, **game.view(since)})
 
     @app.get("/api/games/{game_id}/record")
-    def record(game_id: str) -> dict[str, Any]:
+    def record(game_id: str) -> Any:
         game = game_of(game_id)
         with game.lock:
-            return game.record()
+            return _ok(game.record())
 
     @app.post("/api/games/{game_id}/replay")
-    def game_replay(game_id: str) -> dict[str, Any]:
+    def game_replay(game_id: str) -> Any:
         game = game_of(game_id)
         with game.lock:
             rec = game.record()
@@ -311,25 +375,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"replay_id": replays.add(r), "length": r.length, "num_players": r.num_players, "names": r.names}
 
     @app.delete("/api/games/{game_id}")
-    def end_game(game_id: str) -> dict[str, Any]:
+    def end_game(game_id: str) -> Any:
         game_of(game_id)
         games.remove(game_id)
         return {"ended": game_id}
 
     @app.post("/api/replays")
-    async def new_replay(request: Request) -> dict[str, Any]:
-        try:
-            rec = json.loads(await request.body())
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise WebError(422, f"the request body is not valid JSON: {exc}") from None
-        r = Replay(rec)
+    async def new_replay(request: Request, index: int = 0) -> Any:
+        rec = _record_from_body(await request.body(), index)
+        r = await run_in_threadpool(Replay, rec)  # replaying a long record takes ~0.2 s: off the event loop
         return {"replay_id": replays.add(r), "length": r.length, "num_players": r.num_players, "names": r.names}
 
     @app.get("/api/replays/{replay_id}/frames/{k}")
-    def frame(replay_id: str, k: int, seat: int | None = None) -> dict[str, Any]:
+    def frame(replay_id: str, k: int, seat: int | None = None) -> Any:
         r = replay_of(replay_id)
         with r.lock:
-            return r.frame(k, seat)
+            return _ok(r.frame(k, seat))
 
     return app
 

@@ -297,7 +297,8 @@ function finish(v) {
 
 async function openRecordText(text) {
   showError(null);
-  try { openReplay(await api("POST", "/api/replays", text)); } catch (e) { showError(e); }
+  const index = Number($("record-index").value) || 0;
+  try { openReplay(await api("POST", `/api/replays?index=${index}`, text)); } catch (e) { showError(e); }
 }
 
 function openReplay(info) {

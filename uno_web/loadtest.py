@@ -1,0 +1,153 @@
+"""Load test of ``uno-web`` on loopback: N concurrent games played to the end by a client script.
+
+    python -m uno_web.loadtest --games 200
+
+Starts ``uno-web`` in a subprocess on a free port, plays every game at once (the human seat picks
+a random legal move; agents' moves are requested one by one, as the page does), and prints the
+latency of the move/advance requests (p50, p95, p99), the throughput and the server's resident
+memory (peak, and after the games end).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+import httpx
+import tyro
+
+
+@dataclass
+class Args:
+    """Options of the load test."""
+
+    games: int = 200
+    """games played at once"""
+    players: int = 2
+    """players per game (one of them the scripted human)"""
+    agent: str = "heuristic"
+    """agent at every other seat"""
+    seed: int = 0
+    """seed of the games and of the scripted human"""
+    json_out: str | None = None
+    """also write the figures to this JSON file"""
+
+
+def _rss_mb(pid: int) -> float:
+    """Resident memory of process ``pid`` in MiB (Linux /proc)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds used so far by process ``pid`` (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _play(client: httpx.AsyncClient, args: Args, k: int, latencies: list[float]) -> int:
+    rng = random.Random(args.seed * 100_003 + k)
+    r = await client.post("/api/games", json={"players": args.players, "seat": 0, "agents": [args.agent],
+                                              "seed": args.seed * 100_003 + k})
+    r.raise_for_status()
+    view = r.json()
+    gid, since, requests = view["game_id"], view["event_count"], 0
+    while not view["over"]:
+        t = time.perf_counter()
+        if view["your_turn"]:
+            r = await client.post(f"/api/games/{gid}/move?since={since}", json={"action": rng.choice(view["legal"])["id"]})
+        else:
+            r = await client.post(f"/api/games/{gid}/advance?since={since}")
+        latencies.append(time.perf_counter() - t)
+        r.raise_for_status()
+        view = r.json()
+        since = view["event_count"]
+        requests += 1
+    (await client.delete(f"/api/games/{gid}")).raise_for_status()
+    return requests
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def _run(args: Args, url: str, pid: int) -> dict:
+    latencies: list[float] = []
+    peak = [0.0]
+    done = asyncio.Event()
+
+    async def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], _rss_mb(pid))
+            await asyncio.sleep(0.2)
+
+    limits = httpx.Limits(max_connections=args.games, max_keepalive_connections=args.games)
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=120) as client:
+        sampler = asyncio.create_task(sample())
+        t0, cpu0 = time.perf_counter(), _cpu_s(pid)
+        counts = await asyncio.gather(*(_play(client, args, k, latencies) for k in range(args.games)))
+        wall = time.perf_counter() - t0
+        cpu = _cpu_s(pid) - cpu0
+        done.set()
+        await sampler
+    return {
+        "games": args.games, "players": args.players, "agent": args.agent,
+        "requests": sum(counts), "wall_s": round(wall, 1), "requests_per_s": round(sum(counts) / wall),
+        "p50_ms": round(_percentile(latencies, 0.50) * 1e3, 1), "p95_ms": round(_percentile(latencies, 0.95) * 1e3, 1),
+        "p99_ms": round(_percentile(latencies, 0.99) * 1e3, 1),
+        # Server CPU per request does not depend on what else the machine runs; latency does.
+        "server_cpu_ms_per_request": round(cpu / sum(counts) * 1e3, 2),
+        "server_rss_peak_mb": round(peak[0]), "server_rss_after_mb": round(_rss_mb(pid)),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Start a server, play the games, print the figures; 2 on bad options."""
+    args = tyro.cli(Args, args=argv, prog="python -m uno_web.loadtest", description=__doc__.splitlines()[0])
+    if args.games < 1 or not 2 <= args.players <= 10:
+        sys.stderr.write("loadtest: error: --games must be >= 1 and --players 2..10\n")
+        return 2
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    server = subprocess.Popen([sys.executable, "-m", "uno_web.server", "--port", str(port),
+                               "--max-games", str(max(500, args.games))], stdout=subprocess.PIPE, text=True)
+    try:
+        server.stdout.readline()  # "serving ..." once the app is built
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(200):
+            try:
+                httpx.get(url + "/api/config", timeout=1).raise_for_status()
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        idle = _rss_mb(server.pid)
+        figures = asyncio.run(_run(args, url, server.pid))
+        figures["server_rss_idle_mb"] = round(idle)
+        figures["cpus"] = os.cpu_count()
+        figures["load_average_1min"] = os.getloadavg()[0]
+    finally:
+        server.terminate()
+        server.wait(10)
+    print(json.dumps(figures, indent=1))
+    if args.json_out:
+        with open(args.json_out, "w") as f:
+            json.dump(figures, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
