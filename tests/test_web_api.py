@@ -194,7 +194,9 @@ def test_illegal_and_malformed_moves_change_nothing():
     assert after["moves"] == view["moves"] and after["table"] == view["table"]
     r = c.post(f"/api/games/{gid}/advance")
     assert r.status_code == 409 and "it is your turn" in r.json()["error"]
-    assert c.get(f"/api/games/{gid}?since=-1").status_code == 422
+    for path in (f"/api/games/{gid}?since=-1", f"/api/games/{gid}/advance?since=x"):
+        r = c.request("POST" if "advance" in path else "GET", path)
+        assert r.status_code == 422 and "since:" in r.json()["error"], r.text
 
 
 def test_moving_out_of_turn_is_409():

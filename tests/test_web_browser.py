@@ -21,8 +21,12 @@ import pytest
 CHROMIUM = "/usr/bin/chromium"
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is absent (apt-get install -y chromium; .ci/run installs it)", allow_module_level=True)
-playwright_api = pytest.importorskip("playwright.sync_api", reason="the web extra is not installed: pip install -e '.[web]'")
-uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed: pip install -e '.[web]'")
+# With chromium present the test runs: a missing web extra is an error, not a quiet skip.
+try:
+    import playwright.sync_api as playwright_api
+    import uvicorn
+except ImportError as exc:
+    raise ImportError(f"{exc}: the browser test needs the web extra (pip install -e '.[web]')") from exc
 
 from uno_web.server import Settings, create_app  # noqa: E402
 

@@ -96,10 +96,11 @@ async def _run(args: Args, url: str, pid: int) -> dict:
     limits = httpx.Limits(max_connections=args.games, max_keepalive_connections=args.games)
     async with httpx.AsyncClient(base_url=url, limits=limits, timeout=120) as client:
         sampler = asyncio.create_task(sample())
-        t0, cpu0 = time.perf_counter(), _cpu_s(pid)
+        t0, cpu0, own0 = time.perf_counter(), _cpu_s(pid), time.process_time()
         counts = await asyncio.gather(*(_play(client, args, k, latencies) for k in range(args.games)))
         wall = time.perf_counter() - t0
         cpu = _cpu_s(pid) - cpu0
+        own = time.process_time() - own0
         done.set()
         await sampler
     return {
@@ -109,6 +110,9 @@ async def _run(args: Args, url: str, pid: int) -> dict:
         "p99_ms": round(_percentile(latencies, 0.99) * 1e3, 1),
         # Server CPU per request does not depend on what else the machine runs; latency does.
         "server_cpu_ms_per_request": round(cpu / sum(counts) * 1e3, 2),
+        "server_cpu_share_of_one_core": round(cpu / wall, 2),
+        # The client script shares the machine: its CPU shows how much of the time was its own.
+        "client_cpu_share_of_one_core": round(own / wall, 2),
         "server_rss_peak_mb": round(peak[0]), "server_rss_after_mb": round(_rss_mb(pid)),
     }
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Sequence
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -59,6 +59,8 @@ _ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _SEARCH_RE = re.compile(r"search:(\d{1,6})")
 _SEARCH_MS_RE = re.compile(r"search:(\d{1,5}(?:\.\d+)?)ms")
 log = logging.getLogger("uno_web")
+# The first event number the client has not seen yet (responses carry the log from there on).
+Since = Annotated[int, Query(ge=0, description="first event number wanted in the log")]
 
 
 class NewGame(BaseModel):
@@ -127,17 +129,19 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         limit = MAX_RECORD_BODY if scope["path"] == "/api/replays" else MAX_BODY
-        body, more = b"", True
+        chunks, size, more = [], 0, True
         while more:
             message = await receive()
             if message["type"] == "http.disconnect":
                 return
-            body += message.get("body", b"")
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
             more = message.get("more_body", False)
-            if len(body) > limit:
+            if size > limit:
                 response = _error(413, f"request body over {limit} bytes (the limit for {scope['path']})")
                 await response(scope, receive, send)
                 return
+        body = b"".join(chunks)
         replayed = False
 
         async def replay_body() -> dict:
@@ -338,22 +342,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return _ok({"game_id": game_id, "names": names, "rules": rules.to_dict(), **game.view()})
 
     @app.get("/api/games/{game_id}")
-    def get_game(game_id: str, since: int = 0) -> Any:
+    def get_game(game_id: str, since: Since = 0) -> Any:
         game = game_of(game_id)
-        if since < 0:
-            raise WebError(422, f"since must be >= 0 (an event number), got {since}")
         with game.lock:
             return _ok(game.view(since))
 
     @app.post("/api/games/{game_id}/move")
-    def move(game_id: str, body: Move, since: int = 0) -> Any:
+    def move(game_id: str, body: Move, since: Since = 0) -> Any:
         game = game_of(game_id)
         with game.lock:
             game.move(body.action)
             return _ok(game.view(since))
 
     @app.post("/api/games/{game_id}/advance")
-    def advance(game_id: str, since: int = 0) -> Any:
+    def advance(game_id: str, since: Since = 0) -> Any:
         game = game_of(game_id)
         with game.lock:
             mover = game.advance()
