@@ -671,3 +671,41 @@ def test_a_copied_engine_owns_one_buffer_of_its_own(how):
     engine.step(actions)
     assert [engine.game_state(i) for i in range(4)] == [clone.game_state(i) for i in range(4)]
     assert [engine.record(i) for i in range(4)] == [clone.record(i) for i in range(4)]
+
+
+_FIRST_CALLS_AT_ONCE = """
+import threading, numpy as np
+from uno_env.engine.engine import Engine
+n = 8
+barrier = threading.Barrier(n)
+errors, states = [], []
+def work():
+    barrier.wait()
+    try:
+        e = Engine(2, 2, seed=1)
+        for _ in range(5):
+            e.step(np.argmax(e.legal_mask, axis=1))
+        states.append(repr(e.game_state(1)))
+    except Exception as exc:
+        errors.append(repr(exc))
+threads = [threading.Thread(target=work) for _ in range(n)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(len(errors), len(set(states)), errors[:1])
+"""
+
+
+def test_threads_making_their_first_engine_calls_at_once():
+    """The step driver is sealed after its first compile (or cache load); threads that queued to
+    compile it meanwhile get numba's "compilation disabled" and call again, never raise."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", _FIRST_CALLS_AT_ONCE], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split()[:2] == ["0", "1"], proc.stdout  # no error; every thread the same game

@@ -293,8 +293,18 @@ class Engine:
         codes = self._codes
         codes[:] = batch.NONE
         codes[which] = code
-        self._driver(self._buf, codes, False)
+        self._drive(codes, False)
         batch.seal(self._driver)
+
+    def _drive(self, actions: np.ndarray, validate: bool) -> int:
+        """The step driver on the buffer and these int64 actions or codes. numba raises
+        RuntimeError("compilation disabled") in a thread that queued to compile the driver while
+        another thread compiled and sealed it; the compiled copy exists by then, so the call is
+        simply made again."""
+        try:
+            return self._driver(self._buf, actions, validate)
+        except RuntimeError:
+            return self._driver(self._buf, actions, validate)
 
     def step(self, actions: np.ndarray | Sequence[int] | int) -> StepResult:
         """Apply one action per game (``-1`` leaves that game as it is); see RULES.md R10."""
@@ -305,12 +315,14 @@ class Engine:
                 err = self._driver(self._buf, actions, True)
             except TypeError:
                 err = -1
+            except RuntimeError:  # another thread sealed the driver first (see _drive)
+                err = self._drive(actions, True)
         else:
             err = -1
         if err:
             if err < 0 or err >> 32 == batch.ERR_SHAPE:
                 actions = self._check_actions(actions)  # raises for what cannot be converted
-                err = self._driver(self._buf, actions, True)
+                err = self._drive(actions, True)
             if err:
                 self._raise_step_error(int(err), actions)
         if self._recorder is not None:
