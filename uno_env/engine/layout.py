@@ -207,7 +207,8 @@ H_NUM_PLAYERS = 1
 H_OBS_SIZE = 2
 H_EVENT_WIDTH = 3
 H_OFFSETS = 4  # byte offset of field k (FIELDS order) in slot H_OFFSETS + k
-# (name, dtype name, shape in terms of B, P, D, W); the kernels make the same views (batch.unpack).
+# (name, dtype name, shape in terms of B, P, D, W); the kernels make the same views (batch.unpack)
+# and the Engine keeps them as the attributes Engine._VIEW_NAMES: a new array goes in all three.
 FIELDS = (
     ("g", "int64", ("B", G_SIZE)),
     ("pl", "int64", ("B", "P", PL_SIZE)),
