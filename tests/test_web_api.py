@@ -133,6 +133,8 @@ BAD_GAMES = [
     ({"options": {"bogus": 1}}, "unknown option(s) ['bogus']"),
     ({"options": {"open_hands": True}}, "open_hands is not offered"),
     ({"options": {"illegal_action": "penalty"}}, "illegal_action must be 'raise'"),
+    ({"options": {"max_turns": None}}, "option max_turns must be 1..20000 at the web table, got None"),
+    ({"options": {"max_turns": 10**6}}, "option max_turns must be 1..20000"),
     ({"options": {"hand_size": 50}, "players": 10, "agents": ["random"]}, "cannot deal this table"),
     ({"options": []}, "options: Input should be a valid dictionary"),
     ({"agents": ["/etc/passwd"]}, "agent '/etc/passwd' is not offered"),

@@ -54,6 +54,7 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 MAX_BODY = 16 * 1024  # every request but a record upload is a few hundred bytes
 MAX_RECORD_BODY = 4 * 1024 * 1024  # a 20,000-action record is about 1.5 MB of JSON
 MAX_SEARCH_ROLLOUTS = 20_000
+MAX_TURNS = 20_000
 MAX_SEARCH_MS = 5_000.0
 _ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _SEARCH_RE = re.compile(r"search:(\d{1,6})")
@@ -321,6 +322,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise WebError(422, f"bad rule options: {exc}") from None
         if rules.open_hands:
             raise WebError(422, "option open_hands is not offered at the web table (it would show every hand)")
+        if rules.max_turns is None or rules.max_turns > MAX_TURNS:
+            # A game's record grows with every action: the limit keeps each game's memory bounded.
+            raise WebError(422, f"option max_turns must be 1..{MAX_TURNS} at the web table, got {rules.max_turns}")
         if rules.illegal_action != "raise":
             raise WebError(422, "option illegal_action must be 'raise' at the web table: illegal moves are refused")
         others = n - 1

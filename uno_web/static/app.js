@@ -167,7 +167,11 @@ function applyView(v) {
   game.since = v.event_count;
   const t = v.table;
   renderSeats($("seats"), t, v.current_player, null);
+  const before = game.topId;
   renderCentre("", t);
+  game.topId = t.top_card ? t.top_card.id : null;
+  if (before !== undefined && before !== game.topId) $("top-card").firstChild.classList.add("flash");
+  if (v.mover) { const seat = $(`seats-${v.mover.seat}`); if (seat) seat.classList.add("flash"); }
   $("pending").textContent = t.pending_draw ? `Pending draw: ${t.pending_draw}` : "";
   $("round").textContent = config && v.moves !== undefined ? `Round ${t.round + 1} · move ${v.moves}` : "";
   const legal = v.legal || [];
