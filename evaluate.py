@@ -58,14 +58,15 @@ import os
 import sys
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import tyro
 
 from agents.registry import make_agent
-from arena import TableResult, TournamentResult, tournament
+from arena import TableResult, TournamentResult, play_recorded, tournament
 from arena.ladder import LADDER_V1, LadderResult, rate_on_ladder
-from uno_env import Engine, parse_rules
+from uno_env import parse_rules
 
 
 @dataclass
@@ -180,17 +181,9 @@ def ladder_main(args: Args) -> LadderResult:
     spec = LADDER_V1
     spec.games_per_table(args.num_players)  # a ValueError naming the player counts the ladder defines
     agent = make_agent(args.ladder, spec.rules, deterministic=args.deterministic)
-    if args.torch_threads and "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(args.torch_threads)
-    play_chunks = None
-    if args.ray:
-        from arena.remote import ray_chunks  # ray: a heavy optional dependency
-
-        play_chunks = ray_chunks(args.address, args.num_cpus)
+    play_chunks, progress = prepare_play(args)
     t0 = time.time()
-    result = rate_on_ladder(agent, args.num_players, spec, play_chunks=play_chunks,
-                            progress=lambda r: print(f"  {' vs '.join(r.names)}: {r.games:,} games in "
-                                                     f"{r.seconds:.1f} s", file=sys.stderr, flush=True))
+    result = rate_on_ladder(agent, args.num_players, spec, play_chunks=play_chunks, progress=progress)
     print(result.markdown())
     os.makedirs(args.output_dir, exist_ok=True)
     path = os.path.join(args.output_dir, "ladder.json")
@@ -204,20 +197,29 @@ def ladder_main(args: Args) -> LadderResult:
 def save_games(agents: list, args: Args, rules) -> str:
     """Play ``--save-games`` recorded rounds of the first table and write them as JSON Lines; the path."""
     table = [agents[k % len(agents)] for k in range(args.num_players)]  # seat k: the k-th agent given
-    engine = Engine(args.save_games, args.num_players, rules, seed=args.seed, record=True)
-    rng = np.random.default_rng(args.seed)
-    while not (engine.terminated | engine.truncated).all():
-        live = ~(engine.terminated | engine.truncated)
-        actions = np.full(args.save_games, -1, np.int64)  # -1: a finished round stays as it is
-        for seat, agent in enumerate(table):
-            rows = np.flatnonzero(live & (engine.current_player == seat))
-            if rows.size:
-                actions[rows] = agent.act(engine.observation[rows], engine.legal_mask[rows], rng)
-        engine.step(actions)
+    records = play_recorded(table, args.save_games, rules, seed=args.seed, batch_size=args.batch_size)
     path = os.path.join(args.output_dir, "games.jsonl")
     with open(path, "w") as f:
-        f.writelines(json.dumps(engine.record(i)) + "\n" for i in range(args.save_games))
+        f.writelines(json.dumps(record) + "\n" for record in records)
     return path
+
+
+def prepare_play(args: Args) -> tuple[Any, Any]:
+    """What both modes share: torch's threads, the Ray chunk runner (or None), the progress line."""
+    # torch is loaded only when a saved model was; importing it just to set its threads costs seconds.
+    if args.torch_threads and "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(args.torch_threads)
+    play_chunks = None
+    if args.ray:
+        # Imported here: ray is a heavy optional dependency (the distributed extra).
+        from arena.remote import ray_chunks
+
+        play_chunks = ray_chunks(args.address, args.num_cpus)
+
+    def progress(r: TableResult) -> None:
+        print(f"  {' vs '.join(r.names)}: {r.games:,} games in {r.seconds:.1f} s", file=sys.stderr, flush=True)
+
+    return play_chunks, progress
 
 
 def main(args: Args) -> TournamentResult | LadderResult:
@@ -232,19 +234,8 @@ def main(args: Args) -> TournamentResult | LadderResult:
     rules = parse_rules(args.rules)
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     agents = [make_agent(s, rules, deterministic=args.deterministic) for s in specs]
-    # torch is loaded only when a saved model was; importing it just to set its threads costs seconds.
-    if args.torch_threads and "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(args.torch_threads)
-    play_chunks = None
-    if args.ray:
-        # Imported here: ray is a heavy optional dependency (the distributed extra).
-        from arena.remote import ray_chunks
-
-        play_chunks = ray_chunks(args.address, args.num_cpus)
+    play_chunks, progress = prepare_play(args)
     t0 = time.time()
-
-    def progress(r: TableResult) -> None:
-        print(f"  {' vs '.join(r.names)}: {r.games:,} games in {r.seconds:.1f} s", file=sys.stderr, flush=True)
 
     result = tournament(agents, args.games, num_players=args.num_players, rules=rules, seed=args.seed,
                         batch_size=args.batch_size, anchor=args.anchor, anchor_rating=args.anchor_rating,

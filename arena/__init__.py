@@ -2,7 +2,7 @@
 
 | module | what it holds |
 |---|---|
-| ``arena.match`` | ``play_games`` (the one batched game loop), ``play_match``, ``MatchResult`` |
+| ``arena.match`` | ``play_games`` (the one batched game loop), ``play_match``, ``play_recorded``, ``MatchResult`` |
 | ``arena.tournament`` | ``play_table``, ``tournament`` (every table, in seeded chunks), ``TournamentResult`` |
 | ``arena.ratings`` | ``wilson_interval``, ``bradley_terry`` |
 | ``arena.remote`` | Ray: ``init_ray``, ``ray_chunks`` (not imported here: it needs ``ray``) |
@@ -12,13 +12,13 @@ Layer: the harness imports ``uno_env``'s public names (and callers pass agents i
 ``uno_env`` or ``agents`` imports it.
 """
 
-from .match import MatchResult, WinRates, agent_name, play_games, play_match
+from .match import MatchResult, WinRates, agent_name, play_games, play_match, play_recorded
 from .ratings import bradley_terry, wilson_interval
 from .tournament import (Chunk, TableResult, TournamentResult, chunk_plan, derive_seed, play_table, tournament,
                          unique_names)
 
 __all__ = [
-    "play_match", "play_games", "MatchResult", "WinRates", "agent_name", "wilson_interval", "bradley_terry",
+    "play_match", "play_games", "play_recorded", "MatchResult", "WinRates", "agent_name", "wilson_interval", "bradley_terry",
     "play_table", "tournament", "TableResult", "TournamentResult", "Chunk", "chunk_plan", "derive_seed",
     "unique_names",
 ]

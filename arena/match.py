@@ -73,8 +73,12 @@ def agent_name(agent: Any) -> str:
 
 
 def play_games(agents: Sequence[Agent], num_games: int, rules: UnoRules, seed: int, batch_size: int,
-               on_finish: OnFinish, rotate_seats: bool = True, engine_access: bool = False) -> tuple[int, np.ndarray]:
+               on_finish: OnFinish, rotate_seats: bool = True, engine_access: bool = False,
+               record: bool = False) -> tuple[int, np.ndarray]:
     """Play ``num_games`` games with one agent per seat (module table); returns (actions taken, seat_games).
+
+    With ``record`` the engine records its games, so ``on_finish`` can read ``engine.record(row)``
+    of each finished row before the row is dealt a new game.
 
     An agent must return one action id >= 0 per row (-1 would leave a game untouched forever).
     """
@@ -83,7 +87,7 @@ def play_games(agents: Sequence[Agent], num_games: int, rules: UnoRules, seed: i
     P = len(agents)
     B = int(min(num_games, batch_size))
     game_ss, *agent_ss = np.random.SeedSequence(seed).spawn(P + 1)
-    engine = Engine(B, P, rules, seed=int(game_ss.generate_state(1, np.uint64)[0]))
+    engine = Engine(B, P, rules, seed=int(game_ss.generate_state(1, np.uint64)[0]), record=record)
     rngs = [np.random.default_rng(s) for s in agent_ss]
     searching = [engine_access and callable(getattr(a, "act_in", None)) for a in agents]
     seat_of = _seats(np.arange(B), P, rotate_seats)  # [row, agent] -> seat
@@ -111,6 +115,18 @@ def play_games(agents: Sequence[Agent], num_games: int, rules: UnoRules, seed: i
             next_game += restart.size
             engine.reset(games=restart)
     return steps, seat_games
+
+
+def play_recorded(agents: Sequence[Agent], num_games: int, rules: UnoRules, seed: int = 0,
+                  batch_size: int = 1024) -> list[dict[str, Any]]:
+    """Records (``Engine.record``) of ``num_games`` games with agent k in seat k (no rotation)."""
+    records: list[dict[str, Any]] = []
+
+    def keep(engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray) -> None:
+        records.extend(engine.record(int(r)) for r in rows)
+
+    play_games(agents, num_games, rules, seed, batch_size, keep, rotate_seats=False, record=True)
+    return records
 
 
 def _check_positive(name: str, value: Any) -> None:
