@@ -209,12 +209,18 @@ def test_the_benchmark_plots_are_published():
 FENCE = re.compile(r"^(<!-- no-run -->\n)?```python\n(.*?)^```", re.M | re.S)
 
 
+def _text(page: str) -> str:
+    """A page of the site, or "../README.md" for the README (the front page, outside the site)."""
+    return (DOCS / page).read_text()
+
+
 def snippets(page: str) -> list[str]:
     """The ```python blocks of a page, except those right after a `<!-- no-run -->` line."""
-    return [m.group(2) for m in FENCE.finditer((DOCS / page).read_text()) if not m.group(1)]
+    return [m.group(2) for m in FENCE.finditer(_text(page)) if not m.group(1)]
 
 
-RUN_PAGES = [p for p in site_pages() if not p.startswith("api/") and p != "rules.md" and snippets(p)]
+README = "../README.md"
+RUN_PAGES = [p for p in [*site_pages(), README] if not p.startswith("api/") and p != "rules.md" and snippets(p)]
 
 
 @pytest.mark.parametrize("page", RUN_PAGES)
@@ -250,13 +256,52 @@ def _options(script: str) -> set[str]:
 def test_documented_options_exist(script):
     options = _options(script)
     used = {}
-    for page in site_pages():
-        for line in re.findall(rf"python {script}\.py([^\n`]*)", (DOCS / page).read_text()):
+    for page in [*site_pages(), README]:
+        for line in re.findall(rf"python {script}\.py([^\n`]*)", _text(page)):
             for flag in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", line.split("#")[0]):
                 used.setdefault(flag, page)
     assert used, f"no page shows a {script}.py command"
     unknown = {flag: page for flag, page in used.items() if flag not in options}
     assert not unknown, f"options of {script}.py in the docs that it does not have: {unknown}"
+
+
+def test_readme_links_into_the_docs_resolve():
+    """The README is the front page: every relative link it has points at a file of the repository."""
+    readme = (ROOT / "README.md").read_text()
+    links = [link.split("#")[0] for link in re.findall(r"\]\(([^)\s]+)\)", readme) if "://" not in link]
+    assert any(link.startswith("docs/") for link in links), "README links nowhere into docs/"
+    missing = [link for link in links if link and not (ROOT / link).exists()]
+    assert not missing, f"README links to files that do not exist: {missing}"
+
+
+def ladder_figures_problems(readme: str) -> list[str]:
+    """Where README's ladder ratings differ from the stored reference ladder (arena/ladder_v1.json)."""
+    from arena.ladder import LADDER_V1, load_reference
+
+    data = load_reference(LADDER_V1)
+    problems = []
+    for n, p in data["players"].items():
+        found = re.search(rf"{n} players \(± (\d+)\): (.*?)[;.]", readme, re.S)
+        if not found:
+            problems.append(f"no ladder ratings for {n} players")
+            continue
+        half_width = round(1.96 * max(p["rating_se"]))
+        if int(found.group(1)) != half_width:
+            problems.append(f"{n} players: ± {found.group(1)}, stored ± {half_width}")
+        quoted = dict(re.findall(r"`([\w:]+)` (\d+)", found.group(2)))
+        for k, rung in enumerate(LADDER_V1.rungs):
+            if rung in quoted and int(quoted[rung]) != round(p["ratings"][k]):
+                problems.append(f"{n} players, {rung}: {quoted[rung]}, stored {round(p['ratings'][k])}")
+        if len(quoted) < len(LADDER_V1.rungs) - 1:
+            problems.append(f"{n} players: {len(quoted)} rungs quoted")
+    return problems
+
+
+def test_readme_ladder_figures_are_the_stored_ones():
+    readme = (ROOT / "README.md").read_text()
+    assert not ladder_figures_problems(readme)
+    drifted = readme.replace("`heuristic` 1672", "`heuristic` 1772", 1)
+    assert drifted != readme and ladder_figures_problems(drifted)
 
 
 def test_the_documented_build_command_is_what_ci_runs():
