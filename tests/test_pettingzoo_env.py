@@ -2,7 +2,7 @@
 
 Layers: PettingZoo's own checkers (``api_test``, ``seed_test``, ``render_test``) over rule sets
 and player counts; the env as a thin map over the engine (same game as an ``Engine`` batch of
-one, RULES.md R2/R8/R11); ``env()`` against ``raw_env`` under PettingZoo's three classic
+one, docs/rules.md R2/R8/R11); ``env()`` against ``raw_env`` under PettingZoo's three classic
 wrappers, op by op; bad input (R10); rendering never shows hidden hands (R11).
 
 ``pettingzoo.test.max_cycles_test`` does not apply: it needs a ``parallel_env`` and a

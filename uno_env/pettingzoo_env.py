@@ -1,6 +1,6 @@
 """PettingZoo AEC environment ``uno_v0``: ``raw_env``, and ``env()`` with the classic checks.
 
-A game is an ``Engine`` batch of one: every rule lives in the engine (RULES.md), this module
+A game is an ``Engine`` batch of one: every rule lives in the engine (docs/rules.md), this module
 only maps seats to agent names, builds the PettingZoo dicts, and renders. ``raw_env``'s
 docstring is the environment's doc page.
 """
@@ -54,7 +54,7 @@ class raw_env(AECEnv):
     | Observation space | ``Dict(observation=Box(float32, (D,)), action_mask=Box(0, 1, (116,), int8))`` |
     | Observation size D | @@D@@ (@@D_OPEN@@ with ``open_hands``) |
 
-    UNO for 2 to 10 players under any rule set of ``UnoRules`` (RULES.md). Each game is an
+    UNO for 2 to 10 players under any rule set of ``UnoRules`` (docs/rules.md). Each game is an
     ``Engine`` batch of one, so this env plays exactly the rules of the batched engine.
     ``raw_env`` raises ``ValueError`` on an illegal action and changes nothing; ``env()`` gives
     the same game with PettingZoo's classic checks (see *Illegal moves and misuse*).
@@ -74,13 +74,13 @@ class raw_env(AECEnv):
     choose its colour; answer a Wild Draw Four; choose a swap target) keeps the same agent
     selected, and a Skip or a two-player Reverse selects the same agent again.
 
-    ## Action space (RULES.md R2)
+    ## Action space (docs/rules.md R2)
 
     @@ACTIONS@@
 
     ``uno_env.action_name(a)`` names an action; actions a rule set does not use are never legal.
 
-    ## Observation space (RULES.md R11)
+    ## Observation space (docs/rules.md R11)
 
     ``observe(agent)`` returns ``{"observation": float32[D], "action_mask": int8[116]}`` from
     that agent's own seat; both arrays are new on every call (keeping them is safe). Seats in
@@ -323,7 +323,7 @@ class raw_env(AECEnv):
     # --- beyond PettingZoo ---------------------------------------------------------------------
 
     def game_state(self) -> dict[str, Any]:
-        """The game as the engine's JSON-serialisable dict (schema in DESIGN.md); holds every hand."""
+        """The game as the engine's JSON-serialisable dict (schema: ``Engine.game_state``); holds every hand."""
         return self._engine.game_state(0)
 
     def __getattr__(self, name: str) -> Any:

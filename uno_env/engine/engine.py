@@ -307,7 +307,7 @@ class Engine:
             return self._driver(self._buf, actions, validate)
 
     def step(self, actions: np.ndarray | Sequence[int] | int) -> StepResult:
-        """Apply one action per game (``-1`` leaves that game as it is); see RULES.md R10."""
+        """Apply one action per game (``-1`` leaves that game as it is); see docs/rules.md R10."""
         if type(actions) is np.ndarray and actions.dtype is _INT64 and _JIT:
             # The common case costs no checks here: the sealed driver refuses (TypeError) any
             # array but a writeable C-contiguous 1-D int64 one, and reports a wrong length.
@@ -445,7 +445,21 @@ class Engine:
         return view
 
     def game_state(self, i: int = 0) -> dict[str, Any]:
-        """Game i as a plain JSON-serialisable dict (schema in DESIGN.md)."""
+        """Game i as a plain JSON-serialisable dict; it holds every hand (hidden information).
+
+        Keys: ``num_players``; ``current_player``; ``phase`` (``play``, ``post_draw``,
+        ``choose_color``, ``choose_swap_target``, ``respond_draw_two``, ``respond_draw_four``,
+        ``round_over``); ``direction`` (+1 clockwise, -1); ``current_color`` (0-3, or None while a
+        first-card wild awaits its colour; during ``choose_color`` still the colour before the
+        wild); ``top_card`` (type id); ``hands`` (per seat, sorted type ids); ``draw_pile_size``;
+        ``discard_pile`` (type ids, bottom to top); ``pending_draw``; ``scores`` (change only
+        when a round ends); ``uno_called`` (per seat: from its CALL_UNO until its hand grows; in
+        ``auto`` mode, holding one card); ``winner`` (a seat, a list of seats for a team, or None;
+        None on a truncated round unless ``turn_limit_rule`` names one); ``turn`` (actions taken
+        in the round); ``dealer``; ``eliminated`` (per seat); ``round`` (rounds finished in the
+        match); ``drew_on_color`` and ``named_color`` (per seat, a colour or None: the public
+        history of R11).
+        """
         i = self._check_index(i)
         g, pl, n = self._g[i], self._pl[i], self.num_players
         hands = [np.repeat(np.arange(NUM_CARD_TYPES), self._hands[i, p]).tolist() for p in range(n)]

@@ -6,7 +6,7 @@ past the last seat) holds the counts of the discard pile, so observations need n
 Arrays are indexed with ``b`` rather than sliced on the hot path: every view costs two atomic
 reference counts, which were a third of a step. Constants passed to the drawing helpers are
 wrapped in ``np.int64``: numba compiles a separate copy of a function for every distinct literal
-argument, which tripled the cold compile time. Section numbers refer to RULES.md.
+argument, which tripled the cold compile time. Section numbers refer to docs/rules.md.
 
 The kernels of an ordinary step (apply_action, play_card, draw_action, write_mask,
 write_play_mask, write_obs) are ``inline="always"`` with one call site each, in the step loop
