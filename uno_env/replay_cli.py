@@ -28,8 +28,8 @@ import tyro
 
 from .actions import action_name
 from .cards import COLOR_NAMES, card_name
-from .engine import Engine, describe_event, replay
-from .rules import UnoRules
+from .engine import describe_event, replay
+from .engine.replay import start_of
 
 __all__ = ["Args", "load_records", "ReplaySteps", "main"]
 
@@ -76,25 +76,13 @@ def load_records(path: str) -> list[dict[str, Any]]:
     return records
 
 
-def _start(record: dict[str, Any]) -> Engine:
-    """A one-game engine at the record's start (as ``uno_env.replay`` builds it, before any action)."""
-    engine = Engine(1, record["num_players"], UnoRules.from_dict(record["rules"]), seed=0, record=True)
-    start = record["start"]
-    if "position" in start:
-        rng_state = int(start["rng_state"]) if "rng_state" in start else None
-        engine.set_game(0, **start["position"], rng_state=rng_state)
-    else:
-        engine.reset(rng_state=int(start["rng_state"]))
-    return engine
-
-
 class ReplaySteps:
     """Every step of one record: the acting seat, the action, its events and the state after it."""
 
     def __init__(self, record: dict[str, Any]) -> None:
         replay(record)  # checks the record first: a ValueError names the first event that differs
         self.num_players = int(record["num_players"])
-        engine = _start(record)
+        engine = start_of(record)
         self.open_hands = engine.rules.open_hands  # every hand is public (R11): each view shows them all
         events = record["events"]
         seen = len(engine.record(0)["events"])

@@ -15,8 +15,8 @@ from ..rules import UnoRules
 from .engine import Engine
 
 
-def replay(record: dict[str, Any]) -> Engine:
-    """Replay a record in a fresh one-game engine; raises ValueError if any event differs."""
+def start_of(record: dict[str, Any]) -> Engine:
+    """A fresh one-game recording engine at the record's start, before its first action."""
     engine = Engine(1, record["num_players"], UnoRules.from_dict(record["rules"]), seed=0, record=True)
     start = record["start"]
     if "position" in start:
@@ -28,6 +28,12 @@ def replay(record: dict[str, Any]) -> Engine:
         engine.reset(rng_state=int(start["rng_state"]))
     else:
         raise ValueError(f"record start must hold a position or an rng_state, got keys {sorted(start)}")
+    return engine
+
+
+def replay(record: dict[str, Any]) -> Engine:
+    """Replay a record in a fresh one-game engine; raises ValueError if any event differs."""
+    engine = start_of(record)
     for k, action in enumerate(record["actions"]):
         if engine.terminated[0] or engine.truncated[0]:
             raise ValueError(f"record has {len(record['actions'])} actions but the round ended after {k}")
