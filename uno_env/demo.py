@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import time
+from dataclasses import dataclass
 
 import numpy as np
+import tyro
 
-from uno_env import Engine, UnoRules, describe_event, sample_legal
+from uno_env import Engine, UnoRules, describe_event, parse_rules, sample_legal
 
 
 def play_logged_game(num_players: int, rules: UnoRules, seed: int) -> list[str]:
@@ -37,15 +38,33 @@ def measure(num_envs: int, num_players: int, rules: UnoRules, seconds: float, se
     return steps / (time.perf_counter() - start), rounds
 
 
+@dataclass
+class Args:
+    """Options of ``uno-demo``."""
+
+    num_players: int = 4
+    """players per game (2-10)"""
+    num_envs: int = 1024
+    """games stepped together in the speed measurement"""
+    seconds: float = 3.0
+    """length of the speed measurement"""
+    preset: str = "classic"
+    """a preset name (classic, official, swap_hands, house) or JSON options over classic"""
+    seed: int = 0
+    """seed of the games and of the random moves"""
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--num-players", type=int, default=4)
-    parser.add_argument("--num-envs", type=int, default=1024)
-    parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--preset", default="classic")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    rules = UnoRules.preset(args.preset)
+    """Print one logged game, then the engine's speed over a batch."""
+    args = tyro.cli(Args, args=argv, description=__doc__)
+    try:
+        _run(args)
+    except ValueError as exc:  # a bad option: one line on stderr, not a traceback
+        raise SystemExit(f"error: {exc}") from None
+
+
+def _run(args: Args) -> None:
+    rules = parse_rules(args.preset)
     print(f"== One game, {args.num_players} players, preset {args.preset!r}, random legal actions ==")
     for line in play_logged_game(args.num_players, rules, args.seed):
         print("  " + line)
