@@ -51,6 +51,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
+import tyro
 
 from agents.registry import make_agent
 from uno_env import Agent, parse_rules
@@ -290,15 +291,21 @@ def rate_on_ladder(agent: Agent, num_players: int = 2, spec: LadderSpec = LADDER
                         [([names[i] for i in c], r) for c, r in zip(combos, tables)], ref["tables"])
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m arena.ladder [--check] [--version v1]``: build (or check) the stored reference results."""
-    import argparse
+@dataclass
+class BuildArgs:
+    """``python -m arena.ladder``: build (or check) the stored reference results of a ladder."""
 
-    parser = argparse.ArgumentParser(prog="python -m arena.ladder", description=main.__doc__)
-    parser.add_argument("--version", default=LADDER_V1.version, choices=sorted(LADDERS))
-    parser.add_argument("--check", action="store_true",
-                        help="replay the reference games and compare them with the stored file (writes nothing)")
-    args = parser.parse_args(argv)
+    version: str = "v1"
+    """the ladder version to build or check"""
+    check: bool = False
+    """replay the reference games and compare them with the stored file (writes nothing)"""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Build the stored reference results of a ladder version, or check them (``--check``)."""
+    args = tyro.cli(BuildArgs, args=argv, prog="python -m arena.ladder", description=BuildArgs.__doc__)
+    if args.version not in LADDERS:
+        raise SystemExit(f"error: --version must be one of {sorted(LADDERS)}, got {args.version!r}")
     spec = LADDERS[args.version]
     path = reference_path(spec)
 
