@@ -1,0 +1,411 @@
+"""Time to skill: training minutes until a learner first holds >= 55% against ``rlcard_rule``, ours vs the tutorial setup.
+
+    python -m benchmarks.time_to_skill              # both learners, 20 wall-minutes of training each (~45 min)
+    python -m benchmarks.time_to_skill --quick      # smoke: seconds, tiny sizes, numbers not meaningful
+    python -m benchmarks --sections skill           # the same, as a section of the suite
+
+| learner | what trains |
+|---|---|
+| ``ours: train.py defaults`` | ``train.py``'s default MaskablePPO run, built from its pieces in ``training/`` (opponent mix, ``UnoSB3VecEnv``, ``make_model``, learning-rate schedule, self-play) with ``train.py``'s default arguments, read from its ``Args`` source (``train_defaults``: scripts do not import each other) |
+| ``tutorial: 1 AEC env, self-play`` | the PettingZoo SB3 tutorial setup of ``benchmarks/pipeline.py`` (``tutorial_env``: its wrapper around one ``uno_env.env()``, the model playing every seat) with ``MaskablePPO``'s default PPO arguments (the tutorial's), the same network as ours (``make_model``: ``agents.ppo.UnoMaskablePolicy`` and ``UnoFeatures``) |
+
+How it is measured:
+
+- The learners take turns (interleaved, like every row of the suite, so a busy spell of the
+  shared machine hits both): each trains, one rollout and its update at a time, until its own
+  training clock passes the next multiple of ``--eval-every-minutes``, then is evaluated; then
+  the other one's turn. A learner stops when it first reaches the threshold, when its training
+  clock passes ``--budget-minutes``, or (ours) when train.py's ``total_timesteps`` are done
+  (its learning rate is then 0).
+- The evaluation is the same code for both: ``training.evaluation.eval_rows`` (``arena.play_table``)
+  plays the learner's current policy (``agents.ppo.PPOAgent``, deterministic: the most likely legal
+  action) against ``rlcard_rule`` over ``--eval-games`` games, seats rotated, on the same deals at
+  every evaluation (one seed), with the 95% Wilson interval.
+- "Minutes" are training only: the wall clock (``time.perf_counter``) and this process's CPU time
+  (``time.process_time``) spent in ``model.learn`` (rollouts and PPO updates). Evaluations are
+  excluded from them and reported on their own, as is the set-up (building env and model).
+  Resolution: one evaluation interval (plus at most one rollout).
+- "Reached" is the first evaluation whose win rate (the point estimate) is >= the threshold;
+  its interval is printed beside it. One process, torch on one thread, numba without threads.
+  The run is not reproducible to the step: the turns follow the wall clock.
+
+Env steps are stable-baselines3 timesteps: decisions of the model. Ours counts the learner's
+decisions only (opponents move inside the env); the tutorial's model decides for both seats.
+Writes ``time_to_skill.md`` and ``time_to_skill.json`` (with date, machine, load) to ``--results-dir``.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import ast
+import dataclasses
+import inspect
+import json
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable
+
+import tyro
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from benchmarks._timing import loadavg  # noqa: E402
+from benchmarks.engine import machine_info, machine_lines  # noqa: E402
+
+
+@dataclasses.dataclass
+class Args:
+    """Options of the time-to-skill benchmark (``python -m benchmarks.time_to_skill --help``)."""
+
+    quick: bool = False
+    """smoke run: tiny rollouts and evaluations, a few seconds of training (numbers not meaningful);
+    explicit options still apply"""
+    budget_minutes: float = 20.0
+    """training wall-clock minutes each learner gets at most (evaluations not counted) (0.05 with --quick)"""
+    eval_every_minutes: float = 0.5
+    """training wall-clock minutes between evaluations of a learner (0.02 with --quick)"""
+    eval_games: int = 2000
+    """games per evaluation against the opponent, seats rotated (20 with --quick)"""
+    threshold: float = 0.55
+    """win rate (point estimate) a learner must reach"""
+    opponent: str = "rlcard_rule"
+    """the evaluation opponent (an agents.registry spec)"""
+    learners: str = "ours,tutorial"
+    """comma-separated learners to train (ours, tutorial)"""
+    seed: int | None = None
+    """seed of both learners, their games and the evaluation deals (default: train.py's --seed)"""
+    results_dir: str = "benchmarks/results"
+    """where time_to_skill.md and time_to_skill.json are written"""
+
+
+QUICK = dict(budget_minutes=0.05, eval_every_minutes=0.02, eval_games=20)
+# Tiny rollouts and updates for the smoke run; the full run uses train.py's and MaskablePPO's own.
+QUICK_OURS = dict(num_envs=16, n_steps=16, batch_size=128, n_epochs=1)
+QUICK_TUTORIAL = dict(n_steps=64, batch_size=32, n_epochs=1)
+LEARNERS = ("ours", "tutorial")
+# What a network is in train.Args: the tutorial learner gets these from train.py too.
+NETWORK_FIELDS = ("hidden", "head", "activation")
+PPO_FIELDS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range",
+              "ent_coef", "vf_coef", "max_grad_norm")
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """The options, quick sizes filled in; SystemExit naming a bad one."""
+    args = tyro.cli(Args, args=argv, description=__doc__.splitlines()[0])
+    if args.quick:  # quick sizes, unless given explicitly
+        given = {a.split("=")[0][2:].replace("-", "_") for a in (argv if argv is not None else sys.argv[1:])}
+        args = dataclasses.replace(args, **{k: v for k, v in QUICK.items() if k not in given})
+    check_args(args)
+    return args
+
+
+def check_args(args: Args) -> None:
+    """SystemExit saying what was wrong and what is allowed."""
+    unknown = set(_names(args.learners)) - set(LEARNERS)
+    if unknown or not _names(args.learners):
+        raise SystemExit(f"--learners: unknown or none {sorted(unknown)}; allowed: {', '.join(LEARNERS)}")
+    if not args.budget_minutes > 0 or not args.eval_every_minutes > 0:
+        raise SystemExit(f"--budget-minutes and --eval-every-minutes must be > 0, got {args.budget_minutes} "
+                         f"and {args.eval_every_minutes}")
+    if args.eval_games < 1:
+        raise SystemExit(f"--eval-games must be >= 1, got {args.eval_games}")
+    if not 0 < args.threshold < 1:
+        raise SystemExit(f"--threshold must be in (0, 1), got {args.threshold}")
+
+
+def _names(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def train_defaults(path: Path = REPO / "train.py") -> dict[str, Any]:
+    """``train.py``'s ``Args`` defaults, read from its source with ``ast`` (a script is not imported).
+
+    Every field whose default is a literal; train.py's fields all are.
+    """
+    tree = ast.parse(path.read_text(), str(path))
+    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Args"), None)
+    if cls is None:
+        raise SystemExit(f"{path}: no 'class Args' to read train.py's defaults from")
+    out = {}
+    for node in cls.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            try:
+                out[node.target.id] = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+    return out
+
+
+# --- the learners ---------------------------------------------------------------------------------
+
+
+class Learner:
+    """A MaskablePPO model trained one rollout at a time, with its training clocks and evaluations."""
+
+    name: str
+    model: Any
+
+    def __init__(self) -> None:
+        self.train_wall = self.train_cpu = self.eval_wall = self.eval_cpu = 0.0
+        self.setup_wall = 0.0
+        self.evals: list[dict[str, Any]] = []
+        self.stop_reason = ""
+
+    def rollout(self) -> None:
+        """One ``model.learn`` of one rollout and its update."""
+        raise NotImplementedError
+
+    def exhausted(self) -> bool:
+        """Whether the learner's own schedule is over."""
+        return False
+
+    @property
+    def steps(self) -> int:
+        return int(self.model.num_timesteps)
+
+    def train_until(self, wall_seconds: float) -> None:
+        """Rollouts until the training wall clock passes ``wall_seconds`` (or the schedule ends)."""
+        while self.train_wall < wall_seconds and not self.exhausted():
+            t, c = time.perf_counter(), time.process_time()
+            self.rollout()
+            self.train_wall += time.perf_counter() - t
+            self.train_cpu += time.process_time() - c
+
+    def evaluate(self, opponent: str, games: int, seed: int, rules: Any, num_players: int) -> dict[str, Any]:
+        """``training.evaluation.eval_rows`` of the current policy (deterministic) vs ``opponent``."""
+        from agents.ppo import PPOAgent
+        from training.evaluation import eval_rows
+
+        t, c = time.perf_counter(), time.process_time()
+        agent = PPOAgent(self.model.policy, deterministic=True, name=self.name)
+        row = eval_rows(agent, [opponent], rules, num_players, games, seed)[0]
+        self.eval_wall += time.perf_counter() - t
+        self.eval_cpu += time.process_time() - c
+        entry = {"steps": self.steps, "train_wall_s": self.train_wall, "train_cpu_s": self.train_cpu,
+                 "win_rate": row["win_rate"], "ci95": row["ci95"], "games": row["games"], "load": loadavg()}
+        self.evals.append(entry)
+        return entry
+
+
+class Ours(Learner):
+    """``train.py``'s default run (module table), built from ``training/``'s pieces as train.py builds it."""
+
+    name = "ours: train.py defaults, UnoSB3VecEnv"
+
+    def __init__(self, d: SimpleNamespace) -> None:
+        super().__init__()
+        from training.opponents import opponent_groups, parse_mix
+        from training.sb3 import LinearSchedule, make_model
+        from training.self_play import SelfPlay
+        from uno_env import parse_rules
+        from uno_env.sb3_vec_env import UnoSB3VecEnv
+
+        t = time.perf_counter()
+        rules = parse_rules(d.rules)
+        groups = opponent_groups(parse_mix(d.opponent_mix), d.num_envs, rules, d.self_play_groups)
+        self.venv = UnoSB3VecEnv(d.num_envs, d.num_players, rules, seed=d.seed,
+                                 learner_seat="random" if d.learner_seat == "random" else int(d.learner_seat),
+                                 opponents=[(g.agent, g.games) for g in groups])
+        self.schedule = LinearSchedule(d.learning_rate, d.total_timesteps, d.anneal_lr)
+        self.model = make_model(d, self.venv, self.schedule)
+        self.self_play = SelfPlay(self.venv, groups, d.snapshot_pool_size, d.snapshot_latest_prob, d.seed)
+        self.self_play.start(self.model.policy)
+        self.d = d
+        self.next_snapshot = d.snapshot_every
+        self.ppo = {k: getattr(d, k) for k in PPO_FIELDS + ("num_envs", "total_timesteps", "anneal_lr", "opponent_mix")}
+        self.setup_wall = time.perf_counter() - t
+
+    def rollout(self) -> None:
+        self.schedule.done = self.model.num_timesteps
+        self.model.learn(self.d.num_envs * self.d.n_steps, reset_num_timesteps=False)
+        if self.model.num_timesteps >= self.next_snapshot:
+            self.self_play.refresh(self.model.policy)
+            self.next_snapshot += self.d.snapshot_every
+
+    def exhausted(self) -> bool:
+        return self.model.num_timesteps >= self.d.total_timesteps
+
+
+class Tutorial(Learner):
+    """The PettingZoo SB3 tutorial setup (``benchmarks.pipeline.tutorial_env``), ours network, MaskablePPO's defaults."""
+
+    name = "tutorial: 1 AEC env, self-play"
+
+    def __init__(self, d: SimpleNamespace, quick: bool) -> None:
+        super().__init__()
+        from sb3_contrib import MaskablePPO
+
+        from benchmarks.pipeline import tutorial_env
+        from training.sb3 import LinearSchedule, make_model
+
+        if d.rules != "classic":
+            raise SystemExit(f"the tutorial learner plays uno_env.env()'s classic rules; train.py's default "
+                             f"rules are {d.rules!r}: the two would not learn the same game")
+        t = time.perf_counter()
+        defaults = {k: p.default for k, p in inspect.signature(MaskablePPO.__init__).parameters.items()}
+        ppo = {k: defaults[k] for k in PPO_FIELDS}
+        ppo.update(QUICK_TUTORIAL if quick else {})
+        args = SimpleNamespace(**ppo, **{k: getattr(d, k) for k in NETWORK_FIELDS}, seed=d.seed)
+        schedule = LinearSchedule(ppo["learning_rate"], 1, anneal=False)  # the tutorial's constant rate
+        self.model = make_model(args, tutorial_env(d.num_players, d.seed), schedule)
+        self.ppo = ppo
+        self.setup_wall = time.perf_counter() - t
+
+    def rollout(self) -> None:
+        self.model.learn(self.model.n_steps, reset_num_timesteps=False)
+
+
+# --- the run --------------------------------------------------------------------------------------
+
+
+def build_learners(args: Args) -> tuple[list[Learner], SimpleNamespace]:
+    """The learners of ``--learners`` and train.py's defaults (``--seed`` and quick sizes applied)."""
+    import torch
+
+    from training.run import seed_everything
+
+    d = SimpleNamespace(**train_defaults())
+    if args.seed is not None:
+        d.seed = args.seed
+    if args.quick:
+        d.__dict__.update(QUICK_OURS)
+    seed_everything(d.seed, 1)
+    # As train.py: the categorical's argument checks cost ~10% of an update and cannot fail here.
+    torch.distributions.Distribution.set_default_validate_args(False)
+    made: dict[str, Callable[[], Learner]] = {"ours": lambda: Ours(d), "tutorial": lambda: Tutorial(d, args.quick)}
+    return [made[n]() for n in _names(args.learners)], d
+
+
+def measure(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
+    """Train the learners in turns and evaluate them (module docstring); the report's rows."""
+    from uno_env import parse_rules
+
+    learners, d = build_learners(args)
+    rules = parse_rules(d.rules)
+    budget, every = 60 * args.budget_minutes, 60 * args.eval_every_minutes
+    active = list(learners)
+    k = 0
+    while active:
+        k += 1
+        for ln in list(active):
+            ln.train_until(min(k * every, budget))
+            e = ln.evaluate(args.opponent, args.eval_games, d.seed + 10**9, rules, d.num_players)
+            log(f"    {ln.name}: {ln.train_wall / 60:5.2f} min, {ln.steps:,} steps: {e['win_rate']:.1%} "
+                f"[{e['ci95'][0]:.1%}, {e['ci95'][1]:.1%}]")
+            if e["win_rate"] >= args.threshold:
+                ln.stop_reason = "reached"
+            elif ln.exhausted():
+                ln.stop_reason = "train.py's total_timesteps done"
+            elif ln.train_wall >= budget:
+                ln.stop_reason = "budget spent"
+            if ln.stop_reason:
+                active.remove(ln)
+    return {"rows": [_row(ln, args.threshold) for ln in learners],
+            "train_defaults": {k: v for k, v in vars(d).items()}}
+
+
+def _row(ln: Learner, threshold: float) -> dict[str, Any]:
+    reached = next((e for e in ln.evals if e["win_rate"] >= threshold), None)
+    best = max(ln.evals, key=lambda e: e["win_rate"])
+    at = reached or ln.evals[-1]
+    return {"learner": ln.name, "reached": reached is not None, "stop_reason": ln.stop_reason,
+            "train_wall_min": at["train_wall_s"] / 60, "train_cpu_min": at["train_cpu_s"] / 60,
+            "steps": at["steps"], "evaluations": len(ln.evals), "best": best, "at": at,
+            "eval_wall_min": ln.eval_wall / 60, "eval_cpu_min": ln.eval_cpu / 60, "setup_s": ln.setup_wall,
+            "steps_per_train_s": ln.steps / max(ln.train_wall, 1e-9), "ppo": ln.ppo, "history": ln.evals}
+
+
+# --- the report -----------------------------------------------------------------------------------
+
+
+def table_lines(rows: list[dict[str, Any]], threshold: float, opponent: str) -> list[str]:
+    """The Markdown table: one row per learner."""
+    out = [f"| learner | reached >= {threshold:.0%} vs {opponent}? | training wall min | training CPU min | env steps "
+           "| evaluations | win rate there [95% CI] | best win rate [95% CI] (at min) | evaluation wall min "
+           "| env steps/s (training wall) |",
+           "|---|---|---:|---:|---:|---:|---|---|---:|---:|"]
+    for r in rows:
+        at, b = r["at"], r["best"]
+        verdict = "yes" if r["reached"] else f"**not reached** ({r['stop_reason']})"
+        out.append(f"| {r['learner']} | {verdict} | {r['train_wall_min']:.2f} | {r['train_cpu_min']:.2f} | "
+                   f"{r['steps']:,} | {r['evaluations']} | {at['win_rate']:.1%} [{at['ci95'][0]:.1%}, "
+                   f"{at['ci95'][1]:.1%}] | {b['win_rate']:.1%} [{b['ci95'][0]:.1%}, {b['ci95'][1]:.1%}] "
+                   f"({b['train_wall_s'] / 60:.2f}) | {r['eval_wall_min']:.2f} | {r['steps_per_train_s']:,.0f} |")
+    return out
+
+
+def notes(report: dict[str, Any]) -> list[str]:
+    """The method in a few bullets (what the table's columns mean)."""
+    a = report["args"]
+    ppo = {r["learner"]: r["ppo"] for r in report["rows"]}
+    return [
+        f"Minutes are training only (model.learn: rollouts and PPO updates), by wall clock and by this process's "
+        f"CPU time, up to the first evaluation at or above {a['threshold']:.0%} (else up to the last one); "
+        f"evaluations are excluded and reported on their own. Each learner is evaluated every "
+        f"{a['eval_every_minutes']:g} training wall-minutes (resolution: one interval plus at most one rollout), "
+        f"capped at {a['budget_minutes']:g} training wall-minutes.",
+        f"Evaluation, the same code for both: training.evaluation.eval_rows (arena.play_table), the policy "
+        f"(PPOAgent, deterministic) against {a['opponent']} over {a['eval_games']:,} games, seats rotated, the same "
+        "deals at every evaluation, 95% Wilson intervals. 'Reached' uses the point estimate; repeated looks make "
+        "an early crossing by chance likelier, hence the interval beside it.",
+        "The learners take turns (one evaluation interval each) in one process on the same machine, torch on one "
+        "thread; the machine is shared, so wall minutes depend on the load (listed above; per evaluation in the "
+        "JSON) and CPU minutes are the steadier figure.",
+        "Same network for both (train.py's: agents.ppo.UnoFeatures trunk "
+        f"{tuple(report['train_defaults']['hidden'])} {report['train_defaults']['activation']}, linear heads, "
+        "UnoMaskablePolicy). PPO settings: " + "; ".join(
+            f"{k}: " + ", ".join(f"{n}={v}" for n, v in p.items()) for k, p in ppo.items()) + ".",
+        "Env steps are model decisions (SB3 timesteps): ours counts the learner's seat only (its opponents, "
+        f"{report['train_defaults']['opponent_mix']}, move inside the env); the tutorial's model decides for "
+        "both seats (self-play, as in the tutorial, whose wrapper shows the loser no reward).",
+    ]
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The result file: machine lines, the table, the notes."""
+    a = report["args"]
+    out = ["## Time to skill: training minutes until a learner holds "
+           f">= {a['threshold']:.0%} vs {a['opponent']} ({a['eval_games']:,} games)", "",
+           *machine_lines(report["machine"], report["load_average_at_end"]),
+           f"- command: `{report['command']}`" + ("; QUICK MODE: numbers not meaningful" if a["quick"] else ""),
+           "", *table_lines(report["rows"], a["threshold"], a["opponent"]), "", "Notes:", ""]
+    out += [f"- {n}" for n in notes(report)]
+    return "\n".join(out) + "\n"
+
+
+def run(args: Args, log: Callable[[str], None], command: str) -> dict[str, Any]:
+    """Measure, then write time_to_skill.md and .json to ``args.results_dir``; returns the report."""
+    results_dir = Path(args.results_dir)
+    if not results_dir.is_absolute():
+        results_dir = REPO / results_dir
+    results_dir.mkdir(parents=True, exist_ok=True)
+    machine = machine_info()
+    t0 = time.perf_counter()
+    report = {"args": dataclasses.asdict(args), "machine": machine, "command": command, **measure(args, log)}
+    report["load_average_at_end"] = loadavg()
+    report["total_seconds"] = time.perf_counter() - t0
+    report["markdown"] = render_markdown(report)
+    (results_dir / "time_to_skill.md").write_text(report["markdown"])
+    (results_dir / "time_to_skill.json").write_text(json.dumps(report, indent=2, default=str) + "\n")
+    log(f"wrote {results_dir / 'time_to_skill.md'}, time_to_skill.json")
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    command = "python -m benchmarks.time_to_skill " + " ".join(argv if argv is not None else sys.argv[1:])
+    report = run(args, lambda m: print(m, file=sys.stderr, flush=True), command.strip())
+    print(report["markdown"], end="", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
