@@ -4,6 +4,7 @@
     python train.py --total-timesteps 20000000 --opponent-mix "heuristic:0.5,self:0.5"
     python train.py --opponent-mix "heuristic:0.5,search:0.5"    # any agents.registry spec
     python train.py --num-players 4 --rules house --exp-name house4
+    python train.py --opponent-mix league --bc-positions 50000   # a PFSP league after a warm start cloned from search
     python train.py --resume runs/uno_ppo             # continue a run (killed or not) from its latest checkpoint
     python train.py --resume runs/uno_ppo/checkpoints/step_4000000.zip --total-timesteps 12000000
     python train.py --help                            # every option, with its meaning
@@ -14,9 +15,13 @@ linear ``main``; its pieces live in ``training/``.
 What it does, in order: checks every argument and builds the opponents before anything is
 written; seeds everything; builds one ``UnoSB3VecEnv`` of ``num_envs`` games split into
 opponent groups by ``--opponent-mix`` (``training.opponents``: each entry an
-``agents.registry.make_agent`` spec, or ``self`` for frozen snapshots of the learner), the
-learner seated at random, the opponents played in-batch; trains ``MaskablePPO`` one rollout at
-a time, updating a progress bar, refreshing the self-play snapshots (``training.self_play``),
+``agents.registry.make_agent`` spec, ``self`` for frozen snapshots of the learner, or
+``league`` for opponents drawn by prioritized fictitious self-play from ``--league-opponents``
+and the snapshots: ``training.league``), the learner seated at random, the opponents played
+in-batch; with ``--bc-positions`` first clones the new policy on positions its teacher
+(``--bc-teacher``, e.g. ``search:256``) labelled (expert iteration's warm start:
+``training.expert``); trains ``MaskablePPO`` one rollout at a time, updating a progress bar,
+refreshing the self-play snapshots (``training.self_play``) and the league's draws,
 printing an evaluation against ``--eval-opponents`` every ``--eval-every`` steps
 (``training.evaluation``, seats rotated), writing CSV (and TensorBoard, when installed) logs and
 crash-safe checkpoints (``training.checkpoint``: written atomically, a ``latest.json`` pointer
@@ -53,7 +58,9 @@ from agents.ppo import PPOAgent
 from training.checkpoint import (atomic_write, capture_rng, find_checkpoint, load_state, remove_partial, restore_rng,
                                  save_checkpoint)
 from training.evaluation import eval_line, eval_rows, final_table, final_title, parse_specs
-from training.opponents import opponent_groups, parse_mix
+from training.expert import clone, label_positions, load_positions, save_positions
+from training.league import League
+from training.opponents import LEAGUE, opponent_groups, parse_mix
 from training.run import Every, Stopwatch, seed_everything, start_run, write_summary
 from training.sb3 import ACTIVATIONS, LinearSchedule, WinsByKind, log_formats, make_model
 from training.self_play import SelfPlay
@@ -125,12 +132,41 @@ class Args:
     self_play_groups: int = 2
     """groups the 'self' games are split into, each playing its own snapshot"""
     snapshot_every: int = 500_000
-    """steps between snapshots of the learner added to the self-play pool"""
+    """steps between snapshots of the learner added to the self-play pool (and to the league)"""
     snapshot_pool_size: int = 8
-    """snapshots kept; a self-play group gets the newest with probability snapshot_latest_prob,
-    else a uniformly drawn one"""
+    """snapshots kept (in each of the self-play pool and the league); a self-play group gets the
+    newest with probability snapshot_latest_prob, else a uniformly drawn one"""
     snapshot_latest_prob: float = 0.5
     """probability that a self-play group plays the newest snapshot"""
+    league_opponents: str = "random,rlcard_rule,greedy,heuristic,search:32"
+    """the fixed members of the league (comma-separated agents.registry specs), beside the learner's
+    snapshots; used by the 'league' entry of --opponent-mix"""
+    league_groups: int = 4
+    """groups the 'league' games are split into, each drawing its own opponent after every rollout"""
+    league_power: float = 2.0
+    """PFSP weighting: a member is drawn with probability proportional to (1 - p) ** league_power, p
+    the learner's recent win rate against it (0: uniform)"""
+    league_window: int = 500
+    """the learner's last rounds per league member that its win rate is estimated from"""
+    bc_positions: int = 0
+    """expert iteration's warm start: positions labelled by --bc-teacher that the new policy is cloned
+    on before PPO (0: none; skipped on --resume, the checkpoint holds the result)"""
+    bc_teacher: str = "search:256"
+    """the agents.registry spec labelling the positions (asked with the engine: a search re-deals what
+    its seat cannot see)"""
+    bc_opponents: str = "rlcard_rule,heuristic"
+    """opponents of the teacher's labelling games (comma-separated specs, taken in turn per 64 games)"""
+    bc_epochs: int = 4
+    """passes of the cloning over the labelled positions"""
+    bc_batch_size: int = 1024
+    """minibatch size of the cloning"""
+    bc_learning_rate: float = 1e-3
+    """Adam step size of the cloning"""
+    bc_value_coef: float = 0.5
+    """weight of the value head's squared error against the games' results in the cloning loss"""
+    bc_data: str = ""
+    """an .npz of labelled positions: loaded when it exists (it must come from the same teacher,
+    opponents, rules, players, seed and count), else written after labelling (empty: not kept)"""
     eval_every: int = 1_000_000
     """steps between evaluations against the evaluation opponents during training (0: never)"""
     eval_games: int = 1000
@@ -169,18 +205,20 @@ class Args:
 def check_args(args: Args) -> None:
     """Refuse bad settings before anything is built or written (ValueError naming the setting)."""
     positive = ["num_envs", "n_steps", "batch_size", "n_epochs", "total_timesteps", "self_play_groups",
-                "snapshot_pool_size", "snapshot_every", "eval_games", "num_cpus"]
+                "snapshot_pool_size", "snapshot_every", "eval_games", "num_cpus", "league_groups", "league_window",
+                "bc_epochs", "bc_batch_size"]
     for name in positive:
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
     for name in ["eval_every", "final_eval_games", "checkpoint_every", "max_minutes", "torch_threads",
-                 "num_env_runners"]:
+                 "num_env_runners", "bc_positions", "league_power", "bc_value_coef"]:
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
     if not 2 <= args.num_players <= 10:
         raise ValueError(f"--num-players must be in 2..10, got {args.num_players}")
-    if not 0 < args.learning_rate < 1:
-        raise ValueError(f"--learning-rate must be in (0, 1), got {args.learning_rate}")
+    for name in ["learning_rate", "bc_learning_rate"]:
+        if not 0 < getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be in (0, 1), got {getattr(args, name)}")
     if not 0 <= args.snapshot_latest_prob <= 1:
         raise ValueError(f"--snapshot-latest-prob must be in [0, 1], got {args.snapshot_latest_prob}")
     if args.activation not in ACTIVATIONS:
@@ -196,6 +234,49 @@ def check_args(args: Args) -> None:
         raise ValueError(f"--learner-seat must be 'random' or a seat 0..{args.num_players - 1}, got {args.learner_seat!r}")
 
 
+def warm_start(args: Args, model: Any, rules: Any) -> dict[str, Any]:
+    """Expert iteration's first step: ``--bc-teacher`` labels positions (or ``--bc-data`` holds them), the
+    policy is cloned on them (``training.expert``); returns the labelling and cloning figures."""
+    watch = Stopwatch()
+    meta = {"teacher": args.bc_teacher, "opponents": args.bc_opponents, "rules": rules.to_dict(),
+            "num_players": args.num_players, "seed": args.seed, "positions": args.bc_positions}
+    if args.bc_data and os.path.isfile(args.bc_data):
+        data, source = load_positions(args.bc_data, meta), f"loaded from {args.bc_data}"
+    else:
+        data = label_positions(args.bc_teacher, parse_specs(args.bc_opponents, rules), rules, args.num_players,
+                               args.bc_positions, seed=args.seed)
+        source = f"labelled by {args.bc_teacher}"
+        if args.bc_data:
+            atomic_write(args.bc_data, lambda f: save_positions(f, data, meta))
+    label_seconds = watch.seconds()
+    stats = clone(model.policy, data, args.bc_epochs, args.bc_batch_size, args.bc_learning_rate,
+                  args.bc_value_coef, args.max_grad_norm, seed=args.seed)
+    stats.update(source=source, label_seconds=label_seconds, clone_seconds=watch.seconds() - label_seconds)
+    print(f"warm start: {len(data):,} positions {source} ({label_seconds:.0f} s), cloned in "
+          f"{stats['clone_seconds']:.0f} s: held-out agreement with the teacher {stats['agreement_before']:.1%} -> "
+          f"{stats['agreement_after']:.1%}")
+    return stats
+
+
+def restore_run(resume: Any, model: Any, self_play: SelfPlay, league: League | None) -> list[dict[str, Any]]:
+    """Put back a checkpoint's run state (generators, self-play pool, league, history); returns the history."""
+    history: list[dict[str, Any]] = []
+    restored = "weights only (no .state.pt beside it)"
+    if resume.state:
+        # After make_model: MaskablePPO.load reseeds the generators from the original seed.
+        state = load_state(resume.state)
+        restore_rng(state["rng"])
+        self_play.load_state_dict(state["self_play"])
+        history = state["history"]
+        restored = f"run state restored (self-play pool: {len(self_play.pool.snapshots)} snapshots"
+        if league is not None and state.get("league"):
+            league.load_state_dict(state["league"])
+            restored += f"; league: {len(league.members)} members"
+        restored += ")"
+    print(f"resumed from {resume.model} at step {model.num_timesteps:,}: {restored}")
+    return history
+
+
 def main(args: Args) -> dict[str, Any]:
     """Train, save, evaluate (module docstring); returns what final_eval.json holds."""
     check_args(args)
@@ -206,14 +287,21 @@ def main(args: Args) -> dict[str, Any]:
         return main_rllib(args)
     clock = Stopwatch()
     rules = parse_rules(args.rules)
-    groups = opponent_groups(parse_mix(args.opponent_mix), args.num_envs, rules, args.self_play_groups)
+    groups = opponent_groups(parse_mix(args.opponent_mix), args.num_envs, rules, args.self_play_groups,
+                             args.league_groups)
     eval_specs = parse_specs(args.eval_opponents, rules)
+    if args.bc_positions:
+        parse_specs(f"{args.bc_teacher},{args.bc_opponents}", rules)  # a bad spec fails before anything is written
     seed_everything(args.seed, args.torch_threads)
     # The categorical's argument checks cost ~10% of an update and can never fail here (masked logits).
     torch.distributions.Distribution.set_default_validate_args(False)
     venv = UnoSB3VecEnv(args.num_envs, args.num_players, rules, seed=args.seed,
                         learner_seat="random" if args.learner_seat == "random" else int(args.learner_seat),
                         opponents=[(g.agent, g.games) for g in groups])
+    league = None
+    if any(g.kind == LEAGUE for g in groups):
+        league = League(venv, groups, parse_specs(args.league_opponents, rules), rules, args.snapshot_pool_size,
+                        args.league_window, args.league_power, seed=args.seed)
     schedule = LinearSchedule(args.learning_rate, args.total_timesteps, args.anneal_lr)
     resume = find_checkpoint(args.resume) if args.resume else None
     model = make_model(args, venv, schedule, resume.model if resume else None)
@@ -225,20 +313,14 @@ def main(args: Args) -> dict[str, Any]:
         os.replace(os.path.join(run_dir, "progress.csv"),
                    os.path.join(run_dir, f"progress_before_{model.num_timesteps}.csv"))
     model.set_logger(configure(run_dir, log_formats(args.tensorboard)))
+    expert = warm_start(args, model, rules) if args.bc_positions and not resume else None
     self_play = SelfPlay(venv, groups, args.snapshot_pool_size, args.snapshot_latest_prob, args.seed)
     self_play.start(model.policy)
+    if league is not None:
+        league.start(model.policy, model.num_timesteps)
     wins = WinsByKind(groups)
-    history: list[dict[str, Any]] = []
-    if resume:
-        restored = "weights only (no .state.pt beside it)"
-        if resume.state:
-            # After make_model: MaskablePPO.load reseeds the generators from the original seed.
-            state = load_state(resume.state)
-            restore_rng(state["rng"])
-            self_play.load_state_dict(state["self_play"])
-            history = state["history"]
-            restored = f"run state restored (self-play pool: {len(self_play.pool.snapshots)} snapshots)"
-        print(f"resumed from {resume.model} at step {model.num_timesteps:,}: {restored}")
+    callbacks = [wins] if league is None else [wins, league]
+    history = restore_run(resume, model, self_play, league) if resume else []
 
     def evaluate(num_games: int, seed: int) -> list[dict[str, Any]]:
         learner = PPOAgent(model.policy, deterministic=args.deterministic_eval, name="ppo")
@@ -252,21 +334,28 @@ def main(args: Args) -> dict[str, Any]:
     training = Stopwatch(args.max_minutes)
     while model.num_timesteps < args.total_timesteps and not training.expired():
         schedule.done = model.num_timesteps
-        model.learn(args.num_envs * args.n_steps, reset_num_timesteps=False, log_interval=1, callback=wins)
+        model.learn(args.num_envs * args.n_steps, reset_num_timesteps=False, log_interval=1, callback=callbacks)
         step = model.num_timesteps
         bar.update(step - bar.n)
         bar.set_postfix_str(wins.summary(), refresh=False)
         if snapshots.due(step):
             self_play.refresh(model.policy)
+            if league is not None:
+                league.add_snapshot(model.policy, step)
+        if league is not None:
+            league.redraw()
         if evals.due(step):
             rows = evaluate(args.eval_games, seed=args.seed + step)
             history.append({"step": step, "minutes": training.seconds() / 60, "eval": rows})
             for row in rows:
                 model.logger.record(f"eval/win_rate_{row['opponent']}", row["win_rate"])
             bar.write(eval_line(step, training.seconds() / 60, rows))
+            if league is not None:
+                bar.write(league.summary())
         if checkpoints.due(step):
             save_checkpoint(checkpoint_dir, step, model,
-                            {"rng": capture_rng(), "self_play": self_play.state_dict(), "history": history})
+                            {"rng": capture_rng(), "self_play": self_play.state_dict(), "history": history,
+                             "league": league.state_dict() if league is not None else None})
     bar.close()
     if model.num_timesteps < args.total_timesteps:
         print(f"stopped at {model.num_timesteps:,} steps: --max-minutes {args.max_minutes:g} reached")
@@ -278,7 +367,8 @@ def main(args: Args) -> dict[str, Any]:
     final: dict[str, Any] = {"args": dataclasses.asdict(args), "steps": model.num_timesteps, "train_seconds": seconds,
                              "train_cpu_seconds": cpu, "steps_per_second": trained / max(seconds, 1e-9),
                              "stopped_early": model.num_timesteps < args.total_timesteps, "history": history,
-                             "resumed_from": resume.model if resume else None, "start_step": start_step}
+                             "resumed_from": resume.model if resume else None, "start_step": start_step,
+                             "warm_start": expert, "league": league.summary() if league is not None else None}
     if args.final_eval_games:
         final["final_eval"] = evaluate(args.final_eval_games, seed=args.seed + 10**9)
         print(final_table(final_title(args, model_path), final["final_eval"]))

@@ -8,10 +8,10 @@ venv = UnoSB3VecEnv(256, 2, rules, opponents=[(g.agent, g.games) for g in groups
 
 | piece | what it is |
 |---|---|
-| ``parse_mix(text)`` | ``"spec:weight,..."`` -> ``{spec: weight}`` (weights >= 0, normalised); a spec is any ``agents.registry.make_agent`` spec, or ``self`` |
+| ``parse_mix(text)`` | ``"spec:weight,..."`` -> ``{spec: weight}`` (weights >= 0, normalised); a spec is any ``agents.registry.make_agent`` spec, ``self`` or ``league`` |
 | ``split_games(n, weights)`` | how many of ``n`` games each kind gets (largest remainders; every kind with a positive weight gets at least one game when ``n`` allows) |
-| ``opponent_groups(mix, n, rules, self_play_groups)`` | the groups ``(kind, agent, games)`` in game order: one per kind, the ``self`` games split into ``self_play_groups`` groups |
-| ``PendingSnapshot`` | the agent of a ``self`` group until the learner exists (``training.self_play.SelfPlay`` swaps it for a snapshot) |
+| ``opponent_groups(mix, n, rules, self_play_groups, league_groups)`` | the groups ``(kind, agent, games)`` in game order: one per kind, the ``self`` games split into ``self_play_groups`` groups and the ``league`` games into ``league_groups`` |
+| ``PendingSnapshot`` | the agent of a ``self`` or ``league`` group until the learner exists (``training.self_play.SelfPlay`` / ``training.league.League`` swap in their opponents) |
 
 Why groups and not an agent that picks an opponent per row: the agent protocol
 (``act(observation, action_mask, rng)``) does not say which game a row belongs to, so such an
@@ -31,10 +31,12 @@ import numpy as np
 from agents.registry import make_agent
 from uno_env import Agent, UnoRules
 
-__all__ = ["SELF", "OpponentGroup", "PendingSnapshot", "parse_mix", "split_games", "opponent_groups"]
+__all__ = ["SELF", "LEAGUE", "OpponentGroup", "PendingSnapshot", "parse_mix", "split_games", "opponent_groups"]
 
 SELF = "self"
 """the mix entry of self-play: frozen snapshots of the learner"""
+LEAGUE = "league"
+"""the mix entry of the league: baselines and snapshots drawn by how often they beat the learner (``training.league``)"""
 
 
 def parse_mix(text: str) -> dict[str, float]:
@@ -94,14 +96,17 @@ def split_games(n: int, weights: Sequence[float]) -> list[int]:
 
 
 class PendingSnapshot:
-    """A self-play seat before the learner exists: the env is built before the model, so its
-    snapshot comes later (``SelfPlay.start``); acting before that raises ``ValueError``."""
+    """A self-play (or league) seat before the learner exists: the env is built before the model,
+    so its opponent comes later (``SelfPlay.start``, ``League.start``); acting before that raises
+    ``ValueError``."""
 
-    name = SELF
+    def __init__(self, name: str = SELF) -> None:
+        self.name = name
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Refuses: there is no snapshot yet."""
-        raise ValueError("this self-play group has no snapshot yet: SelfPlay.start(policy) installs one")
+        raise ValueError(f"this {self.name} group has no snapshot yet: SelfPlay.start(policy) or "
+                         f"League.start(policy) installs one")
 
 
 @dataclass
@@ -114,13 +119,14 @@ class OpponentGroup:
 
 
 def opponent_groups(mix: dict[str, float], num_envs: int, rules: UnoRules | Any,
-                    self_play_groups: int = 1) -> list[OpponentGroup]:
+                    self_play_groups: int = 1, league_groups: int = 1) -> list[OpponentGroup]:
     """The batch split by ``mix`` into groups in game order (module docstring); agents from ``make_agent``."""
     counts = split_games(int(num_envs), list(mix.values()))
+    split = {SELF: int(self_play_groups), LEAGUE: int(league_groups)}
     groups = []
     for kind, n in zip(mix, counts):
-        parts = max(1, min(int(self_play_groups), n)) if kind == SELF else 1
+        parts = max(1, min(split.get(kind, 1), n))
         for n_part in split_games(n, [1.0] * parts) if n else []:
-            agent = PendingSnapshot() if kind == SELF else make_agent(kind, rules)
+            agent = PendingSnapshot(kind) if kind in split else make_agent(kind, rules)
             groups.append(OpponentGroup(kind, agent, n_part))
     return groups

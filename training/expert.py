@@ -1,0 +1,164 @@
+"""Expert iteration's warm start: a teacher labels positions from its games, the policy is cloned on them.
+
+```python
+data = label_positions("search:256", ["rlcard_rule", "heuristic"], rules, 2, 50_000, seed=1)
+stats = clone(model.policy, data, epochs=4, batch_size=1024, learning_rate=1e-3, seed=1)
+```
+
+| piece | what it is |
+|---|---|
+| ``Positions`` | ``obs`` float32 [N, D], ``mask`` bool [N, 116], ``action`` int64 [N] (the teacher's), ``outcome`` float32 [N] (the teacher's seat's reward when that game ended: +1 won, -1 lost, 0 unfinished at ``max_turns``) |
+| ``label_positions(teacher, opponents, rules, num_players, n, seed)`` | ``n`` positions where the teacher (an ``agents.registry`` spec) was to act with a real choice, from its games against each opponent spec in turn |
+| ``clone(policy, data, ...)`` | behaviour cloning: cross-entropy of the teacher's action under the masked policy, plus ``value_coef`` times the squared error of the value head against the outcome; returns the held-out agreement with the teacher |
+| ``save_positions`` / ``load_positions`` | an ``.npz`` cache of labelled positions with what produced them (``train.py --bc-data``) |
+
+**Fast and seeded.** The games run through ``arena.play_games`` with ``engine_access``: a
+``SearchAgent`` teacher is asked with the engine (``act_in``), so it re-deals what its seat
+cannot see from a copy of the game, batched inside the engine, and never reads hidden cards;
+the games are played ``chunk`` at a time side by side, chunk k with seed ``seed + k`` against
+``opponents[k % len(opponents)]``, so the positions are a function of the arguments. A teacher
+without ``act_in`` (a baseline, a saved model) is asked with the observation row.
+
+**What is labelled.** The teacher's own decisions with at least two legal actions (a forced
+move teaches nothing), seen exactly as the learner sees its seat in ``UnoVectorEnv``
+(``Engine.observation`` of the player to act, R11). The value target is the final result, not
+the discounted return PPO fits; with ``gamma`` 0.999 and rounds of tens of decisions the two
+differ by a few percent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from agents.ppo import PPOAgent
+from agents.registry import make_agent
+from arena.match import agent_name, play_games
+from uno_env import Engine, UnoRules
+
+__all__ = ["Positions", "label_positions", "clone", "save_positions", "load_positions"]
+
+
+@dataclasses.dataclass
+class Positions:
+    """Labelled positions (module table)."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    action: np.ndarray
+    outcome: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.action.shape[0])
+
+
+class _Labeller:
+    """The teacher, writing down each of its non-forced decisions until its game's result is known."""
+
+    def __init__(self, teacher: Any) -> None:
+        self.teacher = teacher
+        self.name = agent_name(teacher)
+        self.pending: dict[int, list[tuple[np.ndarray, np.ndarray, int]]] = {}
+        self.done: list[tuple[np.ndarray, np.ndarray, int, float]] = []
+
+    def act_in(self, engine: Engine, i: int, rng: np.random.Generator) -> int:
+        """The teacher's action in game ``i``, noted when there was a choice."""
+        o, m = engine.observation[i], engine.legal_mask[i]
+        if callable(getattr(self.teacher, "act_in", None)):
+            a = int(self.teacher.act_in(engine, i, rng))
+        else:
+            a = int(self.teacher.act(o[None], m[None], rng)[0])
+        if m.sum() > 1:
+            self.pending.setdefault(i, []).append((o.copy(), m.copy(), a))
+        return a
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Not used: ``play_games`` asks this agent through ``act_in``."""
+        raise ValueError("the labeller needs engine access (arena.play_games(..., engine_access=True))")
+
+    def finish(self, engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray) -> None:
+        """``play_games``' ``on_finish``: the finished games' positions get their outcome."""
+        for r, seat in zip(rows, seats[:, 0]):
+            reward = float(engine.rewards[r, seat])
+            self.done.extend((o, m, a, reward) for o, m, a in self.pending.pop(int(r), []))
+
+
+def label_positions(teacher: str, opponents: Sequence[str], rules: UnoRules, num_players: int, num_positions: int,
+                    seed: int, chunk: int = 64) -> Positions:
+    """``num_positions`` positions labelled by ``teacher`` in games against ``opponents`` (module docstring)."""
+    if num_positions < 1 or chunk < 1:
+        raise ValueError(f"num_positions and chunk must be >= 1, got {num_positions} and {chunk}")
+    if not opponents:
+        raise ValueError("label_positions needs at least one opponent spec")
+    labeller = _Labeller(make_agent(teacher, rules))
+    seats = {spec: [make_agent(spec, rules) for _ in range(num_players - 1)] for spec in opponents}
+    k = 0
+    while len(labeller.done) < num_positions:
+        table = [labeller, *seats[opponents[k % len(opponents)]]]
+        play_games(table, chunk, rules, seed + k, chunk, labeller.finish, engine_access=True)
+        k += 1
+    rows = labeller.done[:num_positions]
+    return Positions(obs=np.stack([r[0] for r in rows]).astype(np.float32), mask=np.stack([r[1] for r in rows]),
+                     action=np.array([r[2] for r in rows], np.int64), outcome=np.array([r[3] for r in rows], np.float32))
+
+
+def clone(policy: Any, data: Positions, epochs: int = 4, batch_size: int = 1024, learning_rate: float = 1e-3,
+          value_coef: float = 0.5, max_grad_norm: float = 0.5, holdout: float = 0.1, seed: int = 0) -> dict[str, float]:
+    """Fit ``policy`` (an SB3 maskable policy) to the teacher's actions and outcomes (module docstring).
+
+    A fresh Adam (PPO's optimizer state is left alone); the last ``holdout`` share of a seeded
+    shuffle is held out. Returns the held-out agreement with the teacher before and after, and
+    the final training losses."""
+    if epochs < 1 or batch_size < 1 or not 0 <= holdout < 1:
+        raise ValueError(f"clone needs epochs >= 1, batch_size >= 1 and holdout in [0, 1), got {epochs}, "
+                         f"{batch_size}, {holdout}")
+    order = np.random.default_rng(seed).permutation(len(data))
+    n_val = int(len(data) * holdout)
+    train, val = order[: len(data) - n_val], order[len(data) - n_val:]
+    t = {name: torch.as_tensor(getattr(data, name)) for name in ("obs", "mask", "action", "outcome")}
+    before = _agreement(policy, data, val)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    gen = torch.Generator().manual_seed(seed)
+    idx_train = torch.as_tensor(train)
+    policy.set_training_mode(True)
+    losses = {"policy_loss": 0.0, "value_loss": 0.0}
+    for _ in range(epochs):
+        for batch in idx_train[torch.randperm(idx_train.numel(), generator=gen)].split(batch_size):
+            values, log_prob, _ = policy.evaluate_actions(t["obs"][batch], t["action"][batch], t["mask"][batch])
+            policy_loss = -log_prob.mean()
+            value_loss = torch.nn.functional.mse_loss(values.reshape(-1), t["outcome"][batch])
+            optimizer.zero_grad()
+            (policy_loss + value_coef * value_loss).backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
+            optimizer.step()
+            losses = {"policy_loss": policy_loss.item(), "value_loss": value_loss.item()}
+    policy.set_training_mode(False)
+    return {"positions": len(data), "held_out": int(n_val), "agreement_before": before,
+            "agreement_after": _agreement(policy, data, val), **losses}
+
+
+def _agreement(policy: Any, data: Positions, rows: np.ndarray) -> float:
+    """Share of ``rows`` where the policy's most likely legal action is the teacher's (nan without rows)."""
+    if rows.size == 0:
+        return float("nan")
+    chosen = PPOAgent(policy, deterministic=True).act(data.obs[rows], data.mask[rows], np.random.default_rng(0))
+    return float((chosen == data.action[rows]).mean())
+
+
+def save_positions(file: Any, data: Positions, meta: dict[str, Any]) -> None:
+    """Write ``data`` and ``meta`` (what produced them) as an ``.npz`` to ``file`` (a path or a binary file)."""
+    np.savez_compressed(file, meta=json.dumps(meta, sort_keys=True), **dataclasses.asdict(data))
+
+
+def load_positions(path: str, meta: dict[str, Any]) -> Positions:
+    """The positions of ``save_positions``; ValueError when they were produced with other settings than ``meta``."""
+    with np.load(path) as f:
+        saved = json.loads(str(f["meta"]))
+        if saved != json.loads(json.dumps(meta, sort_keys=True)):
+            raise ValueError(f"{path} holds positions labelled with {saved}, not {meta}: remove it or give another "
+                             f"--bc-data path")
+        return Positions(**{field.name: f[field.name] for field in dataclasses.fields(Positions)})
