@@ -3,6 +3,7 @@
     python -m benchmarks                 # the whole suite (about 6 minutes), results in benchmarks/results/
     python -m benchmarks --quick         # CI smoke: tiny sizes, seconds, numbers not meaningful
     python -m benchmarks --sections core,env --runs 7
+    python -m benchmarks --sections skill   # time to skill alone (~45 min; not in the default sections)
 
 Every section times its rows in interleaved runs (each row once per run, rotating order, so a
 busy spell of the shared machine hits all rows alike) and reports the median of the runs, by
@@ -14,6 +15,7 @@ wall clock and by CPU time, with the ratio to the peer measured in the same run:
 | 2. env loop | ``rlcard.make('uno')``: ``env.step`` with a random legal action, ``env.reset`` at the end (2 players) | the PettingZoo AEC loop over ``raw_env`` and ``env()`` (``benchmarks/env_loop.py``), counting decisions | ``env()`` >= 1.5x, ``raw_env`` >= 3x |
 | 3. training pipeline | PettingZoo's SB3 action-masking tutorial setup on one AEC env (``benchmarks/pipeline.py``) | ``UnoSB3VecEnv`` + the same MaskablePPO network and PPO setting | >= 3x env steps/s |
 | 4. scaling | RLCard ``UnoGame`` as a reference line | steps/s vs batch size 1..16384 and players 2..10; bytes per game (``benchmarks/scaling.py``) | none |
+| 5. time to skill (``skill``, asked for by name) | the tutorial setup of section 3, self-play, MaskablePPO's defaults, our network | ``train.py``'s default run: training minutes (wall, CPU) until the learner first holds >= 55% vs ``rlcard_rule`` over 2,000 games (``benchmarks/time_to_skill.py``, which documents the method) | none (a budget of training minutes each) |
 
 The results go to ``--results-dir``: ``benchmarks.md`` (the tables printed), ``benchmarks.json``
 (every run, the machine, versions, load) and ``scaling.png``. A script, not a test: it never
@@ -73,6 +75,7 @@ RULE_NOTE = (
     "('uno_env core' rows skip the observation)."
 )
 
+SECTIONS = ("core", "env", "pipeline", "scaling", "skill")
 TARGETS = {"core": {1: 5.0, 4096: 25.0}, "env": {"env()": 1.5, "raw_env": 3.0}, "pipeline": 3.0}
 
 
@@ -83,7 +86,8 @@ class Args:
     quick: bool = False
     """CI smoke: tiny sizes and 1 run (numbers not meaningful); explicit options still apply"""
     sections: str = "core,env,pipeline,scaling"
-    """comma-separated sections to run (core, env, pipeline, scaling)"""
+    """comma-separated sections to run (core, env, pipeline, scaling, skill: the time to skill, ~45 min,
+    run only when named)"""
     runs: int = 5
     """interleaved runs per row; the median is reported (1 with --quick)"""
     seconds: float = 1.0
@@ -108,12 +112,14 @@ class Args:
     """where benchmarks.md, benchmarks.json and scaling.png are written"""
     seed: int = 0
     """seed of every game and model"""
+    skill_minutes: float = 20.0
+    """training wall-minutes each learner gets in the skill section (0.05 with --quick)"""
     profile: bool = False
     """cProfile our side of every row that misses its target; written to profiles.txt in the results dir"""
 
 
 QUICK = dict(runs=1, seconds=0.02, core_batches="1,64", scaling_batches="1,16", scaling_players="2,10",
-             scaling_batch=64, pipeline_runs=1, pipeline_rollouts=1)
+             scaling_batch=64, pipeline_runs=1, pipeline_rollouts=1, skill_minutes=0.05)
 QUICK_PIPELINE = {"tiny": dict(rollout=128, batch_size=64, n_epochs=1, learning_rate=3e-4, num_envs=16)}
 
 
@@ -122,9 +128,11 @@ def parse_args(argv: list[str] | None = None) -> Args:
     if args.quick:  # quick sizes, unless given explicitly
         given = {a.split("=")[0][2:].replace("-", "_") for a in (argv if argv is not None else sys.argv[1:])}
         args = dataclasses.replace(args, **{k: v for k, v in QUICK.items() if k not in given})
-    unknown = set(_list(args.sections, str)) - {"core", "env", "pipeline", "scaling"}
+    unknown = set(_list(args.sections, str)) - set(SECTIONS)
     if unknown:
-        raise SystemExit(f"--sections: unknown {sorted(unknown)}; allowed: core, env, pipeline, scaling")
+        raise SystemExit(f"--sections: unknown {sorted(unknown)}; allowed: {', '.join(SECTIONS)}")
+    if not args.skill_minutes > 0:
+        raise SystemExit(f"--skill-minutes must be > 0, got {args.skill_minutes}")
     if min(args.runs, args.pipeline_runs, args.pipeline_rollouts, args.scaling_batch) < 1 or args.seconds <= 0:
         raise SystemExit("--runs, --pipeline-runs, --pipeline-rollouts, --scaling-batch and --seconds must be positive")
     return args
@@ -250,6 +258,19 @@ def section_scaling(args: Args, log: Callable[[str], None], results_dir: Path) -
     return {"batch_rows": batch_rows, "player_rows": player_rows, "memory": memory, "plot": str(png), "notes": []}
 
 
+def section_skill(args: Args, log: Callable[[str], None], results_dir: Path) -> dict[str, Any]:
+    """Time to skill (``benchmarks.time_to_skill``), which also writes its own result files."""
+    from benchmarks import time_to_skill as tts
+
+    quick = {k: v for k, v in tts.QUICK.items() if k != "budget_minutes"} if args.quick else {}
+    targs = tts.Args(quick=args.quick, seed=args.seed, results_dir=str(results_dir),
+                     budget_minutes=args.skill_minutes, **quick)
+    tts.check_args(targs)
+    report = tts.run(targs, log, "python -m benchmarks --sections skill" + (" --quick" if args.quick else ""))
+    return {"rows": report["rows"], "threshold": targs.threshold, "opponent": targs.opponent,
+            "eval_games": targs.eval_games, "notes": tts.notes(report)}
+
+
 def profile_misses(sections: dict[str, Any], benches: dict[str, list[Any]], args: Args) -> str:
     """cProfile text of our side of every row that missed its target (about one timed run each)."""
     def loop(chunk: Callable[[], int]) -> None:
@@ -353,6 +374,13 @@ def render_markdown(report: dict[str, Any]) -> str:
             rl = r.get("rlcard_traced_peak_bytes_per_game")
             out.append(f"| {r['players']} | {r['state_bytes_per_game']:,.0f} | {r['output_bytes_per_game']:,.0f} | "
                        f"{r['traced_peak_bytes_per_game']:,.0f} | {'' if rl is None else f'{rl:,.0f}'} |")
+    if "skill" in s:
+        from benchmarks.time_to_skill import table_lines
+
+        sk = s["skill"]
+        out += ["", f"### 5. Time to skill: training minutes until >= {sk['threshold']:.0%} vs {sk['opponent']} "
+                f"({sk['eval_games']:,} games; time_to_skill.md)", ""]
+        out += table_lines(sk["rows"], sk["threshold"], sk["opponent"])
     notes = [n for sec in s.values() for n in sec.get("notes", [])] + report["notes"]
     if notes:
         out += ["", "Notes:", ""] + [f"- {n}" for n in notes]
@@ -380,14 +408,14 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError as exc:
             notes.append(f"RLCard not measured ({exc}); install the bench extra.")
             args = dataclasses.replace(args, rlcard=False)
-    for name in ("core", "env", "pipeline", "scaling"):
+    for name in SECTIONS:
         if name not in wanted:
             continue
         log(f"{name} ...")
         t = time.perf_counter()
         try:
-            if name == "scaling":
-                sections[name] = section_scaling(args, log, results_dir)
+            if name in ("scaling", "skill"):
+                sections[name] = {"scaling": section_scaling, "skill": section_skill}[name](args, log, results_dir)
             else:
                 sections[name] = {"core": section_core, "env": section_env, "pipeline": section_pipeline}[name](args, log)
         except ImportError as exc:  # the pipeline needs the train extra (torch, SB3), the plot matplotlib

@@ -79,3 +79,20 @@ def test_suite_quick_with_peers(tmp_path):
     assert tut["impl"].startswith("tutorial") and ours["impl"].startswith("uno_env")
     assert ours["timesteps_per_run"] >= ours["rollout_size"] and ours["target"] == 3.0
     assert 0 < tut["update_share"] < 1 and ours["ratio"] > 0
+
+
+def test_time_to_skill_quick_both_learners(tmp_path):
+    """The suite's skill section (benchmarks/time_to_skill.py, quick): both learners trained, evaluated, tabled."""
+    pytest.importorskip("sb3_contrib")
+    proc = _run(["-m", "benchmarks", "--quick", "--sections", "skill", "--results-dir", str(tmp_path)])
+    report = json.loads((tmp_path / "time_to_skill.json").read_text())
+    rows = {r["learner"].split(":")[0]: r for r in report["rows"]}
+    assert set(rows) == {"ours", "tutorial"}
+    for r in rows.values():
+        assert r["steps"] > 0 and r["evaluations"] == len(r["history"]) >= 1
+        assert r["reached"] == (r["stop_reason"] == "reached")
+        assert all(e["games"] == report["args"]["eval_games"] for e in r["history"])
+    table = [line for line in (tmp_path / "time_to_skill.md").read_text().splitlines()
+             if line.startswith(("| ours:", "| tutorial:"))]
+    assert len(table) == 2, table
+    assert "### 5. Time to skill" in proc.stdout and all(line in proc.stdout for line in table)
