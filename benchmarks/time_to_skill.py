@@ -1,4 +1,4 @@
-"""Time to skill: training minutes until a learner first holds >= 55% against ``rlcard_rule``, ours vs the tutorial setup.
+"""Time to skill: training minutes until a learner first holds >= 55% vs ``rlcard_rule``, ours vs the tutorial setup.
 
     python -m benchmarks.time_to_skill              # both learners, 20 wall-minutes of training each (~45 min)
     python -m benchmarks.time_to_skill --quick      # smoke: seconds, tiny sizes, numbers not meaningful
@@ -235,7 +235,7 @@ class Ours(Learner):
 
 
 class Tutorial(Learner):
-    """The PettingZoo SB3 tutorial setup (``benchmarks.pipeline.tutorial_env``), ours network, MaskablePPO's defaults."""
+    """The PettingZoo SB3 tutorial setup (``benchmarks.pipeline.tutorial_env``), our network, MaskablePPO's defaults."""
 
     name = "tutorial: 1 AEC env, self-play"
 
