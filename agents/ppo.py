@@ -30,6 +30,9 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from uno_env.observation import OBS_PRESENT
+from uno_env.rules import MAX_PLAYERS
+
 __all__ = ["PPOAgent", "UnoFeatures", "UnoMaskablePolicy", "load_model"]
 
 _ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "silu": nn.SiLU}
@@ -131,14 +134,18 @@ class PPOAgent:
     | ``model`` | a path to a saved model (``.zip``), a ``MaskablePPO``, or its policy (used live: later training shows) |
     | ``deterministic`` | True: the most likely legal action; False (default): sample from the masked policy with ``rng`` |
     | ``name`` | the agent's name in tables (default ``"ppo"``, or the file name of a path) |
+    | ``num_players`` | the table size the policy was trained for (None: not checked); ``act`` refuses another |
 
     The policy's observation size must be the env's (``D`` depends on ``open_hands`` only);
-    another size raises ``ValueError``. A row whose mask has no legal action gets ``-1``
-    (the engine's "leave this game"), as ``sample_legal`` does.
+    another size raises ``ValueError``. The observation has the same size at every table size,
+    so a policy trained with 4 players would silently play a 2-player game: with
+    ``num_players`` set, ``act`` reads the table size from the observation's ``seat_present``
+    field and raises ``ValueError`` on a mismatch. A row whose mask has no legal action gets
+    ``-1`` (the engine's "leave this game"), as ``sample_legal`` does.
     """
 
     def __init__(self, model: Any, deterministic: bool = False, name: str | None = None,
-                 device: str = "cpu") -> None:
+                 device: str = "cpu", num_players: int | None = None) -> None:
         if isinstance(model, (str, os.PathLike)):
             default_name = os.path.splitext(os.path.basename(os.fspath(model)))[0] or "ppo"
             model = load_model(model, device=device)
@@ -153,6 +160,9 @@ class PPOAgent:
         self.deterministic = bool(deterministic)
         self.name = name or default_name
         self.obs_size = int(np.prod(policy.observation_space.shape))
+        if num_players is not None and not 2 <= num_players <= MAX_PLAYERS:
+            raise ValueError(f"num_players must be None or in 2..{MAX_PLAYERS}, got {num_players!r}")
+        self.num_players = num_players
 
     @classmethod
     def frozen(cls, policy: Any, deterministic: bool = False, name: str = "ppo_snapshot") -> "PPOAgent":
@@ -194,6 +204,7 @@ class PPOAgent:
             )
         if mask.shape[0] == 0:
             return np.zeros(0, np.int64)
+        self._check_table_size(observation)
         scores = self.logits(observation).astype(np.float64)
         if scores.shape[1] != mask.shape[1]:
             raise ValueError(f"{self.name}: action_mask has {mask.shape[1]} actions, the policy {scores.shape[1]}")
@@ -205,6 +216,16 @@ class PPOAgent:
         out = scores.argmax(axis=1).astype(np.int64)
         out[~mask.any(axis=1)] = -1
         return out
+
+    def _check_table_size(self, observation: np.ndarray) -> None:
+        if self.num_players is None:
+            return
+        seats = np.asarray(observation)[:, OBS_PRESENT:OBS_PRESENT + MAX_PLAYERS] > 0.5
+        sizes = np.unique(seats.sum(axis=1))
+        if sizes.size and (sizes != self.num_players).any():
+            raise ValueError(f"{self.name}: trained for {self.num_players} players, asked to play at a table of "
+                             f"{int(sizes[sizes != self.num_players][0])} (the observation's seat_present field); "
+                             f"use a model trained for that table size")
 
     def __repr__(self) -> str:
         return f"PPOAgent(name={self.name!r}, deterministic={self.deterministic})"

@@ -13,6 +13,8 @@ mix, ``uno-play``) all build their agents here.
 | ``search`` | ``SearchAgent`` with its default budget (1024 rollouts per decision) |
 | ``search:N`` | ``SearchAgent`` with N rollouts per decision (``search:256``) |
 | ``search:Tms`` | ``SearchAgent`` spending about T milliseconds per decision (``search:20ms``) |
+| ``pretrained`` | ``PPOAgent`` over the shipped 2-player model (``agents.pretrained``: checks rules and players; imports torch) |
+| ``pretrained-4p`` | ``PPOAgent`` over the shipped 4-player model |
 | a path to a ``.zip`` | ``PPOAgent`` over a ``MaskablePPO`` saved by ``train.py`` (imports torch) |
 | a directory | ``RLlibAgent`` over a checkpoint of ``train.py --backend rllib`` (imports ray) |
 | ``label=spec`` | any of the above, named ``label`` in tables (``fast=search:64``) |
@@ -28,13 +30,15 @@ from uno_env.policy import Agent
 from uno_env.rules import UnoRules, parse_rules
 
 from .baselines import BASELINES
+from .pretrained import PRETRAINED, pretrained_agent
 from .search import SearchAgent
 
 __all__ = ["AGENT_SPECS", "BASELINES", "agent_names", "make_agent"]
 
 AGENT_SPECS = (
     "random, rlcard_rule, greedy, heuristic, search[:N | :Tms] (N rollouts or T milliseconds per "
-    "decision), PATH.zip (a MaskablePPO saved by train.py), DIR (an RLlib checkpoint), LABEL=SPEC"
+    "decision), pretrained, pretrained-4p (shipped models: 2 and 4 players, classic), PATH.zip (a MaskablePPO "
+    "saved by train.py), DIR (an RLlib checkpoint), LABEL=SPEC"
 )
 """The spec forms in one line, for help texts and error messages."""
 
@@ -44,16 +48,18 @@ TIMED_ROUND_ROLLOUTS = 128
 
 
 def agent_names() -> list[str]:
-    """The specs that name an agent without a path: the baselines and ``search``."""
+    """The specs that name an agent without a path or torch: the baselines and ``search`` (the shipped
+    models, which need torch, are ``agents.pretrained.PRETRAINED``)."""
     return [*BASELINES, "search"]
 
 
-def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True) -> Agent:
+def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True, num_players: int | None = None) -> Agent:
     """The agent of ``spec`` (module table) for ``rules`` (anything ``uno_env.parse_rules`` takes).
 
     ``deterministic`` applies to trained policies only (True: the most likely legal action;
-    False: sampled with the caller's rng). A spec of no known form raises ``ValueError``
-    listing the forms.
+    False: sampled with the caller's rng). ``num_players`` (None: not said) lets a pretrained
+    model refuse a table size it was not trained for now rather than when it first plays. A
+    spec of no known form raises ``ValueError`` listing the forms.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec is one of: {AGENT_SPECS}; got {spec!r}")
@@ -66,6 +72,8 @@ def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True) -> A
         agent = BASELINES[body](rules)
     elif body == "search" or body.startswith("search:"):
         agent = _search_agent(body, rules)
+    elif body in PRETRAINED:
+        return pretrained_agent(body, rules, num_players, deterministic, label)
     elif os.path.isfile(body) or os.path.isfile(body + ".zip"):
         return _ppo_agent(body, label, deterministic)
     elif os.path.isdir(body):

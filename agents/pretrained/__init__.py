@@ -1,0 +1,111 @@
+"""Pretrained agents shipped in the package: ``make_agent("pretrained")`` and ``make_agent("pretrained-4p")``.
+
+```python
+from agents.registry import make_agent
+agent = make_agent("pretrained", "classic")                        # 2 players
+agent = make_agent("pretrained-4p", "classic", num_players=4)      # 4 players
+card = load_card("pretrained")       # how it was trained and what it measured
+```
+
+| name | model |
+|---|---|
+| ``pretrained`` | a ``MaskablePPO`` trained by ``train.py`` for 2 players, classic rules |
+| ``pretrained-4p`` | a ``MaskablePPO`` trained by ``train.py`` for 4 players, classic rules |
+
+Each model is ``NAME.zip`` in this folder (package data: nothing is downloaded) with its card
+``NAME.json`` beside it, written from the training run by ``python -m agents.pretrained.card``
+(never by hand): the training command and every ``train.py`` argument, the commit, dates and
+machine, the rules (every ``UnoRules`` option), the number of players, the observation size,
+the final evaluation table and the ladder rating. ``docs/agents.md`` renders the cards.
+
+**Why loading checks the card.** A policy sees a vector of the same size under every rule set
+and at every table size (only ``open_hands`` changes it), so a model asked to play rules or a
+table it never saw would run and play badly without a word. ``pretrained_agent`` refuses, with
+a ``ValueError`` saying what the model was trained for and what was asked: rules that differ
+in any option, a player count other than the card's (when the caller gives one; otherwise the
+agent itself refuses a table of another size when it plays: ``PPOAgent(num_players=...)``), an
+observation size of the rules, the card or the model that disagree. Loading needs ``torch``
+and ``sb3_contrib`` (the ``train`` extra); importing this module does not.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+from uno_env.observation import observation_size
+from uno_env.rules import UnoRules, parse_rules
+
+__all__ = ["PRETRAINED", "card_path", "check_fits", "load_card", "model_path", "pretrained_agent"]
+
+PRETRAINED = ("pretrained", "pretrained-4p")
+"""The registry names of the shipped models; ``NAME.zip`` and ``NAME.json`` are in this folder."""
+
+
+def _file(name: str, suffix: str) -> str:
+    if name not in PRETRAINED:
+        raise ValueError(f"unknown pretrained agent {name!r}; the package ships {', '.join(PRETRAINED)}")
+    path = resources.files(__name__) / f"{name}{suffix}"
+    if not path.is_file():
+        raise ValueError(f"{name}: {path} is missing from the installed package (package data of agents.pretrained)")
+    return str(path)
+
+
+def model_path(name: str) -> str:
+    """The installed ``NAME.zip`` of a shipped model."""
+    return _file(name, ".zip")
+
+
+def card_path(name: str) -> str:
+    """The installed ``NAME.json`` card of a shipped model."""
+    return _file(name, ".json")
+
+
+def load_card(name: str) -> dict[str, Any]:
+    """The card of a shipped model (module docstring)."""
+    with open(card_path(name)) as f:
+        return json.load(f)
+
+
+def _rules_difference(trained: UnoRules, asked: UnoRules) -> str:
+    a, b = trained.to_dict(), asked.to_dict()
+    return ", ".join(f"{k}: trained {a[k]!r}, asked {b[k]!r}" for k in a if a[k] != b[k])
+
+
+def check_fits(card: dict[str, Any], rules: Any, num_players: int | None = None) -> UnoRules:
+    """The rules of ``card``, after checking them, ``num_players`` (None: not checked) and the
+    observation size against what is asked; ``ValueError`` saying what differs."""
+    name = card["name"]
+    trained = UnoRules.from_dict(card["rules"])
+    asked = parse_rules(rules)
+    what = f"{name} was trained for {card['num_players']} players, rules {card['rules_name']}"
+    if asked != trained:
+        raise ValueError(f"{what}; the rules asked for differ in {_rules_difference(trained, asked)}. "
+                         f"Use it with the rules it was trained for, or train a model for these rules (train.py --rules)")
+    if num_players is not None and num_players != card["num_players"]:
+        other = [n for n in PRETRAINED if n != name]
+        raise ValueError(f"{what}; asked for {num_players} players. The package also ships {', '.join(other)}; "
+                         f"train.py --num-players {num_players} trains a model for that table")
+    size = observation_size(asked.open_hands)
+    if card["observation_size"] != size:
+        raise ValueError(f"{what} and an observation of {card['observation_size']} values; these rules give "
+                         f"{size} (open_hands={asked.open_hands})")
+    return trained
+
+
+def pretrained_agent(name: str, rules: Any = "classic", num_players: int | None = None,
+                     deterministic: bool = True, label: str | None = None) -> Any:
+    """A ``PPOAgent`` over the shipped model ``name`` after ``check_fits``; it refuses to play a
+    table of another size than its card's."""
+    # Imported here so that torch loads only when a model is asked for.
+    from ..ppo import PPOAgent
+
+    card = load_card(name)
+    check_fits(card, rules, num_players)
+    agent = PPOAgent(model_path(name), deterministic=deterministic, name=label or name,
+                     num_players=card["num_players"])
+    if agent.obs_size != card["observation_size"]:
+        raise ValueError(f"{name}: the model reads {agent.obs_size} values, its card says {card['observation_size']}: "
+                         f"the card does not belong to this model (python -m agents.pretrained.card rewrites it)")
+    return agent

@@ -1,0 +1,212 @@
+"""Ship a training run as a pretrained agent: copy its model here and write its card from the run's files.
+
+    python -m agents.pretrained.card --run-dir runs/pretrained_2p --name pretrained
+    python evaluate.py --ladder pretrained --output-dir runs/ladder_pretrained
+    python -m agents.pretrained.card --run-dir runs/pretrained_2p --name pretrained \\
+        --ladder runs/ladder_pretrained/ladder.json          # the card again, with the rating
+
+Run from the repository root (the training command is rebuilt against ``train.py``'s
+defaults). Every fact on the card comes from a file or the machine, none is typed in:
+
+| field | from |
+|---|---|
+| ``command``, ``train_args`` | ``<run>/args.json``: the flags that differ from ``train.py``'s defaults, and every argument |
+| ``commit`` | the newest commit of ``HEAD`` at the run's start (``args.json``'s time); uncommitted changes are not seen |
+| ``started``, ``finished`` | the times of ``args.json`` and ``final_eval.json`` (UTC) |
+| ``machine`` | this machine (write the card where the model was trained) |
+| ``steps``, ``train_minutes``, ``train_cpu_minutes``, ``stopped_early``, ``evaluation`` | ``<run>/final_eval.json`` |
+| ``rules``, ``rules_name``, ``num_players`` | the run's ``--rules`` (every ``UnoRules`` option) and ``--num-players`` |
+| ``observation_size``, ``model_bytes``, ``model_sha256`` | the model itself |
+| ``ladder`` | ``--ladder``: the ``ladder.json`` of ``evaluate.py --ladder NAME`` (null without it) |
+
+``note`` is the one free-text field: what the run does not record (the machine's load, say).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import hashlib
+import json
+import os
+import platform
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import tyro
+
+from uno_env.rules import parse_rules
+
+from . import PRETRAINED, load_card
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MAX_MODEL_BYTES = 5_000_000  # issue 15: each shipped model under 5 MB
+
+
+@dataclass
+class Args:
+    run_dir: str
+    """the training run: a directory with model.zip, args.json and final_eval.json written by train.py"""
+    name: str
+    """the registry name to ship it as: pretrained or pretrained-4p"""
+    ladder: str = ""
+    """the ladder.json of 'python evaluate.py --ladder NAME' (empty: the card's ladder is null)"""
+    note: str = ""
+    """free text for what the run does not record (e.g. the machine's load while it trained)"""
+    out_dir: str = HERE
+    """where NAME.zip and NAME.json are written (default: this package folder)"""
+
+
+def _utc(path: str) -> str:
+    return datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def training_command(train_args: dict[str, Any]) -> str:
+    """``python train.py`` with the flags of ``train_args`` that differ from ``train.py``'s defaults."""
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    import train  # the defaults live in train.Args only (one place per fact)
+
+    defaults = dataclasses.asdict(train.Args())
+    words = ["python", "train.py"]
+    for key, value in train_args.items():
+        if key not in defaults or _same(value, defaults[key]):
+            continue
+        flag = "--" + key.replace("_", "-")
+        if isinstance(value, bool):
+            words.append(flag if value else "--no-" + key.replace("_", "-"))
+        elif isinstance(value, (list, tuple)):
+            words += [flag, *(str(v) for v in value)]
+        else:
+            words += [flag, str(value)]
+    return shlex.join(words)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return list(a) == list(b) if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) else a == b
+
+
+def _commit_at(when: float) -> str:
+    try:
+        out = subprocess.run(["git", "rev-list", "-1", f"--before={int(when)}", "HEAD"], cwd=ROOT,
+                             capture_output=True, text=True, check=True)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+
+
+def _machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+
+
+def _ladder(path: str, name: str, num_players: int) -> dict[str, Any]:
+    with open(path) as f:
+        data = json.load(f)
+    if data.get("spec") != name or data.get("num_players") != num_players:
+        raise ValueError(f"{path} rates {data.get('spec')!r} with {data.get('num_players')} players, not {name!r} "
+                         f"with {num_players}: run python evaluate.py --ladder {name} --num-players {num_players}")
+    keep = ("num_players", "rating", "rating_se", "ci95", "per_rung", "rungs")
+    return {"version": data["ladder"]["version"], "rated": _utc(path), **{k: data[k] for k in keep}}
+
+
+def _model_facts(path: str) -> dict[str, Any]:
+    from ..ppo import PPOAgent  # torch: only here
+
+    size = os.path.getsize(path)
+    if size >= MAX_MODEL_BYTES:
+        raise ValueError(f"{path} is {size:,} bytes; a shipped model must be under {MAX_MODEL_BYTES:,}")
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    return {"observation_size": PPOAgent(path).obs_size, "model_bytes": size, "model_sha256": digest}
+
+
+def make_card(args: Args) -> dict[str, Any]:
+    """The card of ``args.run_dir`` shipped as ``args.name`` (module table)."""
+    if args.name not in PRETRAINED:
+        raise ValueError(f"--name must be one of {', '.join(PRETRAINED)} (agents.pretrained.PRETRAINED), got {args.name!r}")
+    files = {f: os.path.join(args.run_dir, f) for f in ("model.zip", "args.json", "final_eval.json")}
+    missing = [f for f, p in files.items() if not os.path.isfile(p)]
+    if missing:
+        raise ValueError(f"{args.run_dir} lacks {', '.join(missing)}: give the directory of a finished train.py run")
+    with open(files["args.json"]) as f:
+        train_args = json.load(f)
+    with open(files["final_eval.json"]) as f:
+        final = json.load(f)
+    if not final.get("final_eval"):
+        raise ValueError(f"{files['final_eval.json']} has no final evaluation (the run had --final-eval-games 0)")
+    rules = parse_rules(train_args["rules"])
+    n = int(train_args["num_players"])
+    return {
+        "name": args.name, "model_file": f"{args.name}.zip",
+        "command": training_command(train_args), "train_args": train_args,
+        "commit": _commit_at(os.path.getmtime(files["args.json"])),
+        "started": _utc(files["args.json"]), "finished": _utc(files["final_eval.json"]), "machine": _machine(),
+        "steps": final["steps"], "train_minutes": round(final["train_seconds"] / 60, 1),
+        "train_cpu_minutes": round(final["train_cpu_seconds"] / 60, 1), "stopped_early": final["stopped_early"],
+        "rules_name": train_args["rules"], "rules": rules.to_dict(), "num_players": n,
+        **_model_facts(files["model.zip"]),
+        "evaluation": {"games_per_opponent": train_args["final_eval_games"], "seats": "rotated",
+                       "actions": "deterministic" if train_args["deterministic_eval"] else "sampled",
+                       "rows": final["final_eval"]},
+        "ladder": _ladder(args.ladder, args.name, n) if args.ladder else None,
+        "note": args.note,
+    }
+
+
+def card_markdown(card: dict[str, Any]) -> str:
+    """A card as Markdown: how the model was trained, its evaluation table and its ladder rating."""
+    ev, lad = card["evaluation"], card["ladder"]
+    lines = [f"### `{card['name']}`: {card['num_players']} players, rules `{card['rules_name']}`", "",
+             f"Trained {card['started']} to {card['finished']} at commit `{card['commit'][:10]}` on {card['machine']}: "
+             f"{card['steps']:,} steps in {card['train_minutes']:g} min wall, {card['train_cpu_minutes']:g} CPU-minutes"
+             + (" (stopped by --max-minutes)" if card["stopped_early"] else "") + f"; {card['model_bytes'] / 1e6:.1f} MB"
+             + (f". {card['note']}" if card["note"] else "") + ".", "", "```bash", card["command"], "```", "",
+             f"Evaluation: {ev['games_per_opponent']:,} games per opponent, seats rotated, {ev['actions']} actions, "
+             "95% Wilson intervals" + (" (the model and one opponent agent per other seat)" if card["num_players"] > 2
+                                       else "") + ":", "",
+             "| opponent | games | win rate | 95% CI | mean points (ours / theirs) |", "|---|---:|---:|---|---|"]
+    for r in ev["rows"]:
+        lines.append(f"| {r['opponent']} | {r['games']:,} | {r['win_rate']:.1%} | {r['ci95'][0]:.1%} – {r['ci95'][1]:.1%} "
+                     f"| {r['mean_points']:.1f} / {r['opponent_mean_points']:.1f} |")
+    if lad is None:
+        return "\n".join(lines + ["", "Not rated on the ladder yet."])
+    lines += ["", f"Ladder {lad['version']} ({lad['num_players']} players, rated {lad['rated']}): **{lad['rating']:.0f}** "
+              f"(95% CI {lad['ci95'][0]:.0f} – {lad['ci95'][1]:.0f}); win rate "
+              + ("against" if lad["num_players"] == 2 else "at the tables with") + " each rung: "
+              + ", ".join(f"`{d['rung']}` {d['win_rate']:.1%}" for d in lad["per_rung"]) + "."]
+    return "\n".join(lines)
+
+
+def cards_markdown() -> str:
+    """Every shipped model's card as Markdown (the docs hook's ``<!-- uno:pretrained -->``)."""
+    return "\n\n".join(card_markdown(load_card(name)) for name in PRETRAINED)
+
+
+def main(args: Args) -> str:
+    """Copy the run's model to ``<out_dir>/NAME.zip`` and write ``NAME.json``; returns the card's path."""
+    card = make_card(args)
+    os.makedirs(args.out_dir, exist_ok=True)
+    shutil.copyfile(os.path.join(args.run_dir, "model.zip"), os.path.join(args.out_dir, card["model_file"]))
+    path = os.path.join(args.out_dir, f"{args.name}.json")
+    with open(path, "w") as f:
+        json.dump(card, f, indent=1)
+        f.write("\n")
+    return path
+
+
+if __name__ == "__main__":
+    try:
+        print(f"wrote {main(tyro.cli(Args, description=__doc__))}")
+    except ValueError as exc:
+        sys.exit(f"error: {exc}")
