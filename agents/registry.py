@@ -10,9 +10,10 @@ mix, ``uno-play``) all build their agents here.
 | ``rlcard_rule`` | ``RLCardRuleAgent``: RLCard's ``uno-rule-v1`` under our rules |
 | ``greedy`` | ``GreedyAgent``: never draws when it can play; the highest-point legal card |
 | ``heuristic`` | ``HeuristicAgent``: the strongest rule-based player |
-| ``search`` | ``SearchAgent`` with its default budget (1024 rollouts per decision) |
-| ``search:N`` | ``SearchAgent`` with N rollouts per decision (``search:256``) |
-| ``search:Tms`` | ``SearchAgent`` spending about T milliseconds per decision (``search:20ms``) |
+| ``search`` | the stronger search at equal time (``SEARCH``, below) with its default budget |
+| ``search:N`` / ``search:Tms`` | that search with N iterations (rollouts) or about T milliseconds per decision |
+| ``ismcts``, ``ismcts:N``, ``ismcts:Tms`` | ``ISMCTSAgent``: information-set MCTS, N iterations (default 1024) or T ms per decision |
+| ``flatmc``, ``flatmc:N``, ``flatmc:Tms`` | ``SearchAgent``: determinized flat Monte Carlo, N rollouts (default 1024) or T ms per decision |
 | ``pretrained`` | ``PPOAgent`` over the shipped 2-player model (``agents.pretrained``: checks rules and players; imports torch) |
 | ``pretrained-4p`` | ``PPOAgent`` over the shipped 4-player model |
 | a path to a ``.zip`` | ``PPOAgent`` over a ``MaskablePPO`` saved by ``train.py`` (imports torch) |
@@ -30,6 +31,7 @@ from uno_env.policy import Agent
 from uno_env.rules import UnoRules, parse_rules
 
 from .baselines import BASELINES
+from .mcts import ISMCTSAgent
 from .pretrained import PRETRAINED, pretrained_agent
 from .search import SearchAgent
 
@@ -37,14 +39,19 @@ __all__ = ["AGENT_SPECS", "BASELINES", "agent_names", "make_agent"]
 
 AGENT_SPECS = (
     "random, rlcard_rule, greedy, heuristic, search[:N | :Tms] (N rollouts or T milliseconds per "
-    "decision), pretrained, pretrained-4p (shipped models: 2 and 4 players, classic), PATH.zip (a MaskablePPO "
+    "decision), ismcts[:N | :Tms], flatmc[:N | :Tms], pretrained, pretrained-4p (shipped models: 2 and 4 players, classic), PATH.zip (a MaskablePPO "
     "saved by train.py), DIR (an RLlib checkpoint), LABEL=SPEC"
 )
 """The spec forms in one line, for help texts and error messages."""
 
 # A time budget repeats rounds of play-outs until the time is spent; small rounds let the
-# search stop close to the budget (1024 play-outs take about 25 ms on the development machine).
+# search stop close to the budget (1024 play-outs take about 10-25 ms on the development machine).
 TIMED_ROUND_ROLLOUTS = 128
+
+SEARCHES = {"ismcts": ISMCTSAgent, "flatmc": SearchAgent}
+"""The search agents by spec name."""
+# ``search`` names the stronger at equal time per decision (benchmarks/results/search.md).
+SEARCH = "flatmc"
 
 
 def agent_names() -> list[str]:
@@ -70,7 +77,7 @@ def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True, num_
     rules = parse_rules(rules)
     if body in BASELINES:
         agent = BASELINES[body](rules)
-    elif body == "search" or body.startswith("search:"):
+    elif body.split(":", 1)[0] in ("search", *SEARCHES):
         agent = _search_agent(body, rules)
     elif body in PRETRAINED:
         return pretrained_agent(body, rules, num_players, deterministic, label)
@@ -87,25 +94,28 @@ def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True, num_
 
 
 def _search_agent(body: str, rules: UnoRules) -> SearchAgent:
-    if body == "search":
-        return SearchAgent(rules)
-    budget = _search_budget(body[len("search:"):].strip())
+    kind, colon, text = body.partition(":")
+    cls = SEARCHES[SEARCH if kind == "search" else kind]
+    budget = _search_budget(text.strip(), cls) if colon else {}
     if budget is None:
-        raise ValueError(f"bad search budget in {body!r}: use search:N for N rollouts per decision (search:256) "
-                         f"or search:Tms for T milliseconds per decision (search:20ms), N and T > 0")
-    agent = SearchAgent(rules, **budget)
+        raise ValueError(f"bad search budget in {body!r}: use {kind}:N for N rollouts per decision ({kind}:256) "
+                         f"or {kind}:Tms for T milliseconds per decision ({kind}:20ms), N and T > 0")
+    agent = cls(rules, **budget)
     agent.name = body
     return agent
 
 
-def _search_budget(text: str) -> dict[str, Any] | None:
-    """SearchAgent settings of a budget ``N`` or ``Tms``, None when it is neither."""
+def _search_budget(text: str, cls: type) -> dict[str, Any] | None:
+    """Settings of ``cls`` (a ``SEARCHES`` class) for a budget ``N`` or ``Tms``, None when it is neither."""
     try:
         if text.endswith("ms"):
             time_ms = float(text[:-2])
-            return {"rollouts": TIMED_ROUND_ROLLOUTS, "time_ms": time_ms} if 0 < time_ms < math.inf else None
-        rollouts = int(text)
-        return {"rollouts": rollouts} if rollouts > 0 else None
+            if not 0 < time_ms < math.inf:
+                return None
+            # Flat MC repeats small rounds of play-outs until the time is spent, ISMCTS its waves.
+            return {"rollouts": TIMED_ROUND_ROLLOUTS, "time_ms": time_ms} if cls is SearchAgent else {"time_ms": time_ms}
+        n = int(text)
+        return {"iterations" if cls is ISMCTSAgent else "rollouts": n} if n > 0 else None
     except ValueError:
         return None
 

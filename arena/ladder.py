@@ -107,9 +107,15 @@ def reference_path(spec: LadderSpec = LADDER_V1) -> str:
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), f"ladder_{spec.version}.json")
 
 
+# Ladder v1 was defined when ``search`` meant determinized flat Monte Carlo; ``search`` now names
+# the stronger search (agents.registry.SEARCH), so the rung is built as the agent it was, under
+# its old name: the stored games stay the rung's games.
+RUNG_BUILDS = {"search:64": "search:64=flatmc:64"}
+
+
 def _rung_agents(spec: LadderSpec) -> list[Agent]:
     rules = parse_rules(spec.rules)
-    return [make_agent(s, rules) for s in spec.rungs]
+    return [make_agent(RUNG_BUILDS.get(s, s), rules) for s in spec.rungs]
 
 
 def _play(plan: Sequence[Chunk], agents: Sequence[Agent], names: Sequence[str], spec: LadderSpec,

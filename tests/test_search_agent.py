@@ -220,7 +220,7 @@ def test_act_in_works_on_an_engine_without_observations():
 
 
 def test_benchmark_script_quick(tmp_path):
-    """benchmarks/search_agent.py --quick runs and reports consistent figures (no speed asserted)."""
+    """benchmarks/search_agent.py --quick runs both searches and reports consistent figures (no speed asserted)."""
     import json
     import os
     import subprocess
@@ -235,11 +235,13 @@ def test_benchmark_script_quick(tmp_path):
         cwd=repo, env=env, capture_output=True, text=True, timeout=900,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
-    figures = json.loads(out.read_text())
-    assert figures["games"] == 40 and 0 <= figures["wins"] <= 40
-    assert figures["ci95"][0] <= figures["win_rate"] <= figures["ci95"][1]
-    assert 0 < figures["searched_decisions"] <= figures["decisions"]
-    assert f"| 40 | {figures['wins']} |" in proc.stdout
+    rows = json.loads(out.read_text())
+    assert [f["agent"] for f in rows] == ["flatmc:64", "ismcts:64"]
+    for figures in rows:
+        assert figures["games"] == 40 and 0 <= figures["wins"] <= 40
+        assert figures["ci95"][0] <= figures["win_rate"] <= figures["ci95"][1]
+        assert 0 < figures["searched_decisions"] <= figures["decisions"]
+        assert f"| {figures['agent']} | 40 | {figures['wins']} |" in proc.stdout
 
 
 @pytest.mark.parametrize("preset", ["classic", "official", "swap_hands", "house"])

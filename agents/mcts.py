@@ -1,0 +1,315 @@
+"""``ISMCTSAgent``: single-observer information-set MCTS over the batched engine."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from uno_env import Engine, UnoRules
+from uno_env.actions import NUM_ACTIONS
+from uno_env.observation import hand_size_at, in_play, num_seats
+
+from .search import SearchAgent, _rollout_actions
+
+# --- the tree: numba arrays, one node per iteration ---------------------------------------------
+
+
+@njit(cache=True)
+def _select(edge_n, edge_w, edge_avail, node_of, in_tree, mask, player, prefer, forced, u, c,
+            actions, path_node, path_act, path_actor, path_len):
+    """One tree step of every game still in the tree: UCB over the moves legal in its deal.
+
+    SO-ISMCTS: a node's statistics pool every determinization that reached it, so the
+    exploration term counts how often a move was *available* at the node (``edge_avail``), not
+    the node's visits. An untried legal move is tried first (``prefer``, the heuristic's move,
+    before a random one); ``forced[b] >= 0`` is played as it is (an opponent model). The visit is counted now (a virtual loss until ``_backprop`` adds the
+    value), which spreads a wave's games over different moves.
+    """
+    for b in range(in_tree.shape[0]):
+        if not in_tree[b]:
+            actions[b] = -1
+            continue
+        node = node_of[b]
+        untried = 0
+        for a in range(mask.shape[1]):
+            if mask[b, a]:
+                edge_avail[node, a] += 1.0
+                if edge_n[node, a] == 0.0:
+                    untried += 1
+        best = -1
+        if forced[b] >= 0:
+            best = forced[b]
+        elif untried and prefer[b] >= 0 and mask[b, prefer[b]] and edge_n[node, prefer[b]] == 0.0:
+            best = prefer[b]
+        elif untried:
+            k = min(int(u[b] * untried), untried - 1)
+            for a in range(mask.shape[1]):
+                if mask[b, a] and edge_n[node, a] == 0.0:
+                    if k == 0:
+                        best = a
+                        break
+                    k -= 1
+        else:
+            best_score = -1e300
+            for a in range(mask.shape[1]):
+                if mask[b, a]:
+                    n = edge_n[node, a]
+                    score = edge_w[node, a] / n + c * np.sqrt(np.log(edge_avail[node, a]) / n)
+                    if score > best_score:
+                        best, best_score = a, score
+        edge_n[node, best] += 1.0
+        d = path_len[b]
+        path_node[b, d], path_act[b, d], path_actor[b, d] = node, best, player[b]
+        path_len[b] = d + 1
+        actions[b] = best
+
+
+@njit(cache=True)
+def _advance(children, sibling, actor, num_nodes, node_of, in_tree, player, done, path_act, path_len):
+    """After the step: follow each game to the child of its move for the player now to act.
+
+    The same move sequence can hand the turn to different players in different deals (a
+    drawn card that may or may not be played), so a child is a chain of nodes, one per player
+    to act. A game whose child does not exist yet creates it (one node per iteration) and
+    leaves the tree for its rollout; so does a finished game, and any game once the tree is
+    full or its path as long as the path arrays. Returns the number of nodes in use.
+    """
+    for b in range(in_tree.shape[0]):
+        if not in_tree[b]:
+            continue
+        if done[b] or path_len[b] >= path_act.shape[1]:
+            in_tree[b] = False
+            continue
+        parent, a = node_of[b], path_act[b, path_len[b] - 1]
+        child = children[parent, a]
+        while child >= 0 and actor[child] != player[b]:
+            child = sibling[child]
+        if child >= 0:
+            node_of[b] = child
+            continue
+        in_tree[b] = False
+        if num_nodes < actor.shape[0]:
+            actor[num_nodes] = player[b]
+            sibling[num_nodes] = children[parent, a]
+            children[parent, a] = num_nodes
+            num_nodes += 1
+    return num_nodes
+
+
+@njit(cache=True)
+def _backprop(edge_w, path_node, path_act, path_actor, path_len, values):
+    """Add each game's outcome to every edge of its path, for the player who chose the move
+    (rewards -1..1 mapped to 0..1, the scale of the exploration constant)."""
+    for b in range(path_len.shape[0]):
+        for d in range(path_len[b]):
+            edge_w[path_node[b, d], path_act[b, d]] += 0.5 * (values[b, path_actor[b, d]] + 1.0)
+
+
+@njit(cache=True)
+def _collect_all(term, trunc, rewards, active, values):
+    """Record every seat's reward in games that just ended; True while any game is active."""
+    left = False
+    for b in range(active.shape[0]):
+        if active[b]:
+            if term[b] or trunc[b]:
+                values[b, :] = rewards[b, :]
+                active[b] = False
+            else:
+                left = True
+    return left
+
+
+@njit(cache=True)
+def _leaf_values_all(obs0, active, values):
+    """Every seat's value of a rollout cut at the depth limit (``SearchAgent``'s 1/hand size
+    rule). ``obs0`` is seat 0's view, whose relative slot k is seat k."""
+    for b in range(obs0.shape[0]):
+        if not active[b]:
+            continue
+        o = obs0[b]
+        total = 0.0
+        for k in range(num_seats(o)):
+            if in_play(o, k):
+                total += 1.0 / max(hand_size_at(o, k), 1)
+        for k in range(num_seats(o)):
+            mine = 1.0 / max(hand_size_at(o, k), 1) if in_play(o, k) else 0.0
+            values[b, k] = 2.0 * mine / total - 1.0
+
+
+class ISMCTSAgent(SearchAgent):
+    """Information-set MCTS (SO-ISMCTS, Cowling, Powley & Whitehouse 2012) in waves of batched games.
+
+    One tree over the searcher's information sets: a node is a sequence of moves from the
+    decision (each player's move is public: a card played, a colour named, a draw), and it
+    holds, per move, visits, total value for the player who chose it, and how often the move
+    was legal there. Each iteration plays one determinization (everything the seat cannot see
+    dealt anew, ``Engine.resample_hidden``) down the tree, every player choosing by UCB1 among
+    the moves legal in *that* deal, adds one node, and finishes by a rollout; the outcome is
+    credited to each move for the player who made it (+1/-1 mapped to 1/0).
+
+    Speed: ``wave`` iterations run side by side in one ``Engine`` batch. The tree walk of the
+    whole wave is one numba call per tree level (select), one ``Engine.step`` and one numba
+    call (advance); the rollouts of the wave are stepped together as in ``SearchAgent``
+    (``heuristic_plies`` moves of ``HeuristicAgent``, then the rollout policy of RLCard's
+    ``uno-rule-v1`` for every seat, cut at ``max_depth`` with the 1/hand-size value). Inside a
+    wave a visit counts as soon as it is chosen (a virtual loss), so the wave's games spread
+    over the moves instead of all taking the same one.
+
+    Untried moves are tried first, the heuristic's own move before the others at the root
+    (``HeuristicAgent`` asked once per decision). The decision is the root move with most
+    visits (the best mean on a tie).
+
+    | setting | default | meaning |
+    |---|---|---|
+    | ``iterations`` | 1024 | determinizations (tree walks + rollouts) per decision, in waves of ``wave`` |
+    | ``time_ms`` | None | if set: waves until this time is spent (at least one); no longer deterministic given the rng |
+    | ``wave`` | 128 | iterations played side by side (one engine batch) between tree updates |
+    | ``exploration`` | 0.7 | UCB1 constant c: mean + c·sqrt(ln(available) / visits), values in 0..1 |
+    | ``heuristic_plies`` | 2 | first rollout actions taken by ``HeuristicAgent`` |
+    | ``max_depth`` | 120 | actions per rollout before the leaf value |
+
+    What it may know is ``SearchAgent``'s (its entry points ``act`` and ``act_in`` are
+    inherited): every deal is made from the seat's information set before anything is played
+    in it, the Wild Draw Four challenge (whose answer the copied game would still know) and
+    the trivial decisions are ``HeuristicAgent``'s or taken at once, and ``act`` rebuilds the
+    position from the observation (phase ``play``) or falls back to the heuristic.
+    """
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        rules: UnoRules | None = None,
+        iterations: int = 1024,
+        time_ms: float | None = None,
+        wave: int = 128,
+        exploration: float = 0.7,
+        heuristic_plies: int = 2,
+        max_depth: int = 120,
+        opponents: str = "ucb",
+        tree_prior: bool = False,
+    ) -> None:
+        """``rules`` of the games it will play (as ``SearchAgent``); the rest in the class table."""
+        if opponents not in ("ucb", "heuristic"):
+            raise ValueError(f"opponents must be 'ucb' or 'heuristic', got {opponents!r}")
+        if not isinstance(iterations, (int, np.integer)) or iterations < 1:
+            raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+        if not isinstance(wave, (int, np.integer)) or wave < 1:
+            raise ValueError(f"wave must be a positive integer, got {wave!r}")
+        if not (isinstance(exploration, (int, float)) and exploration >= 0):
+            raise ValueError(f"exploration must be a number >= 0, got {exploration!r}")
+        super().__init__(rules, rollouts=int(iterations), time_ms=time_ms, heuristic_plies=heuristic_plies,
+                         confidence=None, max_depth=max_depth)
+        self.iterations = int(iterations)
+        self.wave = int(wave)
+        self.exploration = float(exploration)
+        self.opponents = opponents
+        self.tree_prior = bool(tree_prior)
+        self._tree: tuple[np.ndarray, ...] | None = None
+
+    # --- the search (SearchAgent's entry points call it) -----------------------------------
+
+    def _search(self, source: Engine, i: int, seat: int, moves: np.ndarray, base: int, rng) -> int:
+        start = time.perf_counter()
+        waves = -(-self.iterations // self.wave)
+        children, sibling, actor, edge_n, edge_w, edge_avail = self._fresh_tree(waves * self.wave + 1, seat)
+        num_nodes, done_waves = 1, 0
+        while True:
+            num_nodes = self._wave(source, i, seat, base, rng, num_nodes)
+            done_waves += 1
+            if self.time_ms is None:
+                if done_waves >= waves:
+                    break
+            elif (time.perf_counter() - start) * 1e3 >= self.time_ms or num_nodes >= actor.shape[0]:
+                break
+        n, w = edge_n[0, moves], edge_w[0, moves]
+        best = int(np.lexsort((w / np.maximum(n, 1.0), n))[-1])
+        self.last_searched = True
+        return int(moves[best])
+
+    def _fresh_tree(self, capacity: int, seat: int) -> tuple[np.ndarray, ...]:
+        """The tree arrays, reused across decisions; only the rows a search used are cleared."""
+        if self.time_ms is not None:
+            capacity = max(capacity, 8192)
+        if self._tree is None or self._tree[2].shape[0] < capacity:
+            self._tree = (np.full((capacity, NUM_ACTIONS), -1, np.int64), np.full(capacity, -1, np.int64),
+                          np.full(capacity, -1, np.int64), *(np.zeros((capacity, NUM_ACTIONS)) for _ in range(3)))
+            self._used = 1
+        children, sibling, actor, edge_n, edge_w, edge_avail = self._tree
+        used = self._used
+        children[:used], sibling[:used], actor[:used] = -1, -1, -1
+        edge_n[:used], edge_w[:used], edge_avail[:used] = 0.0, 0.0, 0.0
+        actor[0] = seat
+        self._used = 1
+        return self._tree
+
+    def _wave(self, source: Engine, i: int, seat: int, base: int, rng, num_nodes: int) -> int:
+        """One wave: deal, walk the tree, roll out, back up. Returns the nodes in use."""
+        children, sibling, actor, edge_n, edge_w, edge_avail = self._tree
+        W, P, depth_cap = self.wave, source.num_players, 64
+        play = self._engine(("wave", source.rules, P), W, P, source.rules)
+        play.copy_games(source, np.full(W, i, np.int64), np.arange(W))
+        play.resample_hidden(np.arange(W), seat, rng)
+        node_of = np.zeros(W, np.int64)
+        in_tree = np.ones(W, bool)
+        path_node, path_act, path_actor = (np.zeros((W, depth_cap), np.int64) for _ in range(3))
+        path_len = np.zeros(W, np.int64)
+        actions = np.full(W, -1, np.int64)
+        prefer = np.full(W, base, np.int64)  # at the root: the heuristic's move, asked once
+        forced = np.full(W, -1, np.int64)
+        finished = np.zeros(W, bool)
+        values = np.zeros((W, P))
+        depth = 0
+        while in_tree.any():
+            if depth and (self.opponents == "heuristic" or self.tree_prior):
+                self._tree_moves(play, in_tree, seat, prefer, forced, rng)
+            _select(edge_n, edge_w, edge_avail, node_of, in_tree, play.legal_mask, play.current_player, prefer,
+                    forced, rng.random(W), self.exploration, actions, path_node, path_act, path_actor, path_len)
+            result = play.step(actions)
+            done = (result.terminated | result.truncated) & in_tree
+            values[done] = result.rewards[done]
+            finished |= done
+            num_nodes = _advance(children, sibling, actor, num_nodes, node_of, in_tree, play.current_player, done,
+                                 path_act, path_len)
+            depth += 1
+        self._used = max(self._used, num_nodes)
+        self._rollouts_all(play, ~finished, values, rng)
+        _backprop(edge_w, path_node, path_act, path_actor, path_len, values)
+        return num_nodes
+
+    def _tree_moves(self, play: Engine, in_tree: np.ndarray, seat: int, prefer: np.ndarray, forced: np.ndarray,
+                    rng) -> None:
+        """``HeuristicAgent``'s move in every game in the tree: played by the opponents when
+        it models them (``opponents="heuristic"``), tried first by the searcher (``tree_prior``)."""
+        prefer.fill(-1)
+        forced.fill(-1)
+        rows = np.flatnonzero(in_tree)
+        h = self._heuristic(play.rules).act(play.observation[rows], play.legal_mask[rows], rng)
+        mine = play.current_player[rows] == seat
+        if self.tree_prior:
+            prefer[rows[mine]] = h[mine]
+        if self.opponents == "heuristic":
+            forced[rows[~mine]] = h[~mine]
+
+    def _rollouts_all(self, play: Engine, active: np.ndarray, values: np.ndarray, rng) -> None:
+        """Finish the games of ``active`` by rollouts; every seat's outcome into ``values``."""
+        wilds_match = bool(play.rules.wd4_wilds_count_as_match)
+        heuristic = self._heuristic(play.rules)
+        B = play.num_envs
+        actions = np.full(B, -1, np.int64)
+        left = bool(active.any())
+        depth = 0
+        while left and depth < self.max_depth:
+            if depth < self.heuristic_plies:
+                rows = np.flatnonzero(active)
+                actions.fill(-1)
+                actions[rows] = heuristic.act(play.observation[rows], play.legal_mask[rows], rng)
+            else:
+                _rollout_actions(play.observation, play.legal_mask, active, rng.random(B), wilds_match, actions)
+            result = play.step(actions)
+            left = _collect_all(result.terminated, result.truncated, result.rewards, active, values)
+            depth += 1
+        if left:
+            _leaf_values_all(play.observe(0), active, values)
