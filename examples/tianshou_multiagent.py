@@ -15,8 +15,10 @@ The pieces are Tianshou's own, as in its tic-tac-toe test: ``PettingZooEnv`` wra
 no illegal action is ever played) at seat ``--seat``, ``MARLRandomDiscreteMaskedOffPolicyAlgorithm``
 (uniformly random legal moves) at every other seat. Training runs Tianshou's
 ``OffPolicyTrainer`` for ``--budget`` env steps; evaluation then plays ``--eval-rounds`` rounds
-with the learner at each seat in turn and prints its win rate with a 95% Wilson interval. A
-tiny budget shows the wiring, not a strong agent.
+with the learner at each seat in turn and prints its win rate with a 95% Wilson interval. It
+shows the wiring, not a strong agent: after the default 20000 env steps (302 rounds) the
+learner won 196 of 400 rounds against the random player (0.49, 95% CI 0.44-0.54;
+``--eval-rounds 200``, 2026-11-25, a shared 2-core machine), no better than random.
 
 The default ``--rules`` turn ``allow_voluntary_draw`` off (docs/rules.md R4, the ES-official
 reading: DRAW only when nothing can be played). Under ``classic``, where DRAW is always legal,
