@@ -14,6 +14,8 @@ A page asks for a generated part with a directive alone on its line (or inline, 
                                   examples/*.py: its docstring and its source, folded
     <!-- uno:ladder -->           the reference ladder's rungs and their stored ratings
                                   (arena.ladder.load_reference: arena/ladder_<version>.json)
+    <!-- uno:pretrained -->       the shipped models' cards: training, evaluation, ladder rating
+                                  (agents.pretrained.card.cards_markdown: agents/pretrained/*.json)
     <!-- uno:docstring NAME -->  the docstring of an object as the code fills it at import time
                                   (e.g. uno_env.raw_env, whose tables come from uno_env.docs),
                                   its headings moved one level down
@@ -168,6 +170,10 @@ def expand(markdown: str) -> str:
             return _examples()
         if name == "ladder" and not arg:
             return _ladder()
+        if name == "pretrained" and not arg:
+            from agents.pretrained.card import cards_markdown
+
+            return cards_markdown()
         if tables is None:
             tables = _tables()
         if name not in tables or arg:

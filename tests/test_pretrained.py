@@ -1,0 +1,171 @@
+"""The shipped pretrained agents (issue 15 item 4): loading by name, the checks that refuse rules,
+table sizes and observations they were not trained for, their cards, and the package data."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from fnmatch import fnmatch
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents.pretrained import PRETRAINED, card_path, check_fits, load_card, model_path  # noqa: E402
+from agents.pretrained.card import Args as CardArgs  # noqa: E402
+from agents.pretrained.card import make_card  # noqa: E402
+from agents.registry import AGENT_SPECS, make_agent  # noqa: E402
+from arena import play_table  # noqa: E402
+from uno_env import Engine, action_name, parse_rules  # noqa: E402
+from uno_env.observation import observation_size  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAYERS = {"pretrained": 2, "pretrained-4p": 4}
+CARD_FIELDS = {"name", "model_file", "command", "train_args", "commit", "started", "finished", "machine", "steps",
+               "train_minutes", "train_cpu_minutes", "stopped_early", "rules_name", "rules", "num_players",
+               "observation_size", "model_bytes", "model_sha256", "evaluation", "ladder", "note"}
+
+
+def test_every_shipped_name_is_in_the_registry_help():
+    assert set(PLAYERS) == set(PRETRAINED)
+    for name in PRETRAINED:
+        assert name in AGENT_SPECS
+
+
+@pytest.mark.parametrize("name", PRETRAINED)
+def test_loads_by_name_and_plays_only_legal_actions(name):
+    n = PLAYERS[name]
+    agent = make_agent(f"mine={name}", "classic", num_players=n)
+    assert agent.name == "mine" and agent.num_players == n and agent.deterministic
+    engine = Engine(16, n, parse_rules("classic"), seed=3, autoreset=True)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        obs, mask = engine.observation, engine.legal_mask
+        actions = agent.act(obs, mask, rng)
+        ok = mask[np.arange(16), actions]
+        assert ok.all(), [action_name(a) for a in actions[~ok]]
+        engine.step(actions)
+    # and through the arena, as evaluate.py plays it
+    result = play_table([agent] + [make_agent("heuristic", "classic") for _ in range(n - 1)], 8, seed=1)
+    assert result.games == 8
+
+
+@pytest.mark.parametrize(
+    "name, rules, num_players, message",
+    [
+        ("pretrained", "house", None, r"trained for 2 players, rules classic; the rules asked for differ in "
+                                      r"draw_until_playable: trained False, asked True"),
+        ("pretrained", '{"open_hands": true}', 2, r"differ in open_hands: trained False, asked True"),
+        ("pretrained", '{"hand_size": 5}', None, r"differ in hand_size: trained 7, asked 5"),
+        ("pretrained", "classic", 4, r"trained for 2 players, rules classic; asked for 4 players.*pretrained-4p"),
+        ("pretrained-4p", "classic", 2, r"trained for 4 players, rules classic; asked for 2 players.*pretrained\b"),
+        ("pretrained-4p", "official", 4, r"trained for 4 players, rules classic; the rules asked for differ in deck"),
+        ("lbl=pretrained", "swap_hands", None, r"differ in deck: trained 'classic', asked 'swap_hands'"),
+    ],
+)
+def test_loading_refuses_what_the_model_was_not_trained_for(name, rules, num_players, message):
+    with pytest.raises(ValueError, match=message):
+        make_agent(name, rules, num_players=num_players)
+
+
+@pytest.mark.parametrize("name, table", [("pretrained-4p", 2), ("pretrained", 3)])
+def test_an_agent_loaded_without_a_player_count_refuses_another_table_when_it_plays(name, table):
+    agent = make_agent(name, "classic")
+    others = [make_agent("random") for _ in range(table - 1)]
+    with pytest.raises(ValueError, match=rf"trained for {PLAYERS[name]} players, asked to play at a table of {table}"):
+        play_table([agent, *others], 4, seed=0)
+
+
+def test_a_card_whose_observation_size_is_not_the_rules_is_refused():
+    card = {**load_card("pretrained"), "observation_size": observation_size(True)}
+    with pytest.raises(ValueError, match=rf"observation of {observation_size(True)} values; these rules give "
+                                         rf"{observation_size(False)}"):
+        check_fits(card, "classic", 2)
+
+
+def test_an_unknown_pretrained_name_lists_the_shipped_ones():
+    with pytest.raises(ValueError, match="the package ships pretrained, pretrained-4p"):
+        model_path("pretrained-3p")
+
+
+@pytest.mark.parametrize("name", PRETRAINED)
+def test_the_card_is_complete_and_matches_its_model(name):
+    card = load_card(name)
+    assert CARD_FIELDS <= set(card), CARD_FIELDS - set(card)
+    assert card["name"] == name and card["model_file"] == f"{name}.zip"
+    data = Path(model_path(name)).read_bytes()
+    assert len(data) == card["model_bytes"] < 5_000_000
+    assert hashlib.sha256(data).hexdigest() == card["model_sha256"]
+    agent = make_agent(name, card["rules"], num_players=card["num_players"])
+    assert agent.obs_size == card["observation_size"] == observation_size(card["rules"]["open_hands"])
+    args = card["train_args"]
+    assert card["num_players"] == args["num_players"] == PLAYERS[name]
+    assert card["rules"] == parse_rules(args["rules"]).to_dict() and card["rules_name"] == args["rules"]
+    assert card["command"].startswith("python train.py")
+    assert (f"--num-players {args['num_players']}" in card["command"]) == (args["num_players"] != 2)
+    assert len(card["commit"]) == 40 and int(card["commit"], 16) >= 0
+    rows = card["evaluation"]["rows"]
+    assert rows and all(r["games"] == card["evaluation"]["games_per_opponent"] == args["final_eval_games"]
+                        for r in rows)
+    if card["ladder"] is not None:
+        assert card["ladder"]["num_players"] == card["num_players"] and card["ladder"]["version"]
+
+
+def test_the_card_writer_reads_everything_from_the_run(tmp_path):
+    shipped = load_card("pretrained")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "model.zip").write_bytes(Path(model_path("pretrained")).read_bytes())
+    (run / "args.json").write_text(json.dumps(shipped["train_args"]))
+    rows = shipped["evaluation"]["rows"]
+    (run / "final_eval.json").write_text(json.dumps({"steps": 123, "train_seconds": 600.0, "train_cpu_seconds": 540.0,
+                                                     "stopped_early": True, "final_eval": rows}))
+    card = make_card(CardArgs(run_dir=str(run), name="pretrained", out_dir=str(tmp_path / "out")))
+    assert CARD_FIELDS <= set(card)
+    same = ["command", "train_args", "rules", "rules_name", "num_players", "observation_size", "model_sha256"]
+    assert {k: card[k] for k in same} == {k: shipped[k] for k in same}
+    assert (card["steps"], card["train_minutes"], card["train_cpu_minutes"]) == (123, 10.0, 9.0)
+    assert card["ladder"] is None
+    with pytest.raises(ValueError, match="must be one of pretrained, pretrained-4p"):
+        make_card(CardArgs(run_dir=str(run), name="mine"))
+    (run / "final_eval.json").unlink()
+    with pytest.raises(ValueError, match="lacks final_eval.json"):
+        make_card(CardArgs(run_dir=str(run), name="pretrained"))
+
+
+def test_the_models_are_package_data_found_through_the_installed_package(tmp_path):
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    patterns = declared["agents.pretrained"]
+    shipped = [Path(f(n)).name for n in PRETRAINED for f in (model_path, card_path)]
+    assert all(any(fnmatch(f, p) for p in patterns) for f in shipped), (shipped, patterns)
+    # From another directory: the files come from the package, not from the working directory.
+    code = ("import agents, os; from agents.pretrained import PRETRAINED, model_path, card_path; "
+            "home = os.path.join(os.path.dirname(agents.__file__), 'pretrained'); "
+            "paths = [f(n) for n in PRETRAINED for f in (model_path, card_path)]; "
+            "assert all(os.path.dirname(p) == home and os.path.isfile(p) for p in paths), paths; print(len(paths))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": ""})
+    assert proc.returncode == 0 and proc.stdout.strip() == "4", proc.stderr
+
+
+def test_the_docs_render_every_card():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("uno_docs_hook", ROOT / "docs" / "_hooks" / "uno_docs.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    out = hook.expand("<!-- uno:pretrained -->")
+    assert "<!-- uno:pretrained -->" in (ROOT / "docs" / "agents.md").read_text()
+    for name in PRETRAINED:
+        card = load_card(name)
+        assert f"### `{name}`" in out and card["command"] in out
+        for r in card["evaluation"]["rows"]:
+            assert f"| {r['opponent']} | {r['games']:,} | {r['win_rate']:.1%} |" in out
+        if card["ladder"] is not None:
+            assert f"**{card['ladder']['rating']:.0f}**" in out
