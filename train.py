@@ -60,7 +60,7 @@ from training.checkpoint import (atomic_write, capture_rng, find_checkpoint, loa
 from training.evaluation import eval_line, eval_rows, final_table, final_title, parse_specs
 from training.expert import clone, label_positions, load_positions, save_positions
 from training.league import League
-from training.opponents import LEAGUE, opponent_groups, parse_mix
+from training.opponents import LEAGUE, OpponentGroup, opponent_groups, parse_mix
 from training.run import Every, Stopwatch, seed_everything, start_run, write_summary
 from training.sb3 import ACTIVATIONS, LinearSchedule, WinsByKind, log_formats, make_model
 from training.self_play import SelfPlay
@@ -234,6 +234,31 @@ def check_args(args: Args) -> None:
         raise ValueError(f"--learner-seat must be 'random' or a seat 0..{args.num_players - 1}, got {args.learner_seat!r}")
 
 
+def build_env(args: Args, rules: Any, groups: list[OpponentGroup]) -> tuple[UnoSB3VecEnv, League | None]:
+    """The training env of the opponent groups, and the league when the mix holds ``league``."""
+    venv = UnoSB3VecEnv(args.num_envs, args.num_players, rules, seed=args.seed,
+                        learner_seat="random" if args.learner_seat == "random" else int(args.learner_seat),
+                        opponents=[(g.agent, g.games) for g in groups])
+    league = None
+    if any(g.kind == LEAGUE for g in groups):
+        league = League(venv, groups, parse_specs(args.league_opponents, rules), rules, args.snapshot_pool_size,
+                        args.league_window, args.league_power, seed=args.seed)
+    return venv, league
+
+
+def open_run(args: Args, model: Any, resume: Any) -> tuple[str, str]:
+    """The run folder (``start_run``) with the model's logger; returns it and its checkpoints/ folder."""
+    run_dir = start_run(args)
+    checkpoint_dir = os.path.join(run_dir, "checkpoints")
+    remove_partial(checkpoint_dir)  # temporaries of a write a kill interrupted
+    if resume and os.path.isfile(os.path.join(run_dir, "progress.csv")):
+        # SB3's CSV logger truncates progress.csv; keep the log of the steps before the checkpoint.
+        os.replace(os.path.join(run_dir, "progress.csv"),
+                   os.path.join(run_dir, f"progress_before_{model.num_timesteps}.csv"))
+    model.set_logger(configure(run_dir, log_formats(args.tensorboard)))
+    return run_dir, checkpoint_dir
+
+
 def warm_start(args: Args, model: Any, rules: Any) -> dict[str, Any]:
     """Expert iteration's first step: ``--bc-teacher`` labels positions (or ``--bc-data`` holds them), the
     policy is cloned on them (``training.expert``); returns the labelling and cloning figures."""
@@ -295,24 +320,11 @@ def main(args: Args) -> dict[str, Any]:
     seed_everything(args.seed, args.torch_threads)
     # The categorical's argument checks cost ~10% of an update and can never fail here (masked logits).
     torch.distributions.Distribution.set_default_validate_args(False)
-    venv = UnoSB3VecEnv(args.num_envs, args.num_players, rules, seed=args.seed,
-                        learner_seat="random" if args.learner_seat == "random" else int(args.learner_seat),
-                        opponents=[(g.agent, g.games) for g in groups])
-    league = None
-    if any(g.kind == LEAGUE for g in groups):
-        league = League(venv, groups, parse_specs(args.league_opponents, rules), rules, args.snapshot_pool_size,
-                        args.league_window, args.league_power, seed=args.seed)
+    venv, league = build_env(args, rules, groups)
     schedule = LinearSchedule(args.learning_rate, args.total_timesteps, args.anneal_lr)
     resume = find_checkpoint(args.resume) if args.resume else None
     model = make_model(args, venv, schedule, resume.model if resume else None)
-    run_dir = start_run(args)
-    checkpoint_dir = os.path.join(run_dir, "checkpoints")
-    remove_partial(checkpoint_dir)  # temporaries of a write a kill interrupted
-    if resume and os.path.isfile(os.path.join(run_dir, "progress.csv")):
-        # SB3's CSV logger truncates progress.csv; keep the log of the steps before the checkpoint.
-        os.replace(os.path.join(run_dir, "progress.csv"),
-                   os.path.join(run_dir, f"progress_before_{model.num_timesteps}.csv"))
-    model.set_logger(configure(run_dir, log_formats(args.tensorboard)))
+    run_dir, checkpoint_dir = open_run(args, model, resume)
     expert = warm_start(args, model, rules) if args.bc_positions and not resume else None
     self_play = SelfPlay(venv, groups, args.snapshot_pool_size, args.snapshot_latest_prob, args.seed)
     self_play.start(model.policy)

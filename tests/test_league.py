@@ -92,7 +92,8 @@ def test_league_draws_by_pfsp_counts_results_per_member_and_keeps_its_pool():
         r.clear()
     league.locals = {"dones": np.array([1, 0, 1, 1, 0, 0, 0, 0], bool), "rewards": np.array([1, 0, 1, -1, 0, 0, 0, 0.])}
     league._on_step()
-    assert list(league.results[league.current[0]]) == [True, False]  # games 2 and 3 are group 1's; game 0 is not the league's
+    # Games 2 and 3 are group 1's (its member's results); game 0 is greedy's, not the league's.
+    assert list(league.results[league.current[0]]) == [True, False]
     assert sum(len(r) for r in league.results.values()) == 2
     # The probabilities follow the recorded win rates.
     league.results["random"].extend([True] * 50)

@@ -103,7 +103,8 @@ def label_positions(teacher: str, opponents: Sequence[str], rules: UnoRules, num
         k += 1
     rows = labeller.done[:num_positions]
     return Positions(obs=np.stack([r[0] for r in rows]).astype(np.float32), mask=np.stack([r[1] for r in rows]),
-                     action=np.array([r[2] for r in rows], np.int64), outcome=np.array([r[3] for r in rows], np.float32))
+                     action=np.array([r[2] for r in rows], np.int64),
+                     outcome=np.array([r[3] for r in rows], np.float32))
 
 
 def clone(policy: Any, data: Positions, epochs: int = 4, batch_size: int = 1024, learning_rate: float = 1e-3,
