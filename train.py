@@ -273,11 +273,12 @@ def warm_start(args: Args, model: Any, rules: Any) -> dict[str, Any]:
         source = f"labelled by {args.bc_teacher}"
         if args.bc_data:
             atomic_write(args.bc_data, lambda f: save_positions(f, data, meta))
-    label_seconds = watch.seconds()
+    label_seconds, label_cpu = watch.seconds(), watch.cpu_seconds()
     stats = clone(model.policy, data, args.bc_epochs, args.bc_batch_size, args.bc_learning_rate,
                   args.bc_value_coef, args.max_grad_norm, seed=args.seed)
-    stats.update(source=source, label_seconds=label_seconds, clone_seconds=watch.seconds() - label_seconds)
-    print(f"warm start: {len(data):,} positions {source} ({label_seconds:.0f} s), cloned in "
+    stats.update(source=source, label_seconds=label_seconds, label_cpu_seconds=label_cpu,
+                 clone_seconds=watch.seconds() - label_seconds)
+    print(f"warm start: {len(data):,} positions {source} ({label_seconds:.0f} s, {label_cpu:.0f} CPU-s), cloned in "
           f"{stats['clone_seconds']:.0f} s: held-out agreement with the teacher {stats['agreement_before']:.1%} -> "
           f"{stats['agreement_after']:.1%}")
     return stats
