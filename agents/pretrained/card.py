@@ -170,10 +170,11 @@ def card_markdown(card: dict[str, Any]) -> str:
     lines = [f"### `{card['name']}`: {card['num_players']} players, rules `{card['rules_name']}`", "",
              f"Trained {card['started']} to {card['finished']} at commit `{card['commit'][:10]}` on {card['machine']}: "
              f"{card['steps']:,} steps in {card['train_minutes']:g} min wall, {card['train_cpu_minutes']:g} CPU-minutes"
-             + (" (stopped by --max-minutes)" if card["stopped_early"] else "") + f"; {card['model_bytes'] / 1e6:.1f} MB"
+             + (" (stopped by --max-minutes, so not reproducible step for step)" if card["stopped_early"] else "") + f"; {card['model_bytes'] / 1e6:.1f} MB"
              + (f". {card['note']}" if card["note"] else "") + ".", "", "```bash", card["command"], "```", "",
              f"Evaluation: {ev['games_per_opponent']:,} games per opponent, seats rotated, {ev['actions']} actions, "
-             "95% Wilson intervals" + (" (the model and one opponent agent per other seat)" if card["num_players"] > 2
+             "95% Wilson intervals" + (f" (the model against {card['num_players'] - 1} copies of the opponent; "
+                                       f"an equal share is {1 / card['num_players']:.0%})" if card["num_players"] > 2
                                        else "") + ":", "",
              "| opponent | games | win rate | 95% CI | mean points (ours / theirs) |", "|---|---:|---:|---|---|"]
     for r in ev["rows"]:
