@@ -163,12 +163,15 @@ class ISMCTSAgent(SearchAgent):
 
     | setting | default | meaning |
     |---|---|---|
-    | ``iterations`` | 1024 | determinizations (tree walks + rollouts) per decision, in waves of ``wave`` |
+    | ``iterations`` | 1024 | determinizations (tree walks + rollouts) per decision, rounded up to whole waves |
     | ``time_ms`` | None | if set: waves until this time is spent (at least one); no longer deterministic given the rng |
     | ``wave`` | 128 | iterations played side by side (one engine batch) between tree updates |
     | ``exploration`` | 0.7 | UCB1 constant c: mean + c·sqrt(ln(available) / visits), values in 0..1 |
     | ``heuristic_plies`` | 2 | first rollout actions taken by ``HeuristicAgent`` |
     | ``max_depth`` | 120 | actions per rollout before the leaf value |
+    | ``opponents`` | ``"ucb"`` | ``"heuristic"``: the other seats' tree moves are ``HeuristicAgent``'s (an opponent model) instead of UCB |
+    | ``tree_prior`` | False | below the root too, the searcher tries ``HeuristicAgent``'s move first (one heuristic call per tree level) |
+    | ``confidence`` | None | if set: keep ``HeuristicAgent``'s move unless the chosen one's mean beats it by this many standard errors |
 
     What it may know is ``SearchAgent``'s (its entry points ``act`` and ``act_in`` are
     inherited): every deal is made from the seat's information set before anything is played
@@ -190,6 +193,7 @@ class ISMCTSAgent(SearchAgent):
         max_depth: int = 120,
         opponents: str = "ucb",
         tree_prior: bool = False,
+        confidence: float | None = None,
     ) -> None:
         """``rules`` of the games it will play (as ``SearchAgent``); the rest in the class table."""
         if opponents not in ("ucb", "heuristic"):
@@ -201,7 +205,7 @@ class ISMCTSAgent(SearchAgent):
         if not (isinstance(exploration, (int, float)) and exploration >= 0):
             raise ValueError(f"exploration must be a number >= 0, got {exploration!r}")
         super().__init__(rules, rollouts=int(iterations), time_ms=time_ms, heuristic_plies=heuristic_plies,
-                         confidence=None, max_depth=max_depth)
+                         confidence=confidence, max_depth=max_depth)
         self.iterations = int(iterations)
         self.wave = int(wave)
         self.exploration = float(exploration)
@@ -214,7 +218,7 @@ class ISMCTSAgent(SearchAgent):
     def _search(self, source: Engine, i: int, seat: int, moves: np.ndarray, base: int, rng) -> int:
         start = time.perf_counter()
         waves = -(-self.iterations // self.wave)
-        children, sibling, actor, edge_n, edge_w, edge_avail = self._fresh_tree(waves * self.wave + 1, seat)
+        edge_n, edge_w = self._fresh_tree(waves * self.wave + 1, seat)[3:5]
         num_nodes, done_waves = 1, 0
         while True:
             num_nodes = self._wave(source, i, seat, base, rng, num_nodes)
@@ -222,16 +226,25 @@ class ISMCTSAgent(SearchAgent):
             if self.time_ms is None:
                 if done_waves >= waves:
                     break
-            elif (time.perf_counter() - start) * 1e3 >= self.time_ms or num_nodes >= actor.shape[0]:
+            elif (time.perf_counter() - start) * 1e3 >= self.time_ms:
                 break
         n, w = edge_n[0, moves], edge_w[0, moves]
-        best = int(np.lexsort((w / np.maximum(n, 1.0), n))[-1])
+        mean = w / np.maximum(n, 1.0)
+        best = int(np.lexsort((mean, n))[-1])
+        h = np.flatnonzero(moves == base)
+        if self.confidence is not None and h.size and best != h[0] and n[h[0]] > 0:
+            # Outcomes are (nearly) 0/1, so a mean m has variance m(1 - m).
+            se = np.sqrt(mean[best] * (1 - mean[best]) / n[best] + mean[h[0]] * (1 - mean[h[0]]) / n[h[0]])
+            if not mean[best] - mean[h[0]] > self.confidence * se:
+                best = int(h[0])
         self.last_searched = True
         return int(moves[best])
 
     def _fresh_tree(self, capacity: int, seat: int) -> tuple[np.ndarray, ...]:
         """The tree arrays, reused across decisions; only the rows a search used are cleared."""
         if self.time_ms is not None:
+            # A timed search does not know its iterations: once this many nodes exist, its
+            # iterations still walk the tree and roll out, but add no node.
             capacity = max(capacity, 8192)
         if self._tree is None or self._tree[2].shape[0] < capacity:
             self._tree = (np.full((capacity, NUM_ACTIONS), -1, np.int64), np.full(capacity, -1, np.int64),

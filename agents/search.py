@@ -211,7 +211,7 @@ class SearchAgent:
     determinization a fresh generator state: the copied one would fix future reshuffles).
     """
 
-    name = "search"
+    name = "flatmc"
 
     def __init__(
         self,

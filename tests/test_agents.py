@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from agents import AGENT_SPECS, GreedyAgent, HeuristicAgent, RandomAgent, RLCardRuleAgent, SearchAgent, agent_names
-from agents.registry import TIMED_ROUND_ROLLOUTS, make_agent
+from agents.registry import SEARCH, SEARCHES, TIMED_ROUND_ROLLOUTS, make_agent
 from arena import play_match, play_table, wilson_interval
 from tests.builder import act, check
 from tests.builder import position as scenario
@@ -433,20 +433,21 @@ def test_sample_legal_into_a_buffer():
 
 def test_every_plain_name_builds_its_agent():
     kinds = {"random": RandomAgent, "rlcard_rule": RLCardRuleAgent, "greedy": GreedyAgent,
-             "heuristic": HeuristicAgent, "search": SearchAgent}
+             "heuristic": HeuristicAgent, "search": SEARCHES[SEARCH]}
     assert agent_names() == list(kinds)
     for name, cls in kinds.items():
         agent = make_agent(name)
         assert type(agent) is cls and agent.name == name
         assert name in AGENT_SPECS
-    assert make_agent("search").rollouts == SearchAgent().rollouts and make_agent("search").time_ms is None
+    assert make_agent("search").rollouts == SEARCHES[SEARCH]().rollouts and make_agent("search").time_ms is None
 
 
 @pytest.mark.parametrize(
     "spec, rollouts, time_ms",
-    [("search:64", 64, None), ("search:20ms", TIMED_ROUND_ROLLOUTS, 20.0), ("search:2.5ms", TIMED_ROUND_ROLLOUTS, 2.5)],
+    [("flatmc:64", 64, None), ("flatmc:20ms", TIMED_ROUND_ROLLOUTS, 20.0), ("flatmc:2.5ms", TIMED_ROUND_ROLLOUTS, 2.5)],
 )
 def test_search_budget_in_the_spec(spec, rollouts, time_ms):
+    # "search" names agents.registry.SEARCH (tests/test_mcts.py); flatmc is SearchAgent whatever it is.
     agent = make_agent(spec)
     assert isinstance(agent, SearchAgent)
     assert agent.rollouts == rollouts and agent.time_ms == time_ms

@@ -31,8 +31,9 @@ def test_act_in_returns_only_legal_actions_in_every_phase(rules_name, num_player
     walk(small(rules), engine, np.random.default_rng(0), 40, use_engine=True)
 
 
-@pytest.mark.parametrize("settings", [{"opponents": "heuristic"}, {"tree_prior": True, "heuristic_plies": 0}])
-def test_the_heuristic_in_the_tree_plays_legal_moves(settings):
+@pytest.mark.parametrize("settings", [{"opponents": "heuristic"}, {"tree_prior": True, "heuristic_plies": 0},
+                                      {"confidence": 1.0}])
+def test_the_variants_play_legal_moves(settings):
     rules = UnoRules.preset("house")
     engine = Engine(3, 3, rules, seed=2, autoreset=True)
     walk(small(rules, **settings), engine, np.random.default_rng(1), 30, use_engine=True)
@@ -137,6 +138,7 @@ def test_time_budget_runs_at_least_one_wave():
         ({"opponents": "minimax"}, "opponents must be 'ucb' or 'heuristic'"),
         ({"time_ms": 0}, "time_ms must be None or a positive"),
         ({"max_depth": 0}, "max_depth must be a positive integer"),
+        ({"confidence": -1}, "confidence must be None or a number >= 0"),
     ],
 )
 def test_bad_settings_are_named(kwargs, message):
