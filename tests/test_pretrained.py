@@ -3,6 +3,7 @@ table sizes and observations they were not trained for, their cards, and the pac
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -123,6 +124,7 @@ def test_the_card_writer_reads_everything_from_the_run(tmp_path):
     run.mkdir()
     (run / "model.zip").write_bytes(Path(model_path("pretrained")).read_bytes())
     (run / "args.json").write_text(json.dumps(shipped["train_args"]))
+    (run / "command.txt").write_text(shipped["command"] + "\n")
     rows = shipped["evaluation"]["rows"]
     (run / "final_eval.json").write_text(json.dumps({"steps": 123, "train_seconds": 600.0, "train_cpu_seconds": 540.0,
                                                      "stopped_early": True, "final_eval": rows}))
@@ -169,3 +171,23 @@ def test_the_docs_render_every_card():
             assert f"| {r['opponent']} | {r['games']:,} | {r['win_rate']:.1%} |" in out
         if card["ladder"] is not None:
             assert f"**{card['ladder']['rating']:.0f}**" in out
+
+
+@pytest.mark.parametrize("name", PRETRAINED)
+def test_the_cards_command_is_what_train_py_records_for_its_arguments(name):
+    """command.txt (training.run.command_line) rebuilds the shipped card's command from its arguments."""
+    import train
+    from training.run import command_line
+
+    fields = {f.name: f.type for f in dataclasses.fields(train.Args)}
+    args = {k: tuple(v) if isinstance(v, list) else v for k, v in load_card(name)["train_args"].items() if k in fields}
+    assert command_line(train.Args(**args)) == load_card(name)["command"]
+
+
+def test_command_line_names_only_the_changed_flags():
+    import train
+    from training.run import command_line
+
+    assert command_line(train.Args()) == "python train.py"
+    assert command_line(train.Args(num_players=4, hidden=(128, 64), progress=False, rules="house")) == (
+        "python train.py --num-players 4 --rules house --hidden 128 64 --no-progress")

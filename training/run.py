@@ -6,13 +6,14 @@ import dataclasses
 import json
 import os
 import random
+import shlex
 import time
 from typing import Any
 
 import numpy as np
 import torch
 
-__all__ = ["Every", "Stopwatch", "seed_everything", "start_run", "write_summary"]
+__all__ = ["Every", "Stopwatch", "command_line", "seed_everything", "start_run", "write_summary"]
 
 
 class Every:
@@ -60,13 +61,41 @@ def seed_everything(seed: int, torch_threads: int = 0) -> None:
         torch.set_num_threads(torch_threads)
 
 
+def command_line(args: Any, script: str = "train.py") -> str:
+    """``python SCRIPT`` with the flags of the ``Args`` dataclass ``args`` that differ from its defaults.
+
+    Rebuilt from the arguments rather than read from ``sys.argv``, so a run started from Python
+    (``train.main(Args(...))``) records the command that repeats it too."""
+    defaults = dataclasses.asdict(type(args)())
+    words = ["python", script]
+    for key, value in dataclasses.asdict(args).items():
+        default = defaults.get(key)
+        if _same(value, default):
+            continue
+        flag = "--" + key.replace("_", "-")
+        if isinstance(value, bool):
+            words.append(flag if value else "--no-" + key.replace("_", "-"))
+        elif isinstance(value, (list, tuple)):
+            words += [flag, *(str(v) for v in value)]
+        else:
+            words += [flag, str(value)]
+    return shlex.join(words)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return list(a) == list(b) if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) else a == b
+
+
 def start_run(args: Any) -> str:
-    """Create ``<output_dir>/<exp_name>/`` with ``checkpoints/`` and ``args.json``; returns the folder.
+    """Create ``<output_dir>/<exp_name>/`` with ``checkpoints/``, ``args.json`` and ``command.txt`` (the
+    command that repeats the run, ``command_line``); returns the folder.
     The first thing a run writes: call it once every argument has been checked."""
     run_dir = os.path.join(args.output_dir, args.exp_name)
     os.makedirs(os.path.join(run_dir, "checkpoints"), exist_ok=True)
     with open(os.path.join(run_dir, "args.json"), "w") as f:
         json.dump(dataclasses.asdict(args), f, indent=2)
+    with open(os.path.join(run_dir, "command.txt"), "w") as f:
+        f.write(command_line(args) + "\n")
     return run_dir
 
 

@@ -5,12 +5,11 @@
     python -m agents.pretrained.card --run-dir runs/pretrained_2p --name pretrained \\
         --ladder runs/ladder_pretrained/ladder.json          # the card again, with the rating
 
-Run from the repository root (the training command is rebuilt against ``train.py``'s
-defaults). Every fact on the card comes from a file or the machine, none is typed in:
+Every fact on the card comes from a file or the machine, none is typed in:
 
 | field | from |
 |---|---|
-| ``command``, ``train_args`` | ``<run>/args.json``: the flags that differ from ``train.py``'s defaults, and every argument |
+| ``command``, ``train_args`` | ``<run>/command.txt`` (the flags that differ from ``train.py``'s defaults) and ``<run>/args.json`` (every argument) |
 | ``commit`` | the newest commit of ``HEAD`` at the run's start (``args.json``'s time); uncommitted changes are not seen |
 | ``started``, ``finished`` | the times of ``args.json`` and ``final_eval.json`` (UTC) |
 | ``machine`` | this machine (write the card where the model was trained) |
@@ -24,13 +23,11 @@ defaults). Every fact on the card comes from a file or the machine, none is type
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import hashlib
 import json
 import os
 import platform
-import shlex
 import shutil
 import subprocess
 import sys
@@ -66,29 +63,14 @@ def _utc(path: str) -> str:
     return datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def training_command(train_args: dict[str, Any]) -> str:
-    """``python train.py`` with the flags of ``train_args`` that differ from ``train.py``'s defaults."""
-    if ROOT not in sys.path:
-        sys.path.insert(0, ROOT)
-    import train  # the defaults live in train.Args only (one place per fact)
-
-    defaults = dataclasses.asdict(train.Args())
-    words = ["python", "train.py"]
-    for key, value in train_args.items():
-        if key not in defaults or _same(value, defaults[key]):
-            continue
-        flag = "--" + key.replace("_", "-")
-        if isinstance(value, bool):
-            words.append(flag if value else "--no-" + key.replace("_", "-"))
-        elif isinstance(value, (list, tuple)):
-            words += [flag, *(str(v) for v in value)]
-        else:
-            words += [flag, str(value)]
-    return shlex.join(words)
-
-
-def _same(a: Any, b: Any) -> bool:
-    return list(a) == list(b) if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) else a == b
+def training_command(run_dir: str) -> str:
+    """The command that repeats the run: ``<run>/command.txt``, written by ``train.py`` when the run starts."""
+    path = os.path.join(run_dir, "command.txt")
+    if not os.path.isfile(path):
+        raise ValueError(f"{run_dir} lacks command.txt (train.py writes it when a run starts): give the directory "
+                         f"of a run of this version of train.py")
+    with open(path) as f:
+        return f.read().strip()
 
 
 def _commit_at(when: float) -> str:
@@ -149,7 +131,7 @@ def make_card(args: Args) -> dict[str, Any]:
     n = int(train_args["num_players"])
     return {
         "name": args.name, "model_file": f"{args.name}.zip",
-        "command": training_command(train_args), "train_args": train_args,
+        "command": training_command(args.run_dir), "train_args": train_args,
         "commit": _commit_at(os.path.getmtime(files["args.json"])),
         "started": _utc(files["args.json"]), "finished": _utc(files["final_eval.json"]), "machine": _machine(),
         "steps": final["steps"], "train_minutes": round(final["train_seconds"] / 60, 1),
