@@ -398,3 +398,18 @@ def test_uno_web_sits_above_agents_and_uses_public_names_only():
                                           or any(n.startswith("_") for n in names)):
                 bad.append(f"{f.name} imports {module} {names}")
     assert not bad, bad
+
+
+class _FourSeater:
+    name = "four"
+    num_players = 4  # as a trained policy (agents.ppo.PPOAgent) records its table size
+
+    def act(self, observation, mask, rng):
+        raise AssertionError("never asked to play at a table it was not trained for")
+
+
+def test_an_operator_agent_trained_for_another_table_size_is_refused_with_its_size():
+    c = client(extra_agents={"four": _FourSeater()})
+    r = c.post("/api/games", json={"players": 2, "seat": 0, "agents": ["four"], "seed": 1})
+    assert r.status_code == 422 and "trained for 4 players; this table has 2" in r.json()["error"]
+    assert c.post("/api/games", json={"players": 4, "seat": 0, "agents": ["four"], "seed": 1}).status_code == 200

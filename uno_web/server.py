@@ -336,6 +336,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         names = [f"you (seat {body.seat})"] * n
         for k, seat in enumerate(p for p in range(n) if p != body.seat):
             agents[seat] = agent_for(specs[k], rules)
+            table = getattr(agents[seat], "num_players", None)  # a trained policy knows its table size
+            if table is not None and table != n:
+                raise WebError(422, f"agent {specs[k]!r} was trained for {table} players; this table has {n}")
             names[seat] = f"{getattr(agents[seat], 'name', specs[k])} (seat {seat})"
         try:
             game = Game(n, rules, body.seat, agents, names, body.seed)
