@@ -73,7 +73,8 @@ from uno_env import parse_rules
 class Args:
     agents: str = "random,rlcard_rule,greedy,heuristic"
     """comma-separated agent specs (agents.registry.make_agent): random, rlcard_rule, greedy, heuristic,
-    search[:N|:Tms], a saved model path or an RLlib checkpoint directory, optionally as label=spec"""
+    search[:N|:Tms] (also ismcts[...], flatmc[...]), pretrained, pretrained-4p (the shipped models), a saved
+    model path or an RLlib checkpoint directory, optionally as label=spec"""
     num_players: int = 2
     """players per table (2-10); with n > 2 every table of n distinct entries plays"""
     rules: str = "classic"
