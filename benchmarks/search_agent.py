@@ -121,8 +121,9 @@ class Args:
     """also write the figures (a list, one entry per agent) to this JSON file"""
 
 
-def run_agent(spec: str, args: Args, rules: UnoRules, games: int) -> dict:
-    """Play one agent's games chunk by chunk, printing the figures so far."""
+def run_agent(spec: str, args: Args, rules: UnoRules, games: int, done: list[dict]) -> dict:
+    """Play one agent's games chunk by chunk, printing the figures so far (and writing them with
+    the finished agents' rows ``done`` to --json)."""
     timed = TimedSearch(make_agent(spec, rules))
     opponents = [make_agent(args.opponent, rules) for _ in range(args.num_players - 1)]
     loads = [os.getloadavg()[0]]
@@ -142,6 +143,9 @@ def run_agent(spec: str, args: Args, rules: UnoRules, games: int) -> dict:
         print(f"{spec}: after {played} games {wins} wins = {f['win_rate']:.1%} (95% CI {f['ci95'][0]:.1%} – "
               f"{f['ci95'][1]:.1%}); searched decision median {f['searched_wall_ms_median']:.1f} ms wall / "
               f"{f['searched_cpu_ms_median']:.1f} ms CPU; load {loads[-1]:.1f}", flush=True)
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump([*done, f], fh, indent=1)
     return f
 
 
@@ -165,10 +169,7 @@ def main() -> None:
           f"{os.cpu_count()} CPUs\n", flush=True)
     rows = []
     for spec in specs:
-        rows.append(run_agent(spec, args, rules, games))
-        if args.json:
-            with open(args.json, "w") as fh:
-                json.dump(rows, fh, indent=1)
+        rows.append(run_agent(spec, args, rules, games, rows))
     loads = [x for f in rows for x in (f["loadavg_1min_min"], f["loadavg_1min_max"])]
     print(f"\nmachine: {os.cpu_count()} CPUs, 1-minute load average {min(loads):.1f}–{max(loads):.1f} during the runs\n")
     print(f"| agent | games | wins | win rate (baseline {1 / args.num_players:.0%}) | 95% CI | searched decisions | "
