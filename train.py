@@ -228,6 +228,8 @@ def check_args(args: Args) -> None:
     if args.backend == "rllib" and args.resume:
         raise ValueError("--resume is for the sb3 backend; an RLlib run restarts from its checkpoint with "
                          "Algorithm.from_checkpoint")
+    if args.backend == "rllib" and args.bc_positions:
+        raise ValueError("--bc-positions (the warm start) is for the sb3 backend")
     if args.resume:
         find_checkpoint(args.resume)  # a ValueError saying what --resume accepts
     if args.learner_seat != "random" and not (args.learner_seat.isdigit() and int(args.learner_seat) < args.num_players):
