@@ -157,17 +157,18 @@ class SearchAgent:
 
     | setting | default | meaning |
     |---|---|---|
-    | ``rollouts`` | 1024 | play-outs per decision, split evenly among the legal moves (``D = rollouts // moves``, at least 1) |
+    | ``rollouts`` | 2900 | play-outs per decision, split evenly among the legal moves (``D = rollouts // moves``, at least 1) |
     | ``time_ms`` | None | if set: rounds of ``rollouts`` play-outs repeated until this time is spent (at least one; the agent is then no longer deterministic given the rng) |
     | ``heuristic_plies`` | 2 | first actions of every rollout taken by ``HeuristicAgent`` |
     | ``confidence`` | 1.0 | standard errors by which a move must beat the heuristic's move (None: always the best mean) |
     | ``max_depth`` | 120 | actions per rollout before the leaf value |
 
     The default budget comes from measurements (2 players, classic, against ``HeuristicAgent``,
-    ``benchmarks/search_agent.py``; the README has the measured table): the win rate grows
-    with the rollouts (a previous session measured about 46% at 256, 51–53% at 512, 55–58% at
-    1024 in 200–2000-game runs), and 1024 keeps the median searched decision near 25–30 ms
-    of CPU time on the 2-core development machine.
+    ``benchmarks/search_agent.py``; ``benchmarks/results/search.md``): the win rate grows with
+    the rollouts (about 46% at 256, 51–53% at 512, 54.3% at 1024 over 10,000 games), and
+    2900 won 58.4% (56.2–60.5%) over 2,000 games with a median searched decision of 30 ms of
+    CPU time on the 2-core development machine (target: 57% within 50 ms), where
+    ``ISMCTSAgent`` at equal time won 53.8%.
 
     | decision | what decides |
     |---|---|
@@ -216,7 +217,7 @@ class SearchAgent:
     def __init__(
         self,
         rules: UnoRules | None = None,
-        rollouts: int = 1024,
+        rollouts: int = 2900,
         time_ms: float | None = None,
         heuristic_plies: int = 2,
         confidence: float | None = 1.0,

@@ -151,10 +151,10 @@ def test_bad_settings_are_named(kwargs, message):
 
 @pytest.mark.parametrize(
     "spec, cls, budget",
-    [("ismcts", ISMCTSAgent, {"iterations": 1024, "time_ms": None}),
+    [("ismcts", ISMCTSAgent, {"iterations": ISMCTSAgent().iterations, "time_ms": None}),
      ("ismcts:64", ISMCTSAgent, {"iterations": 64, "time_ms": None}),
      ("ismcts:20ms", ISMCTSAgent, {"time_ms": 20.0}),
-     ("flatmc", SearchAgent, {"rollouts": 1024, "time_ms": None}),
+     ("flatmc", SearchAgent, {"rollouts": SearchAgent().rollouts, "time_ms": None}),
      ("flatmc:64", SearchAgent, {"rollouts": 64, "time_ms": None}),
      ("flatmc:20ms", SearchAgent, {"time_ms": 20.0})],
 )
