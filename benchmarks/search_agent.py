@@ -1,6 +1,6 @@
 """Search agents against HeuristicAgent: win rate with its 95% CI and decision times, one row per agent.
 
-    python benchmarks/search_agent.py --agents flatmc:1024 ismcts:1024 [--games 2000] [--num-players 2]
+    python benchmarks/search_agent.py --agents ismcts:2048 flatmc:2900 [--games 2000] [--num-players 2]
     python benchmarks/search_agent.py --quick
 
 Every agent is an ``agents.registry`` spec (``search``, ``flatmc:N``, ``ismcts:20ms``, a
@@ -100,7 +100,7 @@ def figures_of(spec: str, num_players: int, games: int, wins: int, truncated: in
 
 @dataclasses.dataclass
 class Args:
-    agents: tuple[str, ...] = ("flatmc:1024", "ismcts:1024")
+    agents: tuple[str, ...] = ("ismcts:2048", "flatmc:2900")
     """agents.registry specs to compare, one table row each (give them equal time: see the module docs)"""
     opponent: str = "heuristic"
     """the agents.registry spec every agent plays against"""
