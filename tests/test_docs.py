@@ -275,33 +275,50 @@ def test_readme_links_into_the_docs_resolve():
 
 
 def ladder_figures_problems(readme: str) -> list[str]:
-    """Where README's ladder ratings differ from the stored reference ladder (arena/ladder_v1.json)."""
+    """Where README's ladder table differs from the stored reference ladder (arena/ladder_v1.json) and the
+    shipped models' cards (agents/pretrained/*.json)."""
+    from agents.pretrained import load_card
     from arena.ladder import LADDER_V1, load_reference
 
     data = load_reference(LADDER_V1)
+    players = sorted(data["players"], key=int)
+    rows = {name: cells for name, cells in
+            (re.match(r"\| `([\w:-]+)`[^|]*\|(.*)\|$", line).groups() for line in readme.splitlines()
+             if re.match(r"\| `[\w:-]+`[^|]*\|(.*)\|$", line))}
     problems = []
-    for n, p in data["players"].items():
-        found = re.search(rf"{n} players \(± (\d+)\): (.*?)[;.]", readme, re.S)
-        if not found:
-            problems.append(f"no ladder ratings for {n} players")
-            continue
-        half_width = round(1.96 * max(p["rating_se"]))
-        if int(found.group(1)) != half_width:
-            problems.append(f"{n} players: ± {found.group(1)}, stored ± {half_width}")
-        quoted = dict(re.findall(r"`([\w:]+)` (\d+)", found.group(2)))
-        for k, rung in enumerate(LADDER_V1.rungs):
-            if rung in quoted and int(quoted[rung]) != round(p["ratings"][k]):
-                problems.append(f"{n} players, {rung}: {quoted[rung]}, stored {round(p['ratings'][k])}")
-        if len(quoted) < len(LADDER_V1.rungs) - 1:
-            problems.append(f"{n} players: {len(quoted)} rungs quoted")
+    widths = re.search(r"± (\d+) at 2 players, ± (\d+) at 4", readme)
+    if not widths:
+        problems.append("no '± N at 2 players, ± M at 4' beside the ladder table")
+    for col, n in enumerate(players):
+        p = data["players"][n]
+        if widths and int(widths.group(col + 1)) != round(1.96 * max(p["rating_se"])):
+            problems.append(f"{n} players: ± {widths.group(col + 1)}, stored ± {round(1.96 * max(p['rating_se']))}")
+        for k, rung in enumerate(LADDER_V1.rungs[1:], start=1):
+            if rung not in rows:
+                problems.append(f"no ladder row for {rung}")
+                continue
+            quoted = re.findall(r"\d{3,4}", rows[rung].split("|")[col])
+            if quoted != [str(round(p["ratings"][k]))]:
+                problems.append(f"{n} players, {rung}: {quoted}, stored {round(p['ratings'][k])}")
+    shipped = rows.get("pretrained")
+    if shipped is None:
+        problems.append("no ladder row for the shipped models")
+    else:
+        for col, name in enumerate(("pretrained", "pretrained-4p")):
+            ladder = load_card(name)["ladder"]
+            want = [str(round(x)) for x in (ladder["rating"], *ladder["ci95"])]
+            if re.findall(r"\d{3,4}", shipped.split("|")[col]) != want:
+                problems.append(f"{name}: README {shipped.split('|')[col].strip()!r}, card {want}")
     return problems
 
 
 def test_readme_ladder_figures_are_the_stored_ones():
     readme = (ROOT / "README.md").read_text()
     assert not ladder_figures_problems(readme)
-    drifted = readme.replace("`heuristic` 1672", "`heuristic` 1772", 1)
-    assert drifted != readme and ladder_figures_problems(drifted)
+    for good, bad in [("| `heuristic` | 1672 |", "| `heuristic` | 1772 |"), ("| 1691 (1686", "| 1690 (1686"),
+                      ("± 32 at 4", "± 31 at 4")]:
+        drifted = readme.replace(good, bad, 1)
+        assert drifted != readme and ladder_figures_problems(drifted), bad
 
 
 def test_the_documented_build_command_is_what_ci_runs():

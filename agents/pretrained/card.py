@@ -42,7 +42,7 @@ from . import PRETRAINED, load_card
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-MAX_MODEL_BYTES = 5_000_000  # issue 15: each shipped model under 5 MB
+MAX_MODEL_BYTES = 5_000_000  # shipped in the package: each model stays under 5 MB
 
 
 @dataclass
