@@ -84,7 +84,7 @@ class Args:
     rules: str = "classic"
     """a preset name (classic, official, swap_hands, house) or a JSON dict of options over classic"""
     total_timesteps: int = 8_000_000
-    """learner decisions to train on (all games together); the default takes ~11 CPU-minutes here"""
+    """learner decisions to train on (all games together); the default takes ~9 CPU-minutes here"""
     max_minutes: float = 0.0
     """wall-clock limit of the training loop in minutes (0: none); the run stops early, says so,
     and still saves and evaluates (a capped run is no longer reproducible from the seed)"""
