@@ -327,3 +327,28 @@ def test_the_documented_build_command_is_what_ci_runs():
     assert command, 'docs/README.md must give the build command: pip install -e ".[docs]" && mkdocs build --strict'
     ci = (ROOT / ".ci" / "run").read_text()
     assert command.group(1) in ci and ".[docs]" in ci
+
+
+def table_shape_problems(text: str, where: str) -> list[str]:
+    """Rows of a markdown table with more cells than its header (a pasted row that kept old cells: markdown
+    drops the extra ones silently; fewer cells render as empty ones)."""
+    problems, header, in_code = [], None, False
+    for k, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().startswith("```"):
+            in_code = not in_code
+        if in_code or not line.startswith("|"):
+            header = None
+            continue
+        cells = len(re.split(r"(?<!\\)\|", line.strip())) - 2
+        if header is None:
+            header = cells
+        elif cells > header:
+            problems.append(f"{where}:{k}: {cells} cells, the table's header has {header}")
+    return problems
+
+
+def test_every_markdown_table_row_has_its_headers_cells():
+    files = [ROOT / "README.md", *sorted(DOCS.glob("*.md")), *sorted((ROOT / "benchmarks" / "results").glob("*.md"))]
+    problems = [p for f in files for p in table_shape_problems(f.read_text(), str(f.relative_to(ROOT)))]
+    assert not problems, problems
+    assert table_shape_problems("| a | b |\n|---|---|\n| 1 | 2 | 3 |\n", "x") == ["x:3: 3 cells, the table's header has 2"]
