@@ -138,9 +138,10 @@ class Args:
     newest with probability snapshot_latest_prob, else a uniformly drawn one"""
     snapshot_latest_prob: float = 0.5
     """probability that a self-play group plays the newest snapshot"""
-    league_opponents: str = "random,rlcard_rule,greedy,heuristic,search:32"
+    league_opponents: str = "random,rlcard_rule,greedy,heuristic"
     """the fixed members of the league (comma-separated agents.registry specs), beside the learner's
-    snapshots; used by the 'league' entry of --opponent-mix"""
+    snapshots; used by the 'league' entry of --opponent-mix. The baselines only: a search member
+    (search:32) makes a rollout several times slower (docs/training.md); the longer recipe adds it"""
     league_groups: int = 4
     """groups the 'league' games are split into, each drawing its own opponent after every rollout"""
     league_power: float = 2.0

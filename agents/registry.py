@@ -39,8 +39,8 @@ __all__ = ["AGENT_SPECS", "BASELINES", "agent_names", "make_agent"]
 
 AGENT_SPECS = (
     "random, rlcard_rule, greedy, heuristic, search[:N | :Tms] (N rollouts or T milliseconds per "
-    "decision), ismcts[:N | :Tms], flatmc[:N | :Tms], pretrained, pretrained-4p (shipped models: 2 and 4 players, classic), PATH.zip (a MaskablePPO "
-    "saved by train.py), DIR (an RLlib checkpoint), LABEL=SPEC"
+    "decision), ismcts[:N | :Tms], flatmc[:N | :Tms], pretrained, pretrained-4p (shipped models: 2 and 4 "
+    "players, classic), PATH.zip (a MaskablePPO saved by train.py), DIR (an RLlib checkpoint), LABEL=SPEC"
 )
 """The spec forms in one line, for help texts and error messages."""
 
