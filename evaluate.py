@@ -142,8 +142,15 @@ def plot_results(result: TournamentResult, output_dir: str) -> list[str]:
     for i in range(n):
         for j in range(n):
             if not np.isnan(rate[i, j]):
-                ax.text(j, i, f"{rate[i, j]:.0%}", ha="center", va="center",
-                        color="white" if abs(rate[i, j] - 0.5) > 0.3 else "black", fontsize=9)
+                ax.text(
+                    j,
+                    i,
+                    f"{rate[i, j]:.0%}",
+                    ha="center",
+                    va="center",
+                    color="white" if abs(rate[i, j] - 0.5) > 0.3 else "black",
+                    fontsize=9,
+                )
     ax.set_xlabel("opponent")
     ax.set_ylabel("agent")
     what = "games won against the opponent" if result.num_players == 2 else "games won with the opponent at the table"
@@ -173,12 +180,17 @@ def plot_results(result: TournamentResult, output_dir: str) -> list[str]:
 
 def ladder_main(args: Args) -> LadderResult:
     """``--ladder``: rate one agent on ladder v1; print the ladder table; write ladder.json."""
-    fixed = [f"--{f.name.replace('_', '-')}" for f in dataclasses.fields(Args)
-             if f.name in LADDER_FIXES and getattr(args, f.name) != f.default]
+    fixed = [
+        f"--{f.name.replace('_', '-')}"
+        for f in dataclasses.fields(Args)
+        if f.name in LADDER_FIXES and getattr(args, f.name) != f.default
+    ]
     if fixed:
-        raise ValueError(f"--ladder plays the ladder's own games, seed and rules: drop {', '.join(fixed)} (with "
-                         f"--ladder only --num-players 2 or 4, --deterministic, --torch-threads, --output-dir and "
-                         f"--ray/--address/--num-cpus apply)")
+        raise ValueError(
+            f"--ladder plays the ladder's own games, seed and rules: drop {', '.join(fixed)} (with "
+            f"--ladder only --num-players 2 or 4, --deterministic, --torch-threads, --output-dir and "
+            f"--ray/--address/--num-cpus apply)"
+        )
     spec = LADDER_V1
     spec.games_per_table(args.num_players)  # a ValueError naming the player counts the ladder defines
     agent = make_agent(args.ladder, spec.rules, deterministic=args.deterministic)
@@ -238,13 +250,32 @@ def main(args: Args) -> TournamentResult | LadderResult:
     play_chunks, progress = prepare_play(args)
     t0 = time.time()
 
-    result = tournament(agents, args.games, num_players=args.num_players, rules=rules, seed=args.seed,
-                        batch_size=args.batch_size, anchor=args.anchor, anchor_rating=args.anchor_rating,
-                        progress=progress, chunk_games=args.chunk_games, play_chunks=play_chunks)
-    result.config.update({"agents": specs, "rules_arg": args.rules, "deterministic": args.deterministic,
-                          "ray": args.ray, "seconds": time.time() - t0})
-    print(f"\n{args.num_players} players, rules {args.rules}, {args.games:,} games per "
-          f"{'pairing' if args.num_players == 2 else 'table'}, seats rotated, seed {args.seed}\n")
+    result = tournament(
+        agents,
+        args.games,
+        num_players=args.num_players,
+        rules=rules,
+        seed=args.seed,
+        batch_size=args.batch_size,
+        anchor=args.anchor,
+        anchor_rating=args.anchor_rating,
+        progress=progress,
+        chunk_games=args.chunk_games,
+        play_chunks=play_chunks,
+    )
+    result.config.update(
+        {
+            "agents": specs,
+            "rules_arg": args.rules,
+            "deterministic": args.deterministic,
+            "ray": args.ray,
+            "seconds": time.time() - t0,
+        }
+    )
+    print(
+        f"\n{args.num_players} players, rules {args.rules}, {args.games:,} games per "
+        f"{'pairing' if args.num_players == 2 else 'table'}, seats rotated, seed {args.seed}\n"
+    )
     print(result.markdown())
     os.makedirs(args.output_dir, exist_ok=True)
     path = os.path.join(args.output_dir, "tournament.json")

@@ -55,8 +55,15 @@ from stable_baselines3.common.logger import configure
 from tqdm import tqdm
 
 from agents.ppo import PPOAgent
-from training.checkpoint import (atomic_write, capture_rng, find_checkpoint, load_state, remove_partial, restore_rng,
-                                 save_checkpoint)
+from training.checkpoint import (
+    atomic_write,
+    capture_rng,
+    find_checkpoint,
+    load_state,
+    remove_partial,
+    restore_rng,
+    save_checkpoint,
+)
 from training.evaluation import eval_line, eval_rows, final_table, final_title, parse_specs
 from training.expert import clone, label_positions, load_positions, save_positions
 from training.league import League
@@ -205,14 +212,36 @@ class Args:
 
 def check_args(args: Args) -> None:
     """Refuse bad settings before anything is built or written (ValueError naming the setting)."""
-    positive = ["num_envs", "n_steps", "batch_size", "n_epochs", "total_timesteps", "self_play_groups",
-                "snapshot_pool_size", "snapshot_every", "eval_games", "num_cpus", "league_groups", "league_window",
-                "bc_epochs", "bc_batch_size"]
+    positive = [
+        "num_envs",
+        "n_steps",
+        "batch_size",
+        "n_epochs",
+        "total_timesteps",
+        "self_play_groups",
+        "snapshot_pool_size",
+        "snapshot_every",
+        "eval_games",
+        "num_cpus",
+        "league_groups",
+        "league_window",
+        "bc_epochs",
+        "bc_batch_size",
+    ]
     for name in positive:
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
-    for name in ["eval_every", "final_eval_games", "checkpoint_every", "max_minutes", "torch_threads",
-                 "num_env_runners", "bc_positions", "league_power", "bc_value_coef"]:
+    for name in [
+        "eval_every",
+        "final_eval_games",
+        "checkpoint_every",
+        "max_minutes",
+        "torch_threads",
+        "num_env_runners",
+        "bc_positions",
+        "league_power",
+        "bc_value_coef",
+    ]:
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
     if not 2 <= args.num_players <= 10:
@@ -227,25 +256,43 @@ def check_args(args: Args) -> None:
     if args.backend not in ("sb3", "rllib"):
         raise ValueError(f"--backend must be 'sb3' or 'rllib', got {args.backend!r}")
     if args.backend == "rllib" and args.resume:
-        raise ValueError("--resume is for the sb3 backend; an RLlib run restarts from its checkpoint with "
-                         "Algorithm.from_checkpoint")
+        raise ValueError(
+            "--resume is for the sb3 backend; an RLlib run restarts from its checkpoint with Algorithm.from_checkpoint"
+        )
     if args.backend == "rllib" and args.bc_positions:
         raise ValueError("--bc-positions (the warm start) is for the sb3 backend")
     if args.resume:
         find_checkpoint(args.resume)  # a ValueError saying what --resume accepts
-    if args.learner_seat != "random" and not (args.learner_seat.isdigit() and int(args.learner_seat) < args.num_players):
-        raise ValueError(f"--learner-seat must be 'random' or a seat 0..{args.num_players - 1}, got {args.learner_seat!r}")
+    if args.learner_seat != "random" and not (
+        args.learner_seat.isdigit() and int(args.learner_seat) < args.num_players
+    ):
+        raise ValueError(
+            f"--learner-seat must be 'random' or a seat 0..{args.num_players - 1}, got {args.learner_seat!r}"
+        )
 
 
 def build_env(args: Args, rules: Any, groups: list[OpponentGroup]) -> tuple[UnoSB3VecEnv, League | None]:
     """The training env of the opponent groups, and the league when the mix holds ``league``."""
-    venv = UnoSB3VecEnv(args.num_envs, args.num_players, rules, seed=args.seed,
-                        learner_seat="random" if args.learner_seat == "random" else int(args.learner_seat),
-                        opponents=[(g.agent, g.games) for g in groups])
+    venv = UnoSB3VecEnv(
+        args.num_envs,
+        args.num_players,
+        rules,
+        seed=args.seed,
+        learner_seat="random" if args.learner_seat == "random" else int(args.learner_seat),
+        opponents=[(g.agent, g.games) for g in groups],
+    )
     league = None
     if any(g.kind == LEAGUE for g in groups):
-        league = League(venv, groups, parse_specs(args.league_opponents, rules), rules, args.snapshot_pool_size,
-                        args.league_window, args.league_power, seed=args.seed)
+        league = League(
+            venv,
+            groups,
+            parse_specs(args.league_opponents, rules),
+            rules,
+            args.snapshot_pool_size,
+            args.league_window,
+            args.league_power,
+            seed=args.seed,
+        )
     return venv, league
 
 
@@ -256,8 +303,9 @@ def open_run(args: Args, model: Any, resume: Any) -> tuple[str, str]:
     remove_partial(checkpoint_dir)  # temporaries of a write a kill interrupted
     if resume and os.path.isfile(os.path.join(run_dir, "progress.csv")):
         # SB3's CSV logger truncates progress.csv; keep the log of the steps before the checkpoint.
-        os.replace(os.path.join(run_dir, "progress.csv"),
-                   os.path.join(run_dir, f"progress_before_{model.num_timesteps}.csv"))
+        os.replace(
+            os.path.join(run_dir, "progress.csv"), os.path.join(run_dir, f"progress_before_{model.num_timesteps}.csv")
+        )
     model.set_logger(configure(run_dir, log_formats(args.tensorboard)))
     return run_dir, checkpoint_dir
 
@@ -266,24 +314,50 @@ def warm_start(args: Args, model: Any, rules: Any) -> dict[str, Any]:
     """Expert iteration's first step: ``--bc-teacher`` labels positions (or ``--bc-data`` holds them), the
     policy is cloned on them (``training.expert``); returns the labelling and cloning figures."""
     watch = Stopwatch()
-    meta = {"teacher": args.bc_teacher, "opponents": args.bc_opponents, "rules": rules.to_dict(),
-            "num_players": args.num_players, "seed": args.seed, "positions": args.bc_positions}
+    meta = {
+        "teacher": args.bc_teacher,
+        "opponents": args.bc_opponents,
+        "rules": rules.to_dict(),
+        "num_players": args.num_players,
+        "seed": args.seed,
+        "positions": args.bc_positions,
+    }
     if args.bc_data and os.path.isfile(args.bc_data):
         data, source = load_positions(args.bc_data, meta), f"loaded from {args.bc_data}"
     else:
-        data = label_positions(args.bc_teacher, parse_specs(args.bc_opponents, rules), rules, args.num_players,
-                               args.bc_positions, seed=args.seed)
+        data = label_positions(
+            args.bc_teacher,
+            parse_specs(args.bc_opponents, rules),
+            rules,
+            args.num_players,
+            args.bc_positions,
+            seed=args.seed,
+        )
         source = f"labelled by {args.bc_teacher}"
         if args.bc_data:
             atomic_write(args.bc_data, lambda f: save_positions(f, data, meta))
     label_seconds, label_cpu = watch.seconds(), watch.cpu_seconds()
-    stats = clone(model.policy, data, args.bc_epochs, args.bc_batch_size, args.bc_learning_rate,
-                  args.bc_value_coef, args.max_grad_norm, seed=args.seed)
-    stats.update(source=source, label_seconds=label_seconds, label_cpu_seconds=label_cpu,
-                 clone_seconds=watch.seconds() - label_seconds)
-    print(f"warm start: {len(data):,} positions {source} ({label_seconds:.0f} s, {label_cpu:.0f} CPU-s), cloned in "
-          f"{stats['clone_seconds']:.0f} s: held-out agreement with the teacher {stats['agreement_before']:.1%} -> "
-          f"{stats['agreement_after']:.1%}")
+    stats = clone(
+        model.policy,
+        data,
+        args.bc_epochs,
+        args.bc_batch_size,
+        args.bc_learning_rate,
+        args.bc_value_coef,
+        args.max_grad_norm,
+        seed=args.seed,
+    )
+    stats.update(
+        source=source,
+        label_seconds=label_seconds,
+        label_cpu_seconds=label_cpu,
+        clone_seconds=watch.seconds() - label_seconds,
+    )
+    print(
+        f"warm start: {len(data):,} positions {source} ({label_seconds:.0f} s, {label_cpu:.0f} CPU-s), cloned in "
+        f"{stats['clone_seconds']:.0f} s: held-out agreement with the teacher {stats['agreement_before']:.1%} -> "
+        f"{stats['agreement_after']:.1%}"
+    )
     return stats
 
 
@@ -316,8 +390,9 @@ def main(args: Args) -> dict[str, Any]:
         return main_rllib(args)
     clock = Stopwatch()
     rules = parse_rules(args.rules)
-    groups = opponent_groups(parse_mix(args.opponent_mix), args.num_envs, rules, args.self_play_groups,
-                             args.league_groups)
+    groups = opponent_groups(
+        parse_mix(args.opponent_mix), args.num_envs, rules, args.self_play_groups, args.league_groups
+    )
     eval_specs = parse_specs(args.eval_opponents, rules)
     if args.bc_positions:
         parse_specs(f"{args.bc_teacher},{args.bc_opponents}", rules)  # a bad spec fails before anything is written
@@ -343,10 +418,18 @@ def main(args: Args) -> dict[str, Any]:
         return eval_rows(learner, eval_specs, rules, args.num_players, num_games, seed)
 
     start_step = model.num_timesteps
-    bar = tqdm(total=args.total_timesteps, initial=start_step, unit="step", unit_scale=True,
-               disable=not args.progress, dynamic_ncols=True, mininterval=1.0)
-    snapshots, evals, checkpoints = (Every(n, start_step) for n in
-                                     (args.snapshot_every, args.eval_every, args.checkpoint_every))
+    bar = tqdm(
+        total=args.total_timesteps,
+        initial=start_step,
+        unit="step",
+        unit_scale=True,
+        disable=not args.progress,
+        dynamic_ncols=True,
+        mininterval=1.0,
+    )
+    snapshots, evals, checkpoints = (
+        Every(n, start_step) for n in (args.snapshot_every, args.eval_every, args.checkpoint_every)
+    )
     training = Stopwatch(args.max_minutes)
     while model.num_timesteps < args.total_timesteps and not training.expired():
         schedule.done = model.num_timesteps
@@ -369,22 +452,40 @@ def main(args: Args) -> dict[str, Any]:
             if league is not None:
                 bar.write(league.summary())
         if checkpoints.due(step):
-            save_checkpoint(checkpoint_dir, step, model,
-                            {"rng": capture_rng(), "self_play": self_play.state_dict(), "history": history,
-                             "league": league.state_dict() if league is not None else None})
+            save_checkpoint(
+                checkpoint_dir,
+                step,
+                model,
+                {
+                    "rng": capture_rng(),
+                    "self_play": self_play.state_dict(),
+                    "history": history,
+                    "league": league.state_dict() if league is not None else None,
+                },
+            )
     bar.close()
     if model.num_timesteps < args.total_timesteps:
         print(f"stopped at {model.num_timesteps:,} steps: --max-minutes {args.max_minutes:g} reached")
     model_path = os.path.join(run_dir, "model.zip")
     atomic_write(model_path, model.save)
     trained, seconds, cpu = model.num_timesteps - start_step, training.seconds(), training.cpu_seconds()
-    print(f"trained {trained:,} steps in {seconds / 60:.1f} min ({trained / max(seconds, 1e-9):,.0f} learner "
-          f"steps/s wall, {trained / max(cpu, 1e-9):,.0f} per CPU-second of this process); model: {model_path}")
-    final: dict[str, Any] = {"args": dataclasses.asdict(args), "steps": model.num_timesteps, "train_seconds": seconds,
-                             "train_cpu_seconds": cpu, "steps_per_second": trained / max(seconds, 1e-9),
-                             "stopped_early": model.num_timesteps < args.total_timesteps, "history": history,
-                             "resumed_from": resume.model if resume else None, "start_step": start_step,
-                             "warm_start": expert, "league": league.summary() if league is not None else None}
+    print(
+        f"trained {trained:,} steps in {seconds / 60:.1f} min ({trained / max(seconds, 1e-9):,.0f} learner "
+        f"steps/s wall, {trained / max(cpu, 1e-9):,.0f} per CPU-second of this process); model: {model_path}"
+    )
+    final: dict[str, Any] = {
+        "args": dataclasses.asdict(args),
+        "steps": model.num_timesteps,
+        "train_seconds": seconds,
+        "train_cpu_seconds": cpu,
+        "steps_per_second": trained / max(seconds, 1e-9),
+        "stopped_early": model.num_timesteps < args.total_timesteps,
+        "history": history,
+        "resumed_from": resume.model if resume else None,
+        "start_step": start_step,
+        "warm_start": expert,
+        "league": league.summary() if league is not None else None,
+    }
     if args.final_eval_games:
         final["final_eval"] = evaluate(args.final_eval_games, seed=args.seed + 10**9)
         print(final_table(final_title(args, model_path), final["final_eval"]))

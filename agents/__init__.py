@@ -19,8 +19,21 @@ from .search import SearchAgent
 _LAZY = {"PPOAgent": ".ppo", "RLlibAgent": ".rllib_agent"}
 
 __all__ = [
-    "Agent", "RandomAgent", "sample_legal", "pick_legal", "RLCardRuleAgent", "GreedyAgent", "HeuristicAgent",
-    "SearchAgent", "HumanAgent", "PPOAgent", "RLlibAgent", "make_agent", "agent_names", "AGENT_SPECS", "BASELINES",
+    "Agent",
+    "RandomAgent",
+    "sample_legal",
+    "pick_legal",
+    "RLCardRuleAgent",
+    "GreedyAgent",
+    "HeuristicAgent",
+    "SearchAgent",
+    "HumanAgent",
+    "PPOAgent",
+    "RLlibAgent",
+    "make_agent",
+    "agent_names",
+    "AGENT_SPECS",
+    "BASELINES",
 ]
 
 

@@ -80,10 +80,32 @@ DEFAULT_PARAMS: dict[str, float] = {
 }
 PARAM_NAMES = tuple(DEFAULT_PARAMS)
 (
-    P_FOLLOW, P_LACK, P_SPREAD, P_POINTS, P_TEMPO, P_NO_FOLLOW, P_DRAW_TWO, P_WD4, P_ATTACK,
-    P_ATTACK_SIZE, P_SKIP_MULTI, P_WILD_KEEP, P_WD4_KEEP, P_HAND_GAIN, P_BLUFF, P_BLUFF_ATTACK,
-    P_BLUFF_RISK, P_BLUFF_PRIOR, P_CHALLENGE_AT, P_IN_PLAY_BIAS, P_NAMED_BIAS, P_OTHER_BIAS, P_SETUP,
-    P_SEAT_NAMED_BIAS, P_DREW_BIAS, P_DREW_WILD_BIAS,
+    P_FOLLOW,
+    P_LACK,
+    P_SPREAD,
+    P_POINTS,
+    P_TEMPO,
+    P_NO_FOLLOW,
+    P_DRAW_TWO,
+    P_WD4,
+    P_ATTACK,
+    P_ATTACK_SIZE,
+    P_SKIP_MULTI,
+    P_WILD_KEEP,
+    P_WD4_KEEP,
+    P_HAND_GAIN,
+    P_BLUFF,
+    P_BLUFF_ATTACK,
+    P_BLUFF_RISK,
+    P_BLUFF_PRIOR,
+    P_CHALLENGE_AT,
+    P_IN_PLAY_BIAS,
+    P_NAMED_BIAS,
+    P_OTHER_BIAS,
+    P_SETUP,
+    P_SEAT_NAMED_BIAS,
+    P_DREW_BIAS,
+    P_DREW_WILD_BIAS,
 ) = range(len(PARAM_NAMES))
 
 # Slots of the per-decision context vector shared by the scoring functions.
@@ -378,7 +400,9 @@ def _score_coloured(t, hand, cnt, unseen, unseen_color, total_unseen, points, x,
                         continue
                     if w == WILD_DRAW_FOUR and x[X_WILDS_MATCH] > 0 and _holds_plain_wild(hand):
                         continue
-                    vw = prm[P_TEMPO] + _score_wild(w, hand, cnt, unseen, unseen_color, total_unseen, points, x2, False, prm)
+                    vw = prm[P_TEMPO] + _score_wild(
+                        w, hand, cnt, unseen, unseen_color, total_unseen, points, x2, False, prm
+                    )
                     if vw > alt:
                         alt = vw
                 v += alt
@@ -471,9 +495,9 @@ def _choose_color(o, hand, cnt, opp_unseen, opp_color, total_unseen, points, x, 
     """Phase choose_color: the colour with the best leave value; with 2 players after a Wild
     Draw Four (it plays again), the colour of its best follow-up."""
     if x[X_TWO] > 0 and top_of(o) == WILD_DRAW_FOUR:
-        c = _best_turn_color(
-            hand, cnt, opp_unseen, opp_color, total_unseen, x[X_H_NEXT] + 4, x[X_FOE], points, x, prm
-        )[0]
+        c = _best_turn_color(hand, cnt, opp_unseen, opp_color, total_unseen, x[X_H_NEXT] + 4, x[X_FOE], points, x, prm)[
+            0
+        ]
         if c >= 0:
             return CHOOSE_RED + c
     return CHOOSE_RED + _best_color(cnt, opp_unseen, opp_color, total_unseen, x[X_H_NEXT], x[X_FOE], prm)[0]

@@ -144,15 +144,15 @@ def describe_observation(o: np.ndarray, names: Sequence[str] | None = None, *, c
 # What each phase asks of the player, in words (docs/rules.md R4-R7); {pending} is the penalty.
 _PHASE_HELP = {
     PHASE_PLAY: "It is your turn: play a card that matches the top card's colour or its number or "
-                "symbol, or a wild card; or draw a card.",
+    "symbol, or a wild card; or draw a card.",
     PHASE_POST_DRAW: "You have just drawn a card: play it now if it fits, or pass to keep it and end your turn.",
     PHASE_CHOOSE_COLOR: "You played a wild card: name the colour the next player must match.",
     PHASE_CHOOSE_SWAP_TARGET: "You played Wild Swap Hands: choose whose hand you take (they get yours).",
     PHASE_RESPOND_DRAW_TWO: "A Draw Two is aimed at you ({pending} cards so far): stack another Draw Two "
-                            "to pass the penalty on, or draw to take all of it and lose your turn.",
+    "to pass the penalty on, or draw to take all of it and lose your turn.",
     PHASE_RESPOND_DRAW_FOUR: "A Wild Draw Four is aimed at you ({pending} cards): accept it (draw and lose your "
-                             "turn), or challenge it if you think it was played while holding a card of "
-                             "the colour in play before it.",
+    "turn), or challenge it if you think it was played while holding a card of "
+    "the colour in play before it.",
 }
 
 _CARD_EFFECT = {
@@ -163,7 +163,7 @@ _CARD_EFFECT = {
 _WILD_EFFECT = {
     WILD: "you then name the next colour",
     WILD_DRAW_FOUR: "you name the next colour and the next player draws 4 and loses their turn, "
-                    "unless they challenge it (legal only without a card of the current colour)",
+    "unless they challenge it (legal only without a card of the current colour)",
     WILD_SHUFFLE_HANDS: "every hand is gathered, shuffled and dealt out again, then you name the colour",
     WILD_SWAP_HANDS: "you trade hands with a player of your choice, then name the colour",
     WILD_CUSTOMIZABLE: "its effect is the table's house rule (custom_wild_rule), then you name the colour",
@@ -189,7 +189,9 @@ def explain_action(o: np.ndarray, action: int, names: Sequence[str] | None = Non
     pending = int(round(o[OBS_PENDING]))
     if action < NUM_CARD_TYPES:
         if phase == PHASE_RESPOND_DRAW_TWO or phase == PHASE_RESPOND_DRAW_FOUR:
-            return f"stack it: the penalty grows to {pending + (2 if action < WILD else 4)} and passes to the next player"
+            return (
+                f"stack it: the penalty grows to {pending + (2 if action < WILD else 4)} and passes to the next player"
+            )
         effect = _WILD_EFFECT[action] if action >= WILD else _CARD_EFFECT.get(int(CARD_RANK[action]), "")
         why = "the card you just drew; " if phase == PHASE_POST_DRAW else ""
         return why + _why_playable(o, action) + (f"; {effect}" if effect else "")
@@ -210,8 +212,10 @@ def explain_action(o: np.ndarray, action: int, names: Sequence[str] | None = Non
     if action == CHALLENGE:
         prev = wd4_prev_color_of(o)
         before = f" ({COLOR_NAMES[prev]})" if prev >= 0 else ""
-        return (f"accuse the player of holding a card of the colour in play before it{before}: if right, they "
-                f"draw the penalty instead of you; if wrong, you draw it plus the rules' extra cards")
+        return (
+            f"accuse the player of holding a card of the colour in play before it{before}: if right, they "
+            f"draw the penalty instead of you; if wrong, you draw it plus the rules' extra cards"
+        )
     if action == ACCEPT:
         return f"draw the {pending} cards and lose your turn"
     if action == CALL_UNO:
@@ -220,13 +224,18 @@ def explain_action(o: np.ndarray, action: int, names: Sequence[str] | None = Non
         return "the previous player is down to one card and did not call UNO: they draw the penalty"
     if SWAP_FIRST <= action <= SWAP_LAST:
         k = action - SWAP_FIRST + 1
-        who = names[k] if names is not None and k < len(names) else f"the player {k} seat{'s' if k != 1 else ''} clockwise"
+        who = (
+            names[k]
+            if names is not None and k < len(names)
+            else f"the player {k} seat{'s' if k != 1 else ''} clockwise"
+        )
         return f"take the hand of {who} ({hand_size_at(o, k)} cards); they get yours"
     return action_name(action)
 
 
-def explain_decision(o: np.ndarray, legal: Sequence[int], names: Sequence[str] | None = None,
-                     *, color: bool = True) -> str:
+def explain_decision(
+    o: np.ndarray, legal: Sequence[int], names: Sequence[str] | None = None, *, color: bool = True
+) -> str:
     """The help behind ``?``: the current phase and every legal action, in words."""
     phase = phase_of(o)
     text = _PHASE_HELP.get(phase, f"Phase {PHASE_NAMES[phase]}.").format(pending=int(round(o[OBS_PENDING])))

@@ -17,8 +17,24 @@ from .search import SearchAgent, _rollout_actions
 
 
 @njit(cache=True)
-def _select(edge_n, edge_w, edge_avail, node_of, in_tree, mask, player, prefer, forced, u, c,
-            actions, path_node, path_act, path_actor, path_len):
+def _select(
+    edge_n,
+    edge_w,
+    edge_avail,
+    node_of,
+    in_tree,
+    mask,
+    player,
+    prefer,
+    forced,
+    u,
+    c,
+    actions,
+    path_node,
+    path_act,
+    path_actor,
+    path_len,
+):
     """One tree step of every game still in the tree: UCB over the moves legal in its deal.
 
     SO-ISMCTS: a node's statistics pool every determinization that reached it, so the
@@ -212,8 +228,14 @@ class ISMCTSAgent(SearchAgent):
             raise ValueError(f"wave must be a positive integer, got {wave!r}")
         if not (isinstance(exploration, (int, float)) and exploration >= 0):
             raise ValueError(f"exploration must be a number >= 0, got {exploration!r}")
-        super().__init__(rules, rollouts=int(iterations), time_ms=time_ms, heuristic_plies=heuristic_plies,
-                         confidence=confidence, max_depth=max_depth)
+        super().__init__(
+            rules,
+            rollouts=int(iterations),
+            time_ms=time_ms,
+            heuristic_plies=heuristic_plies,
+            confidence=confidence,
+            max_depth=max_depth,
+        )
         self.iterations = int(iterations)
         self.wave = int(wave)
         self.exploration = float(exploration)
@@ -255,8 +277,12 @@ class ISMCTSAgent(SearchAgent):
             # iterations still walk the tree and roll out, but add no node.
             capacity = max(capacity, 8192)
         if self._tree is None or self._tree[2].shape[0] < capacity:
-            self._tree = (np.full((capacity, NUM_ACTIONS), -1, np.int64), np.full(capacity, -1, np.int64),
-                          np.full(capacity, -1, np.int64), *(np.zeros((capacity, NUM_ACTIONS)) for _ in range(3)))
+            self._tree = (
+                np.full((capacity, NUM_ACTIONS), -1, np.int64),
+                np.full(capacity, -1, np.int64),
+                np.full(capacity, -1, np.int64),
+                *(np.zeros((capacity, NUM_ACTIONS)) for _ in range(3)),
+            )
             self._used = 1
         children, sibling, actor, edge_n, edge_w, edge_avail = self._tree
         used = self._used
@@ -286,22 +312,40 @@ class ISMCTSAgent(SearchAgent):
         while in_tree.any():
             if depth and (self.opponents == "heuristic" or self.tree_prior):
                 self._tree_moves(play, in_tree, seat, prefer, forced, rng)
-            _select(edge_n, edge_w, edge_avail, node_of, in_tree, play.legal_mask, play.current_player, prefer,
-                    forced, rng.random(W), self.exploration, actions, path_node, path_act, path_actor, path_len)
+            _select(
+                edge_n,
+                edge_w,
+                edge_avail,
+                node_of,
+                in_tree,
+                play.legal_mask,
+                play.current_player,
+                prefer,
+                forced,
+                rng.random(W),
+                self.exploration,
+                actions,
+                path_node,
+                path_act,
+                path_actor,
+                path_len,
+            )
             result = play.step(actions)
             done = (result.terminated | result.truncated) & in_tree
             values[done] = result.rewards[done]
             finished |= done
-            num_nodes = _advance(children, sibling, actor, num_nodes, node_of, in_tree, play.current_player, done,
-                                 path_act, path_len)
+            num_nodes = _advance(
+                children, sibling, actor, num_nodes, node_of, in_tree, play.current_player, done, path_act, path_len
+            )
             depth += 1
         self._used = max(self._used, num_nodes)
         self._rollouts_all(play, ~finished, values, rng)
         _backprop(edge_w, path_node, path_act, path_actor, path_len, values)
         return num_nodes
 
-    def _tree_moves(self, play: Engine, in_tree: np.ndarray, seat: int, prefer: np.ndarray, forced: np.ndarray,
-                    rng) -> None:
+    def _tree_moves(
+        self, play: Engine, in_tree: np.ndarray, seat: int, prefer: np.ndarray, forced: np.ndarray, rng
+    ) -> None:
         """``HeuristicAgent``'s move in every game in the tree: played by the opponents when
         it models them (``opponents="heuristic"``), tried first by the searcher (``tree_prior``)."""
         prefer.fill(-1)

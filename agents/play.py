@@ -106,8 +106,10 @@ class ConsoleGame:
                 if self.args.save:
                     self.records.append(self.engine.record(0))
                 self.engine.reset()
-            self.say(f"=== Round {game + 1} of {self.args.games}: {self.args.players} players, preset "
-                     f"{self.args.preset!r}; you are seat {self.args.seat} ===")
+            self.say(
+                f"=== Round {game + 1} of {self.args.games}: {self.args.players} players, preset "
+                f"{self.args.preset!r}; you are seat {self.args.seat} ==="
+            )
             self.play_round()
 
     def _decide(self, seat: int) -> int:

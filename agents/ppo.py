@@ -55,8 +55,13 @@ class UnoFeatures(BaseFeaturesExtractor):
     a policy always sees the scaling it was trained with.
     """
 
-    def __init__(self, observation_space: spaces.Box, hidden: Sequence[int] = (256, 256),
-                 activation: str = "relu", scale_cap: float = 10.0) -> None:
+    def __init__(
+        self,
+        observation_space: spaces.Box,
+        hidden: Sequence[int] = (256, 256),
+        activation: str = "relu",
+        scale_cap: float = 10.0,
+    ) -> None:
         if activation not in _ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}, got {activation!r}")
         hidden = [int(h) for h in hidden]
@@ -88,8 +93,9 @@ class UnoMaskablePolicy(MaskableActorCriticPolicy):
     logit ``-1e8``; the entropy sums over the legal actions only.
     """
 
-    def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor,
-                         action_masks: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def evaluate_actions(
+        self, obs: torch.Tensor, actions: torch.Tensor, action_masks: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Values, log-probabilities of ``actions`` and entropies under the masked policy."""
         features = self.extract_features(obs)
         if self.share_features_extractor:
@@ -144,8 +150,14 @@ class PPOAgent:
     ``-1`` (the engine's "leave this game"), as ``sample_legal`` does.
     """
 
-    def __init__(self, model: Any, deterministic: bool = False, name: str | None = None,
-                 device: str = "cpu", num_players: int | None = None) -> None:
+    def __init__(
+        self,
+        model: Any,
+        deterministic: bool = False,
+        name: str | None = None,
+        device: str = "cpu",
+        num_players: int | None = None,
+    ) -> None:
         if isinstance(model, (str, os.PathLike)):
             default_name = os.path.splitext(os.path.basename(os.fspath(model)))[0] or "ppo"
             model = load_model(model, device=device)
@@ -220,12 +232,14 @@ class PPOAgent:
     def _check_table_size(self, observation: np.ndarray) -> None:
         if self.num_players is None:
             return
-        seats = np.asarray(observation)[:, OBS_PRESENT:OBS_PRESENT + MAX_PLAYERS] > 0.5
+        seats = np.asarray(observation)[:, OBS_PRESENT : OBS_PRESENT + MAX_PLAYERS] > 0.5
         sizes = np.unique(seats.sum(axis=1))
         if sizes.size and (sizes != self.num_players).any():
-            raise ValueError(f"{self.name}: trained for {self.num_players} players, asked to play at a table of "
-                             f"{int(sizes[sizes != self.num_players][0])} (the observation's seat_present field); "
-                             f"use a model trained for that table size")
+            raise ValueError(
+                f"{self.name}: trained for {self.num_players} players, asked to play at a table of "
+                f"{int(sizes[sizes != self.num_players][0])} (the observation's seat_present field); "
+                f"use a model trained for that table size"
+            )
 
     def __repr__(self) -> str:
         return f"PPOAgent(name={self.name!r}, deterministic={self.deterministic})"

@@ -88,8 +88,9 @@ def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True, num_
     elif os.path.isdir(body):
         return _rllib_agent(body, label, deterministic)
     else:
-        raise ValueError(f"unknown agent {body!r} (no file or directory of that name): an agent spec is one of: "
-                         f"{AGENT_SPECS}")
+        raise ValueError(
+            f"unknown agent {body!r} (no file or directory of that name): an agent spec is one of: {AGENT_SPECS}"
+        )
     if label is not None:
         agent.name = label
     return agent
@@ -100,8 +101,10 @@ def _search_agent(body: str, rules: UnoRules) -> SearchAgent:
     cls = SEARCHES[SEARCH if kind == "search" else kind]
     budget = _search_budget(text.strip(), cls) if colon else {}
     if budget is None:
-        raise ValueError(f"bad search budget in {body!r}: use {kind}:N for N rollouts per decision ({kind}:256) "
-                         f"or {kind}:Tms for T milliseconds per decision ({kind}:20ms), N and T > 0")
+        raise ValueError(
+            f"bad search budget in {body!r}: use {kind}:N for N rollouts per decision ({kind}:256) "
+            f"or {kind}:Tms for T milliseconds per decision ({kind}:20ms), N and T > 0"
+        )
     agent = cls(rules, **budget)
     agent.name = body
     return agent
@@ -115,7 +118,9 @@ def _search_budget(text: str, cls: type) -> dict[str, Any] | None:
             if not 0 < time_ms < math.inf:
                 return None
             # Flat MC repeats small rounds of play-outs until the time is spent, ISMCTS its waves.
-            return {"rollouts": TIMED_ROUND_ROLLOUTS, "time_ms": time_ms} if cls is SearchAgent else {"time_ms": time_ms}
+            return (
+                {"rollouts": TIMED_ROUND_ROLLOUTS, "time_ms": time_ms} if cls is SearchAgent else {"time_ms": time_ms}
+            )
         n = int(text)
         return {"iterations" if cls is ISMCTSAgent else "rollouts": n} if n > 0 else None
     except ValueError:
@@ -139,6 +144,8 @@ def _rllib_agent(path: str, label: str | None, deterministic: bool) -> Agent:
     try:
         from .rllib_agent import RLlibAgent
     except ImportError as exc:
-        raise ValueError(f"{path!r} is a directory, read as an RLlib checkpoint, which needs ray[rllib] and torch "
-                         f"(the distributed extra): {exc}") from exc
+        raise ValueError(
+            f"{path!r} is a directory, read as an RLlib checkpoint, which needs ray[rllib] and torch "
+            f"(the distributed extra): {exc}"
+        ) from exc
     return RLlibAgent(path, deterministic=deterministic, name=label)

@@ -40,10 +40,14 @@ def module_path(path: str, module_id: str = LEARNER) -> str:
     inside = os.path.join(path, "learner_group", "learner", "rl_module", module_id)
     if os.path.isdir(inside):
         return inside
-    if os.path.isfile(os.path.join(path, "class_and_ctor_args.pkl")) and not os.path.isdir(os.path.join(path, "learner_group")):
+    if os.path.isfile(os.path.join(path, "class_and_ctor_args.pkl")) and not os.path.isdir(
+        os.path.join(path, "learner_group")
+    ):
         return path
-    raise ValueError(f"no RLlib checkpoint of module {module_id!r} at {path!r}: expected a directory written by "
-                     f"'train.py --backend rllib' (<run>/checkpoint) or its learner_group/learner/rl_module/{module_id}")
+    raise ValueError(
+        f"no RLlib checkpoint of module {module_id!r} at {path!r}: expected a directory written by "
+        f"'train.py --backend rllib' (<run>/checkpoint) or its learner_group/learner/rl_module/{module_id}"
+    )
 
 
 def _numpy(x: Any) -> np.ndarray:
@@ -58,8 +62,9 @@ class RLlibAgent:
     likely legal action; else one sampled from the masked policy with the ``rng`` passed to ``act``.
     """
 
-    def __init__(self, path: str | None = None, deterministic: bool = True, name: str | None = None,
-                 module: Any = None) -> None:
+    def __init__(
+        self, path: str | None = None, deterministic: bool = True, name: str | None = None, module: Any = None
+    ) -> None:
         if (path is None) == (module is None):
             raise ValueError("RLlibAgent needs exactly one of path (a checkpoint directory) or module")
         if module is None:
@@ -76,10 +81,16 @@ class RLlibAgent:
         """One legal action id per row (int64 [B])."""
         mask = np.asarray(action_mask, bool)
         if mask.ndim != 2 or observation.shape[0] != mask.shape[0] or not mask.any(1).all():
-            raise ValueError(f"RLlibAgent needs observation [B, D] and action_mask [B, A] with a legal action per row, "
-                             f"got {np.shape(observation)} and {mask.shape}")
-        batch = {Columns.OBS: {"observations": torch.as_tensor(np.asarray(observation, np.float32)),
-                               "action_mask": torch.as_tensor(mask.astype(np.float32))}}
+            raise ValueError(
+                f"RLlibAgent needs observation [B, D] and action_mask [B, A] with a legal action per row, "
+                f"got {np.shape(observation)} and {mask.shape}"
+            )
+        batch = {
+            Columns.OBS: {
+                "observations": torch.as_tensor(np.asarray(observation, np.float32)),
+                "action_mask": torch.as_tensor(mask.astype(np.float32)),
+            }
+        }
         with torch.no_grad():
             logits = _numpy(self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]).astype(np.float64)
         logits = np.where(mask, logits, -np.inf)

@@ -79,9 +79,7 @@ def _leaf_values(obs, active, value):
 # --- determinizations from an observation (phase play) -----------------------------------------
 
 
-def _deal_from_observation(
-    target: Engine, j: int, o: np.ndarray, deck: np.ndarray, rng: np.random.Generator
-) -> bool:
+def _deal_from_observation(target: Engine, j: int, o: np.ndarray, deck: np.ndarray, rng: np.random.Generator) -> bool:
     """Put in game j of ``target`` a position consistent with observation ``o`` (phase play).
 
     The observer sits in seat 0 and relative slot k in seat k, so ``target`` seats are the

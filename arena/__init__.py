@@ -14,11 +14,32 @@ Layer: the harness imports ``uno_env``'s public names (and callers pass agents i
 
 from .match import MatchResult, WinRates, agent_name, play_games, play_match, play_recorded
 from .ratings import bradley_terry, wilson_interval
-from .tournament import (Chunk, TableResult, TournamentResult, chunk_plan, derive_seed, play_table, tournament,
-                         unique_names)
+from .tournament import (
+    Chunk,
+    TableResult,
+    TournamentResult,
+    chunk_plan,
+    derive_seed,
+    play_table,
+    tournament,
+    unique_names,
+)
 
 __all__ = [
-    "play_match", "play_games", "play_recorded", "MatchResult", "WinRates", "agent_name", "wilson_interval", "bradley_terry",
-    "play_table", "tournament", "TableResult", "TournamentResult", "Chunk", "chunk_plan", "derive_seed",
+    "play_match",
+    "play_games",
+    "play_recorded",
+    "MatchResult",
+    "WinRates",
+    "agent_name",
+    "wilson_interval",
+    "bradley_terry",
+    "play_table",
+    "tournament",
+    "TableResult",
+    "TournamentResult",
+    "Chunk",
+    "chunk_plan",
+    "derive_seed",
     "unique_names",
 ]

@@ -60,8 +60,18 @@ from .match import agent_name
 from .ratings import bradley_terry, wilson_interval
 from .tournament import Chunk, PlayChunks, TableResult, derive_seed, play_chunks_here
 
-__all__ = ["LadderSpec", "LADDER_V1", "LADDERS", "LadderResult", "build_reference", "load_reference",
-           "reference_path", "write_reference", "rate_on_ladder", "rate_against"]
+__all__ = [
+    "LadderSpec",
+    "LADDER_V1",
+    "LADDERS",
+    "LadderResult",
+    "build_reference",
+    "load_reference",
+    "reference_path",
+    "write_reference",
+    "rate_on_ladder",
+    "rate_against",
+]
 
 Z95 = 1.959963984540054
 ELO = 400.0 / math.log(10.0)  # Elo points per natural-log unit of odds
@@ -83,8 +93,10 @@ class LadderSpec:
         """Games per table with ``num_players`` players; ValueError naming the supported counts."""
         table = dict(self.games)
         if num_players not in table:
-            raise ValueError(f"ladder {self.version} is defined for {' and '.join(map(str, sorted(table)))} players, "
-                             f"got --num-players {num_players}")
+            raise ValueError(
+                f"ladder {self.version} is defined for {' and '.join(map(str, sorted(table)))} players, "
+                f"got --num-players {num_players}"
+            )
         return table[num_players]
 
     def to_dict(self) -> dict[str, Any]:
@@ -97,8 +109,14 @@ class LadderSpec:
 
 # search:64: the strongest rung that keeps a --ladder run in minutes on 2 shared cores
 # (about 45 ms per 2-player game against heuristic, measured 2026-11-24).
-LADDER_V1 = LadderSpec(version="v1", rungs=("random", "greedy", "rlcard_rule", "heuristic", "search:64"),
-                       rules="classic", games=((2, 4000), (4, 1000)), seed=15, batch_size=1024)
+LADDER_V1 = LadderSpec(
+    version="v1",
+    rungs=("random", "greedy", "rlcard_rule", "heuristic", "search:64"),
+    rules="classic",
+    games=((2, 4000), (4, 1000)),
+    seed=15,
+    batch_size=1024,
+)
 LADDERS = {LADDER_V1.version: LADDER_V1}
 
 
@@ -118,8 +136,14 @@ def _rung_agents(spec: LadderSpec) -> list[Agent]:
     return [make_agent(RUNG_BUILDS.get(s, s), rules) for s in spec.rungs]
 
 
-def _play(plan: Sequence[Chunk], agents: Sequence[Agent], names: Sequence[str], spec: LadderSpec,
-          play_chunks: PlayChunks | None, progress: Callable[[TableResult], None] | None) -> list[TableResult]:
+def _play(
+    plan: Sequence[Chunk],
+    agents: Sequence[Agent],
+    names: Sequence[str],
+    spec: LadderSpec,
+    play_chunks: PlayChunks | None,
+    progress: Callable[[TableResult], None] | None,
+) -> list[TableResult]:
     """Each chunk of ``plan`` (one per table) played; results in plan order."""
     out = []
     for part in (play_chunks or play_chunks_here)(plan, agents, names, parse_rules(spec.rules), spec.batch_size):
@@ -130,12 +154,22 @@ def _play(plan: Sequence[Chunk], agents: Sequence[Agent], names: Sequence[str], 
 
 
 def _table_dict(seats: Sequence[str], r: TableResult) -> dict[str, Any]:
-    return {"seats": list(seats), "games": r.games, "wins": r.wins.tolist(), "beat": r.beat.tolist(),
-            "truncated": r.truncated, "steps": r.steps}
+    return {
+        "seats": list(seats),
+        "games": r.games,
+        "wins": r.wins.tolist(),
+        "beat": r.beat.tolist(),
+        "truncated": r.truncated,
+        "steps": r.steps,
+    }
 
 
-def build_reference(spec: LadderSpec, num_players: int, play_chunks: PlayChunks | None = None,
-                    progress: Callable[[TableResult], None] | None = None) -> dict[str, Any]:
+def build_reference(
+    spec: LadderSpec,
+    num_players: int,
+    play_chunks: PlayChunks | None = None,
+    progress: Callable[[TableResult], None] | None = None,
+) -> dict[str, Any]:
     """The rungs' games among themselves with ``num_players`` players and their ratings (JSON-ready)."""
     games = spec.games_per_table(num_players)
     names = list(spec.rungs)
@@ -147,21 +181,27 @@ def build_reference(spec: LadderSpec, num_players: int, play_chunks: PlayChunks 
     for c, r in zip(combos, tables):
         beat[np.ix_(c, c)] += r.beat
     ratings, se = bradley_terry(beat, anchor=0, anchor_rating=spec.anchor_rating)
-    return {"tables": [_table_dict([names[i] for i in c], r) for c, r in zip(combos, tables)],
-            "ratings": ratings.tolist(), "rating_se": se.tolist()}
+    return {
+        "tables": [_table_dict([names[i] for i in c], r) for c, r in zip(combos, tables)],
+        "ratings": ratings.tolist(),
+        "rating_se": se.tolist(),
+    }
 
 
 def load_reference(spec: LadderSpec = LADDER_V1, path: str | None = None) -> dict[str, Any]:
     """The stored reference results of ``spec``; ValueError if the file is missing or built for another definition."""
     path = path or reference_path(spec)
     if not os.path.isfile(path):
-        raise ValueError(f"no reference results for ladder {spec.version} at {path}: build them with "
-                         f"'python -m arena.ladder'")
+        raise ValueError(
+            f"no reference results for ladder {spec.version} at {path}: build them with 'python -m arena.ladder'"
+        )
     with open(path) as f:
         data = json.load(f)
     if data.get("definition") != spec.to_dict():
-        raise ValueError(f"{path} was built for another ladder definition ({data.get('definition')}); the code "
-                         f"defines {spec.to_dict()}: rebuild it or name a new version")
+        raise ValueError(
+            f"{path} was built for another ladder definition ({data.get('definition')}); the code "
+            f"defines {spec.to_dict()}: rebuild it or name a new version"
+        )
     return data
 
 
@@ -190,8 +230,9 @@ def rate_against(wins: np.ndarray, losses: np.ndarray, ratings: np.ndarray, prio
     return x * ELO, ELO / math.sqrt(float((n * q * (1.0 - q)).sum()))
 
 
-def _shared(tables: Sequence[tuple[Sequence[str], int, Sequence[int]]],
-            names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+def _shared(
+    tables: Sequence[tuple[Sequence[str], int, Sequence[int]]], names: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
     """``(games[i, j], wins[i, j])``: games i played at a table with j, and how many of them i won."""
     idx = {n: k for k, n in enumerate(names)}
     games = np.zeros((len(names), len(names)), np.int64)
@@ -229,50 +270,97 @@ class LadderResult:
         out = []
         for j, rung in enumerate(self.spec.rungs, start=1):
             g, w = int(games[0, j]), int(wins[0, j])
-            out.append({"rung": rung, "games": g, "wins": w, "win_rate": w / max(g, 1),
-                        "ci95": list(wilson_interval(float(w), g))})
+            out.append(
+                {
+                    "rung": rung,
+                    "games": g,
+                    "wins": w,
+                    "win_rate": w / max(g, 1),
+                    "ci95": list(wilson_interval(float(w), g)),
+                }
+            )
         return out
 
     def markdown(self) -> str:
         """The ladder table (every agent, rating, 95% CI, win rate vs each rung) and the newcomer's games."""
         rungs = list(self.spec.rungs)
         games, wins = _shared([(t["seats"], t["games"], t["wins"]) for t in self.reference_tables], rungs)
-        rows = [(r, float(self.rung_ratings[k]), float(self.rung_se[k]),
-                 [wins[k, j] / games[k, j] if j != k else None for j in range(len(rungs))])
-                for k, r in enumerate(rungs)]
+        rows = [
+            (
+                r,
+                float(self.rung_ratings[k]),
+                float(self.rung_se[k]),
+                [wins[k, j] / games[k, j] if j != k else None for j in range(len(rungs))],
+            )
+            for k, r in enumerate(rungs)
+        ]
         rows.append((self.name + " ◀", self.rating, self.rating_se, [d["win_rate"] for d in self.per_rung()]))
         what = "win rate vs" if self.num_players == 2 else "win rate at tables with"
-        lines = [f"Ladder {self.spec.version}, {self.num_players} players, rules {self.spec.rules}: "
-                 f"{self.spec.games_per_table(self.num_players):,} games per table, seats rotated; "
-                 f"Bradley–Terry on the Elo scale, {rungs[0]} = {self.spec.anchor_rating:g}; "
-                 f"rungs fixed (stored), ◀ = rated now", "",
-                 "| rank | agent | rating | 95% CI | " + " | ".join(f"{what} {r}" for r in rungs) + " |",
-                 "|---:|---|---:|---|" + "---:|" * len(rungs)]
+        lines = [
+            f"Ladder {self.spec.version}, {self.num_players} players, rules {self.spec.rules}: "
+            f"{self.spec.games_per_table(self.num_players):,} games per table, seats rotated; "
+            f"Bradley–Terry on the Elo scale, {rungs[0]} = {self.spec.anchor_rating:g}; "
+            f"rungs fixed (stored), ◀ = rated now",
+            "",
+            "| rank | agent | rating | 95% CI | " + " | ".join(f"{what} {r}" for r in rungs) + " |",
+            "|---:|---|---:|---|" + "---:|" * len(rungs),
+        ]
         for k, (name, rating, se, rates) in enumerate(sorted(rows, key=lambda row: -row[1])):
             cells = " | ".join("—" if x is None else f"{x:.1%}" for x in rates)
-            lines.append(f"| {k + 1} | {name} | {rating:.0f} | {rating - Z95 * se:.0f} – {rating + Z95 * se:.0f} | "
-                         f"{cells} |")
-        lines += ["", f"{self.name} at the tables with each rung:", "",
-                  "| rung | games | wins | win rate | 95% CI |", "|---|---:|---:|---:|---|"]
+            lines.append(
+                f"| {k + 1} | {name} | {rating:.0f} | {rating - Z95 * se:.0f} – {rating + Z95 * se:.0f} | {cells} |"
+            )
+        lines += [
+            "",
+            f"{self.name} at the tables with each rung:",
+            "",
+            "| rung | games | wins | win rate | 95% CI |",
+            "|---|---:|---:|---:|---|",
+        ]
         for d in self.per_rung():
-            lines.append(f"| {d['rung']} | {d['games']} | {d['wins']} | {d['win_rate']:.1%} | "
-                         f"{d['ci95'][0]:.1%} – {d['ci95'][1]:.1%} |")
+            lines.append(
+                f"| {d['rung']} | {d['games']} | {d['wins']} | {d['win_rate']:.1%} | "
+                f"{d['ci95'][0]:.1%} – {d['ci95'][1]:.1%} |"
+            )
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready result; no timings, so the file is the same on every run for the same agent."""
-        return {"ladder": self.spec.to_dict(), "num_players": self.num_players, "agent": self.name,
-                "rating": self.rating, "rating_se": self.rating_se, "ci95": list(self.ci95),
-                "per_rung": self.per_rung(),
-                "rungs": [{"agent": r, "rating": float(self.rung_ratings[k]), "rating_se": float(self.rung_se[k])}
-                          for k, r in enumerate(self.spec.rungs)],
-                "tables": [{"seats": s, "games": r.games, "wins": r.wins.tolist(), "beat": r.beat.tolist(),
-                            "truncated": r.truncated, "steps": r.steps} for s, r in self.tables]}
+        return {
+            "ladder": self.spec.to_dict(),
+            "num_players": self.num_players,
+            "agent": self.name,
+            "rating": self.rating,
+            "rating_se": self.rating_se,
+            "ci95": list(self.ci95),
+            "per_rung": self.per_rung(),
+            "rungs": [
+                {"agent": r, "rating": float(self.rung_ratings[k]), "rating_se": float(self.rung_se[k])}
+                for k, r in enumerate(self.spec.rungs)
+            ],
+            "tables": [
+                {
+                    "seats": s,
+                    "games": r.games,
+                    "wins": r.wins.tolist(),
+                    "beat": r.beat.tolist(),
+                    "truncated": r.truncated,
+                    "steps": r.steps,
+                }
+                for s, r in self.tables
+            ],
+        }
 
 
-def rate_on_ladder(agent: Agent, num_players: int = 2, spec: LadderSpec = LADDER_V1, name: str | None = None,
-                   play_chunks: PlayChunks | None = None, progress: Callable[[TableResult], None] | None = None,
-                   reference: dict[str, Any] | None = None) -> LadderResult:
+def rate_on_ladder(
+    agent: Agent,
+    num_players: int = 2,
+    spec: LadderSpec = LADDER_V1,
+    name: str | None = None,
+    play_chunks: PlayChunks | None = None,
+    progress: Callable[[TableResult], None] | None = None,
+    reference: dict[str, Any] | None = None,
+) -> LadderResult:
     """Play ``agent`` against the rungs of ``spec`` and rate it (module docstring); build it for ``spec.rules``."""
     games = spec.games_per_table(num_players)
     ref = (reference or load_reference(spec))["players"][str(num_players)]
@@ -293,8 +381,17 @@ def rate_on_ladder(agent: Agent, num_players: int = 2, spec: LadderSpec = LADDER
             losses[j - 1] += r.beat[k, 0]
     rung_ratings = np.asarray(ref["ratings"], np.float64)
     rating, se = rate_against(wins, losses, rung_ratings)
-    return LadderResult(spec, int(num_players), name, rating, se, rung_ratings, np.asarray(ref["rating_se"]),
-                        [([names[i] for i in c], r) for c, r in zip(combos, tables)], ref["tables"])
+    return LadderResult(
+        spec,
+        int(num_players),
+        name,
+        rating,
+        se,
+        rung_ratings,
+        np.asarray(ref["rating_se"]),
+        [([names[i] for i in c], r) for c, r in zip(combos, tables)],
+        ref["tables"],
+    )
 
 
 @dataclass
@@ -335,8 +432,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def write_reference(spec: LadderSpec, players: dict[str, Any], path: str, build_seconds: float = 0.0) -> None:
     """Store ``build_reference`` results (``{"2": ..., "4": ...}``) with the definition they belong to."""
-    data = {"definition": spec.to_dict(), "built": datetime.date.today().isoformat(),
-            "build_seconds": round(build_seconds, 1), "players": players}
+    data = {
+        "definition": spec.to_dict(),
+        "built": datetime.date.today().isoformat(),
+        "build_seconds": round(build_seconds, 1),
+        "players": players,
+    }
     # Written atomically: a half-written reference file would silently change every rating.
     tmp = path + ".tmp"
     with open(tmp, "w") as f:

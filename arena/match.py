@@ -72,9 +72,17 @@ def agent_name(agent: Any) -> str:
     return str(getattr(agent, "name", type(agent).__name__))
 
 
-def play_games(agents: Sequence[Agent], num_games: int, rules: UnoRules, seed: int, batch_size: int,
-               on_finish: OnFinish, rotate_seats: bool = True, engine_access: bool = False,
-               record: bool = False) -> tuple[int, np.ndarray]:
+def play_games(
+    agents: Sequence[Agent],
+    num_games: int,
+    rules: UnoRules,
+    seed: int,
+    batch_size: int,
+    on_finish: OnFinish,
+    rotate_seats: bool = True,
+    engine_access: bool = False,
+    record: bool = False,
+) -> tuple[int, np.ndarray]:
     """Play ``num_games`` games with one agent per seat (module table); returns (actions taken, seat_games).
 
     With ``record`` the engine records its games, so ``on_finish`` can read ``engine.record(row)``
@@ -108,7 +116,7 @@ def play_games(agents: Sequence[Agent], num_games: int, rules: UnoRules, seed: i
         on_finish(engine, done, won, seat_of[done])
         # Every started game is played to its end; rows are reused while games remain.
         restart = done[: max(0, min(done.size, num_games - next_game))]
-        active[done[restart.size:]] = False
+        active[done[restart.size :]] = False
         if restart.size:
             seat_of[restart] = _seats(np.arange(next_game, next_game + restart.size), P, rotate_seats)
             _count_seats(seat_games, seat_of[restart])
@@ -117,8 +125,9 @@ def play_games(agents: Sequence[Agent], num_games: int, rules: UnoRules, seed: i
     return steps, seat_games
 
 
-def play_recorded(agents: Sequence[Agent], num_games: int, rules: UnoRules, seed: int = 0,
-                  batch_size: int = 1024) -> list[dict[str, Any]]:
+def play_recorded(
+    agents: Sequence[Agent], num_games: int, rules: UnoRules, seed: int = 0, batch_size: int = 1024
+) -> list[dict[str, Any]]:
     """Records (``Engine.record``) of ``num_games`` games with agent k in seat k (no rotation)."""
     records: list[dict[str, Any]] = []
 
@@ -146,8 +155,15 @@ def _count_seats(seat_games: np.ndarray, seat_of: np.ndarray) -> None:
     np.add.at(seat_games, (np.tile(np.arange(P), seat_of.shape[0]), seat_of.reshape(-1)), 1)
 
 
-def _ask_agents(agents: Sequence[Agent], engine: Engine, active: np.ndarray, seat_of: np.ndarray,
-                rngs: list[np.random.Generator], searching: list[bool], actions: np.ndarray) -> None:
+def _ask_agents(
+    agents: Sequence[Agent],
+    engine: Engine,
+    active: np.ndarray,
+    seat_of: np.ndarray,
+    rngs: list[np.random.Generator],
+    searching: list[bool],
+    actions: np.ndarray,
+) -> None:
     """Fill ``actions``: each agent once, on the active rows where its seat is to act; -1 elsewhere."""
     current = engine.current_player
     actions.fill(-1)
@@ -167,8 +183,16 @@ def _ask_agents(agents: Sequence[Agent], engine: Engine, active: np.ndarray, sea
         actions[rows] = chosen
 
 
-def play_match(agents: Sequence[Agent], num_games: int, num_players: int = 2, rules: Any = None, seed: int = 0,
-               rotate_seats: bool = True, batch_size: int = 1024, engine_access: bool = False) -> MatchResult:
+def play_match(
+    agents: Sequence[Agent],
+    num_games: int,
+    num_players: int = 2,
+    rules: Any = None,
+    seed: int = 0,
+    rotate_seats: bool = True,
+    batch_size: int = 1024,
+    engine_access: bool = False,
+) -> MatchResult:
     """Play ``num_games`` games (episodes) with ``agents[i]`` in seat i, rotated, and count wins.
 
     The games run through ``play_games`` (seats, seeds, batching and ``engine_access`` are
@@ -188,7 +212,15 @@ def play_match(agents: Sequence[Agent], num_games: int, num_players: int = 2, ru
         wins[:] += won.sum(0)
         no_winner += int((~won.any(1)).sum())
 
-    steps, seat_games = play_games(agents, num_games, parse_rules(rules), seed, batch_size, count, rotate_seats,
-                                   engine_access)
-    return MatchResult(names=[agent_name(a) for a in agents], games=int(num_games), wins=wins, no_winner=no_winner,
-                       steps=steps, seconds=time.perf_counter() - start, seat_games=seat_games)
+    steps, seat_games = play_games(
+        agents, num_games, parse_rules(rules), seed, batch_size, count, rotate_seats, engine_access
+    )
+    return MatchResult(
+        names=[agent_name(a) for a in agents],
+        games=int(num_games),
+        wins=wins,
+        no_winner=no_winner,
+        steps=steps,
+        seconds=time.perf_counter() - start,
+        seat_games=seat_games,
+    )

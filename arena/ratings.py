@@ -35,8 +35,14 @@ def wilson_interval(wins: float, n: int, z: float = 1.959963984540054) -> tuple[
     return (lo, hi)
 
 
-def bradley_terry(beat: np.ndarray, anchor: int | None = None, anchor_rating: float = 1000.0,
-                  prior: float = 0.5, iters: int = 10_000, tol: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
+def bradley_terry(
+    beat: np.ndarray,
+    anchor: int | None = None,
+    anchor_rating: float = 1000.0,
+    prior: float = 0.5,
+    iters: int = 10_000,
+    tol: float = 1e-10,
+) -> tuple[np.ndarray, np.ndarray]:
     """Elo-scale Bradley–Terry ratings and standard errors from ``beat[i, j]`` (i beat j) counts.
 
     See the module docstring: MM iterations on the counts plus ``prior`` wins each way for

@@ -36,14 +36,24 @@ def init_ray(address: str = "", num_cpus: int = 2) -> None:
 def ray_chunks(address: str = "", num_cpus: int = 2) -> PlayChunks:
     """A ``play_chunks`` for ``arena.tournament`` that plays every chunk as a Ray task (``init_ray`` first)."""
 
-    def play(chunks: Sequence[Chunk], agents: Sequence[Agent], names: Sequence[str], rules: UnoRules,
-             batch_size: int) -> Iterable[TableResult]:
+    def play(
+        chunks: Sequence[Chunk], agents: Sequence[Agent], names: Sequence[str], rules: UnoRules, batch_size: int
+    ) -> Iterable[TableResult]:
         init_ray(address, num_cpus)
         # Each table's agents go to the object store once; its chunks get a reference, not a copy each.
         seated = {c.seats: ray.put([agents[i] for i in c.seats]) for c in chunks}
         remote = ray.remote(num_cpus=1)(play_table)
-        futures = [remote.remote(seated[c.seats], c.games, rules=rules, seed=c.seed, batch_size=batch_size,
-                                 names=[names[i] for i in c.seats]) for c in chunks]
+        futures = [
+            remote.remote(
+                seated[c.seats],
+                c.games,
+                rules=rules,
+                seed=c.seed,
+                batch_size=batch_size,
+                names=[names[i] for i in c.seats],
+            )
+            for c in chunks
+        ]
         return ray.get(futures)
 
     return play

@@ -46,8 +46,18 @@ from uno_env import Agent, Engine, UnoRules, parse_rules
 from .match import WinRates, agent_name, play_games
 from .ratings import bradley_terry, wilson_interval
 
-__all__ = ["TableResult", "TournamentResult", "Chunk", "play_table", "tournament", "chunk_plan", "play_chunks_here",
-           "merge_tables", "unique_names", "derive_seed"]
+__all__ = [
+    "TableResult",
+    "TournamentResult",
+    "Chunk",
+    "play_table",
+    "tournament",
+    "chunk_plan",
+    "play_chunks_here",
+    "merge_tables",
+    "unique_names",
+    "derive_seed",
+]
 
 
 @dataclass
@@ -98,8 +108,14 @@ def derive_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([int(seed), int(index)]).generate_state(1, np.uint64)[0])
 
 
-def play_table(agents: Sequence[Agent], num_games: int, rules: Any = None, seed: int = 0, batch_size: int = 1024,
-               names: Sequence[str] | None = None) -> TableResult:
+def play_table(
+    agents: Sequence[Agent],
+    num_games: int,
+    rules: Any = None,
+    seed: int = 0,
+    batch_size: int = 1024,
+    names: Sequence[str] | None = None,
+) -> TableResult:
     """``num_games`` games with one agent per seat (``num_players = len(agents)``), seats rotated."""
     P = len(agents)
     if not 2 <= P <= 10:
@@ -140,26 +156,41 @@ def chunk_plan(num_agents: int, num_players: int, games: int, chunk_games: int, 
     for t, idx in enumerate(itertools.combinations(range(num_agents), num_players)):
         table_seed = derive_seed(seed, t)
         for c, start in enumerate(range(0, games, chunk_games)):
-            plan.append(Chunk(t, idx, min(chunk_games, games - start),
-                              table_seed if c == 0 else derive_seed(table_seed, c)))
+            plan.append(
+                Chunk(t, idx, min(chunk_games, games - start), table_seed if c == 0 else derive_seed(table_seed, c))
+            )
     return plan
 
 
-def play_chunks_here(chunks: Sequence[Chunk], agents: Sequence[Agent], names: Sequence[str], rules: UnoRules,
-                     batch_size: int) -> Iterable[TableResult]:
+def play_chunks_here(
+    chunks: Sequence[Chunk], agents: Sequence[Agent], names: Sequence[str], rules: UnoRules, batch_size: int
+) -> Iterable[TableResult]:
     """The chunks played one after the other in this process, each result as soon as it is done."""
     for c in chunks:
-        yield play_table([agents[i] for i in c.seats], c.games, rules=rules, seed=c.seed, batch_size=batch_size,
-                         names=[names[i] for i in c.seats])
+        yield play_table(
+            [agents[i] for i in c.seats],
+            c.games,
+            rules=rules,
+            seed=c.seed,
+            batch_size=batch_size,
+            names=[names[i] for i in c.seats],
+        )
 
 
 def merge_tables(parts: Sequence[TableResult]) -> TableResult:
     """One ``TableResult`` from the chunks of a table (counts and seconds summed)."""
     if len(parts) == 1:
         return parts[0]
-    return TableResult(parts[0].names, sum(p.games for p in parts), sum(p.wins for p in parts),
-                       sum(p.points for p in parts), sum(p.beat for p in parts), sum(p.truncated for p in parts),
-                       sum(p.steps for p in parts), sum(p.seconds for p in parts))
+    return TableResult(
+        parts[0].names,
+        sum(p.games for p in parts),
+        sum(p.wins for p in parts),
+        sum(p.points for p in parts),
+        sum(p.beat for p in parts),
+        sum(p.truncated for p in parts),
+        sum(p.steps for p in parts),
+        sum(p.seconds for p in parts),
+    )
 
 
 @dataclass
@@ -199,41 +230,64 @@ class TournamentResult:
         out = []
         for i, name in enumerate(self.names):
             lo, hi = wilson_interval(float(wins[i]), int(games[i]))
-            out.append({"agent": name, "games": int(games[i]), "wins": int(wins[i]),
-                        "win_rate": wins[i] / max(games[i], 1), "ci95": [lo, hi],
-                        "mean_points": points[i] / max(games[i], 1),
-                        "rating": float(self.ratings[i]), "rating_se": float(self.rating_se[i])})
+            out.append(
+                {
+                    "agent": name,
+                    "games": int(games[i]),
+                    "wins": int(wins[i]),
+                    "win_rate": wins[i] / max(games[i], 1),
+                    "ci95": [lo, hi],
+                    "mean_points": points[i] / max(games[i], 1),
+                    "rating": float(self.ratings[i]),
+                    "rating_se": float(self.rating_se[i]),
+                }
+            )
         return out
 
     def markdown(self) -> str:
         """The tables as Markdown: one row per table, then the ratings."""
         lines = self._table_lines()
         anchor = f"{self.anchor} = {self.config.get('anchor_rating', 1000):g}" if self.anchor else "mean = 1000"
-        lines += ["", f"Ratings (Bradley–Terry maximum likelihood, Elo scale, {anchor}):", "",
-                  "| rank | agent | rating | ± 95% | games | win rate | 95% CI | mean points |",
-                  "|---:|---|---:|---:|---:|---:|---|---:|"]
+        lines += [
+            "",
+            f"Ratings (Bradley–Terry maximum likelihood, Elo scale, {anchor}):",
+            "",
+            "| rank | agent | rating | ± 95% | games | win rate | 95% CI | mean points |",
+            "|---:|---|---:|---:|---:|---:|---|---:|",
+        ]
         rows = sorted(self.per_agent(), key=lambda d: -d["rating"])
         for k, d in enumerate(rows):
-            lines.append(f"| {k + 1} | {d['agent']} | {d['rating']:.0f} | {1.96 * d['rating_se']:.0f} | {d['games']} | "
-                         f"{d['win_rate']:.1%} | {d['ci95'][0]:.1%} – {d['ci95'][1]:.1%} | {d['mean_points']:.1f} |")
+            lines.append(
+                f"| {k + 1} | {d['agent']} | {d['rating']:.0f} | {1.96 * d['rating_se']:.0f} | {d['games']} | "
+                f"{d['win_rate']:.1%} | {d['ci95'][0]:.1%} – {d['ci95'][1]:.1%} | {d['mean_points']:.1f} |"
+            )
         return "\n".join(lines)
 
     def _table_lines(self) -> list[str]:
         """One Markdown row per pairing (2 players) or per seat of each table."""
         if self.num_players == 2:
-            lines = ["| agent | opponent | games | wins | win rate | 95% CI | mean points | opponent's mean points | truncated |",
-                     "|---|---|---:|---:|---:|---|---:|---:|---:|"]
+            lines = [
+                "| agent | opponent | games | wins | win rate | 95% CI | mean points | opponent's mean points | truncated |",
+                "|---|---|---:|---:|---:|---|---:|---:|---:|",
+            ]
             for idx, r in self.tables:
                 lo, hi = r.ci95[0]
-                lines.append(f"| {r.names[0]} | {r.names[1]} | {r.games} | {r.wins[0]} | {r.win_rate[0]:.1%} | "
-                             f"{lo:.1%} – {hi:.1%} | {r.mean_points[0]:.1f} | {r.mean_points[1]:.1f} | {r.truncated} |")
+                lines.append(
+                    f"| {r.names[0]} | {r.names[1]} | {r.games} | {r.wins[0]} | {r.win_rate[0]:.1%} | "
+                    f"{lo:.1%} – {hi:.1%} | {r.mean_points[0]:.1f} | {r.mean_points[1]:.1f} | {r.truncated} |"
+                )
             return lines
-        lines = ["| table | agent | games | wins | win rate | 95% CI | mean points |", "|---|---|---:|---:|---:|---|---:|"]
+        lines = [
+            "| table | agent | games | wins | win rate | 95% CI | mean points |",
+            "|---|---|---:|---:|---:|---|---:|",
+        ]
         for t, (idx, r) in enumerate(self.tables):
             for i, name in enumerate(r.names):
                 lo, hi = r.ci95[i]
-                lines.append(f"| {t + 1} | {name} | {r.games} | {r.wins[i]} | {r.win_rate[i]:.1%} | "
-                             f"{lo:.1%} – {hi:.1%} | {r.mean_points[i]:.1f} |")
+                lines.append(
+                    f"| {t + 1} | {name} | {r.games} | {r.wins[i]} | {r.win_rate[i]:.1%} | "
+                    f"{lo:.1%} – {hi:.1%} | {r.mean_points[i]:.1f} |"
+                )
         return lines
 
     def to_dict(self) -> dict[str, Any]:
@@ -250,10 +304,20 @@ class TournamentResult:
         }
 
 
-def tournament(agents: Sequence[Agent], num_games: int, num_players: int = 2, rules: Any = None, seed: int = 0,
-               batch_size: int = 1024, anchor: str | None = "random", anchor_rating: float = 1000.0,
-               names: Sequence[str] | None = None, progress: Callable[[TableResult], None] | None = None,
-               chunk_games: int | None = None, play_chunks: PlayChunks | None = None) -> TournamentResult:
+def tournament(
+    agents: Sequence[Agent],
+    num_games: int,
+    num_players: int = 2,
+    rules: Any = None,
+    seed: int = 0,
+    batch_size: int = 1024,
+    anchor: str | None = "random",
+    anchor_rating: float = 1000.0,
+    names: Sequence[str] | None = None,
+    progress: Callable[[TableResult], None] | None = None,
+    chunk_games: int | None = None,
+    play_chunks: PlayChunks | None = None,
+) -> TournamentResult:
     """Every table of ``num_players`` distinct entries of ``agents``, ``num_games`` games each (module docstring).
 
     With 2 players that is every pairing. ``progress``, if given, is called with each table's
@@ -262,8 +326,10 @@ def tournament(agents: Sequence[Agent], num_games: int, num_players: int = 2, ru
     if not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= 10:
         raise ValueError(f"num_players must be an integer in 2..10, got {num_players!r}")
     if len(agents) < num_players:
-        raise ValueError(f"{num_players} players need at least {num_players} agents (repeat a name to seat it "
-                         f"twice), got {len(agents)}")
+        raise ValueError(
+            f"{num_players} players need at least {num_players} agents (repeat a name to seat it "
+            f"twice), got {len(agents)}"
+        )
     for name, value in (("num_games", num_games), ("chunk_games", num_games if chunk_games is None else chunk_games)):
         if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -285,8 +351,15 @@ def tournament(agents: Sequence[Agent], num_games: int, num_players: int = 2, ru
     for idx, r in tables:
         beat[np.ix_(idx, idx)] += r.beat
     ratings, se = bradley_terry(beat, anchor=anchor_idx, anchor_rating=anchor_rating)
-    config = {"num_games": int(num_games), "num_players": int(num_players), "seed": int(seed),
-              "batch_size": int(batch_size), "chunk_games": chunk_games, "anchor_rating": anchor_rating,
-              "rules": rules.to_dict()}
-    return TournamentResult(names, int(num_players), tables, ratings, se,
-                            names[anchor_idx] if anchor_idx is not None else None, config)
+    config = {
+        "num_games": int(num_games),
+        "num_players": int(num_players),
+        "seed": int(seed),
+        "batch_size": int(batch_size),
+        "chunk_games": chunk_games,
+        "anchor_rating": anchor_rating,
+        "rules": rules.to_dict(),
+    }
+    return TournamentResult(
+        names, int(num_players), tables, ratings, se, names[anchor_idx] if anchor_idx is not None else None, config
+    )

@@ -46,8 +46,9 @@ def timed_loop(chunk: Callable[[], int], seconds: float, min_steps: int = 0) -> 
             return Measurement(steps, elapsed, time.process_time() - c0)
 
 
-def interleave(benches: Sequence[Any], runs: int, seconds: float, min_steps: int = 0,
-               log: Callable[[str], None] | None = None) -> list[list[Measurement]]:
+def interleave(
+    benches: Sequence[Any], runs: int, seconds: float, min_steps: int = 0, log: Callable[[str], None] | None = None
+) -> list[list[Measurement]]:
     """Time every bench once per run (rotating start); one list of measurements per bench."""
     results: list[list[Measurement]] = [[] for _ in benches]
     order = list(range(len(benches)))

@@ -60,7 +60,17 @@ from benchmarks._timing import Measurement, interleave, loadavg as _loadavg  # n
 TARGETS_RATIO = {1: 1.5, 4096: 18.0}  # batch size -> minimum ours / RLCard
 TARGET_COLD_S = 30.0
 # Distributions whose versions every report lists.
-VERSIONS = ("numpy", "numba", "rlcard", "uno_env", "pettingzoo", "gymnasium", "stable-baselines3", "sb3-contrib", "torch")
+VERSIONS = (
+    "numpy",
+    "numba",
+    "rlcard",
+    "uno_env",
+    "pettingzoo",
+    "gymnasium",
+    "stable-baselines3",
+    "sb3-contrib",
+    "torch",
+)
 TARGET_CACHED_S = 2.0
 
 
@@ -220,8 +230,17 @@ class OursBench:
     ``observations=False`` ("uno_env core") skips writing observations, the like-for-like
     comparison with RLCard's game object, whose ``step`` builds no state either."""
 
-    def __init__(self, batch: int, players: int, seed: int, observations: bool = True, preset: str = "classic",
-                 overrides: dict[str, Any] | None = None, label: str = "", parallel: bool = False) -> None:
+    def __init__(
+        self,
+        batch: int,
+        players: int,
+        seed: int,
+        observations: bool = True,
+        preset: str = "classic",
+        overrides: dict[str, Any] | None = None,
+        label: str = "",
+        parallel: bool = False,
+    ) -> None:
         from uno_env import UnoRules
         from uno_env.engine.engine import Engine
 
@@ -233,8 +252,9 @@ class OursBench:
 
             self.impl += f" parallel ({numba.get_num_threads()} threads)"
         rules = UnoRules.preset(preset, **(overrides or {}))
-        self.engine = Engine(batch, players, rules, seed=seed, autoreset=True, observations=observations,
-                             parallel=parallel)
+        self.engine = Engine(
+            batch, players, rules, seed=seed, autoreset=True, observations=observations, parallel=parallel
+        )
         self.rng = np.random.default_rng(seed)
         self.actions = np.zeros(batch, np.int64)
         self.calls_per_chunk = max(1, 512 // batch)  # read the clock about every 0.1-1 ms
@@ -315,18 +335,20 @@ def measure_throughput(cfg: Config, log: Callable[[str], None]) -> tuple[list[di
     for bench in benches:
         rates = [m.rate for m in results[id(bench)]]
         med = statistics.median(rates)
-        rows.append({
-            "impl": bench.impl,
-            "players": bench.players,
-            "batch": bench.batch,
-            "steps_per_s": med,
-            "min_steps_per_s": min(rates),
-            "max_steps_per_s": max(rates),
-            "ns_per_game_step": 1e9 / med,
-            "us_per_call": 1e6 * bench.batch / med,
-            "runs_steps_per_s": rates,
-            "runs_steps": [m.steps for m in results[id(bench)]],
-        })
+        rows.append(
+            {
+                "impl": bench.impl,
+                "players": bench.players,
+                "batch": bench.batch,
+                "steps_per_s": med,
+                "min_steps_per_s": min(rates),
+                "max_steps_per_s": max(rates),
+                "ns_per_game_step": 1e9 / med,
+                "us_per_call": 1e6 * bench.batch / med,
+                "runs_steps_per_s": rates,
+                "runs_steps": [m.steps for m in results[id(bench)]],
+            }
+        )
     # Ratios against RLCard with the same number of players: of the medians, and per run (paired).
     rl = {r["players"]: r for r in rows if r["impl"] == "rlcard"}
     for r in rows:
@@ -383,13 +405,17 @@ def _run_child(players: int, cache_dir: Path | None, timeout: float) -> dict[str
     t0 = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-c", _CHILD.format(players=players)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout,
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"start-up subprocess failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     line = next(l for l in proc.stdout.splitlines() if l.startswith("RESULT "))
-    out = json.loads(line[len("RESULT "):])
+    out = json.loads(line[len("RESULT ") :])
     out["process_wall_s"] = wall
     return out
 

@@ -50,8 +50,15 @@ class AECBench:
     ``None`` steps of finished agents too) unless ``count_decisions`` (the suite compares
     decisions with RLCard's ``env.step`` calls, which has no ``None`` steps)."""
 
-    def __init__(self, env, seed: int, steps_per_chunk: int = 1000, count_decisions: bool = False,
-                 label: str = "", players: int = 2) -> None:
+    def __init__(
+        self,
+        env,
+        seed: int,
+        steps_per_chunk: int = 1000,
+        count_decisions: bool = False,
+        label: str = "",
+        players: int = 2,
+    ) -> None:
         self.env, self.steps_per_chunk, self.count_decisions = env, steps_per_chunk, count_decisions
         self.impl, self.players, self.batch = label, players, 1
         self.rng = np.random.default_rng(seed)
@@ -153,8 +160,10 @@ def main() -> None:
     if args.wrapped:
         envs.append(("wrapped raw_env", wrapped_raw_env))
 
-    print(f"uno_env {uno_env.__version__}, Python {platform.python_version()}, numpy {np.__version__}, "
-          f"{args.runs} runs x {args.steps} steps, median reported")
+    print(
+        f"uno_env {uno_env.__version__}, Python {platform.python_version()}, numpy {np.__version__}, "
+        f"{args.runs} runs x {args.steps} steps, median reported"
+    )
     print()
     # CPU-time rates are shown too: on a shared machine they move less than wall-clock ones.
     print("| env | players | steps/s (wall, median) | µs/step | steps/s (CPU time, median) | runs (wall, k steps/s) |")
@@ -169,7 +178,9 @@ def main() -> None:
         for name, make in envs:
             env = make(args.players[0])
             run_loop(env, 5_000, seed=0)
-            print_profile(lambda: run_loop(env, args.steps, seed=0), f"{name}, {args.players[0]} players, {args.steps} steps")
+            print_profile(
+                lambda: run_loop(env, args.steps, seed=0), f"{name}, {args.players[0]} players, {args.steps} steps"
+            )
 
 
 if __name__ == "__main__":

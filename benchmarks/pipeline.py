@@ -128,16 +128,26 @@ def make_benches(settings: dict[str, dict[str, Any]], seed: int) -> list[Pipelin
         if s["rollout"] % n:
             raise ValueError(f"num_envs must divide the rollout size {s['rollout']} (setting {name!r}), got {n}")
         ppo = {k: v for k, v in s.items() if k not in ("rollout", "num_envs")}
-        benches.append(PipelineBench(f"tutorial: 1 AEC env, {name}", lambda: tutorial_env(2, seed),
-                                     dict(ppo, n_steps=s["rollout"]), seed))
-        benches.append(PipelineBench(f"uno_env: UnoSB3VecEnv {n} games, {name}",
-                                     lambda n=n: UnoSB3VecEnv(n, 2, seed=seed), dict(ppo, n_steps=s["rollout"] // n), seed))
+        benches.append(
+            PipelineBench(
+                f"tutorial: 1 AEC env, {name}", lambda: tutorial_env(2, seed), dict(ppo, n_steps=s["rollout"]), seed
+            )
+        )
+        benches.append(
+            PipelineBench(
+                f"uno_env: UnoSB3VecEnv {n} games, {name}",
+                lambda n=n: UnoSB3VecEnv(n, 2, seed=seed),
+                dict(ppo, n_steps=s["rollout"] // n),
+                seed,
+            )
+        )
         benches[-2].setting = benches[-1].setting = name
     return benches
 
 
-def measure_pipeline(benches: list[PipelineBench], runs: int, rollouts: int,
-                     log: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+def measure_pipeline(
+    benches: list[PipelineBench], runs: int, rollouts: int, log: Callable[[str], None] | None = None
+) -> list[dict[str, Any]]:
     """Interleaved runs of ``rollouts`` rollouts+updates each (one warm-up learn first); one row per bench."""
     for b in benches:
         b.run(b.rollout_size)  # warm-up: numba cache, torch kernels, first allocations
@@ -153,8 +163,15 @@ def measure_pipeline(benches: list[PipelineBench], runs: int, rollouts: int,
             log(f"    run {run + 1}/{runs} done")
     rows = []
     for b, m, t in zip(benches, ms, train_s):
-        row = {"impl": b.impl, "setting": b.setting, "ppo": dict(b.ppo), "num_envs": b.model.n_envs, "rollout_size": b.rollout_size,
-               "timesteps_per_run": m[0].steps, **summarize(m)}
+        row = {
+            "impl": b.impl,
+            "setting": b.setting,
+            "ppo": dict(b.ppo),
+            "num_envs": b.model.n_envs,
+            "rollout_size": b.rollout_size,
+            "timesteps_per_run": m[0].steps,
+            **summarize(m),
+        }
         rollout_rates = [x.steps / max(x.seconds - u, 1e-9) for x, u in zip(m, t)]
         row["rollout_steps_per_s"] = float(np.median(rollout_rates))
         row["update_share"] = float(np.median([u / x.seconds for x, u in zip(m, t)]))

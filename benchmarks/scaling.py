@@ -26,8 +26,18 @@ def engine_bytes_per_game(players: int, batch: int = 64) -> dict[str, float]:
     """Bytes per game of the engine's state arrays and of its output buffers."""
     e = _engine(batch, players, 0)
     state = sum(a.nbytes for a in e._state)
-    outputs = sum(a.nbytes for a in (e.observation, e.final_observation, e.legal_mask, e.current_player,
-                                     e.rewards, e.terminated, e.truncated))
+    outputs = sum(
+        a.nbytes
+        for a in (
+            e.observation,
+            e.final_observation,
+            e.legal_mask,
+            e.current_player,
+            e.rewards,
+            e.terminated,
+            e.truncated,
+        )
+    )
     return {"state_bytes_per_game": state / batch, "output_bytes_per_game": outputs / batch}
 
 
@@ -77,8 +87,7 @@ def memory_rows(players: Sequence[int], batch: int, rlcard: bool) -> list[dict[s
     return rows
 
 
-def plot(batch_rows: list[dict[str, Any]], player_rows: list[dict[str, Any]], path: str,
-         title: str = "") -> None:
+def plot(batch_rows: list[dict[str, Any]], player_rows: list[dict[str, Any]], path: str, title: str = "") -> None:
     """Two panels (steps/s vs batch size, vs players), RLCard's UnoGame as the reference.
 
     Solid and dashed lines are wall-clock medians; dotted ones the CPU-time medians (steadier on a
@@ -91,10 +100,20 @@ def plot(batch_rows: list[dict[str, Any]], player_rows: list[dict[str, Any]], pa
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
     ours = [r for r in batch_rows if r["impl"] == "uno_env"]
     ax1.plot([r["batch"] for r in ours], [r["steps_per_s"] for r in ours], "o-", label="uno_env Engine (2 players)")
-    ax1.plot([r["batch"] for r in ours], [r["cpu_steps_per_s"] for r in ours], "o:", color="C0", alpha=0.6,
-             label="uno_env Engine, CPU-time rate")
-    ax1.fill_between([r["batch"] for r in ours], [r["min_steps_per_s"] for r in ours],
-                     [r["max_steps_per_s"] for r in ours], alpha=0.2)
+    ax1.plot(
+        [r["batch"] for r in ours],
+        [r["cpu_steps_per_s"] for r in ours],
+        "o:",
+        color="C0",
+        alpha=0.6,
+        label="uno_env Engine, CPU-time rate",
+    )
+    ax1.fill_between(
+        [r["batch"] for r in ours],
+        [r["min_steps_per_s"] for r in ours],
+        [r["max_steps_per_s"] for r in ours],
+        alpha=0.2,
+    )
     for r in batch_rows:
         if r["impl"] == "rlcard":
             ax1.axhline(r["steps_per_s"], color="C3", ls="--", label=f"RLCard UnoGame ({r['players']} players)")

@@ -67,8 +67,17 @@ def _ms(x, q):
     return float(np.percentile(np.asarray(x) * 1e3, q)) if len(x) else float("nan")
 
 
-def figures_of(spec: str, num_players: int, games: int, wins: int, truncated: int, timed: TimedSearch, cpu: float,
-               wall: float, loads: list[float]) -> dict:
+def figures_of(
+    spec: str,
+    num_players: int,
+    games: int,
+    wins: int,
+    truncated: int,
+    timed: TimedSearch,
+    cpu: float,
+    wall: float,
+    loads: list[float],
+) -> dict:
     """The measured figures of one agent so far (every number comes from the games played)."""
     searched = np.asarray(timed.searched, bool)
     wall_s = np.asarray(timed.wall)[searched] if searched.size else np.zeros(0)
@@ -132,17 +141,26 @@ def run_agent(spec: str, args: Args, rules: UnoRules, games: int, done: list[dic
     for c, start in enumerate(range(0, games, args.chunk_games)):
         n = min(args.chunk_games, games - start)
         cpu0 = time.process_time()
-        r = play_match([timed, *opponents], n, args.num_players, rules,
-                       seed=args.seed if c == 0 else derive_seed(args.seed, c), batch_size=args.batch_size,
-                       engine_access=True)
+        r = play_match(
+            [timed, *opponents],
+            n,
+            args.num_players,
+            rules,
+            seed=args.seed if c == 0 else derive_seed(args.seed, c),
+            batch_size=args.batch_size,
+            engine_access=True,
+        )
         cpu += time.process_time() - cpu0
         wall += r.seconds
         loads.append(os.getloadavg()[0])
         wins, truncated, played = wins + int(r.wins[0]), truncated + r.no_winner, played + n
         f = figures_of(spec, args.num_players, played, wins, truncated, timed, cpu, wall, loads)
-        print(f"{spec}: after {played} games {wins} wins = {f['win_rate']:.1%} (95% CI {f['ci95'][0]:.1%} – "
-              f"{f['ci95'][1]:.1%}); searched decision median {f['searched_wall_ms_median']:.1f} ms wall / "
-              f"{f['searched_cpu_ms_median']:.1f} ms CPU; load {loads[-1]:.1f}", flush=True)
+        print(
+            f"{spec}: after {played} games {wins} wins = {f['win_rate']:.1%} (95% CI {f['ci95'][0]:.1%} – "
+            f"{f['ci95'][1]:.1%}); searched decision median {f['searched_wall_ms_median']:.1f} ms wall / "
+            f"{f['searched_cpu_ms_median']:.1f} ms CPU; load {loads[-1]:.1f}",
+            flush=True,
+        )
         if args.json:
             with open(args.json, "w") as fh:
                 json.dump([*done, f], fh, indent=1)
@@ -161,26 +179,41 @@ def main() -> None:
         make_agent(spec, rules)
     # Warm the numba caches outside the measurement.
     for spec in ("flatmc:8", "ismcts:8"):
-        play_match([make_agent(spec, rules), make_agent(args.opponent, rules)], 2, 2, rules, seed=args.seed + 1,
-                   engine_access=True)
+        play_match(
+            [make_agent(spec, rules), make_agent(args.opponent, rules)],
+            2,
+            2,
+            rules,
+            seed=args.seed + 1,
+            engine_access=True,
+        )
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    print(f"{when}; {args.num_players} players, preset classic, {games} games per agent in chunks of "
-          f"{args.chunk_games}, seats rotated, seed {args.seed}, against {args.opponent}; {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} CPUs\n", flush=True)
+    print(
+        f"{when}; {args.num_players} players, preset classic, {games} games per agent in chunks of "
+        f"{args.chunk_games}, seats rotated, seed {args.seed}, against {args.opponent}; {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} CPUs\n",
+        flush=True,
+    )
     rows = []
     for spec in specs:
         rows.append(run_agent(spec, args, rules, games, rows))
     loads = [x for f in rows for x in (f["loadavg_1min_min"], f["loadavg_1min_max"])]
-    print(f"\nmachine: {os.cpu_count()} CPUs, 1-minute load average {min(loads):.1f}–{max(loads):.1f} during the runs\n")
-    print(f"| agent | games | wins | win rate (baseline {1 / args.num_players:.0%}) | 95% CI | searched decisions | "
-          "median / p90 CPU ms | median / p90 wall ms | load |")
+    print(
+        f"\nmachine: {os.cpu_count()} CPUs, 1-minute load average {min(loads):.1f}–{max(loads):.1f} during the runs\n"
+    )
+    print(
+        f"| agent | games | wins | win rate (baseline {1 / args.num_players:.0%}) | 95% CI | searched decisions | "
+        "median / p90 CPU ms | median / p90 wall ms | load |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for f in rows:
         lo, hi = f["ci95"]
-        print(f"| {f['agent']} | {f['games']} | {f['wins']} | {f['win_rate']:.1%} | {lo:.1%} – {hi:.1%} | "
-              f"{f['searched_decisions']} of {f['decisions']} | {f['searched_cpu_ms_median']:.1f} / "
-              f"{f['searched_cpu_ms_p90']:.1f} | {f['searched_wall_ms_median']:.1f} / {f['searched_wall_ms_p90']:.1f} | "
-              f"{f['loadavg_1min_min']:.1f}–{f['loadavg_1min_max']:.1f} |")
+        print(
+            f"| {f['agent']} | {f['games']} | {f['wins']} | {f['win_rate']:.1%} | {lo:.1%} – {hi:.1%} | "
+            f"{f['searched_decisions']} of {f['decisions']} | {f['searched_cpu_ms_median']:.1f} / "
+            f"{f['searched_cpu_ms_p90']:.1f} | {f['searched_wall_ms_median']:.1f} / {f['searched_wall_ms_p90']:.1f} | "
+            f"{f['loadavg_1min_min']:.1f}–{f['loadavg_1min_max']:.1f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -109,22 +109,36 @@ def call_rows(calls: int, seed: int) -> list[dict[str, Any]]:
     engine = Engine(1, 2, seed=seed)
     buf = engine._buf
     nothing = np.full(1, -1, np.int64)  # -1 leaves the game as it is: the call without the rules
-    old_args = (*engine._state, engine._cfg, engine._points, engine._deck, nothing, engine.observation,
-                engine.legal_mask, engine.current_player, engine.terminated, engine.truncated, engine.rewards,
-                engine.final_observation)  # the 18 arrays of the step before issue 18, and its flag
+    old_args = (
+        *engine._state,
+        engine._cfg,
+        engine._points,
+        engine._deck,
+        nothing,
+        engine.observation,
+        engine.legal_mask,
+        engine.current_player,
+        engine.terminated,
+        engine.truncated,
+        engine.rewards,
+        engine.final_observation,
+    )  # the 18 arrays of the step before issue 18, and its flag
     env = uno_env.raw_env(2)
     env.reset(seed=seed)
     u = np.random.default_rng(seed).random((1, 1))
     out = np.zeros(1, np.int64)
     bad = np.int64(10**6)  # out of range: step_one validates it and returns at once
     rows = [
-        ("empty njit function, 2 arrays + a bool (the floor of Engine.step's call)",
-         lambda: empty_step_batch(buf, nothing, True)),
-        ("empty njit function, 1 array + an int (the floor of the AEC step's call)",
-         lambda: empty_step_one(buf, 7)),
-        ("empty njit function, 18 arrays + a bool (the floor before issue 18)",
-         lambda: empty_19(*old_args, True)),
-        ("batch.step_batch(buf, [-1], True): the driver, no game stepped", lambda: batch.step_batch(buf, nothing, True)),
+        (
+            "empty njit function, 2 arrays + a bool (the floor of Engine.step's call)",
+            lambda: empty_step_batch(buf, nothing, True),
+        ),
+        ("empty njit function, 1 array + an int (the floor of the AEC step's call)", lambda: empty_step_one(buf, 7)),
+        ("empty njit function, 18 arrays + a bool (the floor before issue 18)", lambda: empty_19(*old_args, True)),
+        (
+            "batch.step_batch(buf, [-1], True): the driver, no game stepped",
+            lambda: batch.step_batch(buf, nothing, True),
+        ),
         ("batch.step_one(buf, 10**6): the AEC driver, refused at once", lambda: batch.step_one(buf, bad)),
         ("Engine.step([-1]): wrapper + driver, no game stepped", lambda: engine.step(nothing)),
         ("pick_legal(mask, u[0], out): the benchmark's random pick", lambda: pick_legal(engine.legal_mask, u[0], out)),
@@ -166,23 +180,38 @@ def throughput(args: Args, log: Callable[[str], None]) -> list[dict[str, Any]]:
 
 def render(report: dict[str, Any]) -> str:
     yes = {True: "yes", False: "**no**"}
-    lines = ["## One game at a time: uno_env vs RLCard (issue 18)", "",
-             *machine_lines(report["machine"], report["load_average_at_end"]),
-             f"- {report['args']['runs']} interleaved runs of {report['args']['seconds']:g} s per row, medians; one thread; "
-             "2 players; ratios of the wall-clock (and CPU-time) medians, peer in the same runs"
-             + ("; QUICK MODE: numbers not meaningful" if report["args"]["quick"] else ""), "",
-             "| impl | batch | steps/s (median) | µs / call | runs | CPU steps/s | x peer | x peer (CPU) | target met (wall / CPU) |",
-             "|---|---:|---:|---:|---|---:|---:|---:|---|"]
+    lines = [
+        "## One game at a time: uno_env vs RLCard (issue 18)",
+        "",
+        *machine_lines(report["machine"], report["load_average_at_end"]),
+        f"- {report['args']['runs']} interleaved runs of {report['args']['seconds']:g} s per row, medians; one thread; "
+        "2 players; ratios of the wall-clock (and CPU-time) medians, peer in the same runs"
+        + ("; QUICK MODE: numbers not meaningful" if report["args"]["quick"] else ""),
+        "",
+        "| impl | batch | steps/s (median) | µs / call | runs | CPU steps/s | x peer | x peer (CPU) | target met (wall / CPU) |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---|",
+    ]
     for r in report["throughput"]:
         runs = " ".join(fmt_rate(x) for x in r["runs_steps_per_s"])
         cells = " | | |"
         if "ratio" in r:
-            cells = (f" | {r['ratio']:.2f}x | {r['cpu_ratio']:.2f}x | >= {r['target']:g}x: "
-                     f"{yes[r['target_met']]} / {yes[r['cpu_target_met']]}")
-        lines.append(f"| {r['impl']} | {r['batch']} | {fmt_rate(r['steps_per_s'])} | "
-                     f"{1e6 * r['batch'] / r['steps_per_s']:.2f} | {runs} | {fmt_rate(r['cpu_steps_per_s'])}{cells} |")
-    lines += ["", "Steps of the AEC rows are decisions (the None steps of finished agents run but are not counted).",
-              "", "### Where a batch-1 call goes (µs per call, best of 5)", "", "| call | µs |", "|---|---:|"]
+            cells = (
+                f" | {r['ratio']:.2f}x | {r['cpu_ratio']:.2f}x | >= {r['target']:g}x: "
+                f"{yes[r['target_met']]} / {yes[r['cpu_target_met']]}"
+            )
+        lines.append(
+            f"| {r['impl']} | {r['batch']} | {fmt_rate(r['steps_per_s'])} | "
+            f"{1e6 * r['batch'] / r['steps_per_s']:.2f} | {runs} | {fmt_rate(r['cpu_steps_per_s'])}{cells} |"
+        )
+    lines += [
+        "",
+        "Steps of the AEC rows are decisions (the None steps of finished agents run but are not counted).",
+        "",
+        "### Where a batch-1 call goes (µs per call, best of 5)",
+        "",
+        "| call | µs |",
+        "|---|---:|",
+    ]
     lines += [f"| {c['call']} | {c['us_per_call']:.3f} |" for c in report["calls"]]
     return "\n".join(lines) + "\n"
 
@@ -202,8 +231,13 @@ def main(argv: list[str] | None = None) -> int:
     rows = throughput(args, log)
     log("calls ...")
     calls = call_rows(args.calls, args.seed)
-    report = {"machine": machine, "args": dataclasses.asdict(args), "throughput": rows, "calls": calls,
-              "load_average_at_end": loadavg()}
+    report = {
+        "machine": machine,
+        "args": dataclasses.asdict(args),
+        "throughput": rows,
+        "calls": calls,
+        "load_average_at_end": loadavg(),
+    }
     md = render(report)
     print(md, end="", flush=True)
     if args.json:

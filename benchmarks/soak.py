@@ -52,17 +52,40 @@ from uno_env.rules import PRESETS  # noqa: E402
 
 # Option mixes on top of the presets, so that the options the presets leave off run too.
 MIXES: dict[str, dict[str, Any]] = {
-    "explicit_uno_doubles_penalty": dict(uno_call="explicit", uno_penalty=1, allow_doubles=True, illegal_action="penalty"),
+    "explicit_uno_doubles_penalty": dict(
+        uno_call="explicit", uno_penalty=1, allow_doubles=True, illegal_action="penalty"
+    ),
     "elimination_match_turn_limit": dict(scoring="elimination", episode="match", target_points=200, max_turns=400),
-    "swap_discard_stacking": dict(deck="swap_hands", custom_wild_rule="opponents_discard_wilds", stack_draw_two=True,
-                                  stack_draw_four=True, challenge=False),
-    "shuffle_until_color_strict": dict(deck="shuffle_hands", custom_wild_rule="next_draws_until_color",
-                                       allow_voluntary_draw=False, wd4_bluffing=False, forbid_last_action_card=True,
-                                       end_on_empty_deck=True, wild_first_card="redraw"),
-    "fewest_cards_open_stuck": dict(max_turns=300, turn_limit_rule="fewest_cards_wins", open_hands=True,
-                                    deck="shuffle_hands", custom_wild_rule="next_draws_three_if_stuck"),
-    "custom_play_again_redraw_special": dict(deck="swap_hands", custom_wild_rule="play_again", custom_wild_count=2,
-                                          first_card_rule="redraw_special", wd4_wilds_count_as_match=True),
+    "swap_discard_stacking": dict(
+        deck="swap_hands",
+        custom_wild_rule="opponents_discard_wilds",
+        stack_draw_two=True,
+        stack_draw_four=True,
+        challenge=False,
+    ),
+    "shuffle_until_color_strict": dict(
+        deck="shuffle_hands",
+        custom_wild_rule="next_draws_until_color",
+        allow_voluntary_draw=False,
+        wd4_bluffing=False,
+        forbid_last_action_card=True,
+        end_on_empty_deck=True,
+        wild_first_card="redraw",
+    ),
+    "fewest_cards_open_stuck": dict(
+        max_turns=300,
+        turn_limit_rule="fewest_cards_wins",
+        open_hands=True,
+        deck="shuffle_hands",
+        custom_wild_rule="next_draws_three_if_stuck",
+    ),
+    "custom_play_again_redraw_special": dict(
+        deck="swap_hands",
+        custom_wild_rule="play_again",
+        custom_wild_count=2,
+        first_card_rule="redraw_special",
+        wd4_wilds_count_as_match=True,
+    ),
     "teams_match": dict(teams=True, episode="match", target_points=300, uno_call="explicit"),
 }
 
@@ -173,7 +196,9 @@ def soak_one(rules: UnoRules, num_players: int, engine_steps: int, args: Args, s
 
 def machine() -> dict[str, Any]:
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip()
     except OSError:
         commit = None
     import numba
@@ -196,9 +221,13 @@ def main(argv: list[str] | None = None) -> int:
     info = machine()
     load_start = os.getloadavg()
     rss_start = rss_mb()
-    print(f"# Soak: {len(configs)} configurations x {engine_steps} engine steps x batch {args.batch} "
-          f"= {engine_steps * args.batch * len(configs):,} game steps (commit {info['commit']})\n")
-    print("| configuration | players | game steps | terminated | truncated | invariant checks | violations | wall s | CPU s | RSS MB |")
+    print(
+        f"# Soak: {len(configs)} configurations x {engine_steps} engine steps x batch {args.batch} "
+        f"= {engine_steps * args.batch * len(configs):,} game steps (commit {info['commit']})\n"
+    )
+    print(
+        "| configuration | players | game steps | terminated | truncated | invariant checks | violations | wall s | CPU s | RSS MB |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     rows, rss_first = [], None
     t0, c0 = time.perf_counter(), time.process_time()
@@ -207,8 +236,11 @@ def main(argv: list[str] | None = None) -> int:
         row["rss_mb"] = rss_mb()
         rss_first = row["rss_mb"] if rss_first is None else rss_first
         rows.append(row)
-        print(f"| {name} | {n} | {row['steps']:,} | {row['terminated']:,} | {row['truncated']:,} | {row['checks']:,} | "
-              f"{row['violations']} | {row['wall_s']:.1f} | {row['cpu_s']:.1f} | {row['rss_mb']:.0f} |", flush=True)
+        print(
+            f"| {name} | {n} | {row['steps']:,} | {row['terminated']:,} | {row['truncated']:,} | {row['checks']:,} | "
+            f"{row['violations']} | {row['wall_s']:.1f} | {row['cpu_s']:.1f} | {row['rss_mb']:.0f} |",
+            flush=True,
+        )
         for v in row["first_violations"]:
             print(f"  violation: {v}", file=sys.stderr)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -232,17 +264,26 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(f"\n| total | |\n|---|---|")
     print(f"| game steps | {total['steps']:,} |")
-    print(f"| games finished | {total['games']:,} ({total['terminated']:,} terminated, {total['truncated']:,} truncated) |")
+    print(
+        f"| games finished | {total['games']:,} ({total['terminated']:,} terminated, {total['truncated']:,} truncated) |"
+    )
     print(f"| invariant checks | {total['invariant_checks']:,} batch checks ({total['games_checked']:,} game states) |")
     print(f"| violations | {total['violations']} |")
-    print(f"| time | {wall:.0f} s wall, {cpu:.0f} s CPU ({total['steps_per_cpu_s'] / 1e6:.2f} M steps per CPU second) |")
-    print(f"| memory (RSS) | {rss_start:.0f} MB after imports, {rss_first:.0f} MB after the first configuration, "
-          f"{total['rss_mb_end']:.0f} MB at the end; peak {total['peak_rss_mb']:.0f} MB |")
-    print(f"| load average | {' / '.join(f'{x:.1f}' for x in load_start)} at the start, "
-          f"{' / '.join(f'{x:.1f}' for x in total['load_average_end'])} at the end ({info['cpus']} CPUs) |")
+    print(
+        f"| time | {wall:.0f} s wall, {cpu:.0f} s CPU ({total['steps_per_cpu_s'] / 1e6:.2f} M steps per CPU second) |"
+    )
+    print(
+        f"| memory (RSS) | {rss_start:.0f} MB after imports, {rss_first:.0f} MB after the first configuration, "
+        f"{total['rss_mb_end']:.0f} MB at the end; peak {total['peak_rss_mb']:.0f} MB |"
+    )
+    print(
+        f"| load average | {' / '.join(f'{x:.1f}' for x in load_start)} at the start, "
+        f"{' / '.join(f'{x:.1f}' for x in total['load_average_end'])} at the end ({info['cpus']} CPUs) |"
+    )
     if args.json:
-        Path(args.json).write_text(json.dumps({"args": dataclasses.asdict(args), "machine": info, "total": total,
-                                               "rows": rows}, indent=1))
+        Path(args.json).write_text(
+            json.dumps({"args": dataclasses.asdict(args), "machine": info, "total": total, "rows": rows}, indent=1)
+        )
     return 1 if total["violations"] else 0
 
 

@@ -52,8 +52,13 @@ import uno_env  # noqa: E402
 from benchmarks import pipeline as pipe  # noqa: E402
 from benchmarks import scaling  # noqa: E402
 from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, profile_text, summarize  # noqa: E402
-from benchmarks.engine import (OursBench, RLCardBench, _sources_digest, machine_info,  # noqa: E402
-                               machine_lines)
+from benchmarks.engine import (
+    OursBench,
+    RLCardBench,
+    _sources_digest,
+    machine_info,  # noqa: E402
+    machine_lines,
+)
 from benchmarks.env_loop import AECBench, RLCardEnvBench  # noqa: E402
 from uno_env import Engine, UnoRules, sample_legal  # noqa: E402
 
@@ -118,8 +123,17 @@ class Args:
     """cProfile our side of every row that misses its target; written to profiles.txt in the results dir"""
 
 
-QUICK = dict(runs=1, seconds=0.02, core_batches="1,64", scaling_batches="1,16", scaling_players="2,10",
-             scaling_batch=64, pipeline_runs=1, pipeline_rollouts=1, skill_minutes=0.05)
+QUICK = dict(
+    runs=1,
+    seconds=0.02,
+    core_batches="1,64",
+    scaling_batches="1,16",
+    scaling_players="2,10",
+    scaling_batch=64,
+    pipeline_runs=1,
+    pipeline_rollouts=1,
+    skill_minutes=0.05,
+)
 QUICK_PIPELINE = {"tiny": dict(rollout=128, batch_size=64, n_epochs=1, learning_rate=3e-4, num_envs=16)}
 
 
@@ -143,7 +157,9 @@ def _list(text: str, conv: Callable[[str], Any] = int) -> list[Any]:
 
 
 def _row(bench: Any, ms: list) -> dict[str, Any]:
-    rules = "RLCard 1.2" if bench.impl.startswith("rlcard") else "RLCard-like" if "RLCard-like" in bench.impl else "classic"
+    rules = (
+        "RLCard 1.2" if bench.impl.startswith("rlcard") else "RLCard-like" if "RLCard-like" in bench.impl else "classic"
+    )
     return {"impl": bench.impl, "players": bench.players, "batch": bench.batch, "rules": rules, **summarize(ms)}
 
 
@@ -192,8 +208,10 @@ def section_core(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
         if r["impl"] != "rlcard" and r["players"] in peers:
             target = TARGETS["core"].get(r["batch"]) if r["impl"] == "uno_env" else None
             add_ratio(r, peers[r["players"]], target)
-    notes = ["Every row is one thread except 'parallel' (Engine(parallel=True): numba prange over the "
-             "games on all of numba's threads; opt-in, worth it only on free cores)."]
+    notes = [
+        "Every row is one thread except 'parallel' (Engine(parallel=True): numba prange over the "
+        "games on all of numba's threads; opt-in, worth it only on free cores)."
+    ]
     return {"rows": rows, "notes": notes, "_benches": benches}
 
 
@@ -204,8 +222,13 @@ def section_env(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
     benches += [
         AECBench(uno_env.raw_env(num_players=2), args.seed, chunk, True, "raw_env"),
         AECBench(uno_env.env(num_players=2), args.seed, chunk, True, "env()"),
-        AECBench(uno_env.raw_env(num_players=2, rules=UnoRules.preset("classic", **RLCARD_LIKE)), args.seed, chunk,
-                 True, "raw_env RLCard-like rules"),
+        AECBench(
+            uno_env.raw_env(num_players=2, rules=UnoRules.preset("classic", **RLCARD_LIKE)),
+            args.seed,
+            chunk,
+            True,
+            "raw_env RLCard-like rules",
+        ),
     ]
     for b in benches:
         b.chunk()  # warm-up
@@ -216,9 +239,14 @@ def section_env(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
     if args.rlcard:
         for r in rows[1:]:
             add_ratio(r, rows[0], TARGETS["env"].get(r["impl"]))
-    return {"rows": rows, "_benches": benches, "notes": [
-        "Steps are decisions (env.step calls with an action); the AEC loop's None steps of finished agents "
-        "are run but not counted. Ours: agent_iter, last, a random legal action from the mask, step."]}
+    return {
+        "rows": rows,
+        "_benches": benches,
+        "notes": [
+            "Steps are decisions (env.step calls with an action); the AEC loop's None steps of finished agents "
+            "are run but not counted. Ours: agent_iter, last, a random legal action from the mask, step."
+        ],
+    }
 
 
 def section_pipeline(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
@@ -232,10 +260,15 @@ def section_pipeline(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
     for tut, ours in zip(rows[::2], rows[1::2]):
         add_ratio(ours, tut, TARGETS["pipeline"])
         ours["rollout_ratio"] = ours["rollout_steps_per_s"] / tut["rollout_steps_per_s"]
-    return {"rows": rows, "_benches": benches, "notes": [
-        "An env step is one model decision in one game (SB3's timestep). The tutorial's model plays both seats "
-        "(self-play, as in the tutorial); ours plays seat 0 against RandomAgent opponents run inside the env. "
-        "torch uses one thread. Network: MaskableActorCriticPolicy's default (64-64 tanh MLP, separate pi/vf)."]}
+    return {
+        "rows": rows,
+        "_benches": benches,
+        "notes": [
+            "An env step is one model decision in one game (SB3's timestep). The tutorial's model plays both seats "
+            "(self-play, as in the tutorial); ours plays seat 0 against RandomAgent opponents run inside the env. "
+            "torch uses one thread. Network: MaskableActorCriticPolicy's default (64-64 tanh MLP, separate pi/vf)."
+        ],
+    }
 
 
 def section_scaling(args: Args, log: Callable[[str], None], results_dir: Path) -> dict[str, Any]:
@@ -247,8 +280,8 @@ def section_scaling(args: Args, log: Callable[[str], None], results_dir: Path) -
     benches = batch_benches + player_benches
     measured = interleave(benches, args.runs, args.seconds, log=log)
     rows = [_row(b, m) for b, m in zip(benches, measured)]
-    batch_rows = rows[:len(batch_benches)]
-    player_rows = rows[len(batch_benches):]
+    batch_rows = rows[: len(batch_benches)]
+    player_rows = rows[len(batch_benches) :]
     if args.rlcard:
         batch_rows = batch_rows + [r for r in player_rows if r["impl"] == "rlcard" and r["players"] == 2]
     log("    memory ...")
@@ -263,16 +296,23 @@ def section_skill(args: Args, log: Callable[[str], None], results_dir: Path) -> 
     from benchmarks import time_to_skill as tts
 
     quick = {k: v for k, v in tts.QUICK.items() if k != "budget_minutes"} if args.quick else {}
-    targs = tts.Args(quick=args.quick, seed=args.seed, results_dir=str(results_dir),
-                     budget_minutes=args.skill_minutes, **quick)
+    targs = tts.Args(
+        quick=args.quick, seed=args.seed, results_dir=str(results_dir), budget_minutes=args.skill_minutes, **quick
+    )
     tts.check_args(targs)
     report = tts.run(targs, log, "python -m benchmarks --sections skill" + (" --quick" if args.quick else ""))
-    return {"rows": report["rows"], "threshold": targs.threshold, "opponent": targs.opponent,
-            "eval_games": targs.eval_games, "notes": tts.notes(report)}
+    return {
+        "rows": report["rows"],
+        "threshold": targs.threshold,
+        "opponent": targs.opponent,
+        "eval_games": targs.eval_games,
+        "notes": tts.notes(report),
+    }
 
 
 def profile_misses(sections: dict[str, Any], benches: dict[str, list[Any]], args: Args) -> str:
     """cProfile text of our side of every row that missed its target (about one timed run each)."""
+
     def loop(chunk: Callable[[], int]) -> None:
         t = time.perf_counter()
         while time.perf_counter() - t < max(args.seconds, 0.2):
@@ -287,8 +327,10 @@ def profile_misses(sections: dict[str, Any], benches: dict[str, list[Any]], args
                 text = profile_text(lambda: bench.run(args.pipeline_rollouts * bench.rollout_size), 25)
             else:
                 text = profile_text(lambda: loop(bench.chunk), 15)
-            parts.append(f"## {name}: {row['impl']} ({row['players'] if 'players' in row else 2} players, "
-                         f"batch {row.get('batch', row.get('num_envs'))}): {row['ratio']:.2f}x, target {row['target']:g}x\n\n{text}")
+            parts.append(
+                f"## {name}: {row['impl']} ({row['players'] if 'players' in row else 2} players, "
+                f"batch {row.get('batch', row.get('num_envs'))}): {row['ratio']:.2f}x, target {row['target']:g}x\n\n{text}"
+            )
     return "\n".join(parts)
 
 
@@ -307,14 +349,19 @@ def _ratio_cells(r: dict[str, Any]) -> str:
 
 def _rate_table(rows: list[dict[str, Any]]) -> list[str]:
     length = any("steps_per_game" in r for r in rows)
-    lines = ["| impl | players | batch | rules" + (" | steps/game" if length else "")
-             + " | steps/s (median) | runs | CPU steps/s | x peer | x peer (CPU) | target met (wall / CPU) |",
-             "|---|---:|---:|---" + ("|---:" if length else "") + "|---:|---|---:|---:|---:|---|"]
+    lines = [
+        "| impl | players | batch | rules"
+        + (" | steps/game" if length else "")
+        + " | steps/s (median) | runs | CPU steps/s | x peer | x peer (CPU) | target met (wall / CPU) |",
+        "|---|---:|---:|---" + ("|---:" if length else "") + "|---:|---|---:|---:|---:|---|",
+    ]
     for r in rows:
         runs = " ".join(fmt_rate(x) for x in r["runs_steps_per_s"])
         cell = (f" | {r['steps_per_game']:.0f}" if "steps_per_game" in r else " | ") if length else ""
-        lines.append(f"| {r['impl']} | {r['players']} | {r['batch']} | {r['rules']}{cell} | {fmt_rate(r['steps_per_s'])} | "
-                     f"{runs} | {fmt_rate(r['cpu_steps_per_s'])}" + _ratio_cells(r) + " |")
+        lines.append(
+            f"| {r['impl']} | {r['players']} | {r['batch']} | {r['rules']}{cell} | {fmt_rate(r['steps_per_s'])} | "
+            f"{runs} | {fmt_rate(r['cpu_steps_per_s'])}" + _ratio_cells(r) + " |"
+        )
     return lines
 
 
@@ -341,45 +388,64 @@ def render_markdown(report: dict[str, Any]) -> str:
         out += ["", "### 2. Env loop: RLCard env.step vs PettingZoo AEC loops (decisions/s, 2 players)", ""]
         out += _rate_table(s["env"]["rows"])
     if "pipeline" in s:
-        out += ["", "### 3. Training pipeline: PettingZoo SB3 tutorial setup vs UnoSB3VecEnv (MaskablePPO env steps/s)", "",
-                "| pipeline | PPO setting | rollout | minibatch | epochs | env steps/s (median) | runs | CPU steps/s "
-                "| rollout-phase steps/s | update share | x tutorial | x tutorial (CPU) | target met (wall / CPU) |",
-                "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|"]
+        out += [
+            "",
+            "### 3. Training pipeline: PettingZoo SB3 tutorial setup vs UnoSB3VecEnv (MaskablePPO env steps/s)",
+            "",
+            "| pipeline | PPO setting | rollout | minibatch | epochs | env steps/s (median) | runs | CPU steps/s "
+            "| rollout-phase steps/s | update share | x tutorial | x tutorial (CPU) | target met (wall / CPU) |",
+            "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|",
+        ]
         for r in s["pipeline"]["rows"]:
             runs = " ".join(fmt_rate(x) for x in r["runs_steps_per_s"])
-            out.append(f"| {r['impl']} | {r['setting']} | {r['rollout_size']} | {r['ppo']['batch_size']} | "
-                       f"{r['ppo']['n_epochs']} | {fmt_rate(r['steps_per_s'])} | {runs} | {fmt_rate(r['cpu_steps_per_s'])} | "
-                       f"{fmt_rate(r['rollout_steps_per_s'])} | {r['update_share']:.0%}" + _ratio_cells(r) + " |")
+            out.append(
+                f"| {r['impl']} | {r['setting']} | {r['rollout_size']} | {r['ppo']['batch_size']} | "
+                f"{r['ppo']['n_epochs']} | {fmt_rate(r['steps_per_s'])} | {runs} | {fmt_rate(r['cpu_steps_per_s'])} | "
+                f"{fmt_rate(r['rollout_steps_per_s'])} | {r['update_share']:.0%}" + _ratio_cells(r) + " |"
+            )
         rows = s["pipeline"]["rows"]
         pairs = list(zip(rows[::2], rows[1::2]))
         if pairs:
-            out += ["", "Both pipelines of a setting do the same PPO update work per env step (same rollout size, "
-                    "minibatch, epochs and network); its share of our time ("
-                    + ", ".join(f"{o['setting']}: {o['update_share']:.0%}" for _, o in pairs)
-                    + ") is what bounds the pipeline ratio, not the env. The rollout phase alone (env + policy "
-                    "forward, no update), ours / tutorial: "
-                    + "; ".join(f"{o['setting']}: {o['rollout_ratio']:.1f}x" for _, o in pairs) + "."]
+            out += [
+                "",
+                "Both pipelines of a setting do the same PPO update work per env step (same rollout size, "
+                "minibatch, epochs and network); its share of our time ("
+                + ", ".join(f"{o['setting']}: {o['update_share']:.0%}" for _, o in pairs)
+                + ") is what bounds the pipeline ratio, not the env. The rollout phase alone (env + policy "
+                "forward, no update), ours / tutorial: "
+                + "; ".join(f"{o['setting']}: {o['rollout_ratio']:.1f}x" for _, o in pairs)
+                + ".",
+            ]
     if "scaling" in s:
         sc = s["scaling"]
-        out += ["", "### 4. Scaling (game steps/s; plot: scaling.png)", "",
-                "Batch size (2 players):", ""]
+        out += ["", "### 4. Scaling (game steps/s; plot: scaling.png)", "", "Batch size (2 players):", ""]
         out += _rate_table(sc["batch_rows"])
         out += ["", f"Player count (uno_env at batch {a['scaling_batch']}; RLCard UnoGame at batch 1):", ""]
         out += _rate_table(sc["player_rows"])
-        out += ["", "Memory per game (bytes):", "",
-                "| players | engine state arrays | output buffers (obs, final obs, mask, ...) | traced peak, uno_env "
-                f"(batch {a['scaling_batch']}) | traced peak, RLCard UnoGame (one game played out) |",
-                "|---:|---:|---:|---:|---:|"]
+        out += [
+            "",
+            "Memory per game (bytes):",
+            "",
+            "| players | engine state arrays | output buffers (obs, final obs, mask, ...) | traced peak, uno_env "
+            f"(batch {a['scaling_batch']}) | traced peak, RLCard UnoGame (one game played out) |",
+            "|---:|---:|---:|---:|---:|",
+        ]
         for r in sc["memory"]:
             rl = r.get("rlcard_traced_peak_bytes_per_game")
-            out.append(f"| {r['players']} | {r['state_bytes_per_game']:,.0f} | {r['output_bytes_per_game']:,.0f} | "
-                       f"{r['traced_peak_bytes_per_game']:,.0f} | {'' if rl is None else f'{rl:,.0f}'} |")
+            out.append(
+                f"| {r['players']} | {r['state_bytes_per_game']:,.0f} | {r['output_bytes_per_game']:,.0f} | "
+                f"{r['traced_peak_bytes_per_game']:,.0f} | {'' if rl is None else f'{rl:,.0f}'} |"
+            )
     if "skill" in s:
         from benchmarks.time_to_skill import table_lines
 
         sk = s["skill"]
-        out += ["", f"### 5. Time to skill: training minutes until >= {sk['threshold']:.0%} vs {sk['opponent']} "
-                f"({sk['eval_games']:,} games; time_to_skill.md)", ""]
+        out += [
+            "",
+            f"### 5. Time to skill: training minutes until >= {sk['threshold']:.0%} vs {sk['opponent']} "
+            f"({sk['eval_games']:,} games; time_to_skill.md)",
+            "",
+        ]
         out += table_lines(sk["rows"], sk["threshold"], sk["opponent"])
     notes = [n for sec in s.values() for n in sec.get("notes", [])] + report["notes"]
     if notes:
@@ -417,7 +483,9 @@ def main(argv: list[str] | None = None) -> int:
             if name in ("scaling", "skill"):
                 sections[name] = {"scaling": section_scaling, "skill": section_skill}[name](args, log, results_dir)
             else:
-                sections[name] = {"core": section_core, "env": section_env, "pipeline": section_pipeline}[name](args, log)
+                sections[name] = {"core": section_core, "env": section_env, "pipeline": section_pipeline}[name](
+                    args, log
+                )
         except ImportError as exc:  # the pipeline needs the train extra (torch, SB3), the plot matplotlib
             notes.append(f"section {name} not run ({exc}); install the train and bench extras.")
             continue
@@ -425,9 +493,15 @@ def main(argv: list[str] | None = None) -> int:
     benches = {name: sec.pop("_benches", []) for name, sec in sections.items()}
     if _sources_digest() != machine["sources_digest"]:
         notes.append("uno_env/agents sources changed while the suite ran; numbers may mix versions.")
-    report = {"args": dataclasses.asdict(args), "machine": machine,
-              "sections": sections, "notes": notes, "rule_note": RULE_NOTE,
-              "load_average_at_end": loadavg(), "total_seconds": time.perf_counter() - t0}
+    report = {
+        "args": dataclasses.asdict(args),
+        "machine": machine,
+        "sections": sections,
+        "notes": notes,
+        "rule_note": RULE_NOTE,
+        "load_average_at_end": loadavg(),
+        "total_seconds": time.perf_counter() - t0,
+    }
     md = render_markdown(report)
     print(md, end="", flush=True)
     (results_dir / "benchmarks.md").write_text(md)

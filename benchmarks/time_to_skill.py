@@ -93,8 +93,18 @@ QUICK_TUTORIAL = dict(n_steps=64, batch_size=32, n_epochs=1)
 LEARNERS = ("ours", "tutorial")
 # What a network is in train.Args: the tutorial learner gets these from train.py too.
 NETWORK_FIELDS = ("hidden", "head", "activation")
-PPO_FIELDS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range",
-              "ent_coef", "vf_coef", "max_grad_norm")
+PPO_FIELDS = (
+    "learning_rate",
+    "n_steps",
+    "batch_size",
+    "n_epochs",
+    "gamma",
+    "gae_lambda",
+    "clip_range",
+    "ent_coef",
+    "vf_coef",
+    "max_grad_norm",
+)
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
@@ -113,8 +123,10 @@ def check_args(args: Args) -> None:
     if unknown or not _names(args.learners):
         raise SystemExit(f"--learners: unknown or none {sorted(unknown)}; allowed: {', '.join(LEARNERS)}")
     if not args.budget_minutes > 0 or not args.eval_every_minutes > 0:
-        raise SystemExit(f"--budget-minutes and --eval-every-minutes must be > 0, got {args.budget_minutes} "
-                         f"and {args.eval_every_minutes}")
+        raise SystemExit(
+            f"--budget-minutes and --eval-every-minutes must be > 0, got {args.budget_minutes} "
+            f"and {args.eval_every_minutes}"
+        )
     if args.eval_games < 1:
         raise SystemExit(f"--eval-games must be >= 1, got {args.eval_games}")
     if not 0 < args.threshold < 1:
@@ -189,8 +201,15 @@ class Learner:
         row = eval_rows(agent, [opponent], rules, num_players, games, seed)[0]
         self.eval_wall += time.perf_counter() - t
         self.eval_cpu += time.process_time() - c
-        entry = {"steps": self.steps, "train_wall_s": self.train_wall, "train_cpu_s": self.train_cpu,
-                 "win_rate": row["win_rate"], "ci95": row["ci95"], "games": row["games"], "load": loadavg()}
+        entry = {
+            "steps": self.steps,
+            "train_wall_s": self.train_wall,
+            "train_cpu_s": self.train_cpu,
+            "win_rate": row["win_rate"],
+            "ci95": row["ci95"],
+            "games": row["games"],
+            "load": loadavg(),
+        }
         self.evals.append(entry)
         return entry
 
@@ -211,9 +230,14 @@ class Ours(Learner):
         t = time.perf_counter()
         rules = parse_rules(d.rules)
         groups = opponent_groups(parse_mix(d.opponent_mix), d.num_envs, rules, d.self_play_groups)
-        self.venv = UnoSB3VecEnv(d.num_envs, d.num_players, rules, seed=d.seed,
-                                 learner_seat="random" if d.learner_seat == "random" else int(d.learner_seat),
-                                 opponents=[(g.agent, g.games) for g in groups])
+        self.venv = UnoSB3VecEnv(
+            d.num_envs,
+            d.num_players,
+            rules,
+            seed=d.seed,
+            learner_seat="random" if d.learner_seat == "random" else int(d.learner_seat),
+            opponents=[(g.agent, g.games) for g in groups],
+        )
         self.schedule = LinearSchedule(d.learning_rate, d.total_timesteps, d.anneal_lr)
         self.model = make_model(d, self.venv, self.schedule)
         self.self_play = SelfPlay(self.venv, groups, d.snapshot_pool_size, d.snapshot_latest_prob, d.seed)
@@ -247,8 +271,10 @@ class Tutorial(Learner):
         from training.sb3 import LinearSchedule, make_model
 
         if d.rules != "classic":
-            raise SystemExit(f"the tutorial learner plays uno_env.env()'s classic rules; train.py's default "
-                             f"rules are {d.rules!r}: the two would not learn the same game")
+            raise SystemExit(
+                f"the tutorial learner plays uno_env.env()'s classic rules; train.py's default "
+                f"rules are {d.rules!r}: the two would not learn the same game"
+            )
         t = time.perf_counter()
         defaults = {k: p.default for k, p in inspect.signature(MaskablePPO.__init__).parameters.items()}
         ppo = {k: defaults[k] for k in PPO_FIELDS}
@@ -298,8 +324,10 @@ def measure(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
         for ln in list(active):
             ln.train_until(min(k * every, budget))
             e = ln.evaluate(args.opponent, args.eval_games, d.seed + 10**9, rules, d.num_players)
-            log(f"    {ln.name}: {ln.train_wall / 60:5.2f} min, {ln.steps:,} steps: {e['win_rate']:.1%} "
-                f"[{e['ci95'][0]:.1%}, {e['ci95'][1]:.1%}]")
+            log(
+                f"    {ln.name}: {ln.train_wall / 60:5.2f} min, {ln.steps:,} steps: {e['win_rate']:.1%} "
+                f"[{e['ci95'][0]:.1%}, {e['ci95'][1]:.1%}]"
+            )
             if e["win_rate"] >= args.threshold:
                 ln.stop_reason = "reached"
             elif ln.exhausted():
@@ -308,19 +336,30 @@ def measure(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
                 ln.stop_reason = "budget spent"
             if ln.stop_reason:
                 active.remove(ln)
-    return {"rows": [_row(ln, args.threshold) for ln in learners],
-            "train_defaults": {k: v for k, v in vars(d).items()}}
+    return {"rows": [_row(ln, args.threshold) for ln in learners], "train_defaults": {k: v for k, v in vars(d).items()}}
 
 
 def _row(ln: Learner, threshold: float) -> dict[str, Any]:
     reached = next((e for e in ln.evals if e["win_rate"] >= threshold), None)
     best = max(ln.evals, key=lambda e: e["win_rate"])
     at = reached or ln.evals[-1]
-    return {"learner": ln.name, "reached": reached is not None, "stop_reason": ln.stop_reason,
-            "train_wall_min": at["train_wall_s"] / 60, "train_cpu_min": at["train_cpu_s"] / 60,
-            "steps": at["steps"], "evaluations": len(ln.evals), "best": best, "at": at,
-            "eval_wall_min": ln.eval_wall / 60, "eval_cpu_min": ln.eval_cpu / 60, "setup_s": ln.setup_wall,
-            "steps_per_train_s": ln.steps / max(ln.train_wall, 1e-9), "ppo": ln.ppo, "history": ln.evals}
+    return {
+        "learner": ln.name,
+        "reached": reached is not None,
+        "stop_reason": ln.stop_reason,
+        "train_wall_min": at["train_wall_s"] / 60,
+        "train_cpu_min": at["train_cpu_s"] / 60,
+        "steps": at["steps"],
+        "evaluations": len(ln.evals),
+        "best": best,
+        "at": at,
+        "eval_wall_min": ln.eval_wall / 60,
+        "eval_cpu_min": ln.eval_cpu / 60,
+        "setup_s": ln.setup_wall,
+        "steps_per_train_s": ln.steps / max(ln.train_wall, 1e-9),
+        "ppo": ln.ppo,
+        "history": ln.evals,
+    }
 
 
 # --- the report -----------------------------------------------------------------------------------
@@ -328,17 +367,21 @@ def _row(ln: Learner, threshold: float) -> dict[str, Any]:
 
 def table_lines(rows: list[dict[str, Any]], threshold: float, opponent: str) -> list[str]:
     """The Markdown table: one row per learner."""
-    out = [f"| learner | reached >= {threshold:.0%} vs {opponent}? | training wall min | training CPU min | env steps "
-           "| evaluations | win rate there [95% CI] | best win rate [95% CI] (at min) | evaluation wall min "
-           "| env steps/s (training wall) |",
-           "|---|---|---:|---:|---:|---:|---|---|---:|---:|"]
+    out = [
+        f"| learner | reached >= {threshold:.0%} vs {opponent}? | training wall min | training CPU min | env steps "
+        "| evaluations | win rate there [95% CI] | best win rate [95% CI] (at min) | evaluation wall min "
+        "| env steps/s (training wall) |",
+        "|---|---|---:|---:|---:|---:|---|---|---:|---:|",
+    ]
     for r in rows:
         at, b = r["at"], r["best"]
         verdict = "yes" if r["reached"] else f"**not reached** ({r['stop_reason']})"
-        out.append(f"| {r['learner']} | {verdict} | {r['train_wall_min']:.2f} | {r['train_cpu_min']:.2f} | "
-                   f"{r['steps']:,} | {r['evaluations']} | {at['win_rate']:.1%} [{at['ci95'][0]:.1%}, "
-                   f"{at['ci95'][1]:.1%}] | {b['win_rate']:.1%} [{b['ci95'][0]:.1%}, {b['ci95'][1]:.1%}] "
-                   f"({b['train_wall_s'] / 60:.2f}) | {r['eval_wall_min']:.2f} | {r['steps_per_train_s']:,.0f} |")
+        out.append(
+            f"| {r['learner']} | {verdict} | {r['train_wall_min']:.2f} | {r['train_cpu_min']:.2f} | "
+            f"{r['steps']:,} | {r['evaluations']} | {at['win_rate']:.1%} [{at['ci95'][0]:.1%}, "
+            f"{at['ci95'][1]:.1%}] | {b['win_rate']:.1%} [{b['ci95'][0]:.1%}, {b['ci95'][1]:.1%}] "
+            f"({b['train_wall_s'] / 60:.2f}) | {r['eval_wall_min']:.2f} | {r['steps_per_train_s']:,.0f} |"
+        )
     return out
 
 
@@ -361,8 +404,9 @@ def notes(report: dict[str, Any]) -> list[str]:
         "JSON) and CPU minutes are the steadier figure.",
         "Same network for both (train.py's: agents.ppo.UnoFeatures trunk "
         f"{tuple(report['train_defaults']['hidden'])} {report['train_defaults']['activation']}, linear heads, "
-        "UnoMaskablePolicy). PPO settings: " + "; ".join(
-            f"{k}: " + ", ".join(f"{n}={v}" for n, v in p.items()) for k, p in ppo.items()) + ".",
+        "UnoMaskablePolicy). PPO settings: "
+        + "; ".join(f"{k}: " + ", ".join(f"{n}={v}" for n, v in p.items()) for k, p in ppo.items())
+        + ".",
         "Env steps are model decisions (SB3 timesteps): ours counts the learner's seat only (its opponents, "
         f"{report['train_defaults']['opponent_mix']}, move inside the env); the tutorial's model decides for "
         "both seats (self-play, as in the tutorial, whose wrapper shows the loser no reward).",
@@ -372,11 +416,18 @@ def notes(report: dict[str, Any]) -> list[str]:
 def render_markdown(report: dict[str, Any]) -> str:
     """The result file: machine lines, the table, the notes."""
     a = report["args"]
-    out = ["## Time to skill: training minutes until a learner holds "
-           f">= {a['threshold']:.0%} vs {a['opponent']} ({a['eval_games']:,} games)", "",
-           *machine_lines(report["machine"], report["load_average_at_end"]),
-           f"- command: `{report['command']}`" + ("; QUICK MODE: numbers not meaningful" if a["quick"] else ""),
-           "", *table_lines(report["rows"], a["threshold"], a["opponent"]), "", "Notes:", ""]
+    out = [
+        "## Time to skill: training minutes until a learner holds "
+        f">= {a['threshold']:.0%} vs {a['opponent']} ({a['eval_games']:,} games)",
+        "",
+        *machine_lines(report["machine"], report["load_average_at_end"]),
+        f"- command: `{report['command']}`" + ("; QUICK MODE: numbers not meaningful" if a["quick"] else ""),
+        "",
+        *table_lines(report["rows"], a["threshold"], a["opponent"]),
+        "",
+        "Notes:",
+        "",
+    ]
     out += [f"- {n}" for n in notes(report)]
     return "\n".join(out) + "\n"
 

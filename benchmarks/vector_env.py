@@ -173,26 +173,36 @@ def main() -> None:
             cpu[name].append(learner_steps / c)
     load_after = os.getloadavg()
 
-    print(f"uno_env {uno_env.__version__}, Python {platform.python_version()}, numpy {np.__version__}, "
-          f"{os.cpu_count()} CPUs; {args.num_envs} games, {args.players} players, RandomAgent opponents; "
-          f"{args.runs} runs x {args.steps} vector steps, median reported; load average (1 min) "
-          f"{load_before[0]:.2f} before, {load_after[0]:.2f} after")
+    print(
+        f"uno_env {uno_env.__version__}, Python {platform.python_version()}, numpy {np.__version__}, "
+        f"{os.cpu_count()} CPUs; {args.num_envs} games, {args.players} players, RandomAgent opponents; "
+        f"{args.runs} runs x {args.steps} vector steps, median reported; load average (1 min) "
+        f"{load_before[0]:.2f} before, {load_after[0]:.2f} after"
+    )
     print()
-    print("| loop | learner steps/s (wall) | learner steps/s (CPU time) | µs CPU / vector step | of floor (CPU) "
-          "| runs (wall, k/s) | runs (CPU, k/s) | >= 500k (wall / CPU) |")
+    print(
+        "| loop | learner steps/s (wall) | learner steps/s (CPU time) | µs CPU / vector step | of floor (CPU) "
+        "| runs (wall, k/s) | runs (CPU, k/s) | >= 500k (wall / CPU) |"
+    )
     print("|---|---:|---:|---:|---:|---|---|---|")
     floor = statistics.median(cpu["engine loop (floor)"])
     for name in loops:
         w, c = statistics.median(wall[name]), statistics.median(cpu[name])
-        met = "" if name.startswith("engine") else f"{'yes' if w >= TARGET else 'no'} / {'yes' if c >= TARGET else 'no'}"
+        met = (
+            "" if name.startswith("engine") else f"{'yes' if w >= TARGET else 'no'} / {'yes' if c >= TARGET else 'no'}"
+        )
         runs_w = " ".join(f"{x / 1e3:.0f}" for x in wall[name])
         runs_c = " ".join(f"{x / 1e3:.0f}" for x in cpu[name])
-        print(f"| {name} | {w:,.0f} | {c:,.0f} | {args.num_envs / c * 1e6:,.0f} | {c / floor:.0%} | {runs_w} | "
-              f"{runs_c} | {met} |")
+        print(
+            f"| {name} | {w:,.0f} | {c:,.0f} | {args.num_envs / c * 1e6:,.0f} | {c / floor:.0%} | {runs_w} | "
+            f"{runs_c} | {met} |"
+        )
 
     if args.profile:
         loop = loops["UnoVectorEnv"]
-        print_profile(lambda: run(loop, args.steps, seed=0), f"UnoVectorEnv, {args.num_envs} games, {args.steps} vector steps")
+        print_profile(
+            lambda: run(loop, args.steps, seed=0), f"UnoVectorEnv, {args.num_envs} games, {args.steps} vector steps"
+        )
 
 
 if __name__ == "__main__":

@@ -40,7 +40,11 @@ def careful_agent(observation: np.ndarray, mask: np.ndarray) -> int:
     legal = np.flatnonzero(mask)
     coloured = [a for a in legal if a < WILD]
     if coloured:  # the coloured card of the colour held most: keeps the hand flexible
-        return int(max(coloured, key=lambda a: sum(held(observation, t) for t in range(WILD) if CARD_COLOR[t] == CARD_COLOR[a])))
+        return int(
+            max(
+                coloured, key=lambda a: sum(held(observation, t) for t in range(WILD) if CARD_COLOR[t] == CARD_COLOR[a])
+            )
+        )
     choose = [a for a in legal if CHOOSE_RED <= a < CHOOSE_RED + 4]
     if choose:  # after a wild: the colour with most cards in hand
         counts = [sum(held(observation, t) for t in range(WILD) if CARD_COLOR[t] == c) for c in range(4)]

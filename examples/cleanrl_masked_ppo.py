@@ -29,9 +29,12 @@ class Agent(nn.Module):
 
     def __init__(self, obs_size: int, num_actions: int) -> None:
         super().__init__()
-        self.critic = nn.Sequential(nn.Linear(obs_size, 256), nn.Tanh(), nn.Linear(256, 256), nn.Tanh(), nn.Linear(256, 1))
-        self.actor = nn.Sequential(nn.Linear(obs_size, 256), nn.Tanh(), nn.Linear(256, 256), nn.Tanh(),
-                                   nn.Linear(256, num_actions))
+        self.critic = nn.Sequential(
+            nn.Linear(obs_size, 256), nn.Tanh(), nn.Linear(256, 256), nn.Tanh(), nn.Linear(256, 1)
+        )
+        self.actor = nn.Sequential(
+            nn.Linear(obs_size, 256), nn.Tanh(), nn.Linear(256, 256), nn.Tanh(), nn.Linear(256, num_actions)
+        )
 
     def value(self, x: torch.Tensor) -> torch.Tensor:
         """The critic's value of each observation."""
@@ -57,8 +60,10 @@ def main() -> None:
     args = p.parse_args()
     batch = args.num_envs * args.num_steps
     if args.num_envs < 1 or args.num_steps < 1 or args.budget < batch:
-        p.error(f"--num-envs and --num-steps must be >= 1 and --budget >= num-envs * num-steps ({batch}), got "
-                f"{args.num_envs}, {args.num_steps}, {args.budget}")
+        p.error(
+            f"--num-envs and --num-steps must be >= 1 and --budget >= num-envs * num-steps ({batch}), got "
+            f"{args.num_envs}, {args.num_steps}, {args.budget}"
+        )
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     gamma, lam, clip, epochs, minibatches, lr = 0.99, 0.95, 0.2, 4, 4, 2.5e-4
@@ -99,8 +104,14 @@ def main() -> None:
                 advantages[t] = last = delta + gamma * lam * not_done * last
             returns = advantages + values
 
-        b = {"obs": obs.reshape(batch, -1), "masks": masks.reshape(batch, -1), "actions": actions.reshape(-1),
-             "logprobs": logprobs.reshape(-1), "adv": advantages.reshape(-1), "ret": returns.reshape(-1)}
+        b = {
+            "obs": obs.reshape(batch, -1),
+            "masks": masks.reshape(batch, -1),
+            "actions": actions.reshape(-1),
+            "logprobs": logprobs.reshape(-1),
+            "adv": advantages.reshape(-1),
+            "ret": returns.reshape(-1),
+        }
         size = batch // minibatches
         for _ in range(epochs):
             for idx in torch.randperm(batch).split(size):
@@ -117,8 +128,10 @@ def main() -> None:
 
         ended = ends > 0  # the steps that ended a round: +1 won, -1 lost, 0 truncated
         mean = rewards[ended].mean().item() if ended.any() else float("nan")
-        print(f"update {update}: {steps} steps, {int(ended.sum())} rounds ended, mean reward {mean:+.2f}, "
-              f"{steps / (time.time() - start):,.0f} steps/s")
+        print(
+            f"update {update}: {steps} steps, {int(ended.sum())} rounds ended, mean reward {mean:+.2f}, "
+            f"{steps / (time.time() - start):,.0f} steps/s"
+        )
     print(f"done: trained {steps} learner steps")
 
 

@@ -25,8 +25,9 @@ from uno_env import Engine, UnoRules, parse_rules
 
 # Stacking Draw Twos and Wild Draw Fours, draw until playable, UNO called by the player
 # (a caught player draws uno_penalty = 2 cards), 5 cards a hand, an episode is a match to 200 points.
-HOUSE_PLUS = UnoRules.preset("house", uno_call="explicit", uno_penalty=2, hand_size=5,
-                             episode="match", target_points=200)
+HOUSE_PLUS = UnoRules.preset(
+    "house", uno_call="explicit", uno_penalty=2, hand_size=5, episode="match", target_points=200
+)
 
 
 def main() -> None:
@@ -66,8 +67,10 @@ def main() -> None:
     single = gym.make("uno_env/Uno-v0", num_players=args.players, rules=json.dumps(options))
     obs, info = single.reset(seed=1)
     assert aec.unwrapped.rules == single.unwrapped.rules == HOUSE_PLUS
-    print(f"envs ready: PettingZoo {aec.num_agents} agents, Gymnasium observation {obs.shape}, "
-          f"{int(info['action_mask'].sum())} legal actions")
+    print(
+        f"envs ready: PettingZoo {aec.num_agents} agents, Gymnasium observation {obs.shape}, "
+        f"{int(info['action_mask'].sum())} legal actions"
+    )
 
 
 if __name__ == "__main__":

@@ -64,7 +64,9 @@ def main() -> None:
     from ray.tune.registry import register_env
 
     uno_env.env(num_players=args.players, rules=args.rules)  # a bad --players/--rules fails here, before Ray starts
-    register_env("uno", lambda cfg: PettingZooEnv(ObservationsKey(uno_env.env(num_players=args.players, rules=args.rules))))
+    register_env(
+        "uno", lambda cfg: PettingZooEnv(ObservationsKey(uno_env.env(num_players=args.players, rules=args.rules)))
+    )
     batch = min(args.budget, 2000)
     config = (
         PPOConfig()
@@ -73,9 +75,16 @@ def main() -> None:
         .environment("uno", disable_env_checking=True)
         .env_runners(num_env_runners=0)  # sample in this process: the quickest start for a demo
         .multi_agent(policies={"shared"}, policy_mapping_fn=lambda agent_id, episode, **kw: "shared")
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
-            "shared": RLModuleSpec(module_class=ActionMaskingTorchRLModule,
-                                   model_config={"fcnet_hiddens": [128, 128], "head_fcnet_hiddens": [64]})}))
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={
+                    "shared": RLModuleSpec(
+                        module_class=ActionMaskingTorchRLModule,
+                        model_config={"fcnet_hiddens": [128, 128], "head_fcnet_hiddens": [64]},
+                    )
+                }
+            )
+        )
         .training(train_batch_size_per_learner=batch, minibatch_size=min(256, batch), num_epochs=2)
         .learners(num_learners=0)
         .debugging(seed=0)

@@ -71,17 +71,21 @@ def make_env(players: int, rules: str) -> PettingZooEnv:
 
 def make_learner(env: PettingZooEnv) -> DQN:
     """A masked DQN for one seat (Tianshou's tic-tac-toe settings, smaller)."""
-    net = Net(state_shape=env.observation_space["observation"].shape, action_shape=env.action_space.n,
-              hidden_sizes=[128, 128])
+    net = Net(
+        state_shape=env.observation_space["observation"].shape, action_shape=env.action_space.n, hidden_sizes=[128, 128]
+    )
     policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=0.1, eps_inference=0.0)
-    return DQN(policy=policy, optim=AdamOptimizerFactory(lr=1e-3), gamma=0.95, n_step_return_horizon=3,
-               target_update_freq=320)
+    return DQN(
+        policy=policy, optim=AdamOptimizerFactory(lr=1e-3), gamma=0.95, n_step_return_horizon=3, target_update_freq=320
+    )
 
 
 def table(learner: DQN, seat: int, env: PettingZooEnv) -> MultiAgentOffPolicyAlgorithm:
     """The learner at ``seat``, Tianshou's random masked policy at every other seat."""
-    algorithms = [learner if s == seat else MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
-                  for s in range(len(env.agents))]
+    algorithms = [
+        learner if s == seat else MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
+        for s in range(len(env.agents))
+    ]
     return MultiAgentOffPolicyAlgorithm(algorithms=algorithms, env=env)
 
 
@@ -101,7 +105,9 @@ def evaluate(learner: DQN, args: argparse.Namespace) -> tuple[int, int]:
 def main() -> None:
     """Train for ``--budget`` env steps, then print the learner's record with seats rotated."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--budget", type=int, default=20_000, help=f"env steps to train for, every seat's (>= {NUM_ENVS})")
+    parser.add_argument(
+        "--budget", type=int, default=20_000, help=f"env steps to train for, every seat's (>= {NUM_ENVS})"
+    )
     parser.add_argument("--players", type=int, default=2, help="players at the table, 2-10")
     parser.add_argument("--rules", default=RULES, help="a preset or JSON options (uno_env.parse_rules)")
     parser.add_argument("--seat", type=int, default=0, help="the learner's seat in training, 0..players-1")
@@ -128,16 +134,26 @@ def main() -> None:
     envs.seed(args.seed)
     collector = Collector[CollectStats](algorithm, envs, VectorReplayBuffer(20_000, NUM_ENVS), exploration_noise=True)
     collector.reset()
-    result = algorithm.run_training(OffPolicyTrainerParams(
-        training_collector=collector, max_epochs=1, epoch_num_steps=args.budget,
-        collection_step_num_env_steps=min(10 * NUM_ENVS, args.budget), batch_size=64,
-        update_step_num_gradient_steps_per_sample=0.25, verbose=False, show_progress=False))
+    result = algorithm.run_training(
+        OffPolicyTrainerParams(
+            training_collector=collector,
+            max_epochs=1,
+            epoch_num_steps=args.budget,
+            collection_step_num_env_steps=min(10 * NUM_ENVS, args.budget),
+            batch_size=64,
+            update_step_num_gradient_steps_per_sample=0.25,
+            verbose=False,
+            show_progress=False,
+        )
+    )
     print(f"trained {result.train_step} env steps ({result.train_episode} rounds, {result.update_step} updates)")
 
     wins, rounds = evaluate(learner, args)
     lo, hi = wilson_interval(wins, rounds)
-    print(f"evaluation: {wins} wins in {rounds} rounds ({args.eval_rounds} at each seat) against "
-          f"{args.players - 1} random, win rate {wins / rounds:.2f} (95% CI {lo:.2f}-{hi:.2f})")
+    print(
+        f"evaluation: {wins} wins in {rounds} rounds ({args.eval_rounds} at each seat) against "
+        f"{args.players - 1} random, win rate {wins / rounds:.2f} (95% CI {lo:.2f}-{hi:.2f})"
+    )
 
 
 if __name__ == "__main__":

@@ -75,7 +75,9 @@ def wild_draw_four_allowed(hand: Counter, color: int | None, rules: UnoRules) ->
     does not)."""
     if color is not None and any(hand[color * 13 + r] for r in range(13)):
         return False
-    if rules.wd4_wilds_count_as_match and any(hand[t] for t in (WILD, WILD_SHUFFLE_HANDS, WILD_SWAP_HANDS, WILD_CUSTOMIZABLE)):
+    if rules.wd4_wilds_count_as_match and any(
+        hand[t] for t in (WILD, WILD_SHUFFLE_HANDS, WILD_SWAP_HANDS, WILD_CUSTOMIZABLE)
+    ):
         return False
     return True
 
@@ -242,8 +244,9 @@ class PublicFacts:
                 for seq in (self.drew_on, self.named):
                     seq[p], seq[q] = seq[q], seq[p]
 
-    def after_step(self, before: dict, action: int, penalised: bool, after: dict, step_events: list[dict],
-                   rules: UnoRules) -> None:
+    def after_step(
+        self, before: dict, action: int, penalised: bool, after: dict, step_events: list[dict], rules: UnoRules
+    ) -> None:
         p = before["current_player"]
         if not (action == CALL_UNO and before["phase"] == "post_draw"):
             self.drawn = None  # R7: calling UNO does not end the turn, the drawn card stays offered
@@ -279,8 +282,12 @@ class PublicFacts:
 
 def drawn_cards(step_events: list[dict], player: int, reason: str = "voluntary") -> list[int]:
     """The cards ``player`` drew for ``reason`` in these events, in order."""
-    return [c for e in step_events if e["type"] == "draw" and e["player"] == player and e["reason"] == reason
-            for c in e["cards"]]
+    return [
+        c
+        for e in step_events
+        if e["type"] == "draw" and e["player"] == player and e["reason"] == reason
+        for c in e["cards"]
+    ]
 
 
 class HandModel:
@@ -345,8 +352,6 @@ class HandModel:
             self._round_end = None
 
 
-
-
 def expected_observation(state: dict[str, Any], seat: int, facts: PublicFacts, rules: UnoRules) -> dict[str, Any]:
     """The R11 observation of ``seat`` field by field (names of ``layout.OBS_FIELDS``); relative
     seat k is the seat k places clockwise from the observer."""
@@ -368,8 +373,15 @@ def expected_observation(state: dict[str, Any], seat: int, facts: PublicFacts, r
         v[:n] = values
         return v
 
-    phases = ("play", "post_draw", "choose_color", "choose_swap_target", "respond_draw_two", "respond_draw_four",
-              "round_over")
+    phases = (
+        "play",
+        "post_draw",
+        "choose_color",
+        "choose_swap_target",
+        "respond_draw_two",
+        "respond_draw_four",
+        "round_over",
+    )
     catch = facts.catchable if rules.uno_call == "explicit" else None
     out = {
         "hand": counts(state["hands"][seat]),
@@ -391,7 +403,9 @@ def expected_observation(state: dict[str, Any], seat: int, facts: PublicFacts, r
         "catchable": per_seat([q == catch and len(state["hands"][q]) == 1 for q in rel]),
         "partner": one_hot(n // 2 if rules.teams else None, 10),
         "round": np.float32([state["round"]]),
-        "drew_on_color": np.concatenate([one_hot(facts.drew_on[q], 4) for q in rel] + [np.zeros(4 * (10 - n), np.float32)]),
+        "drew_on_color": np.concatenate(
+            [one_hot(facts.drew_on[q], 4) for q in rel] + [np.zeros(4 * (10 - n), np.float32)]
+        ),
         "named_color": np.concatenate([one_hot(facts.named[q], 4) for q in rel] + [np.zeros(4 * (10 - n), np.float32)]),
     }
     if rules.open_hands:
@@ -516,8 +530,7 @@ class Transition:
             elif card % 13 == REVERSE:
                 d = -b["direction"]
                 active = sum(not x for x in b["eliminated"])
-                self.want.update(direction=d, phase="play",
-                                 current_player=p if active == 2 else self._next(p, d))
+                self.want.update(direction=d, phase="play", current_player=p if active == 2 else self._next(p, d))
             else:
                 self._hit_next(p, b["pending_draw"] + 2, DRAW_TWO)
         elif a == PASS:

@@ -108,7 +108,11 @@ def test_bluffing_heuristic_bluffs_and_rule_agents_do_not():
         obs, mask = engine.observation.copy(), engine.legal_mask.copy()
         g = [engine.game_state(i) for i in range(engine.num_envs)]
         holds_color = np.array(
-            [s["current_color"] is not None and any(c < 52 and c // 13 == s["current_color"] for c in s["hands"][s["current_player"]]) for s in g]
+            [
+                s["current_color"] is not None
+                and any(c < 52 and c // 13 == s["current_color"] for c in s["hands"][s["current_player"]])
+                for s in g
+            ]
         )
         in_play = phases(obs) == PHASE["play"]
         can_bluff = in_play & mask[:, wd4] & holds_color
@@ -172,8 +176,13 @@ def position(hands: list[str], top: str, *, discard="", player=0, direction=1, c
     assert (rest >= 0).all()
     engine = Engine(1, len(hands), rules, seed=0)
     engine.set_game(
-        0, hands=hand_ids, discard_pile=discard, draw_pile=list(np.repeat(np.arange(rest.size), rest)),
-        current_player=player, current_color=color, direction=direction,
+        0,
+        hands=hand_ids,
+        discard_pile=discard,
+        draw_pile=list(np.repeat(np.arange(rest.size), rest)),
+        current_player=player,
+        current_color=color,
+        direction=direction,
     )
     return engine
 
@@ -193,7 +202,11 @@ def test_heuristic_draws_two_on_a_next_player_holding_one_card(num_players, dire
     # The red Draw Two leaves red in force, a colour it no longer holds: only the attack
     # makes it the best play. The next seat is slot 1 clockwise, slot n-1 counter-clockwise.
     me = "red draw two, blue 5, blue 8, blue 9, blue 1, blue 2"
-    calm = ["yellow 1, yellow 2, yellow 3, green 7, green 8, green 6", "yellow 4, yellow 5, yellow 6, green 3, green 4, green 5", "yellow 7, yellow 8, yellow 9, green 1, green 2, green 0"][: num_players - 1]
+    calm = [
+        "yellow 1, yellow 2, yellow 3, green 7, green 8, green 6",
+        "yellow 4, yellow 5, yellow 6, green 3, green 4, green 5",
+        "yellow 7, yellow 8, yellow 9, green 1, green 2, green 0",
+    ][: num_players - 1]
     threatened = list(calm)
     threatened[(1 if direction == 1 else num_players - 1) - 1] = "green 9"
     agent = HeuristicAgent()
@@ -220,7 +233,9 @@ def test_heuristic_does_not_waste_a_wild_when_a_coloured_card_fits(hand, top, ex
 
 
 def test_heuristic_plays_a_wild_when_only_a_wild_fits_and_names_its_long_colour():
-    engine = position(["wild, blue 1, blue 4, blue 6, green 3", "yellow 1, yellow 2, green 7, red 8, red 9, red 1, green 9"], "red 2")
+    engine = position(
+        ["wild, blue 1, blue 4, blue 6, green 3", "yellow 1, yellow 2, green 7, red 8, red 9, red 1, green 9"], "red 2"
+    )
     assert decide(HeuristicAgent(), engine) == "play wild"
     step(engine, "play wild")
     assert decide(HeuristicAgent(), engine) == "choose blue"
@@ -232,8 +247,13 @@ def test_heuristic_names_the_colour_the_next_player_drew_on(discard):
     turned the colour to red; holding one green and one yellow card, the wild names green, the
     colour the next player had nothing for. With the history ignored, the unseen cards decide:
     with two more yellows on the discard pile (fewer yellows out there) yellow looks safer."""
-    engine = scenario(["wild, green 2, yellow 3", "blue 4, blue 9", "red 7, red 5, red 1, red 2"], "green 7",
-                      discard=discard, draw="blue 1, blue 0, blue 3", player=1)
+    engine = scenario(
+        ["wild, green 2, yellow 3", "blue 4, blue 9", "red 7, red 5, red 1, red 2"],
+        "green 7",
+        discard=discard,
+        draw="blue 1, blue 0, blue 3",
+        player=1,
+    )
     act(engine, "draw")
     act(engine, "play red 7")
     check(engine, {"drew_on_color": [None, 2, None], "current_player": 0})
@@ -246,7 +266,9 @@ def test_heuristic_names_the_colour_the_next_player_drew_on(discard):
 
 def test_heuristic_chains_action_cards_to_go_out_with_two_players():
     # blue 3 also fits (by number), but red skip -> blue skip -> blue 3 empties the hand.
-    engine = position(["blue 3, red skip, blue skip", "yellow 1, yellow 2, green 7, red 8, blue 9, red 1, green 9"], "red 3")
+    engine = position(
+        ["blue 3, red skip, blue skip", "yellow 1, yellow 2, green 7, red 8, blue 9, red 1, green 9"], "red 3"
+    )
     agent = HeuristicAgent()
     for expected in ("play red skip", "play blue skip", "play blue 3"):
         assert decide(agent, engine) == expected
@@ -256,7 +278,9 @@ def test_heuristic_chains_action_cards_to_go_out_with_two_players():
 
 def test_heuristic_goes_out_through_a_wild_draw_four_with_two_players():
     # No red held, so the Draw Four is legal; it gives the turn back and names green.
-    engine = position(["green 5, wild draw four", "yellow 1, yellow 2, green 7, red 8, blue 9, red 1, green 9"], "red 3")
+    engine = position(
+        ["green 5, wild draw four", "yellow 1, yellow 2, green 7, red 8, blue 9, red 1, green 9"], "red 3"
+    )
     agent = HeuristicAgent()
     assert decide(agent, engine) == "play wild draw four"
     step(engine, "play wild draw four")
@@ -432,8 +456,13 @@ def test_sample_legal_into_a_buffer():
 
 
 def test_every_plain_name_builds_its_agent():
-    kinds = {"random": RandomAgent, "rlcard_rule": RLCardRuleAgent, "greedy": GreedyAgent,
-             "heuristic": HeuristicAgent, "search": SEARCHES[SEARCH]}
+    kinds = {
+        "random": RandomAgent,
+        "rlcard_rule": RLCardRuleAgent,
+        "greedy": GreedyAgent,
+        "heuristic": HeuristicAgent,
+        "search": SEARCHES[SEARCH],
+    }
     assert agent_names() == list(kinds)
     for name, cls in kinds.items():
         agent = make_agent(name)
@@ -514,8 +543,10 @@ def test_import_agents_loads_neither_torch_nor_ray():
     import subprocess
     import sys
 
-    code = ("import sys, agents; assert 'torch' not in sys.modules and 'ray' not in sys.modules; "
-            "import agents.registry; assert 'torch' not in sys.modules")
+    code = (
+        "import sys, agents; assert 'torch' not in sys.modules and 'ray' not in sys.modules; "
+        "import agents.registry; assert 'torch' not in sys.modules"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     import agents

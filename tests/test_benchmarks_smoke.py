@@ -39,13 +39,28 @@ def test_engine_benchmark_quick(tmp_path):
 
 def test_suite_quick_without_peers(tmp_path):
     """Core and scaling sections alone (no RLCard, no torch): tables, JSON, plot and memory rows."""
-    proc = _run(["-m", "benchmarks", "--quick", "--no-rlcard", "--sections", "core,scaling", "--profile",
-                 "--results-dir", str(tmp_path)])
+    proc = _run(
+        [
+            "-m",
+            "benchmarks",
+            "--quick",
+            "--no-rlcard",
+            "--sections",
+            "core,scaling",
+            "--profile",
+            "--results-dir",
+            str(tmp_path),
+        ]
+    )
     report = json.loads((tmp_path / "benchmarks.json").read_text())
     assert set(report["sections"]) == {"core", "scaling"}
     core = report["sections"]["core"]["rows"]
-    assert {(r["impl"], r["batch"]) for r in core} >= {("uno_env", 1), ("uno_env", 64), ("uno_env core", 64),
-                                                       ("uno_env RLCard-like rules", 64)}
+    assert {(r["impl"], r["batch"]) for r in core} >= {
+        ("uno_env", 1),
+        ("uno_env", 64),
+        ("uno_env core", 64),
+        ("uno_env RLCard-like rules", 64),
+    }
     assert all(r["steps_per_s"] > 0 and "ratio" not in r for r in core)  # no peer, no ratio
     sc = report["sections"]["scaling"]
     assert [r["batch"] for r in sc["batch_rows"]] == [1, 16]
@@ -63,9 +78,13 @@ def test_suite_quick_with_peers(tmp_path):
     """The whole suite with RLCard and the MaskablePPO pipelines: every ratio and target present."""
     pytest.importorskip("rlcard")
     pytest.importorskip("sb3_contrib")
-    _run(["-m", "benchmarks", "--quick", "--sections", "core,env,pipeline", "--profile", "--results-dir", str(tmp_path)])
+    _run(
+        ["-m", "benchmarks", "--quick", "--sections", "core,env,pipeline", "--profile", "--results-dir", str(tmp_path)]
+    )
     s = json.loads((tmp_path / "benchmarks.json").read_text())["sections"]
-    missed = [r for sec in s.values() for r in sec["rows"] if "target" in r and not (r["target_met"] and r["cpu_target_met"])]
+    missed = [
+        r for sec in s.values() for r in sec["rows"] if "target" in r and not (r["target_met"] and r["cpu_target_met"])
+    ]
     profiles = (tmp_path / "profiles.txt").read_text()
     assert all(f": {r['impl']} (" in profiles for r in missed) and ("no target missed" in profiles) == (not missed)
     core = {(r["impl"], r["players"], r["batch"]): r for r in s["core"]["rows"]}
@@ -92,7 +111,10 @@ def test_time_to_skill_quick_both_learners(tmp_path):
         assert r["steps"] > 0 and r["evaluations"] == len(r["history"]) >= 1
         assert r["reached"] == (r["stop_reason"] == "reached")
         assert all(e["games"] == report["args"]["eval_games"] for e in r["history"])
-    table = [line for line in (tmp_path / "time_to_skill.md").read_text().splitlines()
-             if line.startswith(("| ours:", "| tutorial:"))]
+    table = [
+        line
+        for line in (tmp_path / "time_to_skill.md").read_text().splitlines()
+        if line.startswith(("| ours:", "| tutorial:"))
+    ]
     assert len(table) == 2, table
     assert "### 5. Time to skill" in proc.stdout and all(line in proc.stdout for line in table)

@@ -19,10 +19,13 @@ def test_main_prints_a_game_and_a_speed(capsys):
     assert "== One game, 2 players" in out and "steps/s" in out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--preset", "nope"], "unknown preset 'nope'"),
-    (["--num-players", "11"], "num_players must be an integer in 2..10"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--preset", "nope"], "unknown preset 'nope'"),
+        (["--num-players", "11"], "num_players must be an integer in 2..10"),
+    ],
+)
 def test_bad_options_exit_with_one_line(argv, message):
     with pytest.raises(SystemExit) as exc:
         main(argv + ["--seconds", "0.01"])

@@ -28,10 +28,25 @@ CONFIG = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
 # What the API reference must cover (issue 16): each of these is rendered by some `::: name`,
 # the name itself or a module/class holding it.
 REQUIRED_API = [
-    "uno_env.Engine", "uno_env.UnoRules", "uno_env.parse_rules", "uno_env.env", "uno_env.raw_env",
-    "uno_env.UnoEnv", "uno_env.UnoVectorEnv", "uno_env.observation", "uno_env.actions", "uno_env.cards",
-    "uno_env.policy", "uno_env.replay", "uno_env.sb3_vec_env.UnoSB3VecEnv", "agents.registry",
-    "agents.HeuristicAgent", "agents.SearchAgent", "arena.match", "arena.tournament", "arena.ratings",
+    "uno_env.Engine",
+    "uno_env.UnoRules",
+    "uno_env.parse_rules",
+    "uno_env.env",
+    "uno_env.raw_env",
+    "uno_env.UnoEnv",
+    "uno_env.UnoVectorEnv",
+    "uno_env.observation",
+    "uno_env.actions",
+    "uno_env.cards",
+    "uno_env.policy",
+    "uno_env.replay",
+    "uno_env.sb3_vec_env.UnoSB3VecEnv",
+    "agents.registry",
+    "agents.HeuristicAgent",
+    "agents.SearchAgent",
+    "arena.match",
+    "arena.tournament",
+    "arena.ratings",
 ]
 
 
@@ -56,14 +71,18 @@ def nav_pages(nav=None) -> list[str]:
 
 def site_pages() -> list[str]:
     """Every Markdown page MkDocs would publish (docs/README.md and docs/_hooks/ are excluded)."""
-    return sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")
-                  if p.name != "README.md" and "_hooks" not in p.parts)
+    return sorted(
+        p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md") if p.name != "README.md" and "_hooks" not in p.parts
+    )
 
 
 def api_names() -> list[tuple[str, str]]:
     """(page, name) of every `::: name` directive of the pages."""
-    return [(page, m.group(1)) for page in site_pages()
-            for m in re.finditer(r"^::: ([\w.]+)\s*$", (DOCS / page).read_text(), re.M)]
+    return [
+        (page, m.group(1))
+        for page in site_pages()
+        for m in re.finditer(r"^::: ([\w.]+)\s*$", (DOCS / page).read_text(), re.M)
+    ]
 
 
 def resolve(name: str):
@@ -94,9 +113,21 @@ def test_every_nav_page_exists_and_every_page_is_in_the_nav():
 
 def test_the_issue_pages_are_there():
     """The pages issue 16 asks for, by file name (the rule book is item 1's docs/rules.md)."""
-    wanted = ["install.md", "quickstart.md", "rules.md", "pettingzoo.md", "gymnasium.md", "sb3-rllib.md",
-              "engine.md", "agents.md", "training.md", "evaluation.md", "benchmarks.md", "reproducibility.md",
-              "troubleshooting.md"]
+    wanted = [
+        "install.md",
+        "quickstart.md",
+        "rules.md",
+        "pettingzoo.md",
+        "gymnasium.md",
+        "sb3-rllib.md",
+        "engine.md",
+        "agents.md",
+        "training.md",
+        "evaluation.md",
+        "benchmarks.md",
+        "reproducibility.md",
+        "troubleshooting.md",
+    ]
     assert not sorted(set(wanted) - set(nav_pages()))
 
 
@@ -163,8 +194,13 @@ def test_the_ladder_table_is_the_stored_one():
 
 
 def test_the_hook_refuses_what_it_does_not_know():
-    for bad in ("<!-- uno:action -->", "<!-- uno:include no/such/file.md -->", "<!-- uno:ladder v2 -->",
-                "<!-- uno:readme-section No Such Section -->", "<!-- uno:actions extra -->"):
+    for bad in (
+        "<!-- uno:action -->",
+        "<!-- uno:include no/such/file.md -->",
+        "<!-- uno:ladder v2 -->",
+        "<!-- uno:readme-section No Such Section -->",
+        "<!-- uno:actions extra -->",
+    ):
         with pytest.raises(HOOK.DirectiveError):
             HOOK.expand(bad)
 
@@ -227,8 +263,14 @@ RUN_PAGES = [p for p in [*site_pages(), README] if not p.startswith("api/") and 
 def test_snippets_run(page, tmp_path):
     """Each page's snippets run in order in one fresh interpreter, in an empty directory."""
     code = "\n\n".join(snippets(page))
-    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600,
-                         env={**__import__("os").environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"})
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**__import__("os").environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"},
+    )
     assert run.returncode == 0, f"{page}: a snippet fails:\n{run.stderr[-3000:]}"
 
 
@@ -282,9 +324,14 @@ def ladder_figures_problems(readme: str) -> list[str]:
 
     data = load_reference(LADDER_V1)
     players = sorted(data["players"], key=int)
-    rows = {name: cells for name, cells in
-            (re.match(r"\| `([\w:-]+)`[^|]*\|(.*)\|$", line).groups() for line in readme.splitlines()
-             if re.match(r"\| `[\w:-]+`[^|]*\|(.*)\|$", line))}
+    rows = {
+        name: cells
+        for name, cells in (
+            re.match(r"\| `([\w:-]+)`[^|]*\|(.*)\|$", line).groups()
+            for line in readme.splitlines()
+            if re.match(r"\| `[\w:-]+`[^|]*\|(.*)\|$", line)
+        )
+    }
     problems = []
     widths = re.search(r"± (\d+) at 2 players, ± (\d+) at 4", readme)
     if not widths:
@@ -315,8 +362,11 @@ def ladder_figures_problems(readme: str) -> list[str]:
 def test_readme_ladder_figures_are_the_stored_ones():
     readme = (ROOT / "README.md").read_text()
     assert not ladder_figures_problems(readme)
-    for good, bad in [("| `heuristic` | 1672 |", "| `heuristic` | 1772 |"), ("| 1720 (1715", "| 1721 (1715"),
-                      ("± 32 at 4", "± 31 at 4")]:
+    for good, bad in [
+        ("| `heuristic` | 1672 |", "| `heuristic` | 1772 |"),
+        ("| 1720 (1715", "| 1721 (1715"),
+        ("± 32 at 4", "± 31 at 4"),
+    ]:
         drifted = readme.replace(good, bad, 1)
         assert drifted != readme and ladder_figures_problems(drifted), bad
 
@@ -351,4 +401,6 @@ def test_every_markdown_table_row_has_its_headers_cells():
     files = [ROOT / "README.md", *sorted(DOCS.glob("*.md")), *sorted((ROOT / "benchmarks" / "results").glob("*.md"))]
     problems = [p for f in files for p in table_shape_problems(f.read_text(), str(f.relative_to(ROOT)))]
     assert not problems, problems
-    assert table_shape_problems("| a | b |\n|---|---|\n| 1 | 2 | 3 |\n", "x") == ["x:3: 3 cells, the table's header has 2"]
+    assert table_shape_problems("| a | b |\n|---|---|\n| 1 | 2 | 3 |\n", "x") == [
+        "x:3: 3 cells, the table's header has 2"
+    ]

@@ -29,6 +29,7 @@ def _find_deal(predicate, rules=None, num_players=3, batch=4096):
 
 # --- R9: the first card --------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("num_players", [2, 3, 5])
 @pytest.mark.parametrize(
     "rank, expected",
@@ -39,8 +40,9 @@ def _find_deal(predicate, rules=None, num_players=3, batch=4096):
     ],
 )
 def test_first_card_actions(rank, expected, num_players):
-    engine, i = _find_deal(lambda e, i: _first_turned(e, i) < WILD and CARD_RANK[_first_turned(e, i)] == rank,
-                           num_players=num_players)
+    engine, i = _find_deal(
+        lambda e, i: _first_turned(e, i) < WILD and CARD_RANK[_first_turned(e, i)] == rank, num_players=num_players
+    )
     state = engine.game_state(i)
     dealer, n = state["dealer"], num_players
     first = (dealer + 1) % n
@@ -77,20 +79,26 @@ def test_first_card_wild_draw_four_goes_back():
     assert engine.game_state(i)["top_card"] != WILD_DRAW_FOUR
 
 
-@pytest.mark.parametrize("option, redrawn", [
-    (dict(first_card_rule="redraw_special"), lambda c: c >= WILD or CARD_RANK[c] >= 10),
-    (dict(wild_first_card="redraw"), lambda c: c >= WILD),
-])
+@pytest.mark.parametrize(
+    "option, redrawn",
+    [
+        (dict(first_card_rule="redraw_special"), lambda c: c >= WILD or CARD_RANK[c] >= 10),
+        (dict(wild_first_card="redraw"), lambda c: c >= WILD),
+    ],
+)
 def test_first_card_redraw_options(option, redrawn):
     """R9 redraw_special (seed 001) and wild_first_card=redraw (seed 003)."""
     engine = Engine(2048, 3, UnoRules.preset("classic", **option), seed=3, record=True)
     for i in range(engine.num_envs):
         assert not redrawn(engine.game_state(i)["top_card"])
-    returned = [ev["card"] for i in range(200) for ev in engine.record(i)["events"] if ev["type"] == "return_first_card"]
+    returned = [
+        ev["card"] for i in range(200) for ev in engine.record(i)["events"] if ev["type"] == "return_first_card"
+    ]
     assert returned and all(redrawn(c) for c in returned)
 
 
 # --- R10: illegal actions ------------------------------------------------------------------
+
 
 def _snapshot(engine):
     return (json.dumps(engine.game_state(0)), engine.draw_pile(0), engine.observation.copy(), engine.legal_mask.copy())
@@ -104,7 +112,10 @@ def test_illegal_action_raises_and_leaves_state_unchanged():
     """R10 raise: the error names the action, the phase and the legal actions."""
     engine = position(["red 7, blue 3", "green 1, green 2"], "red 3")
     before = _snapshot(engine)
-    with pytest.raises(ValueError, match=r"action 39 \(play blue 0\) is not legal .* phase 'play'.*legal actions: \[3 \(play red 3\)|legal actions"):
+    with pytest.raises(
+        ValueError,
+        match=r"action 39 \(play blue 0\) is not legal .* phase 'play'.*legal actions: \[3 \(play red 3\)|legal actions",
+    ):
         engine.step(np.array([39]))
     assert _same(before, _snapshot(engine))
 
@@ -128,6 +139,7 @@ def test_penalty_does_not_cover_other_phases():
 
 # --- R11: hidden information ----------------------------------------------------------------
 
+
 def test_observation_ignores_hidden_information():
     """R11: other hands (same sizes) and the draw-pile order do not change the observation."""
     a = position(["red 7, blue 3", "green 1, green 2, yellow 9", "blue 8"], "red 3", draw="green 5, red 1")
@@ -148,10 +160,21 @@ def test_open_hands_shows_other_hands():
 
 # --- invariants over random batched play ---------------------------------------------------
 
+
 @pytest.mark.parametrize("num_players", [2, 3, 4, 7, 10])
-@pytest.mark.parametrize("options", [{}, dict(challenge=False, allow_voluntary_draw=False),
-                                     dict(draw_until_playable=True, wd4_wilds_count_as_match=True,
-                                          forbid_last_action_card=True, illegal_action="penalty")])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        dict(challenge=False, allow_voluntary_draw=False),
+        dict(
+            draw_until_playable=True,
+            wd4_wilds_count_as_match=True,
+            forbid_last_action_card=True,
+            illegal_action="penalty",
+        ),
+    ],
+)
 def test_random_play_invariants(num_players, options):
     """Every card accounted for, the mask never empty, only held cards playable, scores add up.
 
@@ -196,6 +219,7 @@ def test_scores_add_up():
 
 
 # --- determinism and batch equivalence ------------------------------------------------------
+
 
 def _play(engine, steps, seed):
     rng = np.random.default_rng(seed)
@@ -245,6 +269,7 @@ def test_int_seed_is_prefix_stable():
 
 # --- records and replay ---------------------------------------------------------------------
 
+
 def test_record_replays_to_same_state():
     engine = Engine(16, 3, seed=5, autoreset=True, record=True)
     rng = np.random.default_rng(1)
@@ -282,8 +307,9 @@ def test_record_from_a_set_position_replays():
     engine = position(["wild draw four, red 1", "green 1, green 2", "blue 5"], "red 3")
     engine2 = Engine(1, 3, seed=0, record=True)
     state = engine.game_state(0)
-    engine2.set_game(0, hands=state["hands"], discard_pile=state["discard_pile"], draw_pile=engine.draw_pile(0),
-                     current_player=0)
+    engine2.set_game(
+        0, hands=state["hands"], discard_pile=state["discard_pile"], draw_pile=engine.draw_pile(0), current_player=0
+    )
     for a in (53, 61, 63):  # play Wild Draw Four, choose green, challenge (guilty)
         engine2.step(np.array([a]))
     record = engine2.record(0)
@@ -293,36 +319,43 @@ def test_record_from_a_set_position_replays():
 
 # --- bad input ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(num_envs=0), "num_envs"),
-    (dict(num_envs=-3), "num_envs"),
-    (dict(num_envs=2.5), "num_envs"),
-    (dict(num_players=1), "num_players"),
-    (dict(num_players=11), "num_players"),
-    (dict(num_players="4"), "num_players"),
-    (dict(rules="classic"), "rules must be a UnoRules"),
-    (dict(seed=-1), "seed"),
-    (dict(seed=2**64), "seed"),
-    (dict(seed=1.5), "seed"),
-    (dict(seed=[1, 2, 3]), "seed"),
-    (dict(num_players=10, rules=UnoRules(hand_size=11)), "hand_size"),
-])
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(num_envs=0), "num_envs"),
+        (dict(num_envs=-3), "num_envs"),
+        (dict(num_envs=2.5), "num_envs"),
+        (dict(num_players=1), "num_players"),
+        (dict(num_players=11), "num_players"),
+        (dict(num_players="4"), "num_players"),
+        (dict(rules="classic"), "rules must be a UnoRules"),
+        (dict(seed=-1), "seed"),
+        (dict(seed=2**64), "seed"),
+        (dict(seed=1.5), "seed"),
+        (dict(seed=[1, 2, 3]), "seed"),
+        (dict(num_players=10, rules=UnoRules(hand_size=11)), "hand_size"),
+    ],
+)
 def test_bad_constructor_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         Engine(**{"num_envs": 2, "num_players": 2, **kwargs})
 
 
-@pytest.mark.parametrize("actions, match", [
-    (np.array([0.0, 1.0]), "integers"),
-    (np.array([True, False]), "integers"),
-    (np.array([57]), r"shape \(2,\)"),
-    (np.array([[57, 57]]), r"shape \(2,\)"),
-    (np.array([116, -1]), "out of range"),
-    (np.array([-2, -1]), "out of range"),
-    (np.array([-1, -3]), "out of range"),  # -2..-4 are the game loop's internal codes
-    (np.array([-4, -4]), "out of range"),
-    ("draw", "integers"),
-])
+@pytest.mark.parametrize(
+    "actions, match",
+    [
+        (np.array([0.0, 1.0]), "integers"),
+        (np.array([True, False]), "integers"),
+        (np.array([57]), r"shape \(2,\)"),
+        (np.array([[57, 57]]), r"shape \(2,\)"),
+        (np.array([116, -1]), "out of range"),
+        (np.array([-2, -1]), "out of range"),
+        (np.array([-1, -3]), "out of range"),  # -2..-4 are the game loop's internal codes
+        (np.array([-4, -4]), "out of range"),
+        ("draw", "integers"),
+    ],
+)
 def test_bad_actions_leave_state_unchanged(actions, match):
     engine = Engine(2, 2, seed=1)
     before = [json.dumps(engine.game_state(i)) for i in range(2)]
@@ -369,6 +402,7 @@ def test_set_game_rejects_missing_cards():
 
 # --- search support and partial resets ------------------------------------------------------
 
+
 def _played(num_envs=4, steps=40, seed=1, rules=None):
     engine = Engine(num_envs, 3, rules, seed=seed)
     rng = np.random.default_rng(0)
@@ -390,8 +424,17 @@ def test_resample_hidden_keeps_what_the_seat_knows(preset):
         after = engine.game_state(i)
         assert after["hands"][seat] == before["hands"][seat]
         assert [len(h) for h in after["hands"]] == [len(h) for h in before["hands"]]
-        for key in ("discard_pile", "draw_pile_size", "current_player", "phase", "current_color", "scores",
-                    "direction", "pending_draw", "turn"):
+        for key in (
+            "discard_pile",
+            "draw_pile_size",
+            "current_player",
+            "phase",
+            "current_color",
+            "scores",
+            "direction",
+            "pending_draw",
+            "turn",
+        ):
             assert after[key] == before[key]
         assert np.array_equal(engine.observe(seat)[i], obs)
         hidden_before = sorted(pile_before + [c for p, h in enumerate(before["hands"]) if p != seat for c in h])
@@ -452,8 +495,9 @@ def test_resample_hidden_depends_only_on_which_cards_are_hidden():
     are redealt identically from the same rng: nothing of the old hidden order leaks (R11)."""
     hands = ["red 1, red 2, blue 7", "green 3, green 4, yellow 5", "blue 1, wild"]
     a = position(hands, "red 3", draw="green 9, yellow 8")
-    b = position(["red 1, red 2, blue 7", "green 9, yellow 8, yellow 5", "green 3, green 4"], "red 3",
-                 draw="blue 1, wild")
+    b = position(
+        ["red 1, red 2, blue 7", "green 9, yellow 8, yellow 5", "green 3, green 4"], "red 3", draw="blue 1, wild"
+    )
     for engine in (a, b):
         engine.resample_hidden(0, 0, np.random.default_rng(11))
     assert a.game_state(0) == b.game_state(0) and a.draw_pile(0) == b.draw_pile(0)
@@ -593,8 +637,9 @@ def test_plain_python_kernels_play_the_same_games():
         env.pop("NUMBA_DISABLE_JIT", None)
         if jit == "1":
             env["NUMBA_DISABLE_JIT"] = "1"
-        proc = subprocess.run([sys.executable, "-c", _DIGEST_GAMES], cwd=root, env=env, capture_output=True,
-                              text=True, timeout=600)
+        proc = subprocess.run(
+            [sys.executable, "-c", _DIGEST_GAMES], cwd=root, env=env, capture_output=True, text=True, timeout=600
+        )
         assert proc.returncode == 0, proc.stderr[-2000:]
         out[jit] = proc.stdout.split()
     finished, _ = out["0"]
@@ -602,12 +647,15 @@ def test_plain_python_kernels_play_the_same_games():
     assert out["1"] == out["0"]
 
 
-@pytest.mark.parametrize("preset, players, options", [
-    ("classic", 2, {}),
-    ("house", 3, {}),
-    ("classic", 4, {"teams": True, "open_hands": True}),
-    ("classic", 5, {"scoring": "elimination", "episode": "match", "allow_voluntary_draw": False}),
-])
+@pytest.mark.parametrize(
+    "preset, players, options",
+    [
+        ("classic", 2, {}),
+        ("house", 3, {}),
+        ("classic", 4, {"teams": True, "open_hands": True}),
+        ("classic", 5, {"scoring": "elimination", "episode": "match", "allow_voluntary_draw": False}),
+    ],
+)
 def test_step_observation_equals_a_fresh_observe(preset, players, options):
     """The step's observation (written in the inlined step loop) equals observe() of the player to
     act (a separately compiled copy) over random play, whatever was in observe's buffer before."""
@@ -643,7 +691,9 @@ def test_actions_of_any_integer_type_play_the_same_games_without_recompiling():
         frozen.flags.writeable = False
         variant.append(frozen)
         engine.step(variant[k % len(variant)])
-        assert json.dumps([engine.game_state(i) for i in range(3)]) == json.dumps([twin.game_state(i) for i in range(3)])
+        assert json.dumps([engine.game_state(i) for i in range(3)]) == json.dumps(
+            [twin.game_state(i) for i in range(3)]
+        )
     if hasattr(batch.step_batch, "overloads"):  # not under NUMBA_DISABLE_JIT=1
         assert len(batch.step_batch.overloads) == 1
 
@@ -705,7 +755,8 @@ def test_threads_making_their_first_engine_calls_at_once():
 
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.run([sys.executable, "-c", _FIRST_CALLS_AT_ONCE], cwd=root, env=env, capture_output=True,
-                          text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", _FIRST_CALLS_AT_ONCE], cwd=root, env=env, capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split()[:2] == ["0", "1"], proc.stdout  # no error; every thread the same game

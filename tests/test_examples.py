@@ -16,8 +16,11 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 RUNS = {
     "aec_hand_written_agent.py": (["--rounds", "2", "--players", "3"], "player_0 (careful) won", []),
     "custom_rules.py": (["--matches", "1", "--players", "3"], "envs ready: PettingZoo 3 agents", []),
-    "cleanrl_masked_ppo.py": (["--budget", "512", "--num-envs", "8", "--num-steps", "32"],
-                              "done: trained 512 learner steps", ["torch"]),
+    "cleanrl_masked_ppo.py": (
+        ["--budget", "512", "--num-envs", "8", "--num-steps", "32"],
+        "done: trained 512 learner steps",
+        ["torch"],
+    ),
     "sb3_maskable_ppo.py": (["--budget", "128", "--eval-rounds", "1"], "evaluation:", ["torch", "sb3_contrib"]),
     "rllib_pettingzoo.py": (["--budget", "256"], "done: trained", ["torch", "ray"]),
     "tianshou_multiagent.py": (["--budget", "200", "--eval-rounds", "1"], "evaluation:", []),
@@ -26,9 +29,11 @@ RUNS = {
 # Scripts whose library cannot share this environment, and the variable naming their venv's
 # python: tianshou 2.0.1 pins pandas<3 (examples/README.md). .ci/run builds the venv and sets it.
 OWN_PYTHON = {"tianshou_multiagent.py": "UNO_TIANSHOU_PYTHON"}
-VENV_SETUP = ('python -m venv /tmp/uno_env_tianshou && /tmp/uno_env_tianshou/bin/pip install torch==2.13.0 '
-              '&& /tmp/uno_env_tianshou/bin/pip install tianshou==2.0.1 -e . '
-              '&& export UNO_TIANSHOU_PYTHON=/tmp/uno_env_tianshou/bin/python (as .ci/run does)')
+VENV_SETUP = (
+    "python -m venv /tmp/uno_env_tianshou && /tmp/uno_env_tianshou/bin/pip install torch==2.13.0 "
+    "&& /tmp/uno_env_tianshou/bin/pip install tianshou==2.0.1 -e . "
+    "&& export UNO_TIANSHOU_PYTHON=/tmp/uno_env_tianshou/bin/python (as .ci/run does)"
+)
 
 
 def python_for(script: str) -> str:
@@ -54,19 +59,28 @@ def test_example_runs(script):
     python = python_for(script)
     for module in needs:
         pytest.importorskip(module)
-    done = subprocess.run([python, str(EXAMPLES / script), *argv], capture_output=True, text=True,
-                          timeout=600, cwd=EXAMPLES.parent)
+    done = subprocess.run(
+        [python, str(EXAMPLES / script), *argv], capture_output=True, text=True, timeout=600, cwd=EXAMPLES.parent
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert expected in done.stdout, done.stdout[-2000:]
 
 
-@pytest.mark.parametrize("script, argv, message", [
-    ("aec_hand_written_agent.py", ["--rounds", "0"], "--rounds must be at least 1"),
-    ("cleanrl_masked_ppo.py", ["--budget", "10"], "--budget >= num-envs * num-steps"),
-    ("custom_rules.py", ["--matches", "0"], "--matches must be at least 1"),
-    ("tianshou_multiagent.py", ["--players", "3", "--seat", "3"], "--seat must be in 0..2 (--players 3), got 3"),
-])
+@pytest.mark.parametrize(
+    "script, argv, message",
+    [
+        ("aec_hand_written_agent.py", ["--rounds", "0"], "--rounds must be at least 1"),
+        ("cleanrl_masked_ppo.py", ["--budget", "10"], "--budget >= num-envs * num-steps"),
+        ("custom_rules.py", ["--matches", "0"], "--matches must be at least 1"),
+        ("tianshou_multiagent.py", ["--players", "3", "--seat", "3"], "--seat must be in 0..2 (--players 3), got 3"),
+    ],
+)
 def test_bad_budgets_are_refused_with_what_is_allowed(script, argv, message):
-    done = subprocess.run([python_for(script), str(EXAMPLES / script), *argv], capture_output=True, text=True,
-                          timeout=300, cwd=EXAMPLES.parent)
+    done = subprocess.run(
+        [python_for(script), str(EXAMPLES / script), *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=EXAMPLES.parent,
+    )
     assert done.returncode == 2 and message in done.stderr

@@ -22,8 +22,9 @@ from uno_env.observation import OBS_FIELDS, OBS_OFFSETS, PHASE_NAMES
 from uno_env.gym_env import ENV_ID, LegalDiscrete, UnoEnv, UnoVectorEnv
 
 IS_CURRENT = OBS_OFFSETS["is_current"]
-DRAW_CARDS = {parse_card(n) for n in ("red draw two", "yellow draw two", "green draw two", "blue draw two",
-                                      "wild draw four")}
+DRAW_CARDS = {
+    parse_card(n) for n in ("red draw two", "yellow draw two", "green draw two", "blue draw two", "wild draw four")
+}
 
 
 class HashAgent:
@@ -53,8 +54,9 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
 # --- frameworks' checkers and registration --------------------------------------------------
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"num_players": 4, "learner_seat": "random"},
-                                    {"num_players": 3, "rules": {"open_hands": True}}])
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"num_players": 4, "learner_seat": "random"}, {"num_players": 3, "rules": {"open_hands": True}}]
+)
 def test_gymnasium_check_env(kwargs):
     # check_env samples its action before its seeded reset (for another position), so it needs
     # on_illegal="terminate"; with the default "raise" that action would usually be refused.
@@ -218,24 +220,43 @@ def test_rgb_array_without_pillow_says_which_extra_to_install(monkeypatch):
 
 CONFIGS = {
     "2p truncating": dict(num_players=2, rules=UnoRules(hand_size=4, max_turns=40), learner_seat=0, opponents=None),
-    "3p random seat": dict(num_players=3, rules=UnoRules(hand_size=3, max_turns=150), learner_seat="random",
-                           opponents=None),
-    "4p two agents": dict(num_players=4, rules=UnoRules(hand_size=3, max_turns=100), learner_seat=2,
-                          opponents=[HashAgent(0), HashAgent(3), HashAgent(0)]),
-    "open hands": dict(num_players=3, rules=UnoRules(open_hands=True, hand_size=3, max_turns=100), learner_seat=1,
-                       opponents=None),
+    "3p random seat": dict(
+        num_players=3, rules=UnoRules(hand_size=3, max_turns=150), learner_seat="random", opponents=None
+    ),
+    "4p two agents": dict(
+        num_players=4,
+        rules=UnoRules(hand_size=3, max_turns=100),
+        learner_seat=2,
+        opponents=[HashAgent(0), HashAgent(3), HashAgent(0)],
+    ),
+    "open hands": dict(
+        num_players=3, rules=UnoRules(open_hands=True, hand_size=3, max_turns=100), learner_seat=1, opponents=None
+    ),
     "hand size 1": dict(num_players=2, rules=UnoRules(hand_size=1, max_turns=9), learner_seat="random", opponents=None),
     "house, explicit UNO, doubles": dict(
-        num_players=3, rules=UnoRules.preset("house", uno_call="explicit", allow_doubles=True, hand_size=3, max_turns=100),
-        learner_seat="random", opponents=None),
+        num_players=3,
+        rules=UnoRules.preset("house", uno_call="explicit", allow_doubles=True, hand_size=3, max_turns=100),
+        learner_seat="random",
+        opponents=None,
+    ),
     "teams match": dict(
-        num_players=4, rules=UnoRules(teams=True, episode="match", target_points=30, hand_size=2, max_turns=40),
-        learner_seat="random", opponents=None),
-    "fewest cards wins": dict(num_players=3, rules=UnoRules(hand_size=5, max_turns=12, turn_limit_rule="fewest_cards_wins"),
-                              learner_seat="random", opponents=None),
+        num_players=4,
+        rules=UnoRules(teams=True, episode="match", target_points=30, hand_size=2, max_turns=40),
+        learner_seat="random",
+        opponents=None,
+    ),
+    "fewest cards wins": dict(
+        num_players=3,
+        rules=UnoRules(hand_size=5, max_turns=12, turn_limit_rule="fewest_cards_wins"),
+        learner_seat="random",
+        opponents=None,
+    ),
     "end on empty deck, stacking": dict(
-        num_players=2, rules=UnoRules(hand_size=50, end_on_empty_deck=True, stack_draw_two=True, max_turns=80),
-        learner_seat=1, opponents=None),
+        num_players=2,
+        rules=UnoRules(hand_size=50, end_on_empty_deck=True, stack_draw_two=True, max_turns=80),
+        learner_seat=1,
+        opponents=None,
+    ),
 }
 
 
@@ -302,8 +323,13 @@ def _set_position(engine, i, rules, hands, top, draw="", player=0):
     hand_ids = [cards(h) for h in hands]
     placed = [c for h in hand_ids for c in h] + cards(top) + cards(draw)
     rest = deck_counts(rules.deck, rules.custom_wild_count).astype(np.int64) - np.bincount(placed, minlength=57)
-    engine.set_game(i, hands=hand_ids, discard_pile=cards(top), current_player=player,
-                    draw_pile=list(np.repeat(np.arange(57), rest)) + cards(draw)[::-1])
+    engine.set_game(
+        i,
+        hands=hand_ids,
+        discard_pile=cards(top),
+        current_player=player,
+        draw_pile=list(np.repeat(np.arange(57), rest)) + cards(draw)[::-1],
+    )
 
 
 ALL_OTHER_CARDS = object()  # a hand that holds every card not placed elsewhere
@@ -311,27 +337,94 @@ ALL_OTHER_CARDS = object()  # a hand that holds every card not placed elsewhere
 # (name, num_players, learner seat, rules, hands, top, draw, learner's action, expected facts)
 # The learner is to act; the opponents (OPPONENT) play until the round ends.
 END_SCENARIOS = [
-    ("learner plays its last card (R8)", 2, 0, UnoRules(), ["red 7", "blue 1, green 2"], "red 3", "",
-     "play red 7", dict(terminated=True, reward=1.0, learner_hand="")),
-    ("opponent plays its last card (R8)", 2, 0, UnoRules(), ["red 7, blue 1", "red 5"], "red 3", "",
-     "play red 7", dict(terminated=True, reward=-1.0, learner_hand="blue 1")),
-    ("opponent's last card is a Draw Two: the learner still draws 2 (R8)", 2, 0, UnoRules(),
-     ["red 7, blue 1", "red draw two"], "red 3", "green 4, yellow 6",
-     "play red 7", dict(terminated=True, reward=-1.0, learner_hand="blue 1, green 4, yellow 6")),
-    ("opponent's last card is a Wild Draw Four: the learner still draws 4 (R8, R12.4)", 2, 0, UnoRules(),
-     ["red 7, blue 1", "wild draw four"], "red 3", "green 4, yellow 6, blue 9, red 1",
-     "play red 7", dict(terminated=True, reward=-1.0, learner_hand="blue 1, green 4, yellow 6, blue 9, red 1")),
-    ("3 players, learner at seat 1: seat 0's last Draw Two hits it (R8)", 3, 1, UnoRules(),
-     ["red draw two", "red 7, blue 1", "red 4, green 8"], "red 3", "green 4, yellow 6",
-     "play red 7", dict(terminated=True, reward=-1.0, learner_hand="blue 1, green 4, yellow 6")),
-    ("truncation at max_turns (R8)", 2, 0, UnoRules(max_turns=2), ["red 7, blue 1, green 1", "red 2, yellow 9, blue 5"],
-     "red 3", "", "play red 7", dict(truncated=True, reward=0.0, learner_hand="blue 1, green 1")),
-    ("turn_limit_rule fewest_cards_wins (R8)", 2, 1, UnoRules(max_turns=2, turn_limit_rule="fewest_cards_wins"),
-     ["red 2, yellow 9, blue 5", "red 7, blue 1"], "red 3", "", "play red 7",
-     dict(terminated=True, reward=1.0, learner_hand="blue 1")),
-    ("end_on_empty_deck: a penalty draw finds both piles empty (R4, R12.19)", 2, 0, UnoRules(end_on_empty_deck=True),
-     ["red draw two, blue 1", ALL_OTHER_CARDS], "red 3", "", "play red draw two",
-     dict(terminated=True, reward=1.0, learner_hand="blue 1")),
+    (
+        "learner plays its last card (R8)",
+        2,
+        0,
+        UnoRules(),
+        ["red 7", "blue 1, green 2"],
+        "red 3",
+        "",
+        "play red 7",
+        dict(terminated=True, reward=1.0, learner_hand=""),
+    ),
+    (
+        "opponent plays its last card (R8)",
+        2,
+        0,
+        UnoRules(),
+        ["red 7, blue 1", "red 5"],
+        "red 3",
+        "",
+        "play red 7",
+        dict(terminated=True, reward=-1.0, learner_hand="blue 1"),
+    ),
+    (
+        "opponent's last card is a Draw Two: the learner still draws 2 (R8)",
+        2,
+        0,
+        UnoRules(),
+        ["red 7, blue 1", "red draw two"],
+        "red 3",
+        "green 4, yellow 6",
+        "play red 7",
+        dict(terminated=True, reward=-1.0, learner_hand="blue 1, green 4, yellow 6"),
+    ),
+    (
+        "opponent's last card is a Wild Draw Four: the learner still draws 4 (R8, R12.4)",
+        2,
+        0,
+        UnoRules(),
+        ["red 7, blue 1", "wild draw four"],
+        "red 3",
+        "green 4, yellow 6, blue 9, red 1",
+        "play red 7",
+        dict(terminated=True, reward=-1.0, learner_hand="blue 1, green 4, yellow 6, blue 9, red 1"),
+    ),
+    (
+        "3 players, learner at seat 1: seat 0's last Draw Two hits it (R8)",
+        3,
+        1,
+        UnoRules(),
+        ["red draw two", "red 7, blue 1", "red 4, green 8"],
+        "red 3",
+        "green 4, yellow 6",
+        "play red 7",
+        dict(terminated=True, reward=-1.0, learner_hand="blue 1, green 4, yellow 6"),
+    ),
+    (
+        "truncation at max_turns (R8)",
+        2,
+        0,
+        UnoRules(max_turns=2),
+        ["red 7, blue 1, green 1", "red 2, yellow 9, blue 5"],
+        "red 3",
+        "",
+        "play red 7",
+        dict(truncated=True, reward=0.0, learner_hand="blue 1, green 1"),
+    ),
+    (
+        "turn_limit_rule fewest_cards_wins (R8)",
+        2,
+        1,
+        UnoRules(max_turns=2, turn_limit_rule="fewest_cards_wins"),
+        ["red 2, yellow 9, blue 5", "red 7, blue 1"],
+        "red 3",
+        "",
+        "play red 7",
+        dict(terminated=True, reward=1.0, learner_hand="blue 1"),
+    ),
+    (
+        "end_on_empty_deck: a penalty draw finds both piles empty (R4, R12.19)",
+        2,
+        0,
+        UnoRules(end_on_empty_deck=True),
+        ["red draw two, blue 1", ALL_OTHER_CARDS],
+        "red 3",
+        "",
+        "play red draw two",
+        dict(terminated=True, reward=1.0, learner_hand="blue 1"),
+    ),
 ]
 
 
@@ -366,7 +459,8 @@ def test_final_obs_is_the_learners_exact_view_for_every_end(scenario, read_path)
         ref.step(OPPONENT.act(ref.observation, ref.legal_mask, None))
     expected = ref.observe(seat)[0]
     assert sorted(card_name(c) for c in ref.game_state(0)["hands"][seat]) == sorted(
-        card_name(c) for c in cards(want["learner_hand"]))
+        card_name(c) for c in cards(want["learner_hand"])
+    )
     np.testing.assert_array_equal(expected[:57], np.bincount(cards(want["learner_hand"]), minlength=57))
 
     venv = UnoVectorEnv(3, num_players=P, rules=rules, learner_seat=seat, opponents=OPPONENT)
@@ -375,8 +469,11 @@ def test_final_obs_is_the_learners_exact_view_for_every_end(scenario, read_path)
     actions = venv.action_masks().argmax(1)
     actions[1] = ACTION_NAMES.index(action)
     obs, reward, terminated, truncated, infos = venv.step(actions)
-    assert (terminated[1], truncated[1], reward[1]) == (want.get("terminated", False), want.get("truncated", False),
-                                                       want["reward"])
+    assert (terminated[1], truncated[1], reward[1]) == (
+        want.get("terminated", False),
+        want.get("truncated", False),
+        want["reward"],
+    )
     assert (terminated[1], truncated[1], reward[1]) == (ref.terminated[0], ref.truncated[0], ref.rewards[0, seat])
     assert infos["_final_obs"][1]
     np.testing.assert_array_equal(infos["final_obs"][1], expected)
@@ -446,7 +543,9 @@ def test_final_obs_equals_the_engines_view_of_the_finished_game_in_random_play(n
         assert not infos.get("_final_obs", np.zeros(32, bool))[~(terminated | truncated)].any()
     expected = {"learner went out", "opponent went out", "opponent went out on a draw card"}
     if rules.max_turns < 100:
-        expected = {"won on fewest cards", "lost on fewest cards"} if rules.turn_limit_rule != "truncate" else {"truncated"}
+        expected = (
+            {"won on fewest cards", "lost on fewest cards"} if rules.turn_limit_rule != "truncate" else {"truncated"}
+        )
     assert expected <= set(kinds), kinds
 
 
@@ -563,10 +662,17 @@ def test_illegal_action_raises_and_leaves_the_game_unchanged():
     assert env.step(int(np.flatnonzero(info["action_mask"])[0]))  # still playable
 
 
-@pytest.mark.parametrize("action, match", [
-    (116, "0..115"), (-1, "0..115"), (2.0, "0..115"), (True, "0..115"), ("3", "0..115"),
-    (np.array([1, 2]), "shape"),
-])
+@pytest.mark.parametrize(
+    "action, match",
+    [
+        (116, "0..115"),
+        (-1, "0..115"),
+        (2.0, "0..115"),
+        (True, "0..115"),
+        ("3", "0..115"),
+        (np.array([1, 2]), "shape"),
+    ],
+)
 def test_single_env_bad_actions(action, match):
     env = UnoEnv()
     env.reset(seed=0)
@@ -581,10 +687,13 @@ def test_vector_env_bad_actions_leave_every_game_unchanged():
     legal = masks.argmax(1)
     bad = legal.copy()
     bad[2] = int(np.flatnonzero(~masks[2])[0])
-    for actions, match in [(legal[:3], r"shape \(4,\)"), (legal.astype(float), "integer"),
-                           (np.where(np.arange(4) == 1, 116, legal), "game 1: action 116 is out of range"),
-                           (np.where(np.arange(4) == 0, -1, legal), "game 0: action -1"),
-                           (bad, "game 2: action .* not legal")]:
+    for actions, match in [
+        (legal[:3], r"shape \(4,\)"),
+        (legal.astype(float), "integer"),
+        (np.where(np.arange(4) == 1, 116, legal), "game 1: action 116 is out of range"),
+        (np.where(np.arange(4) == 0, -1, legal), "game 0: action -1"),
+        (bad, "game 2: action .* not legal"),
+    ]:
         with pytest.raises(ValueError, match=match):
             venv.step(actions)
         assert np.array_equal(venv.engine.observation, obs)
@@ -611,14 +720,19 @@ def test_opponent_groups_play_the_games_of_separate_envs():
     a, b = HashAgent(0), HashAgent(2)
     grouped = UnoVectorEnv(8, P, rules=rules, learner_seat="random", opponents=[(a, 3), ([b, a], 5)])
     assert grouped.group_of.tolist() == [0, 0, 0, 1, 1, 1, 1, 1]
-    alone = [UnoVectorEnv(3, P, rules=rules, learner_seat="random", opponents=a),
-             UnoVectorEnv(5, P, rules=rules, learner_seat="random", opponents=[b, a])]
+    alone = [
+        UnoVectorEnv(3, P, rules=rules, learner_seat="random", opponents=a),
+        UnoVectorEnv(5, P, rules=rules, learner_seat="random", opponents=[b, a]),
+    ]
     together = _trace(grouped, 11)
     parts = [_trace(alone[0], 11), _trace(alone[1], 14)]
     for k, x in enumerate(together):
         np.testing.assert_array_equal(x, np.concatenate([parts[0][k], parts[1][k]]))
-    for bad, match in (([(a, 3), (b, 4)], "cover the 8 games exactly"), ([(a, 8), ([a], 0)], "num_games"),
-                       ([(a, 4), ([a, a, a], 4)], "list of 3")):
+    for bad, match in (
+        ([(a, 3), (b, 4)], "cover the 8 games exactly"),
+        ([(a, 8), ([a], 0)], "num_games"),
+        ([(a, 4), ([a, a, a], 4)], "list of 3"),
+    ):
         with pytest.raises(ValueError, match=match):
             UnoVectorEnv(8, P, opponents=bad)
 
@@ -646,30 +760,36 @@ def test_set_opponents_swaps_one_group_from_the_next_step():
         venv.set_opponents(second, group=2)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"num_players": 1}, r"num_players must be an integer in 2\.\.10, got 1"),
-    ({"num_players": "2"}, "num_players"),
-    ({"learner_seat": 2}, r"learner_seat must be a seat 0\.\.1 or 'random', got 2"),
-    ({"learner_seat": "any"}, "learner_seat"),
-    ({"opponents": [None]}, "opponents must be agents"),
-    ({"opponents": [HashAgent(), HashAgent()]}, "list of 2"),
-    ({"rules": 3}, "rules must be None, a UnoRules, a preset name"),
-    ({"rules": "casual"}, "unknown preset"),
-    ({"rules": {"colour": 1}}, "unknown option"),
-    ({"render_mode": "video"}, r"render_mode must be None or one of \['ansi', 'human', 'rgb_array'\]"),
-    ({"on_illegal": "ignore"}, "on_illegal must be 'raise' or 'terminate'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"num_players": 1}, r"num_players must be an integer in 2\.\.10, got 1"),
+        ({"num_players": "2"}, "num_players"),
+        ({"learner_seat": 2}, r"learner_seat must be a seat 0\.\.1 or 'random', got 2"),
+        ({"learner_seat": "any"}, "learner_seat"),
+        ({"opponents": [None]}, "opponents must be agents"),
+        ({"opponents": [HashAgent(), HashAgent()]}, "list of 2"),
+        ({"rules": 3}, "rules must be None, a UnoRules, a preset name"),
+        ({"rules": "casual"}, "unknown preset"),
+        ({"rules": {"colour": 1}}, "unknown option"),
+        ({"render_mode": "video"}, r"render_mode must be None or one of \['ansi', 'human', 'rgb_array'\]"),
+        ({"on_illegal": "ignore"}, "on_illegal must be 'raise' or 'terminate'"),
+    ],
+)
 def test_single_env_bad_kwargs(kwargs, match):
     with pytest.raises(ValueError, match=match):
         UnoEnv(**kwargs)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"num_envs": 0}, r"num_envs must be an integer in 1\.\."),
-    ({"copy": 1}, "copy must be True or False"),
-    ({"render_mode": "human"}, "render_mode must be None or one of"),
-    ({"num_players": 11}, "num_players"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"num_envs": 0}, r"num_envs must be an integer in 1\.\."),
+        ({"copy": 1}, "copy must be True or False"),
+        ({"render_mode": "human"}, "render_mode must be None or one of"),
+        ({"num_players": 11}, "num_players"),
+    ],
+)
 def test_vector_env_bad_kwargs(kwargs, match):
     with pytest.raises(ValueError, match=match):
         UnoVectorEnv(**{"num_envs": 2, **kwargs})
@@ -709,7 +829,9 @@ def test_bad_seeds_options_and_opponent_output():
         def act(self, observation, action_mask, rng):
             return (~action_mask).argmax(1)
 
-    with pytest.raises(ValueError, match=r"an opponent chose an action the engine refused \(game \d+: action .* not legal"):
+    with pytest.raises(
+        ValueError, match=r"an opponent chose an action the engine refused \(game \d+: action .* not legal"
+    ):
         play(UnoVectorEnv(4, opponents=Illegal(), learner_seat=1))
 
 

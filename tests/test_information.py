@@ -34,12 +34,20 @@ RULE_SETS = {
     "official": UnoRules.preset("official", hand_size=4),
     "swap_hands": UnoRules.preset("swap_hands", hand_size=4),
     "house": UnoRules.preset("house", hand_size=4),
-    "explicit_uno_doubles_penalty": UnoRules(uno_call="explicit", allow_doubles=True, illegal_action="penalty",
-                                             hand_size=4),
-    "swap_custom_draws": UnoRules(deck="swap_hands", custom_wild_rule="next_draws_until_color", hand_size=3,
-                                  stack_draw_two=True, max_turns=150),
-    "shuffle_others_draw": UnoRules(deck="shuffle_hands", custom_wild_rule="others_draw_two", hand_size=3,
-                                    stack_draw_four=True, draw_until_playable=True, max_turns=150),
+    "explicit_uno_doubles_penalty": UnoRules(
+        uno_call="explicit", allow_doubles=True, illegal_action="penalty", hand_size=4
+    ),
+    "swap_custom_draws": UnoRules(
+        deck="swap_hands", custom_wild_rule="next_draws_until_color", hand_size=3, stack_draw_two=True, max_turns=150
+    ),
+    "shuffle_others_draw": UnoRules(
+        deck="shuffle_hands",
+        custom_wild_rule="others_draw_two",
+        hand_size=3,
+        stack_draw_four=True,
+        draw_until_playable=True,
+        max_turns=150,
+    ),
 }
 # Phases each rule set must have been checked in (so no phase escapes the test).
 PHASES = {
@@ -48,8 +56,15 @@ PHASES = {
     "swap_hands": {"play", "post_draw", "choose_color", "choose_swap_target", "respond_draw_four", "round_over"},
     "house": {"play", "post_draw", "choose_color", "respond_draw_two", "respond_draw_four", "round_over"},
     "explicit_uno_doubles_penalty": {"play", "post_draw", "choose_color", "respond_draw_four", "round_over"},
-    "swap_custom_draws": {"play", "post_draw", "choose_color", "choose_swap_target", "respond_draw_two",
-                          "respond_draw_four", "round_over"},
+    "swap_custom_draws": {
+        "play",
+        "post_draw",
+        "choose_color",
+        "choose_swap_target",
+        "respond_draw_two",
+        "respond_draw_four",
+        "round_over",
+    },
     "shuffle_others_draw": {"play", "post_draw", "choose_color", "respond_draw_four", "round_over"},
 }
 
@@ -119,7 +134,9 @@ def assert_same_view(engine: Engine, twin: Engine, seat: int, rng: np.random.Gen
 def _last_kinds(engine: Engine) -> list[set[str]]:
     # A Shuffle Hands event is followed by one redeal event per seat.
     rename = {"redeal": "shuffle_hands"}
-    return [{rename.get(ev["type"], ev["type"]) for ev in engine.record(b)["events"][-3:]} for b in range(engine.num_envs)]
+    return [
+        {rename.get(ev["type"], ev["type"]) for ev in engine.record(b)["events"][-3:]} for b in range(engine.num_envs)
+    ]
 
 
 @pytest.mark.parametrize("name", list(RULE_SETS))
@@ -178,7 +195,9 @@ def differing_fields(a: np.ndarray, b: np.ndarray) -> set[str]:
 def test_the_drawn_card_is_shown_to_the_drawer_only():
     """R4: the card just drawn is in the drawer's hand and ``drawn_card``; nobody else learns
     which card it was (both are playable, so the phase is post_draw in both games)."""
-    games = [position(["red 1, blue 2", "green 3, green 4", "yellow 5"], "red 9", draw=card) for card in ("red 5", "red 8")]
+    games = [
+        position(["red 1, blue 2", "green 3, green 4", "yellow 5"], "red 9", draw=card) for card in ("red 5", "red 8")
+    ]
     for e in games:
         act(e, "draw")
         assert e.game_state(0)["phase"] == "post_draw"
@@ -318,7 +337,9 @@ def test_gymnasium_info_and_render_show_only_the_learner_information():
     rng = np.random.default_rng(2)
     checked = 0
     for _ in range(200):
-        assert set(info) <= {"action_mask"}, f"new info keys {set(info) - {'action_mask'}}: check they hide hidden cards"
+        assert set(info) <= {"action_mask"}, (
+            f"new info keys {set(info) - {'action_mask'}}: check they hide hidden cards"
+        )
         assert np.array_equal(info["action_mask"], env.action_masks().astype(np.int8))
         twin = copy.deepcopy(env)
         redeal_hidden(twin.engine, 0, env.learner_seat, rng)

@@ -13,14 +13,28 @@ import pytest
 
 from agents.registry import make_agent
 from arena import bradley_terry, play_table
-from arena.ladder import (LADDER_V1, LadderSpec, build_reference, load_reference, rate_against, rate_on_ladder,
-                          reference_path, write_reference)
+from arena.ladder import (
+    LADDER_V1,
+    LadderSpec,
+    build_reference,
+    load_reference,
+    rate_against,
+    rate_on_ladder,
+    reference_path,
+    write_reference,
+)
 from arena.tournament import derive_seed
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Fast rungs only (no search): a whole ladder in seconds. Four rungs so that 4-player reference tables exist.
-TINY = LadderSpec(version="test", rungs=("random", "greedy", "rlcard_rule", "heuristic"), rules="classic",
-                  games=((2, 60), (4, 40)), seed=3, batch_size=64)
+TINY = LadderSpec(
+    version="test",
+    rungs=("random", "greedy", "rlcard_rule", "heuristic"),
+    rules="classic",
+    games=((2, 60), (4, 40)),
+    seed=3,
+    batch_size=64,
+)
 
 
 @pytest.fixture(scope="module")
@@ -82,8 +96,10 @@ def test_a_newcomer_is_rated_the_same_on_every_run_and_never_moves_a_rung(tiny_r
     per = {d["rung"]: d for d in r.per_rung()}
     assert set(per) == set(TINY.rungs)
     shared = 1 if players == 2 else 3  # tables the newcomer shares with a given rung
-    assert all(d["games"] == shared * dict(TINY.games)[players] and d["ci95"][0] <= d["win_rate"] <= d["ci95"][1]
-               for d in per.values())
+    assert all(
+        d["games"] == shared * dict(TINY.games)[players] and d["ci95"][0] <= d["win_rate"] <= d["ci95"][1]
+        for d in per.values()
+    )
     text = r.markdown()
     assert "| rank | agent | rating | 95% CI |" in text and "heuristic (newcomer) ◀" in text
     assert text.count("\n| ") >= len(TINY.rungs) + 1 + len(TINY.rungs)  # ladder rows + per-rung rows
@@ -128,8 +144,13 @@ def test_the_stored_v1_games_replay_from_their_seeds():
         t = 0  # table 0: the first rungs (random, greedy[, rlcard_rule, heuristic]), no search
         stored = data["players"][str(p)]["tables"][t]
         assert "search:64" not in stored["seats"]
-        r = play_table([make_agent(s, "classic") for s in stored["seats"]], stored["games"], rules="classic",
-                       seed=derive_seed(seed, t), batch_size=LADDER_V1.batch_size)
+        r = play_table(
+            [make_agent(s, "classic") for s in stored["seats"]],
+            stored["games"],
+            rules="classic",
+            seed=derive_seed(seed, t),
+            batch_size=LADDER_V1.batch_size,
+        )
         assert r.wins.tolist() == stored["wins"] and r.beat.tolist() == stored["beat"] and r.steps == stored["steps"]
 
 
@@ -147,8 +168,9 @@ def test_load_reference_refuses_a_missing_file_or_another_definition(tmp_path, t
 # --- evaluate.py --ladder ---------------------------------------------------------------------
 
 
-def test_evaluate_ladder_prints_the_table_and_writes_the_same_json_every_run(tmp_path, monkeypatch, tiny_reference,
-                                                                          capsys):
+def test_evaluate_ladder_prints_the_table_and_writes_the_same_json_every_run(
+    tmp_path, monkeypatch, tiny_reference, capsys
+):
     sys.path.insert(0, ROOT)
     import evaluate
 
@@ -168,15 +190,30 @@ def test_evaluate_ladder_prints_the_table_and_writes_the_same_json_every_run(tmp
     assert data["ladder"]["version"] == "test" and len(data["per_rung"]) == 4 and len(data["tables"]) == 4
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--games", "5"], "drop --games"),
-    (["--seed", "1", "--rules", "house"], "drop --rules, --seed"),
-    (["--num-players", "3"], "defined for 2 and 4 players"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--games", "5"], "drop --games"),
+        (["--seed", "1", "--rules", "house"], "drop --rules, --seed"),
+        (["--num-players", "3"], "defined for 2 and 4 players"),
+    ],
+)
 def test_evaluate_ladder_refuses_settings_the_ladder_fixes(tmp_path, args, message):
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "evaluate.py"), "--ladder", "heuristic", *args,
-                           "--output-dir", str(tmp_path / "out")], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(ROOT, "evaluate.py"),
+            "--ladder",
+            "heuristic",
+            *args,
+            "--output-dir",
+            str(tmp_path / "out"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1 and message in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "out").exists()
 

@@ -113,7 +113,7 @@ def test_no_import_cycle_among_project_modules():
         state[m] = 1
         for n in sorted(graph[m]):
             if state.get(n) == 1:
-                cycle.extend(stack[stack.index(n):] + [n] if n in stack else [m, n])
+                cycle.extend(stack[stack.index(n) :] + [n] if n in stack else [m, n])
                 return True
             if n not in state and visit(n, stack + [n]):
                 return True

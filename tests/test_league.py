@@ -20,17 +20,51 @@ from training.opponents import LEAGUE, PendingSnapshot, opponent_groups, parse_m
 from uno_env import UnoRules  # noqa: E402
 
 TINY_LEAGUE = [
-    "--total-timesteps", "2048", "--num-envs", "16", "--n-steps", "64", "--batch-size", "512", "--n-epochs", "1",
-    "--hidden", "32", "--eval-every", "0", "--eval-opponents", "random", "--final-eval-games", "60",
-    "--checkpoint-every", "1024", "--snapshot-every", "1024", "--no-progress", "--no-tensorboard",
-    "--opponent-mix", "league:0.75,random:0.25", "--league-groups", "2", "--league-opponents", "random,search:4",
-    "--bc-positions", "200", "--bc-teacher", "search:8", "--bc-opponents", "random", "--seed", "5",
+    "--total-timesteps",
+    "2048",
+    "--num-envs",
+    "16",
+    "--n-steps",
+    "64",
+    "--batch-size",
+    "512",
+    "--n-epochs",
+    "1",
+    "--hidden",
+    "32",
+    "--eval-every",
+    "0",
+    "--eval-opponents",
+    "random",
+    "--final-eval-games",
+    "60",
+    "--checkpoint-every",
+    "1024",
+    "--snapshot-every",
+    "1024",
+    "--no-progress",
+    "--no-tensorboard",
+    "--opponent-mix",
+    "league:0.75,random:0.25",
+    "--league-groups",
+    "2",
+    "--league-opponents",
+    "random,search:4",
+    "--bc-positions",
+    "200",
+    "--bc-teacher",
+    "search:8",
+    "--bc-opponents",
+    "random",
+    "--seed",
+    "5",
 ]
 
 
 def run_train(*args: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "train.py"), *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "train.py"), *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, f"train.py failed:\nSTDOUT\n{proc.stdout[-3000:]}\nSTDERR\n{proc.stderr[-3000:]}"
     return proc
 
@@ -38,21 +72,29 @@ def run_train(*args: str) -> subprocess.CompletedProcess:
 # --- PFSP weights ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("win_rates, power, expected", [
-    ([0.5, 0.5], 2.0, [0.5, 0.5]),                      # equal records, equal chances
-    ([0.0, 0.5, 1.0], 2.0, [0.8, 0.2, 0.0]),            # (1-p)^2 = 1, 0.25, 0: a mastered member is not drawn
-    ([0.0, 0.5, 1.0], 1.0, [2 / 3, 1 / 3, 0.0]),        # linear weighting
-    ([0.2, 0.6, 0.9], 0.0, [1 / 3, 1 / 3, 1 / 3]),      # power 0: uniform (plain fictitious self-play)
-    ([0.75, 0.5], 2.0, [0.2, 0.8]),                     # 0.0625 vs 0.25
-    ([1.0, 1.0], 2.0, [0.5, 0.5]),                      # the learner beats everyone: uniform
-])
+@pytest.mark.parametrize(
+    "win_rates, power, expected",
+    [
+        ([0.5, 0.5], 2.0, [0.5, 0.5]),  # equal records, equal chances
+        ([0.0, 0.5, 1.0], 2.0, [0.8, 0.2, 0.0]),  # (1-p)^2 = 1, 0.25, 0: a mastered member is not drawn
+        ([0.0, 0.5, 1.0], 1.0, [2 / 3, 1 / 3, 0.0]),  # linear weighting
+        ([0.2, 0.6, 0.9], 0.0, [1 / 3, 1 / 3, 1 / 3]),  # power 0: uniform (plain fictitious self-play)
+        ([0.75, 0.5], 2.0, [0.2, 0.8]),  # 0.0625 vs 0.25
+        ([1.0, 1.0], 2.0, [0.5, 0.5]),  # the learner beats everyone: uniform
+    ],
+)
 def test_pfsp_probabilities_table(win_rates, power, expected):
     np.testing.assert_allclose(pfsp_probabilities(win_rates, power), expected, atol=1e-12)
 
 
-@pytest.mark.parametrize("win_rates, power, match", [
-    ([], 2.0, "non-empty"), ([1.5], 2.0, r"\[0, 1\]"), ([0.5], -1.0, ">= 0"),
-])
+@pytest.mark.parametrize(
+    "win_rates, power, match",
+    [
+        ([], 2.0, "non-empty"),
+        ([1.5], 2.0, r"\[0, 1\]"),
+        ([0.5], -1.0, ">= 0"),
+    ],
+)
 def test_pfsp_probabilities_refuses_bad_input(win_rates, power, match):
     with pytest.raises(ValueError, match=match):
         pfsp_probabilities(win_rates, power)
@@ -72,9 +114,15 @@ def _league_setup(seed: int = 0, pool_size: int = 2):
     assert [(g.kind, g.games) for g in groups] == [("greedy", 2), (LEAGUE, 2), (LEAGUE, 2), (LEAGUE, 2)]
     assert isinstance(groups[1].agent, PendingSnapshot) and groups[1].agent.name == LEAGUE
     venv = UnoSB3VecEnv(8, 2, rules, learner_seat="random", opponents=[(g.agent, g.games) for g in groups], seed=0)
-    model = MaskablePPO(UnoMaskablePolicy, venv, n_steps=8, batch_size=32, seed=0, device="cpu",
-                        policy_kwargs=dict(features_extractor_class=UnoFeatures,
-                                           features_extractor_kwargs=dict(hidden=(8,))))
+    model = MaskablePPO(
+        UnoMaskablePolicy,
+        venv,
+        n_steps=8,
+        batch_size=32,
+        seed=0,
+        device="cpu",
+        policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(8,))),
+    )
     league = League(venv, groups, ["random", "heuristic"], rules, pool_size=pool_size, window=50, seed=seed)
     return model, league
 
@@ -90,7 +138,10 @@ def test_league_draws_by_pfsp_counts_results_per_member_and_keeps_its_pool():
     # Results go to the member the group played: fake one step where games 2..7 (league) and 0 (greedy) end.
     for r in league.results.values():
         r.clear()
-    league.locals = {"dones": np.array([1, 0, 1, 1, 0, 0, 0, 0], bool), "rewards": np.array([1, 0, 1, -1, 0, 0, 0, 0.])}
+    league.locals = {
+        "dones": np.array([1, 0, 1, 1, 0, 0, 0, 0], bool),
+        "rewards": np.array([1, 0, 1, -1, 0, 0, 0, 0.0]),
+    }
     league._on_step()
     # Games 2 and 3 are group 1's (its member's results); game 0 is greedy's, not the league's.
     assert list(league.results[league.current[0]]) == [True, False]
@@ -161,9 +212,15 @@ def test_cloning_fits_the_teachers_actions():
 
     data = label_positions("heuristic", ["random"], UnoRules(), 2, 300, seed=0, chunk=16)
     venv = UnoSB3VecEnv(2, 2, seed=0)
-    model = MaskablePPO(UnoMaskablePolicy, venv, n_steps=8, batch_size=16, seed=0, device="cpu",
-                        policy_kwargs=dict(features_extractor_class=UnoFeatures,
-                                           features_extractor_kwargs=dict(hidden=(64,))))
+    model = MaskablePPO(
+        UnoMaskablePolicy,
+        venv,
+        n_steps=8,
+        batch_size=16,
+        seed=0,
+        device="cpu",
+        policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(64,))),
+    )
     # All positions held in training (holdout 0): the agreement is measured on what it was fitted to.
     stats = clone(model.policy, data, epochs=60, batch_size=64, learning_rate=3e-3, holdout=0.0, seed=0)
     assert stats["positions"] == 300 and np.isnan(stats["agreement_after"])
@@ -189,20 +246,37 @@ def test_train_with_league_and_warm_start_is_seeded_and_resumes_with_the_league(
 
     state = torch.load(tmp_path / "a" / "checkpoints" / "step_2048.state.pt", weights_only=False)
     assert [name for name, _ in state["league"]["snapshots"]] == ["self@0", "self@1024", "self@2048"]
-    resumed = run_train(*TINY_LEAGUE, "--total-timesteps", "3072", "--output-dir", str(tmp_path), "--exp-name", "a",
-                        "--resume", str(tmp_path / "a"))
+    resumed = run_train(
+        *TINY_LEAGUE,
+        "--total-timesteps",
+        "3072",
+        "--output-dir",
+        str(tmp_path),
+        "--exp-name",
+        "a",
+        "--resume",
+        str(tmp_path / "a"),
+    )
     assert "league: 5 members" in resumed.stdout and "warm start" not in resumed.stdout  # no second cloning
     assert json.load(open(tmp_path / "a" / "final_eval.json"))["steps"] == 3072
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--league-groups", "0"], "--league-groups must be >= 1"),
-    (["--bc-positions", "10", "--bc-teacher", "nobody"], "unknown agent 'nobody'"),
-    (["--opponent-mix", "league", "--league-opponents", "nobody"], "unknown agent 'nobody'"),
-    (["--bc-learning-rate", "2"], "--bc-learning-rate must be in"),
-    (["--backend", "rllib", "--bc-positions", "10"], "is for the sb3 backend"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--league-groups", "0"], "--league-groups must be >= 1"),
+        (["--bc-positions", "10", "--bc-teacher", "nobody"], "unknown agent 'nobody'"),
+        (["--opponent-mix", "league", "--league-opponents", "nobody"], "unknown agent 'nobody'"),
+        (["--bc-learning-rate", "2"], "--bc-learning-rate must be in"),
+        (["--backend", "rllib", "--bc-positions", "10"], "is for the sb3 backend"),
+    ],
+)
 def test_train_refuses_bad_league_and_warm_start_settings(tmp_path, args, message):
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "train.py"), *args, "--output-dir", str(tmp_path)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "train.py"), *args, "--output-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode != 0 and message in proc.stderr and not os.listdir(tmp_path)

@@ -17,8 +17,9 @@ from uno_env import Engine, UnoRules, action_name
 
 
 def small(rules, **kw):
-    return ISMCTSAgent(rules, iterations=kw.pop("iterations", 16), wave=kw.pop("wave", 8),
-                       max_depth=kw.pop("max_depth", 12), **kw)
+    return ISMCTSAgent(
+        rules, iterations=kw.pop("iterations", 16), wave=kw.pop("wave", 8), max_depth=kw.pop("max_depth", 12), **kw
+    )
 
 
 @pytest.mark.parametrize("rules_name", list(RULE_SETS))
@@ -31,8 +32,9 @@ def test_act_in_returns_only_legal_actions_in_every_phase(rules_name, num_player
     walk(small(rules), engine, np.random.default_rng(0), 40, use_engine=True)
 
 
-@pytest.mark.parametrize("settings", [{"opponents": "heuristic"}, {"tree_prior": True, "heuristic_plies": 0},
-                                      {"confidence": 1.0}])
+@pytest.mark.parametrize(
+    "settings", [{"opponents": "heuristic"}, {"tree_prior": True, "heuristic_plies": 0}, {"confidence": 1.0}]
+)
 def test_the_variants_play_legal_moves(settings):
     rules = UnoRules.preset("house")
     engine = Engine(3, 3, rules, seed=2, autoreset=True)
@@ -57,8 +59,10 @@ def test_deterministic_given_the_rng(use_engine):
 
 def test_engine_access_match_is_reproducible():
     rules = UnoRules()
-    runs = [play_match([small(rules), HeuristicAgent(rules)], 6, 2, rules, seed=3, batch_size=3, engine_access=True)
-            for _ in range(2)]
+    runs = [
+        play_match([small(rules), HeuristicAgent(rules)], 6, 2, rules, seed=3, batch_size=3, engine_access=True)
+        for _ in range(2)
+    ]
     assert runs[0].wins.tolist() == runs[1].wins.tolist()
     assert runs[0].wins.sum() + runs[0].no_winner == 6
 
@@ -151,12 +155,14 @@ def test_bad_settings_are_named(kwargs, message):
 
 @pytest.mark.parametrize(
     "spec, cls, budget",
-    [("ismcts", ISMCTSAgent, {"iterations": ISMCTSAgent().iterations, "time_ms": None}),
-     ("ismcts:64", ISMCTSAgent, {"iterations": 64, "time_ms": None}),
-     ("ismcts:20ms", ISMCTSAgent, {"time_ms": 20.0}),
-     ("flatmc", SearchAgent, {"rollouts": SearchAgent().rollouts, "time_ms": None}),
-     ("flatmc:64", SearchAgent, {"rollouts": 64, "time_ms": None}),
-     ("flatmc:20ms", SearchAgent, {"time_ms": 20.0})],
+    [
+        ("ismcts", ISMCTSAgent, {"iterations": ISMCTSAgent().iterations, "time_ms": None}),
+        ("ismcts:64", ISMCTSAgent, {"iterations": 64, "time_ms": None}),
+        ("ismcts:20ms", ISMCTSAgent, {"time_ms": 20.0}),
+        ("flatmc", SearchAgent, {"rollouts": SearchAgent().rollouts, "time_ms": None}),
+        ("flatmc:64", SearchAgent, {"rollouts": 64, "time_ms": None}),
+        ("flatmc:20ms", SearchAgent, {"time_ms": 20.0}),
+    ],
 )
 def test_both_searches_are_nameable(spec, cls, budget):
     agent = make_agent(spec)

@@ -119,8 +119,12 @@ def test_pettingzoo_render_test(num_players, capsys):
 
 def test_metadata_agents_and_spaces():
     e = uno_env.env(num_players=4)
-    assert e.metadata == {"name": "uno_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
-                          "render_fps": 1}
+    assert e.metadata == {
+        "name": "uno_v0",
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
     assert str(e) == "uno_v0"
     assert e.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
     engine = Engine(1, 4)
@@ -131,7 +135,9 @@ def test_metadata_agents_and_spaces():
         assert space["action_mask"] == gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)
         assert e.action_space(a) == gymnasium.spaces.Discrete(NUM_ACTIONS)
     open_env = uno_env.raw_env(rules=UnoRules.preset("classic", open_hands=True))
-    assert open_env.observation_space("player_0")["observation"].shape == (Engine(1, 2, open_env.rules).observation_size,)
+    assert open_env.observation_space("player_0")["observation"].shape == (
+        Engine(1, 2, open_env.rules).observation_size,
+    )
 
 
 def test_discrete_sample_with_int8_mask_gives_legal_actions():
@@ -329,8 +335,16 @@ def _same(a: tuple, b: tuple) -> bool:
 
 
 _STATE_ATTRS = (
-    "agents", "agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations",
-    "infos", "num_agents", "max_num_agents", "possible_agents",
+    "agents",
+    "agent_selection",
+    "rewards",
+    "_cumulative_rewards",
+    "terminations",
+    "truncations",
+    "infos",
+    "num_agents",
+    "max_num_agents",
+    "possible_agents",
 )
 
 
@@ -381,9 +395,20 @@ def _odd_actions(mask: np.ndarray, rng: np.random.Generator) -> list[Any]:
     a = int(legal[rng.integers(legal.size)]) if legal.size else 0
     return [
         int(illegal[rng.integers(illegal.size)]),  # masked out: TerminateIllegal
-        -1, NUM_ACTIONS, 10**20,  # out of bounds
-        None, True, False, 3.0, "3", np.bool_(True), np.uint64(a),  # not actions
-        np.int32(a), np.int8(a), np.array(a), np.array([a]),  # numpy integers that are fine
+        -1,
+        NUM_ACTIONS,
+        10**20,  # out of bounds
+        None,
+        True,
+        False,
+        3.0,
+        "3",
+        np.bool_(True),
+        np.uint64(a),  # not actions
+        np.int32(a),
+        np.int8(a),
+        np.array(a),
+        np.array([a]),  # numpy integers that are fine
     ]
 
 
@@ -436,7 +461,8 @@ def random_legal_or_zero(obs: dict[str, np.ndarray], rng: np.random.Generator) -
 
 
 @pytest.mark.parametrize(
-    "num_players, rules_name", [(2, "max_turns_50"), (3, "classic"), (4, "no_challenge_no_voluntary_draw"), (7, "max_turns_50")]
+    "num_players, rules_name",
+    [(2, "max_turns_50"), (3, "classic"), (4, "no_challenge_no_voluntary_draw"), (7, "max_turns_50")],
 )
 def test_env_equals_raw_env_under_the_three_wrappers(num_players, rules_name, quiet_env_logger):
     pair = _Pair(num_players=num_players, rules=RULE_SETS[rules_name])
@@ -549,11 +575,20 @@ def test_raw_env_illegal_action_raises_and_changes_nothing():
     before = _raw_snapshot(e)
     mask = before["obs"][e.agent_selection]["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[0])
-    with pytest.raises(ValueError, match=rf"{e.agent_selection}: .*action {illegal} .*not legal .*phase .*legal actions: \["):
+    with pytest.raises(
+        ValueError, match=rf"{e.agent_selection}: .*action {illegal} .*not legal .*phase .*legal actions: \["
+    ):
         e.step(illegal)
-    cases = [(-1, "0..115"), (NUM_ACTIONS, "0..115"), (10**20, "0..115"), (2.0, "integer action id"),
-             ("57", "integer action id"), (True, "integer action id"), (None, "cannot be None"),
-             (np.array([57]), "integer action id")]
+    cases = [
+        (-1, "0..115"),
+        (NUM_ACTIONS, "0..115"),
+        (10**20, "0..115"),
+        (2.0, "integer action id"),
+        ("57", "integer action id"),
+        (True, "integer action id"),
+        (None, "cannot be None"),
+        (np.array([57]), "integer action id"),
+    ]
     for bad, message in cases:
         with pytest.raises(ValueError, match=message):
             e.step(bad)

@@ -148,7 +148,11 @@ def test_console_script_entry_point():
     root = Path(__file__).resolve().parents[1]
     proc = subprocess.run(
         [sys.executable, "-m", "agents.play", "--seed", "4", "--no-color"],
-        input="x\nq\n", capture_output=True, text=True, cwd=root, timeout=300,
+        input="x\nq\n",
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     assert "'x' is not a move" in proc.stdout and proc.stdout.rstrip().endswith("Bye.")

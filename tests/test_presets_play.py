@@ -10,19 +10,41 @@ from uno_env.engine import layout as L
 MIXED = {
     "explicit_uno_doubles": dict(uno_call="explicit", uno_penalty=1, allow_doubles=True),
     "match_elimination": dict(episode="match", scoring="elimination", target_points=150),
-    "custom_discard_stacking": dict(deck="swap_hands", custom_wild_rule="opponents_discard_wilds",
-                                    stack_draw_two=True, stack_draw_four=True, challenge=False),
-    "custom_until_color_strict": dict(deck="shuffle_hands", custom_wild_rule="next_draws_until_color",
-                                      allow_voluntary_draw=False, wd4_bluffing=False, forbid_last_action_card=True,
-                                      end_on_empty_deck=True, wild_first_card="redraw", illegal_action="penalty"),
-    "fewest_cards_open": dict(max_turns=300, turn_limit_rule="fewest_cards_wins", open_hands=True,
-                              deck="shuffle_hands", custom_wild_rule="next_draws_three_if_stuck"),
+    "custom_discard_stacking": dict(
+        deck="swap_hands",
+        custom_wild_rule="opponents_discard_wilds",
+        stack_draw_two=True,
+        stack_draw_four=True,
+        challenge=False,
+    ),
+    "custom_until_color_strict": dict(
+        deck="shuffle_hands",
+        custom_wild_rule="next_draws_until_color",
+        allow_voluntary_draw=False,
+        wd4_bluffing=False,
+        forbid_last_action_card=True,
+        end_on_empty_deck=True,
+        wild_first_card="redraw",
+        illegal_action="penalty",
+    ),
+    "fewest_cards_open": dict(
+        max_turns=300,
+        turn_limit_rule="fewest_cards_wins",
+        open_hands=True,
+        deck="shuffle_hands",
+        custom_wild_rule="next_draws_three_if_stuck",
+    ),
 }
-CASES = [(f"preset:{p}", UnoRules.preset(p), n) for p in ("classic", "official", "swap_hands", "house")
-         for n in (2, 3, 4, 7, 10)]
+CASES = [
+    (f"preset:{p}", UnoRules.preset(p), n)
+    for p in ("classic", "official", "swap_hands", "house")
+    for n in (2, 3, 4, 7, 10)
+]
 CASES += [(f"mixed:{k}", UnoRules.preset("classic", **v), n) for k, v in MIXED.items() for n in (2, 3, 4, 7, 10)]
-CASES += [("teams_match", UnoRules(teams=True, episode="match", target_points=200, uno_call="explicit"), n)
-          for n in (4, 6, 8, 10)]
+CASES += [
+    ("teams_match", UnoRules(teams=True, episode="match", target_points=200, uno_call="explicit"), n)
+    for n in (4, 6, 8, 10)
+]
 
 
 @pytest.mark.parametrize("name, rules, num_players", CASES, ids=[f"{c[0]}-{c[2]}p" for c in CASES])
@@ -63,9 +85,12 @@ def _hide_and_shuffle(engine, b, seat, rng):
     piles[b, L.PILE_DRAW, :size] = pool
 
 
-@pytest.mark.parametrize("rules", [UnoRules.preset(p) for p in ("classic", "official", "swap_hands", "house")]
-                         + [UnoRules.preset("classic", **MIXED["explicit_uno_doubles"])],
-                         ids=["classic", "official", "swap_hands", "house", "explicit_uno"])
+@pytest.mark.parametrize(
+    "rules",
+    [UnoRules.preset(p) for p in ("classic", "official", "swap_hands", "house")]
+    + [UnoRules.preset("classic", **MIXED["explicit_uno_doubles"])],
+    ids=["classic", "official", "swap_hands", "house", "explicit_uno"],
+)
 def test_observation_depends_only_on_public_information(rules):
     """R11: changing other hands (same sizes) or the draw-pile order never changes what the
     player to act observes; with open_hands it does."""

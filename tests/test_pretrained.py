@@ -28,9 +28,29 @@ from uno_env.observation import observation_size  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAYERS = {"pretrained": 2, "pretrained-4p": 4}
-CARD_FIELDS = {"name", "model_file", "command", "train_args", "commit", "started", "finished", "machine", "steps",
-               "train_minutes", "train_cpu_minutes", "stopped_early", "rules_name", "rules", "num_players",
-               "observation_size", "model_bytes", "model_sha256", "evaluation", "ladder", "note"}
+CARD_FIELDS = {
+    "name",
+    "model_file",
+    "command",
+    "train_args",
+    "commit",
+    "started",
+    "finished",
+    "machine",
+    "steps",
+    "train_minutes",
+    "train_cpu_minutes",
+    "stopped_early",
+    "rules_name",
+    "rules",
+    "num_players",
+    "observation_size",
+    "model_bytes",
+    "model_sha256",
+    "evaluation",
+    "ladder",
+    "note",
+}
 
 
 def test_every_shipped_name_is_in_the_registry_help():
@@ -60,8 +80,13 @@ def test_loads_by_name_and_plays_only_legal_actions(name):
 @pytest.mark.parametrize(
     "name, rules, num_players, message",
     [
-        ("pretrained", "house", None, r"trained for 2 players, rules classic; the rules asked for differ in "
-                                      r"draw_until_playable: trained False, asked True"),
+        (
+            "pretrained",
+            "house",
+            None,
+            r"trained for 2 players, rules classic; the rules asked for differ in "
+            r"draw_until_playable: trained False, asked True",
+        ),
         ("pretrained", '{"open_hands": true}', 2, r"differ in open_hands: trained False, asked True"),
         ("pretrained", '{"hand_size": 5}', None, r"differ in hand_size: trained 7, asked 5"),
         ("pretrained", "classic", 4, r"trained for 2 players, rules classic; asked for 4 players.*pretrained-4p"),
@@ -85,8 +110,11 @@ def test_an_agent_loaded_without_a_player_count_refuses_another_table_when_it_pl
 
 def test_a_card_whose_observation_size_is_not_the_rules_is_refused():
     card = {**load_card("pretrained"), "observation_size": observation_size(True)}
-    with pytest.raises(ValueError, match=rf"observation of {observation_size(True)} values; these rules give "
-                                         rf"{observation_size(False)}"):
+    with pytest.raises(
+        ValueError,
+        match=rf"observation of {observation_size(True)} values; these rules give "
+        rf"{observation_size(False)}",
+    ):
         check_fits(card, "classic", 2)
 
 
@@ -112,8 +140,9 @@ def test_the_card_is_complete_and_matches_its_model(name):
     assert (f"--num-players {args['num_players']}" in card["command"]) == (args["num_players"] != 2)
     assert len(card["commit"]) == 40 and int(card["commit"], 16) >= 0
     rows = card["evaluation"]["rows"]
-    assert rows and all(r["games"] == card["evaluation"]["games_per_opponent"] == args["final_eval_games"]
-                        for r in rows)
+    assert rows and all(
+        r["games"] == card["evaluation"]["games_per_opponent"] == args["final_eval_games"] for r in rows
+    )
     if card["ladder"] is not None:
         assert card["ladder"]["num_players"] == card["num_players"] and card["ladder"]["version"]
 
@@ -126,8 +155,17 @@ def test_the_card_writer_reads_everything_from_the_run(tmp_path):
     (run / "args.json").write_text(json.dumps(shipped["train_args"]))
     (run / "command.txt").write_text(shipped["command"] + "\n")
     rows = shipped["evaluation"]["rows"]
-    (run / "final_eval.json").write_text(json.dumps({"steps": 123, "train_seconds": 600.0, "train_cpu_seconds": 540.0,
-                                                     "stopped_early": True, "final_eval": rows}))
+    (run / "final_eval.json").write_text(
+        json.dumps(
+            {
+                "steps": 123,
+                "train_seconds": 600.0,
+                "train_cpu_seconds": 540.0,
+                "stopped_early": True,
+                "final_eval": rows,
+            }
+        )
+    )
     card = make_card(CardArgs(run_dir=str(run), name="pretrained", out_dir=str(tmp_path / "out")))
     assert CARD_FIELDS <= set(card)
     same = ["command", "train_args", "rules", "rules_name", "num_players", "observation_size", "model_sha256"]
@@ -147,12 +185,20 @@ def test_the_models_are_package_data_found_through_the_installed_package(tmp_pat
     shipped = [Path(f(n)).name for n in PRETRAINED for f in (model_path, card_path)]
     assert all(any(fnmatch(f, p) for p in patterns) for f in shipped), (shipped, patterns)
     # From another directory: the files come from the package, not from the working directory.
-    code = ("import agents, os; from agents.pretrained import PRETRAINED, model_path, card_path; "
-            "home = os.path.join(os.path.dirname(agents.__file__), 'pretrained'); "
-            "paths = [f(n) for n in PRETRAINED for f in (model_path, card_path)]; "
-            "assert all(os.path.dirname(p) == home and os.path.isfile(p) for p in paths), paths; print(len(paths))")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": ""})
+    code = (
+        "import agents, os; from agents.pretrained import PRETRAINED, model_path, card_path; "
+        "home = os.path.join(os.path.dirname(agents.__file__), 'pretrained'); "
+        "paths = [f(n) for n in PRETRAINED for f in (model_path, card_path)]; "
+        "assert all(os.path.dirname(p) == home and os.path.isfile(p) for p in paths), paths; print(len(paths))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
     assert proc.returncode == 0 and proc.stdout.strip() == "4", proc.stderr
 
 
@@ -190,4 +236,5 @@ def test_command_line_names_only_the_changed_flags():
 
     assert command_line(train.Args()) == "python train.py"
     assert command_line(train.Args(num_players=4, hidden=(128, 64), progress=False, rules="house")) == (
-        "python train.py --num-players 4 --rules house --hidden 128 64 --no-progress")
+        "python train.py --num-players 4 --rules house --hidden 128 64 --no-progress"
+    )

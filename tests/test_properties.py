@@ -153,9 +153,18 @@ def snapshot(engine: Engine) -> dict:
         "draw_pile": [engine.draw_pile(b) for b in range(B)],
         "record": [engine.record(b) for b in range(B)],
         "last_record": [engine.last_record(b) for b in range(B)],
-        "outputs": [x.copy() for x in (engine.observation, engine.legal_mask, engine.current_player,
-                                        engine.rewards, engine.terminated, engine.truncated,
-                                        engine.final_observation)],
+        "outputs": [
+            x.copy()
+            for x in (
+                engine.observation,
+                engine.legal_mask,
+                engine.current_player,
+                engine.rewards,
+                engine.terminated,
+                engine.truncated,
+                engine.final_observation,
+            )
+        ],
         "rng": engine._rng.copy(),
     }
 
@@ -175,9 +184,11 @@ def _new_events(seen: list[dict], now: list[dict]) -> list[dict]:
     last, cur = seen[k - 1], now[k - 1]
     out = []
     if cur != last:
-        grown = {key: v for key, v in cur.items() if key != "cards"} == {key: v for key, v in last.items() if key != "cards"}
+        grown = {key: v for key, v in cur.items() if key != "cards"} == {
+            key: v for key, v in last.items() if key != "cards"
+        }
         assert grown and cur["cards"][: len(last["cards"])] == last["cards"], f"event changed: {last} -> {cur}"
-        out.append({**cur, "cards": cur["cards"][len(last["cards"]):]})
+        out.append({**cur, "cards": cur["cards"][len(last["cards"]) :]})
     return out + list(now[k:])
 
 
@@ -268,7 +279,9 @@ class Harness:
             model.resync(state["hands"])
         else:
             assert model.sorted_hands() == state["hands"], f"game {b}: hands differ from the record's events"
-        assert state["scores"] == self.score_sum[b], f"game {b}: scores {state['scores']} != score events {self.score_sum[b]}"
+        assert state["scores"] == self.score_sum[b], (
+            f"game {b}: scores {state['scores']} != score events {self.score_sum[b]}"
+        )
         if self.rules.uno_call == "explicit":
             assert facts.called == state["uno_called"], f"game {b}: UNO calls {state['uno_called']} != {facts.called}"
         want = legal_actions(state, self.rules, drawn=facts.drawn, called=facts.called, catchable=facts.catchable)
@@ -377,7 +390,8 @@ class Harness:
         for q in range(self.n):
             want = t.draws.get(q, 0)
             assert drawn[q] == want if enough else drawn[q] <= want, (
-                f"after {ACTION_NAMES[t.action]}: player {q} drew {drawn[q]}, rules say {want}")
+                f"after {ACTION_NAMES[t.action]}: player {q} drew {drawn[q]}, rules say {want}"
+            )
         for q, hand in t.hands.items():
             assert after["hands"][q] == sorted(hand), f"after {ACTION_NAMES[t.action]}: hand of {q}"
         if t.check_sizes is not None:
@@ -388,7 +402,7 @@ class Harness:
     def _check_deal(self, state: dict, events: list[dict]) -> None:
         """R3, R9: the deal of a new round (the events since the last round end)."""
         ends = [k for k, ev in enumerate(events) if ev["type"] in ("round_end", "score", "eliminated", "match_end")]
-        round_events = events[ends[-1] + 1:] if ends else events
+        round_events = events[ends[-1] + 1 :] if ends else events
         want = expected_deal(state, round_events, self.rules)
         assert want.pop("dealt_counts") == want.pop("dealt")
         draws = want.pop("draws")
@@ -459,15 +473,18 @@ class Harness:
         bad: object
         if kind == "range":
             b = rng.integers(B)
-            actions[b] = rng.choice([NUM_ACTIONS, NUM_ACTIONS + 1, 255, 1000, 2**31 - 1, 2**40, -2, -3, -117, -2**40])
+            actions[b] = rng.choice([NUM_ACTIONS, NUM_ACTIONS + 1, 255, 1000, 2**31 - 1, 2**40, -2, -3, -117, -(2**40)])
             bad = actions
         elif kind == "illegal":
             b = int(rng.choice(active))
             illegal = np.flatnonzero(~e.legal_mask[b])
             actions[b] = rng.choice(illegal)
             phase = e.game_state(b)["phase"]
-            if (self.rules.illegal_action == "penalty" and phase in ("play", "post_draw")
-                    and played_card(int(actions[b])) is not None):
+            if (
+                self.rules.illegal_action == "penalty"
+                and phase in ("play", "post_draw")
+                and played_card(int(actions[b])) is not None
+            ):
                 penalised = np.zeros(B, bool)
                 penalised[b] = True
                 self.step(actions, penalised)  # R10, R12.20: applied, not rejected
@@ -478,12 +495,25 @@ class Harness:
             actions[b] = rng.integers(NUM_ACTIONS)
             bad = actions
         elif kind == "dtype":
-            bad = [actions.astype(np.float64), actions.astype(np.float32), actions.astype(bool),
-                   actions.astype(complex), actions.astype(str), None, [float(a) for a in actions],
-                   "draw"][rng.integers(8)]
+            bad = [
+                actions.astype(np.float64),
+                actions.astype(np.float32),
+                actions.astype(bool),
+                actions.astype(complex),
+                actions.astype(str),
+                None,
+                [float(a) for a in actions],
+                "draw",
+            ][rng.integers(8)]
         else:
-            bad = [np.append(actions, 0), actions.reshape(B, 1), actions.reshape(1, B), actions[:-1],
-                   np.zeros((0,), np.int64), np.zeros((B, 2), np.int64)][rng.integers(6)]
+            bad = [
+                np.append(actions, 0),
+                actions.reshape(B, 1),
+                actions.reshape(1, B),
+                actions[:-1],
+                np.zeros((0,), np.int64),
+                np.zeros((B, 2), np.int64),
+            ][rng.integers(6)]
         before = snapshot(e)
         with pytest.raises(ValueError) as err:
             e.step(bad)
@@ -492,11 +522,19 @@ class Harness:
         assert_unchanged(before, snapshot(e), f"rejected {kind} input {bad!r}")
 
 
-VALID_CASTS = (None, list, tuple, lambda a: a.astype(np.int32), lambda a: a.astype(np.int16), lambda a: a.astype(np.int8))
+VALID_CASTS = (
+    None,
+    list,
+    tuple,
+    lambda a: a.astype(np.int32),
+    lambda a: a.astype(np.int16),
+    lambda a: a.astype(np.int8),
+)
 
 
-def play_and_check(rules: UnoRules, num_players: int, B: int, autoreset: bool, seed: int, bad_rate: float,
-                   steps: int = STEPS) -> Harness:
+def play_and_check(
+    rules: UnoRules, num_players: int, B: int, autoreset: bool, seed: int, bad_rate: float, steps: int = STEPS
+) -> Harness:
     engine = Engine(B, num_players, rules, seed=seed, autoreset=autoreset, record=True)
     h = Harness(engine)
     rng = np.random.default_rng(seed)
@@ -522,14 +560,53 @@ def play_and_check(rules: UnoRules, num_players: int, B: int, autoreset: bool, s
 # wins, swaps with eliminated seats, UNO calls with a double), played longer on every run.
 CORNERS = [
     (UnoRules(teams=True, hand_size=2, uno_call="explicit", episode="match", target_points=60), 6),
-    (UnoRules(deck="swap_hands", scoring="elimination", episode="match", target_points=40, hand_size=2,
-              custom_wild_rule="opponents_discard_wilds"), 5),
-    (UnoRules(allow_doubles=True, uno_call="explicit", uno_penalty=1, hand_size=5, forbid_last_action_card=True,
-              illegal_action="penalty"), 2),
-    (UnoRules(deck="shuffle_hands", custom_wild_rule="next_draws_until_color", end_on_empty_deck=True,
-              hand_size=9, stack_draw_two=True, stack_draw_four=True, challenge=False), 10),
-    (UnoRules(wd4_bluffing=False, wd4_wilds_count_as_match=True, deck="shuffle_hands", stack_draw_four=True,
-              max_turns=40, turn_limit_rule="fewest_cards_wins", hand_size=2, allow_voluntary_draw=False), 4),
+    (
+        UnoRules(
+            deck="swap_hands",
+            scoring="elimination",
+            episode="match",
+            target_points=40,
+            hand_size=2,
+            custom_wild_rule="opponents_discard_wilds",
+        ),
+        5,
+    ),
+    (
+        UnoRules(
+            allow_doubles=True,
+            uno_call="explicit",
+            uno_penalty=1,
+            hand_size=5,
+            forbid_last_action_card=True,
+            illegal_action="penalty",
+        ),
+        2,
+    ),
+    (
+        UnoRules(
+            deck="shuffle_hands",
+            custom_wild_rule="next_draws_until_color",
+            end_on_empty_deck=True,
+            hand_size=9,
+            stack_draw_two=True,
+            stack_draw_four=True,
+            challenge=False,
+        ),
+        10,
+    ),
+    (
+        UnoRules(
+            wd4_bluffing=False,
+            wd4_wilds_count_as_match=True,
+            deck="shuffle_hands",
+            stack_draw_four=True,
+            max_turns=40,
+            turn_limit_rule="fewest_cards_wins",
+            hand_size=2,
+            allow_voluntary_draw=False,
+        ),
+        4,
+    ),
 ]
 
 
@@ -550,8 +627,10 @@ def test_random_rules_play_by_the_book(game, B, autoreset, seed, bad_rate):
 
 
 @settings(max_examples=OPTION_EXAMPLES, deadline=None)
-@given(st.fixed_dictionaries({name: option_values(name) for name in OPTION_NAMES if name != "hand_size"}),
-       st.integers(-3, 60))
+@given(
+    st.fixed_dictionaries({name: option_values(name) for name in OPTION_NAMES if name != "hand_size"}),
+    st.integers(-3, 60),
+)
 def test_any_option_set_is_valid_or_named(options, hand_size):
     """Any combination of allowed values either makes rules, or a ValueError names an option."""
     try:
@@ -568,8 +647,12 @@ def test_every_option_has_a_strategy():
     a choice, an integer range, a flag or the points table."""
     for name in OPTION_NAMES:
         default = UnoRules.__dataclass_fields__[name].default
-        kinds = [name in rules_module._CHOICES, name in rules_module._INT_RANGES,
-                 isinstance(default, bool), name == "card_points"]
+        kinds = [
+            name in rules_module._CHOICES,
+            name in rules_module._INT_RANGES,
+            isinstance(default, bool),
+            name == "card_points",
+        ]
         assert sum(kinds) == 1, name
         assert isinstance(option_values(name), st.SearchStrategy)
 

@@ -21,13 +21,23 @@ from uno_env import UnoRules  # noqa: E402
 
 
 def _tables(result):
-    return [(idx, r.games, r.wins.tolist(), r.points.tolist(), r.beat.tolist(), r.truncated, r.steps)
-            for idx, r in result.tables]
+    return [
+        (idx, r.games, r.wins.tolist(), r.points.tolist(), r.beat.tolist(), r.truncated, r.steps)
+        for idx, r in result.tables
+    ]
 
 
 def _run(agents, games, chunk_games, on_ray, num_players=2, rules=None, seed=7):
-    return tournament(agents, games, num_players=num_players, rules=rules or UnoRules(), seed=seed, batch_size=64,
-                      chunk_games=chunk_games, play_chunks=ray_chunks("", 2) if on_ray else None)
+    return tournament(
+        agents,
+        games,
+        num_players=num_players,
+        rules=rules or UnoRules(),
+        seed=seed,
+        batch_size=64,
+        chunk_games=chunk_games,
+        play_chunks=ray_chunks("", 2) if on_ray else None,
+    )
 
 
 @pytest.mark.parametrize("num_players,rules", [(2, "classic"), (3, "house")])
@@ -53,8 +63,17 @@ def test_one_chunk_per_table_is_the_default_tournament():
 
 def test_chunks_have_their_own_seeds_and_cover_the_games():
     plan = chunk_plan(num_agents=3, num_players=2, games=250, chunk_games=100, seed=7)
-    assert [(c.table, c.games) for c in plan] == [(0, 100), (0, 100), (0, 50), (1, 100), (1, 100), (1, 50),
-                                                  (2, 100), (2, 100), (2, 50)]
+    assert [(c.table, c.games) for c in plan] == [
+        (0, 100),
+        (0, 100),
+        (0, 50),
+        (1, 100),
+        (1, 100),
+        (1, 50),
+        (2, 100),
+        (2, 100),
+        (2, 50),
+    ]
     assert len({c.seed for c in plan}) == len(plan)
     # Chunk c of table t depends on (seed, t, c) only: another chunk size keeps the seeds of the
     # chunks both plans have, and another seed changes every one.

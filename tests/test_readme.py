@@ -14,7 +14,9 @@ REGENERATE = "python -m uno_env.docs --write-readme"
 
 def test_readme_tables_match_the_code():
     for name in readme_tables():
-        assert f"<!-- {name}:start -->" in README and f"<!-- {name}:end -->" in README, f"README lacks the {name} markers"
+        assert f"<!-- {name}:start -->" in README and f"<!-- {name}:end -->" in README, (
+            f"README lacks the {name} markers"
+        )
     assert render_readme(README) == README, f"README's tables differ from the code; regenerate them: {REGENERATE}"
     assert f"D = {OBS_BASE_SIZE} ({OBS_OPEN_SIZE} with `open_hands`)" in README
 

@@ -14,20 +14,44 @@ from rules_reference import HandModel
 from uno_env import ACTION_NAMES, Engine, UnoRules, replay, sample_legal
 
 MIXES = {
-    "explicit_uno_doubles_penalty": dict(uno_call="explicit", uno_penalty=1, allow_doubles=True,
-                                         illegal_action="penalty", hand_size=4),
+    "explicit_uno_doubles_penalty": dict(
+        uno_call="explicit", uno_penalty=1, allow_doubles=True, illegal_action="penalty", hand_size=4
+    ),
     "elimination_match": dict(scoring="elimination", episode="match", target_points=60, hand_size=3),
     "teams_match": dict(teams=True, episode="match", target_points=80, hand_size=3, uno_call="explicit"),
-    "swap_discard_stacking": dict(deck="swap_hands", custom_wild_rule="opponents_discard_wilds", stack_draw_two=True,
-                                  stack_draw_four=True, challenge=False, hand_size=4),
-    "shuffle_until_color_empty_deck": dict(deck="shuffle_hands", custom_wild_rule="next_draws_until_color",
-                                           end_on_empty_deck=True, draw_until_playable=True, hand_size=5),
-    "fewest_cards_open": dict(max_turns=60, turn_limit_rule="fewest_cards_wins", open_hands=True,
-                              deck="shuffle_hands", custom_wild_rule="others_draw_two"),
+    "swap_discard_stacking": dict(
+        deck="swap_hands",
+        custom_wild_rule="opponents_discard_wilds",
+        stack_draw_two=True,
+        stack_draw_four=True,
+        challenge=False,
+        hand_size=4,
+    ),
+    "shuffle_until_color_empty_deck": dict(
+        deck="shuffle_hands",
+        custom_wild_rule="next_draws_until_color",
+        end_on_empty_deck=True,
+        draw_until_playable=True,
+        hand_size=5,
+    ),
+    "fewest_cards_open": dict(
+        max_turns=60,
+        turn_limit_rule="fewest_cards_wins",
+        open_hands=True,
+        deck="shuffle_hands",
+        custom_wild_rule="others_draw_two",
+    ),
 }
-CASES = [(f"{p}-{n}p", UnoRules.preset(p, max_turns=400), n) for p in ("classic", "official", "swap_hands", "house")
-         for n in (2, 3, 5, 10)]
-CASES += [(f"{k}-{n}p", UnoRules.preset("classic", **v), n) for k, v in MIXES.items() for n in ((4, 6) if "teams" in k else (2, 5))]
+CASES = [
+    (f"{p}-{n}p", UnoRules.preset(p, max_turns=400), n)
+    for p in ("classic", "official", "swap_hands", "house")
+    for n in (2, 3, 5, 10)
+]
+CASES += [
+    (f"{k}-{n}p", UnoRules.preset("classic", **v), n)
+    for k, v in MIXES.items()
+    for n in ((4, 6) if "teams" in k else (2, 5))
+]
 
 
 def _play(engine: Engine, rng: np.random.Generator, steps: int, penalise: bool) -> np.ndarray:
@@ -100,13 +124,19 @@ def _rebuilt_hands(engine: Engine) -> tuple[bool, list[list[int]]]:
     return model.stale, model.sorted_hands()
 
 
-SWAP = dict(hands=["wild swap hands, red 1, red 2", "green 1, green 2, green 3", "blue 1"], top="red 3",
-            deck="swap_hands")
+SWAP = dict(
+    hands=["wild swap hands, red 1, red 2", "green 1, green 2, green 3", "blue 1"], top="red 3", deck="swap_hands"
+)
 DOUBLE = dict(hands=["red 5, red 5, blue 1", "green 1, green 2"], top="red 3", allow_doubles=True)
-DISCARD = dict(hands=["wild customizable, red 1", "wild, green 1", "wild draw four, blue 3"], top="red 3",
-               deck="shuffle_hands", custom_wild_rule="opponents_discard_wilds")
-SHUFFLE = dict(hands=["wild shuffle hands, red 1, red 2", "green 1, green 2", "blue 1"], top="red 3",
-               deck="shuffle_hands")
+DISCARD = dict(
+    hands=["wild customizable, red 1", "wild, green 1", "wild draw four, blue 3"],
+    top="red 3",
+    deck="shuffle_hands",
+    custom_wild_rule="opponents_discard_wilds",
+)
+SHUFFLE = dict(
+    hands=["wild shuffle hands, red 1, red 2", "green 1, green 2", "blue 1"], top="red 3", deck="shuffle_hands"
+)
 RECORD_CASES = [
     ("swap", SWAP, ["play wild swap hands", "choose blue", "swap with +1"]),
     ("double", DOUBLE, ["play double red 5"]),
@@ -120,8 +150,15 @@ def recorded_position(hands, top, **options) -> Engine:
     built = position(hands, top, **options)
     s = built.game_state(0)
     e = Engine(1, len(hands), built.rules, seed=0, record=True)
-    e.set_game(0, hands=s["hands"], discard_pile=s["discard_pile"], draw_pile=built.draw_pile(0),
-               current_player=s["current_player"], current_color=s["current_color"], direction=s["direction"])
+    e.set_game(
+        0,
+        hands=s["hands"],
+        discard_pile=s["discard_pile"],
+        draw_pile=built.draw_pile(0),
+        current_player=s["current_player"],
+        current_color=s["current_color"],
+        direction=s["direction"],
+    )
     return e
 
 
@@ -157,8 +194,15 @@ def test_records_of_set_positions_replay_with_their_generator(name, where, moves
     built = position(**where)
     s = built.game_state(0)
     e = Engine(3, len(where["hands"]), built.rules, seed=11, record=True)
-    e.set_game(2, hands=s["hands"], discard_pile=s["discard_pile"], draw_pile=built.draw_pile(0),
-               current_player=s["current_player"], current_color=s["current_color"], direction=s["direction"])
+    e.set_game(
+        2,
+        hands=s["hands"],
+        discard_pile=s["discard_pile"],
+        draw_pile=built.draw_pile(0),
+        current_player=s["current_player"],
+        current_color=s["current_color"],
+        direction=s["direction"],
+    )
     for move in moves:
         e.step(np.array([-1, -1, ACTION_NAMES.index(move)]))
     record = json.loads(json.dumps(e.record(2)))
@@ -171,8 +215,14 @@ def test_a_set_position_replays_through_reshuffles():
     source = Engine(1, 3, seed=4)
     s = source.game_state(0)
     e = Engine(2, 3, seed=99, record=True)
-    e.set_game(1, hands=s["hands"], discard_pile=s["discard_pile"], draw_pile=source.draw_pile(0),
-               current_player=s["current_player"], current_color=s["current_color"])
+    e.set_game(
+        1,
+        hands=s["hands"],
+        discard_pile=s["discard_pile"],
+        draw_pile=source.draw_pile(0),
+        current_player=s["current_player"],
+        current_color=s["current_color"],
+    )
     rng = np.random.default_rng(0)
     for _ in range(300):
         if e.terminated[1] or e.truncated[1]:

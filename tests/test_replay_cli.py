@@ -47,7 +47,7 @@ def test_every_step_ends_on_the_recorded_final_table(game_file):
     last = len(record["actions"])
     assert out.count("--- step ") == last + 1 and f"--- step {last}/{last}" in out
     # The omniscient view shows every hand; the final hands are the engine's.
-    tail = out[out.index(f"--- step {last}/{last}"):]
+    tail = out[out.index(f"--- step {last}/{last}") :]
     for p, hand in enumerate(final["hands"]):
         assert f"player {p}  {len(hand)} card" in tail
         if hand:
@@ -97,15 +97,18 @@ def test_a_list_of_records_and_json_lines(tmp_path):
         assert rc == 0 and out.count("--- step ") == len(records[1]["actions"]) + 1
 
 
-@pytest.mark.parametrize("content, argv, message", [
-    (None, [], "cannot read"),
-    ("not json {", [], "neither JSON nor JSON Lines"),
-    ('{"a": 1}', [], "is not a game record: it needs the keys"),
-    ("[]", [], "holds no record"),
-    ("GAME", ["--game", "3"], r"--game must be 0..0 \(1 records"),
-    ("GAME", ["--view", "5"], "view must be 'all' or a seat 0..2"),
-    ("BROKEN", [], "replay differs from the record"),
-])
+@pytest.mark.parametrize(
+    "content, argv, message",
+    [
+        (None, [], "cannot read"),
+        ("not json {", [], "neither JSON nor JSON Lines"),
+        ('{"a": 1}', [], "is not a game record: it needs the keys"),
+        ("[]", [], "holds no record"),
+        ("GAME", ["--game", "3"], r"--game must be 0..0 \(1 records"),
+        ("GAME", ["--view", "5"], "view must be 'all' or a seat 0..2"),
+        ("BROKEN", [], "replay differs from the record"),
+    ],
+)
 def test_bad_files_and_options_are_named(tmp_path, capsys, content, argv, message):
     path = tmp_path / "x.json"
     record, _ = recorded_game()
@@ -124,7 +127,10 @@ def test_bad_files_and_options_are_named(tmp_path, capsys, content, argv, messag
 def test_uno_play_save_writes_what_uno_replay_reads(tmp_path):
     path = tmp_path / "played.json"
     out = io.StringIO()
-    assert play_main(["--seed", "3", "--no-color", "--games", "2", "--save", str(path)], io.StringIO("1\n" * 6000), out) == 0
+    assert (
+        play_main(["--seed", "3", "--no-color", "--games", "2", "--save", str(path)], io.StringIO("1\n" * 6000), out)
+        == 0
+    )
     assert f"Saved the game to {path}" in out.getvalue()
     records = json.loads(path.read_text())
     assert len(records) == 2
@@ -143,17 +149,37 @@ def test_uno_play_save_to_a_missing_folder_is_refused_before_playing(tmp_path, c
 
 def test_runs_as_a_module(game_file):
     path, _, _ = game_file
-    done = subprocess.run([sys.executable, "-m", "uno_env.replay_cli", str(path), "--no-pause", "--view", "0"],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "uno_env.replay_cli", str(path), "--no-pause", "--view", "0"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0 and "--- step 0/" in done.stdout and "(this view)" in done.stdout
 
 
 def test_evaluate_save_games_writes_records_uno_replay_reads(tmp_path):
     root = __import__("pathlib").Path(__file__).resolve().parents[1]
     out = tmp_path / "eval"
-    done = subprocess.run([sys.executable, str(root / "evaluate.py"), "--agents", "random,greedy", "--games", "4",
-                           "--save-games", "3", "--no-plots", "--output-dir", str(out)],
-                          cwd=root, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(root / "evaluate.py"),
+            "--agents",
+            "random,greedy",
+            "--games",
+            "4",
+            "--save-games",
+            "3",
+            "--no-plots",
+            "--output-dir",
+            str(out),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     lines = (out / "games.jsonl").read_text().splitlines()
     assert len(lines) == 3 and "games.jsonl" in done.stdout
@@ -165,8 +191,13 @@ def test_evaluate_save_games_writes_records_uno_replay_reads(tmp_path):
 def test_evaluate_refuses_a_negative_save_games_before_writing(tmp_path):
     root = __import__("pathlib").Path(__file__).resolve().parents[1]
     out = tmp_path / "eval"
-    done = subprocess.run([sys.executable, str(root / "evaluate.py"), "--save-games", "-1", "--output-dir", str(out)],
-                          cwd=root, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(root / "evaluate.py"), "--save-games", "-1", "--output-dir", str(out)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 1 and "--save-games must be >= 0, got -1" in done.stderr and not out.exists()
 
 

@@ -24,14 +24,32 @@ from training.rllib_trainer import rllib_config  # noqa: E402
 from uno_env import Agent, Engine, RandomAgent, UnoRules, sample_legal  # noqa: E402
 from uno_env.rllib import UnoEnvRunner, UnoMultiAgentEnv, UnoVectorMultiAgentEnv  # noqa: E402
 
-TINY = dict(backend="rllib", total_timesteps=1500, num_envs=16, n_steps=32, batch_size=256, n_epochs=1, hidden=(32,),
-            eval_every=0, final_eval_games=40, eval_opponents="random", checkpoint_every=0, snapshot_every=500,
-            num_env_runners=1, num_cpus=2, opponent_mix="rlcard_rule:0.5,self:0.5", progress=False, seed=3)
+TINY = dict(
+    backend="rllib",
+    total_timesteps=1500,
+    num_envs=16,
+    n_steps=32,
+    batch_size=256,
+    n_epochs=1,
+    hidden=(32,),
+    eval_every=0,
+    final_eval_games=40,
+    eval_opponents="random",
+    checkpoint_every=0,
+    snapshot_every=500,
+    num_env_runners=1,
+    num_cpus=2,
+    opponent_mix="rlcard_rule:0.5,self:0.5",
+    progress=False,
+    seed=3,
+)
 
 
 def _random_actions(obs, rng):
-    return [{aid: int(sample_legal(x["action_mask"][None] > 0, rng)[0]) for aid, x in o.items() if x["action_mask"].any()}
-            for o in obs]
+    return [
+        {aid: int(sample_legal(x["action_mask"][None] > 0, rng)[0]) for aid, x in o.items() if x["action_mask"].any()}
+        for o in obs
+    ]
 
 
 @pytest.mark.parametrize("num_players,rules", [(2, "classic"), (3, "official")])
@@ -51,7 +69,7 @@ def test_vector_env_plays_the_engine_games_with_every_seat_an_agent(num_players,
         for g, o in enumerate(obs):
             if restart[g]:
                 continue
-            (aid, x), = o.items()
+            ((aid, x),) = o.items()
             assert aid == f"player_{engine.current_player[g]}" and space.contains(x)
             assert np.array_equal(x["observations"], engine.observation[g])
             assert np.array_equal(x["action_mask"] > 0, engine.legal_mask[g])
@@ -76,7 +94,7 @@ def test_single_game_env_and_bad_input():
     env = UnoMultiAgentEnv({"num_players": 3, "rules": "official", "seed": 4})
     obs, _ = env.reset(seed=4)
     assert env.possible_agents == ["player_0", "player_1", "player_2"] and len(obs) == 1
-    (aid, x), = obs.items()
+    ((aid, x),) = obs.items()
     illegal = int(np.flatnonzero(x["action_mask"] == 0)[0])
     with pytest.raises(ValueError):
         env.step({aid: illegal})
@@ -156,7 +174,16 @@ def test_checkpoint_plays_ray_tournaments_with_the_single_process_table(trained)
     agents = [RLlibAgent(str(run_dir / "checkpoint"), deterministic=False), RandomAgent()]
     tables = []
     for play_chunks in (None, ray_chunks("", 2)):
-        t = tournament(agents, 120, num_players=2, rules=UnoRules(), seed=3, batch_size=32, chunk_games=40,
-                       names=["tiny", "random"], play_chunks=play_chunks)
+        t = tournament(
+            agents,
+            120,
+            num_players=2,
+            rules=UnoRules(),
+            seed=3,
+            batch_size=32,
+            chunk_games=40,
+            names=["tiny", "random"],
+            play_chunks=play_chunks,
+        )
         tables.append([(r.wins.tolist(), r.points.tolist(), r.steps) for _, r in t.tables])
     assert tables[0] == tables[1]

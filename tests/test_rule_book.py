@@ -136,7 +136,9 @@ def preset_problems(book: str) -> list[str]:
 
 
 def forbidden_path_problems(book: str) -> list[str]:
-    return [f"the book names {bad!r}" for bad in ("../shared", "/shared/", "RULES.md", "seeds/", "/work/") if bad in book]
+    return [
+        f"the book names {bad!r}" for bad in ("../shared", "/shared/", "RULES.md", "seeds/", "/work/") if bad in book
+    ]
 
 
 def card_problems(book: str) -> list[str]:
@@ -244,11 +246,25 @@ _first_row = re.search(r"^\| `(\w+)` \| R\d+ \|.*$", _section(BOOK, "All options
         (option_name_problems, lambda b: _drop_option(b, "wd4_bluffing")),
         (option_name_problems, lambda b: _drop_option(b, "open_hands")),
         (allowed_value_problems, lambda b: b.replace("`'next_draws_three_if_stuck'`", "'next_draws_three_if_stuck'")),
-        (options_table_problems, lambda b: b.replace("| `hand_size` | R3 | integer 1–50 | `7` |", "| `hand_size` | R3 | integer 1–50 | `8` |")),
+        (
+            options_table_problems,
+            lambda b: b.replace(
+                "| `hand_size` | R3 | integer 1–50 | `7` |", "| `hand_size` | R3 | integer 1–50 | `8` |"
+            ),
+        ),
         (options_table_problems, lambda b: b.replace("| `challenge` | R6 |", "| `challenge` | R5 |")),
-        (options_table_problems, lambda b: b.replace("| `max_turns` | R8 | integer ≥ 1, or `None` |", "| `max_turns` | R8 | integer ≥ 0, or `None` |")),
-        (options_table_problems, lambda b: b.replace(
-            "| `scoring` | R8 | `'winner_takes'`, `'elimination'` |", "| `scoring` | R8 | `'winner_takes'` |")),
+        (
+            options_table_problems,
+            lambda b: b.replace(
+                "| `max_turns` | R8 | integer ≥ 1, or `None` |", "| `max_turns` | R8 | integer ≥ 0, or `None` |"
+            ),
+        ),
+        (
+            options_table_problems,
+            lambda b: b.replace(
+                "| `scoring` | R8 | `'winner_takes'`, `'elimination'` |", "| `scoring` | R8 | `'winner_takes'` |"
+            ),
+        ),
         (options_table_problems, lambda b: b.replace(_first_row.group(0) + "\n", "", 1)),
         (preset_problems, lambda b: b.replace("`wd4_wilds_count_as_match=True` |", "|", 1)),
         (preset_problems, lambda b: b.replace("| `house` |", "| `home` |", 1)),

@@ -46,32 +46,41 @@ def test_classic_preset_is_the_default():
     assert UnoRules.from_dict(UnoRules().to_dict()) == UnoRules()
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(name="nope"), "unknown preset 'nope'"),
-    (dict(foo=1), r"unknown option\(s\) \['foo'\]"),
-    (dict(hand_size=0), "hand_size must be an integer in 1..50"),
-    (dict(hand_size=True), "hand_size must be an integer"),
-    (dict(challenge="yes"), "challenge must be True or False"),
-    (dict(first_card_rule="random"), r"first_card_rule must be one of \('classic', 'redraw_special'\)"),
-    (dict(max_turns=0), "max_turns must be an integer >= 1 or None"),
-    (dict(card_points=(1, 2)), "card_points must be None or 57 integers"),
-    (dict(custom_wild_rule="play_again"), "custom_wild_rule.*deck='classic'"),
-    (dict(max_turns=None, turn_limit_rule="fewest_cards_wins"), "turn_limit_rule.*max_turns=None"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(name="nope"), "unknown preset 'nope'"),
+        (dict(foo=1), r"unknown option\(s\) \['foo'\]"),
+        (dict(hand_size=0), "hand_size must be an integer in 1..50"),
+        (dict(hand_size=True), "hand_size must be an integer"),
+        (dict(challenge="yes"), "challenge must be True or False"),
+        (dict(first_card_rule="random"), r"first_card_rule must be one of \('classic', 'redraw_special'\)"),
+        (dict(max_turns=0), "max_turns must be an integer >= 1 or None"),
+        (dict(card_points=(1, 2)), "card_points must be None or 57 integers"),
+        (dict(custom_wild_rule="play_again"), "custom_wild_rule.*deck='classic'"),
+        (dict(max_turns=None, turn_limit_rule="fewest_cards_wins"), "turn_limit_rule.*max_turns=None"),
+    ],
+)
 def test_bad_options(kwargs, match):
     name = kwargs.pop("name", "classic")
     with pytest.raises(ValueError, match=match):
         UnoRules.preset(name, **kwargs)
 
 
-@pytest.mark.parametrize("kwargs, names", [
-    (dict(deck="shuffle_hands", custom_wild_count=0, custom_wild_rule="play_again"), ["custom_wild_rule", "custom_wild_count"]),
-    (dict(teams=True, scoring="elimination"), ["teams", "scoring"]),
-    (dict(uno_penalty=1), ["uno_penalty", "uno_call"]),
-    (dict(challenge=False, challenge_innocent_draw=8), ["challenge_innocent_draw", "challenge"]),
-    (dict(target_points=200), ["target_points", "episode"]),
-    (dict(custom_wild_count=2), ["custom_wild_count", "deck"]),
-])
+@pytest.mark.parametrize(
+    "kwargs, names",
+    [
+        (
+            dict(deck="shuffle_hands", custom_wild_count=0, custom_wild_rule="play_again"),
+            ["custom_wild_rule", "custom_wild_count"],
+        ),
+        (dict(teams=True, scoring="elimination"), ["teams", "scoring"]),
+        (dict(uno_penalty=1), ["uno_penalty", "uno_call"]),
+        (dict(challenge=False, challenge_innocent_draw=8), ["challenge_innocent_draw", "challenge"]),
+        (dict(target_points=200), ["target_points", "episode"]),
+        (dict(custom_wild_count=2), ["custom_wild_count", "deck"]),
+    ],
+)
 def test_contradictions_name_both_options(kwargs, names):
     """Options that cannot work together raise ValueError naming both; nothing is silently ignored."""
     with pytest.raises(ValueError) as err:
@@ -104,11 +113,35 @@ def test_presets_follow_rules_md(preset):
 
 def test_every_option_of_rules_md_is_named():
     expected = {
-        "deck", "custom_wild_count", "hand_size", "allow_voluntary_draw", "draw_until_playable", "allow_doubles",
-        "end_on_empty_deck", "wd4_wilds_count_as_match", "wd4_bluffing", "stack_draw_two", "stack_draw_four",
-        "custom_wild_rule", "challenge", "challenge_guilty_draw", "challenge_innocent_draw", "uno_call",
-        "uno_penalty", "forbid_last_action_card", "card_points", "scoring", "target_points", "episode", "teams",
-        "max_turns", "turn_limit_rule", "first_card_rule", "wild_first_card", "illegal_action", "open_hands",
+        "deck",
+        "custom_wild_count",
+        "hand_size",
+        "allow_voluntary_draw",
+        "draw_until_playable",
+        "allow_doubles",
+        "end_on_empty_deck",
+        "wd4_wilds_count_as_match",
+        "wd4_bluffing",
+        "stack_draw_two",
+        "stack_draw_four",
+        "custom_wild_rule",
+        "challenge",
+        "challenge_guilty_draw",
+        "challenge_innocent_draw",
+        "uno_call",
+        "uno_penalty",
+        "forbid_last_action_card",
+        "card_points",
+        "scoring",
+        "target_points",
+        "episode",
+        "teams",
+        "max_turns",
+        "turn_limit_rule",
+        "first_card_rule",
+        "wild_first_card",
+        "illegal_action",
+        "open_hands",
     }
     assert set(OPTION_NAMES) == expected
 

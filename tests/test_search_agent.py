@@ -106,8 +106,12 @@ SCENARIOS = [
     (["red 5", "green 1, green 2, blue 4"], "red 3", "play red 5", "the last card wins (R8)"),
     (["red draw two, red 7, blue 4", "green 1"], "red 3", "play red draw two", "stop the player on one card"),
     (["red 7, red skip", "green 1"], "red 3", "play red skip", "Skip, then the last card: out in one turn (R5)"),
-    (["wild draw four, blue 1, blue 2", "green 1"], "red 3", "play wild draw four",
-     "a legal Wild Draw Four on the player with one card"),
+    (
+        ["wild draw four, blue 1, blue 2", "green 1"],
+        "red 3",
+        "play wild draw four",
+        "a legal Wild Draw Four on the player with one card",
+    ),
 ]
 
 
@@ -153,7 +157,9 @@ def test_without_evidence_the_heuristic_move_stands():
             a = agent.act_in(engine, i, np.random.default_rng(step))
             if agent.last_searched:
                 searched += 1
-                h = heuristic.act(engine.observation[i : i + 1], engine.legal_mask[i : i + 1], np.random.default_rng(step))
+                h = heuristic.act(
+                    engine.observation[i : i + 1], engine.legal_mask[i : i + 1], np.random.default_rng(step)
+                )
                 assert a == h[0]
         engine.step(RandomAgent().act(engine.observation, engine.legal_mask, rng))
     assert searched > 50
@@ -192,7 +198,9 @@ def test_bad_settings_are_named(kwargs, message):
 def test_beats_random_in_a_short_match():
     """A sanity check of strength, not the README figure (benchmarks/search_agent.py)."""
     rules = UnoRules()
-    r = play_match([SearchAgent(rules, rollouts=32, max_depth=40), RandomAgent()], 40, 2, rules, seed=1, engine_access=True)
+    r = play_match(
+        [SearchAgent(rules, rollouts=32, max_depth=40), RandomAgent()], 40, 2, rules, seed=1, engine_access=True
+    )
     assert r.wins[0] >= 30
     r = play_match([SearchAgent(rules, rollouts=32, max_depth=40), RandomAgent()], 20, 2, rules, seed=1)
     assert r.wins[0] >= 14
@@ -232,7 +240,11 @@ def test_benchmark_script_quick(tmp_path):
     out = tmp_path / "search.json"
     proc = subprocess.run(
         [sys.executable, str(repo / "benchmarks" / "search_agent.py"), "--quick", "--json", str(out)],
-        cwd=repo, env=env, capture_output=True, text=True, timeout=900,
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     rows = json.loads(out.read_text())
@@ -267,8 +279,18 @@ def test_batched_redeal_keeps_what_the_seat_knows(preset):
         after = root.game_state(d)
         assert after["hands"][seat] == before["hands"][seat]
         assert [len(h) for h in after["hands"]] == [len(h) for h in before["hands"]]
-        for key in ("discard_pile", "draw_pile_size", "current_player", "phase", "current_color", "scores",
-                    "direction", "pending_draw", "turn", "uno_called"):
+        for key in (
+            "discard_pile",
+            "draw_pile_size",
+            "current_player",
+            "phase",
+            "current_color",
+            "scores",
+            "direction",
+            "pending_draw",
+            "turn",
+            "uno_called",
+        ):
             assert after[key] == before[key], key
         assert sorted(root.draw_pile(d) + [c for p, h in enumerate(after["hands"]) if p != seat for c in h]) == hidden
         assert np.array_equal(root.observe(seat)[d], engine.observe(seat)[0])

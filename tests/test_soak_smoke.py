@@ -13,8 +13,14 @@ def test_soak_quick(tmp_path):
     out_json = tmp_path / "soak.json"
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
     # Generous timeout: a cold numba cache compiles the engine in this subprocess.
-    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "soak.py"), "--quick", "--json", str(out_json)],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "soak.py"), "--quick", "--json", str(out_json)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     report = json.loads(out_json.read_text())
     total = report["total"]

@@ -23,8 +23,17 @@ CASES = {
     "house 5p open hands": (5, UnoRules.preset("house", open_hands=True)),
     "swap_hands 10p": (10, UnoRules.preset("swap_hands", hand_size=5)),
     "teams match 4p": (4, UnoRules(teams=True, episode="match", target_points=60, hand_size=3)),
-    "elimination match 3p, stacking": (3, UnoRules(scoring="elimination", episode="match", target_points=40,
-                                                   stack_draw_two=True, stack_draw_four=True, hand_size=3)),
+    "elimination match 3p, stacking": (
+        3,
+        UnoRules(
+            scoring="elimination",
+            episode="match",
+            target_points=40,
+            stack_draw_two=True,
+            stack_draw_four=True,
+            hand_size=3,
+        ),
+    ),
     "doubles, explicit UNO, open hands 2p": (2, UnoRules(allow_doubles=True, uno_call="explicit", open_hands=True)),
 }
 
@@ -102,13 +111,16 @@ def test_observations_of_every_seat_stay_in_bounds_in_random_play(name):
     assert ends > 0
 
 
-@pytest.mark.parametrize("args, match", [
-    (("classic", 2), "rules must be a UnoRules"),
-    ((UnoRules(), 1), r"num_players must be an integer in 2\.\.10, got 1"),
-    ((UnoRules(), 11), "num_players"),
-    ((UnoRules(), 2.0), "num_players"),
-    ((UnoRules(), True), "num_players"),
-])
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        (("classic", 2), "rules must be a UnoRules"),
+        ((UnoRules(), 1), r"num_players must be an integer in 2\.\.10, got 1"),
+        ((UnoRules(), 11), "num_players"),
+        ((UnoRules(), 2.0), "num_players"),
+        ((UnoRules(), True), "num_players"),
+    ],
+)
 def test_bad_arguments(args, match):
     with pytest.raises(ValueError, match=match):
         observation_bounds(*args)

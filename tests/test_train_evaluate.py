@@ -24,17 +24,39 @@ from uno_env import Engine, RandomAgent, UnoRules, sample_legal  # noqa: E402
 from uno_env.actions import Action  # noqa: E402
 
 TINY_TRAIN = [
-    "--total-timesteps", "2048", "--num-envs", "16", "--n-steps", "64", "--batch-size", "512",
-    "--n-epochs", "1", "--hidden", "32", "--eval-every", "1024", "--eval-games", "40",
-    "--eval-opponents", "random,rlcard_rule", "--final-eval-games", "100", "--checkpoint-every", "1024",
-    "--snapshot-every", "1024", "--no-progress",
+    "--total-timesteps",
+    "2048",
+    "--num-envs",
+    "16",
+    "--n-steps",
+    "64",
+    "--batch-size",
+    "512",
+    "--n-epochs",
+    "1",
+    "--hidden",
+    "32",
+    "--eval-every",
+    "1024",
+    "--eval-games",
+    "40",
+    "--eval-opponents",
+    "random,rlcard_rule",
+    "--final-eval-games",
+    "100",
+    "--checkpoint-every",
+    "1024",
+    "--snapshot-every",
+    "1024",
+    "--no-progress",
 ]
 
 
 def run(script: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     """Run a repository script in a subprocess; fail with its output if it fails."""
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, script), *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, script), *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
     assert proc.returncode == 0, f"{script} failed:\nSTDOUT\n{proc.stdout[-3000:]}\nSTDERR\n{proc.stderr[-3000:]}"
     return proc
 
@@ -56,7 +78,12 @@ def test_train_writes_model_hyperparameters_checkpoints_and_the_final_table(trai
     saved = json.loads((run_dir / "args.json").read_text())
     assert saved["total_timesteps"] == 2048 and saved["seed"] == 3 and saved["hidden"] == [32]
     assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == [
-        "latest.json", "step_1024.state.pt", "step_1024.zip", "step_2048.state.pt", "step_2048.zip"]
+        "latest.json",
+        "step_1024.state.pt",
+        "step_1024.zip",
+        "step_2048.state.pt",
+        "step_2048.zip",
+    ]
     assert (run_dir / "progress.csv").is_file()
     final = json.loads((run_dir / "final_eval.json").read_text())
     assert final["steps"] == 2048
@@ -95,8 +122,12 @@ def test_train_killed_with_sigkill_resumes_from_its_latest_checkpoint(tmp_path):
     latest = tmp_path / "killed" / "checkpoints" / "latest.json"
     log = tmp_path / "first.log"  # a file, not a pipe: a full pipe would stall the run
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "train.py"), *args, *common], cwd=ROOT,
-                                stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, os.path.join(ROOT, "train.py"), *args, *common],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     try:
         deadline = time.time() + 240
         while not latest.exists() and proc.poll() is None and time.time() < deadline:
@@ -128,9 +159,15 @@ def test_a_failed_checkpoint_write_leaves_the_previous_latest_loadable(tmp_path,
     from training.checkpoint import find_checkpoint, load_state, save_checkpoint
     from uno_env.sb3_vec_env import UnoSB3VecEnv
 
-    model = MaskablePPO(UnoMaskablePolicy, UnoSB3VecEnv(4, 2, seed=0), n_steps=8, batch_size=16, seed=0,
-                        device="cpu", policy_kwargs=dict(features_extractor_class=UnoFeatures,
-                                                         features_extractor_kwargs=dict(hidden=(8,))))
+    model = MaskablePPO(
+        UnoMaskablePolicy,
+        UnoSB3VecEnv(4, 2, seed=0),
+        n_steps=8,
+        batch_size=16,
+        seed=0,
+        device="cpu",
+        policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(8,))),
+    )
     directory = str(tmp_path / "checkpoints")
     save_checkpoint(directory, 100, model, {"history": ["first"]})
 
@@ -161,9 +198,11 @@ def test_a_failed_checkpoint_write_leaves_the_previous_latest_loadable(tmp_path,
 def test_sigkill_inside_an_atomic_write_keeps_the_old_file_and_the_temporary_is_cleaned(tmp_path):
     target = tmp_path / "latest.json"
     target.write_text("old")
-    code = (f"import os, signal; from training.checkpoint import atomic_write\n"
-            f"def write(f):\n    f.write(b'new but'); f.flush(); os.kill(os.getpid(), signal.SIGKILL)\n"
-            f"atomic_write({str(target)!r}, write)\n")
+    code = (
+        f"import os, signal; from training.checkpoint import atomic_write\n"
+        f"def write(f):\n    f.write(b'new but'); f.flush(); os.kill(os.getpid(), signal.SIGKILL)\n"
+        f"atomic_write({str(target)!r}, write)\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, timeout=120)
     assert proc.returncode == -9
     assert target.read_text() == "old"
@@ -188,19 +227,27 @@ def test_find_checkpoint_says_what_resume_accepts(tmp_path):
         find_checkpoint(str(tmp_path / "run"))
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--opponent-mix", "nobody:1"], "unknown agent 'nobody'"),
-    (["--eval-opponents", "random,nobody"], "unknown agent 'nobody'"),
-    (["--num-players", "1"], "--num-players must be in 2..10"),
-    (["--rules", "casual"], "unknown preset 'casual'"),
-    (["--rules", '{"colour": 1}'], "unknown option"),
-    (["--learner-seat", "2"], "--learner-seat must be 'random' or a seat 0..1"),
-    (["--resume", "no/such/run"], "nothing to resume at 'no/such/run': --resume takes a run directory"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--opponent-mix", "nobody:1"], "unknown agent 'nobody'"),
+        (["--eval-opponents", "random,nobody"], "unknown agent 'nobody'"),
+        (["--num-players", "1"], "--num-players must be in 2..10"),
+        (["--rules", "casual"], "unknown preset 'casual'"),
+        (["--rules", '{"colour": 1}'], "unknown option"),
+        (["--learner-seat", "2"], "--learner-seat must be 'random' or a seat 0..1"),
+        (["--resume", "no/such/run"], "nothing to resume at 'no/such/run': --resume takes a run directory"),
+    ],
+)
 def test_train_refuses_bad_settings_before_writing_anything(tmp_path, args, message):
     out = tmp_path / "runs"
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "train.py"), *args, "--output-dir", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "train.py"), *args, "--output-dir", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1 and message in proc.stderr and "Traceback" not in proc.stderr
     assert not out.exists()
 
@@ -212,8 +259,18 @@ def test_train_against_a_mix_of_registry_agents(tmp_path):
     args[args.index("--eval-opponents") + 1] = "random,search:16"
     args[args.index("--final-eval-games") + 1] = "20"
     args[args.index("--eval-games") + 1] = "20"
-    proc = run("train.py", *args, "--opponent-mix", "heuristic:0.5,search:0.5", "--checkpoint-every", "0",
-               "--output-dir", str(tmp_path), "--exp-name", "mix")
+    proc = run(
+        "train.py",
+        *args,
+        "--opponent-mix",
+        "heuristic:0.5,search:0.5",
+        "--checkpoint-every",
+        "0",
+        "--output-dir",
+        str(tmp_path),
+        "--exp-name",
+        "mix",
+    )
     final = json.loads((tmp_path / "mix" / "final_eval.json").read_text())
     assert final["steps"] == 2048 and final["args"]["opponent_mix"] == "heuristic:0.5,search:0.5"
     assert [r["opponent"] for r in final["final_eval"]] == ["random", "search:16"]
@@ -224,8 +281,20 @@ def test_train_with_four_players_and_another_preset(tmp_path):
     args = [a for a in TINY_TRAIN]
     args[args.index("--total-timesteps") + 1] = "1024"
     args[args.index("--eval-opponents") + 1] = "random"
-    proc = run("train.py", *args, "--num-players", "4", "--rules", "house", "--opponent-mix",
-               "random:1,greedy:1,self:1", "--final-eval-games", "40", "--output-dir", str(tmp_path))
+    proc = run(
+        "train.py",
+        *args,
+        "--num-players",
+        "4",
+        "--rules",
+        "house",
+        "--opponent-mix",
+        "random:1,greedy:1,self:1",
+        "--final-eval-games",
+        "40",
+        "--output-dir",
+        str(tmp_path),
+    )
     final = json.loads((tmp_path / "uno_ppo" / "final_eval.json").read_text())
     assert final["final_eval"][0]["games"] == 40 and "| random |" in proc.stdout
 
@@ -294,8 +363,13 @@ def test_lean_evaluate_actions_equals_sb3_contribs():
     from agents.ppo import UnoFeatures, UnoMaskablePolicy
     from uno_env.sb3_vec_env import UnoSB3VecEnv
 
-    model = MaskablePPO(UnoMaskablePolicy, UnoSB3VecEnv(4, 2, seed=0), seed=0, device="cpu",
-                        policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(32,))))
+    model = MaskablePPO(
+        UnoMaskablePolicy,
+        UnoSB3VecEnv(4, 2, seed=0),
+        seed=0,
+        device="cpu",
+        policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(32,))),
+    )
     engine = Engine(300, 2, seed=3, autoreset=True)
     rng = np.random.default_rng(0)
     for _ in range(20):  # positions from play, not only deals
@@ -342,8 +416,15 @@ def test_opponent_groups_share_one_env_and_self_play_swaps_in_snapshots():
     assert venv.group_of.tolist() == [0] * 5 + [1] * 2 + [2] * 2 + [3]
     with pytest.raises(ValueError, match="no snapshot yet"):  # a self-play group before the learner exists
         venv.reset()
-    model = MaskablePPO(UnoMaskablePolicy, venv, n_steps=8, batch_size=16, seed=0, device="cpu",
-                        policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(8,))))
+    model = MaskablePPO(
+        UnoMaskablePolicy,
+        venv,
+        n_steps=8,
+        batch_size=16,
+        seed=0,
+        device="cpu",
+        policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(8,))),
+    )
     self_play = SelfPlay(venv, groups, pool_size=2, latest_prob=1.0, seed=0)
     self_play.start(model.policy)
     assert len(self_play.agents) == 2 and {a.name for a in self_play.agents} == {"self"}
@@ -415,7 +496,7 @@ def test_a_legal_but_terrible_agent_loses_to_random_and_gets_the_lower_rating():
     # It hoards the deck, so many rounds reach the turn limit (no winner); a shorter limit keeps this quick.
     rules = UnoRules(max_turns=1500)
     t = tournament([DrawAlwaysAgent(), RandomAgent()], 400, num_players=2, rules=rules, seed=2)
-    (idx, r), = t.tables
+    ((idx, r),) = t.tables
     assert r.wins.sum() + r.truncated == 400
     assert r.ci95[0][1] < 0.02 and r.wins[1] > 100  # it (almost) never wins; random wins every decided game
     assert r.mean_points[1] > r.mean_points[0]
@@ -463,8 +544,17 @@ def test_four_player_tournament_plays_every_table():
 
 def test_evaluate_runs_a_tournament_with_a_saved_model_and_writes_json_and_plots(trained, tmp_path):
     run_dir, _ = trained
-    proc = run("evaluate.py", "--agents", f"random,greedy,mine={run_dir / 'model.zip'}", "--games", "200",
-               "--seed", "5", "--output-dir", str(tmp_path))
+    proc = run(
+        "evaluate.py",
+        "--agents",
+        f"random,greedy,mine={run_dir / 'model.zip'}",
+        "--games",
+        "200",
+        "--seed",
+        "5",
+        "--output-dir",
+        str(tmp_path),
+    )
     assert "| agent | opponent | games | wins | win rate | 95% CI |" in proc.stdout
     assert "| rank | agent | rating |" in proc.stdout
     data = json.loads((tmp_path / "tournament.json").read_text())
@@ -473,15 +563,35 @@ def test_evaluate_runs_a_tournament_with_a_saved_model_and_writes_json_and_plots
     for png in ("win_rates.png", "ratings.png"):
         assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # Reproducible from the seed.
-    run("evaluate.py", "--agents", f"random,greedy,mine={run_dir / 'model.zip'}", "--games", "200",
-        "--seed", "5", "--output-dir", str(tmp_path / "again"), "--no-plots")
+    run(
+        "evaluate.py",
+        "--agents",
+        f"random,greedy,mine={run_dir / 'model.zip'}",
+        "--games",
+        "200",
+        "--seed",
+        "5",
+        "--output-dir",
+        str(tmp_path / "again"),
+        "--no-plots",
+    )
     again = json.loads((tmp_path / "again" / "tournament.json").read_text())
     assert [t["wins"] for t in again["tables"]] == [t["wins"] for t in data["tables"]]
 
 
 def test_evaluate_plays_search_agents_by_spec(tmp_path):
-    proc = run("evaluate.py", "--agents", "random,heuristic,search:64", "--games", "20", "--seed", "1",
-               "--output-dir", str(tmp_path), "--no-plots")
+    proc = run(
+        "evaluate.py",
+        "--agents",
+        "random,heuristic,search:64",
+        "--games",
+        "20",
+        "--seed",
+        "1",
+        "--output-dir",
+        str(tmp_path),
+        "--no-plots",
+    )
     data = json.loads((tmp_path / "tournament.json").read_text())
     assert data["agents"] == ["random", "heuristic", "search:64"] and len(data["tables"]) == 3
     assert all(t["games"] == 20 and sum(t["wins"]) + t["truncated"] == 20 for t in data["tables"])
@@ -489,8 +599,13 @@ def test_evaluate_plays_search_agents_by_spec(tmp_path):
 
 
 def test_evaluate_rejects_unknown_agents(tmp_path):
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "evaluate.py"), "--agents", "random,nobody",
-                           "--output-dir", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "evaluate.py"), "--agents", "random,nobody", "--output-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode != 0 and "unknown agent 'nobody'" in proc.stderr
 
 
@@ -502,8 +617,9 @@ def test_quickstart_notebook_executes(tmp_path):
     nbclient = pytest.importorskip("nbclient", reason="the notebook runner needs nbclient (test extra)")
     pytest.importorskip("ipykernel", reason="nbclient needs the ipykernel package for a python3 kernel")
     nb = nbformat.read(os.path.join(ROOT, "notebooks", "quickstart.ipynb"), as_version=4)
-    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": os.path.join(ROOT, "notebooks")}}).execute()
+    nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": os.path.join(ROOT, "notebooks")}}
+    ).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     images = [o for o in outputs if "image/png" in o.get("data", {})]

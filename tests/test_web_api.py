@@ -62,13 +62,16 @@ def check_no_hidden_card(response: dict, game, human: int) -> None:
 
 
 # Random play can run to the turn limit; a low one keeps each game to a few hundred requests.
-@pytest.mark.parametrize("players,preset,options,seed", [
-    (2, "classic", {"max_turns": 400}, 1),
-    (3, "official", {"uno_call": "explicit", "max_turns": 300}, 2),
-    (4, "swap_hands", {"custom_wild_rule": "others_draw_two", "max_turns": 300}, 3),
-    (5, "house", {"allow_doubles": True, "max_turns": 300}, 4),
-    (3, "classic", {"episode": "match", "target_points": 60, "max_turns": 300}, 5),
-])
+@pytest.mark.parametrize(
+    "players,preset,options,seed",
+    [
+        (2, "classic", {"max_turns": 400}, 1),
+        (3, "official", {"uno_call": "explicit", "max_turns": 300}, 2),
+        (4, "swap_hands", {"custom_wild_rule": "others_draw_two", "max_turns": 300}, 3),
+        (5, "house", {"allow_doubles": True, "max_turns": 300}, 4),
+        (3, "classic", {"episode": "match", "target_points": 60, "max_turns": 300}, 5),
+    ],
+)
 def test_no_hidden_card_in_any_response_over_random_games(players, preset, options, seed):
     with client() as c:
         _play_random_game_checking_every_response(c, players, preset, options, seed)
@@ -77,8 +80,17 @@ def test_no_hidden_card_in_any_response_over_random_games(players, preset, optio
 def _play_random_game_checking_every_response(c, players, preset, options, seed):
     rng = np.random.default_rng(seed)
     human = seed % players
-    r = c.post("/api/games", json={"players": players, "seat": human, "agents": ["random"], "preset": preset,
-                                   "options": options, "seed": seed})
+    r = c.post(
+        "/api/games",
+        json={
+            "players": players,
+            "seat": human,
+            "agents": ["random"],
+            "preset": preset,
+            "options": options,
+            "seed": seed,
+        },
+    )
     assert r.status_code == 200, r.text
     view = r.json()
     gid = view["game_id"]
@@ -158,11 +170,14 @@ def test_bad_new_game_requests_get_422_with_a_clear_message(body, message):
     assert len(c.app.state.games) == 0
 
 
-@pytest.mark.parametrize("content,status,message", [
-    (b"{", 422, "not valid JSON"),
-    (b"[1, 2]", 422, "must be a JSON object"),
-    (b"x" * 20_000, 413, "request body over 16384 bytes"),
-])
+@pytest.mark.parametrize(
+    "content,status,message",
+    [
+        (b"{", 422, "not valid JSON"),
+        (b"[1, 2]", 422, "must be a JSON object"),
+        (b"x" * 20_000, 413, "request body over 16384 bytes"),
+    ],
+)
 def test_malformed_bodies(content, status, message):
     r = client().post("/api/games", content=content, headers={"Content-Type": "application/json"})
     assert r.status_code == status and message in r.json()["error"]
@@ -211,15 +226,18 @@ def test_moving_out_of_turn_is_409():
     assert r.status_code == 409 and "it is not your turn" in r.json()["error"]
 
 
-@pytest.mark.parametrize("method,path,status,message", [
-    ("GET", "/api/games/unknown", 404, "no game with id 'unknown'"),
-    ("GET", "/api/games/bad!id", 400, "a game id is 1-64 characters"),
-    ("POST", "/api/games/unknown/advance", 404, "no game with id"),
-    ("DELETE", "/api/games/unknown", 404, "no game with id"),
-    ("GET", "/api/replays/unknown/frames/0", 404, "no replay with id"),
-    ("GET", "/api/nothing", 404, "no such page or endpoint: GET /api/nothing"),
-    ("PUT", "/api/games", 405, "PUT is not allowed on /api/games"),
-])
+@pytest.mark.parametrize(
+    "method,path,status,message",
+    [
+        ("GET", "/api/games/unknown", 404, "no game with id 'unknown'"),
+        ("GET", "/api/games/bad!id", 400, "a game id is 1-64 characters"),
+        ("POST", "/api/games/unknown/advance", 404, "no game with id"),
+        ("DELETE", "/api/games/unknown", 404, "no game with id"),
+        ("GET", "/api/replays/unknown/frames/0", 404, "no replay with id"),
+        ("GET", "/api/nothing", 404, "no such page or endpoint: GET /api/nothing"),
+        ("PUT", "/api/games", 405, "PUT is not allowed on /api/games"),
+    ],
+)
 def test_unknown_ids_and_routes(method, path, status, message):
     r = client().request(method, path)
     assert r.status_code == status and message in r.json()["error"], r.text
@@ -262,8 +280,11 @@ def test_one_games_error_does_not_affect_another():
     assert c.get(f"/api/games/{bad['game_id']}").status_code == 200  # its lock was released
     gid, view = good["game_id"], good
     while not view["over"]:
-        r = (c.post(f"/api/games/{gid}/move", json={"action": view["legal"][0]["id"]}) if view["your_turn"]
-             else c.post(f"/api/games/{gid}/advance"))
+        r = (
+            c.post(f"/api/games/{gid}/move", json={"action": view["legal"][0]["id"]})
+            if view["your_turn"]
+            else c.post(f"/api/games/{gid}/advance")
+        )
         assert r.status_code == 200, r.text
         view = r.json()
 
@@ -272,8 +293,11 @@ def _finished_game(c, seed=4):
     view = _new(c, seed=seed).json()
     gid = view["game_id"]
     while not view["over"]:
-        view = (c.post(f"/api/games/{gid}/move", json={"action": view["legal"][0]["id"]}) if view["your_turn"]
-                else c.post(f"/api/games/{gid}/advance")).json()
+        view = (
+            c.post(f"/api/games/{gid}/move", json={"action": view["legal"][0]["id"]})
+            if view["your_turn"]
+            else c.post(f"/api/games/{gid}/advance")
+        ).json()
     return gid
 
 
@@ -294,8 +318,11 @@ def _check_replay_steps(c):
     seat_view = c.get(f"/api/replays/{rid}/frames/3?seat=1").json()
     assert "hands" not in seat_view["table"] and seat_view["table"]["seat"] == 1
     assert all(not isinstance(ev.get("cards"), list) or ev["player"] == 1 for ev in seat_view["events"])
-    for path, message in [(f"frames/{n + 1}", f"frame must be in 0..{n}"), ("frames/0?seat=2", "seat must be in 0..1"),
-                          ("frames/x", "k: Input should be a valid integer")]:
+    for path, message in [
+        (f"frames/{n + 1}", f"frame must be in 0..{n}"),
+        ("frames/0?seat=2", "seat must be in 0..1"),
+        ("frames/x", "k: Input should be a valid integer"),
+    ]:
         r = c.get(f"/api/replays/{rid}/{path}")
         assert r.status_code == 422 and message in r.json()["error"], r.text
 
@@ -353,11 +380,14 @@ def test_host_header_is_checked_when_serving_localhost():
     assert ok.get("/api/config").status_code == 200
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["--port", "0"], "--port must be 1..65535"),
-    (["--agent", "nolabel"], "--agent takes LABEL=SPEC"),
-    (["--agent", "x=nowhere.zip"], "unknown agent"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--port", "0"], "--port must be 1..65535"),
+        (["--agent", "nolabel"], "--agent takes LABEL=SPEC"),
+        (["--agent", "x=nowhere.zip"], "unknown agent"),
+    ],
+)
 def test_cli_refuses_bad_options(argv, message, capsys):
     assert main(argv) == 2
     assert message in capsys.readouterr().err
@@ -394,8 +424,9 @@ def test_uno_web_sits_above_agents_and_uses_public_names_only():
             parts = module.split(".")
             if parts[0] in ("arena", "training") or (parts[0] == "agents" and module != "agents.registry"):
                 bad.append(f"{f.name} imports {module}")
-            if parts[0] == "uno_env" and ("engine" in parts or any(p.startswith("_") for p in parts)
-                                          or any(n.startswith("_") for n in names)):
+            if parts[0] == "uno_env" and (
+                "engine" in parts or any(p.startswith("_") for p in parts) or any(n.startswith("_") for n in names)
+            ):
                 bad.append(f"{f.name} imports {module} {names}")
     assert not bad, bad
 

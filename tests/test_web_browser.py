@@ -30,8 +30,14 @@ except ImportError as exc:
 
 from uno_web.server import Settings, create_app  # noqa: E402
 
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--no-first-run"]
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
 # A seed (found by trying) under which the clicking policy below meets both a wild of its own
 # and a Wild Draw Four from greedy; the test checks that both dialogs really appeared.
 SEED = 21
@@ -43,8 +49,11 @@ def server_url():
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()
-    server = uvicorn.Server(uvicorn.Config(create_app(Settings(allowed_hosts=["127.0.0.1"])), host="127.0.0.1",
-                                           port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(Settings(allowed_hosts=["127.0.0.1"])), host="127.0.0.1", port=port, log_level="warning"
+        )
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -111,9 +120,15 @@ def test_play_a_whole_game_by_clicking_then_step_its_replay(page, server_url, sh
         else:
             wild = page.locator("#hand button.card.legal.wild")
             legal = page.locator("#hand button.card.legal")
-            target = wild.first if wild.count() else legal.first if legal.count() else page.locator("#actions button").first
-        if not shot and seen["moves"] >= 4 and not page.is_visible("#dialog") and \
-                page.locator("#hand button.card.legal").count() >= 2:
+            target = (
+                wild.first if wild.count() else legal.first if legal.count() else page.locator("#actions button").first
+            )
+        if (
+            not shot
+            and seen["moves"] >= 4
+            and not page.is_visible("#dialog")
+            and page.locator("#hand button.card.legal").count() >= 2
+        ):
             page.screenshot(path=str(shots / "web-table.png"))  # a turn with choices, for the docs
             shot = True
         target.click()

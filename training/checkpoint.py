@@ -32,8 +32,17 @@ from typing import IO, Any, Callable, NamedTuple
 import numpy as np
 import torch
 
-__all__ = ["Checkpoint", "atomic_write", "save_checkpoint", "find_checkpoint", "load_state", "remove_partial",
-           "capture_rng", "restore_rng", "LATEST"]
+__all__ = [
+    "Checkpoint",
+    "atomic_write",
+    "save_checkpoint",
+    "find_checkpoint",
+    "load_state",
+    "remove_partial",
+    "capture_rng",
+    "restore_rng",
+    "LATEST",
+]
 
 LATEST = "latest.json"
 _TMP = ".tmp-"  # prefix of the temporaries (hidden: never mistaken for a checkpoint)
@@ -104,8 +113,9 @@ def restore_rng(state: dict[str, Any]) -> None:
 def save_checkpoint(directory: str, step: int, model: Any, state: dict[str, Any]) -> Checkpoint:
     """Write ``step_<step>.zip`` (``model.save``), ``step_<step>.state.pt`` (``state``), then ``latest.json``."""
     os.makedirs(directory, exist_ok=True)
-    ckpt = Checkpoint(os.path.join(directory, f"step_{step}.zip"), os.path.join(directory, f"step_{step}.state.pt"),
-                      int(step))
+    ckpt = Checkpoint(
+        os.path.join(directory, f"step_{step}.zip"), os.path.join(directory, f"step_{step}.state.pt"), int(step)
+    )
     atomic_write(ckpt.model, model.save)
     atomic_write(ckpt.state, lambda f: torch.save(state, f))
     pointer = {"step": int(step), "model": os.path.basename(ckpt.model), "state": os.path.basename(ckpt.state)}
@@ -118,8 +128,10 @@ def find_checkpoint(path: str) -> Checkpoint:
     """The checkpoint ``--resume path`` names: a run directory, its ``checkpoints/``, ``latest.json`` or a ``.zip``.
 
     ValueError saying what is accepted when there is none."""
-    accepted = ("--resume takes a run directory (runs/<exp_name>), its checkpoints/ directory, a latest.json, "
-                "or a checkpoint step_N.zip")
+    accepted = (
+        "--resume takes a run directory (runs/<exp_name>), its checkpoints/ directory, a latest.json, "
+        "or a checkpoint step_N.zip"
+    )
     pointer = None
     if os.path.isdir(path):
         for candidate in (os.path.join(path, "checkpoints", LATEST), os.path.join(path, LATEST)):
@@ -135,8 +147,9 @@ def find_checkpoint(path: str) -> Checkpoint:
             with open(pointer) as f:
                 data = json.load(f)
             directory = os.path.dirname(os.path.abspath(pointer))
-            ckpt = Checkpoint(os.path.join(directory, data["model"]), os.path.join(directory, data["state"]),
-                              int(data["step"]))
+            ckpt = Checkpoint(
+                os.path.join(directory, data["model"]), os.path.join(directory, data["state"]), int(data["step"])
+            )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{pointer} is not a checkpoint pointer ({exc}): {accepted}") from exc
         for file in (ckpt.model, ckpt.state):

@@ -25,39 +25,59 @@ def parse_specs(text: str, rules: UnoRules) -> list[str]:
     return specs
 
 
-def eval_rows(learner: Agent, specs: Sequence[str], rules: UnoRules, num_players: int, num_games: int,
-              seed: int) -> list[dict[str, Any]]:
+def eval_rows(
+    learner: Agent, specs: Sequence[str], rules: UnoRules, num_players: int, num_games: int, seed: int
+) -> list[dict[str, Any]]:
     """The learner against each opponent spec; with n players, n-1 fresh copies of the opponent."""
     rows = []
     for spec in specs:
         table = [learner] + [make_agent(spec, rules) for _ in range(num_players - 1)]
         r = play_table(table, num_games, rules=rules, seed=seed)
         lo, hi = r.ci95[0]
-        rows.append({"opponent": spec, "games": r.games, "wins": int(r.wins[0]), "win_rate": float(r.win_rate[0]),
-                     "ci95": [lo, hi], "mean_points": float(r.mean_points[0]),
-                     "opponent_mean_points": float(r.mean_points[1:].mean()), "truncated": r.truncated})
+        rows.append(
+            {
+                "opponent": spec,
+                "games": r.games,
+                "wins": int(r.wins[0]),
+                "win_rate": float(r.win_rate[0]),
+                "ci95": [lo, hi],
+                "mean_points": float(r.mean_points[0]),
+                "opponent_mean_points": float(r.mean_points[1:].mean()),
+                "truncated": r.truncated,
+            }
+        )
     return rows
 
 
 def eval_line(step: int, minutes: float, rows: list[dict[str, Any]]) -> str:
     """One line of a periodic evaluation."""
     return f"step {step:>11,} ({minutes:4.1f} min): " + ", ".join(
-        f"{r['opponent']} {r['win_rate']:.1%} [{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}]" for r in rows)
+        f"{r['opponent']} {r['win_rate']:.1%} [{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}]" for r in rows
+    )
 
 
 def final_title(args: Any, model_path: str) -> str:
     """The title line of the final evaluation table of a ``train.Args`` run."""
-    return (f"{model_path} vs each opponent: {args.num_players} players, rules {args.rules}, "
-            f"{args.final_eval_games:,} games each, seats rotated, "
-            f"{'deterministic' if args.deterministic_eval else 'sampled'} actions")
+    return (
+        f"{model_path} vs each opponent: {args.num_players} players, rules {args.rules}, "
+        f"{args.final_eval_games:,} games each, seats rotated, "
+        f"{'deterministic' if args.deterministic_eval else 'sampled'} actions"
+    )
 
 
 def final_table(title: str, rows: list[dict[str, Any]]) -> str:
     """The final evaluation as a titled Markdown table."""
-    lines = ["", title, "", "| opponent | games | wins | win rate | 95% CI | mean points | opponent's mean points |",
-             "|---|---:|---:|---:|---|---:|---:|"]
+    lines = [
+        "",
+        title,
+        "",
+        "| opponent | games | wins | win rate | 95% CI | mean points | opponent's mean points |",
+        "|---|---:|---:|---:|---|---:|---:|",
+    ]
     for r in rows:
-        lines.append(f"| {r['opponent']} | {r['games']:,} | {r['wins']:,} | {r['win_rate']:.1%} | "
-                     f"{r['ci95'][0]:.1%} – {r['ci95'][1]:.1%} | {r['mean_points']:.1f} | "
-                     f"{r['opponent_mean_points']:.1f} |")
+        lines.append(
+            f"| {r['opponent']} | {r['games']:,} | {r['wins']:,} | {r['win_rate']:.1%} | "
+            f"{r['ci95'][0]:.1%} – {r['ci95'][1]:.1%} | {r['mean_points']:.1f} | "
+            f"{r['opponent_mean_points']:.1f} |"
+        )
     return "\n".join(lines)

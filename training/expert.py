@@ -87,8 +87,15 @@ class _Labeller:
             self.done.extend((o, m, a, reward) for o, m, a in self.pending.pop(int(r), []))
 
 
-def label_positions(teacher: str, opponents: Sequence[str], rules: UnoRules, num_players: int, num_positions: int,
-                    seed: int, chunk: int = 64) -> Positions:
+def label_positions(
+    teacher: str,
+    opponents: Sequence[str],
+    rules: UnoRules,
+    num_players: int,
+    num_positions: int,
+    seed: int,
+    chunk: int = 64,
+) -> Positions:
     """``num_positions`` positions labelled by ``teacher`` in games against ``opponents`` (module docstring)."""
     if num_positions < 1 or chunk < 1:
         raise ValueError(f"num_positions and chunk must be >= 1, got {num_positions} and {chunk}")
@@ -102,24 +109,37 @@ def label_positions(teacher: str, opponents: Sequence[str], rules: UnoRules, num
         play_games(table, chunk, rules, seed + k, chunk, labeller.finish, engine_access=True)
         k += 1
     rows = labeller.done[:num_positions]
-    return Positions(obs=np.stack([r[0] for r in rows]).astype(np.float32), mask=np.stack([r[1] for r in rows]),
-                     action=np.array([r[2] for r in rows], np.int64),
-                     outcome=np.array([r[3] for r in rows], np.float32))
+    return Positions(
+        obs=np.stack([r[0] for r in rows]).astype(np.float32),
+        mask=np.stack([r[1] for r in rows]),
+        action=np.array([r[2] for r in rows], np.int64),
+        outcome=np.array([r[3] for r in rows], np.float32),
+    )
 
 
-def clone(policy: Any, data: Positions, epochs: int = 4, batch_size: int = 1024, learning_rate: float = 1e-3,
-          value_coef: float = 0.5, max_grad_norm: float = 0.5, holdout: float = 0.1, seed: int = 0) -> dict[str, float]:
+def clone(
+    policy: Any,
+    data: Positions,
+    epochs: int = 4,
+    batch_size: int = 1024,
+    learning_rate: float = 1e-3,
+    value_coef: float = 0.5,
+    max_grad_norm: float = 0.5,
+    holdout: float = 0.1,
+    seed: int = 0,
+) -> dict[str, float]:
     """Fit ``policy`` (an SB3 maskable policy) to the teacher's actions and outcomes (module docstring).
 
     A fresh Adam (PPO's optimizer state is left alone); the last ``holdout`` share of a seeded
     shuffle is held out. Returns the held-out agreement with the teacher before and after, and
     the final training losses."""
     if epochs < 1 or batch_size < 1 or not 0 <= holdout < 1:
-        raise ValueError(f"clone needs epochs >= 1, batch_size >= 1 and holdout in [0, 1), got {epochs}, "
-                         f"{batch_size}, {holdout}")
+        raise ValueError(
+            f"clone needs epochs >= 1, batch_size >= 1 and holdout in [0, 1), got {epochs}, {batch_size}, {holdout}"
+        )
     order = np.random.default_rng(seed).permutation(len(data))
     n_val = int(len(data) * holdout)
-    train, val = order[: len(data) - n_val], order[len(data) - n_val:]
+    train, val = order[: len(data) - n_val], order[len(data) - n_val :]
     t = {name: torch.as_tensor(getattr(data, name)) for name in ("obs", "mask", "action", "outcome")}
     before = _agreement(policy, data, val)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
@@ -138,8 +158,13 @@ def clone(policy: Any, data: Positions, epochs: int = 4, batch_size: int = 1024,
             optimizer.step()
             losses = {"policy_loss": policy_loss.item(), "value_loss": value_loss.item()}
     policy.set_training_mode(False)
-    return {"positions": len(data), "held_out": int(n_val), "agreement_before": before,
-            "agreement_after": _agreement(policy, data, val), **losses}
+    return {
+        "positions": len(data),
+        "held_out": int(n_val),
+        "agreement_before": before,
+        "agreement_after": _agreement(policy, data, val),
+        **losses,
+    }
 
 
 def _agreement(policy: Any, data: Positions, rows: np.ndarray) -> float:
@@ -160,6 +185,7 @@ def load_positions(path: str, meta: dict[str, Any]) -> Positions:
     with np.load(path) as f:
         saved = json.loads(str(f["meta"]))
         if saved != json.loads(json.dumps(meta, sort_keys=True)):
-            raise ValueError(f"{path} holds positions labelled with {saved}, not {meta}: remove it or give another "
-                             f"--bc-data path")
+            raise ValueError(
+                f"{path} holds positions labelled with {saved}, not {meta}: remove it or give another --bc-data path"
+            )
         return Positions(**{field.name: f[field.name] for field in dataclasses.fields(Positions)})

@@ -68,8 +68,17 @@ def pfsp_probabilities(win_rates: Sequence[float], power: float = 2.0) -> np.nda
 class League(BaseCallback):
     """The ``league`` groups' opponents, drawn by PFSP (module docstring)."""
 
-    def __init__(self, venv: Any, groups: Sequence[OpponentGroup], specs: Sequence[str], rules: UnoRules,
-                 pool_size: int = 8, window: int = 500, power: float = 2.0, seed: int = 0) -> None:
+    def __init__(
+        self,
+        venv: Any,
+        groups: Sequence[OpponentGroup],
+        specs: Sequence[str],
+        rules: UnoRules,
+        pool_size: int = 8,
+        window: int = 500,
+        power: float = 2.0,
+        seed: int = 0,
+    ) -> None:
         super().__init__()
         if pool_size < 1 or window < 1:
             raise ValueError(f"league pool size and window must be >= 1, got {pool_size} and {window}")
@@ -150,14 +159,19 @@ class League(BaseCallback):
         """``member p=win rate P=draw probability (rounds)`` per member, one line."""
         return "league: " + ", ".join(
             f"{m} p={p:.2f} P={q:.2f} ({len(self.results[m])})"
-            for m, p, q in zip(self.members, self.win_rates(), self.probabilities()))
+            for m, p, q in zip(self.members, self.win_rates(), self.probabilities())
+        )
 
     # --- checkpoints -------------------------------------------------------------------------
 
     def state_dict(self) -> dict[str, Any]:
         """Snapshots, results, current draws and the generator, for a checkpoint."""
-        return {"snapshots": list(self.snapshots.items()), "results": {m: list(r) for m, r in self.results.items()},
-                "current": list(self.current), "rng": self.rng.bit_generator.state}
+        return {
+            "snapshots": list(self.snapshots.items()),
+            "results": {m: list(r) for m, r in self.results.items()},
+            "current": list(self.current),
+            "rng": self.rng.bit_generator.state,
+        }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore ``state_dict()`` after ``start``: each group plays again the member it played.

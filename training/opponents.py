@@ -64,7 +64,9 @@ def parse_mix(text: str) -> dict[str, float]:
         mix[name] = w
     total = sum(mix.values())
     if total <= 0:
-        raise ValueError(f"opponent mix {text!r} needs at least one opponent with a positive weight ('spec:weight,...')")
+        raise ValueError(
+            f"opponent mix {text!r} needs at least one opponent with a positive weight ('spec:weight,...')"
+        )
     return {k: v / total for k, v in mix.items() if v > 0}
 
 
@@ -81,7 +83,9 @@ def split_games(n: int, weights: Sequence[float]) -> list[int]:
     weight while ``n`` allows; sums to ``n``."""
     w = np.asarray(weights, np.float64)
     if n < 1 or w.size == 0 or (w < 0).any() or w.sum() <= 0:
-        raise ValueError(f"split_games needs n >= 1 and non-negative weights with a positive sum, got {n}, {list(weights)}")
+        raise ValueError(
+            f"split_games needs n >= 1 and non-negative weights with a positive sum, got {n}, {list(weights)}"
+        )
     share = w / w.sum() * n
     counts = np.floor(share).astype(np.int64)
     order = np.argsort(-(share - counts), kind="stable")
@@ -105,8 +109,9 @@ class PendingSnapshot:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Refuses: there is no snapshot yet."""
-        raise ValueError(f"this {self.name} group has no snapshot yet: SelfPlay.start(policy) or "
-                         f"League.start(policy) installs one")
+        raise ValueError(
+            f"this {self.name} group has no snapshot yet: SelfPlay.start(policy) or League.start(policy) installs one"
+        )
 
 
 @dataclass
@@ -118,8 +123,9 @@ class OpponentGroup:
     games: int
 
 
-def opponent_groups(mix: dict[str, float], num_envs: int, rules: UnoRules | Any,
-                    self_play_groups: int = 1, league_groups: int = 1) -> list[OpponentGroup]:
+def opponent_groups(
+    mix: dict[str, float], num_envs: int, rules: UnoRules | Any, self_play_groups: int = 1, league_groups: int = 1
+) -> list[OpponentGroup]:
     """The batch split by ``mix`` into groups in game order (module docstring); agents from ``make_agent``."""
     counts = split_games(int(num_envs), list(mix.values()))
     split = {SELF: int(self_play_groups), LEAGUE: int(league_groups)}

@@ -49,10 +49,21 @@ def make_model(args: Any, venv: Any, schedule: LinearSchedule, resume: str | Non
         model.lr_schedule = schedule
         return model
     return MaskablePPO(
-        UnoMaskablePolicy, venv, learning_rate=schedule, n_steps=args.n_steps, batch_size=args.batch_size,
-        n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
-        ent_coef=args.ent_coef, vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm, seed=args.seed,
-        device="cpu", verbose=0,
+        UnoMaskablePolicy,
+        venv,
+        learning_rate=schedule,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        gamma=args.gamma,
+        gae_lambda=args.gae_lambda,
+        clip_range=args.clip_range,
+        ent_coef=args.ent_coef,
+        vf_coef=args.vf_coef,
+        max_grad_norm=args.max_grad_norm,
+        seed=args.seed,
+        device="cpu",
+        verbose=0,
         policy_kwargs=dict(
             features_extractor_class=UnoFeatures,
             features_extractor_kwargs=dict(hidden=tuple(args.hidden), activation=args.activation),

@@ -51,8 +51,9 @@ class SnapshotPool:
 class SelfPlay:
     """The ``self`` groups of a training env and the snapshots they play (module docstring)."""
 
-    def __init__(self, venv: Any, groups: Sequence[OpponentGroup], pool_size: int = 8, latest_prob: float = 0.5,
-                 seed: int = 0) -> None:
+    def __init__(
+        self, venv: Any, groups: Sequence[OpponentGroup], pool_size: int = 8, latest_prob: float = 0.5, seed: int = 0
+    ) -> None:
         self.venv = venv
         self.groups = [g for g, group in enumerate(groups) if group.kind == SELF]
         self.pool = SnapshotPool(pool_size, latest_prob)
@@ -74,8 +75,7 @@ class SelfPlay:
 
     def state_dict(self) -> dict[str, Any]:
         """The pool (its snapshots, how many were added) and the generator, for a checkpoint."""
-        return {"snapshots": list(self.pool.snapshots), "added": self.pool.added,
-                "rng": self.rng.bit_generator.state}
+        return {"snapshots": list(self.pool.snapshots), "added": self.pool.added, "rng": self.rng.bit_generator.state}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore ``state_dict()`` after ``start``; each ``self`` group then plays the newest restored snapshot.

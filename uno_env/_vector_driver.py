@@ -58,9 +58,14 @@ def _check_learner_seat(seat: Any, num_players: int) -> int | None:
 
 def _is_groups(opponents: Any) -> bool:
     """Whether ``opponents`` is a list of ``(opponents, num_games)`` groups (an agent is never a pair)."""
-    return isinstance(opponents, (list, tuple)) and len(opponents) > 0 and all(
-        isinstance(g, tuple) and len(g) == 2 and isinstance(g[1], numbers.Integral) and not isinstance(g[1], bool)
-        for g in opponents)
+    return (
+        isinstance(opponents, (list, tuple))
+        and len(opponents) > 0
+        and all(
+            isinstance(g, tuple) and len(g) == 2 and isinstance(g[1], numbers.Integral) and not isinstance(g[1], bool)
+            for g in opponents
+        )
+    )
 
 
 def _check_groups(opponents: Any, num_players: int, num_envs: int) -> tuple[list[list[Any]], np.ndarray]:
@@ -70,8 +75,10 @@ def _check_groups(opponents: Any, num_players: int, num_envs: int) -> tuple[list
     groups = [_check_opponents(agents, num_players) for agents, _ in opponents]
     sizes = [check_int("num_games of an opponent group", n, 1, num_envs) for _, n in opponents]
     if sum(sizes) != num_envs:
-        raise ValueError(f"opponent groups (opponents, num_games) must cover the {num_envs} games exactly; their "
-                         f"num_games sum to {sum(sizes)}")
+        raise ValueError(
+            f"opponent groups (opponents, num_games) must cover the {num_envs} games exactly; their "
+            f"num_games sum to {sum(sizes)}"
+        )
     return groups, np.repeat(np.arange(len(groups), dtype=np.int64), sizes)
 
 
@@ -130,8 +137,9 @@ def _seat_hash(seat_seed: np.ndarray, episode: np.ndarray, num_players: int) -> 
 
 
 @njit(cache=True)
-def _scan(current, seats, terminated, truncated, rewards, out_idx, actions, ended, out_term, out_trunc, out_reward,
-          fresh):
+def _scan(
+    current, seats, terminated, truncated, rewards, out_idx, actions, ended, out_term, out_trunc, out_reward, fresh
+):
     """One pass over the batch before each opponent step; returns (games to act, finished games).
 
     Writes in ``out_idx`` the unfinished games whose player to act is not the learner, and
@@ -313,8 +321,20 @@ class Driver:
         e, P = self.engine, self.num_players
         actions = self._actions
         while True:
-            k, finished = _scan(e.current_player, self.seats, e.terminated, e.truncated, e.rewards, self._idx_buf,
-                                actions, log.ended, log.terminated, log.truncated, log.reward, log.fresh)
+            k, finished = _scan(
+                e.current_player,
+                self.seats,
+                e.terminated,
+                e.truncated,
+                e.rewards,
+                self._idx_buf,
+                actions,
+                log.ended,
+                log.terminated,
+                log.truncated,
+                log.reward,
+                log.fresh,
+            )
             if k == 0:
                 return finished
             idx = self._idx_buf[:k]

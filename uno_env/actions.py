@@ -12,7 +12,17 @@ from enum import IntEnum
 
 from numba import njit
 
-from .cards import CARD_COLOR, CARD_NAMES, CARD_RANK, COLOR_NAMES, NUM_CARD_TYPES, NUM_COLORS, NUM_NUMBER_RANKS, NUM_RANKS, WILD
+from .cards import (
+    CARD_COLOR,
+    CARD_NAMES,
+    CARD_RANK,
+    COLOR_NAMES,
+    NUM_CARD_TYPES,
+    NUM_COLORS,
+    NUM_NUMBER_RANKS,
+    NUM_RANKS,
+    WILD,
+)
 from .rules import MAX_PLAYERS
 
 NUM_ACTIONS = 116

@@ -19,16 +19,35 @@ from pathlib import Path
 import numpy as np
 
 from .actions import (
-    ACCEPT, ACTION_NAMES, CALL_UNO, CATCH_UNO, CHALLENGE, CHOOSE_BLUE, CHOOSE_RED, DOUBLE_FIRST, DRAW,
-    NUM_DOUBLES, PASS, PLAY_FIRST, SWAP_FIRST, SWAP_LAST,
+    ACCEPT,
+    ACTION_NAMES,
+    CALL_UNO,
+    CATCH_UNO,
+    CHALLENGE,
+    CHOOSE_BLUE,
+    CHOOSE_RED,
+    DOUBLE_FIRST,
+    DRAW,
+    NUM_DOUBLES,
+    PASS,
+    PLAY_FIRST,
+    SWAP_FIRST,
+    SWAP_LAST,
 )
 from .cards import CARD_NAMES, COLOR_NAMES, NUM_CARD_TYPES, NUM_NUMBER_RANKS, NUM_RANKS, WILD, Rank
 from .observation import OBS_BASE_SIZE, OBS_FIELDS, OBS_OFFSETS, OBS_OPEN_SIZE
 from .rules import MAX_PLAYERS, UnoRules
 from .spaces import observation_bounds
 
-__all__ = ["ACTION_GROUPS", "action_table", "card_table", "observation_table", "fill_doc", "readme_tables",
-           "render_readme"]
+__all__ = [
+    "ACTION_GROUPS",
+    "action_table",
+    "card_table",
+    "observation_table",
+    "fill_doc",
+    "readme_tables",
+    "render_readme",
+]
 
 _README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -36,9 +55,12 @@ _README = Path(__file__).resolve().parents[1] / "README.md"
 # ids, for README and every docstring; the ranges come from uno_env.actions (tests/test_readme.py
 # checks that they cover every id).
 ACTION_GROUPS: tuple[tuple[int, int, str], ...] = (
-    (PLAY_FIRST, NUM_CARD_TYPES - 1,
-     f"PLAY card type t (R1 card ids: `color*{NUM_RANKS} + rank` for the coloured cards "
-     f"0-{WILD - 1}, then the wilds {WILD}-{NUM_CARD_TYPES - 1})"),
+    (
+        PLAY_FIRST,
+        NUM_CARD_TYPES - 1,
+        f"PLAY card type t (R1 card ids: `color*{NUM_RANKS} + rank` for the coloured cards "
+        f"0-{WILD - 1}, then the wilds {WILD}-{NUM_CARD_TYPES - 1})",
+    ),
     (DRAW, DRAW, "DRAW one card; facing a stacked penalty, take the whole penalty"),
     (PASS, PASS, "PASS: keep the card just drawn; the only move when nothing can be played or drawn"),
     (CHOOSE_RED, CHOOSE_BLUE, "CHOOSE_COLOR " + ", ".join(COLOR_NAMES)),
@@ -46,16 +68,17 @@ ACTION_GROUPS: tuple[tuple[int, int, str], ...] = (
     (ACCEPT, ACCEPT, "ACCEPT a Wild Draw Four: draw the penalty and lose the turn (R6)"),
     (CALL_UNO, CALL_UNO, "CALL_UNO (R7, `uno_call='explicit'`)"),
     (CATCH_UNO, CATCH_UNO, "CATCH_UNO: accuse the previous player of not calling (R7)"),
-    (SWAP_FIRST, SWAP_LAST,
-     f"SWAP_WITH the player 1-{MAX_PLAYERS - 1} seats further clockwise (Wild Swap Hands)"),
-    (DOUBLE_FIRST, DOUBLE_FIRST + NUM_DOUBLES - 1,
-     f"PLAY_DOUBLE of number card `color*{NUM_RANKS} + rank` → "
-     f"`{DOUBLE_FIRST} + color*{NUM_NUMBER_RANKS} + rank` (`allow_doubles`)"),
+    (SWAP_FIRST, SWAP_LAST, f"SWAP_WITH the player 1-{MAX_PLAYERS - 1} seats further clockwise (Wild Swap Hands)"),
+    (
+        DOUBLE_FIRST,
+        DOUBLE_FIRST + NUM_DOUBLES - 1,
+        f"PLAY_DOUBLE of number card `color*{NUM_RANKS} + rank` → "
+        f"`{DOUBLE_FIRST} + color*{NUM_NUMBER_RANKS} + rank` (`allow_doubles`)",
+    ),
 )
 
 _OPEN_HANDS_MEANING = (
-    f"only with `open_hands=True` (R11): the hands of relative seats 1-{MAX_PLAYERS - 1}, "
-    f"{NUM_CARD_TYPES} counts each"
+    f"only with `open_hands=True` (R11): the hands of relative seats 1-{MAX_PLAYERS - 1}, {NUM_CARD_TYPES} counts each"
 )
 
 
@@ -85,10 +108,17 @@ def action_table() -> str:
 
 def card_table() -> str:
     """The card type ids (docs/rules.md R1) as a Markdown table: ids, what they are, ``card_name`` of each."""
-    ranks = ", ".join([f"0-{NUM_NUMBER_RANKS - 1} numbers"] + [f"{int(r)} {r.name.lower().replace('_', ' ')}" for r in Rank])
+    ranks = ", ".join(
+        [f"0-{NUM_NUMBER_RANKS - 1} numbers"] + [f"{int(r)} {r.name.lower().replace('_', ' ')}" for r in Rank]
+    )
     colors = ", ".join(f"{c} {name}" for c, name in enumerate(COLOR_NAMES))
-    rows = [(_span(0, WILD - 1), f"coloured: `color*{NUM_RANKS} + rank`; colours {colors}; ranks {ranks}",
-             _names(CARD_NAMES, 0, WILD - 1))]
+    rows = [
+        (
+            _span(0, WILD - 1),
+            f"coloured: `color*{NUM_RANKS} + rank`; colours {colors}; ranks {ranks}",
+            _names(CARD_NAMES, 0, WILD - 1),
+        )
+    ]
     rows += [(f"{t}", CARD_NAMES[t].title(), f"`{CARD_NAMES[t]}`") for t in range(WILD, NUM_CARD_TYPES)]
     return _markdown(("ids", "cards", "`card_name`"), rows)
 
@@ -101,11 +131,27 @@ def observation_table() -> str:
     for name, size, meaning in OBS_FIELDS:
         at = OBS_OFFSETS[name]
         field = slice(at, at + size)
-        rows.append((_span(at, at + size - 1), f"`{name}`", f"{size}", _bound(low[field].min()),
-                     _bound(high[field].max()), meaning))
+        rows.append(
+            (
+                _span(at, at + size - 1),
+                f"`{name}`",
+                f"{size}",
+                _bound(low[field].min()),
+                _bound(high[field].max()),
+                meaning,
+            )
+        )
     rest = slice(OBS_BASE_SIZE, OBS_OPEN_SIZE)
-    rows.append((_span(OBS_BASE_SIZE, OBS_OPEN_SIZE - 1), "`open_hands`", f"{OBS_OPEN_SIZE - OBS_BASE_SIZE}",
-                 _bound(low[rest].min()), _bound(high[rest].max()), _OPEN_HANDS_MEANING))
+    rows.append(
+        (
+            _span(OBS_BASE_SIZE, OBS_OPEN_SIZE - 1),
+            "`open_hands`",
+            f"{OBS_OPEN_SIZE - OBS_BASE_SIZE}",
+            _bound(low[rest].min()),
+            _bound(high[rest].max()),
+            _OPEN_HANDS_MEANING,
+        )
+    )
     return _markdown(("index", "field", "size", "min", "max", "meaning"), rows)
 
 

@@ -170,8 +170,7 @@ RENDER_MODES = ["ansi", "human", "rgb_array"]  # the PettingZoo env's, so every 
 def register_envs() -> None:
     """Register ``uno_env/Uno-v0`` with gymnasium (``make`` and ``make_vec``); idempotent."""
     if ENV_ID not in gym.registry:
-        gym.register(ENV_ID, entry_point="uno_env.gym_env:UnoEnv",
-                     vector_entry_point="uno_env.gym_env:UnoVectorEnv")
+        gym.register(ENV_ID, entry_point="uno_env.gym_env:UnoEnv", vector_entry_point="uno_env.gym_env:UnoVectorEnv")
 
 
 class LegalDiscrete(gym_spaces.Discrete):
@@ -228,8 +227,15 @@ class UnoEnv(gym.Env):
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 4, "name": "uno_env/Uno-v0"}
 
-    def __init__(self, num_players: int = 2, rules: Any = None, learner_seat: int | str = 0,
-                 opponents: Any = None, render_mode: str | None = None, on_illegal: str = "terminate") -> None:
+    def __init__(
+        self,
+        num_players: int = 2,
+        rules: Any = None,
+        learner_seat: int | str = 0,
+        opponents: Any = None,
+        render_mode: str | None = None,
+        on_illegal: str = "terminate",
+    ) -> None:
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
         if on_illegal not in ("raise", "terminate"):
@@ -307,7 +313,9 @@ class UnoEnv(gym.Env):
     def render(self) -> str | np.ndarray | None:
         """The table from the learner's seat: text (``ansi``), an RGB image (``rgb_array``), or printed (``human``)."""
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; create the env with render_mode='ansi' or 'rgb_array'")
+            gym.logger.warn(
+                "render() called without a render_mode; create the env with render_mode='ansi' or 'rgb_array'"
+            )
             return None
         if self.render_mode == "human":
             print(_render_text(self.engine, 0, self.learner_seat, self.action_masks()))
@@ -357,7 +365,9 @@ def _check_action(action: Any) -> int:
     a = action
     if isinstance(a, np.ndarray):
         if a.shape not in ((), (1,)):
-            raise ValueError(f"action must be one action id (an integer 0..{NUM_ACTIONS - 1}), got an array of shape {a.shape}")
+            raise ValueError(
+                f"action must be one action id (an integer 0..{NUM_ACTIONS - 1}), got an array of shape {a.shape}"
+            )
         a = a.reshape(-1)[0]
     if not isinstance(a, numbers.Integral) or isinstance(a, (bool, np.bool_)) or not 0 <= a < NUM_ACTIONS:
         raise ValueError(f"action must be an action id, an integer 0..{NUM_ACTIONS - 1}, got {action!r}")
@@ -395,16 +405,29 @@ class _BufferPool:
 class UnoVectorEnv(VectorEnv):
     """``num_envs`` UNO games in one ``Engine``, one learning seat each; SAME_STEP autoreset (module doc)."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4,
-                "autoreset_mode": AutoresetMode.SAME_STEP, "name": "uno_env/Uno-v0"}
+    metadata = {
+        "render_modes": ["ansi", "rgb_array"],
+        "render_fps": 4,
+        "autoreset_mode": AutoresetMode.SAME_STEP,
+        "name": "uno_env/Uno-v0",
+    }
 
-    def __init__(self, num_envs: int = 1, num_players: int = 2, rules: Any = None,
-                 learner_seat: int | str = 0, opponents: Any = None, copy: bool = True,
-                 render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        num_envs: int = 1,
+        num_players: int = 2,
+        rules: Any = None,
+        learner_seat: int | str = 0,
+        opponents: Any = None,
+        copy: bool = True,
+        render_mode: str | None = None,
+    ) -> None:
         check_int("num_envs", num_envs, 1, 2**31 - 1)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']} for "
-                             f"{type(self).__name__} ('human': render one game with UnoEnv), got {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']} for "
+                f"{type(self).__name__} ('human': render one game with UnoEnv), got {render_mode!r}"
+            )
         if not isinstance(copy, bool):
             raise ValueError(f"copy must be True or False, got {copy!r}")
         self._driver = d = Driver(num_envs, num_players, rules, learner_seat, opponents)
@@ -462,8 +485,13 @@ class UnoVectorEnv(VectorEnv):
         log = StepLog(self.num_envs)
         d.step_learner(acts)
         d.advance(log)
-        return (self._out(self.engine.observation, self._obs_pool), log.reward, log.terminated, log.truncated,
-                self._infos(log))
+        return (
+            self._out(self.engine.observation, self._obs_pool),
+            log.reward,
+            log.terminated,
+            log.truncated,
+            self._infos(log),
+        )
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game, bool [num_envs, 116]."""
@@ -472,10 +500,14 @@ class UnoVectorEnv(VectorEnv):
     def render(self) -> tuple | None:
         """One render per game (text or RGB image, as ``UnoEnv.render``), in a tuple like ``SyncVectorEnv``."""
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; create the env with render_mode='ansi' or 'rgb_array'")
+            gym.logger.warn(
+                "render() called without a render_mode; create the env with render_mode='ansi' or 'rgb_array'"
+            )
             return None
         mask, seats = self.engine.legal_mask, self._driver.seats
-        return tuple(_render_game(self.engine, i, int(seats[i]), mask[i], self.render_mode) for i in range(self.num_envs))
+        return tuple(
+            _render_game(self.engine, i, int(seats[i]), mask[i], self.render_mode) for i in range(self.num_envs)
+        )
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release: the engine is plain arrays."""

@@ -61,8 +61,16 @@ OBS_FIELDS: tuple[tuple[str, int, str], ...] = (
     ("partner", MAX_PLAYERS, "1 for the observer's partner's relative seat (R8 teams)"),
     ("round", 1, "rounds finished in this match (episode='match')"),
     # Public history (R11): what every player saw a seat do, 4 colours per relative seat.
-    ("drew_on_color", MAX_PLAYERS * 4, "per relative seat, one-hot colour in play when it last drew and kept the card (R4); cleared when it plays, at a new round and after Shuffle Hands"),
-    ("named_color", MAX_PLAYERS * 4, "per relative seat, one-hot colour it named with its last wild this round (R4); cleared after Shuffle Hands; swapped with the hands (Swap Hands)"),
+    (
+        "drew_on_color",
+        MAX_PLAYERS * 4,
+        "per relative seat, one-hot colour in play when it last drew and kept the card (R4); cleared when it plays, at a new round and after Shuffle Hands",
+    ),
+    (
+        "named_color",
+        MAX_PLAYERS * 4,
+        "per relative seat, one-hot colour it named with its last wild this round (R4); cleared after Shuffle Hands; swapped with the hands (Swap Hands)",
+    ),
 )
 SCORE_SCALE = 100.0  # the ``scores`` field holds points / SCORE_SCALE
 
@@ -268,7 +276,7 @@ def most_held_color(o):
 @njit(cache=True)
 def wd4_legal(o, wilds_match):
     """R4, R12.9: whether the observer may play its Wild Draw Four without bluffing."""
-    return wd4_allowed(o[OBS_HAND:OBS_HAND + NUM_CARD_TYPES], color_of(o), wilds_match)
+    return wd4_allowed(o[OBS_HAND : OBS_HAND + NUM_CARD_TYPES], color_of(o), wilds_match)
 
 
 @njit(cache=True)

@@ -135,15 +135,19 @@ class raw_env(AECEnv):
     * v0: initial release (``uno_env`` 0.1.0).
     """
 
-    metadata = {"name": "uno_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
-                "render_fps": 1}  # as PettingZoo's classic card envs
+    metadata = {
+        "name": "uno_v0",
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }  # as PettingZoo's classic card envs
 
-    def __init__(self, num_players: int = 2, rules: UnoRules | str | dict | None = None, render_mode: str | None = None) -> None:
+    def __init__(
+        self, num_players: int = 2, rules: UnoRules | str | dict | None = None, render_mode: str | None = None
+    ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
-            )
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         if render_mode == "rgb_array":
             require_pillow()  # fail now rather than at the first render()
         # The engine checks num_players and rules and names what is allowed.
@@ -239,7 +243,13 @@ class raw_env(AECEnv):
             obs = {"observation": self._obs_row.copy(), "action_mask": self._mask_row.copy()}
         else:
             obs = self.observe(agent)
-        return obs, self._cumulative_rewards[agent], self.terminations[agent], self.truncations[agent], self.infos[agent]
+        return (
+            obs,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s view: its observation vector and its legal-action mask (fresh arrays)."""
@@ -260,7 +270,9 @@ class raw_env(AECEnv):
         try:
             dead = self.terminations[agent] or self.truncations[agent]
         except KeyError:  # every agent has been stepped with None and removed
-            raise ValueError("step() called after every agent was terminated or truncated and removed; call reset()") from None
+            raise ValueError(
+                "step() called after every agent was terminated or truncated and removed; call reset()"
+            ) from None
         if dead:
             self._was_dead_step(action)
             return
@@ -349,8 +361,10 @@ def _as_action(agent: str, action: Any) -> int:
     if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
         return int(action)
     if action is None:
-        raise ValueError(f"{agent} is not terminated or truncated, so its action cannot be None; "
-                         f"give an action id in 0..{NUM_ACTIONS - 1}")
+        raise ValueError(
+            f"{agent} is not terminated or truncated, so its action cannot be None; "
+            f"give an action id in 0..{NUM_ACTIONS - 1}"
+        )
     raise ValueError(
         f"{agent}: action must be an integer action id in 0..{NUM_ACTIONS - 1}, got {action!r} "
         f"({type(action).__name__})"
@@ -368,7 +382,9 @@ class CheckedEnv(raw_env):
     attributes are not blocked.
     """
 
-    def __init__(self, num_players: int = 2, rules: UnoRules | str | dict | None = None, render_mode: str | None = None) -> None:
+    def __init__(
+        self, num_players: int = 2, rules: UnoRules | str | dict | None = None, render_mode: str | None = None
+    ) -> None:
         self._has_reset = False  # OrderEnforcingWrapper: reset() was called
         self._has_updated = False  # OrderEnforcingWrapper: step() or reset() since the last agent_iter item
         super().__init__(num_players, rules, render_mode)

@@ -72,8 +72,7 @@ def as_batch(observation: np.ndarray, action_mask: np.ndarray) -> tuple[np.ndarr
     mask = np.ascontiguousarray(action_mask).astype(bool, copy=False)
     if obs.ndim != 2 or mask.ndim != 2 or obs.shape[0] != mask.shape[0]:
         raise ValueError(
-            f"expected observation [B, D] and action_mask [B, A] with the same B, got "
-            f"{obs.shape} and {mask.shape}"
+            f"expected observation [B, D] and action_mask [B, A] with the same B, got {obs.shape} and {mask.shape}"
         )
     return obs, mask
 

@@ -95,9 +95,7 @@ def _color_text(color: int | None, ansi_colors: bool) -> str:
     return f"{_ANSI[color]}{name}{_ANSI_RESET}" if ansi_colors else name
 
 
-def render_text(
-    state: dict[str, Any], names: Sequence[str] | None = None, *, ansi_colors: bool = False
-) -> str:
+def render_text(state: dict[str, Any], names: Sequence[str] | None = None, *, ansi_colors: bool = False) -> str:
     """The table as text: what the acting player may see (module docstring).
 
     ``names`` labels the seats (default ``player_0``…); ``ansi_colors`` adds terminal colours.
@@ -224,7 +222,13 @@ def _draw_centre(draw: Any, state: dict[str, Any], fonts: _Fonts) -> None:
     cx, cy = _CENTRE
     cw, ch = _CENTRE_CARD
     _draw_card(draw, (cx - cw - 20, cy - ch // 2, cx - 20, cy + ch // 2), None, fonts.medium)
-    draw.text((cx - cw // 2 - 20, cy + ch // 2 + 12), f"{state['draw_pile_size']} left", fill=_WHITE, font=fonts.small, anchor="mm")
+    draw.text(
+        (cx - cw // 2 - 20, cy + ch // 2 + 12),
+        f"{state['draw_pile_size']} left",
+        fill=_WHITE,
+        font=fonts.small,
+        anchor="mm",
+    )
     _draw_card(draw, (cx + 20, cy - ch // 2, cx + 20 + cw, cy + ch // 2), state["top_card"], fonts.large)
     color = state["current_color"]
     swatch = _RGB[color] if color is not None else _RGB_WILD
@@ -284,4 +288,6 @@ def _draw_hand_strip(
         y0 = top + 22 + row * (hh + gap)
         _draw_card(draw, (x0, y0, x0 + hw, y0 + hh), card, fonts.small)
     if len(hand) > per_row * 2:
-        draw.text((width - 12, height - 12), f"+{len(hand) - per_row * 2} more", fill=_WHITE, font=fonts.small, anchor="rd")
+        draw.text(
+            (width - 12, height - 12), f"+{len(hand) - per_row * 2} more", fill=_WHITE, font=fonts.small, anchor="rd"
+        )

@@ -70,7 +70,9 @@ def load_records(path: str) -> list[dict[str, Any]]:
     for k, r in enumerate(records):
         if not isinstance(r, dict) or not need <= set(r):
             got = sorted(r) if isinstance(r, dict) else type(r).__name__
-            raise ValueError(f"record {k} of {path!r} is not a game record: it needs the keys {sorted(need)}, got {got}")
+            raise ValueError(
+                f"record {k} of {path!r} is not a game record: it needs the keys {sorted(need)}, got {got}"
+            )
     if not records:
         raise ValueError(f"{path!r} holds no record")
     return records
@@ -86,7 +88,9 @@ class ReplaySteps:
         self.open_hands = engine.rules.open_hands  # every hand is public (R11): each view shows them all
         events = record["events"]
         seen = len(engine.record(0)["events"])
-        self.steps: list[tuple[int | None, int | None, list[dict], dict]] = [(None, None, events[:seen], engine.game_state(0))]
+        self.steps: list[tuple[int | None, int | None, list[dict], dict]] = [
+            (None, None, events[:seen], engine.game_state(0))
+        ]
         for action in record["actions"]:
             seat = int(engine.current_player[0])
             engine.step(np.array([action]))
@@ -122,16 +126,21 @@ def _table(state: dict[str, Any], view: int | None, open_hands: bool) -> str:
     """The table after a step: public facts, every seat's count, the hands ``view`` may see."""
     color = COLOR_NAMES[state["current_color"]] if state["current_color"] is not None else "none"
     direction = "clockwise" if state["direction"] == 1 else "counter-clockwise"
-    lines = [f"  top card {card_name(state['top_card'])}, colour {color}, {direction}, draw pile "
-             f"{state['draw_pile_size']}" + (f", pending draw {state['pending_draw']}" if state["pending_draw"] else "")
-             + f"; phase {state['phase']}"]
+    lines = [
+        f"  top card {card_name(state['top_card'])}, colour {color}, {direction}, draw pile "
+        f"{state['draw_pile_size']}"
+        + (f", pending draw {state['pending_draw']}" if state["pending_draw"] else "")
+        + f"; phase {state['phase']}"
+    ]
     acting = None if state["phase"] == "round_over" else state["current_player"]
     for p, hand in enumerate(state["hands"]):
         mark = ">" if p == acting else " "
         shown = view is None or p == view or open_hands
         cards = ": " + (", ".join(card_name(c) for c in hand) or "(empty)") if shown else ""
         you = " (this view)" if p == view else ""
-        lines.append(f"  {mark} player {p}{you}  {len(hand)} card{'s' * (len(hand) != 1)}  score {state['scores'][p]}{cards}")
+        lines.append(
+            f"  {mark} player {p}{you}  {len(hand)} card{'s' * (len(hand) != 1)}  score {state['scores'][p]}{cards}"
+        )
     return "\n".join(lines)
 
 
@@ -149,7 +158,9 @@ def _browse(steps: ReplaySteps, view: int | None, input: TextIO, output: TextIO)
     k, last = 0, len(steps) - 1
     output.write(steps.show(k, view) + "\n")
     while True:
-        output.write(f"[step {k}/{last}] Enter/n next, p previous, a number jumps, v N or v all changes the view, q quits: ")
+        output.write(
+            f"[step {k}/{last}] Enter/n next, p previous, a number jumps, v N or v all changes the view, q quits: "
+        )
         output.flush()
         line = input.readline()
         if line == "":
@@ -177,7 +188,9 @@ def _browse(steps: ReplaySteps, view: int | None, input: TextIO, output: TextIO)
                 output.write(f"{err}.\n")
                 continue
         else:
-            output.write(f"'{line.strip()}' is not a key here: Enter or n, p, a step number 0..{last}, v N, v all or q.\n")
+            output.write(
+                f"'{line.strip()}' is not a key here: Enter or n, p, a step number 0..{last}, v N, v all or q.\n"
+            )
             continue
         output.write(steps.show(k, view) + "\n")
 
@@ -190,7 +203,9 @@ def main(argv: Sequence[str] | None = None, input: TextIO | None = None, output:
     try:
         records = load_records(args.file)
         if not 0 <= args.game < len(records):
-            raise ValueError(f"--game must be 0..{len(records) - 1} ({len(records)} records in {args.file!r}), got {args.game}")
+            raise ValueError(
+                f"--game must be 0..{len(records) - 1} ({len(records)} records in {args.file!r}), got {args.game}"
+            )
         record = records[args.game]
         view = _parse_view(args.view, int(record["num_players"]))
         steps = ReplaySteps(record)

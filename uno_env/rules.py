@@ -227,17 +227,15 @@ def _check_contradictions(r: UnoRules) -> None:
     if r.teams and r.scoring == "elimination":
         raise ValueError("option teams=True cannot be combined with scoring='elimination' (seed 000 plays them apart)")
     if r.uno_call == "auto" and r.uno_penalty != 2:
-        raise ValueError(f"option uno_penalty={r.uno_penalty} has no effect with uno_call='auto'; set uno_call='explicit'")
-    if not r.challenge and (r.challenge_guilty_draw != 4 or r.challenge_innocent_draw != 6):
         raise ValueError(
-            "options challenge_guilty_draw / challenge_innocent_draw have no effect with challenge=False"
+            f"option uno_penalty={r.uno_penalty} has no effect with uno_call='auto'; set uno_call='explicit'"
         )
+    if not r.challenge and (r.challenge_guilty_draw != 4 or r.challenge_innocent_draw != 6):
+        raise ValueError("options challenge_guilty_draw / challenge_innocent_draw have no effect with challenge=False")
     if r.episode == "round" and r.scoring == "winner_takes" and r.target_points != 500:
         raise ValueError(
             f"option target_points={r.target_points} has no effect with episode='round' and "
             f"scoring='winner_takes'; set episode='match'"
         )
     if r.turn_limit_rule != "truncate" and r.max_turns is None:
-        raise ValueError(
-            f"option turn_limit_rule={r.turn_limit_rule!r} needs a turn limit, but max_turns=None"
-        )
+        raise ValueError(f"option turn_limit_rule={r.turn_limit_rule!r} needs a turn limit, but max_turns=None")

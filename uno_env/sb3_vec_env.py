@@ -65,10 +65,18 @@ def _game_indices(indices: None | int | Iterable[int], num_envs: int) -> list[in
 class UnoSB3VecEnv(VecEnv):
     """stable-baselines3 ``VecEnv`` over one ``UnoVectorEnv`` (module docstring)."""
 
-    def __init__(self, num_envs: int = 1, num_players: int = 2, rules: Any = None,
-                 learner_seat: int | str = 0, opponents: Any = None, seed: int | None = None) -> None:
-        self.venv = UnoVectorEnv(num_envs, num_players, rules=rules, learner_seat=learner_seat,
-                                 opponents=opponents, copy=True)
+    def __init__(
+        self,
+        num_envs: int = 1,
+        num_players: int = 2,
+        rules: Any = None,
+        learner_seat: int | str = 0,
+        opponents: Any = None,
+        seed: int | None = None,
+    ) -> None:
+        self.venv = UnoVectorEnv(
+            num_envs, num_players, rules=rules, learner_seat=learner_seat, opponents=opponents, copy=True
+        )
         self.render_mode = None  # read by VecEnv.__init__ through get_attr
         super().__init__(self.venv.num_envs, self.venv.single_observation_space, self.venv.single_action_space)
         if seed is not None:
@@ -167,8 +175,9 @@ class UnoSB3VecEnv(VecEnv):
             )
         setattr(self.venv, attr_name, value)
 
-    def env_method(self, method_name: str, *method_args: Any, indices: None | int | Iterable[int] = None,
-                   **method_kwargs: Any) -> list[Any]:
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: None | int | Iterable[int] = None, **method_kwargs: Any
+    ) -> list[Any]:
         """``action_masks``: one mask per game; any other method: called once, repeated per game."""
         idx = self._indices(indices)
         if method_name == "action_masks":

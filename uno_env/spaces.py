@@ -41,7 +41,11 @@ def observation_bounds(rules: UnoRules, num_players: int) -> tuple[np.ndarray, n
     """Per-index ``(low, high)`` of the observation vector under ``rules`` (module docstring)."""
     if not isinstance(rules, UnoRules):
         raise ValueError(f"rules must be a UnoRules (see UnoRules.preset), got {type(rules).__name__}")
-    if not isinstance(num_players, (int, np.integer)) or isinstance(num_players, bool) or not 2 <= num_players <= MAX_PLAYERS:
+    if (
+        not isinstance(num_players, (int, np.integer))
+        or isinstance(num_players, bool)
+        or not 2 <= num_players <= MAX_PLAYERS
+    ):
         raise ValueError(f"num_players must be an integer in 2..{MAX_PLAYERS}, got {num_players!r}")
     size = observation_size(rules.open_hands)
     base = observation_size(False)

@@ -33,8 +33,9 @@ class WebError(Exception):
 class Game:
     """One person (``human``) at a table of agents, around a one-game recording ``Engine``."""
 
-    def __init__(self, num_players: int, rules: UnoRules, human: int, agents: list[Any], names: list[str],
-                 seed: int | None) -> None:
+    def __init__(
+        self, num_players: int, rules: UnoRules, human: int, agents: list[Any], names: list[str], seed: int | None
+    ) -> None:
         self.lock = threading.Lock()
         self.rules = rules
         self.num_players = num_players
@@ -93,8 +94,10 @@ class Game:
         e = self.engine
         current = int(e.current_player[0])
         if current != self.human:
-            raise WebError(409, f"it is not your turn: seat {current} ({self.names[current]}) is to act; "
-                                f"POST /advance to let it move")
+            raise WebError(
+                409,
+                f"it is not your turn: seat {current} ({self.names[current]}) is to act; POST /advance to let it move",
+            )
         legal = np.flatnonzero(e.legal_mask[0])
         if action not in set(int(a) for a in legal):
             allowed = ", ".join(f"{int(a)} ({action_info(a)['name']})" for a in legal)
@@ -159,7 +162,9 @@ class Replay:
         if not 0 <= k <= self.length:
             raise WebError(422, f"frame must be in 0..{self.length} (this record has {self.length} actions), got {k}")
         if viewer is not None and not 0 <= viewer < self.num_players:
-            raise WebError(422, f"seat must be in 0..{self.num_players - 1} or omitted for the omniscient view, got {viewer}")
+            raise WebError(
+                422, f"seat must be in 0..{self.num_players - 1} or omitted for the omniscient view, got {viewer}"
+            )
         if k < self.cursor:
             self._restart()
         e = self.engine
@@ -239,8 +244,11 @@ class Store(Generic[T]):
         self.sweep()
         with self._lock:
             if len(self._items) >= self.capacity:
-                raise WebError(503, f"the server holds its maximum of {self.capacity} {self.kind}s; try again when "
-                                    f"some expire (after {self.ttl / 60:g} minutes unused) or end one")
+                raise WebError(
+                    503,
+                    f"the server holds its maximum of {self.capacity} {self.kind}s; try again when "
+                    f"some expire (after {self.ttl / 60:g} minutes unused) or end one",
+                )
             key = secrets.token_urlsafe(12)
             item.touched = self.clock()  # type: ignore[attr-defined]
             self._items[key] = item
@@ -252,8 +260,11 @@ class Store(Generic[T]):
             item = self._items.get(key)
             if item is None or self.clock() - item.touched > self.ttl:  # type: ignore[attr-defined]
                 self._items.pop(key, None)
-                raise WebError(404, f"no {self.kind} with id {key!r}: it never existed, was ended, or expired after "
-                                    f"{self.ttl / 60:g} minutes without a request")
+                raise WebError(
+                    404,
+                    f"no {self.kind} with id {key!r}: it never existed, was ended, or expired after "
+                    f"{self.ttl / 60:g} minutes without a request",
+                )
             item.touched = self.clock()  # type: ignore[attr-defined]
             self._items.move_to_end(key)
         return item

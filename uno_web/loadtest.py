@@ -58,15 +58,18 @@ def _cpu_s(pid: int) -> float:
 
 async def _play(client: httpx.AsyncClient, args: Args, k: int, latencies: list[float]) -> int:
     rng = random.Random(args.seed * 100_003 + k)
-    r = await client.post("/api/games", json={"players": args.players, "seat": 0, "agents": [args.agent],
-                                              "seed": args.seed * 100_003 + k})
+    r = await client.post(
+        "/api/games", json={"players": args.players, "seat": 0, "agents": [args.agent], "seed": args.seed * 100_003 + k}
+    )
     r.raise_for_status()
     view = r.json()
     gid, since, requests = view["game_id"], view["event_count"], 0
     while not view["over"]:
         t = time.perf_counter()
         if view["your_turn"]:
-            r = await client.post(f"/api/games/{gid}/move?since={since}", json={"action": rng.choice(view["legal"])["id"]})
+            r = await client.post(
+                f"/api/games/{gid}/move?since={since}", json={"action": rng.choice(view["legal"])["id"]}
+            )
         else:
             r = await client.post(f"/api/games/{gid}/advance?since={since}")
         latencies.append(time.perf_counter() - t)
@@ -104,16 +107,22 @@ async def _run(args: Args, url: str, pid: int) -> dict:
         done.set()
         await sampler
     return {
-        "games": args.games, "players": args.players, "agent": args.agent,
-        "requests": sum(counts), "wall_s": round(wall, 1), "requests_per_s": round(sum(counts) / wall),
-        "p50_ms": round(_percentile(latencies, 0.50) * 1e3, 1), "p95_ms": round(_percentile(latencies, 0.95) * 1e3, 1),
+        "games": args.games,
+        "players": args.players,
+        "agent": args.agent,
+        "requests": sum(counts),
+        "wall_s": round(wall, 1),
+        "requests_per_s": round(sum(counts) / wall),
+        "p50_ms": round(_percentile(latencies, 0.50) * 1e3, 1),
+        "p95_ms": round(_percentile(latencies, 0.95) * 1e3, 1),
         "p99_ms": round(_percentile(latencies, 0.99) * 1e3, 1),
         # Server CPU per request does not depend on what else the machine runs; latency does.
         "server_cpu_ms_per_request": round(cpu / sum(counts) * 1e3, 2),
         "server_cpu_share_of_one_core": round(cpu / wall, 2),
         # The client script shares the machine: its CPU shows how much of the time was its own.
         "client_cpu_share_of_one_core": round(own / wall, 2),
-        "server_rss_peak_mb": round(peak[0]), "server_rss_after_mb": round(_rss_mb(pid)),
+        "server_rss_peak_mb": round(peak[0]),
+        "server_rss_after_mb": round(_rss_mb(pid)),
     }
 
 
@@ -127,8 +136,11 @@ def main(argv: list[str] | None = None) -> int:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()
-    server = subprocess.Popen([sys.executable, "-m", "uno_web.server", "--port", str(port),
-                               "--max-games", str(max(500, args.games))], stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "uno_web.server", "--port", str(port), "--max-games", str(max(500, args.games))],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         server.stdout.readline()  # "serving ..." once the app is built
         url = f"http://127.0.0.1:{port}"

@@ -244,7 +244,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         if exc.status_code == 404:
-            return _error(404, f"no such page or endpoint: {request.method} {request.url.path} (the API is under /api/)")
+            return _error(
+                404, f"no such page or endpoint: {request.method} {request.url.path} (the API is under /api/)"
+            )
         if exc.status_code == 405:
             return _error(405, f"{request.method} is not allowed on {request.url.path}")
         return _error(exc.status_code, str(exc.detail))
@@ -253,8 +255,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def _crash(request: Request, exc: Exception) -> JSONResponse:
         # A fault (say an agent that raises) ends this request only; other games hold their own state.
         log.error("uno-web: %s %s failed", request.method, request.url.path, exc_info=exc)
-        return _error(500, f"internal error while serving {request.method} {request.url.path}: "
-                           f"{type(exc).__name__}; other games are unaffected")
+        return _error(
+            500,
+            f"internal error while serving {request.method} {request.url.path}: "
+            f"{type(exc).__name__}; other games are unaffected",
+        )
 
     app.add_middleware(BodyLimit)
     if s.allowed_hosts:
@@ -270,12 +275,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if spec in s.extra_agents:
             return s.extra_agents[spec]
         m, mt = _SEARCH_RE.fullmatch(spec), _SEARCH_MS_RE.fullmatch(spec)
-        ok = spec in agent_names() or (m and 0 < int(m.group(1)) <= MAX_SEARCH_ROLLOUTS) or (
-            mt and 0 < float(mt.group(1)) <= MAX_SEARCH_MS)
+        ok = (
+            spec in agent_names()
+            or (m and 0 < int(m.group(1)) <= MAX_SEARCH_ROLLOUTS)
+            or (mt and 0 < float(mt.group(1)) <= MAX_SEARCH_MS)
+        )
         if not ok:
             # Paths are never taken from a browser: loading a saved model unpickles a file.
-            raise WebError(422, f"agent {spec!r} is not offered; choose one of {offered}, search:N "
-                                f"(N rollouts, 1..{MAX_SEARCH_ROLLOUTS}) or search:Tms (T in (0, {MAX_SEARCH_MS:g}])")
+            raise WebError(
+                422,
+                f"agent {spec!r} is not offered; choose one of {offered}, search:N "
+                f"(N rollouts, 1..{MAX_SEARCH_ROLLOUTS}) or search:Tms (T in (0, {MAX_SEARCH_MS:g}])",
+            )
         return make_agent(spec, rules)
 
     def game_of(game_id: str) -> Game:
@@ -330,8 +341,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         others = n - 1
         specs = body.agents * others if len(body.agents) == 1 else body.agents
         if len(specs) != others:
-            raise WebError(422, f"agents needs 1 name (for every other seat) or {others} (one per other seat, "
-                                f"clockwise from your left), got {len(body.agents)}")
+            raise WebError(
+                422,
+                f"agents needs 1 name (for every other seat) or {others} (one per other seat, "
+                f"clockwise from your left), got {len(body.agents)}",
+            )
         agents: list[Any] = [None] * n
         names = [f"you (seat {body.seat})"] * n
         for k, seat in enumerate(p for p in range(n) if p != body.seat):
@@ -442,8 +456,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     local = args.host in LOCAL_HOSTS
     hosts = None if not local else [*LOCAL_HOSTS, "[::1]"]
-    app = create_app(Settings(max_games=args.max_games, idle_minutes=args.idle_minutes, extra_agents=extra,
-                              allowed_hosts=hosts))
+    app = create_app(
+        Settings(max_games=args.max_games, idle_minutes=args.idle_minutes, extra_agents=extra, allowed_hosts=hosts)
+    )
     where = "this machine only" if local else "EVERY NETWORK INTERFACE: anyone who can reach this port can play"
     print(f"uno-web: serving http://{args.host}:{args.port}/ ({where})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)

@@ -16,7 +16,15 @@ import numpy as np
 
 from uno_env import action_name, card_name, describe_event
 from uno_env.actions import (
-    ACCEPT, CALL_UNO, CATCH_UNO, CHALLENGE, CHOOSE_COLOR_FIRST, DOUBLE_FIRST, DRAW, PASS, SWAP_FIRST,
+    ACCEPT,
+    CALL_UNO,
+    CATCH_UNO,
+    CHALLENGE,
+    CHOOSE_COLOR_FIRST,
+    DOUBLE_FIRST,
+    DRAW,
+    PASS,
+    SWAP_FIRST,
     card_of_double,
 )
 from uno_env.cards import CARD_COLOR, COLOR_NAMES, NUM_CARD_TYPES
@@ -24,9 +32,25 @@ from uno_env.observation import OBS_OFFSETS, PHASE_NAMES, SCORE_SCALE
 
 # Event types whose cards every player sees (face-up cards), so they pass as they are.
 _PUBLIC_TYPES = {
-    "flip", "return_first_card", "play", "color", "challenge", "accept", "penalty", "pass", "reshuffle",
-    "score", "round_end", "match_end", "shuffle_hands", "swap", "call_uno", "catch_uno", "discard_wild",
-    "eliminated", "truncate",
+    "flip",
+    "return_first_card",
+    "play",
+    "color",
+    "challenge",
+    "accept",
+    "penalty",
+    "pass",
+    "reshuffle",
+    "score",
+    "round_end",
+    "match_end",
+    "shuffle_hands",
+    "swap",
+    "call_uno",
+    "catch_uno",
+    "discard_wild",
+    "eliminated",
+    "truncate",
 }
 # Event types that name cards only their receiver sees.
 _PRIVATE_CARD_TYPES = {"deal", "draw", "redeal"}
@@ -35,7 +59,7 @@ _PLAYER_RE = re.compile(r"\bplayer (\d+)\b")
 
 def _field(o: np.ndarray, name: str, size: int) -> np.ndarray:
     at = OBS_OFFSETS[name]
-    return o[at:at + size]
+    return o[at : at + size]
 
 
 def _counts_to_cards(counts: np.ndarray) -> list[int]:
@@ -97,16 +121,18 @@ def seat_view(observation: np.ndarray, seat: int, num_players: int, names: list[
     seats = []
     for slot in range(n):
         s = (seat + slot) % n  # slot k is the seat k places clockwise from the observer
-        seats.append({
-            "seat": s,
-            "name": names[s],
-            "hand_size": int(sizes[slot] + 0.5),
-            "score": int(round(float(scores[slot]) * SCORE_SCALE)),
-            "uno": bool(uno[slot] > 0.5),
-            "eliminated": bool(eliminated[slot] > 0.5),
-            "catchable": bool(catchable[slot] > 0.5),
-            "partner": bool(partner[slot] > 0.5),
-        })
+        seats.append(
+            {
+                "seat": s,
+                "name": names[s],
+                "hand_size": int(sizes[slot] + 0.5),
+                "score": int(round(float(scores[slot]) * SCORE_SCALE)),
+                "uno": bool(uno[slot] > 0.5),
+                "eliminated": bool(eliminated[slot] > 0.5),
+                "catchable": bool(catchable[slot] > 0.5),
+                "partner": bool(partner[slot] > 0.5),
+            }
+        )
     seats.sort(key=lambda x: x["seat"])
     return {
         "seat": seat,
@@ -169,9 +195,16 @@ def omniscient_view(state: dict[str, Any], names: list[str]) -> dict[str, Any]:
         "draw_pile_size": state["draw_pile_size"],
         "round": state["round"],
         "seats": [
-            {"seat": s, "name": names[s], "hand_size": len(state["hands"][s]), "score": state["scores"][s],
-             "uno": state["uno_called"][s], "eliminated": state["eliminated"][s], "catchable": False,
-             "partner": False}
+            {
+                "seat": s,
+                "name": names[s],
+                "hand_size": len(state["hands"][s]),
+                "score": state["scores"][s],
+                "uno": state["uno_called"][s],
+                "eliminated": state["eliminated"][s],
+                "catchable": False,
+                "partner": False,
+            }
             for s in range(n)
         ],
     }

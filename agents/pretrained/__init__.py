@@ -81,21 +81,32 @@ def check_fits(card: dict[str, Any], rules: Any, num_players: int | None = None)
     asked = parse_rules(rules)
     what = f"{name} was trained for {card['num_players']} players, rules {card['rules_name']}"
     if asked != trained:
-        raise ValueError(f"{what}; the rules asked for differ in {_rules_difference(trained, asked)}. "
-                         f"Use it with the rules it was trained for, or train a model for these rules (train.py --rules)")
+        raise ValueError(
+            f"{what}; the rules asked for differ in {_rules_difference(trained, asked)}. "
+            f"Use it with the rules it was trained for, or train a model for these rules (train.py --rules)"
+        )
     if num_players is not None and num_players != card["num_players"]:
         other = [n for n in PRETRAINED if n != name]
-        raise ValueError(f"{what}; asked for {num_players} players. The package also ships {', '.join(other)}; "
-                         f"train.py --num-players {num_players} trains a model for that table")
+        raise ValueError(
+            f"{what}; asked for {num_players} players. The package also ships {', '.join(other)}; "
+            f"train.py --num-players {num_players} trains a model for that table"
+        )
     size = observation_size(asked.open_hands)
     if card["observation_size"] != size:
-        raise ValueError(f"{what} and an observation of {card['observation_size']} values; these rules give "
-                         f"{size} (open_hands={asked.open_hands})")
+        raise ValueError(
+            f"{what} and an observation of {card['observation_size']} values; these rules give "
+            f"{size} (open_hands={asked.open_hands})"
+        )
     return trained
 
 
-def pretrained_agent(name: str, rules: Any = "classic", num_players: int | None = None,
-                     deterministic: bool = True, label: str | None = None) -> Any:
+def pretrained_agent(
+    name: str,
+    rules: Any = "classic",
+    num_players: int | None = None,
+    deterministic: bool = True,
+    label: str | None = None,
+) -> Any:
     """A ``PPOAgent`` over the shipped model ``name`` after ``check_fits``; it refuses to play a
     table of another size than its card's."""
     # Imported here so that torch loads only when a model is asked for.
@@ -103,9 +114,10 @@ def pretrained_agent(name: str, rules: Any = "classic", num_players: int | None 
 
     card = load_card(name)
     check_fits(card, rules, num_players)
-    agent = PPOAgent(model_path(name), deterministic=deterministic, name=label or name,
-                     num_players=card["num_players"])
+    agent = PPOAgent(model_path(name), deterministic=deterministic, name=label or name, num_players=card["num_players"])
     if agent.obs_size != card["observation_size"]:
-        raise ValueError(f"{name}: the model reads {agent.obs_size} values, its card says {card['observation_size']}: "
-                         f"the card does not belong to this model (python -m agents.pretrained.card rewrites it)")
+        raise ValueError(
+            f"{name}: the model reads {agent.obs_size} values, its card says {card['observation_size']}: "
+            f"the card does not belong to this model (python -m agents.pretrained.card rewrites it)"
+        )
     return agent

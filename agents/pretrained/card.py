@@ -67,16 +67,23 @@ def training_command(run_dir: str) -> str:
     """The command that repeats the run: ``<run>/command.txt``, written by ``train.py`` when the run starts."""
     path = os.path.join(run_dir, "command.txt")
     if not os.path.isfile(path):
-        raise ValueError(f"{run_dir} lacks command.txt (train.py writes it when a run starts): give the directory "
-                         f"of a run of this version of train.py")
+        raise ValueError(
+            f"{run_dir} lacks command.txt (train.py writes it when a run starts): give the directory "
+            f"of a run of this version of train.py"
+        )
     with open(path) as f:
         return f.read().strip()
 
 
 def _commit_at(when: float) -> str:
     try:
-        out = subprocess.run(["git", "rev-list", "-1", f"--before={int(when)}", "HEAD"], cwd=ROOT,
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            ["git", "rev-list", "-1", f"--before={int(when)}", "HEAD"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return out.stdout.strip() or "unknown"
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
@@ -96,8 +103,10 @@ def _ladder(path: str, name: str, num_players: int) -> dict[str, Any]:
     with open(path) as f:
         data = json.load(f)
     if data.get("spec") != name or data.get("num_players") != num_players:
-        raise ValueError(f"{path} rates {data.get('spec')!r} with {data.get('num_players')} players, not {name!r} "
-                         f"with {num_players}: run python evaluate.py --ladder {name} --num-players {num_players}")
+        raise ValueError(
+            f"{path} rates {data.get('spec')!r} with {data.get('num_players')} players, not {name!r} "
+            f"with {num_players}: run python evaluate.py --ladder {name} --num-players {num_players}"
+        )
     keep = ("num_players", "rating", "rating_se", "ci95", "per_rung", "rungs")
     return {"version": data["ladder"]["version"], "rated": _utc(path), **{k: data[k] for k in keep}}
 
@@ -116,7 +125,9 @@ def _model_facts(path: str) -> dict[str, Any]:
 def make_card(args: Args) -> dict[str, Any]:
     """The card of ``args.run_dir`` shipped as ``args.name`` (module table)."""
     if args.name not in PRETRAINED:
-        raise ValueError(f"--name must be one of {', '.join(PRETRAINED)} (agents.pretrained.PRETRAINED), got {args.name!r}")
+        raise ValueError(
+            f"--name must be one of {', '.join(PRETRAINED)} (agents.pretrained.PRETRAINED), got {args.name!r}"
+        )
     files = {f: os.path.join(args.run_dir, f) for f in ("model.zip", "args.json", "final_eval.json")}
     missing = [f for f, p in files.items() if not os.path.isfile(p)]
     if missing:
@@ -130,17 +141,28 @@ def make_card(args: Args) -> dict[str, Any]:
     rules = parse_rules(train_args["rules"])
     n = int(train_args["num_players"])
     return {
-        "name": args.name, "model_file": f"{args.name}.zip",
-        "command": training_command(args.run_dir), "train_args": train_args,
+        "name": args.name,
+        "model_file": f"{args.name}.zip",
+        "command": training_command(args.run_dir),
+        "train_args": train_args,
         "commit": _commit_at(os.path.getmtime(files["args.json"])),
-        "started": _utc(files["args.json"]), "finished": _utc(files["final_eval.json"]), "machine": _machine(),
-        "steps": final["steps"], "train_minutes": round(final["train_seconds"] / 60, 1),
-        "train_cpu_minutes": round(final["train_cpu_seconds"] / 60, 1), "stopped_early": final["stopped_early"],
-        "rules_name": train_args["rules"], "rules": rules.to_dict(), "num_players": n,
+        "started": _utc(files["args.json"]),
+        "finished": _utc(files["final_eval.json"]),
+        "machine": _machine(),
+        "steps": final["steps"],
+        "train_minutes": round(final["train_seconds"] / 60, 1),
+        "train_cpu_minutes": round(final["train_cpu_seconds"] / 60, 1),
+        "stopped_early": final["stopped_early"],
+        "rules_name": train_args["rules"],
+        "rules": rules.to_dict(),
+        "num_players": n,
         **_model_facts(files["model.zip"]),
-        "evaluation": {"games_per_opponent": train_args["final_eval_games"], "seats": "rotated",
-                       "actions": "deterministic" if train_args["deterministic_eval"] else "sampled",
-                       "rows": final["final_eval"]},
+        "evaluation": {
+            "games_per_opponent": train_args["final_eval_games"],
+            "seats": "rotated",
+            "actions": "deterministic" if train_args["deterministic_eval"] else "sampled",
+            "rows": final["final_eval"],
+        },
         "ladder": _ladder(args.ladder, args.name, n) if args.ladder else None,
         "note": args.note,
     }
@@ -149,25 +171,49 @@ def make_card(args: Args) -> dict[str, Any]:
 def card_markdown(card: dict[str, Any]) -> str:
     """A card as Markdown: how the model was trained, its evaluation table and its ladder rating."""
     ev, lad = card["evaluation"], card["ladder"]
-    lines = [f"### `{card['name']}`: {card['num_players']} players, rules `{card['rules_name']}`", "",
-             f"Trained {card['started']} to {card['finished']} at commit `{card['commit'][:10]}` on {card['machine']}: "
-             f"{card['steps']:,} steps in {card['train_minutes']:g} min wall, {card['train_cpu_minutes']:g} CPU-minutes"
-             + (" (stopped by --max-minutes, so not reproducible step for step)" if card["stopped_early"] else "") + f"; {card['model_bytes'] / 1e6:.1f} MB"
-             + (f". {card['note']}" if card["note"] else "") + ".", "", "```bash", card["command"], "```", "",
-             f"Evaluation: {ev['games_per_opponent']:,} games per opponent, seats rotated, {ev['actions']} actions, "
-             "95% Wilson intervals" + (f" (the model against {card['num_players'] - 1} copies of the opponent; "
-                                       f"an equal share is {1 / card['num_players']:.0%})" if card["num_players"] > 2
-                                       else "") + ":", "",
-             "| opponent | games | win rate | 95% CI | mean points (ours / theirs) |", "|---|---:|---:|---|---|"]
+    lines = [
+        f"### `{card['name']}`: {card['num_players']} players, rules `{card['rules_name']}`",
+        "",
+        f"Trained {card['started']} to {card['finished']} at commit `{card['commit'][:10]}` on {card['machine']}: "
+        f"{card['steps']:,} steps in {card['train_minutes']:g} min wall, {card['train_cpu_minutes']:g} CPU-minutes"
+        + (" (stopped by --max-minutes, so not reproducible step for step)" if card["stopped_early"] else "")
+        + f"; {card['model_bytes'] / 1e6:.1f} MB"
+        + (f". {card['note']}" if card["note"] else "")
+        + ".",
+        "",
+        "```bash",
+        card["command"],
+        "```",
+        "",
+        f"Evaluation: {ev['games_per_opponent']:,} games per opponent, seats rotated, {ev['actions']} actions, "
+        "95% Wilson intervals"
+        + (
+            f" (the model against {card['num_players'] - 1} copies of the opponent; "
+            f"an equal share is {1 / card['num_players']:.0%})"
+            if card["num_players"] > 2
+            else ""
+        )
+        + ":",
+        "",
+        "| opponent | games | win rate | 95% CI | mean points (ours / theirs) |",
+        "|---|---:|---:|---|---|",
+    ]
     for r in ev["rows"]:
-        lines.append(f"| {r['opponent']} | {r['games']:,} | {r['win_rate']:.1%} | {r['ci95'][0]:.1%} – {r['ci95'][1]:.1%} "
-                     f"| {r['mean_points']:.1f} / {r['opponent_mean_points']:.1f} |")
+        lines.append(
+            f"| {r['opponent']} | {r['games']:,} | {r['win_rate']:.1%} | {r['ci95'][0]:.1%} – {r['ci95'][1]:.1%} "
+            f"| {r['mean_points']:.1f} / {r['opponent_mean_points']:.1f} |"
+        )
     if lad is None:
         return "\n".join(lines + ["", "Not rated on the ladder yet."])
-    lines += ["", f"Ladder {lad['version']} ({lad['num_players']} players, rated {lad['rated']}): **{lad['rating']:.0f}** "
-              f"(95% CI {lad['ci95'][0]:.0f} – {lad['ci95'][1]:.0f}); win rate "
-              + ("against" if lad["num_players"] == 2 else "at the tables with") + " each rung: "
-              + ", ".join(f"`{d['rung']}` {d['win_rate']:.1%}" for d in lad["per_rung"]) + "."]
+    lines += [
+        "",
+        f"Ladder {lad['version']} ({lad['num_players']} players, rated {lad['rated']}): **{lad['rating']:.0f}** "
+        f"(95% CI {lad['ci95'][0]:.0f} – {lad['ci95'][1]:.0f}); win rate "
+        + ("against" if lad["num_players"] == 2 else "at the tables with")
+        + " each rung: "
+        + ", ".join(f"`{d['rung']}` {d['win_rate']:.1%}" for d in lad["per_rung"])
+        + ".",
+    ]
     return "\n".join(lines)
 
 

@@ -114,9 +114,12 @@ def _examples() -> str:
         source = script.read_text()
         doc = ast.get_docstring(ast.parse(source)) or ""
         summary, _, rest = doc.partition("\n")
-        folded = "\n".join("    " + line if line else "" for line in ["```python", *source.rstrip("\n").split("\n"), "```"])
-        parts.append(f"## `{script.name}`\n\n{summary}\n{rest}\n\n"
-                     f'??? example "The source: examples/{script.name}"\n\n{folded}')
+        folded = "\n".join(
+            "    " + line if line else "" for line in ["```python", *source.rstrip("\n").split("\n"), "```"]
+        )
+        parts.append(
+            f'## `{script.name}`\n\n{summary}\n{rest}\n\n??? example "The source: examples/{script.name}"\n\n{folded}'
+        )
     return "\n\n".join(parts) + "\n"
 
 
@@ -137,8 +140,10 @@ def _ladder() -> str:
     games = ", ".join(f"{g:,} games per table with {n} players" for n, g in sorted(data["definition"]["games"].items()))
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * len(counts)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return (f"Ladder {spec.version}: rules `{data['definition']['rules']}`, seed {data['definition']['seed']}, "
-            f"{games}; built {data['built']} (`arena/ladder_{spec.version}.json`).\n\n" + "\n".join(lines))
+    return (
+        f"Ladder {spec.version}: rules `{data['definition']['rules']}`, seed {data['definition']['seed']}, "
+        f"{games}; built {data['built']} (`arena/ladder_{spec.version}.json`).\n\n" + "\n".join(lines)
+    )
 
 
 def _demote(text: str) -> str:
@@ -206,8 +211,10 @@ def on_page_content(html, page, config, files):  # noqa: ARG001 - MkDocs' signat
 
     left = UNFILLED.search(html)
     if left:
-        raise PluginError(f"{page.file.src_uri}: unfilled placeholder {left.group(0)}: render that object with "
-                          "options: force_inspection: true")
+        raise PluginError(
+            f"{page.file.src_uri}: unfilled placeholder {left.group(0)}: render that object with "
+            "options: force_inspection: true"
+        )
     return html
 
 

@@ -91,8 +91,10 @@ def validate_batch(s, cfg, actions, mask, rewards):
             return ERR_FINISHED * 2**32 + b
         if not mask[b, a]:
             phase = g[b, G_PHASE]
-            penalised = cfg[C_PENALTY] and (phase == PHASE_PLAY or phase == PHASE_POST_DRAW) and (
-                a < NUM_CARD_TYPES or a >= DOUBLE_FIRST
+            penalised = (
+                cfg[C_PENALTY]
+                and (phase == PHASE_PLAY or phase == PHASE_POST_DRAW)
+                and (a < NUM_CARD_TYPES or a >= DOUBLE_FIRST)
             )
             if not penalised:
                 return ERR_ILLEGAL * 2**32 + b
@@ -141,8 +143,9 @@ def step_batch(buf, actions, validate):
     arrays it took before was most of a one-game step. ``Engine`` seals this dispatcher after
     its first compile (``seal``), so an argument of another type raises TypeError instead of
     compiling a new copy, and the Engine's checks take over."""
-    (g, pl, hands, piles, rng, ev, evn, cfg, points, deck, obs, mask, cur, rewards, term, trunc, final_obs,
-     _codes) = unpack(buf)
+    (g, pl, hands, piles, rng, ev, evn, cfg, points, deck, obs, mask, cur, rewards, term, trunc, final_obs, _codes) = (
+        unpack(buf)
+    )
     actions = borrow(actions)
     if actions.shape[0] != g.shape[0]:
         return ERR_SHAPE * 2**32
@@ -150,8 +153,28 @@ def step_batch(buf, actions, validate):
         err = validate_batch((g, pl, hands, piles, rng, ev, evn), cfg, actions, mask, rewards)
         if err:
             return err
-    _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, actions, obs, mask, cur, term, trunc, rewards,
-               final_obs, 0, actions.shape[0])
+    _run_range(
+        g,
+        pl,
+        hands,
+        piles,
+        rng,
+        ev,
+        evn,
+        cfg,
+        points,
+        deck,
+        actions,
+        obs,
+        mask,
+        cur,
+        term,
+        trunc,
+        rewards,
+        final_obs,
+        0,
+        actions.shape[0],
+    )
     return 0
 
 
@@ -162,8 +185,9 @@ def step_one(buf, action):
     Returns -(error code * 2**32) on an error (nothing changed), else
     ``current_player + 256 * done`` (done: 0 playing, 1 terminated, 2 truncated), so the caller
     reads what it needs from the return value rather than from the arrays."""
-    (g, pl, hands, piles, rng, ev, evn, cfg, points, deck, obs, mask, cur, rewards, term, trunc, final_obs,
-     codes) = unpack(buf)
+    (g, pl, hands, piles, rng, ev, evn, cfg, points, deck, obs, mask, cur, rewards, term, trunc, final_obs, codes) = (
+        unpack(buf)
+    )
     if g.shape[0] != 1:
         return -ERR_SHAPE * 2**32
     if action < 0 or action >= NUM_ACTIONS:
@@ -173,8 +197,28 @@ def step_one(buf, action):
     if err:
         return -err
     # hi as g.shape[0] (1), never a literal 1: numba would compile _run_range again for it (~11 s).
-    _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, codes, obs, mask, cur, term, trunc, rewards,
-               final_obs, 0, g.shape[0])
+    _run_range(
+        g,
+        pl,
+        hands,
+        piles,
+        rng,
+        ev,
+        evn,
+        cfg,
+        points,
+        deck,
+        codes,
+        obs,
+        mask,
+        cur,
+        term,
+        trunc,
+        rewards,
+        final_obs,
+        0,
+        g.shape[0],
+    )
     return cur[0] + 256 * g[0, G_DONE]
 
 
@@ -188,8 +232,9 @@ def seal(dispatcher) -> None:
 
 
 @njit(cache=True)
-def _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, codes, obs, mask, cur, term, trunc, rewards,
-               final_obs, lo, hi):
+def _run_range(
+    g, pl, hands, piles, rng, ev, evn, cfg, points, deck, codes, obs, mask, cur, term, trunc, rewards, final_obs, lo, hi
+):
     """Games lo..hi-1: apply codes[b] (an action or internal code), then write the outputs; with
     autoreset, a second pass deals anew the games that finished (code AUTORESET).
 
@@ -202,7 +247,15 @@ def _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, codes, obs,
     this loop body is their only call site: resets, refreshes and auto-resets run through it as
     codes, and it is written out here rather than in a helper. It stays one function on purpose:
     splitting it into calls brings back the per-call argument passing it exists to remove."""
-    g, pl, hands, piles, rng, ev, evn = borrow(g), borrow(pl), borrow(hands), borrow(piles), borrow(rng), borrow(ev), borrow(evn)
+    g, pl, hands, piles, rng, ev, evn = (
+        borrow(g),
+        borrow(pl),
+        borrow(hands),
+        borrow(piles),
+        borrow(rng),
+        borrow(ev),
+        borrow(evn),
+    )
     cfg, points, deck, codes = borrow(cfg), borrow(points), borrow(deck), borrow(codes)
     obs, mask, cur, term, trunc = borrow(obs), borrow(mask), borrow(cur), borrow(term), borrow(trunc)
     rewards, final_obs = borrow(rewards), borrow(final_obs)
@@ -245,8 +298,9 @@ def step_batch_parallel(buf, actions, validate):
     """step_batch with the games spread over numba's threads in contiguous chunks
     (Engine(parallel=True)); every game touches only its own rows, so the result is the same
     as the serial driver's."""
-    (g, pl, hands, piles, rng, ev, evn, cfg, points, deck, obs, mask, cur, rewards, term, trunc, final_obs,
-     _codes) = unpack(buf)
+    (g, pl, hands, piles, rng, ev, evn, cfg, points, deck, obs, mask, cur, rewards, term, trunc, final_obs, _codes) = (
+        unpack(buf)
+    )
     if actions.shape[0] != g.shape[0]:
         return ERR_SHAPE * 2**32
     if validate:
@@ -256,8 +310,28 @@ def step_batch_parallel(buf, actions, validate):
     n = actions.shape[0]
     chunks = min(n, 64)  # prange hands each thread a contiguous run of chunks
     for c in prange(chunks):
-        _run_range(g, pl, hands, piles, rng, ev, evn, cfg, points, deck, actions, obs, mask, cur, term, trunc,
-                   rewards, final_obs, c * n // chunks, (c + 1) * n // chunks)
+        _run_range(
+            g,
+            pl,
+            hands,
+            piles,
+            rng,
+            ev,
+            evn,
+            cfg,
+            points,
+            deck,
+            actions,
+            obs,
+            mask,
+            cur,
+            term,
+            trunc,
+            rewards,
+            final_obs,
+            c * n // chunks,
+            (c + 1) * n // chunks,
+        )
     return 0
 
 
@@ -265,8 +339,26 @@ def step_batch_parallel(buf, actions, validate):
 def observe_batch(buf, seats, which, out):
     """Observation of game b from seat seats[b] into out[b], for every game b with which[b]
     (one entry for all games or some: each entry point costs compile time)."""
-    (g, pl, hands, piles, rng, ev, evn, cfg, _points, _deck, _obs, _mask, _cur, _rewards, _term, _trunc,
-     _final_obs, _codes) = unpack(buf)
+    (
+        g,
+        pl,
+        hands,
+        piles,
+        rng,
+        ev,
+        evn,
+        cfg,
+        _points,
+        _deck,
+        _obs,
+        _mask,
+        _cur,
+        _rewards,
+        _term,
+        _trunc,
+        _final_obs,
+        _codes,
+    ) = unpack(buf)
     s = (g, pl, hands, piles, rng, ev, evn)
     for b in range(seats.shape[0]):
         if which[b]:

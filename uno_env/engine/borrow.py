@@ -55,7 +55,7 @@ def view_at(buf, offset, shape, dtype):
     size = dtype.itemsize
     for n in shape:
         size *= n
-    return buf[offset:offset + size].view(dtype).reshape(shape)
+    return buf[offset : offset + size].view(dtype).reshape(shape)
 
 
 @overload(view_at)

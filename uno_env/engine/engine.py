@@ -54,9 +54,7 @@ def _check_arguments(num_envs: Any, num_players: Any, rules: Any, parallel: Any)
     if not _is_int(num_envs) or num_envs < 1:
         raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
     if not _is_int(num_players) or not L.MIN_PLAYERS <= num_players <= L.MAX_PLAYERS:
-        raise ValueError(
-            f"num_players must be an integer in {L.MIN_PLAYERS}..{L.MAX_PLAYERS}, got {num_players!r}"
-        )
+        raise ValueError(f"num_players must be an integer in {L.MIN_PLAYERS}..{L.MAX_PLAYERS}, got {num_players!r}")
     rules = UnoRules() if rules is None else rules
     if not isinstance(rules, UnoRules):
         raise ValueError(f"rules must be a UnoRules (see UnoRules.preset), got {type(rules).__name__}")
@@ -178,9 +176,7 @@ class Engine:
         self._deck[:] = deck
         self._cfg[:] = _config_vector(rules, P, self.autoreset, bool(observations))
         self._points[:] = rules.points
-        self._recorder = (
-            Recorder(P, rules, self._events, self._event_counts, self._rng) if record else None
-        )
+        self._recorder = Recorder(P, rules, self._events, self._event_counts, self._rng) if record else None
         self.reset(seed)
 
     def _allocate(self, record: bool) -> None:
@@ -190,8 +186,16 @@ class Engine:
         B, P, D = self.num_envs, self.num_players, self.observation_size
         # Scalars are int64 like every loop index: one integer type means one numba specialisation.
         # The event width is 0 unless recording: the kernels then skip events.
-        sizes = {"B": B, "P": P, "P+1": P + 1, "D": D, "W": L.MAX_EVENTS_PER_STEP if record else 0,
-                 "T": NUM_CARD_TYPES, "DECK": MAX_DECK_SIZE, "A": NUM_ACTIONS}
+        sizes = {
+            "B": B,
+            "P": P,
+            "P+1": P + 1,
+            "D": D,
+            "W": L.MAX_EVENTS_PER_STEP if record else 0,
+            "T": NUM_CARD_TYPES,
+            "DECK": MAX_DECK_SIZE,
+            "A": NUM_ACTIONS,
+        }
         shapes, offsets = [], []
         end = L.HEADER_SIZE * 8
         for _name, dtype, dims in L.FIELDS:
@@ -203,14 +207,29 @@ class Engine:
         self._buf = np.zeros(end, np.uint8)
         header = self._buf[: L.HEADER_SIZE * 8].view(np.int64)
         header[[L.H_NUM_ENVS, L.H_NUM_PLAYERS, L.H_OBS_SIZE, L.H_EVENT_WIDTH]] = B, P, D, sizes["W"]
-        header[L.H_OFFSETS:] = offsets
+        header[L.H_OFFSETS :] = offsets
         self._bind_views()
 
     # Attribute names of the views of ``_buf`` (``layout.FIELDS`` order).
     _VIEW_NAMES = (
-        "_g", "_pl", "_hands", "_piles", "_rng", "_events", "_event_counts", "_cfg", "_points", "_deck",
-        "observation", "legal_mask", "current_player", "rewards", "terminated", "truncated",
-        "final_observation", "_codes",
+        "_g",
+        "_pl",
+        "_hands",
+        "_piles",
+        "_rng",
+        "_events",
+        "_event_counts",
+        "_cfg",
+        "_points",
+        "_deck",
+        "observation",
+        "legal_mask",
+        "current_player",
+        "rewards",
+        "terminated",
+        "truncated",
+        "final_observation",
+        "_codes",
     )
     _DERIVED = ("_state", "_result")
 
@@ -218,9 +237,16 @@ class Engine:
         """(Re)make the views of ``_buf`` named in ``_VIEW_NAMES`` (after allocation or unpickling)."""
         buf = self._buf
         header = buf[: L.HEADER_SIZE * 8].view(np.int64)
-        sizes = {"B": self.num_envs, "P": self.num_players, "P+1": self.num_players + 1,
-                 "D": self.observation_size, "W": int(header[L.H_EVENT_WIDTH]), "T": NUM_CARD_TYPES,
-                 "DECK": MAX_DECK_SIZE, "A": NUM_ACTIONS}
+        sizes = {
+            "B": self.num_envs,
+            "P": self.num_players,
+            "P+1": self.num_players + 1,
+            "D": self.observation_size,
+            "W": int(header[L.H_EVENT_WIDTH]),
+            "T": NUM_CARD_TYPES,
+            "DECK": MAX_DECK_SIZE,
+            "A": NUM_ACTIONS,
+        }
         for k, (attr, (_name, dtype, dims)) in enumerate(zip(self._VIEW_NAMES, L.FIELDS)):
             shape = tuple(sizes[d] if isinstance(d, str) else d for d in dims)
             setattr(self, attr, view_at(buf, int(header[L.H_OFFSETS + k]), shape, dtype))
@@ -344,7 +370,9 @@ class Engine:
         else:
             seats_arr = np.asarray(seats)
             if seats_arr.ndim > 1 or seats_arr.size not in (1, self.num_envs):
-                raise ValueError(f"seats must be one seat or {self.num_envs} seats (one per game), got shape {seats_arr.shape}")
+                raise ValueError(
+                    f"seats must be one seat or {self.num_envs} seats (one per game), got shape {seats_arr.shape}"
+                )
             seats_arr = np.broadcast_to(seats_arr.reshape(-1), (self.num_envs,))
             if seats_arr.dtype.kind not in "iu" or seats_arr.min() < 0 or seats_arr.max() >= self.num_players:
                 raise ValueError(f"seats must be integers in 0..{self.num_players - 1}, got {seats!r}")
@@ -478,7 +506,9 @@ class Engine:
             "pending_draw": int(g[L.G_PENDING]),
             "scores": pl[:, L.PL_SCORE].tolist(),
             "uno_called": (
-                [bool(x) for x in pl[:, L.PL_UNO_CALLED]] if self.rules.uno_call == "explicit" else [len(h) == 1 for h in hands]
+                [bool(x) for x in pl[:, L.PL_UNO_CALLED]]
+                if self.rules.uno_call == "explicit"
+                else [len(h) == 1 for h in hands]
             ),
             "winner": (winners[0] if len(winners) == 1 else winners) if winners else None,
             "turn": int(g[L.G_TURN]),
@@ -598,7 +628,9 @@ class Engine:
         current_color = self._current_color(discard_pile, current_player, current_color, direction)
         if rng_state is not None:
             rng_state = _check_seed(rng_state, "rng_state")
-        self._write_position(i, counts, discard_pile, draw_pile, current_player, current_color, direction, dealer, scores)
+        self._write_position(
+            i, counts, discard_pile, draw_pile, current_player, current_color, direction, dealer, scores
+        )
         if rng_state is not None:
             self._rng[i, 0] = rng_state
         which = np.zeros(self.num_envs, bool)
@@ -614,7 +646,11 @@ class Engine:
         n = self.num_players
         if len(hands) != n:
             raise ValueError(f"hands must list {n} hands, got {len(hands)}")
-        piles = [*((f"hands[{p}]", h) for p, h in enumerate(hands)), ("discard_pile", discard_pile), ("draw_pile", draw_pile)]
+        piles = [
+            *((f"hands[{p}]", h) for p, h in enumerate(hands)),
+            ("discard_pile", discard_pile),
+            ("draw_pile", draw_pile),
+        ]
         for name, cards in piles:
             bad = [c for c in cards if not _is_int(c) or not 0 <= c < NUM_CARD_TYPES]
             if bad:
@@ -632,10 +668,14 @@ class Engine:
         counts = np.zeros((n + 1, NUM_CARD_TYPES), np.int64)
         for p, hand in enumerate(hands):
             np.add.at(counts[p], np.asarray(hand, np.int64), 1)
-        placed = counts[:n].sum(0) + np.bincount(np.asarray(list(discard_pile) + list(draw_pile), np.int64), minlength=NUM_CARD_TYPES)
+        placed = counts[:n].sum(0) + np.bincount(
+            np.asarray(list(discard_pile) + list(draw_pile), np.int64), minlength=NUM_CARD_TYPES
+        )
         if not np.array_equal(placed, self._deck):
             diff = {int(t): int(placed[t] - self._deck[t]) for t in np.flatnonzero(placed != self._deck)}
-            raise ValueError(f"every card of the deck must be placed exactly once; surplus (+) / missing (-) by type: {diff}")
+            raise ValueError(
+                f"every card of the deck must be placed exactly once; surplus (+) / missing (-) by type: {diff}"
+            )
         if not discard_pile:
             raise ValueError("discard_pile must hold at least the top card")
         return counts
@@ -652,8 +692,16 @@ class Engine:
         return current_color
 
     def _write_position(
-        self, i: int, counts: np.ndarray, discard_pile: Any, draw_pile: Any, current_player: int,
-        current_color: int, direction: int, dealer: int | None, scores: Any,
+        self,
+        i: int,
+        counts: np.ndarray,
+        discard_pile: Any,
+        draw_pile: Any,
+        current_player: int,
+        current_color: int,
+        direction: int,
+        dealer: int | None,
+        scores: Any,
     ) -> None:
         n = self.num_players
         g = self._g[i]

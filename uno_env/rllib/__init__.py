@@ -11,5 +11,4 @@
 from .env import UnoEnvRunner, UnoMultiAgentEnv, UnoVectorMultiAgentEnv, agent_id, spaces
 from .module import MaskedPPOTorchRLModule
 
-__all__ = ["UnoEnvRunner", "UnoMultiAgentEnv", "UnoVectorMultiAgentEnv", "MaskedPPOTorchRLModule", "agent_id",
-           "spaces"]
+__all__ = ["UnoEnvRunner", "UnoMultiAgentEnv", "UnoVectorMultiAgentEnv", "MaskedPPOTorchRLModule", "agent_id", "spaces"]

@@ -53,10 +53,12 @@ def agent_id(seat: int) -> str:
 
 def spaces(rules: UnoRules, num_players: int) -> tuple[gym.spaces.Dict, gym.spaces.Discrete]:
     """``(observation space, action space)`` of one agent."""
-    obs = gym.spaces.Dict({
-        "observations": observation_space(rules, num_players),
-        "action_mask": gym.spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
-    })
+    obs = gym.spaces.Dict(
+        {
+            "observations": observation_space(rules, num_players),
+            "action_mask": gym.spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
+        }
+    )
     return obs, gym.spaces.Discrete(NUM_ACTIONS)
 
 
@@ -100,7 +102,7 @@ class _Games:
                 continue
             if len(d) != 1:
                 raise ValueError(f"game {g}: one action per step, by {self.aids[cur[g]]} (the player to act), got {d}")
-            (aid, a), = d.items()
+            ((aid, a),) = d.items()
             if aid != self.aids[cur[g]]:
                 raise ValueError(f"game {g}: {aid} acted but {self.aids[cur[g]]} is to act")
             self.actions[g] = a
@@ -118,8 +120,9 @@ class _Games:
         if ended.size:
             finals = [e.observe(s)[ended] for s in range(self.P)]
             for k, g in enumerate(ended):
-                obs[g] = {a: {"observations": finals[s][k], "action_mask": self.zero_mask}
-                          for s, a in enumerate(self.aids)}
+                obs[g] = {
+                    a: {"observations": finals[s][k], "action_mask": self.zero_mask} for s, a in enumerate(self.aids)
+                }
                 rewards[g] = {a: float(e.rewards[g, s]) for s, a in enumerate(self.aids)}
                 flags = terms[g] if e.terminated[g] else truncs[g]
                 flags.update({a: True for a in self.aids}, __all__=True)
@@ -191,8 +194,9 @@ class UnoEnvRunner(MultiAgentEnvRunner):
 
         if self.env is not None:
             self.env.close()
-        ctx = EnvContext(self.config.env_config, worker_index=self.worker_index,
-                         num_workers=self.config.num_env_runners)
+        ctx = EnvContext(
+            self.config.env_config, worker_index=self.worker_index, num_workers=self.config.num_env_runners
+        )
         self.env = UnoVectorMultiAgentEnv(self.config.num_envs_per_env_runner, ctx)
         self.num_envs = self.env.num_envs
         self._needs_initial_reset = True

@@ -31,9 +31,14 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     """PPO's default torch module over ``observations``, logits masked by ``action_mask``."""
 
     def __init__(self, *, observation_space: gym.Space | None = None, **kwargs: Any) -> None:
-        if not isinstance(observation_space, gym.spaces.Dict) or set(observation_space.spaces) != {"observations", "action_mask"}:
-            raise ValueError("MaskedPPOTorchRLModule needs a Dict observation space with keys 'observations' and "
-                             f"'action_mask', got {observation_space}")
+        if not isinstance(observation_space, gym.spaces.Dict) or set(observation_space.spaces) != {
+            "observations",
+            "action_mask",
+        }:
+            raise ValueError(
+                "MaskedPPOTorchRLModule needs a Dict observation space with keys 'observations' and "
+                f"'action_mask', got {observation_space}"
+            )
         self.observation_space_with_mask = observation_space
         super().__init__(observation_space=observation_space["observations"], **kwargs)
 
