@@ -112,6 +112,20 @@ OBS_OPEN_HANDS = OBS_BASE_SIZE
 OBS_OPEN_SIZE = OBS_BASE_SIZE + (MAX_PLAYERS - 1) * NUM_CARD_TYPES
 
 
+# The whole state (hidden information, for critics and global-state learners; never an
+# observation): a seat's observation with every hand open, then what no seat sees.
+STATE_FIELDS: tuple[tuple[str, int, str], ...] = (
+    ("observation", OBS_BASE_SIZE, "the observing seat's R11 observation (the fields above)"),
+    ("other_hands", (MAX_PLAYERS - 1) * NUM_CARD_TYPES, "copies of each card type per relative seat 1..9"),
+    ("draw_pile_counts", NUM_CARD_TYPES, "copies of each card type in the draw pile (not its order)"),
+    ("to_act", MAX_PLAYERS, "one-hot relative seat of the player to act (all 0 once the round is over)"),
+)
+STATE_OTHER_HANDS = OBS_OPEN_HANDS
+STATE_DRAW_PILE = OBS_OPEN_SIZE
+STATE_TO_ACT = STATE_DRAW_PILE + NUM_CARD_TYPES
+STATE_SIZE = STATE_TO_ACT + MAX_PLAYERS
+
+
 def observation_size(open_hands: bool = False) -> int:
     """Length D of the observation vector."""
     return OBS_OPEN_SIZE if open_hands else OBS_BASE_SIZE

@@ -17,10 +17,12 @@ from numba import njit, prange
 
 from ..actions import NUM_ACTIONS
 from ..cards import MAX_DECK_SIZE, NUM_CARD_TYPES
+from ..observation import STATE_DRAW_PILE, STATE_OTHER_HANDS, STATE_TO_ACT
 from .borrow import borrow, view_at
 from .kernels import DOUBLE_FIRST, apply_action, redeal_hidden, reset_game, write_mask, write_obs
 from .layout import (
     C_AUTORESET,
+    C_NUM_PLAYERS,
     C_PENALTY,
     C_SIZE,
     C_WRITE_OBS,
@@ -43,6 +45,7 @@ from .layout import (
     F_TERM,
     F_TRUNC,
     G_DONE,
+    G_DRAW_SIZE,
     G_PHASE,
     G_PLAYER,
     G_SIZE,
@@ -54,6 +57,8 @@ from .layout import (
     HEADER_SIZE,
     PHASE_PLAY,
     PHASE_POST_DRAW,
+    PHASE_ROUND_OVER,
+    PILE_DRAW,
     PL_SIZE,
 )
 
@@ -371,3 +376,46 @@ def resample_batch(s, cfg, games, seat, u, seeds):
     seeds[k]: its new generator state); the caller then refreshes the outputs."""
     for k in range(games.shape[0]):
         redeal_hidden(s, cfg, games[k], seat, u[k], seeds[k])
+
+
+@njit(cache=True)
+def state_batch(buf, seats, which, out):
+    """The whole state of game b from seat seats[b] into out[b] (``observation.STATE_FIELDS``),
+    for every game b with which[b]."""
+    (
+        g,
+        pl,
+        hands,
+        piles,
+        rng,
+        ev,
+        evn,
+        cfg,
+        _points,
+        _deck,
+        _obs,
+        _mask,
+        _cur,
+        _rewards,
+        _term,
+        _trunc,
+        _final_obs,
+        _codes,
+    ) = unpack(buf)
+    s = (g, pl, hands, piles, rng, ev, evn)
+    n = cfg[C_NUM_PLAYERS]
+    for b in range(seats.shape[0]):
+        if not which[b]:
+            continue
+        seat = seats[b]
+        write_obs_call(s, cfg, b, seat, out, b)  # zeroes the whole row first
+        other = seat
+        for k in range(1, n):
+            other = other + 1 if other + 1 < n else 0
+            for t in range(NUM_CARD_TYPES):
+                out[b, STATE_OTHER_HANDS + (k - 1) * NUM_CARD_TYPES + t] = hands[b, other, t]
+        for j in range(g[b, G_DRAW_SIZE]):
+            out[b, STATE_DRAW_PILE + piles[b, PILE_DRAW, j]] += 1.0
+        if g[b, G_PHASE] != PHASE_ROUND_OVER:
+            rel = g[b, G_PLAYER] - seat
+            out[b, STATE_TO_ACT + (rel + n if rel < 0 else rel)] = 1.0

@@ -364,6 +364,28 @@ class Engine:
         (float32 [B, D]) is filled in place instead of a new array. ``games`` (a bool mask [B] or
         game indices, as in ``reset``) writes only those rows; the others keep what ``out`` held
         (zeros in a new array)."""
+        seats_arr, which, out = self._view_args(seats, out, games, self.observation_size)
+        batch.observe_batch(self._buf, seats_arr, self._all if which is None else which, out)
+        return out
+
+    def state(
+        self, seats: np.ndarray | Sequence[int] | int, out: np.ndarray | None = None, games: Any = None
+    ) -> np.ndarray:
+        """Hidden information: the whole state of each game in a seat's frame, float32 [B, S].
+
+        ``S = uno_env.observation.STATE_SIZE`` whatever the rules; the fields are
+        ``observation.STATE_FIELDS``: the seat's observation (as ``observe``), every other hand
+        by relative seat, the draw pile's composition and the seat to act. For critics and
+        centralised training only (PettingZoo ``state()``, the vector envs' ``state()``); no
+        agent may act on it. ``seats``, ``out`` and ``games`` work as in ``observe``."""
+        seats_arr, which, out = self._view_args(seats, out, games, L.STATE_SIZE)
+        batch.state_batch(self._buf, seats_arr, self._all if which is None else which, out)
+        return out
+
+    def _view_args(
+        self, seats: Any, out: np.ndarray | None, games: Any, size: int
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+        """``observe``/``state``'s arguments checked: seats int64 [B], the games mask or None, the out array."""
         if isinstance(seats, numbers.Integral) and not isinstance(seats, bool) and 0 <= seats < self.num_players:
             seats_arr = self._seat_buffer
             seats_arr[:] = seats
@@ -379,20 +401,19 @@ class Engine:
             seats_arr = np.ascontiguousarray(seats_arr, np.int64)
         which = None if games is None else np.ascontiguousarray(self._games_mask(games))
         if out is None:
-            out = (np.empty if which is None else np.zeros)((self.num_envs, self.observation_size), np.float32)
+            out = (np.empty if which is None else np.zeros)((self.num_envs, size), np.float32)
         elif (
             not isinstance(out, np.ndarray)
-            or out.shape != (self.num_envs, self.observation_size)
+            or out.shape != (self.num_envs, size)
             or out.dtype != np.float32
             or not out.flags.c_contiguous
             or not out.flags.writeable
         ):
             got = f"{out.dtype} {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
             raise ValueError(
-                f"out must be a writeable C-contiguous float32 array of shape {(self.num_envs, self.observation_size)}, got {got}"
+                f"out must be a writeable C-contiguous float32 array of shape {(self.num_envs, size)}, got {got}"
             )
-        batch.observe_batch(self._buf, seats_arr, self._all if which is None else which, out)
-        return out
+        return seats_arr, which, out
 
     def _seed_array(self, seed: Any) -> np.ndarray:
         if seed is None:

@@ -44,6 +44,7 @@ from ..observation import (  # noqa: F401
     PHASE_RESPOND_DRAW_FOUR,
     PHASE_RESPOND_DRAW_TWO,
     PHASE_ROUND_OVER,
+    STATE_SIZE,
     observation_size,
 )
 from ..rules import MAX_PLAYERS, MIN_PLAYERS  # noqa: F401
