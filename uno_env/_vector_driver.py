@@ -315,6 +315,11 @@ class Driver:
             self._scratch.observe(int(self.seats[b]), out=views[j : j + 1])
         return views
 
+    def state(self, out: np.ndarray | None = None) -> np.ndarray:
+        """Hidden information: every game's whole state in its learner's frame (``Engine.state``,
+        float32 [num_envs, STATE_SIZE]), for critics; never an agent's input."""
+        return self.engine.state(self.fixed_seat if self.fixed_seat is not None else self.seats, out=out)
+
     def play_opponents(self, log: StepLog) -> int:
         """Step every unfinished game where an opponent is to act until none is left; log the
         games that finish (``_scan``) and return how many are finished."""
