@@ -110,6 +110,10 @@ class Args:
     'ray start'); empty: start a local Ray with --num-cpus CPUs"""
     num_cpus: int = 2
     """with --ray and no --address: CPUs of the local Ray"""
+    duplicate: bool = False
+    """duplicate deals: every deal is played once per seat rotation (same deck, same draws, each
+    seat's generator seeded by the deal), and intervals are paired over deals; --games and
+    --chunk-games must be multiples of --num-players. Agents are then asked game by game"""
     ladder: str = ""
     """rate this one agent spec on the reference ladder v1 (arena.ladder) with --num-players 2 or 4;
     the ladder fixes the games, seed, rules and batch size, so --agents, --rules, --games, --seed,
@@ -117,7 +121,17 @@ class Args:
 
 
 # What the ladder fixes itself (arena.ladder.LADDER_V1): giving any of these with --ladder is an error.
-LADDER_FIXES = ("agents", "rules", "games", "seed", "batch_size", "chunk_games", "anchor", "anchor_rating")
+LADDER_FIXES = (
+    "agents",
+    "rules",
+    "games",
+    "seed",
+    "batch_size",
+    "chunk_games",
+    "anchor",
+    "anchor_rating",
+    "duplicate",
+)
 
 
 def plot_results(result: TournamentResult, output_dir: str) -> list[str]:
@@ -262,6 +276,7 @@ def main(args: Args) -> TournamentResult | LadderResult:
         progress=progress,
         chunk_games=args.chunk_games,
         play_chunks=play_chunks,
+        duplicate=args.duplicate,
     )
     result.config.update(
         {

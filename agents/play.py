@@ -23,10 +23,10 @@ import tyro
 from uno_env import Engine, parse_rules
 from uno_env.actions import DOUBLE_FIRST, card_of_double
 from uno_env.cards import NUM_CARD_TYPES
+from uno_env.table import ask_one
 
 from .human import HumanAgent, HumanQuit, action_text, card_text
 from .registry import AGENT_SPECS, make_agent
-
 
 _OPPONENTS_HELP = f"comma-separated agents for the other seats, one for all of them or one per seat: {AGENT_SPECS}"
 
@@ -115,11 +115,8 @@ class ConsoleGame:
     def _decide(self, seat: int) -> int:
         e = self.engine
         if seat == self.args.seat:
-            return int(self.human.act(e.observation, e.legal_mask, self.rng)[0])
-        agent = self.agents[seat]
-        if hasattr(agent, "act_in"):
-            return int(agent.act_in(e, 0, self.rng))
-        return int(agent.act(e.observation, e.legal_mask, self.rng)[0])
+            return ask_one(self.human, e, 0, self.rng, engine_access=False)
+        return ask_one(self.agents[seat], e, 0, self.rng)
 
     def play_round(self) -> None:
         """One round to its end, narrating every action."""

@@ -7,8 +7,9 @@
 | batching | ``min(num_games, batch_size)`` games side by side in one ``Engine``; each step calls every agent once, on the rows where its seat is to act; a finished row is dealt the next game (``reset(games=...)``) until ``num_games`` were started |
 | seats | game g puts agent i in seat ``(i + g) % P`` with ``rotate_seats`` (over a multiple of P games every agent sits in every seat equally often), else seat i |
 | seeds | ``SeedSequence(seed)`` spawns P + 1 streams: the engine's games, then one generator per agent; the games are a function of ``seed`` and ``batch_size`` |
-| ``engine_access`` | an agent with ``act_in(engine, i, rng) -> action`` (``SearchAgent``) is asked game by game with the engine, so it can copy the game and re-deal what its seat cannot see; without it every agent acts on observations |
-| ``on_finish(engine, rows, won, seats)`` | called when games end, before their rows are reset: ``won[r, i]`` whether agent i's seat was rewarded +1, ``seats[r, i]`` its seat |
+| ``duplicate`` | duplicate deals (``DuplicateDeals``): game g replays deal ``g // P`` (same deck, same draws) with the seats rotated by ``g % P``; each seat's generator comes from the deal, so the games do not depend on ``batch_size``, and results get paired intervals over deals (``arena.ratings.paired_interval``) |
+| agents | asked through one ``uno_env.table.Table``: ``engine_access`` lets an agent with ``act_in(engine, i, rng) -> action`` (``SearchAgent``) be asked game by game with the engine, so it can copy the game and re-deal what its seat cannot see; without it every agent acts on observations |
+| ``on_finish(engine, rows, won, seats, games)`` | called when games end, before their rows are reset: ``won[r, i]`` whether agent i's seat was rewarded +1, ``seats[r, i]`` its seat, ``games[r]`` the game's number |
 | ``seat_games[i, s]`` | games agent i played in seat s |
 """
 
@@ -22,12 +23,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from uno_env import Agent, Engine, UnoRules, parse_rules
+from uno_env.table import Table, agent_label
 
-from .ratings import wilson_interval
+from .ratings import paired_interval, wilson_interval
 
 __all__ = ["WinRates", "MatchResult", "agent_name", "play_games", "play_match"]
 
-OnFinish = Callable[[Engine, np.ndarray, np.ndarray, np.ndarray], None]
+OnFinish = Callable[[Engine, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
 
 
 class WinRates:
@@ -43,8 +45,16 @@ class WinRates:
 
     @property
     def ci95(self) -> list[tuple[float, float]]:
-        """95% Wilson interval of each agent's win rate."""
+        """95% interval of each agent's win rate: paired over deals with duplicate deals, else Wilson."""
+        deal_wins = getattr(self, "deal_wins", None)
+        if deal_wins is not None:
+            return [paired_interval(deal_wins[:, i] / self.rotations) for i in range(deal_wins.shape[1])]
         return [wilson_interval(float(w), self.games) for w in self.wins]
+
+    @property
+    def rotations(self) -> int:
+        """Games per deal with duplicate deals (the number of seats)."""
+        return len(self.wins)
 
 
 @dataclass
@@ -58,6 +68,7 @@ class MatchResult(WinRates):
     steps: int  # engine actions taken over all games
     seconds: float
     seat_games: np.ndarray = field(repr=False)  # int64 [num_agents, num_players]
+    deal_wins: np.ndarray | None = field(default=None, repr=False)  # duplicate: int64 [deals, agents]
 
     def summary(self) -> str:
         """One line per agent: wins, rate and interval."""
@@ -67,9 +78,7 @@ class MatchResult(WinRates):
         return "\n".join(lines)
 
 
-def agent_name(agent: Any) -> str:
-    """The agent's ``name``, else its class name."""
-    return str(getattr(agent, "name", type(agent).__name__))
+agent_name = agent_label  # the agent's ``name``, else its class name
 
 
 def play_games(
@@ -82,47 +91,93 @@ def play_games(
     rotate_seats: bool = True,
     engine_access: bool = False,
     record: bool = False,
+    duplicate: bool = False,
 ) -> tuple[int, np.ndarray]:
     """Play ``num_games`` games with one agent per seat (module table); returns (actions taken, seat_games).
 
-    With ``record`` the engine records its games, so ``on_finish`` can read ``engine.record(row)``
-    of each finished row before the row is dealt a new game.
-
-    An agent must return one action id >= 0 per row (-1 would leave a game untouched forever).
+    The agents are asked through one ``uno_env.table.Table`` (seat routing, the ``act_in``
+    protocol, the answer checks). With ``record`` the engine records its games, so ``on_finish``
+    can read ``engine.record(row)`` of each finished row before the row is dealt a new game.
+    With ``duplicate`` (seats rotated; ``num_games`` a multiple of the players) game g replays
+    deal ``g // P`` (``duplicate_deals``).
     """
     _check_positive("num_games", num_games)
     _check_positive("batch_size", batch_size)
     P = len(agents)
+    if duplicate and (not rotate_seats or num_games % P):
+        raise ValueError(
+            f"duplicate deals play every deal once per seat rotation: rotate_seats must be True and num_games a "
+            f"multiple of the {P} players, got num_games={num_games}, rotate_seats={rotate_seats}"
+        )
     B = int(min(num_games, batch_size))
     game_ss, *agent_ss = np.random.SeedSequence(seed).spawn(P + 1)
     engine = Engine(B, P, rules, seed=int(game_ss.generate_state(1, np.uint64)[0]), record=record)
-    rngs = [np.random.default_rng(s) for s in agent_ss]
-    searching = [engine_access and callable(getattr(a, "act_in", None)) for a in agents]
-    seat_of = _seats(np.arange(B), P, rotate_seats)  # [row, agent] -> seat
+    table = Table(engine, agents, [np.random.default_rng(s) for s in agent_ss], engine_access=engine_access)
+    deals = DuplicateDeals(seed, P) if duplicate else None
+    game_of = np.arange(B)
+    seat_of = _seats(game_of, P, rotate_seats)  # [row, agent] -> seat
+    _seat_table(table, np.arange(B), seat_of)
+    if deals is not None:
+        deals.deal(engine, table, np.arange(B), game_of)
     seat_games = np.zeros((P, P), np.int64)
     _count_seats(seat_games, seat_of)
     next_game = B
     active = np.ones(B, bool)
     steps = 0
-    actions = np.empty(B, np.int64)
     while active.any():
-        _ask_agents(agents, engine, active, seat_of, rngs, searching, actions)
-        steps += int((actions >= 0).sum())
-        engine.step(actions)
+        steps += table.step(active)
         done = np.flatnonzero(active & (engine.terminated | engine.truncated))
         if done.size == 0:
             continue
         won = np.take_along_axis(engine.rewards[done], seat_of[done], axis=1) > 0  # [rows, agent]
-        on_finish(engine, done, won, seat_of[done])
+        on_finish(engine, done, won, seat_of[done], game_of[done])
         # Every started game is played to its end; rows are reused while games remain.
         restart = done[: max(0, min(done.size, num_games - next_game))]
         active[done[restart.size :]] = False
         if restart.size:
-            seat_of[restart] = _seats(np.arange(next_game, next_game + restart.size), P, rotate_seats)
+            game_of[restart] = np.arange(next_game, next_game + restart.size)
+            seat_of[restart] = _seats(game_of[restart], P, rotate_seats)
+            _seat_table(table, restart, seat_of[restart])
             _count_seats(seat_games, seat_of[restart])
             next_game += restart.size
-            engine.reset(games=restart)
+            if deals is not None:
+                deals.deal(engine, table, restart, game_of[restart])
+            else:
+                engine.reset(games=restart)
     return steps, seat_games
+
+
+class DuplicateDeals:
+    """Duplicate play: game g replays deal ``g // P`` with the seats rotated by ``g % P``.
+
+    Every game of a deal gets the deal's engine seed (the same deck order and the same generator
+    for every later draw) and, for each seat, the deal's own generator of that seat: an agent's
+    randomness depends on the deal and the seat it sits in, not on who sits at the table, so
+    two copies of one agent replay each other's games exactly (agents are then asked game by
+    game, ``Table.seat_rngs``).
+    """
+
+    def __init__(self, seed: int, num_players: int) -> None:
+        self.root = np.random.SeedSequence([int(seed), 0x0D0D])
+        self.num_players = num_players
+
+    def deal(self, engine: Engine, table: Table, rows: np.ndarray, games: np.ndarray) -> None:
+        """Deal the games ``games`` (one per row of ``rows``) and give their seats their generators."""
+        P = self.num_players
+        seeds = np.zeros(engine.num_envs, np.uint64)
+        if table.seat_rngs is None:
+            table.seat_rngs = [[] for _ in range(engine.num_envs)]
+        for r, g in zip(rows.tolist(), games.tolist(), strict=True):
+            deal_ss = np.random.SeedSequence(self.root.entropy, spawn_key=(g // P,))
+            game_ss, *seat_ss = deal_ss.spawn(P + 1)
+            seeds[r] = game_ss.generate_state(1, np.uint64)[0]
+            table.seat_rngs[r] = [np.random.default_rng(s) for s in seat_ss]
+        engine.reset(seed=seeds, games=rows)
+
+
+def _seat_table(table: Table, rows: np.ndarray, seat_of: np.ndarray) -> None:
+    """The table's agent per seat of the games ``rows`` from ``seat_of`` ([rows, agent] -> seat)."""
+    table.seat_agent[rows[:, None], seat_of] = np.arange(seat_of.shape[1])[None, :]
 
 
 def play_recorded(
@@ -131,7 +186,7 @@ def play_recorded(
     """Records (``Engine.record``) of ``num_games`` games with agent k in seat k (no rotation)."""
     records: list[dict[str, Any]] = []
 
-    def keep(engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray) -> None:
+    def keep(engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray, games: np.ndarray) -> None:
         records.extend(engine.record(int(r)) for r in rows)
 
     play_games(agents, num_games, rules, seed, batch_size, keep, rotate_seats=False, record=True)
@@ -155,34 +210,6 @@ def _count_seats(seat_games: np.ndarray, seat_of: np.ndarray) -> None:
     np.add.at(seat_games, (np.tile(np.arange(P), seat_of.shape[0]), seat_of.reshape(-1)), 1)
 
 
-def _ask_agents(
-    agents: Sequence[Agent],
-    engine: Engine,
-    active: np.ndarray,
-    seat_of: np.ndarray,
-    rngs: list[np.random.Generator],
-    searching: list[bool],
-    actions: np.ndarray,
-) -> None:
-    """Fill ``actions``: each agent once, on the active rows where its seat is to act; -1 elsewhere."""
-    current = engine.current_player
-    actions.fill(-1)
-    for i, agent in enumerate(agents):
-        rows = np.flatnonzero(active & (seat_of[:, i] == current))
-        if rows.size == 0:
-            continue
-        if searching[i]:
-            chosen = np.array([agent.act_in(engine, int(r), rngs[i]) for r in rows], np.int64)
-        else:
-            chosen = np.asarray(agent.act(engine.observation[rows], engine.legal_mask[rows], rngs[i]))
-        if chosen.shape != rows.shape or (chosen < 0).any():
-            raise ValueError(
-                f"agent {i} ({agent_name(agent)}) must return one action id >= 0 per row; "
-                f"got {chosen!r} for {rows.size} rows"
-            )
-        actions[rows] = chosen
-
-
 def play_match(
     agents: Sequence[Agent],
     num_games: int,
@@ -192,13 +219,16 @@ def play_match(
     rotate_seats: bool = True,
     batch_size: int = 1024,
     engine_access: bool = False,
+    duplicate: bool = False,
 ) -> MatchResult:
     """Play ``num_games`` games (episodes) with ``agents[i]`` in seat i, rotated, and count wins.
 
-    The games run through ``play_games`` (seats, seeds, batching and ``engine_access`` are
-    described there): with ``rotate_seats`` game g puts agent i in seat
-    ``(i + g) % num_players``. A match is reproducible for a given ``seed`` and ``batch_size``.
-    ``rules``: anything ``uno_env.parse_rules`` takes (default classic).
+    The games run through ``play_games`` (seats, seeds, batching, ``engine_access`` and
+    ``duplicate`` are described there): with ``rotate_seats`` game g puts agent i in seat
+    ``(i + g) % num_players``. A match is reproducible for a given ``seed`` and ``batch_size``
+    (with ``duplicate``, for a given ``seed``). ``rules``: anything ``uno_env.parse_rules``
+    takes (default classic). With ``duplicate`` the result's ``deal_wins`` holds each deal's
+    wins and ``ci95`` is paired over the deals.
     """
     P = int(num_players)
     if len(agents) != P:
@@ -206,14 +236,17 @@ def play_match(
     start = time.perf_counter()
     wins = np.zeros(P, np.int64)
     no_winner = 0
+    deal_wins = np.zeros((num_games // P, P), np.int64) if duplicate else None
 
-    def count(engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray) -> None:
+    def count(engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray, games: np.ndarray) -> None:
         nonlocal no_winner
         wins[:] += won.sum(0)
         no_winner += int((~won.any(1)).sum())
+        if deal_wins is not None:
+            np.add.at(deal_wins, games // P, won.astype(np.int64))
 
     steps, seat_games = play_games(
-        agents, num_games, parse_rules(rules), seed, batch_size, count, rotate_seats, engine_access
+        agents, num_games, parse_rules(rules), seed, batch_size, count, rotate_seats, engine_access, duplicate=duplicate
     )
     return MatchResult(
         names=[agent_name(a) for a in agents],
@@ -223,4 +256,5 @@ def play_match(
         steps=steps,
         seconds=time.perf_counter() - start,
         seat_games=seat_games,
+        deal_wins=deal_wins,
     )

@@ -35,6 +35,22 @@ def wilson_interval(wins: float, n: int, z: float = 1.959963984540054) -> tuple[
     return (lo, hi)
 
 
+def paired_interval(per_deal: np.ndarray, z: float = 1.959963984540054) -> tuple[float, float]:
+    """95% interval of a mean over deals (duplicate play): ``mean ± z·sd/√deals`` of the per-deal
+    results (each deal's score averaged over its seat rotations), clipped to [0, 1].
+
+    The deals are independent; the games within a deal are not, which is why the interval is
+    taken over deals rather than games (a Wilson interval over games would ignore the pairing).
+    """
+    x = np.asarray(per_deal, np.float64)
+    n = x.size
+    if n == 0:
+        return (0.0, 1.0)
+    mean = float(x.mean())
+    half = z * float(x.std(ddof=1)) / np.sqrt(n) if n > 1 else 1.0
+    return (max(0.0, mean - half), min(1.0, mean + half))
+
+
 def bradley_terry(
     beat: np.ndarray,
     anchor: int | None = None,

@@ -51,6 +51,7 @@ def ray_chunks(address: str = "", num_cpus: int = 2) -> PlayChunks:
                 seed=c.seed,
                 batch_size=batch_size,
                 names=[names[i] for i in c.seats],
+                duplicate=c.duplicate,
             )
             for c in chunks
         ]

@@ -44,7 +44,7 @@ import numpy as np
 from uno_env import Agent, Engine, UnoRules, parse_rules
 
 from .match import WinRates, agent_name, play_games
-from .ratings import bradley_terry, wilson_interval
+from .ratings import bradley_terry, paired_interval, wilson_interval
 
 __all__ = [
     "TableResult",
@@ -72,6 +72,9 @@ class TableResult(WinRates):
     truncated: int  # games with no winner
     steps: int  # engine actions over all games
     seconds: float
+    # Duplicate deals: wins and points per deal (summed over its seat rotations), [deals, n].
+    deal_wins: np.ndarray | None = field(default=None, repr=False)
+    deal_points: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def mean_points(self) -> np.ndarray:
@@ -90,6 +93,7 @@ class TableResult(WinRates):
             "truncated": self.truncated,
             "steps": self.steps,
             "seconds": self.seconds,
+            "duplicate_deals": None if self.deal_wins is None else int(self.deal_wins.shape[0]),
         }
 
 
@@ -115,8 +119,10 @@ def play_table(
     seed: int = 0,
     batch_size: int = 1024,
     names: Sequence[str] | None = None,
+    duplicate: bool = False,
 ) -> TableResult:
-    """``num_games`` games with one agent per seat (``num_players = len(agents)``), seats rotated."""
+    """``num_games`` games with one agent per seat (``num_players = len(agents)``), seats rotated;
+    with ``duplicate``, on duplicate deals (``arena.match.play_games``), intervals paired over deals."""
     P = len(agents)
     if not 2 <= P <= 10:
         raise ValueError(f"a table seats 2..10 agents (one per seat), got {P}")
@@ -126,16 +132,34 @@ def play_table(
     points = np.zeros(P, np.float64)
     beat = np.zeros((P, P), np.int64)
     truncated = 0
+    deals = num_games // P if duplicate else 0
+    deal_wins = np.zeros((deals, P), np.int64) if duplicate else None
+    deal_points = np.zeros((deals, P), np.float64) if duplicate else None
 
-    def count(engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray) -> None:
+    def count(engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray, games: np.ndarray) -> None:
         nonlocal truncated
         wins[:] += won.sum(0)
         beat[:] += np.einsum("ri,rj->ij", won.astype(np.int64), (~won).astype(np.int64))
         truncated += int((~won.any(1)).sum())
-        points[:] += np.take_along_axis(engine.scores[rows], seats, axis=1).sum(0)
+        scored = np.take_along_axis(engine.scores[rows], seats, axis=1)
+        points[:] += scored.sum(0)
+        if deal_wins is not None and deal_points is not None:
+            np.add.at(deal_wins, games // P, won.astype(np.int64))
+            np.add.at(deal_points, games // P, scored)
 
-    steps, _ = play_games(agents, num_games, parse_rules(rules), seed, batch_size, count)
-    return TableResult(names, int(num_games), wins, points, beat, truncated, steps, time.perf_counter() - start)
+    steps, _ = play_games(agents, num_games, parse_rules(rules), seed, batch_size, count, duplicate=duplicate)
+    return TableResult(
+        names,
+        int(num_games),
+        wins,
+        points,
+        beat,
+        truncated,
+        steps,
+        time.perf_counter() - start,
+        deal_wins,
+        deal_points,
+    )
 
 
 class Chunk(NamedTuple):
@@ -145,19 +169,33 @@ class Chunk(NamedTuple):
     seats: tuple[int, ...]
     games: int
     seed: int
+    duplicate: bool = False
 
 
 PlayChunks = Callable[[Sequence[Chunk], Sequence[Agent], Sequence[str], UnoRules, int], Iterable[TableResult]]
 
 
-def chunk_plan(num_agents: int, num_players: int, games: int, chunk_games: int, seed: int) -> list[Chunk]:
+def chunk_plan(
+    num_agents: int, num_players: int, games: int, chunk_games: int, seed: int, duplicate: bool = False
+) -> list[Chunk]:
     """Every chunk of a tournament, table by table (module docstring: how each is seeded)."""
+    if duplicate and (games % num_players or chunk_games % num_players):
+        raise ValueError(
+            f"duplicate deals are played once per seat rotation: games and chunk_games must be multiples of the "
+            f"{num_players} players, got {games} and {chunk_games}"
+        )
     plan = []
     for t, idx in enumerate(itertools.combinations(range(num_agents), num_players)):
         table_seed = derive_seed(seed, t)
         for c, start in enumerate(range(0, games, chunk_games)):
             plan.append(
-                Chunk(t, idx, min(chunk_games, games - start), table_seed if c == 0 else derive_seed(table_seed, c))
+                Chunk(
+                    t,
+                    idx,
+                    min(chunk_games, games - start),
+                    table_seed if c == 0 else derive_seed(table_seed, c),
+                    duplicate,
+                )
             )
     return plan
 
@@ -174,6 +212,7 @@ def play_chunks_here(
             seed=c.seed,
             batch_size=batch_size,
             names=[names[i] for i in c.seats],
+            duplicate=c.duplicate,
         )
 
 
@@ -190,7 +229,14 @@ def merge_tables(parts: Sequence[TableResult]) -> TableResult:
         sum(p.truncated for p in parts),
         sum(p.steps for p in parts),
         sum(p.seconds for p in parts),
+        _stack([p.deal_wins for p in parts]),
+        _stack([p.deal_points for p in parts]),
     )
+
+
+def _stack(per_deal: Sequence[np.ndarray | None]) -> np.ndarray | None:
+    """The chunks' per-deal rows one after the other (None without duplicate deals)."""
+    return None if any(x is None for x in per_deal) else np.concatenate(per_deal)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -223,13 +269,22 @@ class TournamentResult:
         games = np.zeros(n, np.int64)
         wins = np.zeros(n, np.int64)
         points = np.zeros(n)
+        per_deal: list[list[np.ndarray]] = [[] for _ in range(n)]
         for idx, r in self.tables:
             games[idx] += r.games
             wins[idx] += r.wins
             points[idx] += r.points
+            if r.deal_wins is not None:
+                for k, i in enumerate(idx):
+                    per_deal[i].append(r.deal_wins[:, k] / len(idx))
         out = []
         for i, name in enumerate(self.names):
-            lo, hi = wilson_interval(float(wins[i]), int(games[i]))
+            paired = per_deal[i] and all(r.deal_wins is not None for _, r in self.tables)
+            lo, hi = (
+                paired_interval(np.concatenate(per_deal[i]))
+                if paired
+                else wilson_interval(float(wins[i]), int(games[i]))
+            )
             out.append(
                 {
                     "agent": name,
@@ -317,6 +372,7 @@ def tournament(
     progress: Callable[[TableResult], None] | None = None,
     chunk_games: int | None = None,
     play_chunks: PlayChunks | None = None,
+    duplicate: bool = False,
 ) -> TournamentResult:
     """Every table of ``num_players`` distinct entries of ``agents``, ``num_games`` games each (module docstring).
 
@@ -336,7 +392,7 @@ def tournament(
     rules = parse_rules(rules)
     names = list(names) if names is not None else unique_names(agents)
     chunk_games = int(num_games if chunk_games is None else chunk_games)
-    plan = chunk_plan(len(agents), num_players, num_games, chunk_games, seed)
+    plan = chunk_plan(len(agents), num_players, num_games, chunk_games, seed, duplicate)
     per_table = math.ceil(num_games / chunk_games)
     parts: dict[int, list[TableResult]] = {}
     tables = []
@@ -357,6 +413,7 @@ def tournament(
         "seed": int(seed),
         "batch_size": int(batch_size),
         "chunk_games": chunk_games,
+        "duplicate": bool(duplicate),
         "anchor_rating": anchor_rating,
         "rules": rules.to_dict(),
     }

@@ -810,7 +810,7 @@ def test_bad_seeds_options_and_opponent_output():
         def act(self, observation, action_mask, rng):
             return np.zeros(observation.shape[0] + 1)
 
-    with pytest.raises(ValueError, match="opponent .* returned float64 actions of shape"):
+    with pytest.raises(ValueError, match="agent .Broken. returned float64 actions of shape"):
         UnoVectorEnv(4, opponents=Broken(), learner_seat=1).reset(seed=0)
 
     class Passive:  # -1 would leave the game untouched in the engine: the loop would never end
@@ -822,7 +822,7 @@ def test_bad_seeds_options_and_opponent_output():
         for _ in range(20):  # the opponents are asked at the latest after the learner's first action
             venv.step(venv.action_masks().argmax(1))
 
-    with pytest.raises(ValueError, match=r"opponent .* returned action -1 for game \d+; action ids are 0\.\.115"):
+    with pytest.raises(ValueError, match=r"agent .Passive. returned action -1 for game \d+; .* in 0\.\.115"):
         play(UnoVectorEnv(4, opponents=Passive(), learner_seat=1))
 
     class Illegal:

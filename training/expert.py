@@ -39,6 +39,7 @@ from agents.ppo import PPOAgent
 from agents.registry import make_agent
 from arena.match import agent_name, play_games
 from uno_env import Engine, UnoRules
+from uno_env.table import ask_one
 
 __all__ = ["Positions", "label_positions", "clone", "save_positions", "load_positions"]
 
@@ -68,10 +69,7 @@ class _Labeller:
     def act_in(self, engine: Engine, i: int, rng: np.random.Generator) -> int:
         """The teacher's action in game ``i``, noted when there was a choice."""
         o, m = engine.observation[i], engine.legal_mask[i]
-        if callable(getattr(self.teacher, "act_in", None)):
-            a = int(self.teacher.act_in(engine, i, rng))
-        else:
-            a = int(self.teacher.act(o[None], m[None], rng)[0])
+        a = ask_one(self.teacher, engine, i, rng)
         if m.sum() > 1:
             self.pending.setdefault(i, []).append((o.copy(), m.copy(), a))
         return a
@@ -80,7 +78,7 @@ class _Labeller:
         """Not used: ``play_games`` asks this agent through ``act_in``."""
         raise ValueError("the labeller needs engine access (arena.play_games(..., engine_access=True))")
 
-    def finish(self, engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray) -> None:
+    def finish(self, engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray, games: np.ndarray) -> None:
         """``play_games``' ``on_finish``: the finished games' positions get their outcome."""
         for r, seat in zip(rows, seats[:, 0]):
             reward = float(engine.rewards[r, seat])

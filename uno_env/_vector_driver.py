@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .actions import NUM_ACTIONS
 from .engine import Engine
 from .engine.rng import splitmix64
+from .observation import STATE_SIZE
 from .policy import RandomAgent
 from .rules import MAX_PLAYERS, parse_rules
+from .table import Table
 
 # Reading final views: Engine.observe writes every game of the batch (measured ~0.06 µs per
 # game at 2 players), while Engine.copy_game into a one-game engine and its observe cost ~7 µs
@@ -169,17 +170,6 @@ def _scan(
 
 
 @njit(cache=True)
-def _scatter(actions, idx, chosen, num_actions):
-    """actions[idx[j]] = chosen[j]; the position j of the first id outside 0..num_actions-1, or -1."""
-    for j in range(idx.shape[0]):
-        a = chosen[j]
-        if a < 0 or a >= num_actions:
-            return j
-        actions[idx[j]] = a
-    return -1
-
-
-@njit(cache=True)
 def first_out_of_range(actions, num_actions):
     """Index of the first action outside 0..num_actions-1, or -1 (one pass instead of min and max)."""
     for b in range(actions.shape[0]):
@@ -221,20 +211,33 @@ class Driver:
         self.engine = Engine(num_envs, P, self.rules)
         self.num_envs = B = self.engine.num_envs
         self.groups, self.group_of = _check_groups(opponents, P, B)
+        self.seats = np.full(B, self.fixed_seat or 0, np.int64)
+        self.table = Table(self.engine, [], [])
         self._index_agents()
         self.obs_size = self.engine.observation_size
-        self.seats = np.full(B, self.fixed_seat or 0, np.int64)
         self.seat_seed = np.zeros(B, np.uint64)
         self.episode = np.zeros(B, np.int64)
         # Buffers kept across steps: a fresh ~1 MB array per call page-faults (measured: it
         # was most of this layer's cost before they were kept).
-        self._obs_buf = np.empty((B, self.obs_size), np.float32)  # gathers for the opponents
-        self._mask_buf = np.empty((B, NUM_ACTIONS), bool)
         self._idx_buf = np.empty(B, np.int64)
         self._actions = np.empty(B, np.int64)
         self._final_buf = np.empty((B, self.obs_size), np.float32)  # Engine.observe's out
         self._scratch: Engine | None = None  # a one-game engine to observe a few finished games
+        # With keep_final_states, each finished game's whole state at its end (learner's frame),
+        # read with its final view: a privileged critic bootstraps a truncated round from it.
+        self.keep_final_states = False
+        self.final_states: np.ndarray | None = None
         self.rng = np.random.default_rng()
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The one generator every opponent draws from."""
+        return self._rng
+
+    @rng.setter
+    def rng(self, rng: np.random.Generator) -> None:
+        self._rng = rng
+        self.table.set_agents(self.agents, rng)
 
     # --- opponents ------------------------------------------------------------------------
 
@@ -256,6 +259,14 @@ class Driver:
                     ids = [len(self.agents) - 1]
                 table[g, rel] = ids[0]
         self.agent_table = table
+        self.table.set_agents(self.agents, [getattr(self, "_rng", None) or np.random.default_rng()] * len(self.agents))
+        self._seat_agents(slice(None))
+
+    def _seat_agents(self, rows: Any) -> None:
+        """The table's agent per seat of the games ``rows``: the opponents clockwise from the learner."""
+        seats = self.seats[rows]
+        rel = (np.arange(self.num_players)[None, :] - seats[:, None]) % self.num_players
+        self.table.seat_agent[rows] = self.agent_table[self.group_of[rows][:, None], rel]
 
     # --- deals and seats ------------------------------------------------------------------
 
@@ -271,6 +282,7 @@ class Driver:
         self.engine.reset(seeds)
         if self.fixed_seat is None:
             self.seats[:] = _seat_hash(self.seat_seed, self.episode, self.num_players)
+            self._seat_agents(slice(None))
 
     def _redeal(self, which: np.ndarray) -> None:
         """Deal the games in ``which`` anew from their own generators; count the episode, draw the seat."""
@@ -279,6 +291,7 @@ class Driver:
         if self.fixed_seat is None:
             rows = np.flatnonzero(which)
             self.seats[rows] = _seat_hash(self.seat_seed[rows], self.episode[rows], self.num_players)
+            self._seat_agents(rows)
 
     # --- stepping -------------------------------------------------------------------------
 
@@ -294,6 +307,10 @@ class Driver:
                 # Finished games wait, frozen, for this one read of the learner's views.
                 rows = np.flatnonzero(log.fresh)
                 log.finals.append((rows, self._final_views(rows)))
+                if self.keep_final_states:
+                    if self.final_states is None:
+                        self.final_states = np.zeros((self.num_envs, STATE_SIZE), np.float32)
+                    self.engine.state(self.seats, out=self.final_states, games=rows)
                 log.fresh[:] = False
             self._redeal(e.terminated | e.truncated)
 
@@ -318,12 +335,12 @@ class Driver:
     def state(self, out: np.ndarray | None = None) -> np.ndarray:
         """Hidden information: every game's whole state in its learner's frame (``Engine.state``,
         float32 [num_envs, STATE_SIZE]), for critics; never an agent's input."""
-        return self.engine.state(self.fixed_seat if self.fixed_seat is not None else self.seats, out=out)
+        return self.engine.state(self.seats, out=out)
 
     def play_opponents(self, log: StepLog) -> int:
         """Step every unfinished game where an opponent is to act until none is left; log the
         games that finish (``_scan``) and return how many are finished."""
-        e, P = self.engine, self.num_players
+        e = self.engine
         actions = self._actions
         while True:
             k, finished = _scan(
@@ -342,15 +359,7 @@ class Driver:
             )
             if k == 0:
                 return finished
-            idx = self._idx_buf[:k]
-            if len(self.agents) == 1:
-                self._act(0, idx, actions)
-            else:
-                owner = self.agent_table[self.group_of[idx], (e.current_player[idx] - self.seats[idx]) % P]
-                for i in range(len(self.agents)):
-                    rows = idx[owner == i]
-                    if rows.size:
-                        self._act(i, rows, actions)
+            self.table.ask(self._idx_buf[:k], actions)
             try:
                 e.step(actions)
             except ValueError as err:
@@ -358,26 +367,3 @@ class Driver:
                     f"an opponent chose an action the engine refused ({err}); the learner's action was "
                     "already applied, so the env must be reset"
                 ) from err
-
-    def _act(self, i: int, idx: np.ndarray, actions: np.ndarray) -> None:
-        """Ask agent i for the actions of the games ``idx`` (one batched call)."""
-        e, agent = self.engine, self.agents[i]
-        k = idx.size
-        if k == self.num_envs:
-            obs, mask = e.observation, e.legal_mask  # the whole batch: no gather
-        else:
-            # mode="clip" lets take() write straight into the buffer (indices are valid).
-            obs = np.take(e.observation, idx, axis=0, out=self._obs_buf[:k], mode="clip")
-            mask = np.take(e.legal_mask, idx, axis=0, out=self._mask_buf[:k], mode="clip")
-        out = np.asarray(agent.act(obs, mask, self.rng))
-        if out.shape != (k,) or out.dtype.kind not in "iu":
-            raise ValueError(
-                f"opponent {agent!r} returned {out.dtype} actions of shape {out.shape}; "
-                f"act() must return {k} integer action ids (int64 [{k}])"
-            )
-        bad = _scatter(actions, idx, out.astype(np.int64, copy=False), NUM_ACTIONS)
-        if bad >= 0:
-            raise ValueError(
-                f"opponent {agent!r} returned action {int(out[bad])} for game {int(idx[bad])}; "
-                f"action ids are 0..{NUM_ACTIONS - 1}"
-            )

@@ -1,0 +1,194 @@
+"""The table: the one place where a batch of games meets its agents.
+
+Every game loop of the project (the vector envs' opponents, the arena's matches and ladder, the
+web table, expert-iteration labelling, ``uno-play``) asks its agents through a ``Table``:
+
+| piece | what it does |
+|---|---|
+| ``Table.seat_agent`` | int64 ``[B, P]``: the agent (index into ``agents``) playing each seat of each game; -1 for a seat the table does not play (the learner, a human) |
+| ``Table.ask(rows, actions)`` | each agent called once on the ``rows`` where one of its seats is to act (its observation and mask rows gathered), its answer checked, written into ``actions[rows]`` |
+| ``Table.step(active)`` | ask for every active unfinished game whose player to act is the table's, then one ``Engine.step``; returns the actions taken |
+| ``seat_rngs`` | ``None``: each agent draws from its own generator (or all from one); else one generator per game and seat, and agents are asked game by game (duplicate deals: a seat's randomness depends on the deal, not on who sits there) |
+| ``EngineAgent`` / ``uses_engine`` | the engine-access protocol of search agents, ``act_in(engine, i, rng) -> action``: with ``engine_access`` they are asked game by game with the engine (to copy the game and re-deal what their seat cannot see) |
+| ``ask_one(agent, engine, i, rng)`` | one agent's checked action in game ``i`` (a table of one game) |
+
+Answers are checked in one place: ``act`` must return one integer action id in ``0..115`` per
+row asked, ``act_in`` one such id; the engine then refuses an illegal one with the state
+unchanged (``Engine.step``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+from numba import njit
+
+from .actions import NUM_ACTIONS
+from .engine import Engine
+from .policy import Agent
+
+__all__ = ["EngineAgent", "Table", "ask_one", "uses_engine"]
+
+
+@runtime_checkable
+class EngineAgent(Protocol):
+    """An agent that may read the engine: ``act_in(engine, i, rng) -> action`` for game ``i``.
+
+    It must act only on what the player to act in game ``i`` may know (R11): search agents copy
+    the game and re-deal the hidden cards (``Engine.resample_hidden``) before looking ahead.
+    """
+
+    name: str
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One legal action id per row (int64 [B])."""
+        ...
+
+    def act_in(self, engine: Engine, i: int, rng: np.random.Generator) -> int:
+        """One legal action id for the player to act in game ``i`` of ``engine``."""
+        ...
+
+
+def uses_engine(agent: Any) -> bool:
+    """Whether ``agent`` follows ``EngineAgent`` (has a callable ``act_in``)."""
+    return callable(getattr(agent, "act_in", None))
+
+
+def agent_label(agent: Any) -> str:
+    """The agent's ``name``, else its class name (for error messages and tables)."""
+    return str(getattr(agent, "name", type(agent).__name__))
+
+
+@njit(cache=True)
+def _scatter(actions, idx, chosen, num_actions):
+    """actions[idx[j]] = chosen[j]; the position j of the first id outside 0..num_actions-1, or -1."""
+    for j in range(idx.shape[0]):
+        a = chosen[j]
+        if a < 0 or a >= num_actions:
+            return j
+        actions[idx[j]] = a
+    return -1
+
+
+def _bad_answer(agent: Any, what: str, rows: int) -> ValueError:
+    return ValueError(
+        f"agent {agent_label(agent)!r} returned {what}; act() must return {rows} integer action ids "
+        f"(int64 [{rows}]) in 0..{NUM_ACTIONS - 1}, one per row asked, and act_in() one such id"
+    )
+
+
+def _checked_one(agent: Any, a: Any) -> int:
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)) or not 0 <= a < NUM_ACTIONS:
+        raise _bad_answer(agent, f"{a!r} from act_in()", 1)
+    return int(a)
+
+
+def ask_one(agent: Agent, engine: Engine, i: int, rng: np.random.Generator, engine_access: bool = True) -> int:
+    """The checked action of ``agent`` for the player to act in game ``i`` (``act_in`` with engine
+    access when the agent has it, else ``act`` on the game's observation row)."""
+    if engine_access and uses_engine(agent):
+        return _checked_one(agent, agent.act_in(engine, i, rng))
+    out = np.asarray(agent.act(engine.observation[i : i + 1], engine.legal_mask[i : i + 1], rng))
+    if out.shape != (1,) or out.dtype.kind not in "iu":
+        raise _bad_answer(agent, f"{out.dtype} actions of shape {out.shape}", 1)
+    return _checked_one(agent, out[0])
+
+
+class Table:
+    """A batch of games (one ``Engine``) and the agents at its seats (module docstring).
+
+    ``rngs`` is one generator shared by every agent or one per agent; ``seat_agent`` starts all
+    -1 (no seat played) and is set by the loop that owns the table.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        agents: Sequence[Agent],
+        rngs: np.random.Generator | Sequence[np.random.Generator],
+        engine_access: bool = False,
+    ) -> None:
+        self.engine = engine
+        B, P = engine.num_envs, engine.num_players
+        self.seat_agent = np.full((B, P), -1, np.int64)
+        self.seat_rngs: list[list[np.random.Generator]] | None = None
+        self.engine_access = bool(engine_access)
+        self.set_agents(agents, rngs)
+        # Buffers kept across calls: a fresh array per call page-faults at large batches.
+        self._obs_buf = np.empty((B, engine.observation_size), np.float32)
+        self._mask_buf = np.empty((B, NUM_ACTIONS), bool)
+        self.actions = np.empty(B, np.int64)
+
+    def set_agents(
+        self, agents: Sequence[Agent], rngs: np.random.Generator | Sequence[np.random.Generator] | None = None
+    ) -> None:
+        """Replace the agent list (``seat_agent`` indexes it) and, when given, the generators."""
+        for agent in agents:
+            if not callable(getattr(agent, "act", None)):
+                raise ValueError(
+                    "agents must have act(observation, action_mask, rng) -> actions (see uno_env.policy.Agent), "
+                    f"got {type(agent).__name__} {agent!r}"
+                )
+        self.agents = list(agents)
+        if rngs is not None:
+            self.rngs = [rngs] * len(self.agents) if isinstance(rngs, np.random.Generator) else list(rngs)
+        if len(self.rngs) != len(self.agents):
+            raise ValueError(f"need one generator or one per agent ({len(self.agents)}), got {len(self.rngs)}")
+        self.searching = [self.engine_access and uses_engine(a) for a in self.agents]
+
+    # --- asking -----------------------------------------------------------------------------
+
+    def owners(self, rows: np.ndarray) -> np.ndarray:
+        """The agent index of the player to act in each game of ``rows`` (-1: not the table's)."""
+        return self.seat_agent[rows, self.engine.current_player[rows]]
+
+    def ask(self, rows: np.ndarray, actions: np.ndarray) -> None:
+        """``actions[rows]``: each game's action from the agent whose seat is to act (all the table's)."""
+        if len(self.agents) == 1 and self.seat_rngs is None:
+            self._ask_agent(0, rows, actions)
+            return
+        owner = self.owners(rows)
+        for i in range(len(self.agents)):
+            mine = rows[owner == i]
+            if mine.size:
+                self._ask_agent(i, mine, actions)
+
+    def step(self, active: np.ndarray | None = None) -> int:
+        """Ask for every game (of ``active``, bool [B]) whose player to act is the table's and is not
+        finished, then step the engine once (-1 elsewhere); returns how many actions were taken."""
+        e = self.engine
+        live = ~(e.terminated | e.truncated)
+        if active is not None:
+            live &= active
+        rows = np.flatnonzero(live)
+        rows = rows[self.owners(rows) >= 0]
+        actions = self.actions
+        actions.fill(-1)
+        if rows.size:
+            self.ask(rows, actions)
+        e.step(actions)
+        return int(rows.size)
+
+    def _ask_agent(self, i: int, rows: np.ndarray, actions: np.ndarray) -> None:
+        """Agent i's actions for the games ``rows`` (one batched call, or game by game)."""
+        e, agent = self.engine, self.agents[i]
+        if self.searching[i] or self.seat_rngs is not None:
+            cur = e.current_player
+            for r in rows.tolist():
+                rng = self.rngs[i] if self.seat_rngs is None else self.seat_rngs[r][int(cur[r])]
+                actions[r] = ask_one(agent, e, r, rng, self.searching[i])
+            return
+        k = rows.size
+        if k == e.num_envs:
+            obs, mask = e.observation, e.legal_mask  # the whole batch: no gather
+        else:
+            # mode="clip" lets take() write straight into the buffer (indices are valid).
+            obs = np.take(e.observation, rows, axis=0, out=self._obs_buf[:k], mode="clip")
+            mask = np.take(e.legal_mask, rows, axis=0, out=self._mask_buf[:k], mode="clip")
+        out = np.asarray(agent.act(obs, mask, self.rngs[i]))
+        if out.shape != (k,) or out.dtype.kind not in "iu":
+            raise _bad_answer(agent, f"{out.dtype} actions of shape {out.shape}", k)
+        bad = _scatter(actions, rows, out.astype(np.int64, copy=False), NUM_ACTIONS)
+        if bad >= 0:
+            raise _bad_answer(agent, f"action {int(out[bad])} for game {int(rows[bad])}", k)
