@@ -128,6 +128,10 @@ class Args:
     """widths of the separate policy and value layers after the trunk (none: linear heads)"""
     activation: str = "relu"
     """activation of the network: relu, tanh or silu"""
+    privileged_critic: bool = False
+    """asymmetric actor-critic: the value function also sees the hidden state (every hand, the draw
+    pile's composition; uno_env.observation.STATE_FIELDS), the policy only its observation; the saved
+    model acts on observations alone"""
     learner_seat: str = "random"
     """the learner's seat: 'random' (drawn per round) or a seat number"""
     opponent_mix: str = "rlcard_rule:0.85,random:0.15"
@@ -261,6 +265,13 @@ def check_args(args: Args) -> None:
         )
     if args.backend == "rllib" and args.bc_positions:
         raise ValueError("--bc-positions (the warm start) is for the sb3 backend")
+    if args.privileged_critic and args.bc_positions:
+        raise ValueError(
+            "--privileged-critic and --bc-positions cannot be combined: the warm start's positions hold "
+            "observations only, and the privileged critic needs the hidden state of each"
+        )
+    if args.privileged_critic and args.backend == "rllib":
+        raise ValueError("--privileged-critic is for the sb3 backend")
     if args.resume:
         find_checkpoint(args.resume)  # a ValueError saying what --resume accepts
     if args.learner_seat != "random" and not (
@@ -280,6 +291,7 @@ def build_env(args: Args, rules: Any, groups: list[OpponentGroup]) -> tuple[UnoS
         seed=args.seed,
         learner_seat="random" if args.learner_seat == "random" else int(args.learner_seat),
         opponents=[(g.agent, g.games) for g in groups],
+        privileged=args.privileged_critic,
     )
     league = None
     if any(g.kind == LEAGUE for g in groups):

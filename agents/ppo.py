@@ -11,6 +11,7 @@ actions = agent.act(observation, action_mask, rng)  # int64 [B], always legal
 | ``PPOAgent`` | wraps a saved model (path), a ``MaskablePPO`` or its policy; one forward pass per ``act`` on the whole batch; ``deterministic`` picks the most likely legal action, otherwise it samples with the ``rng`` given to ``act`` (Gumbel-max), so it is reproducible from that ``rng`` like every other agent |
 | ``PPOAgent.frozen(policy)`` | an agent over a *copy* of a policy (a self-play snapshot); ``load_state`` swaps in other weights |
 | ``UnoMaskablePolicy`` | sb3-contrib's ``MaskableActorCriticPolicy`` with a leaner ``evaluate_actions`` (the PPO update's hot path): one masked log-softmax gives the log-probabilities and the entropy, instead of building a masked ``Categorical`` (measured ~20% of an update with a 128-wide network); same values |
+| ``UnoPrivilegedPolicy`` | ``UnoMaskablePolicy`` with a privileged critic (asymmetric actor-critic): separate trunks; the actor reads the first ``actor_inputs`` columns (the observation), the critic every column (observation and hidden state, ``UnoSB3VecEnv(privileged=True)``); the agent then acts on observations alone |
 | ``UnoFeatures`` | the features extractor ``train.py`` builds its policies with: the observation scaled by fixed per-index bounds (``uno_env.gym_env.observation_bounds``), then a trunk shared by the actor and the critic |
 
 Nothing is downloaded and nothing reads hidden state: the policy sees the observation (R11)
@@ -33,7 +34,7 @@ from torch import nn
 from uno_env.observation import OBS_PRESENT
 from uno_env.rules import MAX_PLAYERS
 
-__all__ = ["PPOAgent", "UnoFeatures", "UnoMaskablePolicy", "load_model"]
+__all__ = ["PPOAgent", "UnoFeatures", "UnoMaskablePolicy", "UnoPrivilegedPolicy", "load_model"]
 
 _ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "silu": nn.SiLU}
 
@@ -46,6 +47,7 @@ class UnoFeatures(BaseFeaturesExtractor):
     | ``hidden`` | widths of the trunk's layers; ``()`` passes the scaled observation through |
     | ``activation`` | ``"relu"``, ``"tanh"`` or ``"silu"`` |
     | ``scale_cap`` | the largest divisor: index i is divided by ``min(high[i], scale_cap)`` |
+    | ``inputs`` | read only the first ``inputs`` columns (0: all); a privileged policy's actor reads the observation part |
 
     Index i is multiplied by ``1 / clip(high[i], 1, scale_cap)`` (1 where ``high`` is not
     finite): one-hot fields stay as they are, card copies become fractions of the deck's
@@ -61,6 +63,7 @@ class UnoFeatures(BaseFeaturesExtractor):
         hidden: Sequence[int] = (256, 256),
         activation: str = "relu",
         scale_cap: float = 10.0,
+        inputs: int = 0,
     ) -> None:
         if activation not in _ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}, got {activation!r}")
@@ -68,8 +71,12 @@ class UnoFeatures(BaseFeaturesExtractor):
         if any(h < 1 for h in hidden):
             raise ValueError(f"hidden layer widths must be positive integers, got {hidden!r}")
         size = int(np.prod(observation_space.shape))
+        if not isinstance(inputs, int) or not 0 <= inputs <= size:
+            raise ValueError(f"inputs must be an integer in 0..{size} (0: every column), got {inputs!r}")
+        size = inputs or size
         super().__init__(observation_space, hidden[-1] if hidden else size)
-        high = np.asarray(observation_space.high, np.float64).reshape(-1)
+        self.inputs = size
+        high = np.asarray(observation_space.high, np.float64).reshape(-1)[:size]
         if not scale_cap >= 1.0:
             raise ValueError(f"scale_cap must be a number >= 1, got {scale_cap!r}")
         scale = np.where(np.isfinite(high), 1.0 / np.clip(high, 1.0, scale_cap), 1.0)
@@ -83,7 +90,7 @@ class UnoFeatures(BaseFeaturesExtractor):
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         """Scaled observation through the trunk."""
-        return self.trunk(observations.flatten(1) * self.scale)
+        return self.trunk(observations.flatten(1)[:, : self.inputs] * self.scale)
 
 
 class UnoMaskablePolicy(MaskableActorCriticPolicy):
@@ -115,6 +122,37 @@ class UnoMaskablePolicy(MaskableActorCriticPolicy):
         if legal is not None:
             p_log_p = p_log_p.masked_fill(~legal, 0.0)
         return self.value_net(latent_vf), log_prob, -p_log_p.sum(-1)
+
+
+class UnoPrivilegedPolicy(UnoMaskablePolicy):
+    """A privileged critic: the critic reads every column, the actor the first ``actor_inputs``.
+
+    Built over ``UnoSB3VecEnv(privileged=True)``, whose rows are the observation followed by the
+    hidden part of the learner's state. The actor and the critic get trunks of their own (a
+    shared trunk would carry hidden cards into the policy); the actor's trunk slices its input,
+    so the trained policy acts on observations alone (``PPOAgent``).
+    """
+
+    def __init__(self, *args: Any, actor_inputs: int, **kwargs: Any) -> None:
+        # Set before the base class builds the extractors (make_features_extractor reads it).
+        self.actor_inputs = int(actor_inputs)
+        self._extractors_made = 0
+        kwargs["share_features_extractor"] = False
+        super().__init__(*args, **kwargs)
+
+    def make_features_extractor(self) -> BaseFeaturesExtractor:
+        """The actor's extractor first (``ActorCriticPolicy`` builds it first), then the critic's."""
+        kwargs = dict(self.features_extractor_kwargs)
+        if self._extractors_made == 0:
+            kwargs["inputs"] = self.actor_inputs
+        self._extractors_made += 1
+        return self.features_extractor_class(self.observation_space, **kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data.update(actor_inputs=self.actor_inputs)
+        data.pop("share_features_extractor", None)
+        return data
 
 
 def load_model(path: str | os.PathLike, device: str = "cpu") -> Any:
@@ -171,7 +209,8 @@ class PPOAgent:
         self.policy = policy
         self.deterministic = bool(deterministic)
         self.name = name or default_name
-        self.obs_size = int(np.prod(policy.observation_space.shape))
+        # A privileged policy's space also holds the critic's hidden state: the actor reads less.
+        self.obs_size = int(getattr(policy, "actor_inputs", 0) or np.prod(policy.observation_space.shape))
         if num_players is not None and not 2 <= num_players <= MAX_PLAYERS:
             raise ValueError(f"num_players must be None or in 2..{MAX_PLAYERS}, got {num_players!r}")
         self.num_players = num_players
@@ -200,9 +239,7 @@ class PPOAgent:
         policy = self.policy
         with torch.no_grad():
             t = torch.as_tensor(obs, device=policy.device)
-            features = policy.extract_features(t)
-            if isinstance(features, tuple):  # separate actor and critic extractors
-                features = features[0]
+            features = policy.pi_features_extractor(t)  # never the critic's (it may read hidden state)
             latent = policy.mlp_extractor.forward_actor(features)
             return policy.action_net(latent).cpu().numpy()
 

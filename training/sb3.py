@@ -2,7 +2,7 @@
 
 | piece | what it is |
 |---|---|
-| ``make_model(args, venv, schedule, resume)`` | a new ``MaskablePPO`` over ``agents.ppo.UnoMaskablePolicy`` from ``args``, or the checkpoint ``.zip`` ``resume`` continued |
+| ``make_model(args, venv, schedule, resume)`` | a new ``MaskablePPO`` over ``agents.ppo.UnoMaskablePolicy`` (``UnoPrivilegedPolicy`` with ``args.privileged_critic``) from ``args``, or the checkpoint ``.zip`` ``resume`` continued |
 | ``LinearSchedule`` | the learning rate ``lr * (1 - done / total)``, ``done`` set by the training loop |
 | ``WinsByKind`` | an SB3 callback: the learner's recent rounds won per opponent kind of the mix |
 | ``log_formats(tensorboard)`` | SB3 logger formats: CSV, plus TensorBoard when asked and installed |
@@ -19,7 +19,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.ppo import UnoFeatures, UnoMaskablePolicy
+from agents.ppo import UnoFeatures, UnoMaskablePolicy, UnoPrivilegedPolicy
 
 from .opponents import OpponentGroup
 
@@ -48,8 +48,17 @@ def make_model(args: Any, venv: Any, schedule: LinearSchedule, resume: str | Non
         model.learning_rate = schedule
         model.lr_schedule = schedule
         return model
+    privileged = getattr(args, "privileged_critic", False)
+    policy_kwargs: dict[str, Any] = dict(
+        features_extractor_class=UnoFeatures,
+        features_extractor_kwargs=dict(hidden=tuple(args.hidden), activation=args.activation),
+        net_arch=dict(pi=list(args.head), vf=list(args.head)),
+        activation_fn=ACTIVATIONS[args.activation],
+    )
+    if privileged:
+        policy_kwargs["actor_inputs"] = venv.actor_inputs
     return MaskablePPO(
-        UnoMaskablePolicy,
+        UnoPrivilegedPolicy if privileged else UnoMaskablePolicy,
         venv,
         learning_rate=schedule,
         n_steps=args.n_steps,
@@ -64,12 +73,7 @@ def make_model(args: Any, venv: Any, schedule: LinearSchedule, resume: str | Non
         seed=args.seed,
         device="cpu",
         verbose=0,
-        policy_kwargs=dict(
-            features_extractor_class=UnoFeatures,
-            features_extractor_kwargs=dict(hidden=tuple(args.hidden), activation=args.activation),
-            net_arch=dict(pi=list(args.head), vf=list(args.head)),
-            activation_fn=ACTIVATIONS[args.activation],
-        ),
+        policy_kwargs=policy_kwargs,
     )
 
 

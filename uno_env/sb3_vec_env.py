@@ -23,6 +23,12 @@ What SB3 and sb3-contrib get:
   learner steps, seconds since creation) as SB3's ``Monitor`` writes it, so ``ep_rew_mean``
   is logged. Games that did not end get ``{}``.
 * ``seed(s)``: the next ``reset`` deals game i with seed ``s + i``.
+* ``privileged=True`` (a privileged critic, as in asymmetric actor-critic): each observation
+  row is followed by the hidden part of the learner's whole state (``Engine.state``'s other
+  hands, draw pile composition and seat to act, for the seats at the table:
+  ``hidden_columns(num_players)``), ``terminal_observation`` included. Only a critic may read it: ``agents.ppo``'s
+  ``UnoPrivilegedPolicy`` feeds the first ``actor_inputs`` columns (the observation) to the
+  actor and every column to the critic; a deployed agent is given the observation alone.
 * Opponent groups (``opponents=[(agents, num_games), ...]``, see ``uno_env.gym_env``): one
   engine for a mix of opponents; ``group_of`` and ``set_opponents(opponents, group)`` are the
   vector env's.
@@ -44,11 +50,27 @@ import time
 from typing import Any, Iterable, Sequence
 
 import numpy as np
+from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from .gym_env import UnoVectorEnv
+from .cards import NUM_CARD_TYPES
+from .observation import STATE_DRAW_PILE, STATE_OTHER_HANDS, STATE_TO_ACT
+from .spaces import state_bounds
 
 __all__ = ["UnoSB3VecEnv"]
+
+
+def hidden_columns(num_players: int) -> np.ndarray:
+    """The columns of ``Engine.state`` a privileged critic gets beside the observation: the other
+    seats' hands, the draw pile's counts and the seat to act, for the seats at the table only."""
+    return np.concatenate(
+        [
+            np.arange(STATE_OTHER_HANDS, STATE_OTHER_HANDS + (num_players - 1) * NUM_CARD_TYPES),
+            np.arange(STATE_DRAW_PILE, STATE_DRAW_PILE + NUM_CARD_TYPES),
+            np.arange(STATE_TO_ACT, STATE_TO_ACT + num_players),
+        ]
+    )
 
 
 def _game_indices(indices: None | int | Iterable[int], num_envs: int) -> list[int]:
@@ -73,12 +95,27 @@ class UnoSB3VecEnv(VecEnv):
         learner_seat: int | str = 0,
         opponents: Any = None,
         seed: int | None = None,
+        privileged: bool = False,
     ) -> None:
+        if not isinstance(privileged, bool):
+            raise ValueError(f"privileged must be True or False, got {privileged!r}")
         self.venv = UnoVectorEnv(
             num_envs, num_players, rules=rules, learner_seat=learner_seat, opponents=opponents, copy=True
         )
         self.render_mode = None  # read by VecEnv.__init__ through get_attr
-        super().__init__(self.venv.num_envs, self.venv.single_observation_space, self.venv.single_action_space)
+        self.privileged = privileged
+        self.actor_inputs = self.venv.engine.observation_size
+        obs_space = self.venv.single_observation_space
+        self._hidden = hidden_columns(self.venv.num_players)
+        if privileged:
+            low, high = state_bounds(self.venv.rules, self.venv.num_players)
+            obs_space = spaces.Box(
+                np.concatenate([obs_space.low, low[self._hidden]]),
+                np.concatenate([obs_space.high, high[self._hidden]]),
+                dtype=np.float32,
+            )
+            self.venv._driver.keep_final_states = True
+        super().__init__(self.venv.num_envs, obs_space, self.venv.single_action_space)
         if seed is not None:
             self.seed(seed)
         self._actions: np.ndarray | None = None
@@ -99,7 +136,7 @@ class UnoSB3VecEnv(VecEnv):
         self._ep_return[:] = 0.0
         self._ep_length[:] = 0
         self._reset_done = True
-        return obs
+        return self._with_state(obs)
 
     def step_async(self, actions: np.ndarray) -> None:
         """Store the learner's actions (one per game) for ``step_wait``."""
@@ -124,15 +161,25 @@ class UnoSB3VecEnv(VecEnv):
             final_obs = vinfos["final_obs"]
             elapsed = round(time.time() - self._t0, 6)
             # Only the finished games get entries: a loop over them, not over the batch.
+            finals = self.venv._driver.final_states if self.privileged else None
             for i in np.flatnonzero(dones):
+                terminal = final_obs[i]
+                if finals is not None:
+                    terminal = np.concatenate([terminal, finals[i, self._hidden]])
                 infos[i] = {
-                    "terminal_observation": final_obs[i],
+                    "terminal_observation": terminal,
                     "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
                     "episode": {"r": float(self._ep_return[i]), "l": int(self._ep_length[i]), "t": elapsed},
                 }
             self._ep_return[dones] = 0.0
             self._ep_length[dones] = 0
-        return obs, rewards, dones, infos  # rewards: a fresh float32 array of the vector env
+        return self._with_state(obs), rewards, dones, infos  # rewards: a fresh float32 array of the vector env
+
+    def _with_state(self, obs: np.ndarray) -> np.ndarray:
+        """The observations, followed with ``privileged`` by the hidden part of each learner's state."""
+        if not self.privileged:
+            return obs
+        return np.concatenate([obs, self.venv._driver.state()[:, self._hidden]], axis=1)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions per game, bool [num_envs, 116]."""
