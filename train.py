@@ -69,7 +69,7 @@ from training.expert import clone, label_positions, load_positions, save_positio
 from training.league import League
 from training.opponents import LEAGUE, OpponentGroup, opponent_groups, parse_mix
 from training.run import Every, Stopwatch, seed_everything, start_run, write_summary
-from training.sb3 import ACTIVATIONS, LinearSchedule, WinsByKind, log_formats, make_model
+from training.sb3 import ACTIVATIONS, LinearSchedule, WinsByKind, log_formats, make_model, with_update_threads
 from training.self_play import SelfPlay
 from uno_env import parse_rules
 from uno_env.sb3_vec_env import UnoSB3VecEnv
@@ -86,6 +86,9 @@ class Args:
     torch_threads: int = 1
     """torch CPU threads (0: torch's default). One: the network is small, and on a busy 2-core
     machine two threads were measured 10x slower (they wait on each other)"""
+    update_threads: int = 0
+    """torch CPU threads during each PPO update, when the games wait (0: --torch-threads); the
+    rollouts keep --torch-threads. The update is most of a step's CPU time (docs/training.md)"""
     num_players: int = 2
     """players per table (2-10)"""
     rules: str = "classic"
@@ -241,6 +244,7 @@ def check_args(args: Args) -> None:
         "checkpoint_every",
         "max_minutes",
         "torch_threads",
+        "update_threads",
         "num_env_runners",
         "bc_positions",
         "league_power",
@@ -415,6 +419,8 @@ def main(args: Args) -> dict[str, Any]:
     schedule = LinearSchedule(args.learning_rate, args.total_timesteps, args.anneal_lr)
     resume = find_checkpoint(args.resume) if args.resume else None
     model = make_model(args, venv, schedule, resume.model if resume else None)
+    if args.update_threads:
+        with_update_threads(model, args.update_threads)
     run_dir, checkpoint_dir = open_run(args, model, resume)
     expert = warm_start(args, model, rules) if args.bc_positions and not resume else None
     self_play = SelfPlay(venv, groups, args.snapshot_pool_size, args.snapshot_latest_prob, args.seed)

@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import numbers
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -23,6 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from uno_env import Agent, Engine, UnoRules, parse_rules
+from uno_env.checks import is_int
 from uno_env.table import Table, agent_label
 
 from .ratings import paired_interval, wilson_interval
@@ -194,7 +194,7 @@ def play_recorded(
 
 
 def _check_positive(name: str, value: Any) -> None:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
+    if not is_int(value) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
 

@@ -8,7 +8,7 @@ venv = UnoSB3VecEnv(256, 2, rules, opponents=[(g.agent, g.games) for g in groups
 
 | piece | what it is |
 |---|---|
-| ``parse_mix(text)`` | ``"spec:weight,..."`` -> ``{spec: weight}`` (weights >= 0, normalised); a spec is any ``agents.registry.make_agent`` spec, ``self`` or ``league`` |
+| ``parse_mix(text)`` | ``"spec:weight,..."`` -> ``{spec: weight}`` (weights >= 0, normalised); a spec is any ``agents.registry.make_agent`` spec, ``self``, ``league``, or a mixed table ``a+b+c`` (one spec per other seat, clockwise from the learner) |
 | ``split_games(n, weights)`` | how many of ``n`` games each kind gets (largest remainders; every kind with a positive weight gets at least one game when ``n`` allows) |
 | ``opponent_groups(mix, n, rules, self_play_groups, league_groups)`` | the groups ``(kind, agent, games)`` in game order: one per kind, the ``self`` games split into ``self_play_groups`` groups and the ``league`` games into ``league_groups`` |
 | ``PendingSnapshot`` | the agent of a ``self`` or ``league`` group until the learner exists (``training.self_play.SelfPlay`` / ``training.league.League`` swap in their opponents) |
@@ -33,6 +33,8 @@ from uno_env import Agent, UnoRules
 
 __all__ = ["SELF", "LEAGUE", "OpponentGroup", "PendingSnapshot", "parse_mix", "split_games", "opponent_groups"]
 
+TABLE = "+"
+"""joins the specs of a mixed table: ``heuristic+rlcard_rule+greedy`` seats one of each, clockwise from the learner"""
 SELF = "self"
 """the mix entry of self-play: frozen snapshots of the learner"""
 LEAGUE = "league"
@@ -119,7 +121,7 @@ class OpponentGroup:
     """``games`` consecutive games of the batch played against ``agent`` (of mix entry ``kind``)."""
 
     kind: str
-    agent: Agent
+    agent: Agent | list[Agent]  # a list: one agent per other seat (a mixed table)
     games: int
 
 
@@ -133,6 +135,12 @@ def opponent_groups(
     for kind, n in zip(mix, counts):
         parts = max(1, min(split.get(kind, 1), n))
         for n_part in split_games(n, [1.0] * parts) if n else []:
-            agent = PendingSnapshot(kind) if kind in split else make_agent(kind, rules)
+            agent: Any
+            if kind in split:
+                agent = PendingSnapshot(kind)
+            elif TABLE in kind:
+                agent = [make_agent(spec, rules) for spec in kind.split(TABLE)]
+            else:
+                agent = make_agent(kind, rules)
             groups.append(OpponentGroup(kind, agent, n_part))
     return groups

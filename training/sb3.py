@@ -3,6 +3,7 @@
 | piece | what it is |
 |---|---|
 | ``make_model(args, venv, schedule, resume)`` | a new ``MaskablePPO`` over ``agents.ppo.UnoMaskablePolicy`` (``UnoPrivilegedPolicy`` with ``args.privileged_critic``) from ``args``, or the checkpoint ``.zip`` ``resume`` continued |
+| ``with_update_threads(model, n)`` | the PPO update on ``n`` torch threads, the rollouts on the current count |
 | ``LinearSchedule`` | the learning rate ``lr * (1 - done / total)``, ``done`` set by the training loop |
 | ``WinsByKind`` | an SB3 callback: the learner's recent rounds won per opponent kind of the mix |
 | ``log_formats(tensorboard)`` | SB3 logger formats: CSV, plus TensorBoard when asked and installed |
@@ -23,7 +24,7 @@ from agents.ppo import UnoFeatures, UnoMaskablePolicy, UnoPrivilegedPolicy
 
 from .opponents import OpponentGroup
 
-__all__ = ["LinearSchedule", "WinsByKind", "make_model", "log_formats"]
+__all__ = ["LinearSchedule", "WinsByKind", "make_model", "log_formats", "with_update_threads"]
 
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh, "silu": torch.nn.SiLU}
 
@@ -75,6 +76,24 @@ def make_model(args: Any, venv: Any, schedule: LinearSchedule, resume: str | Non
         verbose=0,
         policy_kwargs=policy_kwargs,
     )
+
+
+def with_update_threads(model: MaskablePPO, threads: int) -> None:
+    """Run ``model``'s PPO updates on ``threads`` torch threads; the rollouts keep the current count.
+
+    The games are idle while the network updates, so the update can use every core; the
+    rollouts' small forward passes gain nothing from threads."""
+    update = model.train
+
+    def train_threaded() -> None:
+        before = torch.get_num_threads()
+        torch.set_num_threads(threads)
+        try:
+            update()
+        finally:
+            torch.set_num_threads(before)
+
+    model.train = train_threaded  # type: ignore[method-assign]
 
 
 class WinsByKind(BaseCallback):

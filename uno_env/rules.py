@@ -5,12 +5,12 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 import json
-import numbers
+from dataclasses import dataclass
 from typing import Any
 
 from .cards import NUM_CARD_TYPES, default_card_points
+from .checks import is_int
 
 MIN_PLAYERS = 2  # R3: 2 to 10 players
 MAX_PLAYERS = 10
@@ -182,7 +182,7 @@ def _check_value(name: str, value: Any, default: Any) -> None:
         if value is None:
             return
         try:
-            ok = len(value) == NUM_CARD_TYPES and all(_is_int(p) and 0 <= p <= 1000 for p in value)
+            ok = len(value) == NUM_CARD_TYPES and all(is_int(p) and 0 <= p <= 1000 for p in value)
         except TypeError:
             ok = False
         if not ok:
@@ -197,15 +197,11 @@ def _check_value(name: str, value: Any, default: Any) -> None:
         lo, hi = _INT_RANGES[name]
         if value is None and name == "max_turns":
             return
-        if not _is_int(value) or value < lo or (hi is not None and value > hi):
+        if not is_int(value) or value < lo or (hi is not None and value > hi):
             allowed = f"an integer in {lo}..{hi}" if hi is not None else f"an integer >= {lo}"
             if name == "max_turns":
                 allowed += " or None"
             raise ValueError(f"option {name} must be {allowed}, got {value!r}")
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def _check_contradictions(r: UnoRules) -> None:

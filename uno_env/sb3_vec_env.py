@@ -53,8 +53,8 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from .gym_env import UnoVectorEnv
 from .cards import NUM_CARD_TYPES
+from .gym_env import UnoVectorEnv
 from .observation import STATE_DRAW_PILE, STATE_OTHER_HANDS, STATE_TO_ACT
 from .spaces import state_bounds
 

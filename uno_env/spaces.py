@@ -39,8 +39,7 @@ from .observation import (
     STATE_TO_ACT,
     observation_size,
 )
-from .rules import MAX_PLAYERS
-from .rules import UnoRules
+from .rules import MAX_PLAYERS, UnoRules
 
 __all__ = ["observation_bounds", "observation_space", "action_space", "state_bounds", "state_space"]
 

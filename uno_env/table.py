@@ -8,7 +8,7 @@ web table, expert-iteration labelling, ``uno-play``) asks its agents through a `
 | ``Table.seat_agent`` | int64 ``[B, P]``: the agent (index into ``agents``) playing each seat of each game; -1 for a seat the table does not play (the learner, a human) |
 | ``Table.ask(rows, actions)`` | each agent called once on the ``rows`` where one of its seats is to act (its observation and mask rows gathered), its answer checked, written into ``actions[rows]`` |
 | ``Table.step(active)`` | ask for every active unfinished game whose player to act is the table's, then one ``Engine.step``; returns the actions taken |
-| ``seat_rngs`` | ``None``: each agent draws from its own generator (or all from one); else one generator per game and seat, and agents are asked game by game (duplicate deals: a seat's randomness depends on the deal, not on who sits there) |
+| ``seat_rngs`` | ``None``: each agent draws from its own generator (or all from one); else one generator per game and seat (duplicate deals: a seat's randomness depends on the deal, not on who sits there): an agent is asked in a batch with ``RowStreams`` (row j draws from its game's seat generator), or game by game if it draws in a way that has no per-row form |
 | ``EngineAgent`` / ``uses_engine`` | the engine-access protocol of search agents, ``act_in(engine, i, rng) -> action``: with ``engine_access`` they are asked game by game with the engine (to copy the game and re-deal what their seat cannot see) |
 | ``ask_one(agent, engine, i, rng)`` | one agent's checked action in game ``i`` (a table of one game) |
 
@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from .actions import NUM_ACTIONS
+from .checks import is_int
 from .engine import Engine
 from .policy import Agent
 
@@ -71,6 +72,48 @@ def _scatter(actions, idx, chosen, num_actions):
     return -1
 
 
+class RowStreams:
+    """A generator-like object over one ``numpy`` generator per row of a batch: a draw of shape
+    ``(k, ...)`` takes row j's values from generator j, so each game's draws do not depend on
+    which other games share the call (duplicate deals ask agents in batches with it).
+
+    It offers ``random``, ``uniform``, ``gumbel`` and ``integers``; a draw whose first dimension
+    is not the number of rows raises ``NotRowShaped`` (the table then asks that agent game by game).
+    """
+
+    def __init__(self, generators: Sequence[np.random.Generator]) -> None:
+        self.generators = list(generators)
+
+    def _rows(self, size: Any, draw: Any) -> np.ndarray:
+        shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size or ())
+        if not shape or shape[0] != len(self.generators):
+            raise NotRowShaped(f"a draw of shape {shape} from a batch of {len(self.generators)} rows")
+        return np.stack([draw(g, shape[1:]) for g in self.generators])
+
+    def random(self, size: Any = None) -> np.ndarray:
+        """Uniforms in [0, 1), row j from generator j."""
+        return self._rows(size, lambda g, rest: g.random(rest))
+
+    def uniform(self, low: float = 0.0, high: float = 1.0, size: Any = None) -> np.ndarray:
+        """Uniforms in [low, high), row j from generator j."""
+        return self._rows(size, lambda g, rest: g.uniform(low, high, rest))
+
+    def gumbel(self, loc: float = 0.0, scale: float = 1.0, size: Any = None) -> np.ndarray:
+        """Gumbel draws, row j from generator j."""
+        return self._rows(size, lambda g, rest: g.gumbel(loc, scale, rest))
+
+    def integers(self, low: int, high: int | None = None, size: Any = None) -> np.ndarray:
+        """Integers in [low, high), row j from generator j."""
+        return self._rows(size, lambda g, rest: g.integers(low, high, rest))
+
+    def __getattr__(self, name: str) -> Any:
+        raise NotRowShaped(f"the draw {name!r} has no per-row form")
+
+
+class NotRowShaped(Exception):
+    """An agent drew from ``RowStreams`` in a way that has no per-row form."""
+
+
 def _bad_answer(agent: Any, what: str, rows: int) -> ValueError:
     return ValueError(
         f"agent {agent_label(agent)!r} returned {what}; act() must return {rows} integer action ids "
@@ -79,7 +122,7 @@ def _bad_answer(agent: Any, what: str, rows: int) -> ValueError:
 
 
 def _checked_one(agent: Any, a: Any) -> int:
-    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)) or not 0 <= a < NUM_ACTIONS:
+    if not is_int(a) or not 0 <= a < NUM_ACTIONS:
         raise _bad_answer(agent, f"{a!r} from act_in()", 1)
     return int(a)
 
@@ -136,6 +179,7 @@ class Table:
         if len(self.rngs) != len(self.agents):
             raise ValueError(f"need one generator or one per agent ({len(self.agents)}), got {len(self.rngs)}")
         self.searching = [self.engine_access and uses_engine(a) for a in self.agents]
+        self._per_row: set[int] = set()  # agents whose draws have no per-row form (asked game by game)
 
     # --- asking -----------------------------------------------------------------------------
 
@@ -173,12 +217,29 @@ class Table:
     def _ask_agent(self, i: int, rows: np.ndarray, actions: np.ndarray) -> None:
         """Agent i's actions for the games ``rows`` (one batched call, or game by game)."""
         e, agent = self.engine, self.agents[i]
-        if self.searching[i] or self.seat_rngs is not None:
+        per_row = self.seat_rngs is not None and i in self._per_row
+        if self.searching[i] or per_row:
             cur = e.current_player
             for r in rows.tolist():
                 rng = self.rngs[i] if self.seat_rngs is None else self.seat_rngs[r][int(cur[r])]
                 actions[r] = ask_one(agent, e, r, rng, self.searching[i])
             return
+        rng: Any = self.rngs[i]
+        if self.seat_rngs is not None:
+            cur = e.current_player
+            rng = RowStreams([self.seat_rngs[r][int(cur[r])] for r in rows.tolist()])
+            state = [g.bit_generator.state for g in rng.generators]
+        try:
+            self._ask_batch(i, agent, rows, actions, rng)
+        except NotRowShaped:
+            for g, st in zip(rng.generators, state, strict=True):
+                g.bit_generator.state = st  # undo the draws made before the failing one
+            self._per_row.add(i)
+            self._ask_agent(i, rows, actions)
+
+    def _ask_batch(self, i: int, agent: Any, rows: np.ndarray, actions: np.ndarray, rng: Any) -> None:
+        """Agent i's actions for the games ``rows`` in one ``act`` call on their gathered rows."""
+        e = self.engine
         k = rows.size
         if k == e.num_envs:
             obs, mask = e.observation, e.legal_mask  # the whole batch: no gather
@@ -186,7 +247,7 @@ class Table:
             # mode="clip" lets take() write straight into the buffer (indices are valid).
             obs = np.take(e.observation, rows, axis=0, out=self._obs_buf[:k], mode="clip")
             mask = np.take(e.legal_mask, rows, axis=0, out=self._mask_buf[:k], mode="clip")
-        out = np.asarray(agent.act(obs, mask, self.rngs[i]))
+        out = np.asarray(agent.act(obs, mask, rng))
         if out.shape != (k,) or out.dtype.kind not in "iu":
             raise _bad_answer(agent, f"{out.dtype} actions of shape {out.shape}", k)
         bad = _scatter(actions, rows, out.astype(np.int64, copy=False), NUM_ACTIONS)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, NamedTuple, Sequence
 
 import numba
@@ -10,8 +9,10 @@ import numpy as np
 
 from ..actions import NUM_ACTIONS, action_name
 from ..cards import IS_NUMBER, IS_WILD, MAX_DECK_SIZE, NUM_CARD_TYPES, WILD_DRAW_FOUR, deck_counts
+from ..checks import is_int
 from ..rules import CUSTOM_WILD_RULES, UnoRules
-from . import batch, invariants, layout as L
+from . import batch, invariants
+from . import layout as L
 from .borrow import view_at
 from .record import Recorder
 from .rng import splitmix64
@@ -38,22 +39,18 @@ def game_seeds(seed: int, num_envs: int) -> np.ndarray:
     return base + np.arange(num_envs, dtype=np.uint64)
 
 
-def _is_int(x: Any) -> bool:
-    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
-
-
 def _check_seed(seed: Any, name: str = "seed") -> int:
     """A seed or generator state: an integer in 0..2**64-1."""
-    if not _is_int(seed) or not 0 <= seed <= _MASK64:
+    if not is_int(seed) or not 0 <= seed <= _MASK64:
         raise ValueError(f"{name} must be None or an integer in 0..2**64-1, got {seed!r}")
     return int(seed)
 
 
 def _check_arguments(num_envs: Any, num_players: Any, rules: Any, parallel: Any) -> tuple[int, int, UnoRules]:
     """The Engine's arguments checked one by one: (num_envs, num_players, rules)."""
-    if not _is_int(num_envs) or num_envs < 1:
+    if not is_int(num_envs) or num_envs < 1:
         raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-    if not _is_int(num_players) or not L.MIN_PLAYERS <= num_players <= L.MAX_PLAYERS:
+    if not is_int(num_players) or not L.MIN_PLAYERS <= num_players <= L.MAX_PLAYERS:
         raise ValueError(f"num_players must be an integer in {L.MIN_PLAYERS}..{L.MAX_PLAYERS}, got {num_players!r}")
     rules = UnoRules() if rules is None else rules
     if not isinstance(rules, UnoRules):
@@ -386,7 +383,7 @@ class Engine:
         self, seats: Any, out: np.ndarray | None, games: Any, size: int
     ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
         """``observe``/``state``'s arguments checked: seats int64 [B], the games mask or None, the out array."""
-        if isinstance(seats, numbers.Integral) and not isinstance(seats, bool) and 0 <= seats < self.num_players:
+        if is_int(seats) and 0 <= seats < self.num_players:
             seats_arr = self._seat_buffer
             seats_arr[:] = seats
         else:
@@ -418,12 +415,12 @@ class Engine:
     def _seed_array(self, seed: Any) -> np.ndarray:
         if seed is None:
             seed = int(np.random.SeedSequence().entropy) & _MASK64
-        if _is_int(seed):
+        if is_int(seed):
             return game_seeds(seed, self.num_envs)
         return self._per_game_uint64(seed, "seed")
 
     def _rng_state_array(self, rng_state: Any) -> np.ndarray:
-        if _is_int(rng_state):
+        if is_int(rng_state):
             return np.full(self.num_envs, _check_seed(rng_state, "rng_state"), np.uint64)
         return self._per_game_uint64(rng_state, "rng_state")
 
@@ -445,7 +442,7 @@ class Engine:
             and actions.flags.writeable
         ):
             return actions  # the common case, checked first because it runs every step
-        if isinstance(actions, numbers.Integral) and not isinstance(actions, bool) and self.num_envs == 1:
+        if is_int(actions) and self.num_envs == 1:
             return np.array([actions], np.int64)
         arr = np.asarray(actions)
         if arr.dtype.kind not in "iu":
@@ -565,7 +562,7 @@ class Engine:
         return self._recorder.last_record(self._check_index(i))
 
     def _check_index(self, i: Any) -> int:
-        if not isinstance(i, numbers.Integral) or not 0 <= i < self.num_envs:
+        if not is_int(i) or not 0 <= i < self.num_envs:
             raise ValueError(f"game index must be an integer in 0..{self.num_envs - 1}, got {i!r}")
         return int(i)
 
@@ -605,12 +602,12 @@ class Engine:
         The seat's own hand, the discard pile, every count and every public fact stay as they
         are; the deal depends only on which cards are hidden, not on where they were.
         """
-        if isinstance(games, numbers.Integral) and not isinstance(games, bool):
+        if is_int(games):
             which = np.zeros(self.num_envs, bool)
             which[self._check_index(games)] = True
         else:
             which = self._games_mask(games)
-        if not isinstance(seat, numbers.Integral) or isinstance(seat, bool) or not 0 <= seat < self.num_players:
+        if not is_int(seat) or not 0 <= seat < self.num_players:
             raise ValueError(f"seat must be an integer in 0..{self.num_players - 1}, got {seat!r}")
         if not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
@@ -673,13 +670,13 @@ class Engine:
             ("draw_pile", draw_pile),
         ]
         for name, cards in piles:
-            bad = [c for c in cards if not _is_int(c) or not 0 <= c < NUM_CARD_TYPES]
+            bad = [c for c in cards if not is_int(c) or not 0 <= c < NUM_CARD_TYPES]
             if bad:
                 raise ValueError(f"{name} holds {bad[:3]!r}: card type ids are integers 0..{NUM_CARD_TYPES - 1} (R1)")
         for name, value in (("current_player", current_player), ("dealer", dealer)):
-            if value is not None and (not _is_int(value) or not 0 <= value < n):
+            if value is not None and (not is_int(value) or not 0 <= value < n):
                 raise ValueError(f"{name} must be a seat 0..{n - 1}, got {value!r}")
-        if scores is not None and (len(scores) != n or not all(isinstance(x, numbers.Integral) for x in scores)):
+        if scores is not None and (len(scores) != n or not all(is_int(x) for x in scores)):
             raise ValueError(f"scores must be {n} integers (one per seat), got {scores!r}")
 
     def _count_cards(self, hands: Any, discard_pile: Any, draw_pile: Any) -> np.ndarray:
