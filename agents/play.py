@@ -14,8 +14,9 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Sequence, TextIO
+from typing import Annotated, Any, TextIO
 
 import numpy as np
 import tyro
@@ -26,7 +27,6 @@ from uno_env.cards import NUM_CARD_TYPES
 
 from .human import HumanAgent, HumanQuit, action_text, card_text
 from .registry import AGENT_SPECS, make_agent
-
 
 _OPPONENTS_HELP = f"comma-separated agents for the other seats, one for all of them or one per seat: {AGENT_SPECS}"
 

@@ -36,29 +36,23 @@ Writes ``time_to_skill.md`` and ``time_to_skill.json`` (with date, machine, load
 
 from __future__ import annotations
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
 import ast
 import dataclasses
 import inspect
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 import tyro
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from benchmarks._timing import loadavg
+from benchmarks.engine import machine_info, machine_lines
 
-from benchmarks._timing import loadavg  # noqa: E402
-from benchmarks.engine import machine_info, machine_lines  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 
 @dataclasses.dataclass

@@ -179,7 +179,7 @@ def render_readme(text: str) -> str:
         pattern = re.compile(rf"(<!-- {name}:start -->)\n.*?(<!-- {name}:end -->)", re.S)
         if not pattern.search(text):
             raise ValueError(f"README lacks the markers <!-- {name}:start --> / <!-- {name}:end -->")
-        text = pattern.sub(lambda m: f"{m.group(1)}\n{table}\n{m.group(2)}", text)
+        text = pattern.sub(lambda m, table=table: f"{m.group(1)}\n{table}\n{m.group(2)}", text)
     return text
 
 

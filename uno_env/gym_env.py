@@ -146,7 +146,8 @@ from __future__ import annotations
 
 import numbers
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np

@@ -464,7 +464,7 @@ class CheckedEnv(raw_env):
 
 
 class _OrderEnforcingIterable(AECIterable):
-    def __iter__(self) -> "_OrderEnforcingIterator":
+    def __iter__(self) -> _OrderEnforcingIterator:
         return _OrderEnforcingIterator(self.env, self.max_iter)
 
 

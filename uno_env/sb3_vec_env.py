@@ -41,7 +41,8 @@ this adapter: ``action_masks()`` hands the whole ``[num_envs, 116]`` array at on
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv

@@ -26,8 +26,7 @@ from gymnasium import spaces
 from .actions import NUM_ACTIONS
 from .cards import NUM_CARD_TYPES, deck_counts
 from .observation import OBS_FIELDS, OBS_OFFSETS, observation_size
-from .rules import MAX_PLAYERS
-from .rules import UnoRules
+from .rules import MAX_PLAYERS, UnoRules
 
 __all__ = ["observation_bounds", "observation_space", "action_space"]
 

@@ -83,7 +83,7 @@ def _view_at(typingctx, buf, offset, shape, dtype):
         data = builder.bitcast(builder.gep(src.data, [start]), out.data.type)
         dims = [
             context.cast(builder, v, t, types.intp)
-            for v, t in zip(cgutils.unpack_tuple(builder, args[2], nd), signature.args[2].types)
+            for v, t in zip(cgutils.unpack_tuple(builder, args[2], nd), signature.args[2].types, strict=True)
         ]
         itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(item)))
         strides, stride = [], itemsize

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -11,7 +12,8 @@ import numpy as np
 from ..actions import NUM_ACTIONS, action_name
 from ..cards import IS_NUMBER, IS_WILD, MAX_DECK_SIZE, NUM_CARD_TYPES, WILD_DRAW_FOUR, deck_counts
 from ..rules import CUSTOM_WILD_RULES, UnoRules
-from . import batch, invariants, layout as L
+from . import batch, invariants
+from . import layout as L
 from .borrow import view_at
 from .record import Recorder
 from .rng import splitmix64
@@ -247,7 +249,7 @@ class Engine:
             "DECK": MAX_DECK_SIZE,
             "A": NUM_ACTIONS,
         }
-        for k, (attr, (_name, dtype, dims)) in enumerate(zip(self._VIEW_NAMES, L.FIELDS)):
+        for k, (attr, (_name, dtype, dims)) in enumerate(zip(self._VIEW_NAMES, L.FIELDS, strict=True)):
             shape = tuple(sizes[d] if isinstance(d, str) else d for d in dims)
             setattr(self, attr, view_at(buf, int(header[L.H_OFFSETS + k]), shape, dtype))
         self._state = (self._g, self._pl, self._hands, self._piles, self._rng, self._events, self._event_counts)
@@ -550,11 +552,11 @@ class Engine:
 
     # --- search support --------------------------------------------------------------------
 
-    def copy_game(self, source: "Engine", i: int, j: int) -> None:
+    def copy_game(self, source: Engine, i: int, j: int) -> None:
         """Make game j of this engine an exact copy of game i of ``source`` (same rules and seats)."""
         self.copy_games(source, np.array([source._check_index(i)]), np.array([self._check_index(j)]))
 
-    def copy_games(self, source: "Engine", i: Any, j: Any) -> None:
+    def copy_games(self, source: Engine, i: Any, j: Any) -> None:
         """Games ``i[k]`` of ``source`` into games ``j[k]`` of this engine, for every k (index
         arrays of one length; ``j`` without repeats). ``source`` may be this engine."""
         if not isinstance(source, Engine) or source.rules != self.rules or source.num_players != self.num_players:
@@ -564,7 +566,7 @@ class Engine:
             raise ValueError(f"i and j must have the same length, got {i.size} and {j.size}")
         if np.unique(j).size != j.size:
             raise ValueError("j must not repeat a game (each destination is written once)")
-        for dst, src in zip(self._state[:5], source._state[:5]):
+        for dst, src in zip(self._state[:5], source._state[:5], strict=True):
             dst[j] = src[i]
         for name in ("observation", "legal_mask", "current_player", "terminated", "truncated", "rewards"):
             getattr(self, name)[j] = getattr(source, name)[i]

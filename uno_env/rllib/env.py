@@ -111,7 +111,7 @@ class _Games:
         live = np.flatnonzero(~skip)
         done = e.terminated | e.truncated
         obs = [{} for _ in actions]
-        for g, o in zip(live[~done[live]], self._to_act(live[~done[live]])):
+        for g, o in zip(live[~done[live]], self._to_act(live[~done[live]]), strict=True):
             obs[g] = o
         rewards = [{self.aids[acted[g]]: 0.0} if self.actions[g] >= 0 else {} for g in range(len(actions))]
         terms = [{"__all__": False} for _ in actions]
@@ -177,7 +177,7 @@ class UnoVectorMultiAgentEnv(VectorMultiAgentEnv):
         obs, rewards, terms, truncs = self._games.step(actions, self._autoreset)
         restart = np.flatnonzero(self._autoreset)
         if restart.size:
-            for g, o in zip(restart, self._games.reset(games=restart)):
+            for g, o in zip(restart, self._games.reset(games=restart), strict=True):
                 obs[g] = o
         self._autoreset = np.array([t["__all__"] for t in terms]) | np.array([t["__all__"] for t in truncs])
         return obs, rewards, terms, truncs, [{} for _ in range(self.num_envs)]
