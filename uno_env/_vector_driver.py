@@ -42,7 +42,7 @@ _SEED_LIMIT = 2**64
 
 def check_int(name: str, value: Any, lo: int, hi: int) -> int:
     """``value`` as an int in lo..hi, else a ValueError naming it."""
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or not lo <= value <= hi:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or not lo <= int(value) <= hi:
         raise ValueError(f"{name} must be an integer in {lo}..{hi}, got {value!r}")
     return int(value)
 
@@ -51,7 +51,7 @@ def _check_learner_seat(seat: Any, num_players: int) -> int | None:
     """The fixed learner seat, or None for ``"random"``."""
     if isinstance(seat, str) and seat == "random":
         return None
-    if not isinstance(seat, numbers.Integral) or isinstance(seat, bool) or not 0 <= seat < num_players:
+    if not isinstance(seat, numbers.Integral) or isinstance(seat, bool) or not 0 <= int(seat) < num_players:
         raise ValueError(f"learner_seat must be a seat 0..{num_players - 1} or 'random', got {seat!r}")
     return int(seat)
 
@@ -108,13 +108,13 @@ def _check_opponents(opponents: Any, num_players: int) -> list[Any]:
 def seed_list(seed: Any, n: int) -> list[int]:
     """Per-game seeds: an int s gives s, s+1, ..., s+n-1 (gymnasium's convention); or n ints."""
     if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
-        if not 0 <= seed <= _SEED_LIMIT - n:
+        if not 0 <= int(seed) <= _SEED_LIMIT - n:
             raise ValueError(f"seed must be an integer in 0..2**64-{n} (one seed per game from it), got {seed!r}")
         return [int(seed) + i for i in range(n)]
     if isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == n:
         out = []
         for s in seed:
-            if not isinstance(s, numbers.Integral) or isinstance(s, bool) or not 0 <= s < _SEED_LIMIT:
+            if not isinstance(s, numbers.Integral) or isinstance(s, bool) or not 0 <= int(s) < _SEED_LIMIT:
                 raise ValueError(f"seed must hold integers in 0..2**64-1, got {s!r} in {seed!r}")
             out.append(int(s))
         return out

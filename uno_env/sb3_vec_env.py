@@ -92,7 +92,7 @@ class UnoSB3VecEnv(VecEnv):
 
     def reset(self) -> np.ndarray:
         """Deal every game (with the seeds given to ``seed()``, if any) and return the observations."""
-        seeds = None if self._seeds[0] is None else [int(s) for s in self._seeds]
+        seeds = [int(s) for s in self._seeds if s is not None] or None  # SB3 sets all seeds or none
         obs, infos = self.venv.reset(seed=seeds)
         self._reset_seeds()
         self._reset_options()

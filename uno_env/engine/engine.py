@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numba
 import numpy as np
@@ -234,6 +234,25 @@ class Engine:
         "_codes",
     )
     _DERIVED = ("_state", "_result")
+    # The views' types (made by _bind_views, so a type checker cannot see them being set).
+    _g: np.ndarray
+    _pl: np.ndarray
+    _hands: np.ndarray
+    _piles: np.ndarray
+    _rng: np.ndarray
+    _events: np.ndarray
+    _event_counts: np.ndarray
+    _cfg: np.ndarray
+    _points: np.ndarray
+    _deck: np.ndarray
+    observation: np.ndarray
+    legal_mask: np.ndarray
+    current_player: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    final_observation: np.ndarray
+    _codes: np.ndarray
 
     def _bind_views(self) -> None:
         """(Re)make the views of ``_buf`` named in ``_VIEW_NAMES`` (after allocation or unpickling)."""
@@ -352,9 +371,11 @@ class Engine:
                 actions = self._check_actions(actions)  # raises for what cannot be converted
                 err = self._drive(actions, True)
             if err:
-                self._raise_step_error(int(err), actions)
+                self._raise_step_error(int(err), cast(np.ndarray, actions))
         if self._recorder is not None:
-            self._recorder.on_step(actions, (self.terminated | self.truncated) if self.autoreset else None)
+            self._recorder.on_step(
+                cast(np.ndarray, actions), (self.terminated | self.truncated) if self.autoreset else None
+            )
         return self._result
 
     def observe(
@@ -366,7 +387,7 @@ class Engine:
         (float32 [B, D]) is filled in place instead of a new array. ``games`` (a bool mask [B] or
         game indices, as in ``reset``) writes only those rows; the others keep what ``out`` held
         (zeros in a new array)."""
-        if isinstance(seats, numbers.Integral) and not isinstance(seats, bool) and 0 <= seats < self.num_players:
+        if isinstance(seats, numbers.Integral) and not isinstance(seats, bool) and 0 <= int(seats) < self.num_players:
             seats_arr = self._seat_buffer
             seats_arr[:] = seats
         else:
@@ -398,7 +419,7 @@ class Engine:
 
     def _seed_array(self, seed: Any) -> np.ndarray:
         if seed is None:
-            seed = int(np.random.SeedSequence().entropy) & _MASK64
+            seed = cast(int, np.random.SeedSequence().entropy) & _MASK64  # an int when drawn from the OS
         if _is_int(seed):
             return game_seeds(seed, self.num_envs)
         return self._per_game_uint64(seed, "seed")
@@ -457,7 +478,7 @@ class Engine:
                 f"game {b}: the round is over ({kind}); call reset(), pass -1 for this game, or "
                 f"create the Engine with autoreset=True"
             )
-        legal = ", ".join(f"{x} ({action_name(x)})" for x in np.flatnonzero(self.legal_mask[b]))
+        legal = ", ".join(f"{x} ({action_name(int(x))})" for x in np.flatnonzero(self.legal_mask[b]))
         phase = L.PHASE_NAMES[self._g[b, L.G_PHASE]]
         raise ValueError(
             f"game {b}: action {a} ({action_name(a)}) is not legal for player "
@@ -546,7 +567,7 @@ class Engine:
         return self._recorder.last_record(self._check_index(i))
 
     def _check_index(self, i: Any) -> int:
-        if not isinstance(i, numbers.Integral) or not 0 <= i < self.num_envs:
+        if not isinstance(i, numbers.Integral) or not 0 <= int(i) < self.num_envs:
             raise ValueError(f"game index must be an integer in 0..{self.num_envs - 1}, got {i!r}")
         return int(i)
 
