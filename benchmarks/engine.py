@@ -16,7 +16,7 @@ Prints Markdown tables and writes the same results as JSON (``--json PATH``):
 
 Usage::
 
-    python -m benchmarks.engine                  # full run (about 1.5 minutes)
+    python -m benchmarks.engine                  # full run (minutes)
     python -m benchmarks.engine --quick          # CI smoke: a few hundred steps each, no cold compile
     python -m benchmarks.engine --json out.json --runs 7 --seconds 2
 
@@ -256,8 +256,9 @@ class OursBench:
 
     def chunk(self) -> int:
         # sample_legal's pick, with its uniforms drawn as one block per chunk like RLCardBench's
-        # (one rng call per step would cost a batch-1 step ~0.6 µs of its ~4) and written into one
-        # action buffer (a new array returned from numba costs ~0.4 µs more).
+        # (one rng call per step would cost a batch-1 step a sizeable share of its time) and written
+        # into one action buffer (a new array returned from numba costs more; docs/development.md,
+        # engine measurements).
         engine, actions = self.engine, self.actions
         u = self.rng.random((self.calls_per_chunk, self.batch))
         mask = engine.legal_mask

@@ -1,9 +1,9 @@
 """The benchmark suite: uno_env side by side with RLCard and the PettingZoo + MaskablePPO tutorial setup.
 
-    python -m benchmarks                 # the whole suite (about 6 minutes), results in benchmarks/results/
+    python -m benchmarks                 # the whole suite (minutes), results in benchmarks/results/
     python -m benchmarks --quick         # CI smoke: tiny sizes, seconds, numbers not meaningful
     python -m benchmarks --sections core,env --runs 7
-    python -m benchmarks --sections skill   # time to skill alone (~45 min; not in the default sections)
+    python -m benchmarks --sections skill   # time to skill alone (the longest; not a default section)
 
 Every section times its rows in interleaved runs (each row once per run, rotating order, so a
 busy spell of the shared machine hits all rows alike) and reports the median of the runs, by

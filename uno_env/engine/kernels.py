@@ -4,14 +4,14 @@ Every function takes the state tuple ``s = (g, pl, hands, piles, rng, ev, evn)``
 index ``b``; ``cfg`` is the rule configuration vector (layout.C_*). ``hands[b, P]`` (one row
 past the last seat) holds the counts of the discard pile, so observations need no scan.
 Arrays are indexed with ``b`` rather than sliced on the hot path: every view costs two atomic
-reference counts, which were a third of a step. Constants passed to the drawing helpers are
+reference counts, a large share of a step (docs/development.md, engine measurements). Constants passed to the drawing helpers are
 wrapped in ``np.int64``: numba compiles a separate copy of a function for every distinct literal
-argument, which tripled the cold compile time. Section numbers refer to docs/rules.md.
+argument, which multiplied the cold compile time. Section numbers refer to docs/rules.md.
 
 The kernels of an ordinary step (apply_action, play_card, draw_action, write_mask,
 write_play_mask, write_obs) are ``inline="always"`` with one call site each, in the step loop
 (batch._run_range): a call passes the state tuple as ~100 machine words plus a reference-count
-call per array taken from it, which was half of a batched step. numba deep-copies the IR of an
+call per array taken from it, a large share of a batched step. numba deep-copies the IR of an
 inlined function at every call site, at a cost that grows faster than its size, so a second
 call site of one of them (or a helper that wraps them) adds seconds of cold compile. Hot paths
 are also written without data-dependent branches where a random game makes them unpredictable.

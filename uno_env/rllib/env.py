@@ -12,10 +12,9 @@ separate ``MultiAgentEnv`` objects in its ``SyncVectorMultiAgentEnv``, which ste
 after the other in Python; nothing in the config lets a single env object host many games.
 Its ``step`` does receive every game's actions at once, so the batched vector env takes that
 place: one ``Engine.step`` for all games of the runner. RLlib's per-agent bookkeeping
-(episodes, connectors, metrics) stays per game and is what bounds the steps per second:
-profiled at 256 games per runner, this env's ``step`` is ~6% of sampling time, RLlib's
-connectors ~43%, the network ~20%, its metrics ~16%; the batched runner samples ~20% more
-env steps per CPU-second than the stock runner over the same games.
+(episodes, connectors, metrics) stays per game and is what bounds the steps per second; the
+profile of a runner and the comparison with the stock runner are in docs/development.md
+(engine measurements).
 
 **Config** (``env_config`` dict): ``num_players`` (2), ``rules`` (a preset name, a dict of
 options, or a ``UnoRules``; ``classic``), ``seed`` (0; each runner offsets it by its
