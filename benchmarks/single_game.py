@@ -42,8 +42,6 @@ from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summari
 from benchmarks.engine import OursBench, RLCardBench, machine_info, machine_lines
 from benchmarks.env_loop import AECBench, RLCardEnvBench
 
-REPO = Path(__file__).resolve().parents[1]
-
 TARGETS = {"uno_env 1": 5.0, "uno_env 4096": 40.0, "raw_env": 3.0, "env()": 2.5}
 
 
