@@ -7,7 +7,7 @@ opponents of ``agents.rllib_agent``) can build baselines without importing the r
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from uno_env.policy import Agent, RandomAgent
 from uno_env.rules import UnoRules

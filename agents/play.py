@@ -14,8 +14,9 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Sequence, TextIO
+from typing import Annotated, Any, TextIO
 
 import numpy as np
 import tyro

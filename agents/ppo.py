@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -216,7 +217,7 @@ class PPOAgent:
         self.num_players = num_players
 
     @classmethod
-    def frozen(cls, policy: Any, deterministic: bool = False, name: str = "ppo_snapshot") -> "PPOAgent":
+    def frozen(cls, policy: Any, deterministic: bool = False, name: str = "ppo_snapshot") -> PPOAgent:
         """An agent over a deep copy of ``policy`` (training the original leaves it unchanged)."""
         snapshot = copy.deepcopy(policy)
         snapshot.set_training_mode(False)

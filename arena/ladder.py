@@ -47,8 +47,9 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import tyro
@@ -178,11 +179,11 @@ def build_reference(
     plan = [Chunk(t, c, games, derive_seed(seed, t)) for t, c in enumerate(combos)]
     tables = _play(plan, _rung_agents(spec), names, spec, play_chunks, progress)
     beat = np.zeros((len(names), len(names)), np.int64)
-    for c, r in zip(combos, tables):
+    for c, r in zip(combos, tables, strict=True):
         beat[np.ix_(c, c)] += r.beat
     ratings, se = bradley_terry(beat, anchor=0, anchor_rating=spec.anchor_rating)
     return {
-        "tables": [_table_dict([names[i] for i in c], r) for c, r in zip(combos, tables)],
+        "tables": [_table_dict([names[i] for i in c], r) for c, r in zip(combos, tables, strict=True)],
         "ratings": ratings.tolist(),
         "rating_se": se.tolist(),
     }
@@ -375,7 +376,7 @@ def rate_on_ladder(
     tables = _play(plan, [agent, *_rung_agents(spec)], names, spec, play_chunks, progress)
     wins = np.zeros(len(rungs), np.int64)
     losses = np.zeros(len(rungs), np.int64)
-    for c, r in zip(combos, tables):
+    for c, r in zip(combos, tables, strict=True):
         for k, j in enumerate(c[1:], start=1):
             wins[j - 1] += r.beat[0, k]
             losses[j - 1] += r.beat[k, 0]
@@ -389,7 +390,7 @@ def rate_on_ladder(
         se,
         rung_ratings,
         np.asarray(ref["rating_se"]),
-        [([names[i] for i in c], r) for c, r in zip(combos, tables)],
+        [([names[i] for i in c], r) for c, r in zip(combos, tables, strict=True)],
         ref["tables"],
     )
 

@@ -16,8 +16,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -73,7 +74,7 @@ class MatchResult(WinRates):
     def summary(self) -> str:
         """One line per agent: wins, rate and interval."""
         lines = []
-        for name, w, r, (lo, hi) in zip(self.names, self.wins, self.win_rate, self.ci95):
+        for name, w, r, (lo, hi) in zip(self.names, self.wins, self.win_rate, self.ci95, strict=True):
             lines.append(f"{name}: {w}/{self.games} = {r:.3f} (95% CI {lo:.3f}–{hi:.3f})")
         return "\n".join(lines)
 

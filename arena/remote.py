@@ -8,7 +8,7 @@ so the result equals the one played here.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import ray
 

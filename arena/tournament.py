@@ -36,8 +36,9 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -325,7 +326,7 @@ class TournamentResult:
                 "| agent | opponent | games | wins | win rate | 95% CI | mean points | opponent's mean points | truncated |",
                 "|---|---|---:|---:|---:|---|---:|---:|---:|",
             ]
-            for idx, r in self.tables:
+            for _idx, r in self.tables:
                 lo, hi = r.ci95[0]
                 lines.append(
                     f"| {r.names[0]} | {r.names[1]} | {r.games} | {r.wins[0]} | {r.win_rate[0]:.1%} | "
@@ -336,7 +337,7 @@ class TournamentResult:
             "| table | agent | games | wins | win rate | 95% CI | mean points |",
             "|---|---|---:|---:|---:|---|---:|",
         ]
-        for t, (idx, r) in enumerate(self.tables):
+        for t, (_idx, r) in enumerate(self.tables):
             for i, name in enumerate(r.names):
                 lo, hi = r.ci95[i]
                 lines.append(
@@ -396,7 +397,9 @@ def tournament(
     per_table = math.ceil(num_games / chunk_games)
     parts: dict[int, list[TableResult]] = {}
     tables = []
-    for chunk, part in zip(plan, (play_chunks or play_chunks_here)(plan, agents, names, rules, batch_size)):
+    for chunk, part in zip(
+        plan, (play_chunks or play_chunks_here)(plan, agents, names, rules, batch_size), strict=True
+    ):
         parts.setdefault(chunk.table, []).append(part)
         if len(parts[chunk.table]) == per_table:
             tables.append((list(chunk.seats), merge_tables(parts.pop(chunk.table))))

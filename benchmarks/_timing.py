@@ -14,7 +14,8 @@ import gc
 import os
 import statistics
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 
 @dataclasses.dataclass
@@ -80,7 +81,7 @@ def add_ratio(row: dict[str, Any], base: dict[str, Any], target: float | None = 
     """Ratio of medians (wall and CPU) and of paired runs against ``base``; target verdict if given."""
     row["ratio"] = row["steps_per_s"] / base["steps_per_s"]
     row["cpu_ratio"] = row["cpu_steps_per_s"] / base["cpu_steps_per_s"]
-    paired = [a / b for a, b in zip(row["runs_steps_per_s"], base["runs_steps_per_s"])]
+    paired = [a / b for a, b in zip(row["runs_steps_per_s"], base["runs_steps_per_s"], strict=True)]
     row["paired_ratios"] = paired
     row["median_paired_ratio"] = statistics.median(paired) if paired else None
     if target is not None:

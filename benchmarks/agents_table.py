@@ -1,6 +1,6 @@
 """Win rates of the rule-based agents (2 players, classic preset, seats rotated), as markdown.
 
-    python benchmarks/agents_table.py [--games 10000] [--seed 0] [--quick]
+    python -m benchmarks.agents_table [--games 10000] [--seed 0] [--quick]
 
 Each row is one ``arena.play_match`` between two agents; the win rate and its 95% Wilson
 interval are the first agent's. Nothing is hard-coded: every number is measured on each run.
@@ -9,15 +9,12 @@ interval are the first agent's. Nothing is hard-coded: every number is measured 
 from __future__ import annotations
 
 import dataclasses
-import sys
-from pathlib import Path
 
 import tyro
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
-from agents import GreedyAgent, HeuristicAgent, RandomAgent, RLCardRuleAgent  # noqa: E402
-from arena import play_match  # noqa: E402
-from uno_env import UnoRules  # noqa: E402
+from agents import GreedyAgent, HeuristicAgent, RandomAgent, RLCardRuleAgent
+from arena import play_match
+from uno_env import UnoRules
 
 
 @dataclasses.dataclass

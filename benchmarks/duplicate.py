@@ -24,7 +24,6 @@ import os
 import platform
 import time
 
-import numpy as np
 import tyro
 
 from agents.registry import make_agent

@@ -16,27 +16,21 @@ Prints Markdown tables and writes the same results as JSON (``--json PATH``):
 
 Usage::
 
-    python benchmarks/engine.py                  # full run (about 1.5 minutes)
-    python benchmarks/engine.py --quick          # CI smoke: a few hundred steps each, no cold compile
-    python benchmarks/engine.py --json out.json --runs 7 --seconds 2
+    python -m benchmarks.engine                  # full run (minutes)
+    python -m benchmarks.engine --quick          # CI smoke: a few hundred steps each, no cold compile
+    python -m benchmarks.engine --json out.json --runs 7 --seconds 2
 
 This is a script, not a test: it never fails on speed (targets are reported, not enforced).
 """
 
 from __future__ import annotations
 
-import os
-
-# One thread everywhere (set before numpy/numba are imported).
-# numba's threads are left alone: only the opt-in Engine(parallel=True) row uses them.
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
 import dataclasses
 import datetime
 import hashlib
 import importlib.metadata
 import json
+import os
 import platform
 import shutil
 import statistics
@@ -44,18 +38,18 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import tyro
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from benchmarks._timing import Measurement, interleave
+from benchmarks._timing import loadavg as _loadavg
+from uno_env.policy import pick_legal
 
-from uno_env.policy import pick_legal  # noqa: E402
-from benchmarks._timing import Measurement, interleave, loadavg as _loadavg  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 TARGETS_RATIO = {1: 1.5, 4096: 18.0}  # batch size -> minimum ours / RLCard
 TARGET_COLD_S = 30.0
@@ -262,8 +256,9 @@ class OursBench:
 
     def chunk(self) -> int:
         # sample_legal's pick, with its uniforms drawn as one block per chunk like RLCardBench's
-        # (one rng call per step would cost a batch-1 step ~0.6 µs of its ~4) and written into one
-        # action buffer (a new array returned from numba costs ~0.4 µs more).
+        # (one rng call per step would cost a batch-1 step a sizeable share of its time) and written
+        # into one action buffer (a new array returned from numba costs more; docs/development.md,
+        # engine measurements).
         engine, actions = self.engine, self.actions
         u = self.rng.random((self.calls_per_chunk, self.batch))
         mask = engine.legal_mask
@@ -330,7 +325,7 @@ def measure_throughput(cfg: Config, log: Callable[[str], None]) -> tuple[list[di
     # Interleaved: every implementation and size once per run, starting at a rotating offset
     # so slow drifts in machine load spread over all of them.
     measured = interleave(benches, cfg.runs, cfg.seconds, cfg.min_steps, log)
-    results: dict[int, list[Measurement]] = {id(b): m for b, m in zip(benches, measured)}
+    results: dict[int, list[Measurement]] = {id(b): m for b, m in zip(benches, measured, strict=True)}
     rows = []
     for bench in benches:
         rates = [m.rate for m in results[id(bench)]]
@@ -356,7 +351,7 @@ def measure_throughput(cfg: Config, log: Callable[[str], None]) -> tuple[list[di
         if not r["impl"].startswith("uno_env") or base is None:
             continue
         r["ratio_vs_rlcard"] = r["steps_per_s"] / base["steps_per_s"]
-        r["paired_ratios"] = [a / b for a, b in zip(r["runs_steps_per_s"], base["runs_steps_per_s"])]
+        r["paired_ratios"] = [a / b for a, b in zip(r["runs_steps_per_s"], base["runs_steps_per_s"], strict=True)]
         r["median_paired_ratio"] = statistics.median(r["paired_ratios"])
         r["best_ratio"] = r["max_steps_per_s"] / base["max_steps_per_s"]
         if r["batch"] in TARGETS_RATIO and r["impl"] in ("uno_env", "uno_env core"):  # issue 2: classic
@@ -414,7 +409,7 @@ def _run_child(players: int, cache_dir: Path | None, timeout: float) -> dict[str
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"start-up subprocess failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-    line = next(l for l in proc.stdout.splitlines() if l.startswith("RESULT "))
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT "))
     out = json.loads(line[len("RESULT ") :])
     out["process_wall_s"] = wall
     return out

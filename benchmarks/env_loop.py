@@ -12,7 +12,7 @@ finished agents). Rows:
 | ``env()`` | ``uno_env.env()``: the classic checks built in |
 | ``wrapped raw_env`` | ``raw_env`` under PettingZoo's three classic wrappers (what ``env()`` replaces), with ``--wrapped`` |
 
-Usage: ``python benchmarks/env_loop.py [--steps 100000] [--runs 5] [--players 2 4] [--wrapped] [--profile]``
+Usage: ``python -m benchmarks.env_loop [--steps 100000] [--runs 5] [--players 2 4] [--wrapped] [--profile]``
 """
 
 from __future__ import annotations
@@ -20,17 +20,14 @@ from __future__ import annotations
 import dataclasses
 import platform
 import statistics
-import sys
 import time
-from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import tyro
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
-import uno_env  # noqa: E402
-from benchmarks._timing import print_profile  # noqa: E402
+import uno_env
+from benchmarks._timing import print_profile
 
 
 def wrapped_raw_env(num_players: int):
@@ -170,7 +167,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     for n in args.players:
         for name, make in envs:
-            wall, cpu, rates = measure(lambda: make(n), args.steps, args.runs)
+            wall, cpu, rates = measure(lambda make=make, n=n: make(n), args.steps, args.runs)
             runs_text = " ".join(f"{r / 1e3:.0f}" for r in rates)
             print(f"| {name} | {n} | {wall:,.0f} | {1e6 / wall:.2f} | {cpu:,.0f} | {runs_text} |", flush=True)
 
@@ -179,7 +176,8 @@ def main() -> None:
             env = make(args.players[0])
             run_loop(env, 5_000, seed=0)
             print_profile(
-                lambda: run_loop(env, args.steps, seed=0), f"{name}, {args.players[0]} players, {args.steps} steps"
+                lambda env=env: run_loop(env, args.steps, seed=0),
+                f"{name}, {args.players[0]} players, {args.steps} steps",
             )
 
 

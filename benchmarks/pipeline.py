@@ -21,7 +21,8 @@ Runs are interleaved across rows; medians are reported. torch runs on one thread
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -162,7 +163,7 @@ def measure_pipeline(
         if log:
             log(f"    run {run + 1}/{runs} done")
     rows = []
-    for b, m, t in zip(benches, ms, train_s):
+    for b, m, t in zip(benches, ms, train_s, strict=True):
         row = {
             "impl": b.impl,
             "setting": b.setting,
@@ -172,8 +173,8 @@ def measure_pipeline(
             "timesteps_per_run": m[0].steps,
             **summarize(m),
         }
-        rollout_rates = [x.steps / max(x.seconds - u, 1e-9) for x, u in zip(m, t)]
+        rollout_rates = [x.steps / max(x.seconds - u, 1e-9) for x, u in zip(m, t, strict=True)]
         row["rollout_steps_per_s"] = float(np.median(rollout_rates))
-        row["update_share"] = float(np.median([u / x.seconds for x, u in zip(m, t)]))
+        row["update_share"] = float(np.median([u / x.seconds for x, u in zip(m, t, strict=True)]))
         rows.append(row)
     return rows

@@ -1,7 +1,7 @@
 """Search agents against HeuristicAgent: win rate with its 95% CI and decision times, one row per agent.
 
-    python benchmarks/search_agent.py --agents ismcts:2048 flatmc:2900 [--games 2000] [--num-players 2]
-    python benchmarks/search_agent.py --quick
+    python -m benchmarks.search_agent --agents ismcts:2048 flatmc:2900 [--games 2000] [--num-players 2]
+    python -m benchmarks.search_agent --quick
 
 Every agent is an ``agents.registry`` spec (``search``, ``flatmc:N``, ``ismcts:20ms``, a
 baseline, a model path). Each plays ``--games`` games, 2 players (or ``--num-players``: the
@@ -26,17 +26,14 @@ import datetime
 import json
 import os
 import platform
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import tyro
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
-from agents import make_agent  # noqa: E402
-from arena import derive_seed, play_match, wilson_interval  # noqa: E402
-from uno_env import UnoRules  # noqa: E402
+from agents import make_agent
+from arena import derive_seed, play_match, wilson_interval
+from uno_env import UnoRules
 
 
 class TimedSearch:

@@ -21,34 +21,26 @@ The call table splits one batch-1 step: an empty ``njit`` function with the step
 arrays in one buffer, the compiled drivers with nothing to do (action -1), ``Engine.step`` with
 nothing to do, and the random pick alone (``pick_legal``, part of every ``uno_env`` row).
 
-Usage: ``python benchmarks/single_game.py [--runs 5] [--seconds 1.0] [--json out.json]``
+Usage: ``python -m benchmarks.single_game [--runs 5] [--seconds 1.0] [--json out.json]``
 (``--quick``: a smoke run, numbers not meaningful).
 """
 
 from __future__ import annotations
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
 import dataclasses
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import tyro
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summarize  # noqa: E402
-from benchmarks.engine import OursBench, RLCardBench, machine_info, machine_lines  # noqa: E402
-from benchmarks.env_loop import AECBench, RLCardEnvBench  # noqa: E402
+from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summarize
+from benchmarks.engine import OursBench, RLCardBench, machine_info, machine_lines
+from benchmarks.env_loop import AECBench, RLCardEnvBench
 
 TARGETS = {"uno_env 1": 5.0, "uno_env 4096": 40.0, "raw_env": 3.0, "env()": 2.5}
 
@@ -168,7 +160,7 @@ def throughput(args: Args, log: Callable[[str], None]) -> list[dict[str, Any]]:
         b.chunk()  # warm-up (the engine benches warm up on construction)
     measured = interleave(benches, args.runs, args.seconds, log=log)
     rows = []
-    for bench, ms in zip(benches, measured):
+    for bench, ms in zip(benches, measured, strict=True):
         rows.append({"impl": bench.impl, "players": bench.players, "batch": bench.batch, **summarize(ms)})
     core, env = rows[0], rows[3]
     for r in rows[1:3]:

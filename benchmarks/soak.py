@@ -13,9 +13,9 @@ engine's invariants as it goes, with memory measured at the start and the end.
 
 Usage::
 
-    python benchmarks/soak.py                    # 100 million steps (minutes)
-    python benchmarks/soak.py --quick            # CI smoke: a few seconds
-    python benchmarks/soak.py --steps 20000000 --json soak.json
+    python -m benchmarks.soak                    # 100 million steps (minutes)
+    python -m benchmarks.soak --quick            # CI smoke: a few seconds
+    python -m benchmarks.soak --steps 20000000 --json soak.json
 
 A script, not a test: it prints a Markdown table and exits with status 1 if any violation was
 found (the count must be 0).
@@ -23,14 +23,10 @@ found (the count must be 0).
 
 from __future__ import annotations
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
 import dataclasses
 import datetime
 import json
+import os
 import platform
 import resource
 import subprocess
@@ -42,13 +38,10 @@ from typing import Any
 import numpy as np
 import tyro
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from uno_env import Engine, UnoRules, sample_legal
+from uno_env.rules import PRESETS
 
-from uno_env import sample_legal  # noqa: E402
-from uno_env import Engine, UnoRules  # noqa: E402
-from uno_env.rules import PRESETS  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 # Option mixes on top of the presets, so that the options the presets leave off run too.
 MIXES: dict[str, dict[str, Any]] = {
@@ -262,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         "load_average_start": load_start,
         "load_average_end": os.getloadavg(),
     }
-    print(f"\n| total | |\n|---|---|")
+    print("\n| total | |\n|---|---|")
     print(f"| game steps | {total['steps']:,} |")
     print(
         f"| games finished | {total['games']:,} ({total['terminated']:,} terminated, {total['truncated']:,} truncated) |"

@@ -1,9 +1,9 @@
 """The benchmark suite: uno_env side by side with RLCard and the PettingZoo + MaskablePPO tutorial setup.
 
-    python -m benchmarks                 # the whole suite (about 6 minutes), results in benchmarks/results/
+    python -m benchmarks                 # the whole suite (minutes), results in benchmarks/results/
     python -m benchmarks --quick         # CI smoke: tiny sizes, seconds, numbers not meaningful
     python -m benchmarks --sections core,env --runs 7
-    python -m benchmarks --sections skill   # time to skill alone (~45 min; not in the default sections)
+    python -m benchmarks --sections skill   # time to skill alone (the longest; not a default section)
 
 Every section times its rows in interleaved runs (each row once per run, rotating order, so a
 busy spell of the shared machine hits all rows alike) and reports the median of the runs, by
@@ -28,39 +28,32 @@ section 1 and 2 also run our engine with the options closest to RLCard's
 
 from __future__ import annotations
 
-import os
-
-# numba's threads are left alone: only the opt-in Engine(parallel=True) row uses them.
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
 import dataclasses
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import tyro
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-import uno_env  # noqa: E402
-from benchmarks import pipeline as pipe  # noqa: E402
-from benchmarks import scaling  # noqa: E402
-from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, profile_text, summarize  # noqa: E402
+import uno_env
+from benchmarks import pipeline as pipe
+from benchmarks import scaling
+from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, profile_text, summarize
 from benchmarks.engine import (
     OursBench,
     RLCardBench,
     _sources_digest,
-    machine_info,  # noqa: E402
+    machine_info,
     machine_lines,
 )
-from benchmarks.env_loop import AECBench, RLCardEnvBench  # noqa: E402
-from uno_env import Engine, UnoRules, sample_legal  # noqa: E402
+from benchmarks.env_loop import AECBench, RLCardEnvBench
+from uno_env import Engine, UnoRules, sample_legal
+
+REPO = Path(__file__).resolve().parents[1]
 
 # Our options closest to RLCard's UNO (docs/rules.md R4, R6): draw only when nothing is playable, no
 # Wild Draw Four challenge (so no bluffing), and a held wild blocks a Wild Draw Four (RLCard allows
@@ -193,9 +186,9 @@ def section_core(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
             if b >= 1024:
                 benches.append(OursBench(b, p, s, parallel=True))
     measured = interleave(benches, args.runs, args.seconds, log=log)
-    rows = [_row(b, m) for b, m in zip(benches, measured)]
+    rows = [_row(b, m) for b, m in zip(benches, measured, strict=True)]
     lengths: dict[tuple[int, str], float] = {}
-    for b, r in zip(benches, rows):
+    for b, r in zip(benches, rows, strict=True):
         if r["impl"] == "rlcard":
             r["steps_per_game"] = sum(r["runs_steps"]) / max(b.games, 1)  # its counter covers the timed runs
         else:
@@ -233,8 +226,8 @@ def section_env(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
     for b in benches:
         b.chunk()  # warm-up
     measured = interleave(benches, args.runs, args.seconds, log=log)
-    rows = [_row(b, m) for b, m in zip(benches, measured)]
-    for b, r in zip(benches, rows):
+    rows = [_row(b, m) for b, m in zip(benches, measured, strict=True)]
+    for b, r in zip(benches, rows, strict=True):
         r["steps_per_game"] = b.decisions / max(b.games, 1)  # over the warm-up and the timed runs
     if args.rlcard:
         for r in rows[1:]:
@@ -257,7 +250,7 @@ def section_pipeline(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
     settings = QUICK_PIPELINE if args.quick else pipe.SETTINGS
     benches = pipe.make_benches(settings, args.seed)
     rows = pipe.measure_pipeline(benches, args.pipeline_runs, args.pipeline_rollouts, log)
-    for tut, ours in zip(rows[::2], rows[1::2]):
+    for tut, ours in zip(rows[::2], rows[1::2], strict=True):
         add_ratio(ours, tut, TARGETS["pipeline"])
         ours["rollout_ratio"] = ours["rollout_steps_per_s"] / tut["rollout_steps_per_s"]
     return {
@@ -279,7 +272,7 @@ def section_scaling(args: Args, log: Callable[[str], None], results_dir: Path) -
         player_benches += [RLCardBench(p, args.seed + p) for p in _list(args.scaling_players)]
     benches = batch_benches + player_benches
     measured = interleave(benches, args.runs, args.seconds, log=log)
-    rows = [_row(b, m) for b, m in zip(benches, measured)]
+    rows = [_row(b, m) for b, m in zip(benches, measured, strict=True)]
     batch_rows = rows[: len(batch_benches)]
     player_rows = rows[len(batch_benches) :]
     if args.rlcard:
@@ -320,13 +313,13 @@ def profile_misses(sections: dict[str, Any], benches: dict[str, list[Any]], args
 
     parts = []
     for name, sec in sections.items():
-        for bench, row in zip(benches.get(name, []), sec.get("rows", [])):
+        for bench, row in zip(benches.get(name, []), sec.get("rows", []), strict=False):
             if "target" not in row or (row["target_met"] and row["cpu_target_met"]):
                 continue
             if name == "pipeline":
-                text = profile_text(lambda: bench.run(args.pipeline_rollouts * bench.rollout_size), 25)
+                text = profile_text(lambda bench=bench: bench.run(args.pipeline_rollouts * bench.rollout_size), 25)
             else:
-                text = profile_text(lambda: loop(bench.chunk), 15)
+                text = profile_text(lambda bench=bench: loop(bench.chunk), 15)
             parts.append(
                 f"## {name}: {row['impl']} ({row['players'] if 'players' in row else 2} players, "
                 f"batch {row.get('batch', row.get('num_envs'))}): {row['ratio']:.2f}x, target {row['target']:g}x\n\n{text}"
@@ -404,7 +397,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                 f"{fmt_rate(r['rollout_steps_per_s'])} | {r['update_share']:.0%}" + _ratio_cells(r) + " |"
             )
         rows = s["pipeline"]["rows"]
-        pairs = list(zip(rows[::2], rows[1::2]))
+        pairs = list(zip(rows[::2], rows[1::2], strict=True))
         if pairs:
             out += [
                 "",

@@ -1,6 +1,6 @@
 """Time to skill: training minutes until a learner first holds >= 55% vs ``rlcard_rule``, ours vs the tutorial setup.
 
-    python -m benchmarks.time_to_skill              # both learners, 20 wall-minutes of training each (~45 min)
+    python -m benchmarks.time_to_skill              # both learners, 20 wall-minutes of training each
     python -m benchmarks.time_to_skill --quick      # smoke: seconds, tiny sizes, numbers not meaningful
     python -m benchmarks --sections skill           # the same, as a section of the suite
 
@@ -36,29 +36,23 @@ Writes ``time_to_skill.md`` and ``time_to_skill.json`` (with date, machine, load
 
 from __future__ import annotations
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
 import ast
 import dataclasses
 import inspect
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 import tyro
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from benchmarks._timing import loadavg
+from benchmarks.engine import machine_info, machine_lines
 
-from benchmarks._timing import loadavg  # noqa: E402
-from benchmarks.engine import machine_info, machine_lines  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 
 @dataclasses.dataclass
@@ -304,7 +298,7 @@ def build_learners(args: Args) -> tuple[list[Learner], SimpleNamespace]:
     if args.quick:
         d.__dict__.update(QUICK_OURS)
     seed_everything(d.seed, 1)
-    # As train.py: the categorical's argument checks cost ~10% of an update and cannot fail here.
+    # As train.py: the categorical's argument checks cost a share of every update and cannot fail here.
     torch.distributions.Distribution.set_default_validate_args(False)
     made: dict[str, Callable[[], Learner]] = {"ours": lambda: Ours(d), "tutorial": lambda: Tutorial(d, args.quick)}
     return [made[n]() for n in _names(args.learners)], d

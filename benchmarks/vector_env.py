@@ -1,6 +1,6 @@
 """Learner steps per second of the batched Gymnasium env ``UnoVectorEnv`` and its SB3 adapter (a markdown table).
 
-    python benchmarks/vector_env.py [--num-envs 1024] [--players 2] [--steps 200] [--runs 5] [--profile]
+    python -m benchmarks.vector_env [--num-envs 1024] [--players 2] [--steps 200] [--runs 5] [--profile]
 
 The loop is a training loop without the network: one uniformly random legal action per game
 for the learner (``uno_env.sample_legal`` on the masks), then ``step``; the opponents are
@@ -26,19 +26,16 @@ import dataclasses
 import os
 import platform
 import statistics
-import sys
 import time
-from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import tyro
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
-import uno_env  # noqa: E402
-from uno_env import RandomAgent, sample_legal  # noqa: E402
-from uno_env.gym_env import UnoVectorEnv  # noqa: E402
-from benchmarks._timing import print_profile  # noqa: E402
+import uno_env
+from benchmarks._timing import print_profile
+from uno_env import RandomAgent, sample_legal
+from uno_env.gym_env import UnoVectorEnv
 
 TARGET = 500_000  # learner steps/s with 1024 games and RandomAgent opponents (issue 4)
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from uno_env import ACTION_NAMES, Engine, UnoRules, card_name, parse_card
-from uno_env.cards import COLOR_NAMES
-from uno_env.cards import deck_counts
+from uno_env.cards import COLOR_NAMES, deck_counts
 
 
 def cards(names: str | Sequence[str]) -> list[int]:

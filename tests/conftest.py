@@ -1,4 +1,41 @@
+"""Shared test set-up: ``tests/`` on the path (``builder``, ``rules_reference``), and no quiet
+skip for a missing dependency.
+
+Every dependency of the suite is installed by ``bash .ci/install`` (the README's test command
+runs it first). A test that reaches ``pytest.importorskip`` for an absent module fails instead
+of skipping, and says which command installs it: a skipped test would pass CI while checking
+nothing.
+"""
+
 import os
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.dirname(__file__))
+
+INSTALL = "bash .ci/install"  # the README's set-up; also what .ci/run runs
+MISSING = "could not import"  # the start of pytest.importorskip's skip reason
+
+
+def missing_dependency(what: str) -> str:
+    """The failure message of a test whose dependency ``what`` is absent."""
+    return f"{what}: the test dependencies are missing; install them all with `{INSTALL}` (README)"
+
+
+def _fail_missing(report: pytest.CollectReport | pytest.TestReport) -> None:
+    if report.skipped and isinstance(report.longrepr, tuple) and report.longrepr[2].startswith(f"Skipped: {MISSING}"):
+        report.outcome = "failed"
+        report.longrepr = missing_dependency(report.longrepr[2].removeprefix("Skipped: "))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    _fail_missing(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    _fail_missing(outcome.get_result())

@@ -552,7 +552,7 @@ def test_import_agents_loads_neither_torch_nor_ray():
     import agents
 
     with pytest.raises(AttributeError, match="no attribute 'NoSuchAgent'"):
-        agents.NoSuchAgent
+        _ = agents.NoSuchAgent
 
 
 def test_trained_agents_come_from_the_package_on_first_use():

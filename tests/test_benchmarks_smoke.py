@@ -1,6 +1,6 @@
 """Smoke tests: the benchmark scripts still run (they never assert on speed).
 
-``benchmarks/engine.py --quick`` and the suite ``python -m benchmarks --quick`` (tiny sizes)
+``python -m benchmarks.engine --quick`` and the suite ``python -m benchmarks --quick`` (tiny sizes)
 run in subprocesses; the suite's Markdown, JSON and PNG must hold every section's rows, the
 ratios against the peers and the target verdicts.
 """
@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SCRIPT = REPO / "benchmarks" / "engine.py"
 
 
 def _run(args, timeout=600):
@@ -28,7 +27,7 @@ def _run(args, timeout=600):
 
 def test_engine_benchmark_quick(tmp_path):
     out_json = tmp_path / "bench.json"
-    proc = _run([str(SCRIPT), "--quick", "--json", str(out_json)])
+    proc = _run(["-m", "benchmarks.engine", "--quick", "--json", str(out_json)])
     table_rows = [line for line in proc.stdout.splitlines() if line.startswith("| uno_env |")]
     batches = {int(line.split("|")[3]) for line in table_rows}
     assert {1, 64, 1024, 4096} <= batches, proc.stdout

@@ -2,8 +2,8 @@
 
 import pytest
 
-from uno_env.demo import main, play_logged_game
 from uno_env import UnoRules
+from uno_env.demo import main, play_logged_game
 
 
 def test_logged_game_ends_with_the_scores():

@@ -234,8 +234,8 @@ def _play(engine, steps, seed):
 def test_same_seed_same_games():
     a = _play(Engine(64, 3, seed=42, autoreset=True), 200, 0)
     b = _play(Engine(64, 3, seed=42, autoreset=True), 200, 0)
-    for x, y in zip(a, b):
-        for u, v in zip(x, y):
+    for x, y in zip(a, b, strict=True):
+        for u, v in zip(x, y, strict=True):
             assert np.array_equal(u, v)
 
 
@@ -476,7 +476,7 @@ def test_copy_games_equals_one_copy_at_a_time():
     many, one = Engine(6, 3, seed=7), Engine(6, 3, seed=7)
     i, j = np.array([3, 0, 3, 1]), np.array([5, 1, 2, 0])
     many.copy_games(source, i, j)
-    for a, b in zip(i, j):
+    for a, b in zip(i, j, strict=True):
         one.copy_game(source, int(a), int(b))
     for g in range(6):
         assert many.game_state(g) == one.game_state(g)
@@ -593,7 +593,7 @@ def test_parallel_driver_plays_the_same_games():
     for _ in range(300):
         actions = sample_legal(a.legal_mask, rng)
         ra, rb = a.step(actions), b.step(actions)
-        for x, y in zip(ra, rb):
+        for x, y in zip(ra, rb, strict=True):
             assert np.array_equal(x, y)
     assert a.game_state(7) == b.game_state(7)
     with pytest.raises(ValueError, match="parallel"):

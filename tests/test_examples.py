@@ -27,25 +27,24 @@ RUNS = {
 }
 
 # Scripts whose library cannot share this environment, and the variable naming their venv's
-# python: tianshou 2.0.1 pins pandas<3 (examples/README.md). .ci/run builds the venv and sets it.
-OWN_PYTHON = {"tianshou_multiagent.py": "UNO_TIANSHOU_PYTHON"}
-VENV_SETUP = (
-    "python -m venv /tmp/uno_env_tianshou && /tmp/uno_env_tianshou/bin/pip install torch==2.13.0 "
-    "&& /tmp/uno_env_tianshou/bin/pip install tianshou==2.0.1 -e . "
-    "&& export UNO_TIANSHOU_PYTHON=/tmp/uno_env_tianshou/bin/python (as .ci/run does)"
-)
+# python: tianshou 2.0.1 pins pandas<3 (examples/README.md). `bash .ci/install` builds the venv
+# in .venvs/<name>/, where the test looks when the variable is unset.
+OWN_PYTHON = {"tianshou_multiagent.py": ("UNO_TIANSHOU_PYTHON", "tianshou")}
+VENVS = EXAMPLES.parent / ".venvs"
 
 
 def python_for(script: str) -> str:
-    """The interpreter that runs ``script``: this one, or its own venv's (skipped when unset)."""
-    variable = OWN_PYTHON.get(script)
-    if variable is None:
+    """The interpreter that runs ``script``: this one, or its own venv's (a failure when absent)."""
+    if script not in OWN_PYTHON:
         return sys.executable
-    python = os.environ.get(variable)
-    if not python:
-        pytest.skip(f"{variable} is not set: {script} runs in its own venv; build it with: {VENV_SETUP}")
-    # Set but wrong is a broken CI setup, not a missing optional library: fail, do not skip.
-    assert shutil.which(python), f"{variable}={python!r} is not an executable interpreter"
+    variable, venv = OWN_PYTHON[script]
+    python = os.environ.get(variable) or str(VENVS / venv / "bin" / "python")
+    if not shutil.which(python):
+        pytest.fail(
+            f"{python} is not an executable interpreter: {script} runs in a venv of its own; "
+            f"build it with `bash .ci/install` (or name another in {variable})",
+            pytrace=False,
+        )
     return python
 
 

@@ -9,17 +9,17 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
+from builder import cards
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from gymnasium.vector import AutoresetMode
 
 import uno_env
 import uno_env._vector_driver
 from agents.base import sample_legal
-from builder import cards
 from uno_env import ACTION_NAMES, Engine, UnoRules, card_name
 from uno_env.cards import deck_counts, parse_card
-from uno_env.observation import OBS_FIELDS, OBS_OFFSETS, PHASE_NAMES
 from uno_env.gym_env import ENV_ID, LegalDiscrete, UnoEnv, UnoVectorEnv
+from uno_env.observation import OBS_FIELDS, OBS_OFFSETS, PHASE_NAMES
 
 IS_CURRENT = OBS_OFFSETS["is_current"]
 DRAW_CARDS = {
@@ -597,7 +597,7 @@ def test_same_seed_same_trajectory_with_random_opponents():
             trace += [obs, reward, terminated, truncated, venv.learner_seats, *finals]
         runs.append(trace)
     assert len(runs[0]) == len(runs[1]) and len(runs[0]) > 1 + 5 * 60
-    for a, b in zip(*runs):
+    for a, b in zip(*runs, strict=True):
         np.testing.assert_array_equal(a, b)
 
 
@@ -754,7 +754,7 @@ def test_set_opponents_swaps_one_group_from_the_next_step():
     after = _trace(venv, 3, steps=30)
     assert set(calls) == {"second", "other"}  # first is gone; the other group kept its own
     # The same deterministic play: the swap changed who is called, not the games.
-    for x, y in zip(before, after):
+    for x, y in zip(before, after, strict=True):
         np.testing.assert_array_equal(x, y)
     with pytest.raises(ValueError, match="group must be an integer in 0..1"):
         venv.set_opponents(second, group=2)

@@ -243,7 +243,7 @@ def test_swap_hands_shows_exactly_the_swapped_hands():
         swapped[hand] = e
     a, b = swapped.values()
     assert differing_fields(a.observe(0), b.observe(0)) == {"hand"}
-    for e, hand in zip((a, b), swapped):
+    for e, hand in zip((a, b), swapped, strict=True):
         seen = np.repeat(np.arange(57), e.observe(0)[0, FIELD["hand"]].astype(int)).tolist()
         assert seen == sorted(cards(hand))  # the swapper sees the other player's previous hand
     for seat in (1, 2):

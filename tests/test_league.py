@@ -237,7 +237,7 @@ def test_cloning_fits_the_teachers_actions():
 
 def test_train_with_league_and_warm_start_is_seeded_and_resumes_with_the_league(tmp_path):
     first = run_train(*TINY_LEAGUE, "--output-dir", str(tmp_path), "--exp-name", "a")
-    second = run_train(*TINY_LEAGUE, "--output-dir", str(tmp_path), "--exp-name", "b")
+    run_train(*TINY_LEAGUE, "--output-dir", str(tmp_path), "--exp-name", "b")
     assert "warm start: 200 positions labelled by search:8" in first.stdout
     runs = [json.load(open(tmp_path / name / "final_eval.json")) for name in ("a", "b")]
     assert runs[0]["final_eval"] == runs[1]["final_eval"] and runs[0]["league"] == runs[1]["league"]

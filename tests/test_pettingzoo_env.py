@@ -12,11 +12,10 @@ wrappers, op by op; bad input (R10); rendering never shows hidden hands (R11).
 
 from __future__ import annotations
 
-import contextlib
-import io
 import sys
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -318,7 +317,7 @@ def _outcome(fn: Callable[[], Any]) -> tuple:
     """What a call did: its value, or the type and message of what it raised."""
     try:
         return ("ok", fn())
-    except Exception as err:  # noqa: BLE001 - the point is to compare any exception
+    except Exception as err:
         return ("raised", type(err), str(err))
 
 
@@ -351,7 +350,7 @@ _STATE_ATTRS = (
 def _attrs(e) -> dict[str, tuple]:
     import copy
 
-    return {name: _outcome(lambda: copy.deepcopy(getattr(e, name))) for name in _STATE_ATTRS}
+    return {name: _outcome(lambda name=name: copy.deepcopy(getattr(e, name))) for name in _STATE_ATTRS}
 
 
 class _Pair:
@@ -367,7 +366,7 @@ class _Pair:
         results = []
         for k, e in enumerate((self.native, self.wrapped)):
             before = len(EnvLogger.mqueue)
-            res = _outcome(lambda: op(e, k))
+            res = _outcome(lambda e=e, k=k: op(e, k))
             results.append((res, list(EnvLogger.mqueue[before:]), _attrs(e)))
         (n_res, n_log, n_attrs), (w_res, w_log, w_attrs) = results
         assert _same(n_res, w_res), (label, n_res, w_res)
@@ -419,13 +418,13 @@ def _random_ops(pair: _Pair, rng: np.random.Generator, num_ops: int) -> None:
             if rng.random() < 0.3:
                 pair.do("step after end", lambda e, k: e.step(None))
             seed = int(rng.integers(1000)) if rng.random() < 0.7 else None
-            pair.do(f"reset({seed})", lambda e, k: e.reset(seed=seed))
+            pair.do(f"reset({seed})", lambda e, k, seed=seed: e.reset(seed=seed))
             continue
         r = rng.random()
         agent = pair.native.agent_selection
         if r < 0.05:
             target = f"player_{rng.integers(n)}" if rng.random() < 0.8 else "player_99"
-            pair.do(f"observe {target}", lambda e, k: e.observe(target))
+            pair.do(f"observe {target}", lambda e, k, target=target: e.observe(target))
         elif r < 0.08:
             pair.do("last", lambda e, k: e.last())
         elif r < 0.10:
@@ -435,7 +434,7 @@ def _random_ops(pair: _Pair, rng: np.random.Generator, num_ops: int) -> None:
         elif r < 0.14:
             max_iter = int(rng.integers(1, 5))
 
-            def start(e, k):
+            def start(e, k, max_iter=max_iter):
                 pair.iters[k] = iter(e.agent_iter(max_iter))
 
             pair.do("agent_iter", start)
@@ -443,7 +442,7 @@ def _random_ops(pair: _Pair, rng: np.random.Generator, num_ops: int) -> None:
             pair.do("next(agent_iter)", lambda e, k: next(pair.iters[k]))
         elif r < 0.21:
             seed = int(rng.integers(1000))
-            pair.do("reset mid-game", lambda e, k: e.reset(seed=seed))
+            pair.do("reset mid-game", lambda e, k, seed=seed: e.reset(seed=seed))
         else:
             obs, _r, term, trunc, _i = pair.native.last()
             if term or trunc:
@@ -453,7 +452,7 @@ def _random_ops(pair: _Pair, rng: np.random.Generator, num_ops: int) -> None:
             else:
                 odd = _odd_actions(obs["action_mask"], rng)
                 action = odd[rng.integers(len(odd))]
-            pair.do(f"step {agent} {action!r}", lambda e, k: e.step(action))
+            pair.do(f"step {agent} {action!r}", lambda e, k, action=action: e.step(action))
 
 
 def random_legal_or_zero(obs: dict[str, np.ndarray], rng: np.random.Generator) -> int:
@@ -484,7 +483,7 @@ def test_env_equals_wrappers_on_scripted_misuse(quiet_env_logger):
     pair.do("next without step", lambda e, k: next(pair.iters[k]))  # AssertionError
     mask = pair.native.last()[0]["action_mask"]
     for action in _odd_actions(mask, np.random.default_rng(0))[1:]:
-        pair.do(f"odd action {action!r}", lambda e, k: e.step(action))
+        pair.do(f"odd action {action!r}", lambda e, k, action=action: e.step(action))
         if not pair.native.agents or any(pair.native.terminations.values()):
             break
     pair.do("reset", lambda e, k: e.reset(seed=2))

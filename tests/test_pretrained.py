@@ -9,22 +9,22 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
 from fnmatch import fnmatch
 from pathlib import Path
 
 import numpy as np
 import pytest
+import tomllib
 
 pytest.importorskip("sb3_contrib")
 
-from agents.pretrained import PRETRAINED, card_path, check_fits, load_card, model_path  # noqa: E402
-from agents.pretrained.card import Args as CardArgs  # noqa: E402
-from agents.pretrained.card import make_card  # noqa: E402
-from agents.registry import AGENT_SPECS, make_agent  # noqa: E402
-from arena import play_table  # noqa: E402
-from uno_env import Engine, action_name, parse_rules  # noqa: E402
-from uno_env.observation import observation_size  # noqa: E402
+from agents.pretrained import PRETRAINED, card_path, check_fits, load_card, model_path
+from agents.pretrained.card import Args as CardArgs
+from agents.pretrained.card import make_card
+from agents.registry import AGENT_SPECS, make_agent
+from arena import play_table
+from uno_env import Engine, action_name, parse_rules
+from uno_env.observation import observation_size
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAYERS = {"pretrained": 2, "pretrained-4p": 4}

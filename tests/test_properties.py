@@ -30,7 +30,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
-
 from rules_reference import (
     DRAW,
     HandModel,
@@ -47,6 +46,7 @@ from rules_reference import (
     playable,
     played_card,
 )
+
 from uno_env import ACTION_NAMES, NUM_ACTIONS, Engine, UnoRules, sample_legal
 from uno_env import rules as rules_module
 from uno_env.cards import deck_counts
@@ -140,7 +140,7 @@ def _same(a, b) -> bool:
     if isinstance(a, np.ndarray):
         return isinstance(b, np.ndarray) and a.dtype == b.dtype and np.array_equal(a, b)
     if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return a == b
 
 
@@ -335,7 +335,6 @@ class Harness:
 
     def _after_step(self, b: int, before: dict, action: int, penalised: bool) -> None:
         e, r = self.e, self.rules
-        p = before["current_player"]
         ended = bool(e.terminated[b] or e.truncated[b])
         if e.autoreset and ended:
             tail = _new_events(self.seen[b], e.last_record(b)["events"])

@@ -267,7 +267,7 @@ def test_every_recorded_event_reads_as_one_line():
     from uno_env.engine import describe_event
 
     seen = set()
-    for name, rules, n in CASES:
+    for _name, rules, n in CASES:
         engine = Engine(4, n, rules, seed=2, autoreset=True, record=True)
         rng = np.random.default_rng(0)
         for _ in range(60):

@@ -58,7 +58,7 @@ def test_engine_copy_mid_game_continues_as_the_same_game(clone):
         actions = sample_legal(e.legal_mask, rng)
         res_e, res_c = e.step(actions), c.step(actions.copy())
         assert res_c.observation is c.observation and res_c.legal_mask is c.legal_mask
-        for a, b in zip(res_e, res_c):
+        for a, b in zip(res_e, res_c, strict=True):
             assert np.array_equal(a, b)
     assert engine_view(c) == engine_view(e)
     before = engine_view(e)
@@ -161,7 +161,7 @@ def test_engines_in_two_threads_do_not_interfere():
         results: list[str | None] = [None] * len(jobs)
         start = threading.Barrier(len(jobs))
 
-        def run(k: int) -> None:
+        def run(k: int, results: list = results, start: threading.Barrier = start) -> None:
             results[k] = _play(*jobs[k], start=start)
 
         threads = [threading.Thread(target=run, args=(k,)) for k in range(len(jobs))]

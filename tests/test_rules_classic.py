@@ -295,6 +295,7 @@ def test_scenario(setup, actions, expected):
 def _empty_draw_pile_position(seat0: str, top: str, discard: str = "", **options):
     """Seat 0 holds `seat0`; seat 1 holds every other card: the draw pile is empty."""
     from builder import cards
+
     from uno_env.cards import card_name, deck_counts
 
     rest = deck_counts("classic").astype(int)

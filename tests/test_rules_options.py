@@ -1,5 +1,7 @@
 """UnoRules: presets, options, validation (docs/rules.md options and Presets); card and action ids (R1, R2)."""
 
+import dataclasses
+
 import pytest
 
 from uno_env import ACTION_NAMES, CARD_NAMES, NUM_ACTIONS, Action, UnoRules, action_name, card_name, parse_card
@@ -148,6 +150,6 @@ def test_every_option_of_rules_md_is_named():
 
 def test_rules_are_frozen():
     rules = UnoRules()
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         rules.challenge = False  # type: ignore[misc]
     assert rules.replace(challenge=False).challenge is False and rules.challenge is True

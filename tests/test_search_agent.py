@@ -228,7 +228,7 @@ def test_act_in_works_on_an_engine_without_observations():
 
 
 def test_benchmark_script_quick(tmp_path):
-    """benchmarks/search_agent.py --quick runs both searches and reports consistent figures (no speed asserted)."""
+    """python -m benchmarks.search_agent --quick runs both searches and reports consistent figures (no speed asserted)."""
     import json
     import os
     import subprocess
@@ -239,7 +239,7 @@ def test_benchmark_script_quick(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
     out = tmp_path / "search.json"
     proc = subprocess.run(
-        [sys.executable, str(repo / "benchmarks" / "search_agent.py"), "--quick", "--json", str(out)],
+        [sys.executable, "-m", "benchmarks.search_agent", "--quick", "--json", str(out)],
         cwd=repo,
         env=env,
         capture_output=True,

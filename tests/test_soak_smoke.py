@@ -1,4 +1,4 @@
-"""Smoke test: ``benchmarks/soak.py --quick`` runs every configuration and finds no violation."""
+"""Smoke test: ``python -m benchmarks.soak --quick`` runs every configuration and finds no violation."""
 
 import json
 import os
@@ -14,7 +14,7 @@ def test_soak_quick(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
     # Generous timeout: a cold numba cache compiles the engine in this subprocess.
     proc = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "soak.py"), "--quick", "--json", str(out_json)],
+        [sys.executable, "-m", "benchmarks.soak", "--quick", "--json", str(out_json)],
         cwd=REPO,
         env=env,
         capture_output=True,

@@ -10,8 +10,8 @@ import uno_env
 import uno_env.pettingzoo_env
 from uno_env import NUM_CARD_TYPES, Engine, UnoRules, sample_legal
 from uno_env.cards import deck_counts
-from uno_env.observation import OBS_FIELDS, OBS_OFFSETS, observation_size
 from uno_env.gym_env import UnoEnv, UnoVectorEnv
+from uno_env.observation import OBS_FIELDS, OBS_OFFSETS, observation_size
 from uno_env.spaces import action_space, observation_bounds, observation_space
 
 PER_SEAT = ("hand_sizes", "seat_present", "scores", "uno_called", "eliminated", "catchable", "partner")

@@ -380,7 +380,7 @@ def test_lean_evaluate_actions_equals_sb3_contribs():
     with torch.no_grad():
         ours = model.policy.evaluate_actions(obs, actions, mask)
         theirs = MaskableActorCriticPolicy.evaluate_actions(model.policy, obs, actions, mask)
-    for a, b in zip(ours, theirs):
+    for a, b in zip(ours, theirs, strict=True):
         assert torch.allclose(a.reshape(-1), b.reshape(-1), atol=1e-5)
 
 
@@ -463,8 +463,7 @@ class DrawAlwaysAgent:
     name = "draw_always"
 
     def act(self, observation, action_mask, rng):
-        from uno_env.observation import OBS_OFFSETS
-        from uno_env.observation import PHASE_NAMES
+        from uno_env.observation import OBS_OFFSETS, PHASE_NAMES
 
         mask = np.asarray(action_mask, bool)
         post_draw = observation[:, OBS_OFFSETS["phase"] + PHASE_NAMES.index("post_draw")] == 1
@@ -500,7 +499,7 @@ def test_a_legal_but_terrible_agent_loses_to_random_and_gets_the_lower_rating():
     assert r.wins.sum() + r.truncated == 400
     assert r.ci95[0][1] < 0.02 and r.wins[1] > 100  # it (almost) never wins; random wins every decided game
     assert r.mean_points[1] > r.mean_points[0]
-    ratings = dict(zip(t.names, t.ratings))
+    ratings = dict(zip(t.names, t.ratings, strict=True))
     assert ratings["random"] == 1000.0 and ratings["draw_always"] < 1000.0 - 400
 
 

@@ -16,8 +16,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's notice about httpx's successor
     from fastapi.testclient import TestClient
 
-from uno_env import Engine, parse_rules  # noqa: E402
-from uno_web.server import Settings, create_app, main  # noqa: E402
+from uno_env import Engine, parse_rules
+from uno_web.server import Settings, create_app, main
 
 # Keys that would carry hidden information: every hand, the piles' order, the deal's generator.
 FORBIDDEN_KEYS = {"hands", "draw_pile", "discard_pile", "rng_state", "start", "actions", "seed"}

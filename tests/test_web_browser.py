@@ -2,7 +2,7 @@
 2-player game by clicking (a wild's colour dialog and a Wild Draw Four challenge included) and
 steps through its replay.
 
-Needs ``/usr/bin/chromium`` (``.ci/run`` installs Debian's package) and the ``web`` extra; the
+Needs ``/usr/bin/chromium`` (``bash .ci/install`` installs Debian's package) and the ``web`` extra; the
 Playwright driver comes with the pip package and no browser is ever downloaded. Screenshots go
 to a temporary folder, or to ``$UNO_WEB_SCREENSHOTS`` (docs/img/ holds the ones in the docs).
 """
@@ -20,13 +20,13 @@ import pytest
 
 CHROMIUM = "/usr/bin/chromium"
 if not os.path.exists(CHROMIUM):
-    pytest.skip(f"{CHROMIUM} is absent (apt-get install -y chromium; .ci/run installs it)", allow_module_level=True)
-# With chromium present the test runs: a missing web extra is an error, not a quiet skip.
+    pytest.fail(f"{CHROMIUM} is absent: install the test dependencies with `bash .ci/install` (README)", pytrace=False)
+# A missing web extra is an error too, not a quiet skip.
 try:
     import playwright.sync_api as playwright_api
     import uvicorn
 except ImportError as exc:
-    raise ImportError(f"{exc}: the browser test needs the web extra (pip install -e '.[web]')") from exc
+    raise ImportError(f"{exc}: the browser test needs the web extra; install it with `bash .ci/install`") from exc
 
 from uno_web.server import Settings, create_app  # noqa: E402
 

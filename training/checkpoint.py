@@ -27,7 +27,8 @@ from __future__ import annotations
 import json
 import os
 import random
-from typing import IO, Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import IO, Any, NamedTuple
 
 import numpy as np
 import torch

@@ -8,7 +8,8 @@ opponent in turn; ``eval_line`` is the one-line form printed as training goes an
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from agents.registry import make_agent
 from arena import play_table

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -80,7 +81,7 @@ class _Labeller:
 
     def finish(self, engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray, games: np.ndarray) -> None:
         """``play_games``' ``on_finish``: the finished games' positions get their outcome."""
-        for r, seat in zip(rows, seats[:, 0]):
+        for r, seat in zip(rows, seats[:, 0], strict=True):
             reward = float(engine.rewards[r, seat])
             self.done.extend((o, m, a, reward) for o, m, a in self.pending.pop(int(r), []))
 

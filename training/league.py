@@ -35,7 +35,8 @@ the new member and is counted for it: a small blur of the estimate, not a bias t
 from __future__ import annotations
 
 import collections
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
@@ -159,7 +160,7 @@ class League(BaseCallback):
         """``member p=win rate P=draw probability (rounds)`` per member, one line."""
         return "league: " + ", ".join(
             f"{m} p={p:.2f} P={q:.2f} ({len(self.results[m])})"
-            for m, p, q in zip(self.members, self.win_rates(), self.probabilities())
+            for m, p, q in zip(self.members, self.win_rates(), self.probabilities(), strict=True)
         )
 
     # --- checkpoints -------------------------------------------------------------------------

@@ -23,8 +23,9 @@ of games. With more than two players a group's opponent plays every other seat o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -132,7 +133,7 @@ def opponent_groups(
     counts = split_games(int(num_envs), list(mix.values()))
     split = {SELF: int(self_play_groups), LEAGUE: int(league_groups)}
     groups = []
-    for kind, n in zip(mix, counts):
+    for kind, n in zip(mix, counts, strict=True):
         parts = max(1, min(split.get(kind, 1), n))
         for n_part in split_games(n, [1.0] * parts) if n else []:
             agent: Any

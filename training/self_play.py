@@ -11,7 +11,8 @@ short once the learner plays.
 from __future__ import annotations
 
 import collections
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -5,6 +5,8 @@ pieces: ids, options, the observation schema), ``engine`` (numba kernels over ba
 arrays), then the envs and the policy protocol over the engine.
 """
 
+from importlib import metadata as _metadata
+
 from .actions import ACTION_NAMES, NUM_ACTIONS, Action, action_name
 from .cards import CARD_NAMES, NUM_CARD_TYPES, card_name, parse_card
 from .engine import Engine, StepResult, describe_event, replay
@@ -34,7 +36,10 @@ def register_pettingzoo() -> None:
 register_envs()  # gymnasium ids: uno_env/Uno-v0 (gymnasium.make / gymnasium.make_vec)
 register_pettingzoo()  # pettingzoo.make("aec", "uno_env/uno_v0") (PettingZoo >= 1.27)
 
-__version__ = "0.1.0"
+try:  # the version is written once, in pyproject.toml; the installed metadata carries it
+    __version__ = _metadata.version("uno_env")
+except _metadata.PackageNotFoundError:  # a source tree on sys.path that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "ACTION_NAMES",

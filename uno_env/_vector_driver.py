@@ -184,7 +184,7 @@ class StepLog:
         self.finals: list[tuple[np.ndarray, np.ndarray]] = []
 
     @classmethod
-    def dropping(cls, n: int) -> "StepLog":
+    def dropping(cls, n: int) -> StepLog:
         """A log that records nothing: every finish counts as a round before the learner's first decision."""
         log = cls(n)
         log.ended[:] = True

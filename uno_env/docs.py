@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -90,7 +91,7 @@ def _names(names: tuple[str, ...], first: int, last: int) -> str:
     return f"`{names[first]}`" if first == last else f"`{names[first]}` … `{names[last]}`"
 
 
-def _markdown(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+def _markdown(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
@@ -179,7 +180,11 @@ def render_readme(text: str) -> str:
         pattern = re.compile(rf"(<!-- {name}:start -->)\n.*?(<!-- {name}:end -->)", re.S)
         if not pattern.search(text):
             raise ValueError(f"README lacks the markers <!-- {name}:start --> / <!-- {name}:end -->")
-        text = pattern.sub(lambda m: f"{m.group(1)}\n{table}\n{m.group(2)}", text)
+
+        def fill(m: re.Match[str], table: str = table) -> str:
+            return f"{m.group(1)}\n{table}\n{m.group(2)}"
+
+        text = pattern.sub(fill, text)
     return text
 
 

@@ -146,7 +146,8 @@ from __future__ import annotations
 
 import numbers
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -310,7 +311,8 @@ class UnoEnv(gym.Env):
         """The full game as a JSON-serialisable dict (hidden information included; not for agents)."""
         return self.engine.game_state(0)
 
-    def render(self) -> str | np.ndarray | None:
+    # gymnasium types Env.render with a free TypeVar, which no concrete return type matches.
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         """The table from the learner's seat: text (``ansi``), an RGB image (``rgb_array``), or printed (``human``)."""
         if self.render_mode is None:
             gym.logger.warn(
@@ -369,7 +371,7 @@ def _check_action(action: Any) -> int:
                 f"action must be one action id (an integer 0..{NUM_ACTIONS - 1}), got an array of shape {a.shape}"
             )
         a = a.reshape(-1)[0]
-    if not isinstance(a, numbers.Integral) or isinstance(a, (bool, np.bool_)) or not 0 <= a < NUM_ACTIONS:
+    if not isinstance(a, numbers.Integral) or isinstance(a, (bool, np.bool_)) or not 0 <= int(a) < NUM_ACTIONS:
         raise ValueError(f"action must be an action id, an integer 0..{NUM_ACTIONS - 1}, got {action!r}")
     return int(a)
 

@@ -135,7 +135,7 @@ class raw_env(AECEnv):
     * v0: initial release (``uno_env`` 0.1.0).
     """
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "name": "uno_v0",
         "render_modes": ["ansi", "human", "rgb_array"],
         "is_parallelizable": False,
@@ -171,7 +171,7 @@ class raw_env(AECEnv):
             )
             for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._bind()
         self._acting_seat = int(self._engine.current_player[0])
 
@@ -225,7 +225,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards = dict.fromkeys(agents, 0.0)
         self.terminations = dict.fromkeys(agents, False)
         self.truncations = dict.fromkeys(agents, False)
-        self.infos = {a: {} for a in agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in agents}
         self._skip_agent_selection = None  # a reset during the end-of-game steps must not leak it
         seat = int(self._engine.current_player[0])
         self._acting_seat = seat
@@ -346,7 +346,7 @@ class raw_env(AECEnv):
 
 
 raw_env.__doc__ = fill_doc(
-    raw_env.__doc__,
+    raw_env.__doc__ or "",
     ACTIONS=action_table(),
     OBSERVATIONS=observation_table(),
     D=observation_size(False),
@@ -464,7 +464,7 @@ class CheckedEnv(raw_env):
 
 
 class _OrderEnforcingIterable(AECIterable):
-    def __iter__(self) -> "_OrderEnforcingIterator":
+    def __iter__(self) -> _OrderEnforcingIterator:
         return _OrderEnforcingIterator(self.env, self.max_iter)
 
 

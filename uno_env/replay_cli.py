@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Sequence, TextIO
+from typing import Annotated, Any, TextIO
 
 import numpy as np
 import tyro

@@ -88,14 +88,14 @@ class UnoRules:
         _check_contradictions(self)
 
     @classmethod
-    def preset(cls, name: str = "classic", **overrides: Any) -> "UnoRules":
+    def preset(cls, name: str = "classic", **overrides: Any) -> UnoRules:
         """Rules of a named preset (docs/rules.md, Presets) with any option overridden."""
         if name not in PRESETS:
             raise ValueError(f"unknown preset {name!r}; presets are {tuple(PRESETS)}")
         _check_names(overrides)
         return cls(**{**PRESETS[name], **overrides})
 
-    def replace(self, **overrides: Any) -> "UnoRules":
+    def replace(self, **overrides: Any) -> UnoRules:
         """A copy with some options changed."""
         _check_names(overrides)
         return dataclasses.replace(self, **overrides)
@@ -118,7 +118,7 @@ class UnoRules:
         return d
 
     @classmethod
-    def from_dict(cls, options: dict[str, Any]) -> "UnoRules":
+    def from_dict(cls, options: dict[str, Any]) -> UnoRules:
         """Inverse of ``to_dict``."""
         _check_names(options)
         return cls(**options)

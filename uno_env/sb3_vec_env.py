@@ -47,7 +47,8 @@ this adapter: ``action_masks()`` hands the whole ``[num_envs, 116]`` array at on
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -106,6 +107,7 @@ class UnoSB3VecEnv(VecEnv):
         self.privileged = privileged
         self.actor_inputs = self.venv.engine.observation_size
         obs_space = self.venv.single_observation_space
+        assert isinstance(obs_space, spaces.Box)
         self._hidden = hidden_columns(self.venv.num_players)
         if privileged:
             low, high = state_bounds(self.venv.rules, self.venv.num_players)
@@ -128,7 +130,7 @@ class UnoSB3VecEnv(VecEnv):
 
     def reset(self) -> np.ndarray:
         """Deal every game (with the seeds given to ``seed()``, if any) and return the observations."""
-        seeds = None if self._seeds[0] is None else [int(s) for s in self._seeds]
+        seeds = [int(s) for s in self._seeds if s is not None] or None  # SB3 sets all seeds or none
         obs, infos = self.venv.reset(seed=seeds)
         self._reset_seeds()
         self._reset_options()

@@ -19,7 +19,8 @@ unchanged (``Engine.step``).
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numba import njit
@@ -127,7 +128,7 @@ def _checked_one(agent: Any, a: Any) -> int:
     return int(a)
 
 
-def ask_one(agent: Agent, engine: Engine, i: int, rng: np.random.Generator, engine_access: bool = True) -> int:
+def ask_one(agent: Any, engine: Engine, i: int, rng: np.random.Generator, engine_access: bool = True) -> int:
     """The checked action of ``agent`` for the player to act in game ``i`` (``act_in`` with engine
     access when the agent has it, else ``act`` on the game's observation row)."""
     if engine_access and uses_engine(agent):
@@ -224,20 +225,23 @@ class Table:
                 rng = self.rngs[i] if self.seat_rngs is None else self.seat_rngs[r][int(cur[r])]
                 actions[r] = ask_one(agent, e, r, rng, self.searching[i])
             return
-        rng: Any = self.rngs[i]
-        if self.seat_rngs is not None:
-            cur = e.current_player
-            rng = RowStreams([self.seat_rngs[r][int(cur[r])] for r in rows.tolist()])
-            state = [g.bit_generator.state for g in rng.generators]
+        if self.seat_rngs is None:
+            self._ask_batch(i, agent, rows, actions, self.rngs[i])
+            return
+        cur = e.current_player
+        streams = RowStreams([self.seat_rngs[r][int(cur[r])] for r in rows.tolist()])
+        saved = [g.bit_generator.state for g in streams.generators]
         try:
-            self._ask_batch(i, agent, rows, actions, rng)
+            self._ask_batch(i, agent, rows, actions, streams)
         except NotRowShaped:
-            for g, st in zip(rng.generators, state, strict=True):
+            for g, st in zip(streams.generators, saved, strict=True):
                 g.bit_generator.state = st  # undo the draws made before the failing one
             self._per_row.add(i)
             self._ask_agent(i, rows, actions)
 
-    def _ask_batch(self, i: int, agent: Any, rows: np.ndarray, actions: np.ndarray, rng: Any) -> None:
+    def _ask_batch(
+        self, i: int, agent: Any, rows: np.ndarray, actions: np.ndarray, rng: np.random.Generator | RowStreams
+    ) -> None:
         """Agent i's actions for the games ``rows`` in one ``act`` call on their gathered rows."""
         e = self.engine
         k = rows.size

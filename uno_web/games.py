@@ -7,7 +7,8 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from typing import Any, Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 

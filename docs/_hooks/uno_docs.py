@@ -196,7 +196,7 @@ def plot_files() -> list[Path]:
 # MkDocs events ---------------------------------------------------------------------------------
 
 
-def on_page_markdown(markdown, page, config, files):  # noqa: ARG001 - MkDocs' signature
+def on_page_markdown(markdown, page, config, files):
     from mkdocs.exceptions import PluginError
 
     try:
@@ -205,7 +205,7 @@ def on_page_markdown(markdown, page, config, files):  # noqa: ARG001 - MkDocs' s
         raise PluginError(f"{page.file.src_uri}: {error}") from None
 
 
-def on_page_content(html, page, config, files):  # noqa: ARG001 - MkDocs' signature
+def on_page_content(html, page, config, files):
     """Fail on a docstring placeholder left unfilled (the API reference read it statically)."""
     from mkdocs.exceptions import PluginError
 

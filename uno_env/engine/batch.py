@@ -5,8 +5,8 @@ state as it was (the error code names the first offending game).
 
 The step drivers called from Python (``step_batch``, ``step_one``, ``step_batch_parallel``) take
 the engine's one byte buffer and cut every array out of it (``unpack``): a call unboxes one or
-two arrays, where numba's dispatcher used to unbox 19 at ~0.1 µs each (issue 18: a batch-1
-step 3.3 -> 1.1 µs). ``step_one`` is the AEC env's: an int action in, the next player and the
+two arrays, where numba's dispatcher used to unbox 19, at a cost that was most of a batch-1
+step (docs/development.md, engine measurements). ``step_one`` is the AEC env's: an int action in, the next player and the
 episode end out as one int.
 """
 
@@ -144,8 +144,8 @@ def step_batch(buf, actions, validate):
 
     The one entry point of the game loop for whole batches: resets and refreshes share it. It
     takes the engine's buffer (``unpack``) and the actions, two arrays: numba's dispatcher
-    unboxes every array argument of a call from Python at ~0.1 µs each, which with the ~19
-    arrays it took before was most of a one-game step. ``Engine`` seals this dispatcher after
+    unboxes every array argument of a call from Python, which with the 19 arrays it took before
+    was most of a one-game step. ``Engine`` seals this dispatcher after
     its first compile (``seal``), so an argument of another type raises TypeError instead of
     compiling a new copy, and the Engine's checks take over."""
     (g, pl, hands, piles, rng, ev, evn, cfg, points, deck, obs, mask, cur, rewards, term, trunc, final_obs, _codes) = (
@@ -201,7 +201,7 @@ def step_one(buf, action):
     err = validate_batch((g, pl, hands, piles, rng, ev, evn), cfg, codes, mask, rewards)
     if err:
         return -err
-    # hi as g.shape[0] (1), never a literal 1: numba would compile _run_range again for it (~11 s).
+    # hi as g.shape[0] (1), never a literal 1: numba would compile _run_range again for it (seconds).
     _run_range(
         g,
         pl,
@@ -243,11 +243,11 @@ def _run_range(
     """Games lo..hi-1: apply codes[b] (an action or internal code), then write the outputs; with
     autoreset, a second pass deals anew the games that finished (code AUTORESET).
 
-    The arrays are borrowed (``borrow``: no reference counting below this call; 0.81 -> 0.58 µs
-    per game step at batch 4096 before the kernels were inlined here). The rules of a step
+    The arrays are borrowed (``borrow``: no reference counting below this call; what it saved:
+    docs/development.md, engine measurements). The rules of a step
     (apply_action) and the mask and observation kernels are inlined here (numba IR): every call
     passes the state tuple as ~100 machine words on the stack plus a reference-count call per
-    array taken from it, and those calls were a third of a batched step (perf). Every inlined
+    array taken from it, and perf found those calls a large share of a batched step. Every inlined
     copy costs compile time, superlinear in its size (numba deep-copies the callee's IR), so
     this loop body is their only call site: resets, refreshes and auto-resets run through it as
     codes, and it is written out here rather than in a helper. It stays one function on purpose:

@@ -1,15 +1,16 @@
 """Unowned array views for the batch drivers.
 
 Every array a numba kernel extracts from a tuple or passes on is reference counted with an
-atomic increment and decrement of its NRT ``MemInfo`` (perf: 45% of a batched step sat on the
-``lock`` instructions of ``NRT_incref``/``NRT_decref``). With the games of one batch on two
+atomic increment and decrement of its NRT ``MemInfo``, and perf found a large share of a batched
+step on the ``lock`` instructions of ``NRT_incref``/``NRT_decref`` (figures: docs/development.md,
+engine measurements). With the games of one batch on two
 threads both cores hit the same counters and the cache line bounces between them. A view whose
 ``meminfo`` is null is skipped by both functions with one branch, so the step drivers borrow
 the arrays once per call; the Engine owns them and outlives every kernel call.
 
 ``view_at`` makes such views from the engine's one byte buffer (``layout.FIELDS``): the drivers
 take that buffer and cut the state and output arrays out of it inside compiled code, because
-numba's dispatcher spends ~0.1 µs unboxing every array argument of a call from Python.
+numba's dispatcher pays for unboxing every array argument of a call from Python.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def _view_at(typingctx, buf, offset, shape, dtype):
         data = builder.bitcast(builder.gep(src.data, [start]), out.data.type)
         dims = [
             context.cast(builder, v, t, types.intp)
-            for v, t in zip(cgutils.unpack_tuple(builder, args[2], nd), signature.args[2].types)
+            for v, t in zip(cgutils.unpack_tuple(builder, args[2], nd), signature.args[2].types, strict=True)
         ]
         itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(item)))
         strides, stride = [], itemsize

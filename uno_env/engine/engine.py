@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Any, NamedTuple, cast
 
 import numba
 import numpy as np
@@ -229,6 +230,25 @@ class Engine:
         "_codes",
     )
     _DERIVED = ("_state", "_result")
+    # The views' types (made by _bind_views, so a type checker cannot see them being set).
+    _g: np.ndarray
+    _pl: np.ndarray
+    _hands: np.ndarray
+    _piles: np.ndarray
+    _rng: np.ndarray
+    _events: np.ndarray
+    _event_counts: np.ndarray
+    _cfg: np.ndarray
+    _points: np.ndarray
+    _deck: np.ndarray
+    observation: np.ndarray
+    legal_mask: np.ndarray
+    current_player: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    final_observation: np.ndarray
+    _codes: np.ndarray
 
     def _bind_views(self) -> None:
         """(Re)make the views of ``_buf`` named in ``_VIEW_NAMES`` (after allocation or unpickling)."""
@@ -244,7 +264,7 @@ class Engine:
             "DECK": MAX_DECK_SIZE,
             "A": NUM_ACTIONS,
         }
-        for k, (attr, (_name, dtype, dims)) in enumerate(zip(self._VIEW_NAMES, L.FIELDS)):
+        for k, (attr, (_name, dtype, dims)) in enumerate(zip(self._VIEW_NAMES, L.FIELDS, strict=True)):
             shape = tuple(sizes[d] if isinstance(d, str) else d for d in dims)
             setattr(self, attr, view_at(buf, int(header[L.H_OFFSETS + k]), shape, dtype))
         self._state = (self._g, self._pl, self._hands, self._piles, self._rng, self._events, self._event_counts)
@@ -347,9 +367,11 @@ class Engine:
                 actions = self._check_actions(actions)  # raises for what cannot be converted
                 err = self._drive(actions, True)
             if err:
-                self._raise_step_error(int(err), actions)
+                self._raise_step_error(int(err), cast(np.ndarray, actions))
         if self._recorder is not None:
-            self._recorder.on_step(actions, (self.terminated | self.truncated) if self.autoreset else None)
+            self._recorder.on_step(
+                cast(np.ndarray, actions), (self.terminated | self.truncated) if self.autoreset else None
+            )
         return self._result
 
     def observe(
@@ -414,7 +436,7 @@ class Engine:
 
     def _seed_array(self, seed: Any) -> np.ndarray:
         if seed is None:
-            seed = int(np.random.SeedSequence().entropy) & _MASK64
+            seed = cast(int, np.random.SeedSequence().entropy) & _MASK64  # an int when drawn from the OS
         if is_int(seed):
             return game_seeds(seed, self.num_envs)
         return self._per_game_uint64(seed, "seed")
@@ -473,7 +495,7 @@ class Engine:
                 f"game {b}: the round is over ({kind}); call reset(), pass -1 for this game, or "
                 f"create the Engine with autoreset=True"
             )
-        legal = ", ".join(f"{x} ({action_name(x)})" for x in np.flatnonzero(self.legal_mask[b]))
+        legal = ", ".join(f"{x} ({action_name(int(x))})" for x in np.flatnonzero(self.legal_mask[b]))
         phase = L.PHASE_NAMES[self._g[b, L.G_PHASE]]
         raise ValueError(
             f"game {b}: action {a} ({action_name(a)}) is not legal for player "
@@ -568,11 +590,11 @@ class Engine:
 
     # --- search support --------------------------------------------------------------------
 
-    def copy_game(self, source: "Engine", i: int, j: int) -> None:
+    def copy_game(self, source: Engine, i: int, j: int) -> None:
         """Make game j of this engine an exact copy of game i of ``source`` (same rules and seats)."""
         self.copy_games(source, np.array([source._check_index(i)]), np.array([self._check_index(j)]))
 
-    def copy_games(self, source: "Engine", i: Any, j: Any) -> None:
+    def copy_games(self, source: Engine, i: Any, j: Any) -> None:
         """Games ``i[k]`` of ``source`` into games ``j[k]`` of this engine, for every k (index
         arrays of one length; ``j`` without repeats). ``source`` may be this engine."""
         if not isinstance(source, Engine) or source.rules != self.rules or source.num_players != self.num_players:
@@ -582,7 +604,7 @@ class Engine:
             raise ValueError(f"i and j must have the same length, got {i.size} and {j.size}")
         if np.unique(j).size != j.size:
             raise ValueError("j must not repeat a game (each destination is written once)")
-        for dst, src in zip(self._state[:5], source._state[:5]):
+        for dst, src in zip(self._state[:5], source._state[:5], strict=True):
             dst[j] = src[i]
         for name in ("observation", "legal_mask", "current_player", "terminated", "truncated", "rewards"):
             getattr(self, name)[j] = getattr(source, name)[i]

@@ -15,8 +15,8 @@ from ..observation import (  # noqa: F401
     OBS_COLOR,
     OBS_DIRECTION,
     OBS_DISCARD,
-    OBS_DRAWN,
     OBS_DRAW_PILE,
+    OBS_DRAWN,
     OBS_DREW_ON,
     OBS_ELIMINATED,
     OBS_FIELDS,
@@ -201,7 +201,7 @@ MAX_EVENTS_PER_STEP = 1024
 
 # --- the engine's one buffer --------------------------------------------------------------
 # Every array a step touches (state, configuration, outputs) lives in one uint8 buffer, so a
-# call from Python unboxes one array instead of ~19 (each costs ~0.1 µs in numba's dispatcher).
+# call from Python unboxes one array instead of 19 (each one a cost in numba's dispatcher).
 # The buffer opens with an int64 header: the sizes below, then the byte offset of each field.
 H_NUM_ENVS = 0
 H_NUM_PLAYERS = 1

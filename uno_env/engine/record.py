@@ -129,7 +129,7 @@ class Recorder:
         n = int(self._event_counts[b])
         if n > self._events.shape[1]:
             raise RuntimeError(f"game {b}: {n} events in one step overflow the record buffer")
-        return [tuple(int(x) for x in row) for row in self._events[b, :n]]
+        return [(int(a), int(c), int(d), int(e)) for a, c, d, e in self._events[b, :n]]
 
     def _dealt_round(self, b: int) -> _Round:
         return _Round({"rng_state": str(int(self._rng[b, 1]))})
@@ -137,8 +137,8 @@ class Recorder:
     def on_reset(self, games: np.ndarray) -> None:
         """Games ``games`` were dealt a new round by ``reset``."""
         for b in games:
-            self.rounds[b] = self._dealt_round(b)
-            self.rounds[b].rows = self._rows(b)
+            rnd = self.rounds[b] = self._dealt_round(int(b))
+            rnd.rows = self._rows(int(b))
 
     def on_set(self, b: int, state: dict[str, Any], draw_pile: list[int]) -> None:
         """Game b was put at a position: ``state`` is its ``game_state()`` after the set."""
@@ -157,16 +157,17 @@ class Recorder:
     def on_step(self, actions: np.ndarray, finished: np.ndarray | None) -> None:
         """A step applied ``actions``; ``finished`` [B] marks the games whose round ended and was
         dealt anew in the same step (auto-reset), None when the engine does not auto-reset."""
-        for b in np.flatnonzero(actions != -1):
+        for b in map(int, np.flatnonzero(actions != -1)):
             rnd = self.rounds[b]
+            assert rnd is not None, "every game is dealt (on_reset) or set (on_set) before it steps"
             rnd.actions.append(int(actions[b]))
             rows = self._rows(b)
             if finished is not None and finished[b]:
                 cut = next(k for k, r in enumerate(rows) if r[0] == L.EV_DEAL)
                 rnd.rows.extend(rows[:cut])
                 self.previous[b] = rnd
-                self.rounds[b] = self._dealt_round(b)
-                self.rounds[b].rows = rows[cut:]
+                new = self.rounds[b] = self._dealt_round(b)
+                new.rows = rows[cut:]
             else:
                 rnd.rows.extend(rows)
 
@@ -181,7 +182,9 @@ class Recorder:
 
     def record(self, b: int) -> dict[str, Any]:
         """Game b's current round as a record."""
-        return self._to_dict(self.rounds[b])
+        rnd = self.rounds[b]
+        assert rnd is not None, "every game is dealt (on_reset) or set (on_set) before it is read"
+        return self._to_dict(rnd)
 
     def last_record(self, b: int) -> dict[str, Any] | None:
         """Game b's round before the last auto-reset, or None."""

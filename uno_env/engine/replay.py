@@ -41,7 +41,7 @@ def replay(record: dict[str, Any]) -> Engine:
     replayed = engine.record(0)["events"]
     if replayed != record["events"]:
         first = next(
-            (k for k, (a, b) in enumerate(zip(replayed, record["events"])) if a != b),
+            (k for k, (a, b) in enumerate(zip(replayed, record["events"], strict=False)) if a != b),
             min(len(replayed), len(record["events"])),
         )
         raise ValueError(f"replay differs from the record at event {first}")

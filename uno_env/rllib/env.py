@@ -12,10 +12,9 @@ separate ``MultiAgentEnv`` objects in its ``SyncVectorMultiAgentEnv``, which ste
 after the other in Python; nothing in the config lets a single env object host many games.
 Its ``step`` does receive every game's actions at once, so the batched vector env takes that
 place: one ``Engine.step`` for all games of the runner. RLlib's per-agent bookkeeping
-(episodes, connectors, metrics) stays per game and is what bounds the steps per second:
-profiled at 256 games per runner, this env's ``step`` is ~6% of sampling time, RLlib's
-connectors ~43%, the network ~20%, its metrics ~16%; the batched runner samples ~20% more
-env steps per CPU-second than the stock runner over the same games.
+(episodes, connectors, metrics) stays per game and is what bounds the steps per second; the
+profile of a runner and the comparison with the stock runner are in docs/development.md
+(engine measurements).
 
 **Config** (``env_config`` dict): ``num_players`` (2), ``rules`` (a preset name, a dict of
 options, or a ``UnoRules``; ``classic``), ``seed`` (0; each runner offsets it by its
@@ -30,13 +29,14 @@ final observation (mask all zero), its reward (+1 winner, -1 others, R8; 0 on tr
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
 from ray.rllib.env.vector.vector_multi_agent_env import VectorMultiAgentEnv
+from ray.rllib.utils.typing import MultiAgentDict
 
 from ..actions import NUM_ACTIONS
 from ..engine import Engine
@@ -92,7 +92,7 @@ class _Games:
         self.engine.reset(seed=seed, games=games)
         return self._to_act(np.arange(self.engine.num_envs) if games is None else games)
 
-    def step(self, actions: list[dict[str, Any]], skip: np.ndarray) -> tuple[list, list, list, list]:
+    def step(self, actions: list[MultiAgentDict], skip: np.ndarray) -> tuple[list, list, list, list]:
         """Step every game not in ``skip`` with its one action; per-game obs, rewards, terminateds, truncateds."""
         e = self.engine
         cur = e.current_player
@@ -110,8 +110,8 @@ class _Games:
         e.step(self.actions)
         live = np.flatnonzero(~skip)
         done = e.terminated | e.truncated
-        obs = [{} for _ in actions]
-        for g, o in zip(live[~done[live]], self._to_act(live[~done[live]])):
+        obs: list[dict] = [{} for _ in actions]
+        for g, o in zip(live[~done[live]], self._to_act(live[~done[live]]), strict=True):
             obs[g] = o
         rewards = [{self.aids[acted[g]]: 0.0} if self.actions[g] >= 0 else {} for g in range(len(actions))]
         terms = [{"__all__": False} for _ in actions]
@@ -119,7 +119,7 @@ class _Games:
         ended = np.flatnonzero(done & ~skip)
         if ended.size:
             finals = [e.observe(s)[ended] for s in range(self.P)]
-            for k, g in enumerate(ended):
+            for k, g in enumerate(ended.tolist()):
                 obs[g] = {
                     a: {"observations": finals[s][k], "action_mask": self.zero_mask} for s, a in enumerate(self.aids)
                 }
@@ -144,7 +144,11 @@ class UnoMultiAgentEnv(MultiAgentEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         return self._games.reset(seed)[0], {}
 
-    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    # RLlib's MultiAgentEnv.step returns five dicts where its base, gymnasium's Env, types a
+    # single agent's tuple: RLlib's own signature, which mypy cannot reconcile with gymnasium's.
+    def step(  # type: ignore[override]
+        self, action_dict: MultiAgentDict
+    ) -> tuple[MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict]:
         obs, rewards, terms, truncs = self._games.step([action_dict], np.zeros(1, bool))
         return obs[0], rewards[0], terms[0], truncs[0], {}
 
@@ -162,22 +166,24 @@ class UnoVectorMultiAgentEnv(VectorMultiAgentEnv):
         # RLlib reads the agents and spaces of each game from `envs`; all games share them.
         self.envs = [self.spec_env] * self.num_envs
         self.metadata = {"autoreset_mode": "next_step"}
-        self.single_observation_spaces = self.spec_env.observation_spaces
-        self.single_action_spaces = self.spec_env.action_spaces
+        # The spaces of one game, keyed by agent id (str; RLlib's MultiAgentEnv types them Hashable).
+        self.single_observation_spaces = cast(dict[str, gym.Space], self.spec_env.observation_spaces)
+        self.single_action_spaces = cast(dict[str, gym.Space], self.spec_env.action_spaces)
         self.single_observation_space = gym.spaces.Dict(self.single_observation_spaces)
         self.single_action_space = gym.spaces.Dict(self.single_action_spaces)
         self._games = _Games(self.num_envs, num_players, rules, seed)
         self._autoreset = np.zeros(self.num_envs, bool)
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[list, list]:
+    # VectorMultiAgentEnv types reset and step with a free TypeVar, which no concrete type matches.
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[list, list]:  # type: ignore[override]
         self._autoreset[:] = False
         return self._games.reset(seed), [{} for _ in range(self.num_envs)]
 
-    def step(self, actions: list[dict[str, Any]]) -> tuple[list, list, list, list, list]:
+    def step(self, actions: list[MultiAgentDict]) -> tuple[list, list, list, list, list]:  # type: ignore[override]
         obs, rewards, terms, truncs = self._games.step(actions, self._autoreset)
         restart = np.flatnonzero(self._autoreset)
         if restart.size:
-            for g, o in zip(restart, self._games.reset(games=restart)):
+            for g, o in zip(restart, self._games.reset(games=restart), strict=True):
                 obs[g] = o
         self._autoreset = np.array([t["__all__"] for t in terms]) | np.array([t["__all__"] for t in truncs])
         return obs, rewards, terms, truncs, [{} for _ in range(self.num_envs)]

@@ -45,6 +45,7 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     def setup(self) -> None:
         super().setup()
         box = self.observation_space
+        assert isinstance(box, gym.spaces.Box), box  # the "observations" entry, checked in __init__
         bound = np.maximum(np.abs(box.low), np.abs(box.high))
         scale = np.where(np.isfinite(bound) & (bound > 1.0), bound, 1.0).astype(np.float32)
         self.register_buffer("obs_scale", torch.from_numpy(scale), persistent=False)
