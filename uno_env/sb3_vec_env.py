@@ -75,7 +75,13 @@ class UnoSB3VecEnv(VecEnv):
         seed: int | None = None,
     ) -> None:
         self.venv = UnoVectorEnv(
-            num_envs, num_players, rules=rules, learner_seat=learner_seat, opponents=opponents, copy=True
+            num_envs,
+            num_players,
+            rules=rules,
+            learner_seat=learner_seat,
+            opponents=opponents,
+            copy=True,
+            autoreset_mode="same_step",  # SB3's VecEnv convention: reset in the step, terminal obs in infos
         )
         self.render_mode = None  # read by VecEnv.__init__ through get_attr
         super().__init__(self.venv.num_envs, self.venv.single_observation_space, self.venv.single_action_space)
