@@ -10,7 +10,7 @@ import pytest
 rlcard = pytest.importorskip("rlcard")
 
 import uno_env.rlcard_env  # noqa: E402  (registers uno-env)
-from uno_env import ACTION_NAMES, Engine, UnoRules  # noqa: E402
+from uno_env import ACTION_NAMES, Engine, UnoRules, card_name  # noqa: E402
 from uno_env.rlcard_env import UnoRLCardEnv  # noqa: E402
 
 
@@ -108,6 +108,11 @@ def test_step_back_restores_every_previous_decision():
     state, player = env.reset()
     seen = []
     while not env.is_over() and len(seen) < 300:
+        full = env.game.engine.game_state(0)  # raw_obs is decoded from the seat's observation: it agrees
+        raw = state["raw_obs"]
+        assert sorted(raw["hand"]) == sorted(card_name(c) for c in full["hands"][player])
+        assert raw["num_cards"] == [len(h) for h in full["hands"]] and raw["top_card"] == card_name(full["top_card"])
+        assert raw["phase"] == full["phase"] and raw["current_player"] == player == full["current_player"]
         seen.append((env.game.engine.game_state(0), player, state["obs"].copy(), list(state["legal_actions"])))
         state, player = env.step(int(rng.choice(list(state["legal_actions"]))))
     for game_state, player, obs, legal in reversed(seen):

@@ -54,8 +54,9 @@ import rlcard.envs
 import rlcard.envs.registration
 
 from .actions import ACTION_NAMES, NUM_ACTIONS
-from .cards import COLOR_NAMES, card_name
+from .cards import CARD_NAMES, COLOR_NAMES, NUM_CARD_TYPES
 from .engine import Engine
+from .observation import NUM_PHASES, OBS_COLOR, OBS_HAND, OBS_HAND_SIZES, OBS_PHASE, OBS_TOP, PHASE_NAMES
 from .rules import UnoRules, parse_rules
 
 __all__ = ["UnoRLCardEnv", "RLCARD_ID", "register"]
@@ -63,6 +64,8 @@ __all__ = ["UnoRLCardEnv", "RLCARD_ID", "register"]
 RLCARD_ID = "uno-env"
 
 DEFAULT_GAME_CONFIG: dict[str, Any] = {"game_num_players": 2, "game_rules": None}
+_HAND = slice(OBS_HAND, OBS_HAND + NUM_CARD_TYPES)
+_TOP = slice(OBS_TOP, OBS_TOP + NUM_CARD_TYPES)
 
 
 class UnoRLCardGame:
@@ -114,19 +117,23 @@ class UnoRLCardGame:
 
     def get_state(self, player_id: int) -> dict[str, Any]:
         """``player_id``'s view (any phase, also once the game is over)."""
-        e = self.engine
-        s = e.game_state(0)
+        obs = self.engine.observe(player_id)[0]
         legal = self.get_legal_actions() if player_id == self.get_player_id() and not self.is_over() else []
+        # raw_obs is decoded from the seat's own observation (cheaper than Engine.game_state,
+        # and it cannot show what the seat may not see).
+        P = self.num_players
+        sizes = obs[OBS_HAND_SIZES : OBS_HAND_SIZES + P]  # by relative seat
+        color = obs[OBS_COLOR : OBS_COLOR + 4]
         return {
-            "obs": e.observe(player_id)[0],
+            "obs": obs,
             "legal_ids": legal,
-            "hand": [card_name(c) for c in s["hands"][player_id]],
-            "top_card": card_name(s["top_card"]),
-            "current_color": COLOR_NAMES[s["current_color"]] if s["current_color"] is not None else None,
-            "num_cards": [len(h) for h in s["hands"]],
-            "phase": s["phase"],
+            "hand": [CARD_NAMES[t] for t in np.repeat(np.arange(NUM_CARD_TYPES), obs[_HAND].astype(np.int64))],
+            "top_card": CARD_NAMES[int(obs[_TOP].argmax())],
+            "current_color": COLOR_NAMES[int(color.argmax())] if color.any() else None,
+            "num_cards": [int(sizes[(p - player_id) % P]) for p in range(P)],
+            "phase": PHASE_NAMES[int(obs[OBS_PHASE : OBS_PHASE + NUM_PHASES].argmax())],
             "legal_actions": [ACTION_NAMES[a] for a in legal],
-            "num_players": self.num_players,
+            "num_players": P,
             "current_player": self.get_player_id(),
             "player_id": player_id,
         }
