@@ -117,8 +117,12 @@ class UnoRLCardGame:
 
     def get_state(self, player_id: int) -> dict[str, Any]:
         """``player_id``'s view (any phase, also once the game is over)."""
-        obs = self.engine.observe(player_id)[0]
-        legal = self.get_legal_actions() if player_id == self.get_player_id() and not self.is_over() else []
+        e = self.engine
+        if player_id == self.get_player_id() and not self.is_over():
+            obs = e.observation[0].copy()  # the engine wrote the acting seat's view in its step
+            legal = self.get_legal_actions()
+        else:
+            obs, legal = e.observe(player_id)[0], []
         # raw_obs is decoded from the seat's own observation (cheaper than Engine.game_state,
         # and it cannot show what the seat may not see).
         P = self.num_players
@@ -197,8 +201,8 @@ class UnoRLCardEnv(rlcard.envs.Env):
         """An action id the current player may take, else ``ValueError`` (never a silent replacement)."""
         if isinstance(action_id, (bool, np.bool_)) or not isinstance(action_id, (int, np.integer)):
             raise ValueError(f"action must be an action id (an integer 0..{NUM_ACTIONS - 1}), got {action_id!r}")
-        legal = self.game.get_legal_actions()
-        if int(action_id) not in legal:
+        if not 0 <= action_id < NUM_ACTIONS or not self.game.engine.legal_mask[0, action_id]:
+            legal = self.game.get_legal_actions()
             raise ValueError(
                 f"action {action_id!r} is not legal for player {self.game.get_player_id()}; legal: "
                 f"{[f'{a} ({ACTION_NAMES[a]})' for a in legal]}"
