@@ -42,6 +42,31 @@ Differences from ``rlcard.make("uno")`` (RLCard's own UNO), by design:
   players some losers get 0.)
 * ``is_over()`` is also true for a truncated round (``max_turns``, 5000 actions by default):
   RLCard's own loop (``env.run``) then ends the game with payoffs 0.
+
+RLCard 1.2's UNO rules (``rlcard/games/uno/round.py``, ``dealer.py``, ``game.py``), read for a
+``rules="rlcard"`` preset that does not exist yet: each line is an engine option ``UnoRules``
+lacks, so ``uno-env`` cannot play RLCard's game exactly today.
+
+1. A wild is played with its colour in one action (``r-wild``); there is no Wild Draw Four
+   challenge; a Wild Draw Four is legal only when no other action is (not even a plain wild or
+   a card of the same number).
+2. Drawing is legal only when nothing can be played, and the drawn card plays itself: a wild at
+   once in a colour drawn at random (a chance event outside the player's choice), a card of the
+   target's colour at once (its action performed); any other card, including one of the same
+   number, joins the hand and the turn passes. There is no ``PASS`` and no choice.
+3. Reverse with two players gives the turn to the other player (no extra turn); Skip, Draw Two
+   and Wild Draw Four skip the next player as usual.
+4. The first card: never a Wild Draw Four (returned and reshuffled); a wild gets a random colour;
+   a Skip skips seat 0; a Reverse makes seat ``n - 1`` start counter-clockwise; a Draw Two makes
+   seat 0 draw two and then play. Seat 0 always deals first-to-act; no dealer rotation.
+5. A reshuffle returns every played card to the deck, the top card included (which stays the
+   target while also in the deck), so card conservation differs from R4's.
+6. No UNO call, no scoring; the round ends when a hand is empty; no turn limit.
+7. Payoffs: +1 to the winner, -1 to seat ``1 - winner`` only (right for two players).
+
+Items 1-5 are rule options of their own (and 2 puts a random choice inside a step); they were
+left out of this issue's time box. ``uno-env`` with the classic rules is the drop-in: the same
+RLCard loop and agents, uno_env's rules.
 """
 
 from __future__ import annotations
