@@ -5,7 +5,6 @@
 | ``observation_bounds(rules, num_players)`` | ``(low, high)``, float32 ``[D]`` each: a true bound of every observation index (docs/rules.md R1, R8, R11) |
 | ``observation_space(rules, num_players)`` | ``Box(low, high, (D,), float32)`` |
 | ``action_space()`` | ``Discrete(116)`` (R2) |
-| ``state_bounds(rules, num_players)`` / ``state_space(...)`` | the same for the whole state (``Engine.state``, ``observation.STATE_FIELDS``; hidden information, for critics) |
 
 ``D`` is ``uno_env.observation.observation_size(rules.open_hands)``. The bounds come from the deck:
 a count of one card type never exceeds its copies in the deck (R1), a pile, a hand or a
@@ -26,11 +25,11 @@ from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
 from .cards import NUM_CARD_TYPES, deck_counts
-from .observation import OBS_FIELDS, OBS_OFFSETS, STATE_SIZE, observation_size
+from .observation import OBS_FIELDS, OBS_OFFSETS, observation_size
 from .rules import MAX_PLAYERS
 from .rules import UnoRules
 
-__all__ = ["observation_bounds", "observation_space", "action_space", "state_bounds", "state_space"]
+__all__ = ["observation_bounds", "observation_space", "action_space"]
 
 # Fields with one slot per relative seat (slot k: the seat k places clockwise from the observer).
 _PER_SEAT = ("hand_sizes", "seat_present", "scores", "uno_called", "eliminated", "catchable", "partner")
@@ -109,24 +108,3 @@ def observation_space(rules: UnoRules, num_players: int) -> spaces.Box:
 def action_space() -> spaces.Discrete:
     """``Discrete(116)``: the action ids of docs/rules.md R2, the same under every rule set."""
     return spaces.Discrete(NUM_ACTIONS)
-
-
-def state_bounds(rules: UnoRules, num_players: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-index ``(low, high)`` of ``Engine.state`` (``observation.STATE_FIELDS``): the observation
-    with every hand open (its bounds, as ``open_hands``), then the draw pile's counts (at most the
-    deck's copies) and the one-hot seat to act."""
-    low, high = observation_bounds(rules.replace(open_hands=True), num_players)
-    deck = deck_counts(rules.deck, rules.custom_wild_count).astype(np.float32)
-    to_act = np.zeros(MAX_PLAYERS, np.float32)
-    to_act[:num_players] = 1.0
-    low = np.concatenate([low, np.zeros(NUM_CARD_TYPES + MAX_PLAYERS, np.float32)])
-    high = np.concatenate([high, deck, to_act])
-    assert low.shape == (STATE_SIZE,), "STATE_FIELDS and the bounds disagree"
-    high = np.where(high == low, low + 1.0, high).astype(np.float32)
-    return low, high
-
-
-def state_space(rules: UnoRules, num_players: int) -> spaces.Box:
-    """``Box(low, high, (STATE_SIZE,), float32)`` with ``state_bounds(rules, num_players)``."""
-    low, high = state_bounds(rules, num_players)
-    return spaces.Box(low, high, dtype=np.float32)
