@@ -49,7 +49,7 @@ def test_state_holds_every_card_once_and_starts_with_the_observation(num_players
         state = engine.state(seat)
         assert state.shape == (64, STATE_SIZE) and state.dtype == np.float32
         np.testing.assert_array_equal(state[:, :OBS_BASE_SIZE], engine.observe(seat)[:, :OBS_BASE_SIZE])
-        others = state[:, STATE_OTHER_HANDS : STATE_DRAW_PILE].reshape(64, MAX_PLAYERS - 1, NUM_CARD_TYPES)
+        others = state[:, STATE_OTHER_HANDS:STATE_DRAW_PILE].reshape(64, MAX_PLAYERS - 1, NUM_CARD_TYPES)
         total = (
             state[:, OBS_HAND : OBS_HAND + NUM_CARD_TYPES]
             + others.sum(1)
@@ -104,3 +104,19 @@ def test_state_rejects_bad_arguments(kwargs, message):
     engine = Engine(64, 2, seed=0)
     with pytest.raises(ValueError, match=message):
         engine.state(**kwargs)
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 10])
+@pytest.mark.parametrize("preset", ["classic", "official", "house"])
+def test_state_stays_inside_state_space_over_random_play(num_players, preset):
+    from uno_env.spaces import state_space
+
+    rules = UnoRules.preset(preset)
+    space = state_space(rules, num_players)
+    engine = Engine(64, num_players, rules, seed=1)
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        for row in engine.state(np.arange(64) % num_players):
+            assert space.contains(row)
+        live = ~(engine.terminated | engine.truncated)
+        engine.step(np.where(live, sample_legal(engine.legal_mask, rng), -1))

@@ -5,6 +5,8 @@
 | ``observation_bounds(rules, num_players)`` | ``(low, high)``, float32 ``[D]`` each: a true bound of every observation index (docs/rules.md R1, R8, R11) |
 | ``observation_space(rules, num_players)`` | ``Box(low, high, (D,), float32)`` |
 | ``action_space()`` | ``Discrete(116)`` (R2) |
+| ``state_bounds(rules, num_players)`` | ``(low, high)``, float32 ``[S]``: bounds of the whole state (``Engine.state``, ``observation.STATE_FIELDS``) |
+| ``state_space(rules, num_players)`` | ``Box(low, high, (S,), float32)``: hidden information, for critics only |
 
 ``D`` is ``uno_env.observation.observation_size(rules.open_hands)``. The bounds come from the deck:
 a count of one card type never exceeds its copies in the deck (R1), a pile, a hand or a
@@ -20,16 +22,27 @@ does not know (one the engine may add later) is left unbounded rather than guess
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
 from .cards import NUM_CARD_TYPES, deck_counts
-from .observation import OBS_FIELDS, OBS_OFFSETS, observation_size
+from .observation import (
+    OBS_BASE_SIZE,
+    OBS_FIELDS,
+    OBS_OFFSETS,
+    STATE_DRAW_PILE,
+    STATE_OTHER_HANDS,
+    STATE_SIZE,
+    STATE_TO_ACT,
+    observation_size,
+)
 from .rules import MAX_PLAYERS
 from .rules import UnoRules
 
-__all__ = ["observation_bounds", "observation_space", "action_space"]
+__all__ = ["observation_bounds", "observation_space", "action_space", "state_bounds", "state_space"]
 
 # Fields with one slot per relative seat (slot k: the seat k places clockwise from the observer).
 _PER_SEAT = ("hand_sizes", "seat_present", "scores", "uno_called", "eliminated", "catchable", "partner")
@@ -108,3 +121,24 @@ def observation_space(rules: UnoRules, num_players: int) -> spaces.Box:
 def action_space() -> spaces.Discrete:
     """``Discrete(116)``: the action ids of docs/rules.md R2, the same under every rule set."""
     return spaces.Discrete(NUM_ACTIONS)
+
+
+def state_bounds(rules: UnoRules, num_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-index ``(low, high)`` of the whole state (``Engine.state``): the observation's bounds
+    without open hands, then every other hand, the draw pile's counts and the seat to act."""
+    low_obs, high_obs = observation_bounds(dataclasses.replace(rules, open_hands=False), num_players)
+    deck = deck_counts(rules.deck, rules.custom_wild_count).astype(np.float32)
+    low = np.zeros(STATE_SIZE, np.float32)
+    high = np.zeros(STATE_SIZE, np.float32)
+    low[:OBS_BASE_SIZE], high[:OBS_BASE_SIZE] = low_obs, high_obs
+    high[STATE_OTHER_HANDS : STATE_OTHER_HANDS + (num_players - 1) * NUM_CARD_TYPES] = np.tile(deck, num_players - 1)
+    high[STATE_DRAW_PILE : STATE_DRAW_PILE + NUM_CARD_TYPES] = deck
+    high[STATE_TO_ACT : STATE_TO_ACT + num_players] = 1.0
+    high = np.where(high == low, low + 1.0, high).astype(np.float32)
+    return low, high
+
+
+def state_space(rules: UnoRules, num_players: int) -> spaces.Box:
+    """``Box(low, high, (S,), float32)`` with ``state_bounds(rules, num_players)``."""
+    low, high = state_bounds(rules, num_players)
+    return spaces.Box(low, high, dtype=np.float32)
