@@ -99,7 +99,7 @@ class VectorLoop:
     """``UnoVectorEnv`` as a training loop drives it."""
 
     def __init__(self, num_envs: int, num_players: int, copy: bool) -> None:
-        self.env = UnoVectorEnv(num_envs, num_players, copy=copy)
+        self.env = UnoVectorEnv(num_envs, num_players, copy=copy, autoreset_mode="same_step")  # as training drives it
 
     def reset(self, seed: int) -> None:
         self.env.reset(seed=seed)

@@ -6,7 +6,7 @@
 Everything is in this file, in CleanRL's order: the env, the agent (an MLP actor and critic),
 the rollout, generalised advantage estimation, the clipped PPO update. Masking is one line: the
 logits of illegal actions are set to -1e8 before the categorical distribution, in rollouts and
-in the update alike (the mask is stored with each step). ``UnoVectorEnv`` auto-resets in the
+in the update alike (the mask is stored with each step). ``UnoVectorEnv(autoreset_mode="same_step")`` resets in the
 same step (gymnasium's ``SAME_STEP`` mode), so ``next_done`` marks the first step of a new
 round and the stored value of a finished round is never bootstrapped across it.
 """
@@ -68,7 +68,8 @@ def main() -> None:
     torch.set_num_threads(1)
     gamma, lam, clip, epochs, minibatches, lr = 0.99, 0.95, 0.2, 4, 4, 2.5e-4
 
-    envs = UnoVectorEnv(num_envs=args.num_envs, num_players=args.players)
+    # SAME_STEP: an ended game's next observation is already the new round's, as the GAE loop expects.
+    envs = UnoVectorEnv(num_envs=args.num_envs, num_players=args.players, autoreset_mode="same_step")
     obs_size, num_actions = envs.single_observation_space.shape[0], int(envs.single_action_space.n)
     agent = Agent(obs_size, num_actions)
     optimizer = torch.optim.Adam(agent.parameters(), lr=lr, eps=1e-5)

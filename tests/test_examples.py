@@ -24,12 +24,31 @@ RUNS = {
     "sb3_maskable_ppo.py": (["--budget", "128", "--eval-rounds", "1"], "evaluation:", ["torch", "sb3_contrib"]),
     "rllib_pettingzoo.py": (["--budget", "256"], "done: trained", ["torch", "ray"]),
     "tianshou_multiagent.py": (["--budget", "200", "--eval-rounds", "1"], "evaluation:", []),
+    "rlcard_dqn.py": (
+        ["--episodes", "3", "--eval-every", "3", "--eval-games", "2", "--max-turns", "100"],
+        "done: trained 3 episodes",
+        ["torch", "rlcard"],
+    ),
+    "agilerl_dqn_population.py": (
+        ["--steps", "256", "--population", "2", "--num-envs", "8", "--evo-steps", "128", "--max-turns", "200"],
+        "done: trained a population of 2 DQN agents",
+        [],
+    ),
+    "torchrl_pettingzoo.py": (
+        ["--episodes", "2", "--eval-rounds", "1", "--max-turns", "60"],
+        "done: trained 2 episodes",
+        ["torch", "torchrl"],
+    ),
 }
 
 # Scripts whose library cannot share this environment, and the variable naming their venv's
 # python: tianshou 2.0.1 pins pandas<3 (examples/README.md). `bash .ci/install` builds the venv
 # in .venvs/<name>/, where the test looks when the variable is unset.
-OWN_PYTHON = {"tianshou_multiagent.py": ("UNO_TIANSHOU_PYTHON", "tianshou")}
+# agilerl 2.58.0 pins pettingzoo 1.26 and pulls gymnasium 1.4 (examples/agilerl_dqn_population.py).
+OWN_PYTHON = {
+    "tianshou_multiagent.py": ("UNO_TIANSHOU_PYTHON", "tianshou"),
+    "agilerl_dqn_population.py": ("UNO_AGILERL_PYTHON", "agilerl"),
+}
 VENVS = EXAMPLES.parent / ".venvs"
 
 
@@ -72,6 +91,8 @@ def test_example_runs(script):
         ("cleanrl_masked_ppo.py", ["--budget", "10"], "--budget >= num-envs * num-steps"),
         ("custom_rules.py", ["--matches", "0"], "--matches must be at least 1"),
         ("tianshou_multiagent.py", ["--players", "3", "--seat", "3"], "--seat must be in 0..2 (--players 3), got 3"),
+        ("rlcard_dqn.py", ["--episodes", "0"], "--episodes, --eval-every, --eval-games and --max-turns must be"),
+        ("torchrl_pettingzoo.py", ["--players", "11"], "--players must be in 2..10, got 11"),
     ],
 )
 def test_bad_budgets_are_refused_with_what_is_allowed(script, argv, message):

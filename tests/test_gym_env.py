@@ -22,6 +22,7 @@ from uno_env.gym_env import ENV_ID, LegalDiscrete, UnoEnv, UnoVectorEnv
 from uno_env.observation import OBS_FIELDS, OBS_OFFSETS, PHASE_NAMES
 
 IS_CURRENT = OBS_OFFSETS["is_current"]
+SAME = AutoresetMode.SAME_STEP
 DRAW_CARDS = {
     parse_card(n) for n in ("red draw two", "yellow draw two", "green draw two", "blue draw two", "wild draw four")
 }
@@ -76,7 +77,11 @@ def test_registration_and_make_vec():
     assert isinstance(gym.make(ENV_ID).unwrapped, UnoEnv)
     envs = gym.make_vec(ENV_ID, num_envs=4, num_players=3)
     assert isinstance(envs, UnoVectorEnv)
-    assert envs.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    assert envs.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP  # gymnasium's default
+    same = gym.make_vec(ENV_ID, num_envs=2, vectorization_mode="vector_entry_point", autoreset_mode=SAME)
+    assert (
+        same.metadata["autoreset_mode"] is SAME and UnoVectorEnv.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+    )
     obs, infos = envs.reset(seed=0)
     assert obs.shape == (4, envs.engine.observation_size) and obs.dtype == np.float32
     assert envs.observation_space.contains(obs)
@@ -268,7 +273,7 @@ def test_vector_env_equals_single_envs(name):
     cfg = dict(CONFIGS[name])
     cfg["opponents"] = cfg["opponents"] or HashAgent()
     B, steps, seed = 6, 120, 11
-    venv = UnoVectorEnv(B, **cfg)
+    venv = UnoVectorEnv(B, **cfg, autoreset_mode=SAME)
     singles = [UnoEnv(**cfg) for _ in range(B)]
     vobs, vinfo = venv.reset(seed=seed)
     sobs = [env.reset(seed=seed + i)[0] for i, env in enumerate(singles)]
@@ -294,6 +299,101 @@ def test_vector_env_equals_single_envs(name):
             assert np.array_equal(vobs[i], obs), (t, i)
         assert np.array_equal(venv.learner_seats, [env.learner_seat for env in singles])
     assert ends >= 3
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_next_step_vector_env_equals_single_envs(name):
+    """NEXT_STEP (the default): the ending step returns the single env's last observation, reward
+    and flag; the next step ignores that game's action and returns the single env's reset."""
+    cfg = dict(CONFIGS[name])
+    cfg["opponents"] = cfg["opponents"] or HashAgent()
+    B, steps, seed = 6, 120, 11
+    venv = UnoVectorEnv(B, **cfg)
+    assert venv.autoreset_mode is AutoresetMode.NEXT_STEP
+    singles = [UnoEnv(**cfg) for _ in range(B)]
+    vobs, vinfo = venv.reset(seed=seed)
+    assert np.array_equal(vobs, np.stack([env.reset(seed=seed + i)[0] for i, env in enumerate(singles)]))
+    rng = np.random.default_rng(0)
+    waiting = np.zeros(B, bool)
+    ends = resets = 0
+    for t in range(steps):
+        masks = venv.action_masks()
+        assert np.array_equal(vinfo["action_mask"], masks.astype(np.int8))
+        assert masks[waiting].all()  # a finished game takes any action (ignored)
+        actions = np.array([random_legal(m, rng) for m in masks])
+        actions[waiting] = 0  # ignored: the step deals those games anew
+        vobs, vrew, vterm, vtrunc, vinfo = venv.step(actions)
+        assert "final_obs" not in vinfo
+        for i, env in enumerate(singles):
+            if waiting[i]:
+                obs, _ = env.reset()
+                assert (vrew[i], vterm[i], vtrunc[i]) == (0, False, False)
+                resets += 1
+            else:
+                assert np.array_equal(masks[i], env.action_masks())
+                obs, rew, term, trunc, _ = env.step(int(actions[i]))
+                assert (rew, term, trunc) == (vrew[i], vterm[i], vtrunc[i]), (t, i)
+                ends += term or trunc
+            assert np.array_equal(vobs[i], obs), (t, i)
+        waiting = vterm | vtrunc
+        assert np.array_equal(venv.learner_seats, [env.learner_seat for env in singles])
+    assert ends >= 3 and resets >= 2
+
+
+def test_state_is_the_learners_whole_state_and_never_the_observation():
+    """``state()``: hidden cards change it, never the observation (the policy's input)."""
+    from uno_env.observation import STATE_SIZE
+
+    venv = UnoVectorEnv(4, num_players=3, learner_seat="random")
+    obs, _ = venv.reset(seed=5)
+    state = venv.state()
+    assert state.shape == (4, STATE_SIZE) and state.dtype == np.float32
+    np.testing.assert_array_equal(state, venv.engine.state(venv.learner_seats))
+    np.testing.assert_array_equal(state[:, : obs.shape[1]], obs)
+    before_obs, before_state = obs.copy(), state.copy()
+    for seat in range(3):  # redeal what the learners cannot see (other hands, the draw pile)
+        rows = venv.learner_seats == seat
+        if rows.any():
+            venv.engine.resample_hidden(rows, seat, np.random.default_rng(seat))
+    np.testing.assert_array_equal(venv.engine.observe(venv.learner_seats), before_obs)
+    assert not np.array_equal(venv.state(), before_state)
+    single = UnoEnv(num_players=3)
+    o, _ = single.reset(seed=1)
+    s = single.state()
+    assert s.shape == (STATE_SIZE,) and np.array_equal(s[: o.shape[0]], o)
+    single.engine.resample_hidden(0, single.learner_seat, np.random.default_rng(0))
+    assert np.array_equal(single.engine.observe(single.learner_seat)[0], o) and not np.array_equal(single.state(), s)
+
+
+WRAPPERS = {
+    "NormalizeObservation": lambda envs: gym.wrappers.vector.NormalizeObservation(envs),
+    "FlattenObservation": lambda envs: gym.wrappers.vector.FlattenObservation(envs),
+    "TransformObservation": lambda envs: gym.wrappers.vector.TransformObservation(
+        envs,
+        lambda o: o * 2.0,
+        gym.spaces.Box(envs.observation_space.low * 2, envs.observation_space.high * 2, dtype=np.float32),
+    ),
+    "RescaleObservation": lambda envs: gym.wrappers.vector.RescaleObservation(envs, -1.0, 1.0),
+    "RecordEpisodeStatistics": lambda envs: gym.wrappers.vector.RecordEpisodeStatistics(envs),
+}
+
+
+@pytest.mark.parametrize("wrapper", list(WRAPPERS))
+def test_gymnasium_vector_wrappers_on_make_vec(wrapper):
+    """gymnasium's own vector wrappers (gymnasium/wrappers/vector, the installed release) on
+    ``gym.make_vec("uno_env/Uno-v0")`` as made: they refused SAME_STEP before NEXT_STEP existed."""
+    envs = WRAPPERS[wrapper](gym.make_vec(ENV_ID, num_envs=4, rules=UnoRules(hand_size=3, max_turns=30)))
+    obs, infos = envs.reset(seed=0)
+    assert envs.observation_space.contains(obs.astype(np.float32)) or wrapper == "NormalizeObservation"
+    rng = np.random.default_rng(0)
+    done = 0
+    for _ in range(80):
+        obs, reward, terminated, truncated, infos = envs.step(sample_legal(envs.unwrapped.action_masks(), rng))
+        assert obs.shape == (4, envs.unwrapped.engine.observation_size) and np.isfinite(obs).all()
+        done += int((terminated | truncated).sum())
+    assert done > 4
+    if wrapper == "RescaleObservation":
+        assert obs.min() >= -1.0 - 1e-5 and obs.max() <= 1.0 + 1e-5
 
 
 # --- final_obs: the learner's exact view of the finished round, for every way a round ends ---
@@ -463,7 +563,7 @@ def test_final_obs_is_the_learners_exact_view_for_every_end(scenario, read_path)
     )
     np.testing.assert_array_equal(expected[:57], np.bincount(cards(want["learner_hand"]), minlength=57))
 
-    venv = UnoVectorEnv(3, num_players=P, rules=rules, learner_seat=seat, opponents=OPPONENT)
+    venv = UnoVectorEnv(3, num_players=P, rules=rules, learner_seat=seat, opponents=OPPONENT, autoreset_mode=SAME)
     venv.reset(seed=0)
     _set_position(venv.engine, 1, rules, hands, top, draw, player=seat)
     actions = venv.action_masks().argmax(1)
@@ -506,7 +606,7 @@ def test_final_obs_equals_the_engines_view_of_the_finished_game_in_random_play(n
     read (by this test, through the engine's reset) just before the game is dealt anew; its
     hand agrees with game_state. Every kind of end the rule set allows shows up."""
     P, rules = END_KINDS[name]
-    venv = UnoVectorEnv(32, num_players=P, rules=rules, learner_seat="random")
+    venv = UnoVectorEnv(32, num_players=P, rules=rules, learner_seat="random", autoreset_mode=SAME)
     e = venv.engine
     seen: dict[int, tuple[np.ndarray, dict]] = {}
     real_reset = e.reset
@@ -549,23 +649,25 @@ def test_final_obs_equals_the_engines_view_of_the_finished_game_in_random_play(n
     assert expected <= set(kinds), kinds
 
 
-@pytest.mark.skipif(
-    tuple(int(x) for x in gym.__version__.split(".")[:2]) < (1, 4),
-    reason="gymnasium < 1.4 counts SAME_STEP episodes one step short in vector RecordEpisodeStatistics "
-    "(fixed by Gymnasium PR #1624, released in 1.4.0); ray[rllib] 2.60 pins gymnasium 1.2.2",
-)
-def test_gymnasium_episode_statistics_wrapper_reads_same_step_autoreset():
-    """gymnasium's own vector wrapper counts episodes as this env ends them (SAME_STEP)."""
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, SAME])
+def test_gymnasium_episode_statistics_wrapper_counts_episodes(mode):
+    """gymnasium's own vector RecordEpisodeStatistics counts episodes as this env ends them."""
     from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
-    envs = RecordEpisodeStatistics(UnoVectorEnv(16, rules=UnoRules(hand_size=3, max_turns=30)))
+    if mode is SAME and tuple(int(x) for x in gym.__version__.split(".")[:2]) < (1, 4):
+        pytest.skip(
+            "gymnasium < 1.4 counts SAME_STEP episodes one step short in vector RecordEpisodeStatistics "
+            "(fixed by Gymnasium PR #1624, released in 1.4.0); ray[rllib] 2.60 pins gymnasium 1.2.2"
+        )
+    envs = RecordEpisodeStatistics(UnoVectorEnv(16, rules=UnoRules(hand_size=3, max_turns=30), autoreset_mode=mode))
     envs.reset(seed=0)
     rng = np.random.default_rng(0)
     length = np.zeros(16, int)
+    waiting = np.zeros(16, bool)
     ends = 0
     for _ in range(60):
         _, reward, terminated, truncated, infos = envs.step(sample_legal(envs.unwrapped.action_masks(), rng))
-        length += 1
+        length[~waiting] += 1  # NEXT_STEP: the step that deals a finished game anew is no learner step
         done = terminated | truncated
         if done.any():
             assert np.array_equal(infos["_episode"], done)
@@ -573,6 +675,7 @@ def test_gymnasium_episode_statistics_wrapper_reads_same_step_autoreset():
             np.testing.assert_array_equal(infos["episode"]["l"][done], length[done])
             ends += int(done.sum())
         length[done] = 0
+        waiting = done if mode is AutoresetMode.NEXT_STEP else waiting
     assert ends > 10
 
 
@@ -587,7 +690,9 @@ def test_same_seed_same_trajectory_with_random_opponents():
     """Opponents draw from the env's np_random, seeded by reset(seed): a run replays exactly."""
     runs = []
     for _ in range(2):
-        venv = UnoVectorEnv(16, num_players=3, learner_seat="random", rules=UnoRules(hand_size=3, max_turns=40))
+        venv = UnoVectorEnv(
+            16, num_players=3, learner_seat="random", rules=UnoRules(hand_size=3, max_turns=40), autoreset_mode=SAME
+        )
         obs, _ = venv.reset(seed=7)
         rng = np.random.default_rng(3)
         trace = [obs]
@@ -863,7 +968,7 @@ def test_sb3_adapter_api():
     # generators differently).
     venv = UnoSB3VecEnv(num_envs=8, rules=UnoRules(max_turns=30), seed=4, opponents=HashAgent())
     obs = venv.reset()
-    twin = UnoVectorEnv(8, rules=UnoRules(max_turns=30), opponents=HashAgent())
+    twin = UnoVectorEnv(8, rules=UnoRules(max_turns=30), opponents=HashAgent(), autoreset_mode=SAME)
     assert np.array_equal(twin.reset(seed=4)[0], obs)
     for _ in range(40):
         actions = np.array([random_legal(m, rng) for m in venv.action_masks()])

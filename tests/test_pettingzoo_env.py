@@ -5,9 +5,14 @@ and player counts; the env as a thin map over the engine (same game as an ``Engi
 one, docs/rules.md R2/R8/R11); ``env()`` against ``raw_env`` under PettingZoo's three classic
 wrappers, op by op; bad input (R10); rendering never shows hidden hands (R11).
 
-``pettingzoo.test.max_cycles_test`` does not apply: it needs a ``parallel_env`` and a
-``max_cycles`` argument, and UNO is not parallelizable; the turn limit is ``rules.max_turns``
-(R8), tested below.
+PettingZoo's ``state_test`` and ``parallel_api_test`` / ``parallel_seed_test`` run on
+``state()`` and ``parallel_env``. ``pettingzoo.test.max_cycles_test`` cannot pass for a
+turn-based game whose turns take one to three decisions: its parallel half wants the round to
+end after exactly ``max_cycles`` parallel steps (one decision each here), its AEC half wants
+every agent to have taken exactly ``max_cycles`` decisions; the two counts differ by the number
+of players, and the second is not fixed (a wild takes two decisions, a Skip gives the same agent
+the next one). ``max_cycles`` is accepted and means ``max_turns = max_cycles * num_players``
+(tested below).
 """
 
 from __future__ import annotations
@@ -785,3 +790,76 @@ def test_last_gives_fresh_arrays_equal_to_observe(make):
         legal = np.flatnonzero(obs["action_mask"])
         e.step(int(rng.choice(legal)))
         assert np.array_equal(obs["observation"], kept[0]) and np.array_equal(obs["action_mask"], kept[1])
+
+
+# --- state(), parallel_env, max_cycles (PettingZoo's own tests, pettingzoo 1.27 pettingzoo/test) ---
+
+
+@pytest.mark.parametrize("num_players,rules", [(2, None), (4, "house"), (3, "swap_hands")])
+def test_pettingzoo_state_test_and_parallel_api_test(num_players, rules):
+    from pettingzoo.test import parallel_api_test, parallel_seed_test
+    from pettingzoo.test.state_test import state_test
+
+    state_test(uno_env.env(num_players, rules), uno_env.parallel_env(num_players, rules), num_cycles=50)
+    parallel_api_test(uno_env.parallel_env(num_players, rules), num_cycles=300)
+    parallel_seed_test(lambda: uno_env.parallel_env(num_players, rules))
+
+
+def test_registered_in_pettingzoos_aec_and_parallel_registries():
+    import pettingzoo
+
+    par = pettingzoo.make("parallel", uno_env.PETTINGZOO_ID, num_players=3)
+    obs, infos = par.reset(seed=0)
+    assert set(obs) == {"player_0", "player_1", "player_2"} and par.state().shape == par.state_space.shape
+    assert isinstance(pettingzoo.make("aec", uno_env.PETTINGZOO_ID).unwrapped, uno_env.raw_env)
+
+
+def test_state_in_seat_zeros_frame_within_its_space_and_hidden_cards_change_only_the_state():
+    from uno_env.observation import STATE_SIZE
+
+    e = uno_env.env(num_players=3, rules="house")
+    e.reset(seed=3)
+    rng = np.random.default_rng(0)
+    assert e.state_space.shape == (STATE_SIZE,)
+    for _agent in e.agent_iter(400):
+        obs, _, term, trunc, _ = e.last()
+        state = e.state()
+        assert e.state_space.contains(state)
+        np.testing.assert_array_equal(state, e.unwrapped._engine.state(0)[0])
+        np.testing.assert_array_equal(state[: obs["observation"].size], e.observe("player_0")["observation"])
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    e.reset(seed=4)
+    views = {a: e.observe(a)["observation"] for a in e.agents}
+    before = e.state()
+    e.unwrapped._engine.resample_hidden(0, 0, np.random.default_rng(1))  # what player_0 cannot see
+    assert np.array_equal(e.observe("player_0")["observation"], views["player_0"])
+    assert not np.array_equal(e.state(), before)
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_max_cycles_truncates_after_max_cycles_times_num_players_actions(num_players):
+    e = uno_env.env(num_players=num_players, max_cycles=3, rules={"hand_size": 20})
+    assert e.rules.max_turns == 3 * num_players and uno_env.env(num_players).rules.max_turns == 5000
+    e.reset(seed=0)
+    rng = np.random.default_rng(0)
+    actions = 0
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            assert trunc and not term
+            e.step(None)
+            continue
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        actions += 1
+    assert actions == 3 * num_players
+    par = uno_env.parallel_env(num_players=num_players, max_cycles=3, rules={"hand_size": 20})
+    obs, _ = par.reset(seed=0)
+    steps = 0
+    while par.agents:
+        acting = next(a for a in par.agents if obs[a]["action_mask"].any())
+        obs, _, term, trunc, infos = par.step({acting: int(rng.choice(np.flatnonzero(obs[acting]["action_mask"])))})
+        steps += 1
+    assert steps == 3 * num_players and all(trunc.values())
+    for bad in (0, -1, 2.5, True, "3"):
+        with pytest.raises(ValueError, match="max_cycles"):
+            uno_env.env(max_cycles=bad)

@@ -11,15 +11,16 @@ from .actions import ACTION_NAMES, NUM_ACTIONS, Action, action_name
 from .cards import CARD_NAMES, NUM_CARD_TYPES, card_name, parse_card
 from .engine import Engine, StepResult, describe_event, replay
 from .gym_env import UnoEnv, UnoVectorEnv, register_envs
-from .pettingzoo_env import env, raw_env
+from .pettingzoo_env import env, parallel_env, raw_env
 from .policy import Agent, RandomAgent, sample_legal
 from .rules import PRESETS, UnoRules, parse_rules
 
-PETTINGZOO_ID = "uno_env/uno_v0"  # pettingzoo.make("aec", PETTINGZOO_ID); PettingZoo stores it as uno_env/uno-v0
+PETTINGZOO_ID = "uno_env/uno_v0"  # pettingzoo.make("aec" or "parallel", PETTINGZOO_ID); stored as uno_env/uno-v0
 
 
 def register_pettingzoo() -> None:
-    """Register ``uno_env/uno_v0`` (``env()``) with PettingZoo's AEC registry when it has one; idempotent."""
+    """Register ``uno_env/uno_v0`` with PettingZoo's registries when it has them (``"aec"``: ``env()``,
+    ``"parallel"``: ``parallel_env()``); idempotent."""
     try:
         import pettingzoo
     except ImportError:  # pragma: no cover - a hard dependency, but never fail the import on it
@@ -27,14 +28,15 @@ def register_pettingzoo() -> None:
     # PettingZoo's registry (pettingzoo.make / register) is new in 1.27; older releases have none.
     if not hasattr(pettingzoo, "register"):
         return
-    try:
-        pettingzoo.spec("aec", PETTINGZOO_ID)
-    except Exception:  # not registered yet (PettingZoo raises its own NameNotFound family)
-        pettingzoo.register("aec", PETTINGZOO_ID, entry_point="uno_env.pettingzoo_env:env")
+    for api, entry in (("aec", "env"), ("parallel", "parallel_env")):
+        try:
+            pettingzoo.spec(api, PETTINGZOO_ID)
+        except Exception:  # not registered yet (PettingZoo raises its own NameNotFound family)
+            pettingzoo.register(api, PETTINGZOO_ID, entry_point=f"uno_env.pettingzoo_env:{entry}")
 
 
 register_envs()  # gymnasium ids: uno_env/Uno-v0 (gymnasium.make / gymnasium.make_vec)
-register_pettingzoo()  # pettingzoo.make("aec", "uno_env/uno_v0") (PettingZoo >= 1.27)
+register_pettingzoo()  # pettingzoo.make("aec" / "parallel", "uno_env/uno_v0") (PettingZoo >= 1.27)
 
 try:  # the version is written once, in pyproject.toml; the installed metadata carries it
     __version__ = _metadata.version("uno_env")
@@ -61,6 +63,7 @@ __all__ = [
     "RandomAgent",
     "sample_legal",
     "env",
+    "parallel_env",
     "raw_env",
     "UnoEnv",
     "UnoVectorEnv",

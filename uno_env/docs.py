@@ -36,15 +36,16 @@ from .actions import (
     SWAP_LAST,
 )
 from .cards import CARD_NAMES, COLOR_NAMES, NUM_CARD_TYPES, NUM_NUMBER_RANKS, NUM_RANKS, WILD, Rank
-from .observation import OBS_BASE_SIZE, OBS_FIELDS, OBS_OFFSETS, OBS_OPEN_SIZE
+from .observation import OBS_BASE_SIZE, OBS_FIELDS, OBS_OFFSETS, OBS_OPEN_SIZE, STATE_FIELDS
 from .rules import MAX_PLAYERS, UnoRules
-from .spaces import observation_bounds
+from .spaces import observation_bounds, state_bounds
 
 __all__ = [
     "ACTION_GROUPS",
     "action_table",
     "card_table",
     "observation_table",
+    "state_table",
     "fill_doc",
     "readme_tables",
     "render_readme",
@@ -122,6 +123,27 @@ def card_table() -> str:
     ]
     rows += [(f"{t}", CARD_NAMES[t].title(), f"`{CARD_NAMES[t]}`") for t in range(WILD, NUM_CARD_TYPES)]
     return _markdown(("ids", "cards", "`card_name`"), rows)
+
+
+def state_table() -> str:
+    """The whole state (``Engine.state``, hidden information for critics) as a Markdown table, from
+    ``STATE_FIELDS``; min and max are ``uno_env.spaces.state_bounds`` for the classic deck and 10 players."""
+    low, high = state_bounds(UnoRules(), MAX_PLAYERS)
+    rows, at = [], 0
+    for name, size, meaning in STATE_FIELDS:
+        field = slice(at, at + size)
+        rows.append(
+            (
+                _span(at, at + size - 1),
+                f"`{name}`",
+                f"{size}",
+                _bound(low[field].min()),
+                _bound(high[field].max()),
+                meaning,
+            )
+        )
+        at += size
+    return _markdown(("index", "field", "size", "min", "max", "meaning"), rows)
 
 
 def observation_table() -> str:

@@ -81,12 +81,30 @@ One episode is one round (``episode="round"``, the default) or one match (``epis
 
 ## Vector environment and autoreset
 
-``UnoVectorEnv`` auto-resets in gymnasium's ``SAME_STEP`` mode
-(``metadata["autoreset_mode"] == AutoresetMode.SAME_STEP``): the step in which a game ends
-returns that game's ``terminated``/``truncated`` flag and reward together with the FIRST
-observation of its next round; the finished round's last observation is in
-``infos["final_obs"]`` (an object array, ``None`` for games that did not end;
-``infos["_final_obs"]`` marks the ones that did), as gymnasium's ``SyncVectorEnv`` does.
+``UnoVectorEnv`` supports gymnasium's two autoreset modes (``autoreset_mode=``, also a
+keyword of ``gymnasium.make_vec``); ``env.metadata["autoreset_mode"]`` says which one runs.
+
+* ``AutoresetMode.NEXT_STEP`` (the default, gymnasium's own default): the step in which a game
+  ends returns its ``terminated``/``truncated`` flag, the learner's reward and the learner's
+  view of the finished round; the game then waits, finished, and the NEXT ``step`` deals it
+  anew, ignores its action (any action id is accepted: ``action_masks()`` and
+  ``infos["action_mask"]`` are all ones for it) and returns reward 0, no flag and the first
+  observation of the new round. Why the default: it is what ``gymnasium.make_vec`` users and
+  every gymnasium vector wrapper (``NormalizeObservation``, ``FlattenObservation``,
+  ``TransformObservation``, ``RescaleObservation``, ``RecordEpisodeStatistics``...) expect;
+  several of them refuse any other mode.
+* ``AutoresetMode.SAME_STEP`` (SB3-style, what ``UnoSB3VecEnv`` uses, and the CleanRL example):
+  the step in which a game ends returns that game's flag and reward together with the FIRST
+  observation of its next round; the finished round's last observation is in
+  ``infos["final_obs"]`` (an object array, ``None`` for games that did not end;
+  ``infos["_final_obs"]`` marks the ones that did), as gymnasium's ``SyncVectorEnv`` does. No
+  step is spent on resets, so it is the faster mode for training loops that read
+  ``final_obs``. (gymnasium 1.2.2's ``RecordEpisodeStatistics`` counts SAME_STEP episodes one
+  step short; use NEXT_STEP with it there.)
+
+``UnoVectorEnv.state()`` gives the critics' whole state (hidden cards included) of every game
+in its learner's frame, ``float32 [num_envs, STATE_SIZE]`` (docs/spaces.md); never an input
+for the policy.
 
 ``final_obs`` is always exactly the learner's view of the finished round, what ``UnoEnv``
 returns from its last ``step`` (``Engine.observe`` from the learner's seat once the round is
@@ -311,6 +329,11 @@ class UnoEnv(gym.Env):
         """The full game as a JSON-serialisable dict (hidden information included; not for agents)."""
         return self.engine.game_state(0)
 
+    def state(self) -> np.ndarray:
+        """Hidden information for critics: the whole state in the learner's frame, float32 [STATE_SIZE]
+        (fields ``uno_env.observation.STATE_FIELDS``; never a policy's input)."""
+        return self._driver.state()[0]
+
     # gymnasium types Env.render with a free TypeVar, which no concrete return type matches.
     def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         """The table from the learner's seat: text (``ansi``), an RGB image (``rgb_array``), or printed (``human``)."""
@@ -405,12 +428,13 @@ class _BufferPool:
 
 
 class UnoVectorEnv(VectorEnv):
-    """``num_envs`` UNO games in one ``Engine``, one learning seat each; SAME_STEP autoreset (module doc)."""
+    """``num_envs`` UNO games in one ``Engine``, one learning seat each; NEXT_STEP (default) or
+    SAME_STEP autoreset (module doc)."""
 
     metadata = {
         "render_modes": ["ansi", "rgb_array"],
         "render_fps": 4,
-        "autoreset_mode": AutoresetMode.SAME_STEP,
+        "autoreset_mode": AutoresetMode.NEXT_STEP,  # the class default; each instance holds its own
         "name": "uno_env/Uno-v0",
     }
 
@@ -423,8 +447,10 @@ class UnoVectorEnv(VectorEnv):
         opponents: Any = None,
         copy: bool = True,
         render_mode: str | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
     ) -> None:
         check_int("num_envs", num_envs, 1, 2**31 - 1)
+        mode = _check_autoreset_mode(autoreset_mode)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be None or one of {self.metadata['render_modes']} for "
@@ -439,6 +465,9 @@ class UnoVectorEnv(VectorEnv):
         self.num_players = d.num_players
         self.copy = copy
         self.render_mode = render_mode
+        self.autoreset_mode = mode
+        # Per instance: gymnasium's wrappers read the mode from env.metadata.
+        self.metadata = {**type(self).metadata, "autoreset_mode": mode}
         self.single_observation_space = observation_space(self.rules, self.num_players)
         self.single_action_space = action_space()
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
@@ -447,6 +476,9 @@ class UnoVectorEnv(VectorEnv):
         self._needs_reset = True
         self._obs_pool = _BufferPool((self.num_envs, self.engine.observation_size), np.float32)
         self._mask_pool = _BufferPool((self.num_envs, NUM_ACTIONS), bool)
+        # NEXT_STEP: the games that ended in the last step (frozen; dealt anew by the next step).
+        self._pending = np.zeros(self.num_envs, bool)
+        self._view_buf: np.ndarray | None = None  # copy=False under NEXT_STEP: obs with final views
 
     @property
     def learner_seats(self) -> np.ndarray:
@@ -476,6 +508,7 @@ class UnoVectorEnv(VectorEnv):
         d.deal(seeds)
         d.advance(StepLog.dropping(self.num_envs))  # rounds over before the learner's turn are dealt anew
         self._needs_reset = False
+        self._pending[:] = False
         return self._out(self.engine.observation, self._obs_pool), self._infos(None)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
@@ -483,6 +516,8 @@ class UnoVectorEnv(VectorEnv):
         if self._needs_reset:
             raise ValueError("call reset() before step()")
         acts = _check_actions(actions, self.num_envs)
+        if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+            return self._step_next(acts)
         d = self._driver
         log = StepLog(self.num_envs)
         d.step_learner(acts)
@@ -495,9 +530,61 @@ class UnoVectorEnv(VectorEnv):
             self._infos(log),
         )
 
+    def _step_next(self, acts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """NEXT_STEP: games that ended last step are dealt anew (their action ignored); games that
+        end now stay finished and return the learner's final view."""
+        d, e = self._driver, self.engine
+        pending = self._pending
+        log = StepLog(self.num_envs)
+        if pending.any():
+            acts = acts.copy()
+            acts[pending] = -1  # the engine leaves those (finished) games alone
+            # Their new rounds: one that ends before the learner's first decision is no episode.
+            log.ended[pending] = True
+        d.step_learner(acts)
+        if pending.any():
+            d._redeal(pending)
+        while d.play_opponents(log):
+            # Rounds that ended in this step wait (fresh) for the next step; any other finished
+            # game is a round dealt above that ended before the learner's turn: deal it again.
+            again = (e.terminated | e.truncated) & ~log.fresh
+            if not again.any():
+                break
+            d._redeal(again)
+        ended = log.fresh
+        self._pending = ended.copy()
+        if self.copy:
+            obs = self._obs_pool.take()
+        else:
+            if self._view_buf is None:
+                self._view_buf = np.empty_like(e.observation)
+            obs = self._view_buf
+        np.copyto(obs, e.observation)
+        if ended.any():
+            e.observe(d.seats, out=obs, games=ended)  # the learner's view of each finished round
+        infos = self._infos(None)
+        return obs, log.reward, log.terminated, log.truncated, infos
+
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions in every game, bool [num_envs, 116]."""
-        return self._out(self.engine.legal_mask, self._mask_pool)
+        """The learner's legal actions in every game, bool [num_envs, 116].
+
+        Under NEXT_STEP a game that ended in the last step is all True: the next step deals it
+        anew and ignores its action, so every action is accepted (and a masked sampler still
+        has something to sample)."""
+        if not self._pending.any():
+            return self._out(self.engine.legal_mask, self._mask_pool)
+        out = self._mask_pool.take()
+        np.copyto(out, self.engine.legal_mask)
+        out[self._pending] = True
+        return out
+
+    def state(self, out: np.ndarray | None = None) -> np.ndarray:
+        """Hidden information for critics: each game's whole state in its learner's frame, float32
+        [num_envs, STATE_SIZE] (fields ``uno_env.observation.STATE_FIELDS``; never a policy's input).
+
+        Under NEXT_STEP a game that just ended gives the state of its finished round; under
+        SAME_STEP every game is already the next round (the state matching the observation)."""
+        return self._driver.state(out=out)
 
     def render(self) -> tuple | None:
         """One render per game (text or RGB image, as ``UnoEnv.render``), in a tuple like ``SyncVectorEnv``."""
@@ -524,10 +611,9 @@ class UnoVectorEnv(VectorEnv):
 
     def _infos(self, log: StepLog | None) -> dict[str, Any]:
         """Vector infos in gymnasium's layout (``key`` plus its ``_key`` mask)."""
-        infos: dict[str, Any] = {
-            "action_mask": self.engine.legal_mask.view(np.int8).copy(),
-            "_action_mask": self._all.copy(),
-        }
+        mask = self.engine.legal_mask.view(np.int8).copy()
+        mask[self._pending] = 1  # NEXT_STEP: a finished game takes (and ignores) any action
+        infos: dict[str, Any] = {"action_mask": mask, "_action_mask": self._all.copy()}
         if log is not None and log.finals:
             final_obs = np.full(self.num_envs, None, dtype=object)
             # An object array of per-game arrays, as gymnasium's SyncVectorEnv gives; filled
@@ -543,6 +629,19 @@ class UnoVectorEnv(VectorEnv):
             }
             infos["_final_info"] = log.ended
         return infos
+
+
+def _check_autoreset_mode(mode: Any) -> AutoresetMode:
+    """``AutoresetMode.NEXT_STEP`` or ``SAME_STEP`` (or their names), else a ValueError."""
+    names = {m.name.lower(): m for m in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)}
+    if isinstance(mode, AutoresetMode) and mode in names.values():
+        return mode
+    if isinstance(mode, str) and mode.lower() in names:
+        return names[mode.lower()]
+    raise ValueError(
+        "autoreset_mode must be AutoresetMode.NEXT_STEP or AutoresetMode.SAME_STEP (or 'next_step' / "
+        f"'same_step'), got {mode!r}"
+    )
 
 
 def _check_actions(actions: Any, n: int) -> np.ndarray:

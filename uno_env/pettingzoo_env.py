@@ -13,6 +13,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
@@ -20,12 +21,12 @@ from .actions import NUM_ACTIONS
 from .docs import action_table, fill_doc, observation_table
 from .engine import Engine
 from .engine.batch import step_one as _step_one
-from .observation import observation_size
+from .observation import STATE_SIZE, observation_size
 from .render import render_rgb, render_text, require_pillow
 from .rules import UnoRules, parse_rules
-from .spaces import observation_bounds
+from .spaces import observation_bounds, state_space
 
-__all__ = ["raw_env", "env", "CheckedEnv", "observation_bounds", "ILLEGAL_REWARD"]
+__all__ = ["raw_env", "env", "parallel_env", "CheckedEnv", "observation_bounds", "ILLEGAL_REWARD"]
 
 ILLEGAL_REWARD = -1.0  # what env() gives an agent that plays an illegal move (R10)
 
@@ -44,15 +45,16 @@ class raw_env(AECEnv):
 
     | | |
     |---|---|
-    | Import | ``from uno_env import env, raw_env`` |
+    | Import | ``from uno_env import env, raw_env, parallel_env`` |
     | Actions | Discrete |
-    | Parallel API | No |
+    | Parallel API | Yes (``parallel_env``: turn-based, one decision per parallel step) |
     | Manual control | No |
     | Agents | ``agents = ['player_0', ..., 'player_{n-1}']`` |
     | Number of agents | 2–10 (``num_players``, default 2) |
     | Action space | ``Discrete(116)`` |
     | Observation space | ``Dict(observation=Box(float32, (D,)), action_mask=Box(0, 1, (116,), int8))`` |
     | Observation size D | @@D@@ (@@D_OPEN@@ with ``open_hands``) |
+    | State shape | ``(@@S@@,)`` (``state()``, seat 0's frame) |
 
     UNO for 2 to 10 players under any rule set of ``UnoRules`` (docs/rules.md). Each game is an
     ``Engine`` batch of one, so this env plays exactly the rules of the batched engine.
@@ -66,6 +68,26 @@ class raw_env(AECEnv):
     | ``num_players`` | 2 | seats, an integer in 2..10 (R3) |
     | ``rules`` | ``None`` | a ``UnoRules``, preset name, JSON text or dict of options (``None``: classic) |
     | ``render_mode`` | ``None`` | ``None``, ``"ansi"`` (returns text), ``"human"`` (prints coloured text after each step), ``"rgb_array"`` (returns an image, needs ``pip install uno_env[render]``) |
+    | ``max_cycles`` | ``None`` | PettingZoo's episode cap: the round is truncated after ``max_cycles * num_players`` actions, i.e. ``rules.max_turns`` is set to that (a cycle: every seat acts once, on average); ``None`` keeps ``rules.max_turns`` |
+
+    ## Turn limit and truncation (R8)
+
+    A round of naive (e.g. random) agents can last long: every action of every seat counts
+    towards ``rules.max_turns`` (5000 by default), and a round that reaches it is truncated:
+    every agent gets ``truncations[agent] = True`` and reward 0, and, as on termination, each
+    must then be stepped with ``None``. A loop that ignores truncation keeps stepping actions
+    for a finished round (PettingZoo: "when an agent is dead, the only valid action is None").
+    To make rounds shorter, give ``max_cycles`` (or ``rules={"max_turns": ...}``); to have every
+    round decided, ``rules={"turn_limit_rule": "fewest_cards_wins"}`` ends a round at the limit
+    as a win for the fewest cards (a termination, rewards +1/-1).
+
+    ## State (``state()``, ``state_space``)
+
+    ``state()`` is the whole game (hidden cards included) as float32 ``[@@S@@]``, in seat 0's
+    (``player_0``'s) frame: ``Engine.state(0)``, fields ``uno_env.observation.STATE_FIELDS``
+    (docs/spaces.md). A fixed seat makes it one vector per position, whoever is to act (the
+    ``to_act`` field says who). It is for centralised critics only, never an agent's observation.
+    ``state_space`` is its ``Box`` (``uno_env.spaces.state_space``).
 
     ## Agents and turns
 
@@ -143,7 +165,11 @@ class raw_env(AECEnv):
     }  # as PettingZoo's classic card envs
 
     def __init__(
-        self, num_players: int = 2, rules: UnoRules | str | dict | None = None, render_mode: str | None = None
+        self,
+        num_players: int = 2,
+        rules: UnoRules | str | dict | None = None,
+        render_mode: str | None = None,
+        max_cycles: int | None = None,
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -151,7 +177,8 @@ class raw_env(AECEnv):
         if render_mode == "rgb_array":
             require_pillow()  # fail now rather than at the first render()
         # The engine checks num_players and rules and names what is allowed.
-        self._engine = Engine(1, num_players, parse_rules(rules))
+        self._engine = Engine(1, num_players, _with_max_cycles(parse_rules(rules), num_players, max_cycles))
+        self.max_cycles = max_cycles
         self.render_mode = render_mode
         self._render_human = render_mode == "human"
         self.num_players = self._engine.num_players
@@ -172,6 +199,7 @@ class raw_env(AECEnv):
             for a in self.possible_agents
         }
         self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.state_space = state_space(self.rules, self.num_players)
         self._bind()
         self._acting_seat = int(self._engine.current_player[0])
 
@@ -334,6 +362,10 @@ class raw_env(AECEnv):
 
     # --- beyond PettingZoo ---------------------------------------------------------------------
 
+    def state(self) -> np.ndarray:
+        """The whole game in seat 0's frame, float32 [STATE_SIZE] (hidden information; class doc, *State*)."""
+        return self._engine.state(0)[0]
+
     def game_state(self) -> dict[str, Any]:
         """The game as the engine's JSON-serialisable dict (schema: ``Engine.game_state``); holds every hand."""
         return self._engine.game_state(0)
@@ -347,6 +379,7 @@ class raw_env(AECEnv):
 
 raw_env.__doc__ = fill_doc(
     raw_env.__doc__ or "",
+    S=STATE_SIZE,
     ACTIONS=action_table(),
     OBSERVATIONS=observation_table(),
     D=observation_size(False),
@@ -383,11 +416,15 @@ class CheckedEnv(raw_env):
     """
 
     def __init__(
-        self, num_players: int = 2, rules: UnoRules | str | dict | None = None, render_mode: str | None = None
+        self,
+        num_players: int = 2,
+        rules: UnoRules | str | dict | None = None,
+        render_mode: str | None = None,
+        max_cycles: int | None = None,
     ) -> None:
         self._has_reset = False  # OrderEnforcingWrapper: reset() was called
         self._has_updated = False  # OrderEnforcingWrapper: step() or reset() since the last agent_iter item
-        super().__init__(num_players, rules, render_mode)
+        super().__init__(num_players, rules, render_mode, max_cycles)
 
     def __getattr__(self, name: str) -> Any:
         if name in _ORDER_ENFORCED and not self.__dict__.get("_has_reset", False):
@@ -414,7 +451,7 @@ class CheckedEnv(raw_env):
         return raw_env.render(self)
 
     def state(self) -> np.ndarray:
-        """Not provided by uno_v0 (``NotImplementedError``); ``AssertionError`` before reset."""
+        """The whole game in seat 0's frame (see ``raw_env.state``); ``AssertionError`` before reset."""
         if not self._has_reset:
             EnvLogger.error_state_before_reset()
         return raw_env.state(self)
@@ -482,10 +519,41 @@ class _OrderEnforcingIterator(AECIterator):
         return agent
 
 
-def env(num_players: int = 2, rules: UnoRules | str | dict | None = None, render_mode: str | None = None) -> CheckedEnv:
+def _with_max_cycles(rules: UnoRules, num_players: Any, max_cycles: Any) -> UnoRules:
+    """``rules`` with ``max_turns = max_cycles * num_players`` (PettingZoo's keyword), or as they are."""
+    if max_cycles is None:
+        return rules
+    if not isinstance(max_cycles, (int, np.integer)) or isinstance(max_cycles, bool) or max_cycles < 1:
+        raise ValueError(
+            f"max_cycles must be None or an integer >= 1 (cycles of every seat acting), got {max_cycles!r}"
+        )
+    if not isinstance(num_players, (int, np.integer)) or isinstance(num_players, bool):
+        return rules  # the engine reports the bad num_players
+    return rules.replace(max_turns=int(max_cycles) * int(num_players))
+
+
+def env(
+    num_players: int = 2,
+    rules: UnoRules | str | dict | None = None,
+    render_mode: str | None = None,
+    max_cycles: int | None = None,
+) -> CheckedEnv:
     """The ``uno_v0`` AEC env with PettingZoo's classic checks (see ``raw_env`` and ``CheckedEnv``).
 
     Equivalent to ``raw_env`` under ``TerminateIllegalWrapper(illegal_reward=-1)``,
     ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``, built in for speed.
     """
-    return CheckedEnv(num_players=num_players, rules=rules, render_mode=render_mode)
+    return CheckedEnv(num_players=num_players, rules=rules, render_mode=render_mode, max_cycles=max_cycles)
+
+
+def parallel_env(
+    num_players: int = 2,
+    rules: UnoRules | str | dict | None = None,
+    render_mode: str | None = None,
+    max_cycles: int | None = None,
+) -> turn_based_aec_to_parallel_wrapper:
+    """The ``uno_v0`` game under PettingZoo's Parallel API: ``env()`` through PettingZoo's own
+    ``turn_based_aec_to_parallel`` (UNO is turn-based: each parallel step applies the action of
+    the agent to act, ``infos[agent]["active_agent"]``; the other agents' actions are ignored, and
+    only the acting agent's ``action_mask`` has ones). ``state()``/``state_space`` as ``env()``'s."""
+    return turn_based_aec_to_parallel_wrapper(env(num_players, rules, render_mode, max_cycles))

@@ -101,7 +101,13 @@ class UnoSB3VecEnv(VecEnv):
         if not isinstance(privileged, bool):
             raise ValueError(f"privileged must be True or False, got {privileged!r}")
         self.venv = UnoVectorEnv(
-            num_envs, num_players, rules=rules, learner_seat=learner_seat, opponents=opponents, copy=True
+            num_envs,
+            num_players,
+            rules=rules,
+            learner_seat=learner_seat,
+            opponents=opponents,
+            copy=True,
+            autoreset_mode="same_step",  # SB3's VecEnv convention: reset in the step, terminal obs in infos
         )
         self.render_mode = None  # read by VecEnv.__init__ through get_attr
         self.privileged = privileged

@@ -7,6 +7,7 @@ A page asks for a generated part with a directive alone on its line (or inline, 
     <!-- uno:observation -->      the observation table (uno_env.docs.observation_table)
     <!-- uno:D -->                the observation size (uno_env.observation.OBS_BASE_SIZE)
     <!-- uno:D_OPEN -->           the size with open_hands (OBS_OPEN_SIZE)
+    <!-- uno:state -->            the whole-state table (uno_env.docs.state_table); <!-- uno:S --> its size
     <!-- uno:include PATH -->     a Markdown file of the repository (e.g. benchmarks/results/benchmarks.md),
                                   its headings moved one level down
     <!-- uno:readme-section TITLE -->  the body of README.md's ``## TITLE`` section
@@ -46,8 +47,8 @@ class DirectiveError(ValueError):
 
 
 def _tables() -> dict[str, str]:
-    from uno_env.docs import action_table, card_table, observation_table
-    from uno_env.observation import OBS_BASE_SIZE, OBS_OPEN_SIZE
+    from uno_env.docs import action_table, card_table, observation_table, state_table
+    from uno_env.observation import OBS_BASE_SIZE, OBS_OPEN_SIZE, STATE_SIZE
 
     return {
         "actions": action_table(),
@@ -55,6 +56,8 @@ def _tables() -> dict[str, str]:
         "observation": observation_table(),
         "D": str(OBS_BASE_SIZE),
         "D_OPEN": str(OBS_OPEN_SIZE),
+        "state": state_table(),
+        "S": str(STATE_SIZE),
     }
 
 

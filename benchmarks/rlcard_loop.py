@@ -1,0 +1,130 @@
+#!/usr/bin/env python
+"""RLCard's own loop on ``uno-env`` (``uno_env.rlcard_env``) vs on ``rlcard.make("uno")``: a Markdown table.
+
+Same code, same agents, same run for both envs (RLCard 1.2.0, 2 players, one thread):
+
+| row | what is timed |
+|---|---|
+| ``run (random)`` | ``env.run(is_training=False)`` with two seeded random legal agents (RLCard's agent protocol) |
+| ``DQN train`` | RLCard's ``examples/run_rl.py`` loop: ``env.run(is_training=True)``, ``reorganize``, ``DQNAgent.feed`` (the DQN seat against a random seat; the DQN's own updates included) |
+
+The rules differ (``uno-env`` plays uno_env's classic rules, RLCard its simplified UNO: see
+``uno_env/rlcard_env.py``), so rounds differ in length: compare CPU microseconds per decision
+(one ``env.step``); games per second are given too. Rows are timed in interleaved runs (each
+env once per run, alternating order); medians of ``--runs``.
+
+Usage: ``python -m benchmarks.rlcard_loop [--runs 5] [--games 200] [--dqn-episodes 40]``
+(``--quick``: a smoke run, numbers not meaningful).
+"""
+
+from __future__ import annotations
+
+import os
+
+# One thread for every numeric library, set before they load (their pools read it at import).
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+import rlcard
+import torch
+from rlcard.agents import DQNAgent
+from rlcard.utils import reorganize
+
+import uno_env.rlcard_env  # noqa: F401 (registers uno-env)
+
+ENVS = ("uno", "uno-env")
+
+
+class RandomLegal:
+    """RLCard's agent protocol with its own generator (the same agent for both envs)."""
+
+    use_raw = False
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def step(self, state):
+        return int(self.rng.choice(list(state["legal_actions"])))
+
+    def eval_step(self, state):
+        return self.step(state), {}
+
+
+def count_decisions(trajectories) -> int:
+    """Actions taken in one ``env.run`` (a trajectory alternates state, action, ..., state)."""
+    return sum((len(t) - 1) // 2 for t in trajectories)
+
+
+def time_random(env_id: str, games: int, seed: int) -> tuple[float, int, int]:
+    env = rlcard.make(env_id, config={"seed": seed})
+    env.set_agents([RandomLegal(seed), RandomLegal(seed + 1)])
+    env.run()  # warm-up (numba kernels for uno-env)
+    t0, decisions = time.process_time(), 0
+    for _ in range(games):
+        trajectories, _ = env.run(is_training=False)
+        decisions += count_decisions(trajectories)
+    return time.process_time() - t0, games, decisions
+
+
+def time_dqn(env_id: str, episodes: int, seed: int) -> tuple[float, int, int]:
+    torch.manual_seed(seed)
+    env = rlcard.make(env_id, config={"seed": seed})
+    agent = DQNAgent(
+        num_actions=env.num_actions,
+        state_shape=env.state_shape[0],
+        mlp_layers=[64, 64],
+        replay_memory_init_size=100,
+        train_every=1,
+        device=torch.device("cpu"),
+    )
+    env.set_agents([agent, RandomLegal(seed)])
+    env.run()
+    t0, decisions = time.process_time(), 0
+    for _ in range(episodes):
+        trajectories, payoffs = env.run(is_training=True)
+        decisions += count_decisions(trajectories)
+        for ts in reorganize(trajectories, payoffs)[0]:
+            agent.feed(ts)
+    return time.process_time() - t0, episodes, decisions
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--dqn-episodes", type=int, default=40)
+    p.add_argument("--quick", action="store_true")
+    args = p.parse_args()
+    if args.quick:
+        args.runs, args.games, args.dqn_episodes = 1, 5, 2
+    if min(args.runs, args.games, args.dqn_episodes) < 1:
+        p.error("--runs, --games and --dqn-episodes must be at least 1")
+    torch.set_num_threads(1)
+    rows = {("run (random)", e): [] for e in ENVS} | {("DQN train", e): [] for e in ENVS}
+    for r in range(args.runs):
+        order = ENVS if r % 2 == 0 else ENVS[::-1]
+        for env_id in order:
+            rows[("run (random)", env_id)].append(time_random(env_id, args.games, seed=r))
+        for env_id in order:
+            rows[("DQN train", env_id)].append(time_dqn(env_id, args.dqn_episodes, seed=r))
+    print(f"RLCard {rlcard.__version__}, 2 players, {args.runs} runs, CPU time (medians)\n")
+    print("| loop | env | games/s | decisions/game | µs/decision | uno-env speed-up per decision |")
+    print("|---|---|---:|---:|---:|---:|")
+    for loop in ("run (random)", "DQN train"):
+        per_decision = {}
+        for env_id in ENVS:
+            samples = rows[(loop, env_id)]
+            per_decision[env_id] = statistics.median(cpu / d * 1e6 for cpu, _, d in samples)
+            games_s = statistics.median(g / cpu for cpu, g, _ in samples)
+            length = statistics.median(d / g for _, g, d in samples)
+            speed = "" if env_id == "uno" else f"{per_decision['uno'] / per_decision[env_id]:.2f}x"
+            print(f"| {loop} | `{env_id}` | {games_s:.1f} | {length:.0f} | {per_decision[env_id]:.1f} | {speed} |")
+
+
+if __name__ == "__main__":
+    main()
