@@ -97,7 +97,9 @@ async def _run(args: Args, url: str, pid: int) -> dict:
             await asyncio.sleep(0.2)
 
     limits = httpx.Limits(max_connections=args.games, max_keepalive_connections=args.games)
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=120) as client:
+    # As the page does: every POST and DELETE is JSON (the server refuses others).
+    headers = {"Content-Type": "application/json"}
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=300, headers=headers) as client:
         sampler = asyncio.create_task(sample())
         t0, cpu0, own0 = time.perf_counter(), _cpu_s(pid), time.process_time()
         counts = await asyncio.gather(*(_play(client, args, k, latencies) for k in range(args.games)))

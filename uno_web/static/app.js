@@ -17,11 +17,10 @@ let looping = false;
 function setState(state) { document.body.dataset.state = state; }
 
 async function api(method, path, body) {
-  const init = { method, headers: {} };
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = typeof body === "string" ? body : JSON.stringify(body);
-  }
+  // Every POST and DELETE goes as JSON: the server refuses other kinds (another site's page
+  // could send those without the browser asking first).
+  const init = { method, headers: method === "GET" ? {} : { "Content-Type": "application/json" } };
+  if (body !== undefined) init.body = typeof body === "string" ? body : JSON.stringify(body);
   const res = await fetch(path, init);
   const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
   if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
