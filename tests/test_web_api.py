@@ -16,7 +16,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's notice about httpx's successor
     from fastapi.testclient import TestClient
 
-from uno_env import Engine, parse_rules  # noqa: E402
+from uno_env import PRESETS, Engine, parse_rules  # noqa: E402
 from uno_web.server import Settings, create_app, main  # noqa: E402
 
 # Keys that would carry hidden information: every hand, the piles' order, the deal's generator.
@@ -128,22 +128,58 @@ def _play_random_game_checking_every_response(c, players, preset, options, seed)
 
     full = [public_event(e, human, game.names) for e in record.json()["events"]]
     assert len(log) == len(full) and [e["type"] for e in log] == [e["type"] for e in full]
-    # The round-end summary reveals the hands the round ended with, and their points.
-    ends = [e for e in full if e["type"] == "round_end"]
-    assert view["rounds_finished"] == len(ends) == len(game.rounds)
-    if ends:
-        last = view["last_round"]
-        assert last["winners"] == ends[-1]["winners"] and last["round"] == len(ends)
-        points = parse_rules(record.json()["rules"]).points
-        for h in last["hands"]:
-            assert h["points"] == sum(points[c["id"]] for c in h["cards"])
-        winner = last["winners"][0]
-        assert last["hands"][winner]["cards"] == []
-        if options.get("episode") != "match":  # the engine still holds the last round's hands
-            state = game.engine.game_state(0)
-            assert [sorted(c["id"] for c in h["cards"]) for h in last["hands"]] == [sorted(h) for h in state["hands"]]
-        if record.json()["rules"]["scoring"] == "winner_takes":
-            assert last["scored"][winner] == sum(h["points"] for h in last["hands"])
+
+
+def _check_round_summary(view, game, rules, round_only):
+    """The last round's summary: every hand the round ended with, its points, what was scored."""
+    last = view["last_round"]
+    assert last["round"] == view["rounds_finished"] == len(game.rounds)
+    winner = last["winners"][0]
+    assert last["hands"][winner]["cards"] == []
+    for h in last["hands"]:
+        assert h["points"] == sum(rules.points[c["id"]] for c in h["cards"])
+    if round_only:  # the engine still holds the hands the round ended with
+        state = game.engine.game_state(0)
+        assert [sorted(c["id"] for c in h["cards"]) for h in last["hands"]] == [sorted(h) for h in state["hands"]]
+    if rules.scoring == "winner_takes":  # the engine scored exactly the hands shown
+        assert last["scored"][winner] == sum(h["points"] for h in last["hands"]) > 0
+        assert sum(last["scored"]) == last["scored"][winner]
+
+
+@pytest.mark.parametrize(
+    "players,preset,options,seed",
+    [
+        (2, "classic", {}, 1),
+        (3, "official", {"uno_call": "explicit"}, 2),
+        (4, "swap_hands", {"custom_wild_rule": "others_draw_two"}, 3),
+        (3, "house", {"allow_doubles": True}, 4),
+        (3, "swap_hands", {"episode": "match", "target_points": 400}, 5),
+    ],
+)
+def test_round_end_summaries_reveal_the_hands_and_their_points(players, preset, options, seed):
+    """The human plays a card whenever it can (so rounds end), against the heuristic."""
+    c = client()
+    body = {"players": players, "seat": 0, "agents": ["heuristic"], "preset": preset, "options": options, "seed": seed}
+    view = c.post("/api/games", json=body).json()
+    gid = view["game_id"]
+    game = c.app.state.games.get(gid)
+    rules = parse_rules({**PRESETS[preset], **options})
+    summaries = 0
+    while not view["over"]:
+        if view["your_turn"]:
+            plays = [a for a in view["legal"] if a["kind"] != "draw"]
+            action = (plays or view["legal"])[0]["id"]
+            r = c.post(f"/api/games/{gid}/move", json={"action": action})
+        else:
+            r = c.post(f"/api/games/{gid}/advance")
+        assert r.status_code == 200, r.text
+        view = r.json()
+        if view["rounds_finished"] > summaries:
+            summaries = view["rounds_finished"]
+            _check_round_summary(view, game, rules, options.get("episode") != "match")
+    assert summaries >= 1 and not view["truncated"]
+    if options.get("episode") == "match":
+        assert summaries >= 2  # a match of several rounds, each summarised
 
 
 def test_a_leak_is_caught_by_the_check():

@@ -123,17 +123,22 @@ class Game:
         return new
 
     def _summarise_round(self, end: int) -> None:
-        events = self.engine.record_events(0, self.round_start)[: end - self.round_start + 1]
-        hands = hands_at_round_end(events, self.num_players)
-        points = self.rules.points
+        events = self.engine.record_events(0, self.round_start)
+        stop = end - self.round_start
+        hands = hands_at_round_end(events[: stop + 1], self.num_players)
+        # The round's points are scored around its round_end (the previous round's before this
+        # one's deal, the next round's deal after): count those between the two deals.
+        first = next((k for k, ev in enumerate(events[: stop + 1]) if ev["type"] == "deal"), 0)
+        last = next((k for k in range(stop + 1, len(events)) if events[k]["type"] == "deal"), len(events))
         scored = [0] * self.num_players
-        for ev in events:
+        for ev in events[first:last]:
             if ev["type"] == "score":
                 scored[ev["player"]] += ev["points"]
+        points = self.rules.points
         self.rounds.append(
             {
                 "round": len(self.rounds) + 1,
-                "winners": list(events[-1]["winners"]),
+                "winners": list(events[stop]["winners"]),
                 "hands": [
                     {"seat": s, "cards": [card_info(c) for c in h], "points": sum(points[c] for c in h)}
                     for s, h in enumerate(hands)
