@@ -634,6 +634,7 @@ def test_a_game_stops_at_its_action_limit_rounds_of_a_match_included(monkeypatch
     assert r.status_code == 409 and "limit of 60 actions" in r.json()["error"]
     rec = c.get(f"/api/games/{gid}/record")
     assert rec.status_code == 200 and len(rec.json()["actions"]) == 60
+    assert c.post(f"/api/games/{gid}/replay").json()["length"] == 60  # still watchable
 
 
 def test_a_body_that_never_completes_gets_408(monkeypatch):
