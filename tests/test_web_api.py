@@ -747,3 +747,21 @@ def test_slow_agents_in_many_games_do_not_starve_other_requests():
         for t in movers:
             t.join(60)
         assert [results[g] for g in ids] == [200] * len(ids)
+
+
+@pytest.mark.parametrize("preset,options", [("house", {}), ("swap_hands", {"episode": "match", "target_points": 200})])
+def test_record_events_from_any_start_match_the_record(preset, options):
+    """``Engine.record_events(i, k)`` (the web log's source, converted incrementally) equals the
+    record's events from k on, at every step; a bad start is refused."""
+    e = Engine(1, 3, parse_rules({**PRESETS[preset], **options}), seed=3, record=True)
+    rng = np.random.default_rng(0)
+    steps = 0
+    while not (e.terminated[0] or e.truncated[0]) and steps < 3000:
+        events = e.record(0)["events"]
+        k = int(rng.integers(0, len(events) + 1))
+        assert e.record_events(0, k) == events[k:]
+        e.step(np.array([rng.choice(np.flatnonzero(e.legal_mask[0]))]))
+        steps += 1
+    assert e.record_events(0, 0) == e.record(0)["events"]
+    with pytest.raises(ValueError, match="start must be an integer >= 0"):
+        e.record_events(0, -1)
