@@ -170,6 +170,7 @@ LOOPS = [
     ("arena/match.py", None),
     ("training/expert.py", "_Labeller"),
     ("agents/play.py", None),
+    ("uno_web/games.py", None),
 ]
 
 

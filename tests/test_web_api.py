@@ -16,7 +16,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's notice about httpx's successor
     from fastapi.testclient import TestClient
 
-from uno_env import Engine, parse_rules
+from uno_env import PRESETS, Engine, parse_rules
 from uno_web.server import Settings, create_app, main
 
 # Keys that would carry hidden information: every hand, the piles' order, the deal's generator.
@@ -24,8 +24,12 @@ FORBIDDEN_KEYS = {"hands", "draw_pile", "discard_pile", "rng_state", "start", "a
 PUBLIC_CARD_EVENTS = {"play", "flip", "return_first_card", "discard_wild"}
 
 
+# The page sends every POST and DELETE as JSON (the server refuses others: a cross-site defence).
+JSON = {"Content-Type": "application/json"}
+
+
 def client(**settings) -> TestClient:
-    return TestClient(create_app(Settings(**settings)), raise_server_exceptions=False)
+    return TestClient(create_app(Settings(**settings)), raise_server_exceptions=False, headers=JSON)
 
 
 def _walk(node, path=""):
@@ -96,7 +100,8 @@ def _play_random_game_checking_every_response(c, players, preset, options, seed)
     gid = view["game_id"]
     game = c.app.state.games.get(gid)
     check_no_hidden_card(view, game, human)
-    since, steps, seen_events = 0, 0, 0
+    since, steps, seen_events = view["event_count"], 0, 0
+    log = list(view["events"])
     while not view["over"]:
         assert steps < 6000
         if view["your_turn"]:
@@ -109,12 +114,72 @@ def _play_random_game_checking_every_response(c, players, preset, options, seed)
         view = r.json()
         check_no_hidden_card(view, game, human)
         seen_events += len(view["events"])
+        log += view["events"]
         since = view["event_count"]
         steps += 1
+        if view["last_move"] is not None:
+            assert view["last_move"]["seat"] in range(players) and view["last_move"]["text"]
     assert seen_events > 0
     assert view["current_player"] is None and view["legal"] == []
     record = c.get(f"/api/games/{gid}/record")
     assert record.status_code == 200 and record.json()["actions"]
+    # The log the page assembled from ``since`` answers is the record's, redacted for the human.
+    from uno_web.views import public_event
+
+    full = [public_event(e, human, game.names) for e in record.json()["events"]]
+    assert len(log) == len(full) and [e["type"] for e in log] == [e["type"] for e in full]
+
+
+def _check_round_summary(view, game, rules, round_only):
+    """The last round's summary: every hand the round ended with, its points, what was scored."""
+    last = view["last_round"]
+    assert last["round"] == view["rounds_finished"] == len(game.rounds)
+    winner = last["winners"][0]
+    assert last["hands"][winner]["cards"] == []
+    for h in last["hands"]:
+        assert h["points"] == sum(rules.points[c["id"]] for c in h["cards"])
+    if round_only:  # the engine still holds the hands the round ended with
+        state = game.engine.game_state(0)
+        assert [sorted(c["id"] for c in h["cards"]) for h in last["hands"]] == [sorted(h) for h in state["hands"]]
+    if rules.scoring == "winner_takes":  # the engine scored exactly the hands shown
+        assert last["scored"][winner] == sum(h["points"] for h in last["hands"]) > 0
+        assert sum(last["scored"]) == last["scored"][winner]
+
+
+@pytest.mark.parametrize(
+    "players,preset,options,seed",
+    [
+        (2, "classic", {}, 1),
+        (3, "official", {"uno_call": "explicit"}, 2),
+        (4, "swap_hands", {"custom_wild_rule": "others_draw_two"}, 3),
+        (3, "house", {"allow_doubles": True}, 4),
+        (3, "swap_hands", {"episode": "match", "target_points": 400}, 5),
+    ],
+)
+def test_round_end_summaries_reveal_the_hands_and_their_points(players, preset, options, seed):
+    """The human plays a card whenever it can (so rounds end), against the heuristic."""
+    c = client()
+    body = {"players": players, "seat": 0, "agents": ["heuristic"], "preset": preset, "options": options, "seed": seed}
+    view = c.post("/api/games", json=body).json()
+    gid = view["game_id"]
+    game = c.app.state.games.get(gid)
+    rules = parse_rules({**PRESETS[preset], **options})
+    summaries = 0
+    while not view["over"]:
+        if view["your_turn"]:
+            plays = [a for a in view["legal"] if a["kind"] != "draw"]
+            action = (plays or view["legal"])[0]["id"]
+            r = c.post(f"/api/games/{gid}/move", json={"action": action})
+        else:
+            r = c.post(f"/api/games/{gid}/advance")
+        assert r.status_code == 200, r.text
+        view = r.json()
+        if view["rounds_finished"] > summaries:
+            summaries = view["rounds_finished"]
+            _check_round_summary(view, game, rules, options.get("episode") != "match")
+    assert summaries >= 1 and not view["truncated"]
+    if options.get("episode") == "match":
+        assert summaries >= 2  # a match of several rounds, each summarised
 
 
 def test_a_leak_is_caught_by_the_check():
@@ -374,7 +439,9 @@ def test_page_and_config_are_served_locally_with_a_strict_policy():
 
 
 def test_host_header_is_checked_when_serving_localhost():
-    c = TestClient(create_app(Settings(allowed_hosts=["127.0.0.1", "localhost"])), base_url="http://evil.example")
+    c = TestClient(
+        create_app(Settings(allowed_hosts=["127.0.0.1", "localhost"])), base_url="http://evil.example", headers=JSON
+    )
     assert c.get("/api/config").status_code == 400
     ok = TestClient(create_app(Settings(allowed_hosts=["127.0.0.1", "localhost"])), base_url="http://127.0.0.1:8000")
     assert ok.get("/api/config").status_code == 200
@@ -444,3 +511,257 @@ def test_an_operator_agent_trained_for_another_table_size_is_refused_with_its_si
     r = c.post("/api/games", json={"players": 2, "seat": 0, "agents": ["four"], "seed": 1})
     assert r.status_code == 422 and "trained for 4 players; this table has 2" in r.json()["error"]
     assert c.post("/api/games", json={"players": 4, "seat": 0, "agents": ["four"], "seed": 1}).status_code == 200
+
+
+# --- closed to other websites ----------------------------------------------------------------
+
+
+def test_requests_another_website_could_send_are_refused_and_change_nothing():
+    """What a hostile page can make the browser send without asking (forms, text/plain fetches)
+    and what carries another Origin or Sec-Fetch-Site: each is a 403 saying why, and nothing changes."""
+    c = TestClient(create_app(Settings()), raise_server_exceptions=False)  # no default JSON header
+    ok = c.post("/api/games", json={"players": 2, "seat": 0, "agents": ["random"], "seed": 3})
+    assert ok.status_code == 200
+    gid = ok.json()["game_id"]
+    before = c.get(f"/api/games/{gid}").json()
+    record = json.dumps(Engine(1, 2, parse_rules("classic"), seed=1, record=True).record(0))
+    game_body = json.dumps({"players": 2, "seat": 0, "agents": ["random"]})
+    evil = {"Origin": "http://evil.example"}
+    attempts = [
+        ("POST", "/api/replays", record, {"Content-Type": "text/plain", **evil}, "Content-Type: application/json"),
+        ("POST", "/api/replays", record, {"Content-Type": "text/plain"}, "Content-Type: application/json"),
+        (
+            "POST",
+            "/api/games",
+            game_body,
+            {"Content-Type": "application/x-www-form-urlencoded"},
+            "got application/x-www",
+        ),
+        (
+            "POST",
+            "/api/games",
+            game_body,
+            {"Content-Type": "multipart/form-data; boundary=x"},
+            "got multipart/form-data",
+        ),
+        ("POST", f"/api/games/{gid}/advance", "", {"Content-Type": "text/plain", **evil}, "Content-Type"),
+        ("POST", f"/api/games/{gid}/advance", None, {}, "(got none)"),
+        ("POST", f"/api/games/{gid}/advance", None, {"Content-Type": "application/json", **evil}, "Origin"),
+        ("POST", "/api/games", game_body, {"Content-Type": "application/json", "Origin": "null"}, "Origin 'null'"),
+        (
+            "POST",
+            f"/api/games/{gid}/advance",
+            None,
+            {"Content-Type": "application/json", "Sec-Fetch-Site": "cross-site"},
+            "Sec-Fetch-Site: cross-site",
+        ),
+        (
+            "POST",
+            "/api/replays",
+            record,
+            {"Content-Type": "application/json", "Sec-Fetch-Site": "same-site", "Origin": "http://testserver:9"},
+            "Sec-Fetch-Site: same-site",
+        ),
+        ("DELETE", f"/api/games/{gid}", None, evil, "Content-Type"),
+        ("DELETE", f"/api/games/{gid}", None, {"Content-Type": "application/json", **evil}, "another website"),
+    ]
+    for method, path, body, headers, message in attempts:
+        r = c.request(method, path, content=body, headers=headers)
+        assert r.status_code == 403 and message in r.json()["error"], (method, path, headers, r.text)
+    assert len(c.app.state.games) == 1 and len(c.app.state.replays) == 0
+    after = c.get(f"/api/games/{gid}").json()
+    assert after["moves"] == before["moves"] and after["table"] == before["table"]
+    # The same requests from the page itself (same Origin, JSON) are served.
+    same = {"Content-Type": "application/json", "Origin": "http://testserver", "Sec-Fetch-Site": "same-origin"}
+    assert c.post("/api/replays", content=record, headers=same).status_code == 200
+    assert c.post("/api/games", content=game_body, headers=same).status_code == 200
+    headers = c.get("/").headers
+    assert "frame-ancestors 'none'" in headers["content-security-policy"] and headers["x-frame-options"] == "DENY"
+
+
+# --- no request can crash it -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path,content",
+    [
+        ("/api/replays", b"[" * 200_000 + b"]" * 200_000),
+        ("/api/games", b"[" * 5_000 + b"]" * 5_000),
+        ("/api/games", b'{"players": 2, "options": {"card_points": ' + b"[" * 40 + b"]" * 40 + b"}}"),
+    ],
+)
+def test_deeply_nested_json_is_a_422(path, content):
+    c = client()
+    r = c.post(path, content=content)
+    assert r.status_code == 422 and "deeper than 32 levels" in r.json()["error"], r.text
+    assert len(c.app.state.games) == 0 and len(c.app.state.replays) == 0
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting():
+    from uno_web.server import json_depth
+
+    assert json_depth(b'{"a": "[[[[[[\\"{{{{", "b": [[1]]}') == 3
+    assert json_depth(b"") == 0
+
+
+@pytest.mark.parametrize("target", [2**63, 2**63 - 1, 10_001, 0])
+def test_match_target_points_are_bounded(target):
+    c = client()
+    r = _new(c, options={"episode": "match", "target_points": target})
+    assert r.status_code == 422, r.text
+    assert "target_points must be" in r.json()["error"]
+    assert len(c.app.state.games) == 0
+
+
+def test_a_game_stops_at_its_action_limit_rounds_of_a_match_included(monkeypatch):
+    from uno_web import games
+
+    monkeypatch.setattr(games, "MAX_GAME_ACTIONS", 60)
+    c = client()
+    view = _new(c, players=3, options={"episode": "match", "target_points": 10_000}).json()
+    gid = view["game_id"]
+    while not view["over"]:
+        assert view["moves"] < 60
+        r = (
+            c.post(f"/api/games/{gid}/move", json={"action": view["legal"][0]["id"]})
+            if view["your_turn"]
+            else c.post(f"/api/games/{gid}/advance")
+        )
+        assert r.status_code == 200, r.text
+        view = r.json()
+    assert view["moves"] == 60 and view["at_action_limit"] and view["truncated"]
+    r = c.post(f"/api/games/{gid}/advance")
+    assert r.status_code == 409 and "limit of 60 actions" in r.json()["error"]
+    rec = c.get(f"/api/games/{gid}/record")
+    assert rec.status_code == 200 and len(rec.json()["actions"]) == 60
+    assert c.post(f"/api/games/{gid}/replay").json()["length"] == 60  # still watchable
+
+
+def test_a_body_that_never_completes_gets_408(monkeypatch):
+    import asyncio
+
+    from uno_web import server
+
+    monkeypatch.setattr(server, "BODY_TIMEOUT_S", 0.2)
+    sent, chunks = [], []
+
+    async def app(scope, receive, send):
+        raise AssertionError("the app must not be reached")
+
+    async def receive():
+        if not chunks:
+            chunks.append(1)
+            return {"type": "http.request", "body": b'{"players":', "more_body": True}
+        await asyncio.sleep(3600)
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/api/games",
+        "headers": [(b"content-type", b"application/json")],
+    }
+    asyncio.run(server.Guard(app)(scope, receive, send))
+    assert sent[0]["status"] == 408 and b"did not arrive within 0.2 s" in sent[1]["body"]
+
+
+def test_replays_can_be_closed_and_the_page_has_a_favicon():
+    c = client()
+    gid = _finished_game(c)
+    rid = c.post(f"/api/games/{gid}/replay").json()["replay_id"]
+    assert c.delete(f"/api/replays/{rid}").json() == {"ended": rid}
+    assert c.get(f"/api/replays/{rid}/frames/0").status_code == 404
+    r = c.delete(f"/api/replays/{rid}")
+    assert r.status_code == 404 and "no replay with id" in r.json()["error"]
+    icon = c.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+
+
+def test_repeated_agent_options_are_all_kept():
+    from uno_web.server import parse_args
+
+    _, extra = parse_args(["--agent", "a=random", "--agent", "b=greedy", "--port", "8001"])
+    assert sorted(extra) == ["a", "b"] and extra["a"].name == "a" and extra["b"].name == "b"
+    with pytest.raises(ValueError, match="given twice"):
+        parse_args(["--agent", "a=random", "--agent", "a=greedy"])
+
+
+# --- agents cannot starve the server ---------------------------------------------------------
+
+
+class _Waiting:
+    """An agent that thinks until the test lets it go (a slow search, without the CPU)."""
+
+    name = "waiting"
+
+    def __init__(self):
+        import threading
+
+        self.go = threading.Event()
+        self.thinking = 0
+
+    def act(self, observation, mask, rng):
+        self.thinking += 1
+        assert self.go.wait(60), "never released"
+        return np.array([int(np.flatnonzero(mask[0])[0])])
+
+
+def test_slow_agents_in_many_games_do_not_starve_other_requests():
+    """More games waiting on an agent than the server has request threads (40): a page, the
+    config and another game's view are still answered while every agent thinks."""
+    import threading
+
+    slow = _Waiting()
+    with client(extra_agents={"waiting": slow}) as c:
+        ids = []
+        for k in range(45):
+            view = c.post("/api/games", json={"players": 2, "seat": 0, "agents": ["waiting"], "seed": k}).json()
+            ids.append(view["game_id"])
+            while view["your_turn"]:
+                view = c.post(f"/api/games/{ids[-1]}/move", json={"action": view["legal"][0]["id"]}).json()
+        other = _new(c).json()["game_id"]
+        results = {}
+
+        def ask(key, method, path):
+            results[key] = c.request(method, path).status_code
+
+        movers = [threading.Thread(target=ask, args=(g, "POST", f"/api/games/{g}/advance")) for g in ids]
+        for t in movers:
+            t.start()
+        for _ in range(400):
+            if slow.thinking >= 2:
+                break
+            threading.Event().wait(0.05)
+        assert slow.thinking >= 1
+        probes = [threading.Thread(target=ask, args=(p, "GET", p)) for p in ("/api/config", "/", f"/api/games/{other}")]
+        for t in probes:
+            t.start()
+        for t in probes:
+            t.join(30)
+        assert [results.get(p) for p in ("/api/config", "/", f"/api/games/{other}")] == [200, 200, 200], results
+        r = c.post(f"/api/games/{ids[0]}/advance")
+        assert r.status_code == 409 and "already under way" in r.json()["error"]
+        slow.go.set()
+        for t in movers:
+            t.join(60)
+        assert [results[g] for g in ids] == [200] * len(ids)
+
+
+@pytest.mark.parametrize("preset,options", [("house", {}), ("swap_hands", {"episode": "match", "target_points": 200})])
+def test_record_events_from_any_start_match_the_record(preset, options):
+    """``Engine.record_events(i, k)`` (the web log's source, converted incrementally) equals the
+    record's events from k on, at every step; a bad start is refused."""
+    e = Engine(1, 3, parse_rules({**PRESETS[preset], **options}), seed=3, record=True)
+    rng = np.random.default_rng(0)
+    steps = 0
+    while not (e.terminated[0] or e.truncated[0]) and steps < 3000:
+        events = e.record(0)["events"]
+        k = int(rng.integers(0, len(events) + 1))
+        assert e.record_events(0, k) == events[k:]
+        e.step(np.array([rng.choice(np.flatnonzero(e.legal_mask[0]))]))
+        steps += 1
+    assert e.record_events(0, 0) == e.record(0)["events"]
+    with pytest.raises(ValueError, match="start must be an integer >= 0"):
+        e.record_events(0, -1)

@@ -1,6 +1,8 @@
-"""uno-web in a real browser: headless Debian chromium, driven by Playwright, plays a whole
-2-player game by clicking (a wild's colour dialog and a Wild Draw Four challenge included) and
-steps through its replay.
+"""uno-web in a real browser: headless Debian chromium, driven by Playwright, plays whole games
+by clicking: a 2-player game (a wild's colour dialog and a Wild Draw Four challenge included,
+then its replay), a 3-player match with every other dialog (swap hands, one card or a double
+and its cancel, calling UNO, catching a player who did not) and the round-end summaries, and a
+10-player table whose seats must sit around it in seating order.
 
 Needs ``/usr/bin/chromium`` (``bash .ci/install`` installs Debian's package) and the ``web`` extra; the
 Playwright driver comes with the pip package and no browser is ever downloaded. Screenshots go
@@ -9,6 +11,7 @@ to a temporary folder, or to ``$UNO_WEB_SCREENSHOTS`` (docs/img/ holds the ones 
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import socket
@@ -34,9 +37,11 @@ LAUNCH_ARGS = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
     "--disable-background-networking",
     "--disable-component-update",
-    "--no-first-run",
+    "--disable-sync",
 ]
 # A seed (found by trying) under which the clicking policy below meets both a wild of its own
 # and a Wild Draw Four from greedy; the test checks that both dialogs really appeared.
@@ -85,9 +90,40 @@ def shots(tmp_path_factory):
 
 
 def _settled(page) -> str:
-    """Wait until the page waits for the person or the game is over; return which."""
-    page.wait_for_function("['your-turn', 'over'].includes(document.body.dataset.state)", timeout=30_000)
+    """Wait until the page waits for the person (a move, or "next round") or the game is over."""
+    page.wait_for_function("['your-turn', 'round-over', 'over'].includes(document.body.dataset.state)", timeout=30_000)
     return page.evaluate("document.body.dataset.state")
+
+
+def _start(page, url, players, agent, seed, preset="classic", options="", match=False, target=None):
+    page.goto(url)
+    page.wait_for_function("document.body.dataset.state === 'setup'")
+    page.fill("#players", str(players))
+    page.dispatch_event("#players", "input")
+    for k in range(players - 1):
+        page.select_option(f"#agent-{k}", agent)
+    page.select_option("#preset", preset)
+    page.fill("#options", options)
+    if match:
+        page.check("#match")
+        page.fill("#target", str(target))
+    page.fill("#seed", str(seed))
+    page.click("#start")
+    page.select_option("#speed", "0")
+
+
+def _check_summary(page, players) -> None:
+    """The round-end summary shows every seat's hand and points; the winner's hand is empty."""
+    assert page.is_visible("#summary")
+    rows = page.locator("#summary-rows tr")
+    assert rows.count() == players
+    winners = page.locator("#summary-rows tr.winner")
+    assert winners.count() >= 1 and "none" in winners.first.inner_text()
+    for i in range(players):
+        cells = rows.nth(i).locator("td")
+        shown = cells.nth(1).locator(".card").count()
+        assert shown > 0 or cells.nth(1).inner_text() == "none"
+        assert int(cells.nth(2).inner_text()) >= 0
 
 
 def test_play_a_whole_game_by_clicking_then_step_its_replay(page, server_url, shots):
@@ -95,13 +131,7 @@ def test_play_a_whole_game_by_clicking_then_step_its_replay(page, server_url, sh
     page.on("request", lambda r: requests.append(r.url))
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server_url)
-    page.wait_for_function("document.body.dataset.state === 'setup'")
-    page.fill("#players", "2")
-    page.select_option("#agent-0", "greedy")
-    page.fill("#seed", str(SEED))
-    page.click("#start")
-    page.select_option("#speed", "0")
+    _start(page, server_url, 2, "greedy", SEED)
     seen = {"color": 0, "challenge": 0, "moves": 0}
     shot = False
     while _settled(page) == "your-turn":
@@ -111,6 +141,12 @@ def test_play_a_whole_game_by_clicking_then_step_its_replay(page, server_url, sh
             kinds = [buttons.nth(i).get_attribute("data-kind") for i in range(buttons.count())]
             if "challenge" in kinds:
                 seen["challenge"] += 1
+                text = page.inner_text("#dialog")
+                # Who played it, the colour before it and what either answer costs are all said.
+                assert "Wild Draw Four from greedy" in text and "colour before it was" in text, text
+                assert "draws 4" in text and "you draw 6" in text, text
+                if seen["challenge"] == 1:
+                    page.screenshot(path=str(shots / "web-dialog.png"))
                 target = buttons.nth(kinds.index("challenge"))
             elif "color" in kinds:
                 seen["color"] += 1
@@ -136,6 +172,8 @@ def test_play_a_whole_game_by_clicking_then_step_its_replay(page, server_url, sh
         page.wait_for_function("document.body.dataset.state !== 'busy'")
     assert page.is_visible("#result"), "the game ended but no result is shown"
     assert "Winner" in page.inner_text("#result") or "Turn limit" in page.inner_text("#result")
+    _check_summary(page, 2)  # the one round's end, both hands laid down
+    page.click("#summary-close")
     assert seen["color"] >= 1, f"no colour dialog met in this game ({seen})"
     assert seen["challenge"] >= 1, f"no challenge dialog met in this game ({seen})"
     assert not errors, errors
@@ -162,3 +200,96 @@ def test_play_a_whole_game_by_clicking_then_step_its_replay(page, server_url, sh
     assert not errors, errors
     assert shutil.disk_usage(shots)  # the screenshots were written
     assert (shots / "web-table.png").stat().st_size > 10_000 and (shots / "web-replay.png").stat().st_size > 10_000
+
+
+# A seed (found by trying) under which the policy below meets a swap, a double, a UNO call, a
+# catch and a "next round" in one match against random agents; the test checks each happened.
+MATCH_SEED = 2
+MATCH_TARGET = 300
+WILD_SWAP_HANDS = 55
+
+
+def test_a_match_through_every_dialog_and_the_round_summaries(page, server_url, shots):
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    options = '{"allow_doubles": true, "uno_call": "explicit"}'
+    _start(page, server_url, 3, "random", MATCH_SEED, "swap_hands", options, match=True, target=MATCH_TARGET)
+    seen = {"swap": 0, "double": 0, "cancel": 0, "call_uno": 0, "catch_uno": 0, "rounds": 0, "clicks": 0}
+    while (state := _settled(page)) != "over":
+        assert seen["clicks"] < 1500, f"the match did not end in 1500 clicks ({seen})"
+        seen["clicks"] += 1
+        if state == "round-over":
+            _check_summary(page, 3)
+            assert f"{MATCH_TARGET} points" in page.inner_text("#summary")  # the target is said
+            if not seen["rounds"]:
+                page.screenshot(path=str(shots / "web-summary.png"))
+            seen["rounds"] += 1
+            page.click("#next-round")
+            page.wait_for_function("document.body.dataset.state !== 'round-over'")
+            continue
+        if page.is_visible("#dialog"):
+            kind = page.get_attribute("#dialog", "data-kind")
+            buttons = page.locator("#dialog-buttons button")
+            if kind == "double" and not seen["cancel"]:
+                seen["cancel"] += 1
+                page.click("#dialog-cancel")  # take it back: no move is made
+                assert not page.is_visible("#dialog")
+                assert page.evaluate("document.body.dataset.state") == "your-turn"
+                continue
+            if kind == "double":
+                seen["double"] += 1
+                target = page.locator("#dialog-buttons button[data-kind=double]")
+            elif kind == "choose_swap_target":
+                seen["swap"] += 1
+                assert buttons.count() == 2 and "swap with" in buttons.first.inner_text()
+                target = buttons.first
+            else:
+                target = buttons.first
+        else:
+            call = page.locator("#actions button[data-kind=call_uno]")
+            catch = page.locator("#actions button[data-kind=catch_uno]")
+            double = page.locator("#hand button.card.legal[data-moves~=double]")
+            swap = page.locator(f"#hand button.card.legal[data-card='{WILD_SWAP_HANDS}']")
+            legal = page.locator("#hand button.card.legal")
+            if call.count():
+                seen["call_uno"] += 1
+                target = call
+            elif catch.count():
+                seen["catch_uno"] += 1
+                assert "no UNO called" in catch.inner_text()
+                target = catch
+            elif double.count():
+                target = double.first
+            elif swap.count():
+                target = swap.first
+            elif legal.count():
+                target = legal.first
+            else:
+                target = page.locator("#actions button").first
+        target.click()
+        page.wait_for_function("document.body.dataset.state !== 'busy'")
+    _check_summary(page, 3)
+    assert "Match over" in page.inner_text("#summary-title")
+    assert not errors, errors
+    assert all(seen[k] >= 1 for k in ("swap", "double", "cancel", "call_uno", "catch_uno", "rounds")), seen
+
+
+def test_ten_seats_sit_around_the_table_in_seating_order(page, server_url, shots):
+    _start(page, server_url, 10, "heuristic", 5)
+    _settled(page)
+    page.wait_for_timeout(200)
+    centre = page.locator(".felt").first.bounding_box()
+    cx, cy = centre["x"] + centre["width"] / 2, centre["y"] + centre["height"] / 2
+    angles = []
+    for s in range(10):
+        box = page.locator(f"#seats-{s}").bounding_box()
+        x, y = box["x"] + box["width"] / 2 - cx, box["y"] + box["height"] / 2 - cy
+        angles.append(math.degrees(math.atan2(y, x)) % 360)
+    # You (seat 0) sit at the bottom (90 degrees on screen); each next seat is 36 degrees further
+    # clockwise as seen from above, which on the screen is the increasing angle.
+    steps = [(angles[(s + 1) % 10] - angles[s]) % 360 for s in range(10)]
+    assert abs(angles[0] - 90) < 3 and all(20 < d < 52 for d in steps), (angles, steps)
+    text = page.inner_text("#direction")
+    assert "clockwise" in text
+    assert page.inner_text("#banner").startswith("Last move:")
+    page.screenshot(path=str(shots / "web-table-10.png"))

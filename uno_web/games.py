@@ -13,13 +13,18 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from uno_env import Engine, UnoRules, replay
+from uno_env.cards import CARD_COLOR, COLOR_NAMES
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
+from uno_env.table import ask_one
 
-from .views import action_info, omniscient_view, public_event, seat_view
+from .views import action_info, card_info, omniscient_view, public_event, seat_view
 
 # The log a response carries is capped so that one response stays small on long games.
 MAX_LOG_EVENTS = 400
 MAX_REPLAY_ACTIONS = 20_000
+# Actions one game may hold, every round of a match included: its record (and the memory it
+# holds) stays bounded however long a match or a turn limit would let it run.
+MAX_GAME_ACTIONS = 20_000
 
 
 class WebError(Exception):
@@ -31,8 +36,36 @@ class WebError(Exception):
         self.message = message
 
 
+def agent_action(agent: Any, engine: Engine, rng: np.random.Generator) -> int:
+    """The move ``agent`` makes in game 0 of ``engine`` (the one place the web asks an agent),
+    asked and checked by the one table (``uno_env.table.ask_one``)."""
+    return ask_one(agent, engine, 0, rng)
+
+
+def hands_at_round_end(events: list[dict[str, Any]], num_players: int) -> list[list[int]]:
+    """Every seat's cards when a round ended, folded from the round's record events (from its
+    deal to its ``round_end``): what the players lay down to be counted (R8)."""
+    hands: list[list[int]] = [[] for _ in range(num_players)]
+    for ev in events:
+        kind = ev["type"]
+        if kind in ("deal", "redeal", "draw"):
+            hands[ev["player"]] += ev["cards"]
+        elif kind in ("play", "discard_wild"):
+            for _ in range(ev.get("count", 1)):
+                hands[ev["player"]].remove(ev["card"])
+        elif kind == "shuffle_hands":
+            hands = [[] for _ in range(num_players)]
+        elif kind == "swap":
+            p, q = ev["player"], ev["with"]
+            hands[p], hands[q] = hands[q], hands[p]
+    return [sorted(h) for h in hands]
+
+
 class Game:
-    """One person (``human``) at a table of agents, around a one-game recording ``Engine``."""
+    """One person (``human``) at a table of agents, around a one-game recording ``Engine``.
+
+    The log is kept incrementally: after each action only its new record events are read
+    (``Engine.record_events``), so a request costs the same at action 10 as at action 10,000."""
 
     def __init__(
         self, num_players: int, rules: UnoRules, human: int, agents: list[Any], names: list[str], seed: int | None
@@ -47,19 +80,86 @@ class Game:
         self.rng = np.random.default_rng(seed)
         self.moves = 0
         self.touched = time.monotonic()
+        self.event_count = 0
+        self.winners: list[int] = []
+        self.round_start = 0  # number of the current round's first event
+        self.rounds: list[dict[str, Any]] = []  # a summary per finished round, hands revealed
+        self.last_move: dict[str, Any] | None = None
+        self.last_play: dict[str, Any] | None = None  # the last card played: who, what, over which colour
+        self._color: str | None = None
+        self._sync()
+
+    @property
+    def at_limit(self) -> bool:
+        """Whether the game stopped at ``MAX_GAME_ACTIONS`` before the rules ended it."""
+        return self.moves >= MAX_GAME_ACTIONS and not (self.engine.terminated[0] or self.engine.truncated[0])
 
     @property
     def over(self) -> bool:
-        """Whether the episode (round, or match with ``episode='match'``) has ended."""
-        return bool(self.engine.terminated[0] or self.engine.truncated[0])
+        """Whether the episode (round, or match with ``episode='match'``) has ended, or the game
+        reached ``MAX_GAME_ACTIONS``."""
+        return bool(self.engine.terminated[0] or self.engine.truncated[0]) or self.moves >= MAX_GAME_ACTIONS
 
-    def _events(self, start: int = 0) -> tuple[list[dict[str, Any]], list[int], int]:
-        """The log from event ``start`` on (redacted), the last round's winners, the event count."""
-        events = self.engine.record(0)["events"]
-        ends = [e for e in events if e["type"] in ("round_end", "match_end")]
-        winners = list(ends[-1]["winners"]) if ends else []
-        start = max(start, len(events) - MAX_LOG_EVENTS)
-        return [public_event(e, self.human, self.names) for e in events[start:]], winners, len(events)
+    def _sync(self) -> list[dict[str, Any]]:
+        """Read the record events the last action added; returns them (unredacted: server only)."""
+        new = self.engine.record_events(0, self.event_count)
+        for k, ev in enumerate(new):
+            kind = ev["type"]
+            if kind == "play":
+                self.last_play = {"player": ev["player"], "card": card_info(ev["card"]), "color_before": self._color}
+                color = int(CARD_COLOR[ev["card"]])
+                self._color = COLOR_NAMES[color] if color >= 0 else None
+            elif kind == "flip":
+                color = int(CARD_COLOR[ev["card"]])
+                self._color = COLOR_NAMES[color] if color >= 0 else None
+            elif kind == "color":
+                self._color = COLOR_NAMES[ev["color"]]
+            elif kind in ("round_end", "match_end"):
+                self.winners = list(ev["winners"])
+            if kind == "round_end":
+                end = self.event_count + k
+                self._summarise_round(end)
+                self.round_start = end + 1
+        self.event_count += len(new)
+        return new
+
+    def _summarise_round(self, end: int) -> None:
+        events = self.engine.record_events(0, self.round_start)
+        stop = end - self.round_start
+        hands = hands_at_round_end(events[: stop + 1], self.num_players)
+        # The round's points are scored around its round_end (the previous round's before this
+        # one's deal, the next round's deal after): count those between the two deals.
+        first = next((k for k, ev in enumerate(events[: stop + 1]) if ev["type"] == "deal"), 0)
+        last = next((k for k in range(stop + 1, len(events)) if events[k]["type"] == "deal"), len(events))
+        scored = [0] * self.num_players
+        for ev in events[first:last]:
+            if ev["type"] == "score":
+                scored[ev["player"]] += ev["points"]
+        points = self.rules.points
+        self.rounds.append(
+            {
+                "round": len(self.rounds) + 1,
+                "winners": list(events[stop]["winners"]),
+                "hands": [
+                    {"seat": s, "cards": [card_info(c) for c in h], "points": sum(points[c] for c in h)}
+                    for s, h in enumerate(hands)
+                ],
+                "scored": scored,
+            }
+        )
+
+    def _step(self, action: int) -> None:
+        seat = int(self.engine.current_player[0])
+        self.engine.step(np.array([action], np.int64))
+        self.moves += 1
+        new = self._sync()
+        # Every action is public (what a hand holds is not): the banner names it and its effects.
+        self.last_move = {
+            "seat": seat,
+            "name": self.names[seat],
+            "action": action_info(action),
+            "text": [public_event(ev, self.human, self.names)["text"] for ev in new],
+        }
 
     def view(self, since: int = 0) -> dict[str, Any]:
         """The human seat's whole picture: table, legal moves when it is to act, the log from
@@ -68,25 +168,35 @@ class Game:
         obs = e.observe(self.human)[0]
         table = seat_view(obs, self.human, self.num_players, self.names)
         current = int(e.current_player[0])
-        yours = current == self.human and not self.over
-        events, winners, total = self._events(since)
-        out = {
+        over = self.over
+        yours = current == self.human and not over
+        start = min(max(since, self.event_count - MAX_LOG_EVENTS), self.event_count)
+        events = [public_event(ev, self.human, self.names) for ev in e.record_events(0, start)]
+        out: dict[str, Any] = {
             "table": table,
-            "current_player": None if self.over else current,
+            "current_player": None if over else current,
             "your_turn": yours,
             "legal": [action_info(a) for a in np.flatnonzero(e.legal_mask[0])] if yours else [],
             "events": events,
-            "event_count": total,
-            "over": self.over,
+            "event_count": self.event_count,
+            "over": over,
             "moves": self.moves,
+            "max_moves": MAX_GAME_ACTIONS,
+            "last_move": self.last_move,
+            "last_play": self.last_play,
+            "rounds_finished": len(self.rounds),
+            "last_round": self.rounds[-1] if self.rounds else None,
         }
-        if self.over:
-            out["winners"] = winners
-            out["truncated"] = bool(e.truncated[0])
+        if over:
+            out["winners"] = self.winners
+            out["truncated"] = bool(e.truncated[0]) or self.at_limit
+            out["at_action_limit"] = self.at_limit
         return out
 
     def _check_running(self) -> None:
         if self.over:
+            if self.at_limit:
+                raise WebError(409, f"the game stopped at the web table's limit of {MAX_GAME_ACTIONS} actions")
             raise WebError(409, "the game is over: start a new game, or open its replay")
 
     def move(self, action: Any) -> None:
@@ -103,23 +213,19 @@ class Game:
         if action not in set(int(a) for a in legal):
             allowed = ", ".join(f"{int(a)} ({action_info(a)['name']})" for a in legal)
             raise WebError(422, f"action {action} is not legal now; legal actions: {allowed}")
-        e.step(np.array([action], np.int64))
-        self.moves += 1
+        self._step(int(action))
+
+    def check_agent_turn(self) -> None:
+        """409 unless an agent is to act in a running game."""
+        self._check_running()
+        if int(self.engine.current_player[0]) == self.human:
+            raise WebError(409, "it is your turn: POST /move with one of the legal actions")
 
     def advance(self) -> dict[str, Any]:
-        """One agent's move (the seat to act when it is not the human's); returns what it did."""
-        self._check_running()
-        e = self.engine
-        seat = int(e.current_player[0])
-        if seat == self.human:
-            raise WebError(409, "it is your turn: POST /move with one of the legal actions")
-        agent = self.agents[seat]
-        if hasattr(agent, "act_in"):
-            action = int(agent.act_in(e, 0, self.rng))
-        else:
-            action = int(agent.act(e.observation, e.legal_mask, self.rng)[0])
-        e.step(np.array([action], np.int64))
-        self.moves += 1
+        """One agent's move (the seat to act when it is not the human's); returns who moved."""
+        self.check_agent_turn()
+        seat = int(self.engine.current_player[0])
+        self._step(agent_action(self.agents[seat], self.engine, self.rng))
         # Whose move it was is public; what it chose shows in the (redacted) events.
         return {"seat": seat, "name": self.names[seat]}
 
@@ -152,6 +258,7 @@ class Replay:
         else:
             e.reset(rng_state=int(start["rng_state"]))
         self.engine, self.cursor = e, 0
+        self.event_count = len(e.record_events(0, 0))
 
     @property
     def length(self) -> int:
@@ -172,7 +279,9 @@ class Replay:
         while self.cursor < k:
             e.step(np.array([self.record["actions"][self.cursor]], np.int64))
             self.cursor += 1
-        events = e.record(0)["events"]
+        self.event_count += len(e.record_events(0, self.event_count))
+        count = self.event_count
+        events = e.record_events(0, max(0, count - MAX_LOG_EVENTS))
         if viewer is None:
             table = omniscient_view(e.game_state(0), self.names)
         else:
@@ -187,8 +296,8 @@ class Replay:
             "table": table,
             "current_player": int(e.current_player[0]),
             "last_action": last,
-            "events": [public_event(ev, viewer, self.names) for ev in events[-MAX_LOG_EVENTS:]],
-            "event_count": len(events),
+            "events": [public_event(ev, viewer, self.names) for ev in events],
+            "event_count": count,
             "over": bool(e.terminated[0] or e.truncated[0]),
         }
 

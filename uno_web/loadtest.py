@@ -1,11 +1,13 @@
 """Load test of ``uno-web`` on loopback: N concurrent games played to the end by a client script.
 
     python -m uno_web.loadtest --games 200
+    python -m uno_web.loadtest --games 45 --agent search:1000ms --requests-per-game 2   # slow agents
 
 Starts ``uno-web`` in a subprocess on a free port, plays every game at once (the human seat picks
 a random legal move; agents' moves are requested one by one, as the page does), and prints the
-latency of the move/advance requests (p50, p95, p99), the throughput and the server's resident
-memory (peak, and after the games end).
+latency of the move/advance requests (p50, p95, p99), the throughput, the server's resident
+memory (peak, and after the games end), and the latency of ``GET /api/config`` asked twice a
+second meanwhile (what a slow agent would make everyone else wait).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ class Args:
     """agent at every other seat"""
     seed: int = 0
     """seed of the games and of the scripted human"""
+    requests_per_game: int | None = None
+    """stop each game after this many move/advance requests (None: play it to the end)"""
     json_out: str | None = None
     """also write the figures to this JSON file"""
 
@@ -64,7 +68,7 @@ async def _play(client: httpx.AsyncClient, args: Args, k: int, latencies: list[f
     r.raise_for_status()
     view = r.json()
     gid, since, requests = view["game_id"], view["event_count"], 0
-    while not view["over"]:
+    while not view["over"] and (args.requests_per_game is None or requests < args.requests_per_game):
         t = time.perf_counter()
         if view["your_turn"]:
             r = await client.post(
@@ -91,14 +95,26 @@ async def _run(args: Args, url: str, pid: int) -> dict:
     peak = [0.0]
     done = asyncio.Event()
 
+    probes: list[float] = []
+
     async def sample() -> None:
         while not done.is_set():
             peak[0] = max(peak[0], _rss_mb(pid))
             await asyncio.sleep(0.2)
 
+    async def probe(client: httpx.AsyncClient) -> None:
+        while not done.is_set():
+            t = time.perf_counter()
+            (await client.get("/api/config")).raise_for_status()
+            probes.append(time.perf_counter() - t)
+            await asyncio.sleep(0.5)
+
     limits = httpx.Limits(max_connections=args.games, max_keepalive_connections=args.games)
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=120) as client:
+    # As the page does: every POST and DELETE is JSON (the server refuses others).
+    headers = {"Content-Type": "application/json"}
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=300, headers=headers) as client:
         sampler = asyncio.create_task(sample())
+        prober = asyncio.create_task(probe(client))
         t0, cpu0, own0 = time.perf_counter(), _cpu_s(pid), time.process_time()
         counts = await asyncio.gather(*(_play(client, args, k, latencies) for k in range(args.games)))
         wall = time.perf_counter() - t0
@@ -106,6 +122,7 @@ async def _run(args: Args, url: str, pid: int) -> dict:
         own = time.process_time() - own0
         done.set()
         await sampler
+        await prober
     return {
         "games": args.games,
         "players": args.players,
@@ -121,6 +138,9 @@ async def _run(args: Args, url: str, pid: int) -> dict:
         "server_cpu_share_of_one_core": round(cpu / wall, 2),
         # The client script shares the machine: its CPU shows how much of the time was its own.
         "client_cpu_share_of_one_core": round(own / wall, 2),
+        "config_probes": len(probes),
+        "config_p50_ms": round(_percentile(probes, 0.50) * 1e3, 1) if probes else None,
+        "config_max_ms": round(max(probes) * 1e3, 1) if probes else None,
         "server_rss_peak_mb": round(peak[0]),
         "server_rss_after_mb": round(_rss_mb(pid)),
     }
@@ -129,8 +149,8 @@ async def _run(args: Args, url: str, pid: int) -> dict:
 def main(argv: list[str] | None = None) -> int:
     """Start a server, play the games, print the figures; 2 on bad options."""
     args = tyro.cli(Args, args=argv, prog="python -m uno_web.loadtest", description=__doc__.splitlines()[0])
-    if args.games < 1 or not 2 <= args.players <= 10:
-        sys.stderr.write("loadtest: error: --games must be >= 1 and --players 2..10\n")
+    if args.games < 1 or not 2 <= args.players <= 10 or (args.requests_per_game or 1) < 1:
+        sys.stderr.write("loadtest: error: --games and --requests-per-game must be >= 1 and --players 2..10\n")
         return 2
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))

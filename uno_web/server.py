@@ -17,6 +17,12 @@ The API (JSON; every error is ``{"error": "<what was wrong and what is allowed>"
 | ``DELETE /api/games/{id}`` | end a game |
 | ``POST /api/replays`` | open a record (``record=True`` JSON) in the replay viewer |
 | ``GET /api/replays/{id}/frames/{k}?seat=s`` | the table after k actions, from seat s or (no seat) omniscient |
+| ``DELETE /api/replays/{id}`` | close a replay |
+
+Every ``POST`` and ``DELETE`` must be sent with ``Content-Type: application/json`` and, when the
+client is a browser, from this server's own page (its ``Origin`` / ``Sec-Fetch-Site``): another
+website's page cannot send such a request without the browser asking first (CORS), and this
+server never says yes.
 
 The browser only ever receives what the human seat may see (docs/rules.md R11): views are
 decoded from ``Engine.observe(seat)``, moves from the legal mask, the log from record events
@@ -26,15 +32,21 @@ is given only once the game is over.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, MutableMapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
+import numpy as np
+import tyro
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -48,15 +60,23 @@ from agents.registry import agent_names, make_agent
 from uno_env import PRESETS, UnoRules, parse_rules
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
-from .games import Game, Replay, Store, WebError
+from .games import MAX_GAME_ACTIONS, Game, Replay, Store, WebError
 
 STATIC = Path(__file__).parent / "static"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 MAX_BODY = 16 * 1024  # every request but a record upload is a few hundred bytes
 MAX_RECORD_BODY = 4 * 1024 * 1024  # a 20,000-action record is about 1.5 MB of JSON
 MAX_SEARCH_ROLLOUTS = 20_000
-MAX_TURNS = 20_000
+MAX_TURNS = MAX_GAME_ACTIONS
+MAX_TARGET_POINTS = 10_000
+MAX_GAMES = 10_000  # --max-games: each live game holds up to a few MB at its action limit
+MAX_IDLE_MINUTES = 24 * 60.0
 MAX_SEARCH_MS = 5_000.0
+MAX_JSON_DEPTH = 32  # a record nests 5 deep; anything deeper is not one of ours
+BODY_TIMEOUT_S = 10.0  # a body not complete by then is dropped (a slow client holds no worker)
+AGENT_WORKERS = 2  # agents think on these threads only, so slow ones cannot starve other requests
+STATE_CHANGING = ("POST", "PUT", "PATCH", "DELETE")
+_STRING_RE = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _SEARCH_RE = re.compile(r"search:(\d{1,6})")
 _SEARCH_MS_RE = re.compile(r"search:(\d{1,5}(?:\.\d+)?)ms")
@@ -111,17 +131,58 @@ def _validation_message(exc: RequestValidationError) -> str:
     return "; ".join(parts) or "invalid request"
 
 
-# Everything is served from here: the policy makes any CDN or inline script fail loudly.
+# Everything is served from here: the policy makes any CDN or inline script fail loudly, and
+# no other site may frame the page (a framed table could be clicked through by a hostile page).
 SECURITY_HEADERS = (
-    ("content-security-policy", "default-src 'self'; img-src 'self' data:"),
+    ("content-security-policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"),
+    ("x-frame-options", "DENY"),
     ("x-content-type-options", "nosniff"),
     ("referrer-policy", "no-referrer"),
 )
 
 
-class BodyLimit:
-    """ASGI middleware: refuse bodies over the limit with 413 before the app reads them, and add
-    the security headers to every response."""
+def json_depth(body: bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest (strings skipped), without parsing it:
+    Python's parser recurses, so a deep body must be refused before it reaches the parser."""
+    bare = np.frombuffer(_STRING_RE.sub(b'""', body), np.uint8)
+    if not bare.size:
+        return 0
+    steps = ((bare == ord("[")) | (bare == ord("{"))).astype(np.int32)
+    steps -= ((bare == ord("]")) | (bare == ord("}"))).astype(np.int32)
+    return int(np.cumsum(steps).max())
+
+
+def cross_site_reason(scope: dict) -> str | None:
+    """Why a state-changing request may come from another website's page, or None when it cannot.
+
+    A page on any site can make the browser send a "simple" POST (a form, or fetch with
+    text/plain) to 127.0.0.1 without asking; it cannot send ``Content-Type: application/json``
+    to another origin without a CORS preflight, which this server never grants. Browsers also
+    say where a request comes from (``Origin``, ``Sec-Fetch-Site``): both must be this server."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    ctype = headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype != "application/json":
+        return (
+            f"{scope['method']} requests must be sent with Content-Type: application/json "
+            f"(got {ctype or 'none'}), so that another website's page cannot send them"
+        )
+    site = headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return f"request from another website refused (Sec-Fetch-Site: {site}); use this server's own page"
+    origin = headers.get("origin")
+    if origin is not None:
+        host = headers.get("host", "")
+        scheme = scope.get("scheme", "http")
+        if origin.lower() != f"{scheme}://{host}".lower():
+            return f"request from another website refused (Origin {origin!r} is not this server, {scheme}://{host})"
+    return None
+
+
+class Guard:
+    """ASGI middleware in front of the app: refuse state-changing requests another website's
+    page could send (403), bodies over the limit (413), nested too deep (422) or not complete
+    within ``BODY_TIMEOUT_S`` (408), before the app reads them; add the security headers to
+    every response."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -130,20 +191,47 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = MAX_RECORD_BODY if scope["path"] == "/api/replays" else MAX_BODY
+        path = scope["path"]
+        api = path.startswith("/api/")
+
+        async def send_with_headers(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS]
+                if api:
+                    headers.append((b"cache-control", b"no-store"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        async def refuse(status: int, message: str) -> None:
+            await _error(status, message)(scope, receive, send_with_headers)
+
+        if scope["method"] in STATE_CHANGING:
+            reason = cross_site_reason(scope)
+            if reason:
+                await refuse(403, reason)
+                return
+        limit = MAX_RECORD_BODY if path == "/api/replays" else MAX_BODY
         chunks, size, more = [], 0, True
+        deadline = asyncio.get_running_loop().time() + BODY_TIMEOUT_S
         while more:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), deadline - asyncio.get_running_loop().time())
+            except (asyncio.TimeoutError, ValueError):
+                await refuse(408, f"the request body did not arrive within {BODY_TIMEOUT_S:g} s")
+                return
             if message["type"] == "http.disconnect":
                 return
             chunks.append(message.get("body", b""))
             size += len(chunks[-1])
             more = message.get("more_body", False)
             if size > limit:
-                response = _error(413, f"request body over {limit} bytes (the limit for {scope['path']})")
-                await response(scope, receive, send)
+                await refuse(413, f"request body over {limit} bytes (the limit for {path})")
                 return
         body = b"".join(chunks)
+        if body and json_depth(body) > MAX_JSON_DEPTH:
+            await refuse(422, f"the request body nests arrays/objects deeper than {MAX_JSON_DEPTH} levels")
+            return
         replayed = False
 
         async def replay_body() -> dict:
@@ -152,17 +240,6 @@ class BodyLimit:
                 replayed = True
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
-
-        api = scope["path"].startswith("/api/")
-
-        async def send_with_headers(message: dict) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS]
-                if api:
-                    headers.append((b"cache-control", b"no-store"))
-                message = {**message, "headers": headers}
-            await send(message)
 
         await self.app(scope, replay_body, send_with_headers)
 
@@ -186,6 +263,18 @@ def _record_from_body(body: bytes, index: int) -> Any:
         return json.loads(lines[index])
     except json.JSONDecodeError as exc:
         raise WebError(422, f"line {index + 1} of the JSON Lines body is not valid JSON: {exc}") from None
+
+
+@contextmanager
+def holding(item: Any, wait_s: float = 1.0) -> Iterator[None]:
+    """Hold ``item.lock`` for a request thread, or 409 when it stays busy (an agent of this
+    game is thinking): a request thread never waits long on one game."""
+    if not item.lock.acquire(timeout=wait_s):
+        raise WebError(409, "this game is busy (an agent is choosing its move); ask again when /advance returns")
+    try:
+        yield
+    finally:
+        item.lock.release()
 
 
 @dataclass
@@ -262,7 +351,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             f"{type(exc).__name__}; other games are unaffected",
         )
 
-    app.add_middleware(BodyLimit)
+    app.add_middleware(Guard)
     if s.allowed_hosts:
         # A page on another site that rebinds its name to 127.0.0.1 sends its own Host header.
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(s.allowed_hosts))
@@ -289,6 +378,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 f"(N rollouts, 1..{MAX_SEARCH_ROLLOUTS}) or search:Tms (T in (0, {MAX_SEARCH_MS:g}])",
             )
         return make_agent(spec, rules)
+
+    # Agents think on their own few threads: however many games wait for an agent, the request
+    # threads stay free for everything else (a page, a human move, another game's view).
+    agent_pool = ThreadPoolExecutor(AGENT_WORKERS, thread_name_prefix="uno-web-agent")
+    app.state.agent_pool = agent_pool
+
+    pending: set[str] = set()  # games with an agent move queued or under way
+    pending_lock = threading.Lock()
 
     def game_of(game_id: str) -> Game:
         if not _ID_RE.fullmatch(game_id):
@@ -337,6 +434,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if rules.max_turns is None or rules.max_turns > MAX_TURNS:
             # A game's record grows with every action: the limit keeps each game's memory bounded.
             raise WebError(422, f"option max_turns must be 1..{MAX_TURNS} at the web table, got {rules.max_turns}")
+        if rules.target_points > MAX_TARGET_POINTS:
+            raise WebError(
+                422, f"option target_points must be 1..{MAX_TARGET_POINTS} at the web table, got {rules.target_points}"
+            )
         if rules.illegal_action != "raise":
             raise WebError(422, "option illegal_action must be 'raise' at the web table: illegal moves are refused")
         others = n - 1
@@ -366,33 +467,45 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/games/{game_id}")
     def get_game(game_id: str, since: Since = 0) -> Any:
         game = game_of(game_id)
-        with game.lock:
+        with holding(game):
             return _ok(game.view(since))
 
     @app.post("/api/games/{game_id}/move")
     def move(game_id: str, body: Move, since: Since = 0) -> Any:
         game = game_of(game_id)
-        with game.lock:
+        with holding(game):
             game.move(body.action)
             return _ok(game.view(since))
 
     @app.post("/api/games/{game_id}/advance")
-    def advance(game_id: str, since: Since = 0) -> Any:
+    async def advance(game_id: str, since: Since = 0) -> Any:
         game = game_of(game_id)
-        with game.lock:
-            mover = game.advance()
-            return _ok({"mover": mover, **game.view(since)})
+        with pending_lock:
+            if game_id in pending:
+                raise WebError(409, "an agent move of this game is already under way; wait for its answer")
+            pending.add(game_id)
+
+        def think() -> Response:
+            with game.lock:
+                mover = game.advance()
+                return _ok({"mover": mover, **game.view(since)})
+
+        try:
+            return await asyncio.wrap_future(agent_pool.submit(think))
+        finally:
+            with pending_lock:
+                pending.discard(game_id)
 
     @app.get("/api/games/{game_id}/record")
     def record(game_id: str) -> Any:
         game = game_of(game_id)
-        with game.lock:
+        with holding(game):
             return _ok(game.record())
 
     @app.post("/api/games/{game_id}/replay")
     def game_replay(game_id: str) -> Any:
         game = game_of(game_id)
-        with game.lock:
+        with holding(game):
             rec = game.record()
         r = Replay(rec)
         r.names = game.names
@@ -404,6 +517,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         games.remove(game_id)
         return {"ended": game_id}
 
+    @app.delete("/api/replays/{replay_id}")
+    def end_replay(replay_id: str) -> Any:
+        replay_of(replay_id)
+        replays.remove(replay_id)
+        return {"ended": replay_id}
+
+    @app.api_route("/favicon.ico", methods=["GET", "HEAD"], include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
     @app.post("/api/replays")
     async def new_replay(request: Request, index: int = 0) -> Any:
         rec = _record_from_body(await request.body(), index)
@@ -413,7 +536,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/replays/{replay_id}/frames/{k}")
     def frame(replay_id: str, k: int, seat: int | None = None) -> Any:
         r = replay_of(replay_id)
-        with r.lock:
+        with holding(r):
             return _ok(r.frame(k, seat))
 
     return app
@@ -427,31 +550,38 @@ class Args:
     """address to bind; the default serves this machine only (0.0.0.0 exposes it to the network)"""
     port: int = 8000
     """port to listen on"""
-    agent: tuple[str, ...] = ()
-    """extra agents offered at the table, LABEL=SPEC each (a saved model: mine=runs/x/model.zip)"""
+    agent: tyro.conf.UseAppendAction[tuple[str, ...]] = ()
+    """an extra agent offered at the table, LABEL=SPEC (a saved model: mine=runs/x/model.zip); repeat for more"""
     max_games: int = 500
     """live games held at once (a new game beyond it gets 503)"""
     idle_minutes: float = 30.0
     """a game or replay with no request for this long is dropped"""
 
 
+def parse_args(argv: Sequence[str] | None = None) -> tuple[Args, dict[str, Any]]:
+    """The options and the ``--agent`` agents by label; ``ValueError`` saying what is wrong."""
+    args = tyro.cli(Args, args=argv, prog="uno-web", description=__doc__.splitlines()[0])
+    if not 1 <= args.port <= 65535:
+        raise ValueError(f"--port must be 1..65535, got {args.port}")
+    if not 1 <= args.max_games <= MAX_GAMES or not 0 < args.idle_minutes <= MAX_IDLE_MINUTES:
+        raise ValueError(f"--max-games must be 1..{MAX_GAMES} and --idle-minutes in (0, {MAX_IDLE_MINUTES}]")
+    extra: dict[str, Any] = {}
+    for spec in args.agent:
+        label, sep, body = spec.partition("=")
+        if not sep or not label.strip() or not body.strip():
+            raise ValueError(f"--agent takes LABEL=SPEC (mine=runs/x/model.zip), got {spec!r}")
+        if label.strip() in extra or label.strip() in agent_names():
+            raise ValueError(f"--agent label {label.strip()!r} is given twice or names a built-in agent")
+        extra[label.strip()] = make_agent(spec, "classic")
+    return args, extra
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``uno-web``: serve until interrupted; 2 on bad options."""
-    import tyro
     import uvicorn
 
-    args = tyro.cli(Args, args=argv, prog="uno-web", description=__doc__.splitlines()[0])
     try:
-        if not 1 <= args.port <= 65535:
-            raise ValueError(f"--port must be 1..65535, got {args.port}")
-        if args.max_games < 1 or args.idle_minutes <= 0:
-            raise ValueError("--max-games must be >= 1 and --idle-minutes > 0")
-        extra = {}
-        for spec in args.agent:
-            label, sep, body = spec.partition("=")
-            if not sep or not label.strip() or not body.strip():
-                raise ValueError(f"--agent takes LABEL=SPEC (mine=runs/x/model.zip), got {spec!r}")
-            extra[label.strip()] = make_agent(spec, "classic")
+        args, extra = parse_args(argv)
     except ValueError as exc:
         sys.stderr.write(f"uno-web: error: {exc}\n")
         return 2

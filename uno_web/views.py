@@ -112,6 +112,7 @@ def seat_view(observation: np.ndarray, seat: int, num_players: int, names: list[
     color = _one_hot(_field(o, "current_color", 4))
     phase = _one_hot(_field(o, "phase", len(PHASE_NAMES)))
     drawn = _one_hot(_field(o, "drawn_card", NUM_CARD_TYPES))
+    prev_color = _one_hot(_field(o, "wd4_prev_color", 4))
     sizes = _field(o, "hand_sizes", n)
     scores = _field(o, "scores", n)
     uno = _field(o, "uno_called", n)
@@ -143,6 +144,7 @@ def seat_view(observation: np.ndarray, seat: int, num_players: int, names: list[
         "direction": int(round(float(_field(o, "direction", 1)[0]))),
         "pending_draw": int(_field(o, "pending_draw", 1)[0] + 0.5),
         "drawn_card": card_info(drawn) if drawn is not None else None,
+        "wd4_prev_color": COLOR_NAMES[prev_color] if prev_color is not None else None,
         "draw_pile_size": int(_field(o, "draw_pile_size", 1)[0] + 0.5),
         "round": int(_field(o, "round", 1)[0] + 0.5),
         "seats": seats,
@@ -192,6 +194,7 @@ def omniscient_view(state: dict[str, Any], names: list[str]) -> dict[str, Any]:
         "direction": state["direction"],
         "pending_draw": state["pending_draw"],
         "drawn_card": None,
+        "wd4_prev_color": None,
         "draw_pile_size": state["draw_pile_size"],
         "round": state["round"],
         "seats": [

@@ -577,6 +577,15 @@ class Engine:
             raise ValueError("this Engine does not record; create it with record=True")
         return self._recorder.record(self._check_index(i))
 
+    def record_events(self, i: int = 0, start: int = 0) -> list[dict[str, Any]]:
+        """Game i's current round's record events from number ``start`` on, without converting
+        the earlier ones again (a live log's next lines; needs ``record=True``)."""
+        if self._recorder is None:
+            raise ValueError("this Engine does not record; create it with record=True")
+        if not isinstance(start, numbers.Integral) or start < 0:
+            raise ValueError(f"start must be an integer >= 0, got {start!r}")
+        return self._recorder.events(self._check_index(i), int(start))
+
     def last_record(self, i: int = 0) -> dict[str, Any] | None:
         """Game i's previous round (finished before an auto-reset), or None."""
         if self._recorder is None:

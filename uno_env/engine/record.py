@@ -68,7 +68,12 @@ def events_to_json(rows: list[tuple[int, int, int, int]]) -> list[dict[str, Any]
     """Raw event rows to dicts: a deal (and a Shuffle Hands redeal) gives one event per seat,
     and consecutive draws of one player for one reason merge into one event."""
     out: list[dict[str, Any]] = []
-    deals: dict[int, dict[str, Any]] = {}  # a deal goes round the table
+    _extend_json(out, {}, rows)
+    return out
+
+
+def _extend_json(out: list[dict[str, Any]], deals: dict[int, dict[str, Any]], rows: Any) -> None:
+    """Append ``rows`` to the events ``out`` (``deals``: the deal going round the table, if any)."""
     for kind, player, card, extra in rows:
         if kind in (L.EV_DEAL, L.EV_REDEAL) and player in deals:
             deals[player]["cards"].append(card)
@@ -77,7 +82,7 @@ def events_to_json(rows: list[tuple[int, int, int, int]]) -> list[dict[str, Any]
         if kind in (L.EV_DEAL, L.EV_REDEAL):
             deals[player] = ev
         else:
-            deals = {}
+            deals.clear()
         last = out[-1] if out else None
         if (
             kind == L.EV_DRAW
@@ -89,16 +94,30 @@ def events_to_json(rows: list[tuple[int, int, int, int]]) -> list[dict[str, Any]
             last["cards"].append(card)
         else:
             out.append(ev)
-    return out
+
+
+def _copy_event(ev: dict[str, Any]) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, list) else v for k, v in ev.items()}
 
 
 class _Round:
-    __slots__ = ("start", "actions", "rows")
+    __slots__ = ("actions", "deals", "fed", "json", "rows", "start")
 
     def __init__(self, start: dict[str, Any]) -> None:
         self.start = start
         self.actions: list[int] = []
         self.rows: list[tuple[int, int, int, int]] = []
+        # The rows as events, converted as they come: a long match is not re-converted per call.
+        self.json: list[dict[str, Any]] = []
+        self.fed = 0
+        self.deals: dict[int, dict[str, Any]] = {}
+
+    def events(self) -> list[dict[str, Any]]:
+        """The events so far (the cached dicts: copy before handing them out)."""
+        if self.fed < len(self.rows):
+            _extend_json(self.json, self.deals, self.rows[self.fed :])
+            self.fed = len(self.rows)
+        return self.json
 
 
 class Recorder:
@@ -177,7 +196,7 @@ class Recorder:
             "rules": self.rules.to_dict(),
             "start": rnd.start,
             "actions": list(rnd.actions),
-            "events": events_to_json(rnd.rows),
+            "events": [_copy_event(ev) for ev in rnd.events()],
         }
 
     def record(self, b: int) -> dict[str, Any]:
@@ -185,6 +204,10 @@ class Recorder:
         rnd = self.rounds[b]
         assert rnd is not None, "every game is dealt (on_reset) or set (on_set) before it is read"
         return self._to_dict(rnd)
+
+    def events(self, b: int, start: int) -> list[dict[str, Any]]:
+        """Game b's current round's events from number ``start`` on (copies)."""
+        return [_copy_event(ev) for ev in self.rounds[b].events()[start:]]
 
     def last_record(self, b: int) -> dict[str, Any] | None:
         """Game b's round before the last auto-reset, or None."""
