@@ -24,7 +24,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
-from .cards import NUM_CARD_TYPES, deck_counts
+from .cards import NUM_CARD_TYPES
 from .observation import OBS_FIELDS, OBS_OFFSETS, observation_size
 from .rules import MAX_PLAYERS
 from .rules import UnoRules
@@ -49,7 +49,7 @@ def observation_bounds(rules: UnoRules, num_players: int) -> tuple[np.ndarray, n
         raise ValueError(f"num_players must be an integer in 2..{MAX_PLAYERS}, got {num_players!r}")
     size = observation_size(rules.open_hands)
     base = observation_size(False)
-    deck = deck_counts(rules.deck, rules.custom_wild_count).astype(np.float32)
+    deck = rules.counts.astype(np.float32)
     cards = float(deck.sum())
     points = float(np.dot(deck, np.asarray(rules.points, np.float32)))
     one = (0.0, 1.0)

@@ -9,7 +9,7 @@ import numba
 import numpy as np
 
 from ..actions import NUM_ACTIONS, action_name
-from ..cards import IS_NUMBER, IS_WILD, MAX_DECK_SIZE, NUM_CARD_TYPES, WILD_DRAW_FOUR, deck_counts
+from ..cards import IS_NUMBER, IS_WILD, MAX_DECK_SIZE, NUM_CARD_TYPES, WILD_DRAW_FOUR
 from ..rules import CUSTOM_WILD_RULES, UnoRules
 from . import batch, invariants, layout as L
 from .borrow import view_at
@@ -71,7 +71,7 @@ def _check_table(rules: UnoRules, num_players: int) -> np.ndarray:
             f"option teams=True needs an even num_players of at least 4 (partners sit opposite, R8), "
             f"got num_players={P}"
         )
-    deck = deck_counts(rules.deck, rules.custom_wild_count)
+    deck = rules.counts
     if P * rules.hand_size + 1 > deck.sum():
         raise ValueError(
             f"hand_size={rules.hand_size} with num_players={P} needs "
@@ -110,7 +110,7 @@ def _config_vector(rules: UnoRules, num_players: int, autoreset: bool, observati
     cfg[L.C_PENALTY] = rules.illegal_action == "penalty"
     cfg[L.C_OPEN_HANDS] = rules.open_hands
     cfg[L.C_AUTORESET] = autoreset
-    cfg[L.C_DECK_SIZE] = int(deck_counts(rules.deck, rules.custom_wild_count).sum())
+    cfg[L.C_DECK_SIZE] = int(rules.counts.sum())
     cfg[L.C_STACK_DRAW_TWO] = rules.stack_draw_two
     cfg[L.C_STACK_DRAW_FOUR] = rules.stack_draw_four
     cfg[L.C_DOUBLES] = rules.allow_doubles
@@ -121,6 +121,7 @@ def _config_vector(rules: UnoRules, num_players: int, autoreset: bool, observati
     cfg[L.C_MATCH] = rules.episode == "match"
     cfg[L.C_TARGET_POINTS] = rules.target_points
     cfg[L.C_TEAMS] = rules.teams
+    cfg[L.C_ALWAYS_RESPOND] = rules.always_respond
     return cfg
 
 

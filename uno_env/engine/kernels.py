@@ -326,7 +326,7 @@ def write_mask(s, cfg, b, mask):
             if not pl[b, (p + k) % n, PL_ELIMINATED]:
                 mask[b, SWAP_FIRST + k - 1] = True
     elif phase == PHASE_RESPOND_DRAW_TWO:
-        # R5 stacking: any Draw Two answers; R12.7 this phase exists only when one is held.
+        # R5 stacking: any Draw Two answers; R12.7 without always_respond one is held here.
         for c in range(4):
             t = c * 13 + DRAW_TWO
             if h[b, p, t] > 0 and not (pl[b, p, PL_HAND_SIZE] == 1 and last_card_forbidden(cfg, t)):
@@ -685,7 +685,8 @@ def hit_next(s, cfg, b, p, reason):
     (stacking) or draws the whole sum and loses the turn."""
     g = s[0]
     nxt = seat_after(s, cfg, b, p, 1)
-    if reason == DRAW_DRAW_TWO and cfg[C_STACK_DRAW_TWO] and holds_draw_two(s, b, nxt):
+    # R12.7: with always_respond the phase opens whatever the hand, so it reveals nothing.
+    if reason == DRAW_DRAW_TWO and cfg[C_STACK_DRAW_TWO] and (cfg[C_ALWAYS_RESPOND] or holds_draw_two(s, b, nxt)):
         g[b, G_PLAYER] = nxt
         g[b, G_PHASE] = PHASE_RESPOND_DRAW_TWO
         return
@@ -860,7 +861,7 @@ def choose_color(s, cfg, b, color):
     elif wild == WILD_DRAW_FOUR:
         g[b, G_PENDING] += 4
         nxt = seat_after(s, cfg, b, p, 1)
-        if cfg[C_CHALLENGE] or (cfg[C_STACK_DRAW_FOUR] and holds(s, b, nxt, WILD_DRAW_FOUR)):
+        if cfg[C_CHALLENGE] or (cfg[C_STACK_DRAW_FOUR] and (cfg[C_ALWAYS_RESPOND] or holds(s, b, nxt, WILD_DRAW_FOUR))):
             g[b, G_PLAYER] = nxt
             g[b, G_PHASE] = PHASE_RESPOND_DRAW_FOUR
         else:
