@@ -11,7 +11,7 @@ import numpy as np
 from ..actions import NUM_ACTIONS, action_name
 from ..cards import IS_NUMBER, IS_WILD, MAX_DECK_SIZE, NUM_CARD_TYPES, WILD_DRAW_FOUR
 from ..rules import CUSTOM_WILD_RULES, UnoRules
-from . import batch, invariants, layout as L
+from . import batch, invariants, kernels, layout as L
 from .borrow import view_at
 from .record import Recorder
 from .rng import splitmix64
@@ -598,6 +598,61 @@ class Engine:
         u = rng.random((games_arr.size, self._piles.shape[2]))
         seeds = rng.integers(0, 2**64, size=games_arr.size, dtype=np.uint64)
         batch.resample_batch(self._state, self._cfg, games_arr, int(seat), u, seeds)
+        self._run_codes(which, batch.REFRESH)
+
+    def snapshot(self) -> np.ndarray:
+        """A copy of the whole engine state (every game, its generator and outputs) as one byte
+        array, for ``restore``: game-tree code keeps positions this way for a memory copy."""
+        return self._buf.copy()
+
+    def restore(self, snapshot: np.ndarray) -> None:
+        """Put back a state taken by ``snapshot`` of this engine or of one of the same sizes and
+        rules (not while recording: the record would no longer match the games)."""
+        if self._recorder is not None:
+            raise ValueError("restore() cannot rewind a recording engine; create it with record=False")
+        if (
+            not isinstance(snapshot, np.ndarray)
+            or snapshot.dtype != np.uint8
+            or snapshot.shape != self._buf.shape
+            or not np.array_equal(snapshot[: L.HEADER_SIZE * 8], self._buf[: L.HEADER_SIZE * 8])
+        ):
+            raise ValueError("snapshot must come from snapshot() of an engine with the same sizes")
+        cfg = snapshot[self._cfg.ctypes.data - self._buf.ctypes.data :][: self._cfg.nbytes].view(np.int64)
+        if not np.array_equal(cfg, self._cfg):
+            raise ValueError("snapshot was taken under other rules or engine options")
+        np.copyto(self._buf, snapshot)
+
+    def set_next_draws(self, i: int, cards: Sequence[int]) -> None:
+        """Make ``cards`` (type ids, first drawn first) the next draws of game i, for callers
+        that deal chance themselves (explicit chance nodes, docs/openspiel.md).
+
+        The cards move to the top of the draw pile; the rest keeps its order below them. When
+        the draw pile is empty, the discard pile under its top card first becomes the draw pile
+        (R12.2, as the next draw would do), so call this just before the action that draws.
+        Hidden information only: no count or public fact changes.
+        """
+        i = self._check_index(i)
+        if self._recorder is not None:
+            raise ValueError("set_next_draws() would change draws a record cannot replay; create it with record=False")
+        want = [int(c) for c in cards] if not isinstance(cards, (str, bytes)) else None
+        if want is None or any(not 0 <= c < NUM_CARD_TYPES for c in want):
+            raise ValueError(f"cards must be card type ids 0..{NUM_CARD_TYPES - 1}, got {cards!r}")
+        if want and self._g[i, L.G_DRAW_SIZE] == 0:
+            kernels.reshuffle(self._state, i)
+        pile = self.draw_pile(i)
+        rest = list(pile)
+        for c in want:
+            if c not in rest:
+                raise ValueError(
+                    f"game {i}: cannot draw {want} next: the draw pile holds {sorted(pile)} (the discard pile "
+                    f"is reshuffled only once the draw pile is empty, R12.2)"
+                )
+            rest.reverse()
+            rest.remove(c)  # the copy nearest the top, so the others keep their places
+            rest.reverse()
+        self._piles[i, L.PILE_DRAW, : len(pile)] = rest + want[::-1]
+        which = np.zeros(self.num_envs, bool)
+        which[i] = True
         self._run_codes(which, batch.REFRESH)
 
     # --- positions -------------------------------------------------------------------------
