@@ -123,7 +123,7 @@ def test_observation_is_the_r11_view_and_make_observation_works():
     game = pyspiel.load_game("python_uno", {"players": 3})
     state = game.new_initial_state()
     engine = game.engine
-    engine.restore(state._snap)
+    engine.restore(np.frombuffer(state._s.snap, np.uint8))
     for p in range(3):
         assert np.array_equal(np.array(state.observation_tensor(p), np.float32), engine.observe(p)[0])
     from open_spiel.python.observation import make_observation

@@ -146,6 +146,7 @@ class _Game(pyspiel.Game):
         self.rules, self.players = rules, players
         self.engine = Engine(1, players, rules, seed=0)
         self.obs_size = self.engine.observation_size
+        self.loaded: bytes | None = None  # the snapshot the scratch engine holds now
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> "_Observer":
         """The observer OpenSpiel's ``make_observation`` asks for (R11 view, or information state)."""
@@ -189,20 +190,32 @@ class UnoGame(_Game):
         return UnoState(self, int(self._rng.integers(0, 2**63)))
 
 
+class _Fields:
+    """A state's data, every field immutable, so a clone shares them: OpenSpiel clones a Python
+    state by deep-copying its ``__dict__``, and this one entry copies in one shallow step."""
+
+    __slots__ = ("snap", "player", "over", "rewards", "returns", "views", "deal", "pending_draw")
+
+    def __init__(self, players: int) -> None:
+        self.snap: bytes | None = None  # Engine.snapshot() as bytes
+        self.player = int(pyspiel.PlayerId.CHANCE)
+        self.over = False
+        self.rewards = (0.0,) * players
+        self.returns = (0.0,) * players
+        self.views = tuple(f"p{p}" for p in range(players))  # each seat's information state
+        self.deal: tuple[tuple[int, ...], ...] = ()  # python_mini_uno: the hands dealt so far
+        self.pending_draw = False  # python_mini_uno: a DRAW awaits its chance card
+
+    def __deepcopy__(self, memo: Any) -> "_Fields":
+        return copy.copy(self)
+
+
 class _State(pyspiel.State):
     """A position kept as an ``Engine.snapshot`` plus each seat's view of the moves so far."""
 
     def __init__(self, game: _Game) -> None:
         super().__init__(game)
-        self._snap: np.ndarray | None = None
-        self._player = pyspiel.PlayerId.CHANCE
-        self._over = False
-        self._rewards = np.zeros(game.players)
-        self._returns = np.zeros(game.players)
-        # Each seat's information state as one growing string: a clone shares it (a str is
-        # immutable) instead of copying a list per move.
-        self._views: list[str] = [f"p{p}" for p in range(game.players)]
-        self._obs: np.ndarray | None = None  # [P, D] each seat's R11 observation now
+        self._s = _Fields(game.players)
 
     @property
     def _g(self) -> Any:
@@ -212,29 +225,38 @@ class _State(pyspiel.State):
     # -- stepping over the engine --
 
     def _engine(self) -> Engine:
-        engine = self._g.engine
-        assert self._snap is not None
-        engine.restore(self._snap)
+        """The game's scratch engine holding this position."""
+        game = self._g
+        engine = game.engine
+        assert self._s.snap is not None
+        if game.loaded is not self._s.snap:
+            engine.restore(np.frombuffer(self._s.snap, np.uint8))
+            game.loaded = self._s.snap
         return engine
 
     def _after_step(self, engine: Engine, token: str, seen_by: Any = None, stepped: bool = True) -> None:
         """Keep the engine's new position and add the move to each seat's view."""
-        self._snap = engine.snapshot()
-        obs = np.stack([engine.observe(p)[0] for p in range(self._g.players)])
-        self._obs = obs
+        game = self._g
+        self._s.snap = game.loaded = engine.snapshot().tobytes()
         # set_game and reset leave no reward; a scratch engine's rewards may be another state's.
-        rewards = engine.rewards[0].astype(np.float64) if stepped else np.zeros(self._g.players)
-        self._rewards = rewards
-        self._returns = self._returns + rewards
-        self._over = bool(engine.terminated[0] or engine.truncated[0])
-        self._player = pyspiel.PlayerId.TERMINAL if self._over else int(engine.current_player[0])
-        for p in range(self._g.players):
-            shown = token if seen_by is None or p == seen_by else token.split(":")[0] + ": ?"
-            self._views[p] += "\n" + shown + " | " + observation_key(obs[p])
+        rewards = tuple(engine.rewards[0].tolist()) if stepped else (0.0,) * game.players
+        self._s.rewards = rewards
+        self._s.returns = tuple(a + b for a, b in zip(self._s.returns, rewards))
+        self._s.over = bool(engine.terminated[0] or engine.truncated[0])
+        self._s.player = pyspiel.PlayerId.TERMINAL if self._s.over else int(engine.current_player[0])
+        obs = [engine.observe(p)[0] for p in range(game.players)]
+        self._s.views = tuple(
+            view
+            + "\n"
+            + (token if seen_by is None or p == seen_by else token.split(":")[0] + ": ?")
+            + " | "
+            + observation_key(obs[p])
+            for p, view in enumerate(self._s.views)
+        )
 
     def _step(self, action: int) -> None:
         engine = self._engine()
-        player = self._player
+        player = self._s.player
         engine.step(np.array([action], np.int64))
         self._after_step(engine, f"p{player} {ACTION_NAMES[action]}")
 
@@ -242,11 +264,11 @@ class _State(pyspiel.State):
 
     def current_player(self) -> int:
         """Seat to act, CHANCE, or TERMINAL."""
-        return pyspiel.PlayerId.TERMINAL if self._over else self._player
+        return pyspiel.PlayerId.TERMINAL if self._s.over else self._s.player
 
     def _legal_actions(self, player: int) -> list[int]:
         """The engine's legal mask for the seat to act (R2)."""
-        if self._over or player != self._player:
+        if self._s.over or player != self._s.player:
             return []
         return np.flatnonzero(self._engine().legal_mask[0]).tolist()
 
@@ -261,35 +283,35 @@ class _State(pyspiel.State):
 
     def is_terminal(self) -> bool:
         """Whether the round (or match) is over, by the rules or the turn limit."""
-        return self._over
+        return self._s.over
 
     def returns(self) -> list[float]:
         """Rewards summed so far (R8: +1 each winner, -1 each other seat when a round ends)."""
-        return self._returns.tolist()
+        return list(self._s.returns)
 
     def rewards(self) -> list[float]:
         """Rewards of the last move."""
-        return self._rewards.tolist()
+        return list(self._s.rewards)
 
     def information_state_string(self, player: int | None = None) -> str:
         """Every move so far as this seat saw it, each with the seat's R11 observation after it."""
-        p = self._player if player is None else player
-        return self._views[p]
+        p = self._s.player if player is None else player
+        return self._s.views[p]
 
     def observation_string(self, player: int | None = None) -> str:
         """The seat's R11 observation as text."""
-        p = self._player if player is None else player
-        return f"p{p} " + ("" if self._obs is None else observation_string(self._obs[p]))
+        p = self._s.player if player is None else player
+        return f"p{p} " + ("" if self._s.snap is None else observation_string(self._engine().observe(p)[0]))
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
         """The seat's R11 observation (``uno_env.observation.OBS_FIELDS``)."""
-        p = self._player if player is None else player
-        if self._obs is None:
+        p = self._s.player if player is None else player
+        if self._s.snap is None:
             return [0.0] * self._g.obs_size
-        return self._obs[p].tolist()
+        return self._engine().observe(p)[0].tolist()
 
     def __str__(self) -> str:
-        if self._snap is None:
+        if self._s.snap is None:
             return "dealing"
         return json.dumps(self._engine().game_state(0))
 
@@ -308,8 +330,8 @@ class UnoState(_State):
         analysis; the seats' views start again from it)."""
         engine = self._g.engine
         engine.set_game(0, **position)
-        self._views = [f"p{p} set" for p in range(self._g.players)]
-        self._returns = np.zeros(self._g.players)
+        self._s.views = tuple(f"p{p} set" for p in range(self._g.players))
+        self._s.returns = (0.0,) * self._g.players
         self._after_step(engine, "set", stepped=False)
 
     def _apply_action(self, action: int) -> None:
@@ -320,12 +342,12 @@ class UnoState(_State):
         """A state with the same information state for ``player_id``: the hidden cards redealt
         (``Engine.resample_hidden``, R11), for ISMCTS."""
         new = copy.deepcopy(self)
-        if self._over:
+        if self._s.over:
             return new
         seed = int(probability_sampler() * 2**62)
         engine = self._engine()
         engine.resample_hidden(0, player_id, np.random.default_rng(seed))
-        new._snap = engine.snapshot()
+        new._s.snap = self._g.loaded = engine.snapshot().tobytes()
         return new
 
     def _chance_name(self, outcome: int) -> str:
@@ -334,7 +356,7 @@ class UnoState(_State):
 
 # --- the mini game ---------------------------------------------------------------------------------
 
-MINI_DEFAULTS = {"colors": 2, "ranks": 3, "copies": 1, "hand_size": 2, "max_turns": 8}
+MINI_DEFAULTS = {"colors": 2, "ranks": 3, "copies": 1, "hand_size": 2, "max_turns": 4}
 
 _MINI_TYPE = pyspiel.GameType(
     short_name="python_mini_uno",
@@ -354,7 +376,7 @@ _MINI_TYPE = pyspiel.GameType(
 )
 
 
-def mini_rules(colors: int = 2, ranks: int = 3, copies: int = 1, hand_size: int = 2, max_turns: int = 8) -> UnoRules:
+def mini_rules(colors: int = 2, ranks: int = 3, copies: int = 1, hand_size: int = 2, max_turns: int = 4) -> UnoRules:
     """The rules of ``python_mini_uno``: number cards 1..``ranks`` in the first ``colors``
     colours, ``copies`` of each (``card_counts``, R1), classic rules otherwise (no card that
     makes anyone draw, so every draw is one DRAW of one card: one chance node)."""
@@ -429,16 +451,14 @@ class MiniUnoState(_State):
 
     def __init__(self, game: MiniUnoGame) -> None:
         super().__init__(game)
-        self._deal: list[tuple[int, ...]] = []
-        self._pending_draw = False
 
     def _left(self) -> np.ndarray:
         """Copies of each type the next chance card can be: the undealt cards, or the draw pile
         (the discard pile under its top once the draw pile is empty, R12.2)."""
         game: MiniUnoGame = self._g  # type: ignore[assignment]
-        if self._snap is None:
+        if self._s.snap is None:
             left = game.deck.copy()
-            for hand in self._deal:
+            for hand in self._s.deal:
                 for t in hand:
                     left[t] -= 1
             return left
@@ -450,60 +470,60 @@ class MiniUnoState(_State):
         """(outcome id, probability) of the next chance node."""
         game: MiniUnoGame = self._g  # type: ignore[assignment]
         left = self._left()
-        if self._snap is None and len(self._deal) < 2:
+        if self._s.snap is None and len(self._s.deal) < 2:
             out = [(NUM_CARD_TYPES + k, _hand_probability(hand, left)) for k, hand in enumerate(game.hands)]
             return [(a, p) for a, p in out if p > 0]
         n = left.sum()
         return [(int(t), float(left[t] / n)) for t in np.flatnonzero(left)]
 
     def current_player(self) -> int:
-        if self._over:
+        if self._s.over:
             return pyspiel.PlayerId.TERMINAL
-        if self._snap is None or self._pending_draw:
+        if self._s.snap is None or self._s.pending_draw:
             return pyspiel.PlayerId.CHANCE
-        return self._player
+        return self._s.player
 
     def _legal_actions(self, player: int) -> list[int]:
-        if self._snap is None or self._pending_draw:
+        if self._s.snap is None or self._s.pending_draw:
             return []
         return super()._legal_actions(player)
 
     def _apply_action(self, action: int) -> None:
         """A chance outcome (a hand, the top card, a drawn card) or a seat's action."""
         game: MiniUnoGame = self._g  # type: ignore[assignment]
-        if self._snap is None:
+        if self._s.snap is None:
             if action not in dict(self.chance_outcomes()):
                 raise ValueError(f"python_mini_uno: {action} is not a chance outcome here")
-            if len(self._deal) < 2:
-                seat = len(self._deal)
+            if len(self._s.deal) < 2:
+                seat = len(self._s.deal)
                 hand = game.hands[action - NUM_CARD_TYPES]
-                self._deal.append(hand)
-                for p in range(2):
-                    self._views[p] += f"\ndeal p{seat}: " + (
-                        ", ".join(CARD_NAMES[t] for t in hand) if p == seat else "?"
-                    )
+                self._s.deal = (*self._s.deal, hand)
+                shown = ", ".join(CARD_NAMES[t] for t in hand)
+                self._s.views = tuple(
+                    view + f"\ndeal p{seat}: " + (shown if p == seat else "?") for p, view in enumerate(self._s.views)
+                )
                 return
             left = self._left()
             left[action] -= 1
             engine = game.engine
             draw = np.repeat(np.arange(NUM_CARD_TYPES), left).tolist()
             engine.set_game(
-                0, hands=[list(h) for h in self._deal], discard_pile=[action], draw_pile=draw, current_player=0
+                0, hands=[list(h) for h in self._s.deal], discard_pile=[action], draw_pile=draw, current_player=0
             )
             self._after_step(engine, f"top {CARD_NAMES[action]}", stepped=False)
             return
-        if self._pending_draw:
+        if self._s.pending_draw:
             if action not in dict(self.chance_outcomes()):
                 raise ValueError(f"python_mini_uno: {action} is not a card that can be drawn here")
             engine = self._engine()
-            player = self._player
+            player = self._s.player
             engine.set_next_draws(0, [action])
             engine.step(np.array([DRAW], np.int64))
-            self._pending_draw = False
+            self._s.pending_draw = False
             self._after_step(engine, f"p{player} drew: {CARD_NAMES[action]}", seen_by=player)
             return
         if action == DRAW:
-            self._pending_draw = True  # the card drawn is the next chance outcome
+            self._s.pending_draw = True  # the card drawn is the next chance outcome
             return
         self._step(action)
 
@@ -514,18 +534,18 @@ class MiniUnoState(_State):
         return CARD_NAMES[outcome]
 
     def information_state_string(self, player: int | None = None) -> str:
-        p = self._player if player is None else player
-        pending = f"\np{self._player} draw" if self._pending_draw else ""
-        return self._views[p] + pending
+        p = self._s.player if player is None else player
+        pending = f"\np{self._s.player} draw" if self._s.pending_draw else ""
+        return self._s.views[p] + pending
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> "MiniUnoState":
         """A state with the same information state for ``player_id`` (hidden cards redealt)."""
         new = copy.deepcopy(self)
-        if self._snap is None or self._over:
+        if self._s.snap is None or self._s.over:
             return new
         engine = self._engine()
         engine.resample_hidden(0, player_id, np.random.default_rng(int(probability_sampler() * 2**62)))
-        new._snap = engine.snapshot()
+        new._s.snap = self._g.loaded = engine.snapshot().tobytes()
         return new
 
 
