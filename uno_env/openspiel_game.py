@@ -190,6 +190,15 @@ class UnoGame(_Game):
         return UnoState(self, int(self._rng.integers(0, 2**63)))
 
 
+def _joined(view: Any) -> str:
+    """The lines of a linked view, oldest first."""
+    lines = []
+    while view is not None:
+        view, line = view
+        lines.append(line)
+    return "\n".join(reversed(lines))
+
+
 class _Fields:
     """A state's data, every field immutable, so a clone shares them: OpenSpiel clones a Python
     state by deep-copying its ``__dict__``, and this one entry copies in one shallow step."""
@@ -202,7 +211,9 @@ class _Fields:
         self.over = False
         self.rewards = (0.0,) * players
         self.returns = (0.0,) * players
-        self.views = tuple(f"p{p}" for p in range(players))  # each seat's information state
+        # Each seat's information state as a linked list (earlier, line): a move adds a node in
+        # O(1) and a clone shares the whole list; information_state_string joins it.
+        self.views: tuple[Any, ...] = tuple((None, f"p{p}") for p in range(players))
         self.deal: tuple[tuple[int, ...], ...] = ()  # python_mini_uno: the hands dealt so far
         self.pending_draw = False  # python_mini_uno: a DRAW awaits its chance card
 
@@ -245,12 +256,9 @@ class _State(pyspiel.State):
         self._s.over = bool(engine.terminated[0] or engine.truncated[0])
         self._s.player = pyspiel.PlayerId.TERMINAL if self._s.over else int(engine.current_player[0])
         obs = [engine.observe(p)[0] for p in range(game.players)]
+        hidden = token.split(":")[0] + ": ?"
         self._s.views = tuple(
-            view
-            + "\n"
-            + (token if seen_by is None or p == seen_by else token.split(":")[0] + ": ?")
-            + " | "
-            + observation_key(obs[p])
+            (view, (token if seen_by is None or p == seen_by else hidden) + " | " + observation_key(obs[p]))
             for p, view in enumerate(self._s.views)
         )
 
@@ -296,7 +304,7 @@ class _State(pyspiel.State):
     def information_state_string(self, player: int | None = None) -> str:
         """Every move so far as this seat saw it, each with the seat's R11 observation after it."""
         p = self._s.player if player is None else player
-        return self._s.views[p]
+        return _joined(self._s.views[p])
 
     def observation_string(self, player: int | None = None) -> str:
         """The seat's R11 observation as text."""
@@ -330,7 +338,7 @@ class UnoState(_State):
         analysis; the seats' views start again from it)."""
         engine = self._g.engine
         engine.set_game(0, **position)
-        self._s.views = tuple(f"p{p} set" for p in range(self._g.players))
+        self._s.views = tuple((None, f"p{p} set") for p in range(self._g.players))
         self._s.returns = (0.0,) * self._g.players
         self._after_step(engine, "set", stepped=False)
 
@@ -341,7 +349,7 @@ class UnoState(_State):
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> "UnoState":
         """A state with the same information state for ``player_id``: the hidden cards redealt
         (``Engine.resample_hidden``, R11), for ISMCTS."""
-        new = copy.deepcopy(self)
+        new = self.clone()
         if self._s.over:
             return new
         seed = int(probability_sampler() * 2**62)
@@ -500,7 +508,7 @@ class MiniUnoState(_State):
                 self._s.deal = (*self._s.deal, hand)
                 shown = ", ".join(CARD_NAMES[t] for t in hand)
                 self._s.views = tuple(
-                    view + f"\ndeal p{seat}: " + (shown if p == seat else "?") for p, view in enumerate(self._s.views)
+                    (view, f"deal p{seat}: " + (shown if p == seat else "?")) for p, view in enumerate(self._s.views)
                 )
                 return
             left = self._left()
@@ -536,11 +544,11 @@ class MiniUnoState(_State):
     def information_state_string(self, player: int | None = None) -> str:
         p = self._s.player if player is None else player
         pending = f"\np{self._s.player} draw" if self._s.pending_draw else ""
-        return self._s.views[p] + pending
+        return _joined(self._s.views[p]) + pending
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> "MiniUnoState":
         """A state with the same information state for ``player_id`` (hidden cards redealt)."""
-        new = copy.deepcopy(self)
+        new = self.clone()
         if self._s.snap is None or self._s.over:
             return new
         engine = self._engine()
