@@ -78,12 +78,8 @@ class TimedISMCTSBot(ismcts.ISMCTSBot):
 
 def our_action(agent: Any, state: Any, rng: np.random.Generator) -> int:
     """Our agent's move: through the engine (``act_in``) for a search, else from the R11 view."""
-    game = state.get_game()
     if callable(getattr(agent, "act_in", None)):
-        engine = state._engine()
-        action = int(agent.act_in(engine, 0, rng))
-        game.loaded = None  # the agent may have used the scratch engine
-        return action
+        return int(agent.act_in(state.position_engine(), 0, rng))
     p = state.current_player()
     obs = np.asarray(state.observation_tensor(p), np.float32)[None]
     mask = np.zeros((1, NUM_ACTIONS), bool)
@@ -115,7 +111,9 @@ def play(args: Args, opponent: str) -> dict[str, Any]:
         r = state.returns()[bot_seat]
         wins += r > 0
         draws += r == 0
-        print(f"{opponent}: game {k + 1}/{args.games} bot {'won' if r > 0 else 'lost' if r < 0 else 'drew'}", flush=True)
+        print(
+            f"{opponent}: game {k + 1}/{args.games} bot {'won' if r > 0 else 'lost' if r < 0 else 'drew'}", flush=True
+        )
     lo, hi = wilson_interval(wins, args.games)
     return {
         "opponent": spec,

@@ -24,6 +24,11 @@ RUNS = {
     "sb3_maskable_ppo.py": (["--budget", "128", "--eval-rounds", "1"], "evaluation:", ["torch", "sb3_contrib"]),
     "rllib_pettingzoo.py": (["--budget", "256"], "done: trained", ["torch", "ray"]),
     "tianshou_multiagent.py": (["--budget", "200", "--eval-rounds", "1"], "evaluation:", []),
+    "openspiel_uno.py": (
+        ["--nfsp-episodes", "2", "--eval-games", "1", "--cfr-iterations", "1", "--max-turns", "40"],
+        "CFR+: NashConv",
+        ["torch", "pyspiel"],
+    ),
 }
 
 # Scripts whose library cannot share this environment, and the variable naming their venv's

@@ -187,3 +187,23 @@ def test_without_always_respond_the_turn_reveals_the_answer():
         seats.append((int(engine.current_player[0]), engine.observe(2)[0].copy()))
     assert seats[0][0] == 1 and seats[1][0] == 2
     assert not np.array_equal(seats[0][1], seats[1][1])
+
+
+def test_mini_benchmark_quick_and_agent_policies(tmp_path):
+    """benchmarks/openspiel_mini.py runs (tiny sizes); an agent policy is one legal action."""
+    import sys
+
+    sys.path.insert(0, str(osg.__file__).rsplit("/uno_env/", 1)[0])
+    from benchmarks import openspiel_mini
+
+    report = openspiel_mini.main(openspiel_mini.Args(quick=True, out=str(tmp_path / "mini")))
+    assert [r["iteration"] for r in report["solvers"]["CFR+"]] == [1, 2, 3]
+    assert set(report["agents"]) == {"heuristic", "rlcard_rule", "random"}
+    assert (tmp_path / "mini.md").read_text().count("| CFR+ |") == 3
+    game = pyspiel.load_game("python_mini_uno")
+    policy = openspiel_mini.AgentPolicy(game, "heuristic")
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    probs = policy.action_probabilities(state)
+    assert set(probs) == set(state.legal_actions()) and sorted(probs.values())[-1] == 1.0

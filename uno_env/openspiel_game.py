@@ -262,6 +262,14 @@ class _State(pyspiel.State):
             for p, view in enumerate(self._s.views)
         )
 
+    def position_engine(self) -> Engine:
+        """The game's scratch engine holding this position in its game 0, for an agent that
+        reads the engine (``act_in``); the next move restores the state, so the caller may
+        change the engine."""
+        engine = self._engine()
+        self._g.loaded = None
+        return engine
+
     def _step(self, action: int) -> None:
         engine = self._engine()
         player = self._s.player
