@@ -48,6 +48,8 @@ class Args:
     copies: int = osg.MINI_DEFAULTS["copies"]
     hand_size: int = osg.MINI_DEFAULTS["hand_size"]
     max_turns: int = osg.MINI_DEFAULTS["max_turns"]
+    solvers: tuple[str, ...] = ("CFR", "CFR+")
+    """Which solvers run (none: only the agents' policies are measured)."""
     agents: tuple[str, ...] = ("heuristic", "rlcard_rule", "random")
     """agents.registry specs whose policies are measured."""
     out: str = "benchmarks/results/openspiel_mini"
@@ -123,8 +125,8 @@ def main(args: Args) -> dict[str, Any]:
         "solvers": {},
         "agents": {},
     }
-    for name, plus in (("CFR", False), ("CFR+", True)):
-        report["solvers"][name] = run_solver(game, plus, args.iterations)
+    for name in args.solvers:
+        report["solvers"][name] = run_solver(game, name == "CFR+", args.iterations)
     for spec in args.agents:
         t = time.process_time()
         nash = float(exploitability.nash_conv(game, AgentPolicy(game, spec)))
@@ -135,7 +137,7 @@ def main(args: Args) -> dict[str, Any]:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
     out.with_suffix(".md").write_text(markdown(report))
-    if args.plot:
+    if args.plot and report["solvers"]:
         plot(report, args.plot)
     print(markdown(report))
     return report
