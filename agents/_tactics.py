@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from uno_env.actions import ACCEPT, CALL_UNO, CATCH_UNO, DRAW, SWAP_FIRST
-from uno_env.cards import DRAW_TWO, NUM_COLORS, NUM_RANKS, WILD_DRAW_FOUR, deck_counts
+from uno_env.cards import DRAW_TWO, NUM_COLORS, NUM_RANKS, WILD_DRAW_FOUR
 from uno_env.observation import PHASE_RESPOND_DRAW_FOUR, PHASE_RESPOND_DRAW_TWO, hand_size_at, is_partner, wd4_legal
 from uno_env.rules import UnoRules
 
@@ -19,7 +19,7 @@ from uno_env.rules import UnoRules
 def rule_tables(rules: UnoRules | None) -> tuple[np.ndarray, np.ndarray, bool]:
     """Per-type deck copies and points (int64 [57]) and the R12.9 flag of a rule set."""
     rules = UnoRules() if rules is None else rules
-    deck = deck_counts(rules.deck, rules.custom_wild_count).astype(np.int64)
+    deck = rules.counts.astype(np.int64)
     points = np.asarray(rules.points, np.int64)
     return deck, points, bool(rules.wd4_wilds_count_as_match)
 

@@ -504,7 +504,8 @@ class Transition:
         """R5, R12.7: the next player answers (stacking) or draws the sum and loses the turn."""
         nxt = self._next(p)
         hand = Counter(self.before["hands"][nxt])
-        if stacking_card == DRAW_TWO and self.rules.stack_draw_two and any(hand[c * 13 + DRAW_TWO] for c in range(4)):
+        answer = self.rules.always_respond or any(hand[c * 13 + DRAW_TWO] for c in range(4))
+        if stacking_card == DRAW_TWO and self.rules.stack_draw_two and answer:
             self.want.update(current_player=nxt, phase="respond_draw_two", pending_draw=sum_)
         else:
             self.draws[nxt] = sum_
@@ -578,7 +579,7 @@ class Transition:
         elif wild == WILD_DRAW_FOUR:
             total = b["pending_draw"] + 4
             nxt = self._next(p)
-            if r.challenge or (r.stack_draw_four and WILD_DRAW_FOUR in b["hands"][nxt]):
+            if r.challenge or (r.stack_draw_four and (r.always_respond or WILD_DRAW_FOUR in b["hands"][nxt])):
                 self.want.update(current_player=nxt, phase="respond_draw_four", pending_draw=total)
             else:
                 self.draws[nxt] = total

@@ -760,3 +760,73 @@ def test_threads_making_their_first_engine_calls_at_once():
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split()[:2] == ["0", "1"], proc.stdout  # no error; every thread the same game
+
+
+# --- explicit chance and snapshots (OpenSpiel's python_mini_uno, docs/openspiel.md) -------------
+
+
+def test_set_next_draws_chooses_the_cards_drawn_and_nothing_else():
+    engine = position(["red 1, red 2", "green 5"], "blue 9", draw="yellow 3, yellow 4, green 7")
+    before = sorted(engine.draw_pile(0))
+    public = engine.observe(0).copy(), engine.observe(1).copy()
+    engine.set_next_draws(0, cards("green 7, yellow 3"))
+    assert sorted(engine.draw_pile(0)) == before
+    assert engine.draw_pile(0)[-2:] == cards("yellow 3, green 7")  # top last: green 7 comes first
+    assert np.array_equal(engine.observe(0), public[0]) and np.array_equal(engine.observe(1), public[1])
+    act(engine, "draw")
+    assert engine.game_state(0)["hands"][0] == sorted(cards("red 1, red 2, green 7"))
+
+
+def test_set_next_draws_reshuffles_an_empty_draw_pile_first():
+    """R12.2: the next draw would turn the discard pile under its top into the draw pile."""
+    small = [1 if t in (1, 2, 3, 14, 15, 16, 27) else 0 for t in range(57)]  # red, yellow 1-3, green 1
+    engine = Engine(1, 2, UnoRules(card_counts=small, hand_size=2), seed=3)
+    engine.set_game(0, hands=[[1, 2], [14, 15]], discard_pile=[3, 16, 27], draw_pile=[], current_player=0)
+    s = engine.game_state(0)
+    assert engine.draw_pile(0) == [] and len(s["discard_pile"]) > 2
+    under_top = s["discard_pile"][:-1]
+    engine.set_next_draws(0, [under_top[0]])
+    assert sorted(engine.draw_pile(0)) == sorted(under_top) and engine.draw_pile(0)[-1] == under_top[0]
+    assert engine.game_state(0)["discard_pile"] == s["discard_pile"][-1:]
+    assert engine.check_invariants() == []
+
+
+def test_set_next_draws_refuses_cards_not_in_the_draw_pile():
+    engine = position(["red 0, red 2", "green 5"], "blue 9", draw="yellow 3")
+    pile = engine.draw_pile(0)
+    with pytest.raises(ValueError, match="cannot draw"):
+        engine.set_next_draws(0, cards("red 0"))
+    with pytest.raises(ValueError, match="card type ids"):
+        engine.set_next_draws(0, [57])
+    assert engine.draw_pile(0) == pile
+    with pytest.raises(ValueError, match="record"):
+        Engine(1, 2, record=True).set_next_draws(0, [])
+
+
+def test_snapshot_and_restore_continue_identically():
+    engine = Engine(3, 2, UnoRules(), seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        engine.step(sample_legal(engine.legal_mask, rng))
+    saved = engine.snapshot()
+    states = [engine.game_state(i) for i in range(3)]
+    actions = [sample_legal(engine.legal_mask, rng) for _ in range(1)]
+    engine.step(actions[0])
+    after = [engine.game_state(i) for i in range(3)]
+    engine.restore(saved)
+    assert [engine.game_state(i) for i in range(3)] == states
+    engine.step(actions[0])
+    assert [engine.game_state(i) for i in range(3)] == after
+    other = Engine(3, 2, UnoRules(), seed=9)
+    other.restore(saved)
+    assert [other.game_state(i) for i in range(3)] == states
+    for bad in (
+        saved[:-1],
+        saved.astype(np.int64),
+        Engine(2, 2).snapshot(),
+        Engine(3, 2, UnoRules(hand_size=5)).snapshot(),
+    ):
+        with pytest.raises(ValueError, match="snapshot"):
+            engine.restore(bad)
+    with pytest.raises(ValueError, match="recording"):
+        Engine(3, 2, record=True).restore(saved)

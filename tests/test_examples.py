@@ -39,6 +39,11 @@ RUNS = {
         "done: trained 2 episodes",
         ["torch", "torchrl"],
     ),
+    "openspiel_uno.py": (
+        ["--nfsp-episodes", "2", "--eval-games", "1", "--cfr-iterations", "1", "--max-turns", "40"],
+        "CFR+: NashConv",
+        ["torch", "pyspiel"],
+    ),
 }
 
 # Scripts whose library cannot share this environment, and the variable naming their venv's

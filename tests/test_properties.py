@@ -67,6 +67,11 @@ def option_values(name: str) -> st.SearchStrategy:
         return st.sampled_from(rules_module._CHOICES[name])
     if name == "card_points":
         return st.one_of(st.none(), st.lists(st.integers(0, 1000), min_size=57, max_size=57).map(tuple))
+    if name == "card_counts":
+        # The deck's own table, or a small deck of up to two copies per type (R1).
+        return st.one_of(
+            st.none(), st.lists(st.integers(0, 2), min_size=57, max_size=57).filter(lambda c: sum(c) >= 12).map(tuple)
+        )
     default = UnoRules.__dataclass_fields__[name].default
     if isinstance(default, bool):
         return st.booleans()
@@ -97,6 +102,8 @@ def _tidy(options: dict) -> dict:
         o["teams"] = False
     if o["max_turns"] is None:
         o["turn_limit_rule"] = "truncate"
+    if not (o["stack_draw_two"] or o["stack_draw_four"]):
+        o["always_respond"] = False
     return o
 
 
@@ -113,7 +120,11 @@ def rule_sets(draw) -> tuple[UnoRules, int]:
         num_players = draw(st.sampled_from([4, 6, 8, 10]))
     else:
         num_players = draw(st.integers(2, 10))
-    counts = deck_counts(options["deck"], options["custom_wild_count"])
+    counts = (
+        np.array(options["card_counts"], np.int64)
+        if options["card_counts"] is not None
+        else deck_counts(options["deck"], options["custom_wild_count"])
+    )
     # Leave a card that R9 lets be turned: the engine refuses (ValueError) a deal whose leftover
     # cards could all go back into the pile (test_robustness.test_a_deal_with_no_card_to_turn_...).
     if options["first_card_rule"] == "redraw_special":
@@ -121,6 +132,10 @@ def rule_sets(draw) -> tuple[UnoRules, int]:
     else:
         returned = counts[52:].sum() if options["wild_first_card"] == "redraw" else counts[53]
     most = min(50, (int(counts.sum()) - 1 - int(returned)) // num_players)
+    if most < 1:  # a small deck (card_counts) that cannot seat these players
+        from hypothesis import reject
+
+        reject()
     # Small hands end rounds within an example, so round ends, matches and eliminations happen.
     options["hand_size"] = draw(st.one_of(st.just(min(7, most)), st.integers(1, 3), st.integers(1, most)))
     try:
@@ -643,14 +658,14 @@ def test_any_option_set_is_valid_or_named(options, hand_size):
 
 def test_every_option_has_a_strategy():
     """A new option in rules.py is drawn by the property tests, or this fails: every option is
-    a choice, an integer range, a flag or the points table."""
+    a choice, an integer range, a flag or the points or counts table."""
     for name in OPTION_NAMES:
         default = UnoRules.__dataclass_fields__[name].default
         kinds = [
             name in rules_module._CHOICES,
             name in rules_module._INT_RANGES,
             isinstance(default, bool),
-            name == "card_points",
+            name in ("card_points", "card_counts"),
         ]
         assert sum(kinds) == 1, name
         assert isinstance(option_values(name), st.SearchStrategy)

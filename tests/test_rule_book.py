@@ -109,9 +109,9 @@ def options_table_problems(book: str) -> list[str]:
         elif isinstance(f.default, bool):
             if values != "`True`, `False`":
                 out.append(f"`{f.name}`: a bool option, values {values!r}")
-        elif f.name == "card_points":
+        elif f.name in ("card_points", "card_counts"):
             if f"{NUM_CARD_TYPES} integers" not in values or "`None`" not in values:
-                out.append(f"`card_points`: values {values!r}")
+                out.append(f"`{f.name}`: values {values!r}")
         else:
             out.append(f"`{f.name}`: the test does not know this kind of option")
     return out

@@ -61,6 +61,10 @@ def test_classic_preset_is_the_default():
         (dict(card_points=(1, 2)), "card_points must be None or 57 integers"),
         (dict(custom_wild_rule="play_again"), "custom_wild_rule.*deck='classic'"),
         (dict(max_turns=None, turn_limit_rule="fewest_cards_wins"), "turn_limit_rule.*max_turns=None"),
+        (dict(always_respond=True), "always_respond=True needs stacking"),
+        (dict(card_counts=(1, 2)), "card_counts must be None or 57 integers"),
+        (dict(card_counts=(0,) * 57), "card_counts must be None or 57 integers.*adding up to 2..112"),
+        (dict(card_counts=(9,) + (0,) * 56), "card_counts must be None or 57 integers in 0..8"),
     ],
 )
 def test_bad_options(kwargs, match):
@@ -126,6 +130,8 @@ def test_every_option_of_rules_md_is_named():
         "wd4_bluffing",
         "stack_draw_two",
         "stack_draw_four",
+        "always_respond",
+        "card_counts",
         "custom_wild_rule",
         "challenge",
         "challenge_guilty_draw",
@@ -153,3 +159,24 @@ def test_rules_are_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         rules.challenge = False  # type: ignore[misc]
     assert rules.replace(challenge=False).challenge is False and rules.challenge is True
+
+
+def test_card_counts_make_the_deck():
+    """R1: card_counts replaces the deck's table; the engine deals from it and nothing else."""
+    from uno_env import Engine
+
+    counts = [0] * 57
+    for t in (1, 2, 3, 14, 15, 16):  # red 1-3, yellow 1-3
+        counts[t] = 2
+    rules = UnoRules(card_counts=counts, hand_size=3)
+    assert rules.card_counts == tuple(counts) and list(rules.counts) == counts
+    assert UnoRules.from_dict(rules.to_dict()) == rules
+    engine = Engine(4, 2, rules, seed=1)
+    for i in range(4):
+        s = engine.game_state(i)
+        held = [c for h in s["hands"] for c in h] + s["discard_pile"] + engine.draw_pile(i)
+        assert sorted(held) == sorted(t for t in range(57) for _ in range(counts[t]))
+    with pytest.raises(ValueError, match="needs 9 cards"):
+        Engine(
+            1, 2, rules.replace(hand_size=4, card_counts=[1 if t in (1, 2, 3, 14, 15, 16) else 0 for t in range(57)])
+        )

@@ -201,6 +201,57 @@ SCENARIOS = [
         {"hand_sizes": [1, 3, 1], "current_player": 2, "phase": "play"},
     ),
     (
+        "R12.7 always_respond: without a Draw Two the respond phase still opens, DRAW its only move",
+        dict(
+            hands=["red draw two, red 1", "green 1", "yellow 4"], top="red 3", stack_draw_two=True, always_respond=True
+        ),
+        ["play red draw two"],
+        {"phase": "respond_draw_two", "current_player": 1, "pending_draw": 2, "legal": ["draw"]},
+    ),
+    (
+        "R12.7 always_respond: DRAW there takes the sum and loses the turn, as without the option",
+        dict(
+            hands=["red draw two, red 1", "green 1", "yellow 4"], top="red 3", stack_draw_two=True, always_respond=True
+        ),
+        ["play red draw two", "draw"],
+        {"hand_sizes": [1, 3, 1], "current_player": 2, "phase": "play"},
+    ),
+    (
+        "R12.7 always_respond: a held Draw Two answers as before",
+        dict(
+            hands=["red draw two, red 1", "blue draw two, green 1", "yellow 4"],
+            top="red 3",
+            stack_draw_two=True,
+            always_respond=True,
+        ),
+        ["play red draw two"],
+        {"phase": "respond_draw_two", "current_player": 1, "legal": ["play blue draw two", "draw"]},
+    ),
+    (
+        "R12.7 always_respond, stack_draw_four without challenge: no Wild Draw Four held, ACCEPT only",
+        dict(
+            hands=["wild draw four, blue 1", "green 1", "yellow 4"],
+            top="red 3",
+            stack_draw_four=True,
+            challenge=False,
+            always_respond=True,
+        ),
+        ["play wild draw four", "choose blue"],
+        {"phase": "respond_draw_four", "current_player": 1, "legal": ["accept"]},
+    ),
+    (
+        "R12.7 always_respond, stack_draw_four without challenge: ACCEPT draws the sum",
+        dict(
+            hands=["wild draw four, blue 1", "green 1", "yellow 4"],
+            top="red 3",
+            stack_draw_four=True,
+            challenge=False,
+            always_respond=True,
+        ),
+        ["play wild draw four", "choose blue", "accept"],
+        {"hand_sizes": [1, 5, 1], "current_player": 2},
+    ),
+    (
         "R12.17 a last Draw Two played as an answer: the next player draws the whole sum",
         dict(hands=["red draw two, red 1", "blue draw two", "yellow 4"], top="red 3", stack_draw_two=True),
         ["play red draw two", "play blue draw two"],

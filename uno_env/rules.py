@@ -9,7 +9,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import NUM_CARD_TYPES, default_card_points
+import numpy as np
+
+from .cards import MAX_DECK_SIZE, NUM_CARD_TYPES, deck_counts, default_card_points
 from .checks import is_int
 
 MIN_PLAYERS = 2  # R3: 2 to 10 players
@@ -52,6 +54,7 @@ class UnoRules:
 
     deck: str = "classic"  # R1
     custom_wild_count: int = 3  # R1
+    card_counts: tuple[int, ...] | None = None  # R1 (None: the deck's table)
     hand_size: int = 7  # R3
     allow_voluntary_draw: bool = True  # R4
     draw_until_playable: bool = False  # R4
@@ -61,6 +64,7 @@ class UnoRules:
     wd4_bluffing: bool = True  # R4 (only with `challenge`)
     stack_draw_two: bool = False  # R5
     stack_draw_four: bool = False  # R5
+    always_respond: bool = False  # R5, R12.7 (a stacked draw always opens the respond phase)
     custom_wild_rule: str = "blank"  # R5
     challenge: bool = True  # R6
     challenge_guilty_draw: int = 4  # R6
@@ -83,8 +87,9 @@ class UnoRules:
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
             _check_value(f.name, getattr(self, f.name), f.default)
-        if self.card_points is not None:
-            object.__setattr__(self, "card_points", tuple(int(p) for p in self.card_points))
+        for name in ("card_points", "card_counts"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, tuple(int(p) for p in getattr(self, name)))
         _check_contradictions(self)
 
     @classmethod
@@ -106,6 +111,13 @@ class UnoRules:
         return self.card_points if self.card_points is not None else default_card_points(self.deck)
 
     @property
+    def counts(self) -> np.ndarray:
+        """Copies of each of the 57 card types in the deck (R1): ``card_counts`` or the deck's table."""
+        if self.card_counts is not None:
+            return np.array(self.card_counts, np.int8)
+        return deck_counts(self.deck, self.custom_wild_count)
+
+    @property
     def bluffing(self) -> bool:
         """Whether an illegal Wild Draw Four is offered (R4: needs `challenge`)."""
         return self.wd4_bluffing and self.challenge
@@ -113,8 +125,9 @@ class UnoRules:
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain JSON-serialisable dict."""
         d = {name: getattr(self, name) for name in OPTION_NAMES}
-        if d["card_points"] is not None:
-            d["card_points"] = list(d["card_points"])
+        for name in ("card_points", "card_counts"):
+            if d[name] is not None:
+                d[name] = list(d[name])
         return d
 
     @classmethod
@@ -190,6 +203,19 @@ def _check_value(name: str, value: Any, default: Any) -> None:
                 f"option card_points must be None or {NUM_CARD_TYPES} integers in 0..1000 "
                 f"(points per card type, R12.21), got {value!r}"
             )
+    elif name == "card_counts":
+        if value is None:
+            return
+        try:
+            ok = len(value) == NUM_CARD_TYPES and all(is_int(c) and 0 <= c <= 8 for c in value)
+            ok = ok and 2 <= sum(value) <= MAX_DECK_SIZE
+        except TypeError:
+            ok = False
+        if not ok:
+            raise ValueError(
+                f"option card_counts must be None or {NUM_CARD_TYPES} integers in 0..8 (copies per card "
+                f"type, R1) adding up to 2..{MAX_DECK_SIZE}, got {value!r}"
+            )
     elif isinstance(default, bool):
         if not isinstance(value, bool):
             raise ValueError(f"option {name} must be True or False, got {value!r}")
@@ -220,6 +246,8 @@ def _check_contradictions(r: UnoRules) -> None:
         raise ValueError(
             f"option custom_wild_rule={r.custom_wild_rule!r} has no card to act on with custom_wild_count=0"
         )
+    if r.always_respond and not (r.stack_draw_two or r.stack_draw_four):
+        raise ValueError("option always_respond=True needs stacking (R5, R12.7): set stack_draw_two or stack_draw_four")
     if r.teams and r.scoring == "elimination":
         raise ValueError("option teams=True cannot be combined with scoring='elimination' (seed 000 plays them apart)")
     if r.uno_call == "auto" and r.uno_penalty != 2:

@@ -28,7 +28,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
-from .cards import NUM_CARD_TYPES, deck_counts
+from .cards import NUM_CARD_TYPES
 from .observation import (
     OBS_BASE_SIZE,
     OBS_FIELDS,
@@ -61,7 +61,7 @@ def observation_bounds(rules: UnoRules, num_players: int) -> tuple[np.ndarray, n
         raise ValueError(f"num_players must be an integer in 2..{MAX_PLAYERS}, got {num_players!r}")
     size = observation_size(rules.open_hands)
     base = observation_size(False)
-    deck = deck_counts(rules.deck, rules.custom_wild_count).astype(np.float32)
+    deck = rules.counts.astype(np.float32)
     cards = float(deck.sum())
     points = float(np.dot(deck, np.asarray(rules.points, np.float32)))
     one = (0.0, 1.0)
@@ -126,7 +126,7 @@ def state_bounds(rules: UnoRules, num_players: int) -> tuple[np.ndarray, np.ndar
     """Per-index ``(low, high)`` of the whole state (``Engine.state``): the observation's bounds
     without open hands, then every other hand, the draw pile's counts and the seat to act."""
     low_obs, high_obs = observation_bounds(dataclasses.replace(rules, open_hands=False), num_players)
-    deck = deck_counts(rules.deck, rules.custom_wild_count).astype(np.float32)
+    deck = rules.counts.astype(np.float32)
     low = np.zeros(STATE_SIZE, np.float32)
     high = np.zeros(STATE_SIZE, np.float32)
     low[:OBS_BASE_SIZE], high[:OBS_BASE_SIZE] = low_obs, high_obs

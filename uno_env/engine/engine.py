@@ -9,10 +9,10 @@ import numba
 import numpy as np
 
 from ..actions import NUM_ACTIONS, action_name
-from ..cards import IS_NUMBER, IS_WILD, MAX_DECK_SIZE, NUM_CARD_TYPES, WILD_DRAW_FOUR, deck_counts
+from ..cards import IS_NUMBER, IS_WILD, MAX_DECK_SIZE, NUM_CARD_TYPES, WILD_DRAW_FOUR
 from ..checks import is_int
 from ..rules import CUSTOM_WILD_RULES, UnoRules
-from . import batch, invariants
+from . import batch, invariants, kernels
 from . import layout as L
 from .borrow import view_at
 from .record import Recorder
@@ -69,7 +69,7 @@ def _check_table(rules: UnoRules, num_players: int) -> np.ndarray:
             f"option teams=True needs an even num_players of at least 4 (partners sit opposite, R8), "
             f"got num_players={P}"
         )
-    deck = deck_counts(rules.deck, rules.custom_wild_count)
+    deck = rules.counts
     if P * rules.hand_size + 1 > deck.sum():
         raise ValueError(
             f"hand_size={rules.hand_size} with num_players={P} needs "
@@ -108,7 +108,7 @@ def _config_vector(rules: UnoRules, num_players: int, autoreset: bool, observati
     cfg[L.C_PENALTY] = rules.illegal_action == "penalty"
     cfg[L.C_OPEN_HANDS] = rules.open_hands
     cfg[L.C_AUTORESET] = autoreset
-    cfg[L.C_DECK_SIZE] = int(deck_counts(rules.deck, rules.custom_wild_count).sum())
+    cfg[L.C_DECK_SIZE] = int(rules.counts.sum())
     cfg[L.C_STACK_DRAW_TWO] = rules.stack_draw_two
     cfg[L.C_STACK_DRAW_FOUR] = rules.stack_draw_four
     cfg[L.C_DOUBLES] = rules.allow_doubles
@@ -119,6 +119,7 @@ def _config_vector(rules: UnoRules, num_players: int, autoreset: bool, observati
     cfg[L.C_MATCH] = rules.episode == "match"
     cfg[L.C_TARGET_POINTS] = rules.target_points
     cfg[L.C_TEAMS] = rules.teams
+    cfg[L.C_ALWAYS_RESPOND] = rules.always_respond
     return cfg
 
 
@@ -582,7 +583,7 @@ class Engine:
         the earlier ones again (a live log's next lines; needs ``record=True``)."""
         if self._recorder is None:
             raise ValueError("this Engine does not record; create it with record=True")
-        if not isinstance(start, numbers.Integral) or start < 0:
+        if not is_int(start) or start < 0:
             raise ValueError(f"start must be an integer >= 0, got {start!r}")
         return self._recorder.events(self._check_index(i), int(start))
 
@@ -646,6 +647,60 @@ class Engine:
         u = rng.random((games_arr.size, self._piles.shape[2]))
         seeds = rng.integers(0, 2**64, size=games_arr.size, dtype=np.uint64)
         batch.resample_batch(self._state, self._cfg, games_arr, int(seat), u, seeds)
+        self._run_codes(which, batch.REFRESH)
+
+    def snapshot(self) -> np.ndarray:
+        """A copy of the whole engine state (every game, its generator and outputs) as one byte
+        array, for ``restore``: game-tree code keeps positions this way for a memory copy."""
+        return self._buf.copy()
+
+    def restore(self, snapshot: np.ndarray) -> None:
+        """Put back a state taken by ``snapshot`` of this engine or of one of the same sizes and
+        rules (not while recording: the record would no longer match the games)."""
+        if self._recorder is not None:
+            raise ValueError("restore() cannot rewind a recording engine; create it with record=False")
+        if not isinstance(snapshot, np.ndarray) or snapshot.dtype != np.uint8 or snapshot.shape != self._buf.shape:
+            raise ValueError("snapshot must come from snapshot() of an engine with the same sizes")
+        # Sizes (the header) and rules (cfg) must match; compared as bytes, the cheapest way.
+        head = L.HEADER_SIZE * 8
+        if snapshot[:head].tobytes() != self._buf[:head].tobytes():
+            raise ValueError("snapshot must come from snapshot() of an engine with the same sizes")
+        at = self._cfg.ctypes.data - self._buf.ctypes.data
+        if snapshot[at : at + self._cfg.nbytes].tobytes() != self._cfg.tobytes():
+            raise ValueError("snapshot was taken under other rules or engine options")
+        np.copyto(self._buf, snapshot)
+
+    def set_next_draws(self, i: int, cards: Sequence[int]) -> None:
+        """Make ``cards`` (type ids, first drawn first) the next draws of game i, for callers
+        that deal chance themselves (explicit chance nodes, docs/openspiel.md).
+
+        The cards move to the top of the draw pile; the rest keeps its order below them. When
+        the draw pile is empty, the discard pile under its top card first becomes the draw pile
+        (R12.2, as the next draw would do), so call this just before the action that draws.
+        Hidden information only: no count or public fact changes.
+        """
+        i = self._check_index(i)
+        if self._recorder is not None:
+            raise ValueError("set_next_draws() would change draws a record cannot replay; create it with record=False")
+        want = [int(c) for c in cards] if not isinstance(cards, (str, bytes)) else None
+        if want is None or any(not 0 <= c < NUM_CARD_TYPES for c in want):
+            raise ValueError(f"cards must be card type ids 0..{NUM_CARD_TYPES - 1}, got {cards!r}")
+        if want and self._g[i, L.G_DRAW_SIZE] == 0:
+            kernels.reshuffle(self._state, i)
+        pile = self.draw_pile(i)
+        rest = list(pile)
+        for c in want:
+            if c not in rest:
+                raise ValueError(
+                    f"game {i}: cannot draw {want} next: the draw pile holds {sorted(pile)} (the discard pile "
+                    f"is reshuffled only once the draw pile is empty, R12.2)"
+                )
+            rest.reverse()
+            rest.remove(c)  # the copy nearest the top, so the others keep their places
+            rest.reverse()
+        self._piles[i, L.PILE_DRAW, : len(pile)] = rest + want[::-1]
+        which = np.zeros(self.num_envs, bool)
+        which[i] = True
         self._run_codes(which, batch.REFRESH)
 
     # --- positions -------------------------------------------------------------------------

@@ -48,6 +48,7 @@ from ..cards import (
 )
 from ..legality import wd4_allowed
 from .layout import (  # the state layout constants; numba freezes them
+    C_ALWAYS_RESPOND,
     C_BLUFFING,
     C_CHALLENGE,
     C_CUSTOM_RULE,
@@ -447,7 +448,7 @@ def write_mask(s, cfg, b, mask):
             if not pl[b, (p + k) % n, PL_ELIMINATED]:
                 mask[b, SWAP_FIRST + k - 1] = True
     elif phase == PHASE_RESPOND_DRAW_TWO:
-        # R5 stacking: any Draw Two answers; R12.7 this phase exists only when one is held.
+        # R5 stacking: any Draw Two answers; R12.7 without always_respond one is held here.
         for c in range(4):
             t = c * 13 + DRAW_TWO
             if h[b, p, t] > 0 and not (pl[b, p, PL_HAND_SIZE] == 1 and last_card_forbidden(cfg, t)):
@@ -806,7 +807,8 @@ def hit_next(s, cfg, b, p, reason):
     (stacking) or draws the whole sum and loses the turn."""
     g = s[0]
     nxt = seat_after(s, cfg, b, p, 1)
-    if reason == DRAW_DRAW_TWO and cfg[C_STACK_DRAW_TWO] and holds_draw_two(s, b, nxt):
+    # R12.7: with always_respond the phase opens whatever the hand, so it reveals nothing.
+    if reason == DRAW_DRAW_TWO and cfg[C_STACK_DRAW_TWO] and (cfg[C_ALWAYS_RESPOND] or holds_draw_two(s, b, nxt)):
         g[b, G_PLAYER] = nxt
         g[b, G_PHASE] = PHASE_RESPOND_DRAW_TWO
         return
@@ -981,7 +983,7 @@ def choose_color(s, cfg, b, color):
     elif wild == WILD_DRAW_FOUR:
         g[b, G_PENDING] += 4
         nxt = seat_after(s, cfg, b, p, 1)
-        if cfg[C_CHALLENGE] or (cfg[C_STACK_DRAW_FOUR] and holds(s, b, nxt, WILD_DRAW_FOUR)):
+        if cfg[C_CHALLENGE] or (cfg[C_STACK_DRAW_FOUR] and (cfg[C_ALWAYS_RESPOND] or holds(s, b, nxt, WILD_DRAW_FOUR))):
             g[b, G_PLAYER] = nxt
             g[b, G_PHASE] = PHASE_RESPOND_DRAW_FOUR
         else:

@@ -117,7 +117,8 @@ C_MATCH = 26
 C_TARGET_POINTS = 27
 C_TEAMS = 28
 C_WRITE_OBS = 29  # 0: step() leaves `observation` alone (rollouts); observe() still works
-C_SIZE = 30
+C_ALWAYS_RESPOND = 30
+C_SIZE = 31
 
 # custom_wild_rule values (R5), in the order of UnoRules' choices.
 CUSTOM_BLANK = 0

@@ -207,7 +207,9 @@ class Recorder:
 
     def events(self, b: int, start: int) -> list[dict[str, Any]]:
         """Game b's current round's events from number ``start`` on (copies)."""
-        return [_copy_event(ev) for ev in self.rounds[b].events()[start:]]
+        rnd = self.rounds[b]
+        assert rnd is not None, "every game is dealt (on_reset) or set (on_set) before it is read"
+        return [_copy_event(ev) for ev in rnd.events()[start:]]
 
     def last_record(self, b: int) -> dict[str, Any] | None:
         """Game b's round before the last auto-reset, or None."""
