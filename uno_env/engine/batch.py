@@ -18,9 +18,11 @@ from numba import njit, prange
 from ..actions import NUM_ACTIONS
 from ..cards import MAX_DECK_SIZE, NUM_CARD_TYPES
 from .borrow import borrow, view_at
+from .deal import deal_pool
 from .kernels import DOUBLE_FIRST, apply_action, redeal_hidden, reset_game, write_mask, write_obs
 from .layout import (
     C_AUTORESET,
+    C_NUM_PLAYERS,
     C_PENALTY,
     C_SIZE,
     C_WRITE_OBS,
@@ -43,6 +45,7 @@ from .layout import (
     F_TERM,
     F_TRUNC,
     G_DONE,
+    G_DRAW_SIZE,
     G_PHASE,
     G_PLAYER,
     G_SIZE,
@@ -54,6 +57,8 @@ from .layout import (
     HEADER_SIZE,
     PHASE_PLAY,
     PHASE_POST_DRAW,
+    PILE_DRAW,
+    PL_HAND_SIZE,
     PL_SIZE,
 )
 
@@ -371,3 +376,50 @@ def resample_batch(s, cfg, games, seat, u, seeds):
     seeds[k]: its new generator state); the caller then refreshes the outputs."""
     for k in range(games.shape[0]):
         redeal_hidden(s, cfg, games[k], seat, u[k], seeds[k])
+
+
+@njit(cache=True)
+def resample_constrained_batch(s, cfg, games, seat, exclude, deal_seeds, seeds, max_tries, status):
+    """As ``resample_batch``, the hidden cards of game games[k] dealt by ``deal.deal_pool`` with
+    the exclusions exclude[k] [P, T] (seat ``seat``'s row ignored) from the stream deal_seeds[k];
+    status[k] gets the deal's status. The caller then refreshes the outputs."""
+    pl, hands, piles, rng = s[1], s[2], s[3], s[4]
+    g = s[0]
+    n = cfg[C_NUM_PLAYERS]
+    cap = piles.shape[2]
+    pool = np.empty(cap, np.int64)
+    out = np.empty(cap, np.int64)
+    free = np.empty(cap, np.bool_)
+    idx = np.empty(cap, np.int64)
+    take = np.empty(cap, np.int64)
+    sizes = np.zeros(n, np.int64)
+    state = np.empty(1, np.uint64)
+    for k in range(games.shape[0]):
+        b = games[k]
+        size = g[b, G_DRAW_SIZE]
+        m = 0
+        hidden = np.zeros(NUM_CARD_TYPES, np.int64)
+        for i in range(size):
+            hidden[piles[b, PILE_DRAW, i]] += 1
+        for p in range(n):
+            sizes[p] = 0 if p == seat else pl[b, p, PL_HAND_SIZE]
+            if p != seat:
+                for t in range(NUM_CARD_TYPES):
+                    hidden[t] += hands[b, p, t]
+        for t in range(NUM_CARD_TYPES):  # card-id order: the deal ignores where the cards were
+            for _ in range(hidden[t]):
+                pool[m] = t
+                m += 1
+        state[0] = deal_seeds[k]
+        status[k] = deal_pool(pool, m, sizes, exclude[k], state, max_tries, out, free, idx, take)
+        at = 0
+        for p in range(n):
+            if p != seat:
+                for t in range(NUM_CARD_TYPES):
+                    hands[b, p, t] = 0
+                for _ in range(sizes[p]):
+                    hands[b, p, out[at]] += 1
+                    at += 1
+        for i in range(size):
+            piles[b, PILE_DRAW, i] = out[at + i]
+        rng[b, 0] = seeds[k]
