@@ -114,7 +114,7 @@ def test_engine_redeal_respects_exclusions_and_keeps_the_cards(num_players):
         after = engine.game_state(i)
         assert after["hands"][seat] == before[i]["hands"][seat]
         assert after["discard_pile"] == before[i]["discard_pile"]
-        hidden = lambda st, pile: sorted(pile + [c for p in range(num_players) if p != seat for c in st["hands"][p]])  # noqa: E731
+        hidden = lambda st, pile: sorted(pile + [c for p in range(num_players) if p != seat for c in st["hands"][p]])
         assert hidden(after, engine.draw_pile(i)) == hidden(before[i], piles_before[i])
         assert [len(h) for h in after["hands"]] == [len(h) for h in before[i]["hands"]]
         if status[i] != RELAXED:
