@@ -4,8 +4,7 @@
     python benchmarks/search_agent.py --quick
 
 Every agent is an ``agents.registry`` spec (``search``, ``flatmc:N``, ``ismcts:20ms``, a
-baseline, a model path), a search's optionally ending ``@BELIEF`` (``flatmc:1024@uniform``: its
-determinizations dealt by that ``agents.beliefs`` belief; the opponent spec too). Each plays ``--games`` games, 2 players (or ``--num-players``: the
+baseline, a model path; ``flatmc:1024@uniform`` deals its determinizations uniformly). Each plays ``--games`` games, 2 players (or ``--num-players``: the
 agent against ``P - 1`` copies of the opponent; its baseline is then ``1/P``), preset classic,
 seats rotated, by ``arena.play_match(engine_access=True)`` (a search agent gets the engine and
 the game index, ``act_in``), on the same seeds for every agent. For an equal-time comparison
@@ -35,22 +34,9 @@ import numpy as np
 import tyro
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
-from agents import make_agent as _registry_agent  # noqa: E402
-from agents.beliefs import make_belief  # noqa: E402
+from agents import make_agent  # noqa: E402
 from arena import derive_seed, play_match, wilson_interval  # noqa: E402
 from uno_env import UnoRules  # noqa: E402
-
-
-def make_agent(spec: str, rules: UnoRules):
-    """The registry's agent of ``spec``; ``SPEC@BELIEF`` also sets a search's belief."""
-    body, at, belief = spec.partition("@")
-    agent = _registry_agent(body, rules)
-    if at:
-        if not hasattr(agent, "belief"):
-            raise SystemExit(f"{spec!r}: only a search agent takes @BELIEF")
-        agent.belief = make_belief(belief)
-        agent.name = spec
-    return agent
 
 
 class TimedSearch:

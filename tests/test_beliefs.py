@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import SearchAgent
+from agents import SearchAgent, make_agent
 from agents.beliefs import PublicBelief, UniformBelief, make_belief
 from agents.mcts import ISMCTSAgent
 from tests.builder import act, position
@@ -90,3 +90,12 @@ def test_a_belief_is_named_or_given():
         SearchAgent(belief="psychic")
     with pytest.raises(ValueError, match="belief must be one of"):
         ISMCTSAgent(belief=3)
+
+
+def test_the_registry_names_a_search_with_its_belief():
+    assert make_agent("search").belief.name == "public"
+    assert make_agent("search:64@uniform").belief.name == "uniform"
+    agent = make_agent("ismcts:20ms@public")
+    assert type(agent) is ISMCTSAgent and agent.time_ms == 20.0 and agent.belief.name == "public"
+    with pytest.raises(ValueError, match="belief must be one of"):
+        make_agent("flatmc:64@psychic")
