@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -9,9 +10,9 @@ from numba import njit
 
 from uno_env import Engine, UnoRules
 from uno_env.actions import NUM_ACTIONS
-from uno_env.observation import hand_size_at, in_play, num_seats
 
-from .search import SearchAgent, _rollout_actions
+from .beliefs import Belief
+from .determinized import DeterminizedSearch, _check_int
 
 # --- the tree: numba arrays, one node per iteration ---------------------------------------------
 
@@ -123,55 +124,67 @@ def _backprop(edge_w, path_node, path_act, path_actor, path_len, values):
             edge_w[path_node[b, d], path_act[b, d]] += 0.5 * (values[b, path_actor[b, d]] + 1.0)
 
 
-@njit(cache=True)
-def _collect_all(term, trunc, rewards, active, values):
-    """Record every seat's reward in games that just ended; True while any game is active."""
-    left = False
-    for b in range(active.shape[0]):
-        if active[b]:
-            if term[b] or trunc[b]:
-                values[b, :] = rewards[b, :]
-                active[b] = False
-            else:
-                left = True
-    return left
+@dataclasses.dataclass
+class SearchTree:
+    """ISMCTS's tree as arrays (numba walks them), reused across decisions.
+
+    Node 0 is the root. A node is a sequence of public moves from the decision; its children
+    by move are a chain (``children[node, move]`` the first, ``sibling`` the next), one node
+    per player to act next. Per (node, move): ``visits``, ``value`` (total, for the player who
+    chose the move, 0..1) and ``available`` (determinizations in which the move was legal).
+    """
+
+    children: np.ndarray  # int64 [capacity, NUM_ACTIONS]
+    sibling: np.ndarray  # int64 [capacity]
+    actor: np.ndarray  # int64 [capacity]: the seat to act at the node
+    visits: np.ndarray  # float64 [capacity, NUM_ACTIONS]
+    value: np.ndarray  # float64 [capacity, NUM_ACTIONS]
+    available: np.ndarray  # float64 [capacity, NUM_ACTIONS]
+    used: int = 1  # nodes written since the last clear
+
+    @classmethod
+    def empty(cls, capacity: int) -> SearchTree:
+        """A tree with room for ``capacity`` nodes."""
+        return cls(
+            np.full((capacity, NUM_ACTIONS), -1, np.int64),
+            np.full(capacity, -1, np.int64),
+            np.full(capacity, -1, np.int64),
+            *(np.zeros((capacity, NUM_ACTIONS)) for _ in range(3)),
+        )
+
+    @property
+    def capacity(self) -> int:
+        """Nodes it can hold."""
+        return int(self.actor.shape[0])
+
+    def clear(self, seat: int) -> None:
+        """Only the root, ``seat`` to act; only the rows the last search used are cleared."""
+        u = self.used
+        self.children[:u], self.sibling[:u], self.actor[:u] = -1, -1, -1
+        self.visits[:u], self.value[:u], self.available[:u] = 0.0, 0.0, 0.0
+        self.actor[0] = seat
+        self.used = 1
 
 
-@njit(cache=True)
-def _leaf_values_all(obs0, active, values):
-    """Every seat's value of a rollout cut at the depth limit (``SearchAgent``'s 1/hand size
-    rule). ``obs0`` is seat 0's view, whose relative slot k is seat k."""
-    for b in range(obs0.shape[0]):
-        if not active[b]:
-            continue
-        o = obs0[b]
-        total = 0.0
-        for k in range(num_seats(o)):
-            if in_play(o, k):
-                total += 1.0 / max(hand_size_at(o, k), 1)
-        for k in range(num_seats(o)):
-            mine = 1.0 / max(hand_size_at(o, k), 1) if in_play(o, k) else 0.0
-            values[b, k] = 2.0 * mine / total - 1.0
-
-
-class ISMCTSAgent(SearchAgent):
+class ISMCTSAgent(DeterminizedSearch):
     """Information-set MCTS (SO-ISMCTS, Cowling, Powley & Whitehouse 2012) in waves of batched games.
 
-    One tree over the searcher's information sets: a node is a sequence of moves from the
-    decision (each player's move is public: a card played, a colour named, a draw), and it
-    holds, per move, visits, total value for the player who chose it, and how often the move
-    was legal there. Each iteration plays one determinization (everything the seat cannot see
-    dealt anew, ``Engine.resample_hidden``) down the tree, every player choosing by UCB1 among
-    the moves legal in *that* deal, adds one node, and finishes by a rollout; the outcome is
-    credited to each move for the player who made it (+1/-1 mapped to 1/0).
+    One tree (``SearchTree``) over the searcher's information sets: a node is a sequence of
+    moves from the decision (each player's move is public: a card played, a colour named, a
+    draw), and it holds, per move, visits, total value for the player who chose it, and how
+    often the move was legal there. Each iteration plays one determinization (everything the
+    seat cannot see dealt anew from its ``belief``, ``DeterminizedSearch._determinize``) down
+    the tree, every player choosing by UCB1 among the moves legal in *that* deal, adds one
+    node, and finishes by a rollout; the outcome is credited to each move for the player who
+    made it (+1/-1 mapped to 1/0).
 
     Speed: ``wave`` iterations run side by side in one ``Engine`` batch. The tree walk of the
     whole wave is one numba call per tree level (select), one ``Engine.step`` and one numba
-    call (advance); the rollouts of the wave are stepped together as in ``SearchAgent``
-    (``heuristic_plies`` moves of ``HeuristicAgent``, then the rollout policy of RLCard's
-    ``uno-rule-v1`` for every seat, cut at ``max_depth`` with the 1/hand-size value). Inside a
-    wave a visit counts as soon as it is chosen (a virtual loss), so the wave's games spread
-    over the moves instead of all taking the same one.
+    call (advance); the rollouts of the wave are stepped together (``DeterminizedSearch._rollouts``:
+    ``heuristic_plies`` moves of ``HeuristicAgent``, then RLCard's ``uno-rule-v1`` for every
+    seat, cut at ``max_depth`` with the 1/hand-size value). Inside a wave a visit counts as
+    soon as it is chosen (a virtual loss), so the wave's games spread over the moves instead
+    of all taking the same one.
 
     Untried moves are tried first, the heuristic's own move before the others at the root
     (``HeuristicAgent`` asked once per decision). The decision is the root move with most
@@ -188,20 +201,12 @@ class ISMCTSAgent(SearchAgent):
     | ``opponents`` | ``"ucb"`` | ``"heuristic"``: the other seats' tree moves are ``HeuristicAgent``'s (an opponent model) instead of UCB |
     | ``tree_prior`` | False | below the root too, the searcher tries ``HeuristicAgent``'s move first (one heuristic call per tree level) |
     | ``confidence`` | None | if set: keep ``HeuristicAgent``'s move unless the chosen one's mean beats it by this many standard errors |
+    | ``belief`` | ``"public"`` | what the determinizations may deal (``agents.beliefs``) |
 
-    Measured (``benchmarks/results/search.md``; 2 players, classic, against ``HeuristicAgent``,
-    2,000 games, the same games for both): at 2048 iterations (median 29 ms of CPU per searched
-    decision) it won 53.8% (51.7–56.0%) where ``SearchAgent`` at equal time (2900 rollouts,
-    30 ms) won 58.4%, so ``search`` names flat Monte Carlo. With ``confidence=1.0`` it won 57.0%
-    of 500 games on the seeds of the first 500 (52.6% plain, 59.0% flat): most of the gap is the flat
-    search's pull towards the heuristic's move. Its opponents choose by UCB in deals where they
-    see the searcher's true hand, a known pessimism of SO-ISMCTS.
-
-    What it may know is ``SearchAgent``'s (its entry points ``act`` and ``act_in`` are
-    inherited): every deal is made from the seat's information set before anything is played
-    in it, the Wild Draw Four challenge (whose answer the copied game would still know) and
-    the trivial decisions are ``HeuristicAgent``'s or taken at once, and ``act`` rebuilds the
-    position from the observation (phase ``play``) or falls back to the heuristic.
+    Measured figures against ``HeuristicAgent`` and ``SearchAgent`` at equal time are in
+    ``benchmarks/results/search.md`` (``search`` names the stronger). Its opponents choose by
+    UCB in deals where they see the searcher's true hand, a known pessimism of SO-ISMCTS. What
+    it may know, and which decisions are not searched, are ``DeterminizedSearch``'s.
     """
 
     name = "ismcts"
@@ -218,47 +223,51 @@ class ISMCTSAgent(SearchAgent):
         opponents: str = "ucb",
         tree_prior: bool = False,
         confidence: float | None = None,
+        belief: str | Belief = "public",
     ) -> None:
         """``rules`` of the games it will play (as ``SearchAgent``); the rest in the class table."""
         if opponents not in ("ucb", "heuristic"):
             raise ValueError(f"opponents must be 'ucb' or 'heuristic', got {opponents!r}")
-        if not isinstance(iterations, (int, np.integer)) or iterations < 1:
-            raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
-        if not isinstance(wave, (int, np.integer)) or wave < 1:
-            raise ValueError(f"wave must be a positive integer, got {wave!r}")
+        self.iterations = _check_int("iterations", iterations, 1)
+        self.wave = _check_int("wave", wave, 1)
         if not (isinstance(exploration, (int, float)) and exploration >= 0):
             raise ValueError(f"exploration must be a number >= 0, got {exploration!r}")
         super().__init__(
             rules,
-            rollouts=int(iterations),
             time_ms=time_ms,
             heuristic_plies=heuristic_plies,
             confidence=confidence,
             max_depth=max_depth,
+            belief=belief,
         )
-        self.iterations = int(iterations)
-        self.wave = int(wave)
         self.exploration = float(exploration)
         self.opponents = opponents
         self.tree_prior = bool(tree_prior)
-        self._tree: tuple[np.ndarray, ...] | None = None
+        self._tree: SearchTree | None = None
 
-    # --- the search (SearchAgent's entry points call it) -----------------------------------
-
-    def _search(self, source: Engine, i: int, seat: int, moves: np.ndarray, base: int, rng) -> int:
+    def _search(
+        self,
+        source: Engine,
+        i: int,
+        seat: int,
+        exclude: np.ndarray | None,
+        moves: np.ndarray,
+        base: int,
+        rng: np.random.Generator,
+    ) -> int:
         start = time.perf_counter()
         waves = -(-self.iterations // self.wave)
-        edge_n, edge_w = self._fresh_tree(waves * self.wave + 1, seat)[3:5]
+        tree = self._fresh_tree(waves * self.wave + 1, seat)
         num_nodes, done_waves = 1, 0
         while True:
-            num_nodes = self._wave(source, i, seat, base, rng, num_nodes)
+            num_nodes = self._wave(tree, source, i, seat, exclude, base, rng, num_nodes)
             done_waves += 1
             if self.time_ms is None:
                 if done_waves >= waves:
                     break
             elif (time.perf_counter() - start) * 1e3 >= self.time_ms:
                 break
-        n, w = edge_n[0, moves], edge_w[0, moves]
+        n, w = tree.visits[0, moves], tree.value[0, moves]
         mean = w / np.maximum(n, 1.0)
         best = int(np.lexsort((mean, n))[-1])
         h = np.flatnonzero(moves == base)
@@ -270,35 +279,33 @@ class ISMCTSAgent(SearchAgent):
         self.last_searched = True
         return int(moves[best])
 
-    def _fresh_tree(self, capacity: int, seat: int) -> tuple[np.ndarray, ...]:
-        """The tree arrays, reused across decisions; only the rows a search used are cleared."""
+    def _fresh_tree(self, capacity: int, seat: int) -> SearchTree:
+        """The tree, reused across decisions, cleared for a search of ``seat``."""
         if self.time_ms is not None:
             # A timed search does not know its iterations: once this many nodes exist, its
             # iterations still walk the tree and roll out, but add no node.
             capacity = max(capacity, 8192)
-        if self._tree is None or self._tree[2].shape[0] < capacity:
-            self._tree = (
-                np.full((capacity, NUM_ACTIONS), -1, np.int64),
-                np.full(capacity, -1, np.int64),
-                np.full(capacity, -1, np.int64),
-                *(np.zeros((capacity, NUM_ACTIONS)) for _ in range(3)),
-            )
-            self._used = 1
-        children, sibling, actor, edge_n, edge_w, edge_avail = self._tree
-        used = self._used
-        children[:used], sibling[:used], actor[:used] = -1, -1, -1
-        edge_n[:used], edge_w[:used], edge_avail[:used] = 0.0, 0.0, 0.0
-        actor[0] = seat
-        self._used = 1
+        if self._tree is None or self._tree.capacity < capacity:
+            self._tree = SearchTree.empty(capacity)
+        self._tree.clear(seat)
         return self._tree
 
-    def _wave(self, source: Engine, i: int, seat: int, base: int, rng, num_nodes: int) -> int:
+    def _wave(
+        self,
+        tree: SearchTree,
+        source: Engine,
+        i: int,
+        seat: int,
+        exclude: np.ndarray | None,
+        base: int,
+        rng: np.random.Generator,
+        num_nodes: int,
+    ) -> int:
         """One wave: deal, walk the tree, roll out, back up. Returns the nodes in use."""
-        children, sibling, actor, edge_n, edge_w, edge_avail = self._tree
         W, P, depth_cap = self.wave, source.num_players, 64
         play = self._engine(("wave", source.rules, P), W, P, source.rules)
         play.copy_games(source, np.full(W, i, np.int64), np.arange(W))
-        play.resample_hidden(np.arange(W), seat, rng)
+        self._determinize(play, np.arange(W), seat, exclude, rng)
         node_of = np.zeros(W, np.int64)
         in_tree = np.ones(W, bool)
         path_node, path_act, path_actor = (np.zeros((W, depth_cap), np.int64) for _ in range(3))
@@ -313,9 +320,9 @@ class ISMCTSAgent(SearchAgent):
             if depth and (self.opponents == "heuristic" or self.tree_prior):
                 self._tree_moves(play, in_tree, seat, prefer, forced, rng)
             _select(
-                edge_n,
-                edge_w,
-                edge_avail,
+                tree.visits,
+                tree.value,
+                tree.available,
                 node_of,
                 in_tree,
                 play.legal_mask,
@@ -335,12 +342,21 @@ class ISMCTSAgent(SearchAgent):
             values[done] = result.rewards[done]
             finished |= done
             num_nodes = _advance(
-                children, sibling, actor, num_nodes, node_of, in_tree, play.current_player, done, path_act, path_len
+                tree.children,
+                tree.sibling,
+                tree.actor,
+                num_nodes,
+                node_of,
+                in_tree,
+                play.current_player,
+                done,
+                path_act,
+                path_len,
             )
             depth += 1
-        self._used = max(self._used, num_nodes)
-        self._rollouts_all(play, ~finished, values, rng)
-        _backprop(edge_w, path_node, path_act, path_actor, path_len, values)
+        tree.used = max(tree.used, num_nodes)
+        self._rollouts(play, ~finished, values, rng)
+        _backprop(tree.value, path_node, path_act, path_actor, path_len, values)
         return num_nodes
 
     def _tree_moves(
@@ -357,24 +373,3 @@ class ISMCTSAgent(SearchAgent):
             prefer[rows[mine]] = h[mine]
         if self.opponents == "heuristic":
             forced[rows[~mine]] = h[~mine]
-
-    def _rollouts_all(self, play: Engine, active: np.ndarray, values: np.ndarray, rng) -> None:
-        """Finish the games of ``active`` by rollouts; every seat's outcome into ``values``."""
-        wilds_match = bool(play.rules.wd4_wilds_count_as_match)
-        heuristic = self._heuristic(play.rules)
-        B = play.num_envs
-        actions = np.full(B, -1, np.int64)
-        left = bool(active.any())
-        depth = 0
-        while left and depth < self.max_depth:
-            if depth < self.heuristic_plies:
-                rows = np.flatnonzero(active)
-                actions.fill(-1)
-                actions[rows] = heuristic.act(play.observation[rows], play.legal_mask[rows], rng)
-            else:
-                _rollout_actions(play.observation, play.legal_mask, active, rng.random(B), wilds_match, actions)
-            result = play.step(actions)
-            left = _collect_all(result.terminated, result.truncated, result.rewards, active, values)
-            depth += 1
-        if left:
-            _leaf_values_all(play.observe(0), active, values)

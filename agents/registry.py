@@ -14,6 +14,7 @@ mix, ``uno-play``) all build their agents here.
 | ``search:N`` / ``search:Tms`` | that search with N iterations (rollouts) or about T milliseconds per decision |
 | ``ismcts``, ``ismcts:N``, ``ismcts:Tms`` | ``ISMCTSAgent``: information-set MCTS, N iterations (default 2048) or T ms per decision |
 | ``flatmc``, ``flatmc:N``, ``flatmc:Tms`` | ``SearchAgent``: determinized flat Monte Carlo, N rollouts (default 2900) or T ms per decision |
+| any search spec ``@BELIEF`` | that search dealing its determinizations from ``agents.beliefs.BELIEFS[BELIEF]`` (``search@uniform``; default ``public``) |
 | ``pretrained`` | ``PPOAgent`` over the shipped 2-player model (``agents.pretrained``: checks rules and players; imports torch) |
 | ``pretrained-4p`` | ``PPOAgent`` over the shipped 4-player model |
 | a path to a ``.zip`` | ``PPOAgent`` over a ``MaskablePPO`` saved by ``train.py`` (imports torch) |
@@ -79,7 +80,7 @@ def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True, num_
     rules = parse_rules(rules)
     if body in BASELINES:
         agent = BASELINES[body](rules)
-    elif body.split(":", 1)[0] in ("search", *SEARCHES):
+    elif body.split(":", 1)[0].split("@", 1)[0] in ("search", *SEARCHES):
         agent = _search_agent(body, rules)
     elif body in PRETRAINED:
         return pretrained_agent(body, rules, num_players, deterministic, label)
@@ -97,7 +98,8 @@ def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True, num_
 
 
 def _search_agent(body: str, rules: UnoRules) -> SearchAgent:
-    kind, colon, text = body.partition(":")
+    budgeted, at, belief = body.partition("@")
+    kind, colon, text = budgeted.partition(":")
     cls = SEARCHES[SEARCH if kind == "search" else kind]
     budget = _search_budget(text.strip(), cls) if colon else {}
     if budget is None:
@@ -105,7 +107,7 @@ def _search_agent(body: str, rules: UnoRules) -> SearchAgent:
             f"bad search budget in {body!r}: use {kind}:N for N rollouts per decision ({kind}:256) "
             f"or {kind}:Tms for T milliseconds per decision ({kind}:20ms), N and T > 0"
         )
-    agent = cls(rules, **budget)
+    agent = cls(rules, **budget, **({"belief": belief} if at else {}))
     agent.name = body
     return agent
 

@@ -128,8 +128,8 @@ def reference_path(spec: LadderSpec = LADDER_V1) -> str:
 
 # Ladder v1 was defined when ``search`` meant determinized flat Monte Carlo; ``search`` now names
 # the stronger search (agents.registry.SEARCH), so the rung is built as the agent it was, under
-# its old name: the stored games stay the rung's games.
-RUNG_BUILDS = {"search:64": "search:64=flatmc:64"}
+# its old name, with the uniform deals it made then: the stored games stay the rung's games.
+RUNG_BUILDS = {"search:64": "search:64=flatmc:64@uniform"}
 
 
 def _rung_agents(spec: LadderSpec) -> list[Agent]:

@@ -4,7 +4,7 @@
     python -m benchmarks.search_agent --quick
 
 Every agent is an ``agents.registry`` spec (``search``, ``flatmc:N``, ``ismcts:20ms``, a
-baseline, a model path). Each plays ``--games`` games, 2 players (or ``--num-players``: the
+baseline, a model path; ``flatmc:1024@uniform`` deals its determinizations uniformly). Each plays ``--games`` games, 2 players (or ``--num-players``: the
 agent against ``P - 1`` copies of the opponent; its baseline is then ``1/P``), preset classic,
 seats rotated, by ``arena.play_match(engine_access=True)`` (a search agent gets the engine and
 the game index, ``act_in``), on the same seeds for every agent. For an equal-time comparison

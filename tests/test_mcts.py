@@ -182,3 +182,4 @@ def test_ladder_v1_rung_is_still_the_flat_search():
     """Ladder v1's stored games were played by SearchAgent(rollouts=64) named search:64."""
     rung = _rung_agents(LADDER_V1)[LADDER_V1.rungs.index("search:64")]
     assert type(rung) is SearchAgent and rung.rollouts == 64 and rung.time_ms is None and rung.name == "search:64"
+    assert rung.belief.name == "uniform"

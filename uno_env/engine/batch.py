@@ -19,6 +19,7 @@ from ..actions import NUM_ACTIONS
 from ..cards import MAX_DECK_SIZE, NUM_CARD_TYPES
 from ..observation import STATE_DRAW_PILE, STATE_OTHER_HANDS, STATE_TO_ACT
 from .borrow import borrow, view_at
+from .deal import deal_pool
 from .kernels import DOUBLE_FIRST, apply_action, redeal_hidden, reset_game, write_mask, write_obs
 from .layout import (
     C_AUTORESET,
@@ -59,6 +60,7 @@ from .layout import (
     PHASE_POST_DRAW,
     PHASE_ROUND_OVER,
     PILE_DRAW,
+    PL_HAND_SIZE,
     PL_SIZE,
 )
 
@@ -419,3 +421,50 @@ def state_batch(buf, seats, which, out):
         if g[b, G_PHASE] != PHASE_ROUND_OVER:
             rel = g[b, G_PLAYER] - seat
             out[b, STATE_TO_ACT + (rel + n if rel < 0 else rel)] = 1.0
+
+
+@njit(cache=True)
+def resample_constrained_batch(s, cfg, games, seat, exclude, deal_seeds, seeds, max_tries, status):
+    """As ``resample_batch``, the hidden cards of game games[k] dealt by ``deal.deal_pool`` with
+    the exclusions exclude[k] [P, T] (seat ``seat``'s row ignored) from the stream deal_seeds[k];
+    status[k] gets the deal's status. The caller then refreshes the outputs."""
+    pl, hands, piles, rng = s[1], s[2], s[3], s[4]
+    g = s[0]
+    n = cfg[C_NUM_PLAYERS]
+    cap = piles.shape[2]
+    pool = np.empty(cap, np.int64)
+    out = np.empty(cap, np.int64)
+    free = np.empty(cap, np.bool_)
+    idx = np.empty(cap, np.int64)
+    take = np.empty(cap, np.int64)
+    sizes = np.zeros(n, np.int64)
+    state = np.empty(1, np.uint64)
+    for k in range(games.shape[0]):
+        b = games[k]
+        size = g[b, G_DRAW_SIZE]
+        m = 0
+        hidden = np.zeros(NUM_CARD_TYPES, np.int64)
+        for i in range(size):
+            hidden[piles[b, PILE_DRAW, i]] += 1
+        for p in range(n):
+            sizes[p] = 0 if p == seat else pl[b, p, PL_HAND_SIZE]
+            if p != seat:
+                for t in range(NUM_CARD_TYPES):
+                    hidden[t] += hands[b, p, t]
+        for t in range(NUM_CARD_TYPES):  # card-id order: the deal ignores where the cards were
+            for _ in range(hidden[t]):
+                pool[m] = t
+                m += 1
+        state[0] = deal_seeds[k]
+        status[k] = deal_pool(pool, m, sizes, exclude[k], state, max_tries, out, free, idx, take)
+        at = 0
+        for p in range(n):
+            if p != seat:
+                for t in range(NUM_CARD_TYPES):
+                    hands[b, p, t] = 0
+                for _ in range(sizes[p]):
+                    hands[b, p, out[at]] += 1
+                    at += 1
+        for i in range(size):
+            piles[b, PILE_DRAW, i] = out[at + i]
+        rng[b, 0] = seeds[k]

@@ -625,7 +625,9 @@ class Engine:
             raise ValueError(f"{name} must be a 1-D array of game indices in 0..{self.num_envs - 1}, got {idx!r}")
         return arr.astype(np.int64)
 
-    def resample_hidden(self, games: Any, seat: int, rng: np.random.Generator) -> None:
+    def resample_hidden(
+        self, games: Any, seat: int, rng: np.random.Generator, exclude: Any = None, max_tries: int = 64
+    ) -> np.ndarray:
         """Redeal what ``seat`` cannot see in the given games (an index, index array or bool
         mask [B]): the other hands (sizes kept) and the draw pile are refilled from the same
         unseen cards in a random order, and each game's generator gets a fresh state from
@@ -633,6 +635,13 @@ class Engine:
 
         The seat's own hand, the discard pile, every count and every public fact stay as they
         are; the deal depends only on which cards are hidden, not on where they were.
+
+        ``exclude`` (bool [num_players, 57], or [G, num_players, 57] for the G listed games in
+        order): ``exclude[p, t]`` forbids seat ``p`` to be dealt a card of type ``t`` (the row
+        of ``seat`` is ignored). The deal is then uniform among the deals respecting the
+        exclusions (``uno_env.engine.deal``: exact rejection sampling, at most ``max_tries``
+        proposals). Returns each listed game's status: 0 exact, 1 a valid deal from a rejected
+        proposal (``max_tries`` reached), 2 the exclusions could not be met and were dropped.
         """
         if is_int(games):
             which = np.zeros(self.num_envs, bool)
@@ -644,10 +653,31 @@ class Engine:
         if not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         games_arr = np.flatnonzero(which).astype(np.int64)
-        u = rng.random((games_arr.size, self._piles.shape[2]))
-        seeds = rng.integers(0, 2**64, size=games_arr.size, dtype=np.uint64)
-        batch.resample_batch(self._state, self._cfg, games_arr, int(seat), u, seeds)
+        status = np.zeros(games_arr.size, np.int8)
+        if exclude is None:
+            u = rng.random((games_arr.size, self._piles.shape[2]))
+            seeds = rng.integers(0, 2**64, size=games_arr.size, dtype=np.uint64)
+            batch.resample_batch(self._state, self._cfg, games_arr, int(seat), u, seeds)
+        else:
+            ex = self._exclusions(exclude, games_arr.size)
+            if not is_int(max_tries) or max_tries < 1:
+                raise ValueError(f"max_tries must be a positive integer, got {max_tries!r}")
+            seeds = rng.integers(0, 2**64, size=(2, games_arr.size), dtype=np.uint64)
+            batch.resample_constrained_batch(
+                self._state, self._cfg, games_arr, int(seat), ex, seeds[0], seeds[1], int(max_tries), status
+            )
         self._run_codes(which, batch.REFRESH)
+        return status
+
+    def _exclusions(self, exclude: Any, num_games: int) -> np.ndarray:
+        ex = np.asarray(exclude)
+        one = (self.num_players, NUM_CARD_TYPES)
+        if ex.dtype != np.bool_ or ex.shape not in (one, (num_games, *one)):
+            raise ValueError(
+                f"exclude must be a bool array of shape {one} or {(num_games, *one)} (one per listed game), "
+                f"got {ex.dtype} {ex.shape}"
+            )
+        return np.ascontiguousarray(np.broadcast_to(ex, (num_games, *one)))
 
     def snapshot(self) -> np.ndarray:
         """A copy of the whole engine state (every game, its generator and outputs) as one byte

@@ -1,0 +1,336 @@
+"""``DeterminizedSearch``: what flat Monte Carlo (``SearchAgent``) and ISMCTS (``ISMCTSAgent``) share.
+
+Both decide by searching determinizations — copies of the game in which everything the seat
+cannot see is dealt anew from its belief (``agents.beliefs``) — and finish their games by
+batched rollouts inside the engine. This module holds the shared part: the two entry points
+(``act_in(engine, i, rng)`` with the engine, ``act(observation, mask, rng)`` from observations),
+the decisions that are not searched, the deal, the rollouts and their leaf values. A subclass
+says how the deals are searched (``_search``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from uno_env import Engine, UnoRules
+from uno_env.cards import NUM_CARD_TYPES
+from uno_env.observation import (
+    OBS_DIRECTION,
+    OBS_DISCARD,
+    OBS_DRAW_PILE,
+    OBS_HAND,
+    OBS_SCORES,
+    PHASE_PLAY,
+    PHASE_RESPOND_DRAW_FOUR,
+    SCORE_SCALE,
+    color_of,
+    hand_size_at,
+    in_play,
+    num_seats,
+    phase_of,
+    top_of,
+)
+from uno_env.policy import as_batch
+
+from ._simple_rules import rlcard_row
+from ._tactics import rule_tables, uno_call_action
+from .beliefs import Belief, make_belief
+from .heuristic import HeuristicAgent
+
+# --- rollouts: one numba call per engine step -------------------------------------------------
+
+
+@njit(cache=True)
+def _rollout_actions(obs, mask, active, u, wilds_match, out):
+    """The rollout policy's action (RLCardRuleAgent's) in every active game, -1 in the others."""
+    for b in range(obs.shape[0]):
+        out[b] = rlcard_row(obs[b], mask[b], u[b], phase_of(obs[b]), wilds_match) if active[b] else -1
+
+
+@njit(cache=True)
+def _collect(term, trunc, rewards, active, values):
+    """Record every seat's reward in games that just ended; True while any game is active."""
+    left = False
+    for b in range(active.shape[0]):
+        if active[b]:
+            if term[b] or trunc[b]:
+                values[b, :] = rewards[b, :]
+                active[b] = False
+            else:
+                left = True
+    return left
+
+
+@njit(cache=True)
+def _leaf_values(obs0, active, values):
+    """Every seat's value of a rollout cut at the depth limit, from seat 0's view (whose
+    relative slot k is seat k): each seat in play is credited a chance of winning
+    proportional to 1 / hand size, mapped to the reward scale (+1 win, -1 loss)."""
+    for b in range(obs0.shape[0]):
+        if not active[b]:
+            continue
+        o = obs0[b]
+        total = 0.0
+        for k in range(num_seats(o)):
+            if in_play(o, k):
+                total += 1.0 / max(hand_size_at(o, k), 1)
+        for k in range(num_seats(o)):
+            mine = 1.0 / max(hand_size_at(o, k), 1) if in_play(o, k) else 0.0
+            values[b, k] = 2.0 * mine / total - 1.0
+
+
+# --- determinizations from an observation (phase play) -----------------------------------------
+
+
+def _deal_from_observation(target: Engine, j: int, o: np.ndarray, deck: np.ndarray, rng: np.random.Generator) -> bool:
+    """Put in game j of ``target`` a position consistent with observation ``o`` (phase play).
+
+    The observer sits in seat 0 and relative slot k in seat k, so ``target`` seats are the
+    observation's slots. Unseen cards (deck minus own hand minus discard pile) are dealt at
+    random to the other hands (their sizes are public) and the draw pile; the search deals
+    them again from its belief before any play. Returns False when the observation cannot be
+    rebuilt this way (then the caller decides otherwise).
+    """
+    n = target.num_players
+    own = np.rint(o[OBS_HAND : OBS_HAND + NUM_CARD_TYPES]).astype(np.int64)
+    discard = np.rint(o[OBS_DISCARD : OBS_DISCARD + NUM_CARD_TYPES]).astype(np.int64)
+    unseen = deck - own - discard
+    top = int(top_of(o))
+    if (unseen < 0).any() or top < 0 or discard[top] < 1:
+        return False
+    pool = rng.permutation(np.repeat(np.arange(NUM_CARD_TYPES), unseen))
+    sizes = [int(hand_size_at(o, k)) for k in range(n)]
+    hands = [np.repeat(np.arange(NUM_CARD_TYPES), own).tolist()]
+    at = 0
+    for k in range(1, n):
+        hands.append(pool[at : at + sizes[k]].tolist())
+        at += sizes[k]
+    draw = pool[at:]
+    if at > pool.size or draw.size != int(round(o[OBS_DRAW_PILE])):
+        return False
+    below = discard.copy()
+    below[top] -= 1
+    rest = rng.permutation(np.repeat(np.arange(NUM_CARD_TYPES), below)).tolist()
+    color = int(color_of(o))
+    try:
+        target.set_game(
+            j,
+            hands=hands,
+            discard_pile=rest + [top],
+            draw_pile=draw.tolist(),
+            current_player=0,
+            current_color=color if color >= 0 else None,
+            direction=1 if o[OBS_DIRECTION] > 0 else -1,
+            scores=[int(round(SCORE_SCALE * o[OBS_SCORES + k])) for k in range(n)],
+        )
+    except ValueError:
+        return False
+    return True
+
+
+def _check_int(name: str, value: Any, low: int) -> int:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < low:
+        what = "a positive integer" if low == 1 else f"an integer >= {low}"
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return int(value)
+
+
+class DeterminizedSearch:
+    """Base of the determinized searches (module docs); a subclass implements ``_search``.
+
+    | decision | what decides |
+    |---|---|
+    | one legal action | that action, no search |
+    | CALL_UNO / CATCH_UNO offered (R7 explicit) | taken at once (they only help, as in the heuristic) |
+    | respond to a Wild Draw Four (R6) | ``HeuristicAgent`` (see below) |
+    | any other decision, with ``act_in(engine, i, rng)`` | search |
+    | phase ``play``, with ``act(observation, mask, rng)`` only | search |
+    | other phases, with ``act`` only | ``HeuristicAgent`` |
+
+    **Why the search never reads hidden state.** Every determinization is dealt by
+    ``_determinize``: ``Engine.resample_hidden`` re-deals every card the seat cannot see, from
+    exclusions the belief computed from the seat's observation alone, and replaces each copy's
+    generator state (it would fix future reshuffles). The hidden cards are gathered in id order
+    before the deal, so the deal depends on which cards are hidden, not on where they were: a
+    decision is a function of the information set and the rng (tests check two games that
+    differ only in hidden cards). One hidden fact survives a copy: whether a pending Wild Draw
+    Four was a bluff (the engine judges a challenge on the hand at the time it was played), so
+    the challenge is never searched; ``HeuristicAgent`` estimates it from public odds.
+
+    - ``act_in(engine, i, rng)`` (``arena.play_match(..., engine_access=True)``, ``uno-play``,
+      anyone holding the engine): ``Engine.copy_game(s)`` copies game ``i`` into a scratch
+      engine, then the determinizations are dealt. With ``open_hands`` the other hands are
+      re-dealt too: the search does not use what it could see.
+    - ``act(observation, action_mask, rng)`` (the batch ``Agent`` protocol): no engine is at
+      hand, so the position is rebuilt from the observation with ``Engine.set_game`` (phase
+      ``play`` only: own hand, top card and colour, direction, hand sizes, scores and the
+      discard pile's contents; its order below the top card is not observed and does not
+      matter, a reshuffle shuffles it). UNO calls, eliminations and the other phases cannot be
+      rebuilt this way: those decisions follow ``HeuristicAgent``.
+
+    Rollouts (``_rollouts``): the first ``heuristic_plies`` actions are ``HeuristicAgent``'s,
+    the rest RLCard's ``uno-rule-v1`` (``agents/_simple_rules.py``, one numba call per step
+    over the batch) for every seat, until the round ends (each seat's reward, +1/-1) or
+    ``max_depth`` actions (then ``_leaf_values``: a chance of winning ∝ 1/hand size, as ±1).
+    """
+
+    name = "determinized"
+
+    def __init__(
+        self,
+        rules: UnoRules | None,
+        *,
+        time_ms: float | None,
+        heuristic_plies: int,
+        confidence: float | None,
+        max_depth: int,
+        belief: str | Belief,
+    ) -> None:
+        self.max_depth = _check_int("max_depth", max_depth, 1)
+        self.heuristic_plies = _check_int("heuristic_plies", heuristic_plies, 0)
+        if time_ms is not None and not (isinstance(time_ms, (int, float)) and time_ms > 0):
+            raise ValueError(f"time_ms must be None or a positive number of milliseconds, got {time_ms!r}")
+        if confidence is not None and not (isinstance(confidence, (int, float)) and confidence >= 0):
+            raise ValueError(f"confidence must be None or a number >= 0, got {confidence!r}")
+        self.rules = UnoRules() if rules is None else rules
+        self.time_ms = time_ms
+        self.confidence = confidence
+        self.belief = make_belief(belief)
+        self._deck = rule_tables(self.rules)[0]
+        self._heuristics: dict[UnoRules, HeuristicAgent] = {}
+        self._engines: dict[Any, Engine] = {}
+        self.last_searched = False  # whether the last decision was searched (for timings)
+
+    # --- the two entry points --------------------------------------------------------------
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One legal action per row, searching positions rebuilt from each observation."""
+        self.last_searched = False
+        obs, mask = as_batch(observation, action_mask)
+        out = np.empty(obs.shape[0], np.int64)
+        fallback = []
+        for b in range(obs.shape[0]):
+            a = self._trivial(mask[b])
+            if a < 0 and phase_of(obs[b]) == PHASE_PLAY:
+                a = self._search_observation(obs[b], mask[b], rng)
+            if a >= 0:
+                out[b] = a
+            else:
+                fallback.append(b)
+        if fallback:
+            out[fallback] = self._heuristic(self.rules).act(obs[fallback], mask[fallback], rng)
+        return out
+
+    def act_in(self, engine: Engine, i: int, rng: np.random.Generator) -> int:
+        """The action for the player to act in game ``i`` of ``engine`` (see the class docs)."""
+        self.last_searched = False
+        o = engine.observation[i]
+        if not o.any():  # an Engine(observations=False) leaves it zero; observe() still works
+            o = engine.observe(int(engine.current_player[i]))[i]
+        m = engine.legal_mask[i]
+        a = self._trivial(m)
+        if a >= 0:
+            return a
+        base = int(self._heuristic(engine.rules).act(o[None], m[None], rng)[0])
+        if phase_of(o) == PHASE_RESPOND_DRAW_FOUR:
+            return base
+        moves = np.flatnonzero(m)
+        seat = int(engine.current_player[i])
+        return self._search(engine, int(i), seat, self.belief.exclusions(o, seat), moves, base, rng)
+
+    def _search(
+        self,
+        source: Engine,
+        i: int,
+        seat: int,
+        exclude: np.ndarray | None,
+        moves: np.ndarray,
+        base: int,
+        rng: np.random.Generator,
+    ) -> int:
+        """The move of ``seat`` (one of ``moves``; ``base`` is the heuristic's) in game ``i`` of
+        ``source``, searching determinizations dealt with ``exclude`` (``_determinize``)."""
+        raise NotImplementedError
+
+    # --- shared parts ----------------------------------------------------------------------
+
+    @staticmethod
+    def _trivial(m: np.ndarray) -> int:
+        moves = np.flatnonzero(m)
+        if moves.size == 1:
+            return int(moves[0])
+        return int(uno_call_action(m))
+
+    def _heuristic(self, rules: UnoRules) -> HeuristicAgent:
+        agent = self._heuristics.get(rules)
+        if agent is None:
+            agent = self._heuristics[rules] = HeuristicAgent(rules)
+        return agent
+
+    def _engine(self, key: Any, size: int, num_players: int, rules: UnoRules) -> Engine:
+        engine = self._engines.get(key)
+        if engine is None or engine.num_envs < size:
+            engine = self._engines[key] = Engine(size, num_players, rules, seed=0)
+        return engine
+
+    def _determinize(
+        self, play: Engine, games: np.ndarray, seat: int, exclude: np.ndarray | None, rng: np.random.Generator
+    ) -> None:
+        """Deal anew, in ``games`` of ``play`` (copies of the position), all that ``seat`` cannot see."""
+        if exclude is None:
+            play.resample_hidden(games, seat, rng)
+        else:
+            play.resample_hidden(games, seat, rng, exclude=exclude)
+
+    def _search_observation(self, o: np.ndarray, m: np.ndarray, rng: np.random.Generator) -> int:
+        n = int(num_seats(o))
+        if any(not in_play(o, k) for k in range(n)):
+            return -1
+        probe = self._engine(("probe", self.rules, n), 1, n, self.rules)
+        if not _deal_from_observation(probe, 0, o, self._deck, rng):
+            return -1
+        if not np.array_equal(probe.legal_mask[0], m):
+            return -1  # a fact the position cannot hold (an UNO call, a catch) changes the moves
+        base = int(self._heuristic(self.rules).act(o[None], m[None], rng)[0])
+        moves = np.flatnonzero(m)
+        if moves.size == 1:
+            return int(moves[0])
+        return self._search(probe, 0, 0, self.belief.exclusions(o, 0), moves, base, rng)
+
+    def _rollouts(
+        self,
+        play: Engine,
+        active: np.ndarray,
+        values: np.ndarray,
+        rng: np.random.Generator,
+        depth: int = 0,
+        crn_period: int = 0,
+    ) -> None:
+        """Finish the games of ``active`` (bool [B], updated) by rollouts from rollout depth
+        ``depth``; every seat's outcome into ``values`` [B, P]. With ``crn_period`` > 0 game b
+        draws the rollout uniforms of game ``b % crn_period`` (common random numbers)."""
+        wilds_match = bool(play.rules.wd4_wilds_count_as_match)
+        heuristic = self._heuristic(play.rules)
+        B = play.num_envs
+        actions = np.full(B, -1, np.int64)
+        u = np.zeros(B)
+        left = bool(active.any())
+        while left and depth < self.max_depth:
+            if depth < self.heuristic_plies:
+                rows = np.flatnonzero(active)
+                actions.fill(-1)
+                actions[rows] = heuristic.act(play.observation[rows], play.legal_mask[rows], rng)
+            else:
+                if crn_period:
+                    u[:] = np.resize(rng.random(crn_period), B)
+                else:
+                    u[:] = rng.random(B)
+                _rollout_actions(play.observation, play.legal_mask, active, u, wilds_match, actions)
+            result = play.step(actions)
+            left = _collect(result.terminated, result.truncated, result.rewards, active, values)
+            depth += 1
+        if left:
+            _leaf_values(play.observe(0), active, values)
