@@ -187,7 +187,7 @@ class UnoSB3VecEnv(VecEnv):
         """The observations, followed with ``privileged`` by the hidden part of each learner's state."""
         if not self.privileged:
             return obs
-        return np.concatenate([obs, self.venv._driver.state()[:, self._hidden]], axis=1)
+        return np.concatenate([obs, self.venv.state()[:, self._hidden]], axis=1)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions per game, bool [num_envs, 116]."""
