@@ -55,6 +55,7 @@ from stable_baselines3.common.logger import configure
 from tqdm import tqdm
 
 from agents.ppo import PPOAgent
+from agents.registry import make_agent
 from training.checkpoint import (
     atomic_write,
     capture_rng,
@@ -69,7 +70,15 @@ from training.expert import clone, label_positions, load_positions, save_positio
 from training.league import League
 from training.opponents import LEAGUE, OpponentGroup, opponent_groups, parse_mix
 from training.run import Every, Stopwatch, seed_everything, start_run, write_summary
-from training.sb3 import ACTIVATIONS, LinearSchedule, WinsByKind, log_formats, make_model, with_update_threads
+from training.sb3 import (
+    ACTIVATIONS,
+    LinearSchedule,
+    WinsByKind,
+    log_formats,
+    make_model,
+    update_threads,
+    with_update_threads,
+)
 from training.self_play import SelfPlay
 from uno_env import parse_rules
 from uno_env.sb3_vec_env import UnoSB3VecEnv
@@ -343,7 +352,7 @@ def warm_start(args: Args, model: Any, rules: Any) -> dict[str, Any]:
     else:
         data = label_positions(
             args.bc_teacher,
-            parse_specs(args.bc_opponents, rules),
+            parse_specs(args.bc_opponents, rules, args.num_players),
             rules,
             args.num_players,
             args.bc_positions,
@@ -353,16 +362,17 @@ def warm_start(args: Args, model: Any, rules: Any) -> dict[str, Any]:
         if args.bc_data:
             atomic_write(args.bc_data, lambda f: save_positions(f, data, meta))
     label_seconds, label_cpu = watch.seconds(), watch.cpu_seconds()
-    stats = clone(
-        model.policy,
-        data,
-        args.bc_epochs,
-        args.bc_batch_size,
-        args.bc_learning_rate,
-        args.bc_value_coef,
-        args.max_grad_norm,
-        seed=args.seed,
-    )
+    with update_threads(args.update_threads):  # the cloning is one long update
+        stats = clone(
+            model.policy,
+            data,
+            args.bc_epochs,
+            args.bc_batch_size,
+            args.bc_learning_rate,
+            args.bc_value_coef,
+            args.max_grad_norm,
+            seed=args.seed,
+        )
     stats.update(
         source=source,
         label_seconds=label_seconds,
@@ -409,9 +419,10 @@ def main(args: Args) -> dict[str, Any]:
     groups = opponent_groups(
         parse_mix(args.opponent_mix), args.num_envs, rules, args.self_play_groups, args.league_groups
     )
-    eval_specs = parse_specs(args.eval_opponents, rules)
-    if args.bc_positions:
-        parse_specs(f"{args.bc_teacher},{args.bc_opponents}", rules)  # a bad spec fails before anything is written
+    eval_specs = parse_specs(args.eval_opponents, rules, args.num_players)
+    if args.bc_positions:  # a bad spec fails before anything is written
+        make_agent(args.bc_teacher, rules)
+        parse_specs(args.bc_opponents, rules, args.num_players)
     seed_everything(args.seed, args.torch_threads)
     # The categorical's argument checks cost ~10% of an update and can never fail here (masked logits).
     torch.distributions.Distribution.set_default_validate_args(False)

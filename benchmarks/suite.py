@@ -297,7 +297,7 @@ def section_skill(args: Args, log: Callable[[str], None], results_dir: Path) -> 
     return {
         "rows": report["rows"],
         "threshold": targs.threshold,
-        "opponent": targs.opponent,
+        "opponents": targs.opponents,
         "eval_games": targs.eval_games,
         "notes": tts.notes(report),
     }
@@ -435,11 +435,11 @@ def render_markdown(report: dict[str, Any]) -> str:
         sk = s["skill"]
         out += [
             "",
-            f"### 5. Time to skill: training minutes until >= {sk['threshold']:.0%} vs {sk['opponent']} "
+            f"### 5. Time to skill: training minutes until >= {sk['threshold']:.0%} vs each of {sk['opponents']} "
             f"({sk['eval_games']:,} games; time_to_skill.md)",
             "",
         ]
-        out += table_lines(sk["rows"], sk["threshold"], sk["opponent"])
+        out += table_lines(sk["rows"], sk["threshold"])
     notes = [n for sec in s.values() for n in sec.get("notes", [])] + report["notes"]
     if notes:
         out += ["", "Notes:", ""] + [f"- {n}" for n in notes]

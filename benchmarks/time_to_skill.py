@@ -1,4 +1,4 @@
-"""Time to skill: training minutes until a learner first holds >= 55% vs ``rlcard_rule``, ours vs the tutorial setup.
+"""Time to skill: training minutes until a learner first holds >= 55% vs ``rlcard_rule`` and vs ``heuristic``, ours vs the tutorial setup.
 
     python -m benchmarks.time_to_skill              # both learners, 20 wall-minutes of training each
     python -m benchmarks.time_to_skill --quick      # smoke: seconds, tiny sizes, numbers not meaningful
@@ -6,15 +6,19 @@
 
 | learner | what trains |
 |---|---|
-| ``ours: train.py defaults`` | ``train.py``'s default MaskablePPO run, built from its pieces in ``training/`` (opponent mix, ``UnoSB3VecEnv``, ``make_model``, learning-rate schedule, self-play) with ``train.py``'s default arguments, read from its ``Args`` source (``train_defaults``: scripts do not import each other) |
+| ``ours: train.py defaults`` | ``train.py``'s default MaskablePPO run, built from its pieces in ``training/`` (warm start, opponent mix, ``UnoSB3VecEnv``, ``make_model``, learning-rate schedule, update threads, self-play) with ``train.py``'s default arguments, read from its ``Args`` source (``train_defaults``: scripts do not import each other) |
 | ``tutorial: 1 AEC env, self-play`` | the PettingZoo SB3 tutorial setup of ``benchmarks/pipeline.py`` (``tutorial_env``: its wrapper around one ``uno_env.env()``, the model playing every seat) with ``MaskablePPO``'s default PPO arguments (the tutorial's), the same network as ours (``make_model``: ``agents.ppo.UnoMaskablePolicy`` and ``UnoFeatures``) |
 
 How it is measured:
 
+- Each opponent of ``--opponents`` (default ``rlcard_rule`` and ``heuristic``) gets its own row
+  per learner: the first evaluation at or above the threshold against it. A learner is
+  evaluated against the opponents it has not reached yet.
 - The learners take turns (interleaved, like every row of the suite, so a busy spell of the
   shared machine hits both): each trains, one rollout and its update at a time, until its own
   training clock passes the next multiple of ``--eval-every-minutes``, then is evaluated; then
-  the other one's turn. A learner stops when it first reaches the threshold, when its training
+  the other one's turn. A learner stops when it has reached the threshold against every
+  opponent, when its training
   clock passes ``--budget-minutes``, or (ours) when train.py's ``total_timesteps`` are done
   (its learning rate is then 0).
 - The evaluation is the same code for both: ``training.evaluation.eval_rows`` (``arena.play_table``)
@@ -22,11 +26,14 @@ How it is measured:
   action) against ``rlcard_rule`` over ``--eval-games`` games, seats rotated, on the same deals at
   every evaluation (one seed), with the 95% Wilson interval.
 - "Minutes" are training only: the wall clock (``time.perf_counter``) and this process's CPU time
-  (``time.process_time``) spent in ``model.learn`` (rollouts and PPO updates). Evaluations are
-  excluded from them and reported on their own, as is the set-up (building env and model).
+  (``time.process_time``) spent in ``model.learn`` (rollouts and PPO updates) and, when train.py's
+  defaults hold one (``bc_positions``), in its warm start (the teacher's labelling and the
+  cloning, counted before the first rollout). Evaluations are excluded from them and reported
+  on their own, as is the set-up (building env and model).
   Resolution: one evaluation interval (plus at most one rollout).
 - "Reached" is the first evaluation whose win rate (the point estimate) is >= the threshold;
-  its interval is printed beside it. One process, torch on one thread, numba without threads.
+  its interval is printed beside it. One process; torch on one thread for the rollouts and on
+  train.py's ``update_threads`` for ours' updates (the tutorial's: one); numba without threads.
   The run is not reproducible to the step: the turns follow the wall clock.
 
 Env steps are stable-baselines3 timesteps: decisions of the model. Ours counts the learner's
@@ -70,8 +77,8 @@ class Args:
     """games per evaluation against the opponent, seats rotated (20 with --quick)"""
     threshold: float = 0.55
     """win rate (point estimate) a learner must reach"""
-    opponent: str = "rlcard_rule"
-    """the evaluation opponent (an agents.registry spec)"""
+    opponents: str = "rlcard_rule,heuristic"
+    """the evaluation opponents (comma-separated agents.registry specs), a row each"""
     learners: str = "ours,tutorial"
     """comma-separated learners to train (ours, tutorial)"""
     seed: int | None = None
@@ -82,11 +89,12 @@ class Args:
 
 QUICK = dict(budget_minutes=0.05, eval_every_minutes=0.02, eval_games=20)
 # Tiny rollouts and updates for the smoke run; the full run uses train.py's and MaskablePPO's own.
-QUICK_OURS = dict(num_envs=16, n_steps=16, batch_size=128, n_epochs=1)
+QUICK_OURS = dict(num_envs=16, n_steps=16, batch_size=128, n_epochs=1, bc_epochs=1, bc_batch_size=128)
 QUICK_TUTORIAL = dict(n_steps=64, batch_size=32, n_epochs=1)
 LEARNERS = ("ours", "tutorial")
 # What a network is in train.Args: the tutorial learner gets these from train.py too.
 NETWORK_FIELDS = ("hidden", "head", "activation")
+WARM_FIELDS = ("bc_positions", "bc_teacher", "bc_opponents", "bc_epochs")
 PPO_FIELDS = (
     "learning_rate",
     "n_steps",
@@ -123,6 +131,8 @@ def check_args(args: Args) -> None:
         )
     if args.eval_games < 1:
         raise SystemExit(f"--eval-games must be >= 1, got {args.eval_games}")
+    if not _names(args.opponents):
+        raise SystemExit("--opponents: give at least one agents.registry spec, e.g. rlcard_rule,heuristic")
     if not 0 < args.threshold < 1:
         raise SystemExit(f"--threshold must be in (0, 1), got {args.threshold}")
 
@@ -196,6 +206,7 @@ class Learner:
         self.eval_wall += time.perf_counter() - t
         self.eval_cpu += time.process_time() - c
         entry = {
+            "opponent": opponent,
             "steps": self.steps,
             "train_wall_s": self.train_wall,
             "train_cpu_s": self.train_cpu,
@@ -216,7 +227,7 @@ class Ours(Learner):
     def __init__(self, d: SimpleNamespace) -> None:
         super().__init__()
         from training.opponents import opponent_groups, parse_mix
-        from training.sb3 import LinearSchedule, make_model
+        from training.sb3 import LinearSchedule, make_model, with_update_threads
         from training.self_play import SelfPlay
         from uno_env import parse_rules
         from uno_env.sb3_vec_env import UnoSB3VecEnv
@@ -234,14 +245,55 @@ class Ours(Learner):
         )
         self.schedule = LinearSchedule(d.learning_rate, d.total_timesteps, d.anneal_lr)
         self.model = make_model(d, self.venv, self.schedule)
+        if d.update_threads:
+            with_update_threads(self.model, d.update_threads)
         self.self_play = SelfPlay(self.venv, groups, d.snapshot_pool_size, d.snapshot_latest_prob, d.seed)
-        self.self_play.start(self.model.policy)
         self.d = d
         self.next_snapshot = d.snapshot_every
-        self.ppo = {k: getattr(d, k) for k in PPO_FIELDS + ("num_envs", "total_timesteps", "anneal_lr", "opponent_mix")}
+        self.ppo = {
+            k: getattr(d, k)
+            for k in PPO_FIELDS
+            + WARM_FIELDS
+            + ("num_envs", "total_timesteps", "anneal_lr", "opponent_mix", "update_threads")
+        }
         self.setup_wall = time.perf_counter() - t
+        self.rules = rules
+        self.started = False
+
+    def warm_start(self) -> None:
+        """train.py's warm start (``training.expert``): the teacher labels positions, the policy is cloned on them."""
+        from training.evaluation import parse_specs
+        from training.expert import clone, label_positions
+        from training.sb3 import update_threads
+
+        d = self.d
+        data = label_positions(
+            d.bc_teacher,
+            parse_specs(d.bc_opponents, self.rules, d.num_players),
+            self.rules,
+            d.num_players,
+            d.bc_positions,
+            seed=d.seed,
+        )
+        with update_threads(d.update_threads):
+            clone(
+                self.model.policy,
+                data,
+                d.bc_epochs,
+                d.bc_batch_size,
+                d.bc_learning_rate,
+                d.bc_value_coef,
+                d.max_grad_norm,
+                seed=d.seed,
+            )
 
     def rollout(self) -> None:
+        if not self.started:  # the warm start is counted as training, before the first rollout
+            if self.d.bc_positions:
+                self.warm_start()
+            self.self_play.start(self.model.policy)
+            self.started = True
+            return
         self.schedule.done = self.model.num_timesteps
         self.model.learn(self.d.num_envs * self.d.n_steps, reset_num_timesteps=False)
         if self.model.num_timesteps >= self.next_snapshot:
@@ -297,6 +349,7 @@ def build_learners(args: Args) -> tuple[list[Learner], SimpleNamespace]:
         d.seed = args.seed
     if args.quick:
         d.__dict__.update(QUICK_OURS)
+        d.bc_positions = min(d.bc_positions, 500)
     seed_everything(d.seed, 1)
     # As train.py: the categorical's argument checks cost a share of every update and cannot fail here.
     torch.distributions.Distribution.set_default_validate_args(False)
@@ -310,19 +363,24 @@ def measure(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
 
     learners, d = build_learners(args)
     rules = parse_rules(d.rules)
+    opponents = _names(args.opponents)
     budget, every = 60 * args.budget_minutes, 60 * args.eval_every_minutes
+    todo = {ln.name: list(opponents) for ln in learners}  # the opponents each learner has not reached
     active = list(learners)
     k = 0
     while active:
         k += 1
         for ln in list(active):
             ln.train_until(min(k * every, budget))
-            e = ln.evaluate(args.opponent, args.eval_games, d.seed + 10**9, rules, d.num_players)
-            log(
-                f"    {ln.name}: {ln.train_wall / 60:5.2f} min, {ln.steps:,} steps: {e['win_rate']:.1%} "
-                f"[{e['ci95'][0]:.1%}, {e['ci95'][1]:.1%}]"
-            )
-            if e["win_rate"] >= args.threshold:
+            for opponent in list(todo[ln.name]):
+                e = ln.evaluate(opponent, args.eval_games, d.seed + 10**9, rules, d.num_players)
+                log(
+                    f"    {ln.name}: {ln.train_wall / 60:5.2f} min, {ln.steps:,} steps: {e['win_rate']:.1%} "
+                    f"[{e['ci95'][0]:.1%}, {e['ci95'][1]:.1%}] vs {opponent}"
+                )
+                if e["win_rate"] >= args.threshold:
+                    todo[ln.name].remove(opponent)
+            if not todo[ln.name]:
                 ln.stop_reason = "reached"
             elif ln.exhausted():
                 ln.stop_reason = "train.py's total_timesteps done"
@@ -330,21 +388,24 @@ def measure(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
                 ln.stop_reason = "budget spent"
             if ln.stop_reason:
                 active.remove(ln)
-    return {"rows": [_row(ln, args.threshold) for ln in learners], "train_defaults": {k: v for k, v in vars(d).items()}}
+    rows = [_row(ln, opponent, args.threshold) for ln in learners for opponent in opponents]
+    return {"rows": rows, "train_defaults": {k: v for k, v in vars(d).items()}}
 
 
-def _row(ln: Learner, threshold: float) -> dict[str, Any]:
-    reached = next((e for e in ln.evals if e["win_rate"] >= threshold), None)
-    best = max(ln.evals, key=lambda e: e["win_rate"])
-    at = reached or ln.evals[-1]
+def _row(ln: Learner, opponent: str, threshold: float) -> dict[str, Any]:
+    evals = [e for e in ln.evals if e["opponent"] == opponent]
+    reached = next((e for e in evals if e["win_rate"] >= threshold), None)
+    best = max(evals, key=lambda e: e["win_rate"])
+    at = reached or evals[-1]
     return {
         "learner": ln.name,
+        "opponent": opponent,
         "reached": reached is not None,
-        "stop_reason": ln.stop_reason,
+        "stop_reason": "reached" if reached else ln.stop_reason,
         "train_wall_min": at["train_wall_s"] / 60,
         "train_cpu_min": at["train_cpu_s"] / 60,
         "steps": at["steps"],
-        "evaluations": len(ln.evals),
+        "evaluations": len(evals),
         "best": best,
         "at": at,
         "eval_wall_min": ln.eval_wall / 60,
@@ -352,26 +413,26 @@ def _row(ln: Learner, threshold: float) -> dict[str, Any]:
         "setup_s": ln.setup_wall,
         "steps_per_train_s": ln.steps / max(ln.train_wall, 1e-9),
         "ppo": ln.ppo,
-        "history": ln.evals,
+        "history": evals,
     }
 
 
 # --- the report -----------------------------------------------------------------------------------
 
 
-def table_lines(rows: list[dict[str, Any]], threshold: float, opponent: str) -> list[str]:
-    """The Markdown table: one row per learner."""
+def table_lines(rows: list[dict[str, Any]], threshold: float) -> list[str]:
+    """The Markdown table: one row per learner and opponent."""
     out = [
-        f"| learner | reached >= {threshold:.0%} vs {opponent}? | training wall min | training CPU min | env steps "
+        f"| learner | opponent | reached >= {threshold:.0%}? | training wall min | training CPU min | env steps "
         "| evaluations | win rate there [95% CI] | best win rate [95% CI] (at min) | evaluation wall min "
         "| env steps/s (training wall) |",
-        "|---|---|---:|---:|---:|---:|---|---|---:|---:|",
+        "|---|---|---|---:|---:|---:|---:|---|---|---:|---:|",
     ]
     for r in rows:
         at, b = r["at"], r["best"]
         verdict = "yes" if r["reached"] else f"**not reached** ({r['stop_reason']})"
         out.append(
-            f"| {r['learner']} | {verdict} | {r['train_wall_min']:.2f} | {r['train_cpu_min']:.2f} | "
+            f"| {r['learner']} | {r['opponent']} | {verdict} | {r['train_wall_min']:.2f} | {r['train_cpu_min']:.2f} | "
             f"{r['steps']:,} | {r['evaluations']} | {at['win_rate']:.1%} [{at['ci95'][0]:.1%}, "
             f"{at['ci95'][1]:.1%}] | {b['win_rate']:.1%} [{b['ci95'][0]:.1%}, {b['ci95'][1]:.1%}] "
             f"({b['train_wall_s'] / 60:.2f}) | {r['eval_wall_min']:.2f} | {r['steps_per_train_s']:,.0f} |"
@@ -383,18 +444,21 @@ def notes(report: dict[str, Any]) -> list[str]:
     """The method in a few bullets (what the table's columns mean)."""
     a = report["args"]
     ppo = {r["learner"]: r["ppo"] for r in report["rows"]}
+    warm = report["train_defaults"].get("bc_positions", 0)
     return [
-        f"Minutes are training only (model.learn: rollouts and PPO updates), by wall clock and by this process's "
-        f"CPU time, up to the first evaluation at or above {a['threshold']:.0%} (else up to the last one); "
+        "Minutes are training only (model.learn: rollouts and PPO updates"
+        + (", and ours' warm start: labelling and cloning" if warm else "")
+        + "), by wall clock and by this process's "
+        f"CPU time, up to the first evaluation at or above {a['threshold']:.0%} against that opponent (else up to the last one); "
         f"evaluations are excluded and reported on their own. Each learner is evaluated every "
         f"{a['eval_every_minutes']:g} training wall-minutes (resolution: one interval plus at most one rollout), "
         f"capped at {a['budget_minutes']:g} training wall-minutes.",
         f"Evaluation, the same code for both: training.evaluation.eval_rows (arena.play_table), the policy "
-        f"(PPOAgent, deterministic) against {a['opponent']} over {a['eval_games']:,} games, seats rotated, the same "
+        f"(PPOAgent, deterministic) against each of {a['opponents']} (until reached) over {a['eval_games']:,} games, seats rotated, the same "
         "deals at every evaluation, 95% Wilson intervals. 'Reached' uses the point estimate; repeated looks make "
         "an early crossing by chance likelier, hence the interval beside it.",
-        "The learners take turns (one evaluation interval each) in one process on the same machine, torch on one "
-        "thread; the machine is shared, so wall minutes depend on the load (listed above; per evaluation in the "
+        "The learners take turns (one evaluation interval each) in one process on the same machine, the rollouts on "
+        "one torch thread; the machine is shared, so wall minutes depend on the load (listed above; per evaluation in the "
         "JSON) and CPU minutes are the steadier figure.",
         "Same network for both (train.py's: agents.ppo.UnoFeatures trunk "
         f"{tuple(report['train_defaults']['hidden'])} {report['train_defaults']['activation']}, linear heads, "
@@ -412,12 +476,12 @@ def render_markdown(report: dict[str, Any]) -> str:
     a = report["args"]
     out = [
         "## Time to skill: training minutes until a learner holds "
-        f">= {a['threshold']:.0%} vs {a['opponent']} ({a['eval_games']:,} games)",
+        f">= {a['threshold']:.0%} vs each of {a['opponents']} ({a['eval_games']:,} games)",
         "",
         *machine_lines(report["machine"], report["load_average_at_end"]),
         f"- command: `{report['command']}`" + ("; QUICK MODE: numbers not meaningful" if a["quick"] else ""),
         "",
-        *table_lines(report["rows"], a["threshold"], a["opponent"]),
+        *table_lines(report["rows"], a["threshold"]),
         "",
         "Notes:",
         "",

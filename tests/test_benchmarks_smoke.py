@@ -104,16 +104,29 @@ def test_time_to_skill_quick_both_learners(tmp_path):
     pytest.importorskip("sb3_contrib")
     proc = _run(["-m", "benchmarks", "--quick", "--sections", "skill", "--results-dir", str(tmp_path)])
     report = json.loads((tmp_path / "time_to_skill.json").read_text())
-    rows = {r["learner"].split(":")[0]: r for r in report["rows"]}
-    assert set(rows) == {"ours", "tutorial"}
+    opponents = report["args"]["opponents"].split(",")
+    rows = {(r["learner"].split(":")[0], r["opponent"]): r for r in report["rows"]}
+    assert set(rows) == {(learner, o) for learner in ("ours", "tutorial") for o in opponents}
     for r in rows.values():
         assert r["steps"] > 0 and r["evaluations"] == len(r["history"]) >= 1
         assert r["reached"] == (r["stop_reason"] == "reached")
-        assert all(e["games"] == report["args"]["eval_games"] for e in r["history"])
+        assert all(e["games"] == report["args"]["eval_games"] and e["opponent"] == r["opponent"] for e in r["history"])
     table = [
         line
         for line in (tmp_path / "time_to_skill.md").read_text().splitlines()
         if line.startswith(("| ours:", "| tutorial:"))
     ]
-    assert len(table) == 2, table
+    assert len(table) == len(rows), table
     assert "### 5. Time to skill" in proc.stdout and all(line in proc.stdout for line in table)
+
+
+def test_learner_throughput_quick(tmp_path):
+    """benchmarks/learner_throughput.py (quick): a row per torch-thread setting, ratios to the first, in Markdown and JSON."""
+    pytest.importorskip("sb3_contrib")
+    proc = _run(["-m", "benchmarks.learner_throughput", "--quick", "--results-dir", str(tmp_path)])
+    report = json.loads((tmp_path / "learner_throughput.json").read_text())
+    rows = report["rows"]
+    assert [(r["torch_threads"], r["update_threads"]) for r in rows] == [(1, 1), (1, 2), (2, 2)]
+    assert rows[0]["ratio"] == 1.0 and all(r["steps_per_s"] > 0 and r["cpu_steps_per_s"] > 0 for r in rows)
+    table = [line for line in (tmp_path / "learner_throughput.md").read_text().splitlines() if line.startswith("| ")]
+    assert len(table) == 1 + len(rows) and all(line in proc.stdout for line in table)  # the header and a row each

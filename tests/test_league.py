@@ -204,6 +204,28 @@ def test_labelled_positions_are_seeded_legal_choices_with_outcomes(tmp_path):
         load_positions(str(tmp_path / "p.npz"), {**meta, "teacher": "heuristic"})
 
 
+def test_a_teacher_without_engine_access_labels_a_whole_batch_at_once():
+    """A heuristic teacher sits in the learner's seat of a vector env (training.expert._label_batched): the
+    positions are seeded, legal, real choices seen by the player to act, with each round's result; a mixed
+    table names one opponent per other seat."""
+    from uno_env.observation import OBS_IS_CURRENT
+
+    rules = UnoRules()
+    table = ["heuristic+rlcard_rule+greedy", "random"]
+    a = label_positions("heuristic", table, rules, 4, 400, seed=5, chunk=8)
+    b = label_positions("heuristic", table, rules, 4, 400, seed=5, chunk=8)
+    assert len(a) == 400
+    for name in ("obs", "mask", "action", "outcome"):
+        assert np.array_equal(getattr(a, name), getattr(b, name))
+    assert a.mask[np.arange(400), a.action].all() and (a.mask.sum(1) >= 2).all()
+    assert (a.obs[:, OBS_IS_CURRENT] == 1).all()  # the teacher's own view, as the learner's
+    assert set(np.unique(a.outcome)) <= {-1.0, 0.0, 1.0} and (a.outcome == 1).any() and (a.outcome == -1).any()
+    c = label_positions("heuristic", table, rules, 4, 400, seed=6, chunk=8)
+    assert not np.array_equal(a.action, c.action)
+    with pytest.raises(ValueError, match="names 2 seats; a table of 4 players needs 3"):
+        label_positions("heuristic", ["heuristic+greedy"], rules, 4, 10, seed=0)
+
+
 def test_cloning_fits_the_teachers_actions():
     from sb3_contrib import MaskablePPO
 

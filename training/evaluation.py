@@ -1,7 +1,8 @@
 """Measuring the learner during and after training: its table against each evaluation opponent.
 
 ``eval_rows`` plays ``arena.play_table`` with the learner in one seat and copies of one
-opponent (built by ``agents.registry.make_agent``) in the others, seats rotated, for each
+opponent (built by ``agents.registry.make_agent``) in the others, or a mixed table's seats
+(``heuristic+rlcard_rule+greedy``, ``training.opponents.seat_agents``), seats rotated, for each
 opponent in turn; ``eval_line`` is the one-line form printed as training goes and
 ``final_table`` the Markdown table printed at the end.
 """
@@ -11,28 +12,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agents.registry import make_agent
 from arena import play_table
+from training.opponents import seat_agents
 from uno_env import Agent, UnoRules
 
 __all__ = ["parse_specs", "eval_rows", "eval_line", "final_title", "final_table"]
 
 
-def parse_specs(text: str, rules: UnoRules) -> list[str]:
-    """The comma-separated agent specs of ``text``, each built once so that a bad one fails now."""
+def parse_specs(text: str, rules: UnoRules, num_players: int = 2) -> list[str]:
+    """The comma-separated opponent specs of ``text`` (``training.opponents.seat_agents``: a registry spec or a
+    mixed table ``a+b+c``), each built once so that a bad one fails now."""
     specs = [s.strip() for s in text.split(",") if s.strip()]
     for spec in specs:
-        make_agent(spec, rules)
+        seat_agents(spec, rules, num_players)
     return specs
 
 
 def eval_rows(
     learner: Agent, specs: Sequence[str], rules: UnoRules, num_players: int, num_games: int, seed: int
 ) -> list[dict[str, Any]]:
-    """The learner against each opponent spec; with n players, n-1 fresh copies of the opponent."""
+    """The learner against each opponent spec: n-1 fresh copies of the opponent, or a mixed table's seats."""
     rows = []
     for spec in specs:
-        table = [learner] + [make_agent(spec, rules) for _ in range(num_players - 1)]
+        table = [learner, *seat_agents(spec, rules, num_players)]
         r = play_table(table, num_games, rules=rules, seed=seed)
         lo, hi = r.ci95[0]
         rows.append(

@@ -12,12 +12,15 @@ stats = clone(model.policy, data, epochs=4, batch_size=1024, learning_rate=1e-3,
 | ``clone(policy, data, ...)`` | behaviour cloning: cross-entropy of the teacher's action under the masked policy, plus ``value_coef`` times the squared error of the value head against the outcome; returns the held-out agreement with the teacher |
 | ``save_positions`` / ``load_positions`` | an ``.npz`` cache of labelled positions with what produced them (``train.py --bc-data``) |
 
-**Fast and seeded.** The games run through ``arena.play_games`` with ``engine_access``: a
-``SearchAgent`` teacher is asked with the engine (``act_in``), so it re-deals what its seat
-cannot see from a copy of the game, batched inside the engine, and never reads hidden cards;
-the games are played ``chunk`` at a time side by side, chunk k with seed ``seed + k`` against
-``opponents[k % len(opponents)]``, so the positions are a function of the arguments. A teacher
-without ``act_in`` (a baseline, a saved model) is asked with the observation row.
+**Fast and seeded.** A teacher that reads the engine (``act_in``: a search) plays through
+``arena.play_games`` with ``engine_access``: it re-deals what its seat cannot see from a copy
+of the game, batched inside the engine, and never reads hidden cards; the games are played
+``chunk`` at a time side by side, chunk k with seed ``seed + k`` against
+``opponents[k % len(opponents)]``. A teacher without ``act_in`` (``heuristic``, a saved model)
+sits in the learner's seat of a ``UnoVectorEnv`` (SAME_STEP autoreset, ``chunk`` games per
+opponent spec, seat drawn per round) and is asked for the whole batch at once, so labelling a
+million positions costs seconds rather than minutes. Either way the positions are a function
+of the arguments.
 
 **What is labelled.** The teacher's own decisions with at least two legal actions (a forced
 move teaches nothing), seen exactly as the learner sees its seat in ``UnoVectorEnv``
@@ -39,8 +42,10 @@ import torch
 from agents.ppo import PPOAgent
 from agents.registry import make_agent
 from arena.match import agent_name, play_games
+from training.opponents import seat_agents
 from uno_env import Engine, UnoRules
-from uno_env.table import ask_one
+from uno_env.gym_env import UnoVectorEnv
+from uno_env.table import ask_one, uses_engine
 
 __all__ = ["Positions", "label_positions", "clone", "save_positions", "load_positions"]
 
@@ -100,14 +105,65 @@ def label_positions(
         raise ValueError(f"num_positions and chunk must be >= 1, got {num_positions} and {chunk}")
     if not opponents:
         raise ValueError("label_positions needs at least one opponent spec")
-    labeller = _Labeller(make_agent(teacher, rules))
-    seats = {spec: [make_agent(spec, rules) for _ in range(num_players - 1)] for spec in opponents}
+    agent = make_agent(teacher, rules)
+    if not uses_engine(agent):
+        return _label_batched(agent, opponents, rules, num_players, num_positions, seed, chunk)
+    labeller = _Labeller(agent)
+    seats = {spec: seat_agents(spec, rules, num_players) for spec in opponents}
     k = 0
     while len(labeller.done) < num_positions:
         table = [labeller, *seats[opponents[k % len(opponents)]]]
         play_games(table, chunk, rules, seed + k, chunk, labeller.finish, engine_access=True)
         k += 1
     rows = labeller.done[:num_positions]
+    return Positions(
+        obs=np.stack([r[0] for r in rows]).astype(np.float32),
+        mask=np.stack([r[1] for r in rows]),
+        action=np.array([r[2] for r in rows], np.int64),
+        outcome=np.array([r[3] for r in rows], np.float32),
+    )
+
+
+def _label_batched(
+    teacher: Any,
+    opponents: Sequence[str],
+    rules: UnoRules,
+    num_players: int,
+    num_positions: int,
+    seed: int,
+    chunk: int,
+) -> Positions:
+    """``label_positions`` for a teacher that acts on observations: in the learner's seat of a vector env."""
+    groups = [(seat_agents(spec, rules, num_players), chunk) for spec in opponents]
+    env = UnoVectorEnv(
+        chunk * len(opponents), num_players, rules, learner_seat="random", opponents=groups, autoreset_mode="same_step"
+    )
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    n = env.num_envs
+    episode = np.zeros(n, np.int64)  # each game's round counter: a position's outcome is its round's
+    kept: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    results: dict[tuple[int, int], float] = {}
+    finished = 0  # positions of rounds whose result is known
+    open_rows = np.zeros(n, np.int64)  # positions of each game's current round
+    while finished < num_positions:
+        mask = info["action_mask"].astype(bool)
+        action = np.asarray(teacher.act(obs, mask, rng), np.int64)
+        choice = np.flatnonzero(mask.sum(axis=1) > 1)
+        kept.append((obs[choice], mask[choice], action[choice], choice, episode[choice]))
+        open_rows[choice] += 1
+        obs, reward, terminated, truncated, info = env.step(action)
+        for i in np.flatnonzero(terminated | truncated):
+            results[(int(i), int(episode[i]))] = float(reward[i])
+            finished += int(open_rows[i])
+            open_rows[i] = 0
+            episode[i] += 1
+    rows = [
+        (o, m, a, results[(int(g), int(e))])
+        for ob, ma, ac, gs, es in kept
+        for o, m, a, g, e in zip(ob, ma, ac, gs, es, strict=True)
+        if (int(g), int(e)) in results
+    ][:num_positions]
     return Positions(
         obs=np.stack([r[0] for r in rows]).astype(np.float32),
         mask=np.stack([r[1] for r in rows]),

@@ -11,6 +11,7 @@ venv = UnoSB3VecEnv(256, 2, rules, opponents=[(g.agent, g.games) for g in groups
 | ``parse_mix(text)`` | ``"spec:weight,..."`` -> ``{spec: weight}`` (weights >= 0, normalised); a spec is any ``agents.registry.make_agent`` spec, ``self``, ``league``, or a mixed table ``a+b+c`` (one spec per other seat, clockwise from the learner) |
 | ``split_games(n, weights)`` | how many of ``n`` games each kind gets (largest remainders; every kind with a positive weight gets at least one game when ``n`` allows) |
 | ``opponent_groups(mix, n, rules, self_play_groups, league_groups)`` | the groups ``(kind, agent, games)`` in game order: one per kind, the ``self`` games split into ``self_play_groups`` groups and the ``league`` games into ``league_groups`` |
+| ``seat_agents(spec, rules, num_players)`` | the agents of the other seats for one spec: ``num_players - 1`` copies of a registry agent, or a mixed table's one per seat |
 | ``PendingSnapshot`` | the agent of a ``self`` or ``league`` group until the learner exists (``training.self_play.SelfPlay`` / ``training.league.League`` swap in their opponents) |
 
 Why groups and not an agent that picks an opponent per row: the agent protocol
@@ -32,7 +33,16 @@ import numpy as np
 from agents.registry import make_agent
 from uno_env import Agent, UnoRules
 
-__all__ = ["SELF", "LEAGUE", "OpponentGroup", "PendingSnapshot", "parse_mix", "split_games", "opponent_groups"]
+__all__ = [
+    "SELF",
+    "LEAGUE",
+    "OpponentGroup",
+    "PendingSnapshot",
+    "parse_mix",
+    "split_games",
+    "opponent_groups",
+    "seat_agents",
+]
 
 TABLE = "+"
 """joins the specs of a mixed table: ``heuristic+rlcard_rule+greedy`` seats one of each, clockwise from the learner"""
@@ -124,6 +134,20 @@ class OpponentGroup:
     kind: str
     agent: Agent | list[Agent]  # a list: one agent per other seat (a mixed table)
     games: int
+
+
+def seat_agents(spec: str, rules: UnoRules | Any, num_players: int) -> list[Agent]:
+    """The other seats' agents for ``spec``: a mixed table ``a+b+c`` (one spec per seat, clockwise from
+    the learner; ValueError unless it names ``num_players - 1``), else that many fresh copies of one agent."""
+    if TABLE not in spec:
+        return [make_agent(spec, rules) for _ in range(num_players - 1)]
+    specs = spec.split(TABLE)
+    if len(specs) != num_players - 1:
+        raise ValueError(
+            f"the mixed table {spec!r} names {len(specs)} seats; a table of {num_players} players needs "
+            f"{num_players - 1}, one per seat after the learner's"
+        )
+    return [make_agent(s, rules) for s in specs]
 
 
 def opponent_groups(

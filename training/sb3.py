@@ -4,6 +4,7 @@
 |---|---|
 | ``make_model(args, venv, schedule, resume)`` | a new ``MaskablePPO`` over ``agents.ppo.UnoMaskablePolicy`` (``UnoPrivilegedPolicy`` with ``args.privileged_critic``) from ``args``, or the checkpoint ``.zip`` ``resume`` continued |
 | ``with_update_threads(model, n)`` | the PPO update on ``n`` torch threads, the rollouts on the current count |
+| ``update_threads(n)`` | a context: the block (an update, the warm start's cloning) on ``n`` torch threads |
 | ``LinearSchedule`` | the learning rate ``lr * (1 - done / total)``, ``done`` set by the training loop |
 | ``WinsByKind`` | an SB3 callback: the learner's recent rounds won per opponent kind of the mix |
 | ``log_formats(tensorboard)`` | SB3 logger formats: CSV, plus TensorBoard when asked and installed |
@@ -12,8 +13,9 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,7 +27,7 @@ from agents.ppo import UnoFeatures, UnoMaskablePolicy, UnoPrivilegedPolicy
 
 from .opponents import OpponentGroup
 
-__all__ = ["LinearSchedule", "WinsByKind", "make_model", "log_formats", "with_update_threads"]
+__all__ = ["LinearSchedule", "WinsByKind", "make_model", "log_formats", "update_threads", "with_update_threads"]
 
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh, "silu": torch.nn.SiLU}
 
@@ -79,6 +81,17 @@ def make_model(args: Any, venv: Any, schedule: LinearSchedule, resume: str | Non
     )
 
 
+@contextlib.contextmanager
+def update_threads(threads: int) -> Iterator[None]:
+    """Run the block on ``threads`` torch threads (0: the current count), then restore the count."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads or before)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def with_update_threads(model: MaskablePPO, threads: int) -> None:
     """Run ``model``'s PPO updates on ``threads`` torch threads; the rollouts keep the current count.
 
@@ -87,12 +100,8 @@ def with_update_threads(model: MaskablePPO, threads: int) -> None:
     update = model.train
 
     def train_threaded() -> None:
-        before = torch.get_num_threads()
-        torch.set_num_threads(threads)
-        try:
+        with update_threads(threads):
             update()
-        finally:
-            torch.set_num_threads(before)
 
     model.train = train_threaded  # type: ignore[method-assign]
 
