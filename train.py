@@ -4,7 +4,8 @@
     python train.py --total-timesteps 20000000 --opponent-mix "heuristic:0.5,self:0.5"
     python train.py --opponent-mix "heuristic:0.5,search:0.5"    # any agents.registry spec
     python train.py --num-players 4 --rules house --exp-name house4
-    python train.py --opponent-mix league --bc-positions 50000   # a PFSP league after a warm start cloned from search
+    python train.py --opponent-mix league --bc-teacher search:256 --bc-positions 50000   # a PFSP league after a warm start cloned from search
+    python train.py --bc-positions 0                  # no warm start: PPO from a random policy
     python train.py --resume runs/uno_ppo             # continue a run (killed or not) from its latest checkpoint
     python train.py --resume runs/uno_ppo/checkpoints/step_4000000.zip --total-timesteps 12000000
     python train.py --help                            # every option, with its meaning
@@ -18,9 +19,10 @@ opponent groups by ``--opponent-mix`` (``training.opponents``: each entry an
 ``agents.registry.make_agent`` spec, ``self`` for frozen snapshots of the learner, or
 ``league`` for opponents drawn by prioritized fictitious self-play from ``--league-opponents``
 and the snapshots: ``training.league``), the learner seated at random, the opponents played
-in-batch; with ``--bc-positions`` first clones the new policy on positions its teacher
-(``--bc-teacher``, e.g. ``search:256``) labelled (expert iteration's warm start:
-``training.expert``); trains ``MaskablePPO`` one rollout at a time, updating a progress bar,
+in-batch; first clones the new policy on ``--bc-positions`` positions its teacher
+(``--bc-teacher``: by default the hand-written ``heuristic``, a million positions labelled in
+seconds; ``search:256`` for the longer recipe) labelled (expert iteration's warm start:
+``training.expert``; ``--bc-positions 0``: none); trains ``MaskablePPO`` one rollout at a time, updating a progress bar,
 refreshing the self-play snapshots (``training.self_play``) and the league's draws,
 printing an evaluation against ``--eval-opponents`` every ``--eval-every`` steps
 (``training.evaluation``, seats rotated), writing CSV (and TensorBoard, when installed) logs and
@@ -34,8 +36,8 @@ the evaluation table of the trained agent against every evaluation opponent
 ``--backend rllib`` trains on Ray RLlib instead (``training.rllib_trainer``, which documents
 it; needs the distributed extra):
 
-    python train.py --backend rllib --num-env-runners 2 --total-timesteps 2000000
-    python train.py --backend rllib --address auto --num-env-runners 32   # on a Ray cluster
+    python train.py --backend rllib --bc-positions 0 --num-env-runners 2 --total-timesteps 2000000
+    python train.py --backend rllib --bc-positions 0 --address auto --num-env-runners 32   # on a Ray cluster
 
 The observation is scaled inside the policy (``agents.ppo.UnoFeatures``), so a saved model
 needs nothing but its ``.zip`` to play: ``agents.ppo.PPOAgent("runs/uno_ppo/model.zip")``.
@@ -103,7 +105,7 @@ class Args:
     rules: str = "classic"
     """a preset name (classic, official, swap_hands, house) or a JSON dict of options over classic"""
     total_timesteps: int = 8_000_000
-    """learner decisions to train on (all games together); the default takes ~9 CPU-minutes here"""
+    """learner decisions to train on (all games together), after the warm start"""
     max_minutes: float = 0.0
     """wall-clock limit of the training loop in minutes (0: none); the run stops early, says so,
     and still saves and evaluates (a capped run is no longer reproducible from the seed)"""
@@ -146,12 +148,13 @@ class Args:
     model acts on observations alone"""
     learner_seat: str = "random"
     """the learner's seat: 'random' (drawn per round) or a seat number"""
-    opponent_mix: str = "rlcard_rule:0.85,random:0.15"
+    opponent_mix: str = "heuristic:0.5,rlcard_rule:0.5"
     """opponents and their shares of the games, 'spec:weight,...': each spec an agent of
     agents.registry.make_agent (random, rlcard_rule, greedy, heuristic, search, search:N:weight,
-    a saved model...) or 'self' (frozen snapshots of the learner). The default aims at the figure
-    that matters (beating rlcard_rule); the random games give the untrained learner rounds it can
-    win. For a broader agent: 'rlcard_rule:0.4,heuristic:0.3,self:0.3'. rllib: baselines and self only"""
+    a saved model...), a mixed table 'a+b+c' (one spec per other seat), 'self' (frozen snapshots of
+    the learner) or 'league'. The default trains against the two figures that matter (beating
+    heuristic and rlcard_rule); without a warm start, add random games so that the untrained
+    learner has rounds it can win ('rlcard_rule:0.85,random:0.15'). rllib: baselines and self only"""
     self_play_groups: int = 2
     """groups the 'self' games are split into, each playing its own snapshot"""
     snapshot_every: int = 500_000
@@ -172,14 +175,17 @@ class Args:
     the learner's recent win rate against it (0: uniform)"""
     league_window: int = 500
     """the learner's last rounds per league member that its win rate is estimated from"""
-    bc_positions: int = 0
+    bc_positions: int = 1_000_000
     """expert iteration's warm start: positions labelled by --bc-teacher that the new policy is cloned
-    on before PPO (0: none; skipped on --resume, the checkpoint holds the result)"""
-    bc_teacher: str = "search:256"
-    """the agents.registry spec labelling the positions (asked with the engine: a search re-deals what
-    its seat cannot see)"""
-    bc_opponents: str = "rlcard_rule,heuristic"
-    """opponents of the teacher's labelling games (comma-separated specs, taken in turn per 64 games)"""
+    on before PPO (0: none; skipped on --resume, the checkpoint holds the result; with
+    --privileged-critic the actor is cloned, the critic is not)"""
+    bc_teacher: str = "heuristic"
+    """the agents.registry spec labelling the positions: an agent acting on observations (heuristic, a
+    saved model) labels a batch of games at once; a search is asked with the engine and re-deals what its
+    seat cannot see (search:256: slower, stronger; the longer recipe's)"""
+    bc_opponents: str = "rlcard_rule,heuristic,random"
+    """opponents of the teacher's labelling games (comma-separated specs or mixed tables 'a+b+c'; a search
+    teacher takes them in turn per 64 games, any other plays 64 games against each at once)"""
     bc_epochs: int = 4
     """passes of the cloning over the labelled positions"""
     bc_batch_size: int = 1024
@@ -277,11 +283,8 @@ def check_args(args: Args) -> None:
             "--resume is for the sb3 backend; an RLlib run restarts from its checkpoint with Algorithm.from_checkpoint"
         )
     if args.backend == "rllib" and args.bc_positions:
-        raise ValueError("--bc-positions (the warm start) is for the sb3 backend")
-    if args.privileged_critic and args.bc_positions:
         raise ValueError(
-            "--privileged-critic and --bc-positions cannot be combined: the warm start's positions hold "
-            "observations only, and the privileged critic needs the hidden state of each"
+            "--backend rllib has no warm start (--bc-positions is for the sb3 backend): add --bc-positions 0"
         )
     if args.privileged_critic and args.backend == "rllib":
         raise ValueError("--privileged-critic is for the sb3 backend")

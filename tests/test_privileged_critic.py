@@ -82,12 +82,20 @@ def test_a_trained_privileged_model_acts_on_observations_alone(tmp_path):
     np.testing.assert_array_equal(live.act(engine.observation, engine.legal_mask, None), actions)
 
 
-def test_train_refuses_privileged_critic_with_a_warm_start():
-    import train
+def test_a_warm_start_clones_the_actor_and_leaves_the_critic():
+    """The positions hold observations only: cloning a privileged policy fits its actor, not its critic."""
+    from training.expert import clone, label_positions
+    from uno_env import UnoRules
 
-    args = train.Args(privileged_critic=True, bc_positions=10)
-    with pytest.raises(ValueError, match="--privileged-critic and --bc-positions cannot be combined"):
-        train.check_args(args)
+    model, _ = _model()
+    policy = model.policy
+    critic = {k: v.clone() for k, v in policy.state_dict().items() if "value" in k or "vf" in k}
+    assert critic  # the critic's own trunk and head
+    data = label_positions("heuristic", ["random"], UnoRules(), 2, 400, seed=0)
+    stats = clone(policy, data, epochs=30, batch_size=64, learning_rate=3e-3, holdout=0.25, seed=0)
+    assert stats["agreement_after"] > stats["agreement_before"]
+    after = policy.state_dict()
+    assert all(torch.equal(after[k], v) for k, v in critic.items())
 
 
 def test_privileged_must_be_a_bool():

@@ -40,6 +40,7 @@ TINY = dict(
     num_env_runners=1,
     num_cpus=2,
     opponent_mix="rlcard_rule:0.5,self:0.5",
+    bc_positions=0,  # rllib has no warm start
     progress=False,
     seed=3,
 )

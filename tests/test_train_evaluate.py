@@ -48,6 +48,10 @@ TINY_TRAIN = [
     "1024",
     "--snapshot-every",
     "1024",
+    "--bc-positions",  # the default warm start, small
+    "300",
+    "--bc-epochs",
+    "1",
     "--no-progress",
 ]
 
@@ -70,6 +74,26 @@ def trained(tmp_path_factory):
 
 
 # --- train.py -----------------------------------------------------------------------------
+
+
+def test_the_learning_curves_of_a_run(trained, tmp_path):
+    """training.curves reads a run's evaluations (every --eval-every steps, then the final table) and draws a panel per opponent."""
+    from training.curves import load_curve, plot_curves
+
+    run_dir, _ = trained
+    curves = load_curve(str(run_dir))
+    assert set(curves) == {"random", "rlcard_rule"}
+    for c in curves.values():
+        assert c["steps"] == sorted(c["steps"]) and c["steps"] and len(c["win_rate"]) == len(c["steps"])
+        assert all(lo <= w <= hi for w, lo, hi in zip(c["win_rate"], c["lo"], c["hi"], strict=True))
+        assert c["final"][0] >= c["steps"][-1] and c["final"][4] == 100
+    out = tmp_path / "c.png"
+    assert plot_curves({"tiny": str(run_dir)}, str(out), ["rlcard_rule"]) == ["rlcard_rule"]
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(ValueError, match="no run was evaluated against"):
+        plot_curves({"tiny": str(run_dir)}, str(out), ["heuristic"])
+    with pytest.raises(ValueError, match="holds no final_eval.json"):
+        load_curve(str(tmp_path))
 
 
 def test_train_writes_model_hyperparameters_checkpoints_and_the_final_table(trained):

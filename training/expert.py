@@ -186,7 +186,8 @@ def clone(
     """Fit ``policy`` (an SB3 maskable policy) to the teacher's actions and outcomes (module docstring).
 
     A fresh Adam (PPO's optimizer state is left alone); the last ``holdout`` share of a seeded
-    shuffle is held out. Returns the held-out agreement with the teacher before and after, and
+    shuffle is held out. A privileged-critic policy (``agents.ppo.UnoPrivilegedPolicy``) gets its
+    actor cloned and its critic left as it is: the positions hold no hidden state. Returns the held-out agreement with the teacher before and after, and
     the final training losses."""
     if epochs < 1 or batch_size < 1 or not 0 <= holdout < 1:
         raise ValueError(
@@ -196,6 +197,17 @@ def clone(
     n_val = int(len(data) * holdout)
     train, val = order[: len(data) - n_val], order[len(data) - n_val :]
     t = {name: torch.as_tensor(getattr(data, name)) for name in ("obs", "mask", "action", "outcome")}
+    hidden = int(np.prod(policy.observation_space.shape)) - data.obs.shape[1]
+    if hidden < 0 or (hidden and not getattr(policy, "actor_inputs", 0) == data.obs.shape[1]):
+        raise ValueError(
+            f"the positions hold observations of {data.obs.shape[1]} columns; the policy reads "
+            f"{int(np.prod(policy.observation_space.shape))} (another rule set or player count?)"
+        )
+    if hidden:
+        # A privileged critic's hidden columns are not in the positions: the actor (which never reads them)
+        # is cloned, the critic left alone (zeros in its columns, no value loss).
+        t["obs"] = torch.nn.functional.pad(t["obs"], (0, hidden))
+        value_coef = 0.0
     before = _agreement(policy, data, val)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     gen = torch.Generator().manual_seed(seed)
