@@ -92,7 +92,7 @@ class LearnerBench:
         return self.steps * self.rollouts
 
 
-def measure(args: Args) -> dict[str, Any]:
+def measure(args: Args, argv: list[str]) -> dict[str, Any]:
     """Time the rows (module table) in interleaved runs; the report."""
     import torch
 
@@ -114,7 +114,7 @@ def measure(args: Args) -> dict[str, Any]:
         add_ratio(row, rows[0])
     return {
         "machine": machine,
-        "command": "python -m benchmarks.learner_throughput" + (" --quick" if args.quick else ""),
+        "command": " ".join(["python -m benchmarks.learner_throughput", *argv]),
         "load_average_at_end": loadavg(),
         "args": dataclasses.asdict(args),
         "settings": {
@@ -147,8 +147,9 @@ def report_lines(report: dict[str, Any]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     args = tyro.cli(Args, args=argv)
-    report = measure(args)
+    report = measure(args, argv)
     lines = report_lines(report)
     print("\n".join(lines))
     out = Path(args.results_dir)
