@@ -95,11 +95,12 @@ class Args:
     seed: int = 1
     """seed of python, numpy, torch, the games and the opponents"""
     torch_threads: int = 1
-    """torch CPU threads (0: torch's default). One: the network is small, and on a busy 2-core
-    machine two threads were measured 10x slower (they wait on each other)"""
+    """torch CPU threads (0: torch's default). One: on a busy 2-core machine two threads wait on each
+    other and run at about half the speed (docs/training.md)"""
     update_threads: int = 0
-    """torch CPU threads during each PPO update, when the games wait (0: --torch-threads); the
-    rollouts keep --torch-threads. The update is most of a step's CPU time (docs/training.md)"""
+    """torch CPU threads during each PPO update and the warm start's cloning, when the games wait (0:
+    --torch-threads); the rollouts keep --torch-threads. 2 on an idle 2-core machine: the update is
+    most of a step's time (docs/training.md)"""
     num_players: int = 2
     """players per table (2-10)"""
     rules: str = "classic"
