@@ -23,7 +23,8 @@ in-batch; first clones the new policy on ``--bc-positions`` positions its teache
 (``--bc-teacher``: by default the hand-written ``heuristic``, a million positions labelled in
 seconds; ``search:256`` for the longer recipe) labelled (expert iteration's warm start:
 ``training.expert``; ``--bc-positions 0``: none); trains ``MaskablePPO`` one rollout at a time, updating a progress bar,
-refreshing the self-play snapshots (``training.self_play``) and the league's draws,
+adding snapshots of the learner to the pool the self-play and league groups draw from
+(``training.league``) and redrawing the league's opponents,
 printing an evaluation against ``--eval-opponents`` every ``--eval-every`` steps
 (``training.evaluation``, seats rotated), writing CSV (and TensorBoard, when installed) logs and
 crash-safe checkpoints (``training.checkpoint``: written atomically, a ``latest.json`` pointer
@@ -69,8 +70,8 @@ from training.checkpoint import (
 )
 from training.evaluation import eval_line, eval_rows, final_table, final_title, parse_specs
 from training.expert import clone, label_positions, load_positions, save_positions
-from training.league import League
-from training.opponents import LEAGUE, OpponentGroup, opponent_groups, parse_mix
+from training.league import League, saved_league
+from training.opponents import OpponentGroup, opponent_groups, parse_mix
 from training.run import Every, Stopwatch, seed_everything, start_run, write_summary
 from training.sb3 import (
     ACTIVATIONS,
@@ -81,7 +82,6 @@ from training.sb3 import (
     update_threads,
     with_update_threads,
 )
-from training.self_play import SelfPlay
 from uno_env import parse_rules
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 
@@ -299,8 +299,9 @@ def check_args(args: Args) -> None:
         )
 
 
-def build_env(args: Args, rules: Any, groups: list[OpponentGroup]) -> tuple[UnoSB3VecEnv, League | None]:
-    """The training env of the opponent groups, and the league when the mix holds ``league``."""
+def build_env(args: Args, rules: Any, groups: list[OpponentGroup]) -> tuple[UnoSB3VecEnv, League]:
+    """The training env of the opponent groups, and the league: the snapshot pool the ``self`` and ``league``
+    groups draw from."""
     venv = UnoSB3VecEnv(
         args.num_envs,
         args.num_players,
@@ -310,18 +311,17 @@ def build_env(args: Args, rules: Any, groups: list[OpponentGroup]) -> tuple[UnoS
         opponents=[(g.agent, g.games) for g in groups],
         privileged=args.privileged_critic,
     )
-    league = None
-    if any(g.kind == LEAGUE for g in groups):
-        league = League(
-            venv,
-            groups,
-            parse_specs(args.league_opponents, rules),
-            rules,
-            args.snapshot_pool_size,
-            args.league_window,
-            args.league_power,
-            seed=args.seed,
-        )
+    league = League(
+        venv,
+        groups,
+        args.league_opponents.split(","),  # built (and checked) only when the mix holds 'league'
+        rules,
+        args.snapshot_pool_size,
+        args.league_window,
+        args.league_power,
+        args.snapshot_latest_prob,
+        seed=args.seed,
+    )
     return venv, league
 
 
@@ -391,21 +391,17 @@ def warm_start(args: Args, model: Any, rules: Any) -> dict[str, Any]:
     return stats
 
 
-def restore_run(resume: Any, model: Any, self_play: SelfPlay, league: League | None) -> list[dict[str, Any]]:
-    """Put back a checkpoint's run state (generators, self-play pool, league, history); returns the history."""
+def restore_run(resume: Any, model: Any, league: League) -> list[dict[str, Any]]:
+    """Put back a checkpoint's run state (generators, snapshot pool and league, history); returns the history."""
     history: list[dict[str, Any]] = []
     restored = "weights only (no .state.pt beside it)"
     if resume.state:
         # After make_model: MaskablePPO.load reseeds the generators from the original seed.
         state = load_state(resume.state)
         restore_rng(state["rng"])
-        self_play.load_state_dict(state["self_play"])
+        league.load_state_dict(saved_league(state))
         history = state["history"]
-        restored = f"run state restored (self-play pool: {len(self_play.pool.snapshots)} snapshots"
-        if league is not None and state.get("league"):
-            league.load_state_dict(state["league"])
-            restored += f"; league: {len(league.members)} members"
-        restored += ")"
+        restored = f"run state restored (league: {len(league.members)} members, {len(league.pool)} of them snapshots)"
     print(f"resumed from {resume.model} at step {model.num_timesteps:,}: {restored}")
     return history
 
@@ -438,13 +434,10 @@ def main(args: Args) -> dict[str, Any]:
         with_update_threads(model, args.update_threads)
     run_dir, checkpoint_dir = open_run(args, model, resume)
     expert = warm_start(args, model, rules) if args.bc_positions and not resume else None
-    self_play = SelfPlay(venv, groups, args.snapshot_pool_size, args.snapshot_latest_prob, args.seed)
-    self_play.start(model.policy)
-    if league is not None:
-        league.start(model.policy, model.num_timesteps)
+    league.start(model.policy, model.num_timesteps)
     wins = WinsByKind(groups)
-    callbacks = [wins] if league is None else [wins, league]
-    history = restore_run(resume, model, self_play, league) if resume else []
+    callbacks = [wins, league]
+    history = restore_run(resume, model, league) if resume else []
 
     def evaluate(num_games: int, seed: int) -> list[dict[str, Any]]:
         learner = PPOAgent(model.policy, deterministic=args.deterministic_eval, name="ppo")
@@ -471,19 +464,16 @@ def main(args: Args) -> dict[str, Any]:
         bar.update(step - bar.n)
         bar.set_postfix_str(wins.summary(), refresh=False)
         if snapshots.due(step):
-            self_play.refresh(model.policy)
-            if league is not None:
-                league.add_snapshot(model.policy, step)
-        if league is not None:
-            league.redraw()
+            league.add_snapshot(model.policy, step)
+        league.redraw()
         if evals.due(step):
             rows = evaluate(args.eval_games, seed=args.seed + step)
             history.append({"step": step, "minutes": training.seconds() / 60, "eval": rows})
             for row in rows:
                 model.logger.record(f"eval/win_rate_{row['opponent']}", row["win_rate"])
             bar.write(eval_line(step, training.seconds() / 60, rows))
-            if league is not None:
-                bar.write(league.summary())
+            if league_line := league.summary():
+                bar.write(league_line)
         if checkpoints.due(step):
             save_checkpoint(
                 checkpoint_dir,
@@ -491,9 +481,8 @@ def main(args: Args) -> dict[str, Any]:
                 model,
                 {
                     "rng": capture_rng(),
-                    "self_play": self_play.state_dict(),
                     "history": history,
-                    "league": league.state_dict() if league is not None else None,
+                    "league": league.state_dict(),
                 },
             )
     bar.close()
@@ -517,7 +506,7 @@ def main(args: Args) -> dict[str, Any]:
         "resumed_from": resume.model if resume else None,
         "start_step": start_step,
         "warm_start": expert,
-        "league": league.summary() if league is not None else None,
+        "league": league.summary(),
     }
     if args.final_eval_games:
         final["final_eval"] = evaluate(args.final_eval_games, seed=args.seed + 10**9)

@@ -17,6 +17,7 @@ from numba import njit
 
 from uno_env import Engine, UnoRules
 from uno_env.cards import NUM_CARD_TYPES
+from uno_env.checks import check_int
 from uno_env.observation import (
     OBS_DIRECTION,
     OBS_DISCARD,
@@ -131,13 +132,6 @@ def _deal_from_observation(target: Engine, j: int, o: np.ndarray, deck: np.ndarr
     return True
 
 
-def _check_int(name: str, value: Any, low: int) -> int:
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < low:
-        what = "a positive integer" if low == 1 else f"an integer >= {low}"
-        raise ValueError(f"{name} must be {what}, got {value!r}")
-    return int(value)
-
-
 class DeterminizedSearch:
     """Base of the determinized searches (module docs); a subclass implements ``_search``.
 
@@ -189,8 +183,8 @@ class DeterminizedSearch:
         max_depth: int,
         belief: str | Belief,
     ) -> None:
-        self.max_depth = _check_int("max_depth", max_depth, 1)
-        self.heuristic_plies = _check_int("heuristic_plies", heuristic_plies, 0)
+        self.max_depth = check_int("max_depth", max_depth, 1)
+        self.heuristic_plies = check_int("heuristic_plies", heuristic_plies, 0)
         if time_ms is not None and not (isinstance(time_ms, (int, float)) and time_ms > 0):
             raise ValueError(f"time_ms must be None or a positive number of milliseconds, got {time_ms!r}")
         if confidence is not None and not (isinstance(confidence, (int, float)) and confidence >= 0):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numbers
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -50,63 +53,70 @@ from uno_env.rules import UnoRules
 
 from ._tactics import answer_draw_penalty, prob_lacks, rule_tables, smallest_hand_swap, uno_call_action
 
-DEFAULT_PARAMS: dict[str, float] = {
-    "follow": 1.0,  # per own card expected to fit the colour left after the next reply
-    "lack": 2.0,  # times the chance that the next player fits nothing and must draw
-    "spread": 0.5,  # per colour still held after the play
-    "points": 0.05,  # per 50 R8 points shed (a tie-breaker: shed high-point cards first)
-    "tempo": 1.5,  # 2 players: an action card that can be followed up in the same turn
-    "no_follow": 3.0,  # 2 players: an action card whose extra turn could only draw
-    "draw_two": 1.0,  # the next player draws two
-    "wd4": 2.0,  # the next player draws four
-    "attack": 3.0,  # per card the next player is under attack_size + 1, for stopping cards
-    "attack_size": 2.0,  # the next player is "close to going out" at this many cards or fewer
-    "skip_multi": 0.5,  # 3+ players: skipping the next player
-    "wild_keep": 8.0,  # cost of spending a wild that could be kept for when nothing fits
-    "wd4_keep": 6.0,  # the same for a (legal) Wild Draw Four
-    "hand_gain": 1.0,  # per card a Shuffle/Swap Hands wild is expected to take off the hand
-    "bluff": 0.0,  # chance of considering a bluff when nobody is close to going out
-    "bluff_attack": 0.25,  # chance of considering a bluff when the next player is close to out
-    "bluff_risk": 1.0,  # cost of an illegal Wild Draw Four (it may be challenged)
-    "bluff_prior": 0.05,  # assumed chance that an opponent holding the colour bluffs anyway
-    "challenge_at": 0.18,  # challenge when the estimated chance of a bluff exceeds this
-    "in_play_bias": 0.85,  # weight of unseen cards of the colour in play in the next hand
-    "named_bias": 1.4,  # the same when the wild on top named that colour
-    "other_bias": 1.0,  # the same for the other colours
-    "setup": 1.0,  # 2 players: the hand left could all be shed in one later turn
-    "seat_named_bias": 1.4,  # weight of the colour the next player named with its last wild
-    "drew_bias": 0.2,  # weight of the colour the next player last drew on (it held none then)
-    "drew_wild_bias": 0.3,  # weight of wilds in the hand of a next player that drew on a colour
-}
-PARAM_NAMES = tuple(DEFAULT_PARAMS)
-(
-    P_FOLLOW,
-    P_LACK,
-    P_SPREAD,
-    P_POINTS,
-    P_TEMPO,
-    P_NO_FOLLOW,
-    P_DRAW_TWO,
-    P_WD4,
-    P_ATTACK,
-    P_ATTACK_SIZE,
-    P_SKIP_MULTI,
-    P_WILD_KEEP,
-    P_WD4_KEEP,
-    P_HAND_GAIN,
-    P_BLUFF,
-    P_BLUFF_ATTACK,
-    P_BLUFF_RISK,
-    P_BLUFF_PRIOR,
-    P_CHALLENGE_AT,
-    P_IN_PLAY_BIAS,
-    P_NAMED_BIAS,
-    P_OTHER_BIAS,
-    P_SETUP,
-    P_SEAT_NAMED_BIAS,
-    P_DREW_BIAS,
-    P_DREW_WILD_BIAS,
-) = range(len(PARAM_NAMES))
+
+class HeuristicParams(NamedTuple):
+    """The heuristic's weights, one named field each (the rules that use them are in ``HeuristicAgent``'s
+    docstring); ``HeuristicAgent(rules, **overrides)`` builds one. The defaults were tuned in 2-player
+    matches against RLCardRuleAgent (benchmarks/agents_table.py). The kernels get it as a float64 array
+    and read each weight by name, ``prm[P.follow]`` (``P`` below). (Not the tuple itself: numba would
+    unbox its fields one by one on every call, a cost the search agents' one-row calls feel.)"""
+
+    follow: float = 1.0
+    """per own card expected to fit the colour left after the next reply"""
+    lack: float = 2.0
+    """times the chance that the next player fits nothing and must draw"""
+    spread: float = 0.5
+    """per colour still held after the play"""
+    points: float = 0.05
+    """per 50 R8 points shed (a tie-breaker: shed high-point cards first)"""
+    tempo: float = 1.5
+    """2 players: an action card that can be followed up in the same turn"""
+    no_follow: float = 3.0
+    """2 players: an action card whose extra turn could only draw"""
+    draw_two: float = 1.0
+    """the next player draws two"""
+    wd4: float = 2.0
+    """the next player draws four"""
+    attack: float = 3.0
+    """per card the next player is under attack_size + 1, for stopping cards"""
+    attack_size: float = 2.0
+    """the next player is "close to going out" at this many cards or fewer"""
+    skip_multi: float = 0.5
+    """3+ players: skipping the next player"""
+    wild_keep: float = 8.0
+    """cost of spending a wild that could be kept for when nothing fits"""
+    wd4_keep: float = 6.0
+    """the same for a (legal) Wild Draw Four"""
+    hand_gain: float = 1.0
+    """per card a Shuffle/Swap Hands wild is expected to take off the hand"""
+    bluff: float = 0.0
+    """chance of considering a bluff when nobody is close to going out"""
+    bluff_attack: float = 0.25
+    """chance of considering a bluff when the next player is close to out"""
+    bluff_risk: float = 1.0
+    """cost of an illegal Wild Draw Four (it may be challenged)"""
+    bluff_prior: float = 0.05
+    """assumed chance that an opponent holding the colour bluffs anyway"""
+    challenge_at: float = 0.18
+    """challenge when the estimated chance of a bluff exceeds this"""
+    in_play_bias: float = 0.85
+    """weight of unseen cards of the colour in play in the next hand"""
+    named_bias: float = 1.4
+    """the same when the wild on top named that colour"""
+    other_bias: float = 1.0
+    """the same for the other colours"""
+    setup: float = 1.0
+    """2 players: the hand left could all be shed in one later turn"""
+    seat_named_bias: float = 1.4
+    """weight of the colour the next player named with its last wild"""
+    drew_bias: float = 0.2
+    """weight of the colour the next player last drew on (it held none then)"""
+    drew_wild_bias: float = 0.3
+    """weight of wilds in the hand of a next player that drew on a colour"""
+
+
+P = HeuristicParams._make(range(len(HeuristicParams._fields)))
+"""each weight's position in the kernels' array ``prm`` (``np.array(params)``): they read ``prm[P.follow]``"""
 
 # Slots of the per-decision context vector shared by the scoring functions.
 X_TWO = 0  # 1 when two players are left (action cards give the turn back, R5)
@@ -214,7 +224,7 @@ def _goes_out(hand, color, rank, wilds_match, may_bluff):
 @njit(cache=True)
 def _attack(h, prm):
     """How urgently a player holding h cards must be stopped (0 when not close to going out)."""
-    return max(prm[P_ATTACK_SIZE] + 1.0 - h, 0.0)
+    return max(prm[P.attack_size] + 1.0 - h, 0.0)
 
 
 @njit(cache=True)
@@ -245,7 +255,7 @@ def _leave_value(cnt, unseen, unseen_color, total_unseen, h_next, foe, c, r, prm
         if cnt[c2] > 0:
             spread += 1
     stuck = prob_lacks(total_unseen, fits, h_next)
-    return prm[P_FOLLOW] * follow + foe * prm[P_LACK] * stuck + prm[P_SPREAD] * spread
+    return prm[P.follow] * follow + foe * prm[P.lack] * stuck + prm[P.spread] * spread
 
 
 @njit(cache=True)
@@ -278,7 +288,7 @@ def _setup_bonus(hand, x, prm):
         k += hand[t]
     if k < 2 or k > MAX_OUT_CARDS:
         return 0.0
-    return prm[P_SETUP] if _goes_out(hand, -1, -1, x[X_WILDS_MATCH] > 0, False) else 0.0
+    return prm[P.setup] if _goes_out(hand, -1, -1, x[X_WILDS_MATCH] > 0, False) else 0.0
 
 
 @njit(cache=True)
@@ -304,13 +314,13 @@ def _continuation(hand, cnt, c, r, unseen, unseen_color, total_unseen, h_next, f
         c2 = CARD_COLOR[t]
         r2 = CARD_RANK[t]
         cnt[c2] -= 1
-        v = prm[P_POINTS] * points[t] / 50.0
+        v = prm[P.points] * points[t] / 50.0
         v += _leave_value(cnt, unseen, unseen_color, total_unseen, h_next, foe, c2, r2, prm)
         hand[t] -= 1
         if r2 >= SKIP:
             # A follow-up that is itself an action card is worth its tempo only if something
             # follows it in turn (checked one more level, not scored).
-            v += prm[P_TEMPO] if _has_follow(hand, c2, r2) else -prm[P_NO_FOLLOW]
+            v += prm[P.tempo] if _has_follow(hand, c2, r2) else -prm[P.no_follow]
         else:
             v += _setup_bonus(hand, x, prm)
         hand[t] += 1
@@ -341,12 +351,12 @@ def _score_wild(t, hand, cnt, unseen, unseen_color, total_unseen, points, x, blu
     """Value of playing a wild (rules 1, 5, 6, 7 of the docstring)."""
     h_next = x[X_H_NEXT]
     foe = x[X_FOE]
-    v = prm[P_POINTS] * points[t] / 50.0
+    v = prm[P.points] * points[t] / 50.0
     threat = _attack(h_next, prm)
     if t == WILD_DRAW_FOUR:
-        v += foe * (prm[P_WD4] + 2.0 * prm[P_ATTACK] * threat) - prm[P_WD4_KEEP]
+        v += foe * (prm[P.wd4] + 2.0 * prm[P.attack] * threat) - prm[P.wd4_keep]
         if bluff:
-            v -= prm[P_BLUFF_RISK]
+            v -= prm[P.bluff_risk]
         if x[X_TWO] > 0:
             # The turn comes straight back (R5): it may go out, else a coloured card follows.
             hand[t] -= 1
@@ -354,17 +364,17 @@ def _score_wild(t, hand, cnt, unseen, unseen_color, total_unseen, points, x, blu
             hand[t] += 1
             if out:
                 return WIN / 2
-            v += prm[P_TEMPO] if cnt[0] + cnt[1] + cnt[2] + cnt[3] > 0 else -prm[P_NO_FOLLOW]
+            v += prm[P.tempo] if cnt[0] + cnt[1] + cnt[2] + cnt[3] > 0 else -prm[P.no_follow]
         return v + _best_color(cnt, unseen, unseen_color, total_unseen, h_next, foe, prm)[1]
     v += _best_color(cnt, unseen, unseen_color, total_unseen, h_next, foe, prm)[1]
-    v += foe * prm[P_ATTACK] * threat - prm[P_WILD_KEEP]
+    v += foe * prm[P.attack] * threat - prm[P.wild_keep]
     hand[t] -= 1
     v += _setup_bonus(hand, x, prm)
     hand[t] += 1
     if t == WILD_SHUFFLE_HANDS:
-        v += prm[P_HAND_GAIN] * x[X_SHUFFLE_GAIN]
+        v += prm[P.hand_gain] * x[X_SHUFFLE_GAIN]
     elif t == WILD_SWAP_HANDS:
-        v += prm[P_HAND_GAIN] * x[X_SWAP_GAIN]
+        v += prm[P.hand_gain] * x[X_SWAP_GAIN]
     return v
 
 
@@ -375,7 +385,7 @@ def _score_coloured(t, hand, cnt, unseen, unseen_color, total_unseen, points, x,
     r = CARD_RANK[t]
     h_next = x[X_H_NEXT]
     foe = x[X_FOE]
-    v = prm[P_POINTS] * points[t] / 50.0
+    v = prm[P.points] * points[t] / 50.0
     hand[t] -= 1
     cnt[c] -= 1
     if x[X_TWO] > 0 and r >= SKIP:
@@ -387,12 +397,12 @@ def _score_coloured(t, hand, cnt, unseen, unseen_color, total_unseen, points, x,
         else:
             cont = _continuation(hand, cnt, c, r, unseen, unseen_color, total_unseen, h_after, foe, points, x, prm)
             if cont > -1e17:
-                v += prm[P_TEMPO] + cont
+                v += prm[P.tempo] + cont
             else:
                 # No coloured card follows: the extra turn draws, or plays a wild (a Wild Draw
                 # Four is legal then, as no card of colour c is left, unless R12.9 forbids it).
                 alt = _leave_value(cnt, unseen, unseen_color, total_unseen, h_after, foe, c, r, prm)
-                alt -= prm[P_NO_FOLLOW]
+                alt -= prm[P.no_follow]
                 x2 = x.copy()
                 x2[X_H_NEXT] = h_after
                 for w in range(WILD, NUM_CARD_TYPES):
@@ -400,7 +410,7 @@ def _score_coloured(t, hand, cnt, unseen, unseen_color, total_unseen, points, x,
                         continue
                     if w == WILD_DRAW_FOUR and x[X_WILDS_MATCH] > 0 and _holds_plain_wild(hand):
                         continue
-                    vw = prm[P_TEMPO] + _score_wild(
+                    vw = prm[P.tempo] + _score_wild(
                         w, hand, cnt, unseen, unseen_color, total_unseen, points, x2, False, prm
                     )
                     if vw > alt:
@@ -415,14 +425,14 @@ def _score_coloured(t, hand, cnt, unseen, unseen_color, total_unseen, points, x,
         return v
     threat = _attack(h_next, prm)
     if r == DRAW_TWO:
-        v += foe * (prm[P_DRAW_TWO] + 2.0 * prm[P_ATTACK] * threat)
+        v += foe * (prm[P.draw_two] + 2.0 * prm[P.attack] * threat)
     elif r == SKIP or (r == REVERSE and x[X_TWO] > 0):
-        v += foe * prm[P_ATTACK] * threat
+        v += foe * prm[P.attack] * threat
         if x[X_TWO] == 0:
-            v += foe * prm[P_SKIP_MULTI]
+            v += foe * prm[P.skip_multi]
     elif r == REVERSE:
         # The previous player moves next instead of the next one.
-        v += prm[P_ATTACK] * (foe * threat - x[X_PREV_FOE] * _attack(x[X_H_PREV], prm))
+        v += prm[P.attack] * (foe * threat - x[X_PREV_FOE] * _attack(x[X_H_PREV], prm))
     return v
 
 
@@ -458,9 +468,9 @@ def _challenge(o, unseen, unseen_color, total_unseen, h_prev, wilds_match, prm):
                 of_color += unseen[t]
     # Bayes: a player holding the colour plays the Draw Four only when bluffing.
     p_has = 1.0 - prob_lacks(total_unseen, of_color, h_prev)
-    guilty = prm[P_BLUFF_PRIOR] * p_has
+    guilty = prm[P.bluff_prior] * p_has
     q = guilty / max(guilty + (1.0 - p_has), 1e-12)
-    return q > prm[P_CHALLENGE_AT]
+    return q > prm[P.challenge_at]
 
 
 # --- one decision, by phase ---------------------------------------------------------------------
@@ -473,8 +483,8 @@ def _play_or_draw(o, m, u, phase, hand, cnt, opp_unseen, opp_color, total_unseen
     """Phases play and post_draw: the best-scoring card (as a double when allowed), else draw
     or pass; -1 when none of these is offered."""
     legal_wd4 = wd4_legal(o, wilds_match)
-    attack = x[X_FOE] > 0 and x[X_H_NEXT] <= prm[P_ATTACK_SIZE]
-    x[X_BLUFF_OK] = 1.0 if u[1] < (prm[P_BLUFF_ATTACK] if attack else prm[P_BLUFF]) else 0.0
+    attack = x[X_FOE] > 0 and x[X_H_NEXT] <= prm[P.attack_size]
+    x[X_BLUFF_OK] = 1.0 if u[1] < (prm[P.bluff_attack] if attack else prm[P.bluff]) else 0.0
     only = drawn_of(o) if phase == PHASE_POST_DRAW else -1
     best = _best_play(m, only, legal_wd4, hand, cnt, opp_unseen, opp_color, total_unseen, points, x, prm)[0]
     if best >= 0:
@@ -507,7 +517,7 @@ def _choose_color(o, hand, cnt, opp_unseen, opp_color, total_unseen, points, x, 
 def _respond_draw_four(o, m, u, unseen, unseen_color, total_unseen, x, wilds_match, prm):
     """Phase respond_draw_four: stack, challenge or accept; -1 when none is offered."""
     # Stacking (R5): pass the sum on with a Wild Draw Four (legal, or a bluff when allowed).
-    if m[WILD_DRAW_FOUR] and (wd4_legal(o, wilds_match) or u[1] < prm[P_BLUFF_ATTACK]):
+    if m[WILD_DRAW_FOUR] and (wd4_legal(o, wilds_match) or u[1] < prm[P.bluff_attack]):
         return WILD_DRAW_FOUR
     if m[CHALLENGE] and _challenge(o, unseen, unseen_color, total_unseen, x[X_H_PREV], wilds_match, prm):
         return CHALLENGE
@@ -545,20 +555,20 @@ def _act_row(o, m, u, deck, points, wilds_match, prm):
     # players have been shedding the colour in play, and a wild names its player's colour.
     in_play_color = color_of(o)
     wild_on_top = top_of(o) >= WILD
-    bias = np.full(NUM_COLORS, prm[P_OTHER_BIAS])
+    bias = np.full(NUM_COLORS, prm[P.other_bias])
     if in_play_color >= 0:
-        bias[in_play_color] = prm[P_NAMED_BIAS] if wild_on_top else prm[P_IN_PLAY_BIAS]
+        bias[in_play_color] = prm[P.named_bias] if wild_on_top else prm[P.in_play_bias]
     # Public history (R11) of the next player: the colour named with its last wild (unless
     # that is the wild on top, counted above), and the colour it last drew on: it held no
     # card of that colour and no wild then, and has not played since.
     named = named_color_of(o, ns)
     if named >= 0 and not (wild_on_top and named == in_play_color):
-        bias[named] *= prm[P_SEAT_NAMED_BIAS]
+        bias[named] *= prm[P.seat_named_bias]
     wild_bias = 1.0
     drew_on = drew_on_color_of(o, ns)
     if drew_on >= 0:
-        bias[drew_on] *= prm[P_DREW_BIAS]
-        wild_bias = prm[P_DREW_WILD_BIAS]
+        bias[drew_on] *= prm[P.drew_bias]
+        wild_bias = prm[P.drew_wild_bias]
     opp_unseen = np.empty(NUM_CARD_TYPES)
     opp_color = np.zeros(NUM_COLORS)
     for t in range(NUM_CARD_TYPES):
@@ -675,19 +685,23 @@ class HeuristicAgent:
     with the smallest opposing hand, call and catch UNO whenever offered (R7); anything else
     is a uniformly random legal action.
 
-    The weights (``DEFAULT_PARAMS``, overridable by keyword) were tuned in 2-player matches
-    against RLCardRuleAgent (benchmarks/agents_table.py).
+    The weights are the fields of ``HeuristicParams`` (its defaults, overridable by keyword:
+    ``HeuristicAgent(rules, bluff=0.5)``), tuned in 2-player matches against RLCardRuleAgent
+    (benchmarks/agents_table.py).
     """
 
     name = "heuristic"
 
     def __init__(self, rules: UnoRules | None = None, **params: float) -> None:
-        """``rules`` gives the deck, card points and R12.9; ``params`` override DEFAULT_PARAMS."""
-        unknown = sorted(set(params) - set(DEFAULT_PARAMS))
+        """``rules`` gives the deck, card points and R12.9; ``params`` override ``HeuristicParams``' defaults."""
+        unknown = sorted(set(params) - set(HeuristicParams._fields))
         if unknown:
-            raise ValueError(f"unknown heuristic parameter(s) {unknown}; known: {list(PARAM_NAMES)}")
-        self.params = {**DEFAULT_PARAMS, **{k: float(v) for k, v in params.items()}}
-        self._prm = np.array([self.params[k] for k in PARAM_NAMES], np.float64)
+            raise ValueError(f"unknown heuristic parameter(s) {unknown}; known: {list(HeuristicParams._fields)}")
+        bad = {k: v for k, v in params.items() if not isinstance(v, numbers.Real) or v != v}
+        if bad:
+            raise ValueError(f"heuristic parameters must be real numbers, got {bad}")
+        self.params = HeuristicParams(**{k: float(v) for k, v in params.items()})
+        self._prm = np.array(self.params, np.float64)
         self._deck, self._points, self._wilds_match = rule_tables(rules)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -10,9 +10,10 @@ from numba import njit
 
 from uno_env import Engine, UnoRules
 from uno_env.actions import NUM_ACTIONS
+from uno_env.checks import check_int
 
 from .beliefs import Belief
-from .determinized import DeterminizedSearch, _check_int
+from .determinized import DeterminizedSearch
 
 # --- the tree: numba arrays, one node per iteration ---------------------------------------------
 
@@ -228,8 +229,8 @@ class ISMCTSAgent(DeterminizedSearch):
         """``rules`` of the games it will play (as ``SearchAgent``); the rest in the class table."""
         if opponents not in ("ucb", "heuristic"):
             raise ValueError(f"opponents must be 'ucb' or 'heuristic', got {opponents!r}")
-        self.iterations = _check_int("iterations", iterations, 1)
-        self.wave = _check_int("wave", wave, 1)
+        self.iterations = check_int("iterations", iterations, 1)
+        self.wave = check_int("wave", wave, 1)
         if not (isinstance(exploration, (int, float)) and exploration >= 0):
             raise ValueError(f"exploration must be a number >= 0, got {exploration!r}")
         super().__init__(

@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 from uno_env import Engine, UnoRules
+from uno_env.checks import check_int
 
 from .beliefs import Belief
 from .determinized import DeterminizedSearch
@@ -62,8 +63,7 @@ class SearchAgent(DeterminizedSearch):
     ) -> None:
         """``rules`` of the games it will play (its deck and points for ``act``; ``act_in``
         uses the engine's own); the other settings are in the class table."""
-        if not isinstance(rollouts, (int, np.integer)) or isinstance(rollouts, bool) or rollouts < 1:
-            raise ValueError(f"rollouts must be a positive integer, got {rollouts!r}")
+        check_int("rollouts", rollouts, 1)
         super().__init__(
             rules,
             time_ms=time_ms,

@@ -43,6 +43,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from uno_env import Agent, Engine, UnoRules, parse_rules
+from uno_env.checks import check_int
 
 from .match import WinRates, agent_name, play_games
 from .ratings import bradley_terry, paired_interval, wilson_interval
@@ -380,16 +381,14 @@ def tournament(
     With 2 players that is every pairing. ``progress``, if given, is called with each table's
     ``TableResult`` as it completes. ``play_chunks`` plays the chunks (default: here, in turn).
     """
-    if not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= 10:
-        raise ValueError(f"num_players must be an integer in 2..10, got {num_players!r}")
+    check_int("num_players", num_players, 2, 10)
     if len(agents) < num_players:
         raise ValueError(
             f"{num_players} players need at least {num_players} agents (repeat a name to seat it "
             f"twice), got {len(agents)}"
         )
     for name, value in (("num_games", num_games), ("chunk_games", num_games if chunk_games is None else chunk_games)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check_int(name, value, 1)
     rules = parse_rules(rules)
     names = list(names) if names is not None else unique_names(agents)
     chunk_games = int(num_games if chunk_games is None else chunk_games)

@@ -6,7 +6,7 @@
 
 | learner | what trains |
 |---|---|
-| ``ours: train.py defaults`` | ``train.py``'s default MaskablePPO run, built from its pieces in ``training/`` (warm start, opponent mix, ``UnoSB3VecEnv``, ``make_model``, learning-rate schedule, update threads, self-play) with ``train.py``'s default arguments, read from its ``Args`` source (``train_defaults``: scripts do not import each other) |
+| ``ours: train.py defaults`` | ``train.py``'s default MaskablePPO run, built from its pieces in ``training/`` (warm start, opponent mix, ``UnoSB3VecEnv``, ``make_model``, learning-rate schedule, update threads, the snapshot pool of self-play and the league) with ``train.py``'s default arguments, read from its ``Args`` source (``train_defaults``: scripts do not import each other) |
 | ``tutorial: 1 AEC env, self-play`` | the PettingZoo SB3 tutorial setup of ``benchmarks/pipeline.py`` (``tutorial_env``: its wrapper around one ``uno_env.env()``, the model playing every seat) with ``MaskablePPO``'s default PPO arguments (the tutorial's), the same network as ours (``make_model``: ``agents.ppo.UnoMaskablePolicy`` and ``UnoFeatures``) |
 
 How it is measured:
@@ -226,15 +226,15 @@ class Ours(Learner):
 
     def __init__(self, d: SimpleNamespace) -> None:
         super().__init__()
+        from training.league import League
         from training.opponents import opponent_groups, parse_mix
         from training.sb3 import LinearSchedule, make_model, with_update_threads
-        from training.self_play import SelfPlay
         from uno_env import parse_rules
         from uno_env.sb3_vec_env import UnoSB3VecEnv
 
         t = time.perf_counter()
         rules = parse_rules(d.rules)
-        groups = opponent_groups(parse_mix(d.opponent_mix), d.num_envs, rules, d.self_play_groups)
+        groups = opponent_groups(parse_mix(d.opponent_mix), d.num_envs, rules, d.self_play_groups, d.league_groups)
         self.venv = UnoSB3VecEnv(
             d.num_envs,
             d.num_players,
@@ -247,7 +247,17 @@ class Ours(Learner):
         self.model = make_model(d, self.venv, self.schedule)
         if d.update_threads:
             with_update_threads(self.model, d.update_threads)
-        self.self_play = SelfPlay(self.venv, groups, d.snapshot_pool_size, d.snapshot_latest_prob, d.seed)
+        self.league = League(
+            self.venv,
+            groups,
+            d.league_opponents.split(","),
+            rules,
+            d.snapshot_pool_size,
+            d.league_window,
+            d.league_power,
+            d.snapshot_latest_prob,
+            seed=d.seed,
+        )
         self.d = d
         self.next_snapshot = d.snapshot_every
         self.ppo = {
@@ -291,14 +301,15 @@ class Ours(Learner):
         if not self.started:  # the warm start is counted as training, before the first rollout
             if self.d.bc_positions:
                 self.warm_start()
-            self.self_play.start(self.model.policy)
+            self.league.start(self.model.policy)
             self.started = True
             return
         self.schedule.done = self.model.num_timesteps
-        self.model.learn(self.d.num_envs * self.d.n_steps, reset_num_timesteps=False)
+        self.model.learn(self.d.num_envs * self.d.n_steps, reset_num_timesteps=False, callback=self.league)
         if self.model.num_timesteps >= self.next_snapshot:
-            self.self_play.refresh(self.model.policy)
+            self.league.add_snapshot(self.model.policy, self.model.num_timesteps)
             self.next_snapshot += self.d.snapshot_every
+        self.league.redraw()
 
     def exhausted(self) -> bool:
         return self.model.num_timesteps >= self.d.total_timesteps

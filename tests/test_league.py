@@ -183,6 +183,51 @@ def test_league_draws_are_seeded_and_its_state_round_trips():
             assert (tensor == league.snapshots[k][name]).all()
 
 
+def test_self_and_league_groups_draw_from_one_pool_and_resume_what_they_played():
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import UnoFeatures, UnoMaskablePolicy
+    from uno_env.sb3_vec_env import UnoSB3VecEnv
+
+    rules = UnoRules()
+    groups = opponent_groups(parse_mix("self:0.5,league:0.5"), 8, rules, self_play_groups=2, league_groups=2)
+    assert [g.kind for g in groups] == ["self", "self", LEAGUE, LEAGUE]
+
+    def setup(seed):
+        venv = UnoSB3VecEnv(8, 2, rules, opponents=[(g.agent, g.games) for g in groups], seed=0)
+        model = MaskablePPO(
+            UnoMaskablePolicy,
+            venv,
+            n_steps=8,
+            batch_size=32,
+            seed=0,
+            device="cpu",
+            policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(8,))),
+        )
+        return model, League(venv, groups, ["random"], rules, pool_size=3, latest_prob=0.0, seed=seed)
+
+    model, league = setup(3)
+    league.start(model.policy)
+    for step in (10, 20, 30):
+        league.add_snapshot(model.policy, step)
+    # One pool: the league's snapshot members are the snapshots the self groups draw.
+    assert list(league.pool.snapshots) == ["self@10", "self@20", "self@30"] and league.pool.added == 4
+    assert league.members == ["random", "self@10", "self@20", "self@30"]
+    assert set(league.self_current) <= set(league.pool.snapshots) and league.self_agents[0].name == "self"
+    assert league.self_groups == [0, 1] and league.groups == [2, 3]
+    state = league.state_dict()
+    model2, restored = setup(99)
+    restored.start(model2.policy)
+    restored.load_state_dict(state)
+    assert restored.self_current == league.self_current and restored.current == league.current
+    for _ in range(3):  # both generators came back with the state
+        league.add_snapshot(model.policy, 40)
+        restored.add_snapshot(model2.policy, 40)
+        league.redraw()
+        restored.redraw()
+        assert restored.self_current == league.self_current and restored.current == league.current
+
+
 # --- expert iteration's warm start -----------------------------------------------------------
 
 

@@ -18,8 +18,8 @@ pytest.importorskip("sb3_contrib")
 from agents import RLCardRuleAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from arena import bradley_terry, play_table, tournament  # noqa: E402
+from training.league import League, SnapshotPool, saved_league  # noqa: E402
 from training.opponents import PendingSnapshot, opponent_groups, parse_mix, split_games  # noqa: E402
-from training.self_play import SelfPlay, SnapshotPool  # noqa: E402
 from uno_env import Engine, RandomAgent, UnoRules, sample_legal  # noqa: E402
 from uno_env.actions import Action  # noqa: E402
 
@@ -449,13 +449,15 @@ def test_opponent_groups_share_one_env_and_self_play_swaps_in_snapshots():
         device="cpu",
         policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(8,))),
     )
-    self_play = SelfPlay(venv, groups, pool_size=2, latest_prob=1.0, seed=0)
+    self_play = League(venv, groups, ["heuristic"], UnoRules(), pool_size=2, latest_prob=1.0, seed=0)
     self_play.start(model.policy)
-    assert len(self_play.agents) == 2 and {a.name for a in self_play.agents} == {"self"}
+    assert len(self_play.self_agents) == 2 and {a.name for a in self_play.self_agents} == {"self"}
+    assert self_play.groups == [] and self_play.members == ["self@0"]  # no league groups: no fixed members
     wins = WinsByKind(groups)
-    model.learn(800, callback=wins)  # the self-play groups now play: no ValueError
-    self_play.refresh(model.policy)
-    assert self_play.pool.added == 2
+    model.learn(800, callback=[wins, self_play])  # the self-play groups now play: no ValueError
+    self_play.add_snapshot(model.policy, 800)
+    assert self_play.pool.added == 2 and self_play.self_current == ["self@800", "self@800"]  # latest_prob 1
+    assert self_play.summary() is None
     assert sum(len(r) for r in wins.recent.values()) > 0 and set(wins.recent) == {"random", "greedy", "self"}
     rng = np.random.default_rng(0)
     venv.reset()
@@ -467,15 +469,36 @@ def test_snapshot_pool_keeps_copies():
     import torch
 
     layer = torch.nn.Linear(2, 2)
-    pool = SnapshotPool(size=2, latest_prob=1.0)
-    pool.add(layer)
+    pool = SnapshotPool(size=2)
+    assert pool.add(layer, 0) == []
     with torch.no_grad():
         layer.weight.add_(1.0)
-    assert not torch.equal(pool.sample(np.random.default_rng(0))["weight"], layer.weight)
-    pool.add(layer)
-    pool.add(layer)
-    assert len(pool.snapshots) == 2
-    assert torch.equal(pool.sample(np.random.default_rng(0))["weight"], layer.weight)
+    assert not torch.equal(pool.snapshots[pool.draw_recent(np.random.default_rng(0), 1.0)]["weight"], layer.weight)
+    pool.add(layer, 10)
+    assert pool.add(layer, 20) == ["self@0"]  # the oldest leaves a full pool
+    assert list(pool.snapshots) == ["self@10", "self@20"] and pool.newest() == "self@20"
+    assert torch.equal(pool.snapshots[pool.draw_recent(np.random.default_rng(0), 1.0)]["weight"], layer.weight)
+    draws = {pool.draw_recent(np.random.default_rng(s), 0.0) for s in range(20)}
+    assert draws == {"self@10", "self@20"}  # latest_prob 0: uniform over the pool
+    with pytest.raises(ValueError, match="size must be >= 1"):
+        SnapshotPool(size=0)
+    with pytest.raises(ValueError, match="empty"):
+        SnapshotPool().newest()
+
+
+def test_saved_league_reads_both_checkpoint_layouts():
+    w = [{"weight": np.zeros(1)}, {"weight": np.ones(1)}]
+    new = {"league": {"snapshots": [("self@5", w[0])], "added": 1}}
+    assert saved_league(new) is new["league"]
+    # Before the pools were merged: self-play's unnamed snapshots, and the league's named ones or None.
+    old_self = {"snapshots": w, "added": 7, "rng": "self-rng"}
+    alone = saved_league({"self_play": old_self, "league": None})
+    assert [name for name, _ in alone["snapshots"]] == ["self@restored-0", "self@restored-1"]
+    assert alone["added"] == 7 and alone["self_rng"] == "self-rng" and "rng" not in alone
+    old_league = {"snapshots": [("self@0", w[0]), ("self@9", w[1])], "results": {}, "current": ["self@9"], "rng": "r"}
+    both = saved_league({"self_play": old_self, "league": old_league})
+    assert [name for name, _ in both["snapshots"]] == ["self@0", "self@9"]
+    assert both["rng"] == "r" and both["self_rng"] == "self-rng" and both["current"] == ["self@9"]
 
 
 # --- tournaments: known answers -----------------------------------------------------------

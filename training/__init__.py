@@ -1,10 +1,9 @@
-"""Training plumbing for ``train.py``: the opponent mix, self-play snapshots, the trainers' pieces.
+"""Training plumbing for ``train.py``: the opponent mix, the snapshot pool, the trainers' pieces.
 
 | module | what it holds |
 |---|---|
 | ``training.opponents`` | ``parse_mix``, ``split_games``, ``opponent_groups`` (the batch split into opponent groups, agents from ``agents.registry.make_agent``) |
-| ``training.self_play`` | ``SnapshotPool``, ``SelfPlay`` (frozen snapshots of the learner swapped into the ``self`` groups) |
-| ``training.league`` | ``League``, ``pfsp_probabilities`` (the ``league`` groups: baselines, ``search`` and snapshots of the learner drawn by prioritized fictitious self-play) |
+| ``training.league`` | ``SnapshotPool``, ``League``, ``pfsp_probabilities`` (one pool of frozen snapshots of the learner: the ``self`` groups draw the newest or a recent one, the ``league`` groups draw baselines, ``search`` and snapshots by prioritized fictitious self-play) |
 | ``training.expert`` | ``label_positions``, ``clone`` (expert iteration's warm start: a teacher such as ``search:256`` labels positions, the policy is cloned on them) |
 | ``training.sb3`` | the MaskablePPO model, its learning-rate schedule, win counts per opponent kind |
 | ``training.evaluation`` | the learner's table against each evaluation opponent (``arena.play_table``) |

@@ -5,7 +5,7 @@
 | file | what it holds |
 |---|---|
 | ``step_N.zip`` | ``MaskablePPO.save``: weights, optimizer state, step count, PPO settings |
-| ``step_N.state.pt`` | the rest of the run (``torch.save``): python/numpy/torch generator states, the self-play pool and its generator, the evaluation history |
+| ``step_N.state.pt`` | the rest of the run (``torch.save``): python/numpy/torch generator states, the snapshot pool and league (``training.league``) with their generators, the evaluation history |
 | ``latest.json`` | ``{"step": N, "model": "step_N.zip", "state": "step_N.state.pt"}``, replaced after both files are in place |
 
 **Why it survives SIGKILL.** A kill can land on any instruction. Each file is written to a

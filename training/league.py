@@ -1,24 +1,38 @@
-"""The league of a training run: prioritized fictitious self-play (PFSP) over baselines and snapshots of the learner.
+"""The opponents made of the learner: one pool of its frozen snapshots, drawn by self-play and by the PFSP league.
 
 ```python
-groups = opponent_groups(parse_mix("league"), 256, rules, league_groups=4)
+groups = opponent_groups(parse_mix("self:0.25,league:0.5,heuristic:0.25"), 256, rules, 2, league_groups=4)
 venv = UnoSB3VecEnv(256, 2, rules, opponents=[(g.agent, g.games) for g in groups])
 league = League(venv, groups, ["rlcard_rule", "heuristic", "search:32"], rules, seed=1)
-league.start(model.policy)                       # adds the first snapshot, each group draws an opponent
-model.learn(n, callback=[league])                # counts the learner's results per member
-league.redraw()                                  # after each rollout: every group draws again
-league.add_snapshot(model.policy, step)          # every --snapshot-every steps
+league.start(model.policy)                       # the first snapshot; every self and league group gets its opponent
+model.learn(n, callback=[league])                # counts the learner's results per league member
+league.redraw()                                  # after each rollout: every league group draws again
+league.add_snapshot(model.policy, step)          # every --snapshot-every steps; the self groups draw again
 ```
 
 | piece | what it is |
 |---|---|
-| ``pfsp_probabilities(win_rates, power)`` | the draw probabilities: ``f(p) = (1 - p) ** power``, normalised |
-| ``League`` | the ``league`` groups of ``training.opponents.opponent_groups``, the members they draw from, the results per member; an SB3 callback (it reads each step's ``dones`` and ``rewards``) |
+| ``SnapshotPool(size)`` | the newest ``size`` frozen copies of the learner's weights, named ``self@STEP`` |
+| ``pfsp_probabilities(win_rates, power)`` | the league's draw probabilities: ``f(p) = (1 - p) ** power``, normalised |
+| ``League`` | the ``self`` and ``league`` groups of ``training.opponents.opponent_groups``, the one pool both draw from, the league's members and its results per member; an SB3 callback (it reads each step's ``dones`` and ``rewards``) |
+
+**One pool, two ways to draw from it.** Both kinds of group play snapshots of the learner;
+they differ only in how a group picks its opponent:
+
+| group kind | draws from | draws | when |
+|---|---|---|---|
+| ``self`` | the snapshots | the newest with probability ``latest_prob``, else a uniformly drawn one | when a snapshot is added |
+| ``league`` | the members: the fixed specs and the snapshots | by PFSP on the learner's recent results | after every rollout |
+
+A run without ``league`` groups is a league with no members but its snapshots, a run without
+``self`` groups one whose pool only the league draws from; ``train.py`` builds one ``League``
+either way. The two kinds keep a generator each, seeded alike, so each draws what it drew
+when self-play and the league held pools of their own.
 
 **Members.** The fixed specs (any ``agents.registry.make_agent`` spec: baselines, ``search:N``,
-a saved model) and the newest ``pool_size`` frozen snapshots of the learner (``self@STEP``).
-Every group builds its own agent per fixed spec (agents may keep scratch state) and one frozen
-``PPOAgent`` into which a drawn snapshot's weights are loaded.
+a saved model; built only when there are ``league`` groups) and the newest ``pool_size``
+snapshots (``self@STEP``). Every group builds its own agent per fixed spec (agents may keep
+scratch state) and one frozen ``PPOAgent`` into which a drawn snapshot's weights are loaded.
 
 **PFSP** (Vinyals et al. 2019, AlphaStar's "hard" weighting). ``p`` is the learner's win rate
 against a member over its last ``window`` finished rounds, Laplace-smoothed
@@ -45,12 +59,50 @@ from agents.ppo import PPOAgent
 from agents.registry import make_agent
 from uno_env import UnoRules
 
-from .opponents import LEAGUE, OpponentGroup
+from .opponents import LEAGUE, SELF, OpponentGroup
 
-__all__ = ["pfsp_probabilities", "League"]
+__all__ = ["SnapshotPool", "pfsp_probabilities", "League", "saved_league"]
 
 SNAPSHOT_PREFIX = "self@"
 """a snapshot member's name is ``self@<learner step when taken>``"""
+
+
+class SnapshotPool:
+    """The newest ``size`` snapshots of the learner's weights (CPU copies of ``policy.state_dict()``), oldest first."""
+
+    def __init__(self, size: int = 8) -> None:
+        if size < 1:
+            raise ValueError(f"snapshot pool size must be >= 1, got {size}")
+        self.size = int(size)
+        self.snapshots: collections.OrderedDict[str, dict] = collections.OrderedDict()
+        self.added = 0
+
+    def __len__(self) -> int:
+        return len(self.snapshots)
+
+    def add(self, policy: Any, step: int) -> list[str]:
+        """Keep a copy of the policy's current weights as ``self@step``; returns the names evicted to make room."""
+        name = f"{SNAPSHOT_PREFIX}{int(step)}"
+        self.snapshots[name] = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
+        self.snapshots.move_to_end(name)
+        self.added += 1
+        evicted = []
+        while len(self.snapshots) > self.size:
+            evicted.append(self.snapshots.popitem(last=False)[0])
+        return evicted
+
+    def newest(self) -> str:
+        """The name of the newest snapshot."""
+        if not self.snapshots:
+            raise ValueError("the snapshot pool is empty: add(policy, step) first")
+        return next(reversed(self.snapshots))
+
+    def draw_recent(self, rng: np.random.Generator, latest_prob: float) -> str:
+        """Self-play's draw: the newest snapshot with probability ``latest_prob``, else a uniformly drawn one."""
+        newest = self.newest()
+        if rng.random() < latest_prob:
+            return newest
+        return list(self.snapshots)[int(rng.integers(len(self.snapshots)))]
 
 
 def pfsp_probabilities(win_rates: Sequence[float], power: float = 2.0) -> np.ndarray:
@@ -67,7 +119,7 @@ def pfsp_probabilities(win_rates: Sequence[float], power: float = 2.0) -> np.nda
 
 
 class League(BaseCallback):
-    """The ``league`` groups' opponents, drawn by PFSP (module docstring)."""
+    """The ``self`` and ``league`` groups' opponents, drawn from one snapshot pool (module docstring)."""
 
     def __init__(
         self,
@@ -78,25 +130,37 @@ class League(BaseCallback):
         pool_size: int = 8,
         window: int = 500,
         power: float = 2.0,
+        latest_prob: float = 0.5,
         seed: int = 0,
     ) -> None:
         super().__init__()
-        if pool_size < 1 or window < 1:
-            raise ValueError(f"league pool size and window must be >= 1, got {pool_size} and {window}")
+        if window < 1:
+            raise ValueError(f"league window must be >= 1, got {window}")
+        if not 0.0 <= latest_prob <= 1.0:
+            raise ValueError(f"latest_prob must be in [0, 1], got {latest_prob}")
         pfsp_probabilities([0.5], power)  # checks the power
         self.venv = venv
+        self.pool = SnapshotPool(pool_size)
         self.groups = [g for g, group in enumerate(groups) if group.kind == LEAGUE]
+        self.self_groups = [g for g, group in enumerate(groups) if group.kind == SELF]
         self.group_of = np.asarray(venv.group_of)
-        self.specs = list(dict.fromkeys(specs))
+        self.specs = list(dict.fromkeys(s.strip() for s in specs if s.strip())) if self.groups else []
         self.fixed = [{spec: make_agent(spec, rules, deterministic=False) for spec in self.specs} for _ in self.groups]
         self.frozen: list[PPOAgent] = []
-        self.snapshots: collections.OrderedDict[str, dict] = collections.OrderedDict()
-        self.pool_size, self.window, self.power = int(pool_size), int(window), float(power)
+        self.self_agents: list[PPOAgent] = []
+        self.window, self.power, self.latest_prob = int(window), float(power), float(latest_prob)
         self.results = {spec: collections.deque(maxlen=self.window) for spec in self.specs}
         self.current: list[str] = [""] * len(self.groups)
-        self.rng = np.random.default_rng(seed)
+        self.self_current: list[str] = [""] * len(self.self_groups)
+        self.rng = np.random.default_rng(seed)  # the league's draws
+        self.self_rng = np.random.default_rng(seed)  # the self groups' draws
 
     # --- members and draws ---------------------------------------------------------------
+
+    @property
+    def snapshots(self) -> collections.OrderedDict[str, dict]:
+        """The pool's snapshots by name, oldest first."""
+        return self.pool.snapshots
 
     @property
     def members(self) -> list[str]:
@@ -112,23 +176,30 @@ class League(BaseCallback):
         return pfsp_probabilities(self.win_rates(), self.power)
 
     def start(self, policy: Any, step: int = 0) -> None:
-        """Snapshot the learner (the first snapshot member) and let every group draw its opponent."""
+        """Snapshot the learner (the pool's first snapshot); every self and league group gets its opponent."""
         self.frozen = [PPOAgent.frozen(policy, deterministic=False, name=LEAGUE) for _ in self.groups]
+        self.self_agents = [PPOAgent.frozen(policy, deterministic=False, name=SELF) for _ in self.self_groups]
         if not self.snapshots:
-            self.add_snapshot(policy, step)
+            self._add(policy, step)
+        for k in range(len(self.self_groups)):
+            self._install_self(k, self.pool.newest())
         self.redraw()
 
     def add_snapshot(self, policy: Any, step: int) -> None:
-        """Add a frozen copy of the learner's weights; the oldest snapshot leaves a full pool."""
-        name = f"{SNAPSHOT_PREFIX}{int(step)}"
-        self.snapshots[name] = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
-        self.results[name] = collections.deque(maxlen=self.window)
-        while len(self.snapshots) > self.pool_size:
-            old, _ = self.snapshots.popitem(last=False)
-            del self.results[old]
+        """Add a frozen copy of the learner's weights (the oldest leaves a full pool); the self groups draw again."""
+        self._add(policy, step)
+        for k in range(len(self.self_groups)):
+            self._install_self(k, self.pool.draw_recent(self.self_rng, self.latest_prob))
+
+    def _add(self, policy: Any, step: int) -> None:
+        for old in self.pool.add(policy, step):
+            self.results.pop(old, None)
+        self.results[self.pool.newest()] = collections.deque(maxlen=self.window)
 
     def redraw(self) -> None:
-        """Every group draws its next opponent by PFSP."""
+        """Every league group draws its next opponent by PFSP."""
+        if not self.groups:
+            return
         members, probs = self.members, self.probabilities()
         for k in range(len(self.groups)):
             self._install(k, members[int(self.rng.choice(len(members), p=probs))])
@@ -142,11 +213,16 @@ class League(BaseCallback):
         self.current[k] = member
         self.venv.set_opponents(agent, group=self.groups[k])
 
+    def _install_self(self, k: int, name: str) -> None:
+        self.self_agents[k].load_state(self.snapshots[name])
+        self.self_current[k] = name
+        self.venv.set_opponents(self.self_agents[k], group=self.self_groups[k])
+
     # --- results: an SB3 callback ------------------------------------------------------------
 
     def _on_step(self) -> bool:
         dones = self.locals["dones"]
-        if dones.any():
+        if self.groups and dones.any():
             won = self.locals["rewards"] > 0
             slot = {g: k for k, g in enumerate(self.groups)}
             for i in np.flatnonzero(dones):
@@ -156,8 +232,10 @@ class League(BaseCallback):
                     self.results[self.current[k]].append(bool(won[i]))
         return True
 
-    def summary(self) -> str:
-        """``member p=win rate P=draw probability (rounds)`` per member, one line."""
+    def summary(self) -> str | None:
+        """``member p=win rate P=draw probability (rounds)`` per member, one line; None without league groups."""
+        if not self.groups:
+            return None
         return "league: " + ", ".join(
             f"{m} p={p:.2f} P={q:.2f} ({len(self.results[m])})"
             for m, p, q in zip(self.members, self.win_rates(), self.probabilities(), strict=True)
@@ -166,23 +244,55 @@ class League(BaseCallback):
     # --- checkpoints -------------------------------------------------------------------------
 
     def state_dict(self) -> dict[str, Any]:
-        """Snapshots, results, current draws and the generator, for a checkpoint."""
+        """The pool, results, current draws and both generators, for a checkpoint."""
         return {
             "snapshots": list(self.snapshots.items()),
+            "added": self.pool.added,
             "results": {m: list(r) for m, r in self.results.items()},
             "current": list(self.current),
+            "self_current": list(self.self_current),
             "rng": self.rng.bit_generator.state,
+            "self_rng": self.self_rng.bit_generator.state,
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore ``state_dict()`` after ``start``: each group plays again the member it played.
+        """Restore ``state_dict()`` (or ``saved_league`` of an older checkpoint) after ``start``.
 
-        Results of fixed specs no longer in ``specs`` are dropped; a group whose member is gone
-        draws anew."""
-        self.snapshots = collections.OrderedDict((name, weights) for name, weights in state["snapshots"])
-        self.results = {m: collections.deque(state["results"].get(m, []), maxlen=self.window) for m in self.members}
-        self.rng.bit_generator.state = state["rng"]
+        Each group plays again the member it played; results of fixed specs no longer in
+        ``specs`` are dropped; a league group whose member is gone draws anew, a self group
+        whose snapshot is gone (or was not saved) plays the newest."""
+        self.pool.snapshots = collections.OrderedDict((name, weights) for name, weights in state["snapshots"])
+        self.pool.added = int(state.get("added", len(self.pool.snapshots)))
+        results = state.get("results", {})
+        self.results = {m: collections.deque(results.get(m, []), maxlen=self.window) for m in self.members}
+        if state.get("rng") is not None:
+            self.rng.bit_generator.state = state["rng"]
+        if state.get("self_rng") is not None:
+            self.self_rng.bit_generator.state = state["self_rng"]
         members = self.members
-        for k, member in enumerate(state["current"][: len(self.groups)]):
-            if member in members:
-                self._install(k, member)
+        current = list(state.get("current", []))
+        for k in range(len(self.groups)):
+            member = current[k] if k < len(current) else None
+            if member not in members:
+                member = members[int(self.rng.choice(len(members), p=self.probabilities()))]
+            self._install(k, member)
+        self_current = list(state.get("self_current", []))
+        for k in range(len(self.self_groups)):
+            name = self_current[k] if k < len(self_current) else None
+            self._install_self(k, name if name in self.snapshots else self.pool.newest())
+
+
+def saved_league(run_state: dict[str, Any]) -> dict[str, Any]:
+    """The league's part of a checkpoint's run state, for ``League.load_state_dict``.
+
+    Checkpoints written before self-play and the league shared one pool hold the two apart
+    (``self_play``: unnamed snapshots, their count and generator; ``league``: named snapshots,
+    results, draws, generator, or None); both held the same snapshots, so the league's names
+    are kept when it was saved."""
+    if "self_play" not in run_state:
+        return run_state["league"]
+    old_self, old_league = run_state["self_play"], run_state.get("league") or {}
+    snapshots = old_league.get("snapshots") or [
+        (f"{SNAPSHOT_PREFIX}restored-{i}", weights) for i, weights in enumerate(old_self["snapshots"])
+    ]
+    return {**old_league, "snapshots": snapshots, "added": old_self["added"], "self_rng": old_self["rng"]}

@@ -12,7 +12,7 @@ venv = UnoSB3VecEnv(256, 2, rules, opponents=[(g.agent, g.games) for g in groups
 | ``split_games(n, weights)`` | how many of ``n`` games each kind gets (largest remainders; every kind with a positive weight gets at least one game when ``n`` allows) |
 | ``opponent_groups(mix, n, rules, self_play_groups, league_groups)`` | the groups ``(kind, agent, games)`` in game order: one per kind, the ``self`` games split into ``self_play_groups`` groups and the ``league`` games into ``league_groups`` |
 | ``seat_agents(spec, rules, num_players)`` | the agents of the other seats for one spec: ``num_players - 1`` copies of a registry agent, or a mixed table's one per seat |
-| ``PendingSnapshot`` | the agent of a ``self`` or ``league`` group until the learner exists (``training.self_play.SelfPlay`` / ``training.league.League`` swap in their opponents) |
+| ``PendingSnapshot`` | the agent of a ``self`` or ``league`` group until the learner exists (``training.league.League`` swaps in their opponents) |
 
 Why groups and not an agent that picks an opponent per row: the agent protocol
 (``act(observation, action_mask, rng)``) does not say which game a row belongs to, so such an
@@ -114,7 +114,7 @@ def split_games(n: int, weights: Sequence[float]) -> list[int]:
 
 class PendingSnapshot:
     """A self-play (or league) seat before the learner exists: the env is built before the model,
-    so its opponent comes later (``SelfPlay.start``, ``League.start``); acting before that raises
+    so its opponent comes later (``League.start``); acting before that raises
     ``ValueError``."""
 
     def __init__(self, name: str = SELF) -> None:
@@ -122,9 +122,7 @@ class PendingSnapshot:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Refuses: there is no snapshot yet."""
-        raise ValueError(
-            f"this {self.name} group has no snapshot yet: SelfPlay.start(policy) or League.start(policy) installs one"
-        )
+        raise ValueError(f"this {self.name} group has no snapshot yet: League.start(policy) installs one")
 
 
 @dataclass

@@ -15,8 +15,12 @@ def is_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
-def check_int(name: str, value: Any, lo: int, hi: int) -> int:
-    """``value`` as an int in lo..hi, else a ValueError naming it."""
-    if not is_int(value) or not lo <= value <= hi:
-        raise ValueError(f"{name} must be an integer in {lo}..{hi}, got {value!r}")
+def check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
+    """``value`` as an int in lo..hi (at least ``lo`` when ``hi`` is None), else a ValueError naming it."""
+    if not is_int(value) or value < lo or (hi is not None and value > hi):
+        if hi is not None:
+            allowed = f"an integer in {lo}..{hi}"
+        else:
+            allowed = "a positive integer" if lo == 1 else f"an integer >= {lo}"
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
     return int(value)

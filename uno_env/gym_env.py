@@ -162,7 +162,6 @@ random opponent shares one generator across the batch, so its draws depend on th
 
 from __future__ import annotations
 
-import numbers
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -172,9 +171,10 @@ import numpy as np
 from gymnasium import spaces as gym_spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from ._vector_driver import Driver, StepLog, check_int, first_out_of_range, seed_list
+from ._vector_driver import Driver, StepLog, first_out_of_range, seed_list
 from .actions import ACTION_NAMES, NUM_ACTIONS
 from .cards import COLOR_NAMES, card_name
+from .checks import check_int, is_int
 from .docs import action_table, fill_doc, observation_table
 from .observation import observation_size
 from .render import render_rgb
@@ -394,7 +394,7 @@ def _check_action(action: Any) -> int:
                 f"action must be one action id (an integer 0..{NUM_ACTIONS - 1}), got an array of shape {a.shape}"
             )
         a = a.reshape(-1)[0]
-    if not isinstance(a, numbers.Integral) or isinstance(a, (bool, np.bool_)) or not 0 <= int(a) < NUM_ACTIONS:
+    if not is_int(a) or not 0 <= int(a) < NUM_ACTIONS:
         raise ValueError(f"action must be an action id, an integer 0..{NUM_ACTIONS - 1}, got {action!r}")
     return int(a)
 
@@ -499,7 +499,7 @@ class UnoVectorEnv(VectorEnv):
         if options:
             raise ValueError(f"options are not used by {type(self).__name__}; got {options!r}")
         seeds = seed_list(seed, self.num_envs) if seed is not None else None
-        if isinstance(seed, numbers.Integral):
+        if is_int(seed):
             super().reset(seed=int(seed))
         elif seeds is not None:
             self._np_random, self._np_random_seed = np.random.default_rng(seeds), -1

@@ -18,6 +18,7 @@ from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS
+from .checks import is_int
 from .docs import action_table, fill_doc, observation_table
 from .engine import Engine
 from .engine.batch import step_one as _step_one
@@ -389,7 +390,7 @@ raw_env.__doc__ = fill_doc(
 
 def _as_action(agent: str, action: Any) -> int:
     """An action id from a NumPy integer or 0-d integer array; a clear ValueError otherwise."""
-    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+    if is_int(action):
         return int(action)
     if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
         return int(action)
@@ -523,11 +524,11 @@ def _with_max_cycles(rules: UnoRules, num_players: Any, max_cycles: Any) -> UnoR
     """``rules`` with ``max_turns = max_cycles * num_players`` (PettingZoo's keyword), or as they are."""
     if max_cycles is None:
         return rules
-    if not isinstance(max_cycles, (int, np.integer)) or isinstance(max_cycles, bool) or max_cycles < 1:
+    if not is_int(max_cycles) or max_cycles < 1:
         raise ValueError(
             f"max_cycles must be None or an integer >= 1 (cycles of every seat acting), got {max_cycles!r}"
         )
-    if not isinstance(num_players, (int, np.integer)) or isinstance(num_players, bool):
+    if not is_int(num_players):
         return rules  # the engine reports the bad num_players
     return rules.replace(max_turns=int(max_cycles) * int(num_players))
 

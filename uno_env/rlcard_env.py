@@ -80,6 +80,7 @@ import rlcard.envs.registration
 
 from .actions import ACTION_NAMES, NUM_ACTIONS
 from .cards import CARD_NAMES, COLOR_NAMES, NUM_CARD_TYPES
+from .checks import is_int
 from .engine import Engine
 from .observation import NUM_PHASES, OBS_COLOR, OBS_HAND, OBS_HAND_SIZES, OBS_PHASE, OBS_TOP, PHASE_NAMES
 from .rules import UnoRules, parse_rules
@@ -224,7 +225,7 @@ class UnoRLCardEnv(rlcard.envs.Env):
 
     def _decode_action(self, action_id: Any) -> int:
         """An action id the current player may take, else ``ValueError`` (never a silent replacement)."""
-        if isinstance(action_id, (bool, np.bool_)) or not isinstance(action_id, (int, np.integer)):
+        if not is_int(action_id):
             raise ValueError(f"action must be an action id (an integer 0..{NUM_ACTIONS - 1}), got {action_id!r}")
         if not 0 <= action_id < NUM_ACTIONS or not self.game.engine.legal_mask[0, action_id]:
             legal = self.game.get_legal_actions()

@@ -55,6 +55,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from .cards import NUM_CARD_TYPES
+from .checks import is_int
 from .gym_env import UnoVectorEnv
 from .observation import STATE_DRAW_PILE, STATE_OTHER_HANDS, STATE_TO_ACT
 from .spaces import state_bounds
@@ -78,9 +79,9 @@ def _game_indices(indices: None | int | Iterable[int], num_envs: int) -> list[in
     """SB3's ``indices`` argument as a list of game indices, else a ValueError naming what was given."""
     if indices is None:
         return list(range(num_envs))
-    idx = [indices] if isinstance(indices, (int, np.integer)) else list(indices)
+    idx = [indices] if is_int(indices) else list(indices)
     for i in idx:
-        if not isinstance(i, (int, np.integer)) or not 0 <= i < num_envs:
+        if not is_int(i) or not 0 <= i < num_envs:
             raise ValueError(f"indices must be game indices in 0..{num_envs - 1}, got {indices!r}")
     return [int(i) for i in idx]
 
@@ -247,7 +248,7 @@ class UnoSB3VecEnv(VecEnv):
 
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
         """Seeds for the next ``reset``: game i gets ``seed + i`` (a random base when None)."""
-        if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0):
+        if seed is not None and (not is_int(seed) or seed < 0):
             raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
         return super().seed(None if seed is None else int(seed))
 

@@ -29,6 +29,7 @@ from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
 from .cards import NUM_CARD_TYPES
+from .checks import check_int
 from .observation import (
     OBS_BASE_SIZE,
     OBS_FIELDS,
@@ -53,12 +54,7 @@ def observation_bounds(rules: UnoRules, num_players: int) -> tuple[np.ndarray, n
     """Per-index ``(low, high)`` of the observation vector under ``rules`` (module docstring)."""
     if not isinstance(rules, UnoRules):
         raise ValueError(f"rules must be a UnoRules (see UnoRules.preset), got {type(rules).__name__}")
-    if (
-        not isinstance(num_players, (int, np.integer))
-        or isinstance(num_players, bool)
-        or not 2 <= num_players <= MAX_PLAYERS
-    ):
-        raise ValueError(f"num_players must be an integer in 2..{MAX_PLAYERS}, got {num_players!r}")
+    check_int("num_players", num_players, 2, MAX_PLAYERS)
     size = observation_size(rules.open_hands)
     base = observation_size(False)
     deck = rules.counts.astype(np.float32)

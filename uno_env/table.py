@@ -86,7 +86,7 @@ class RowStreams:
         self.generators = list(generators)
 
     def _rows(self, size: Any, draw: Any) -> np.ndarray:
-        shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size or ())
+        shape = (size,) if is_int(size) else tuple(size or ())
         if not shape or shape[0] != len(self.generators):
             raise NotRowShaped(f"a draw of shape {shape} from a batch of {len(self.generators)} rows")
         return np.stack([draw(g, shape[1:]) for g in self.generators])

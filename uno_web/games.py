@@ -14,6 +14,7 @@ import numpy as np
 
 from uno_env import Engine, UnoRules, replay
 from uno_env.cards import CARD_COLOR, COLOR_NAMES
+from uno_env.checks import is_int
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
 from uno_env.table import ask_one
 
@@ -310,10 +311,10 @@ def check_record(record: Any) -> dict[str, Any]:
     if missing:
         raise WebError(422, f"a record needs the keys num_players, rules, start, actions, events; missing {missing}")
     n = record["num_players"]
-    if not isinstance(n, int) or isinstance(n, bool) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
+    if not is_int(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
         raise WebError(422, f"record num_players must be an integer in {MIN_PLAYERS}..{MAX_PLAYERS}, got {n!r}")
     actions = record["actions"]
-    if not isinstance(actions, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions):
+    if not isinstance(actions, list) or not all(is_int(a) for a in actions):
         raise WebError(422, "record actions must be a list of integer action ids")
     if len(actions) > MAX_REPLAY_ACTIONS:
         raise WebError(413, f"record has {len(actions)} actions; the viewer takes at most {MAX_REPLAY_ACTIONS}")

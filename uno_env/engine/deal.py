@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..checks import is_int
 from .rng import GOLDEN, mix64
 
 EXACT, APPROXIMATE, RELAXED = 0, 1, 2
@@ -199,12 +200,7 @@ def deal_constrained(
         )
     if sizes.sum() > counts.sum():
         raise ValueError(f"the hands take {int(sizes.sum())} cards but there are only {int(counts.sum())}")
-    if (
-        not isinstance(num, (int, np.integer))
-        or num < 1
-        or not isinstance(max_tries, (int, np.integer))
-        or max_tries < 1
-    ):
+    if not is_int(num) or num < 1 or not is_int(max_tries) or max_tries < 1:
         raise ValueError(f"num and max_tries must be positive integers, got {num!r} and {max_tries!r}")
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
