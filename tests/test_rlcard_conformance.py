@@ -208,3 +208,15 @@ def test_rlcard_games_with_a_short_deck_reshuffle_the_same():
     engine = Engine(1, 2, UnoRules.preset("rlcard"), seed=0, record=True)
     for seed in range(SHORT_DECK_GAMES):
         play_rlcard_game(engine, 2, 10_000 + seed, deck_left=seed % 5)
+
+
+def test_set_rlcard_game_refuses_what_it_cannot_set():
+    engine = Engine(1, 3, UnoRules.preset("rlcard"), seed=0)
+    game = UnoGame(num_players=2)
+    game.np_random = np.random.RandomState(0)
+    game.init_game()
+    with pytest.raises(ValueError, match="seats 2 players, the engine 3"):
+        set_rlcard_game(engine, 0, game)
+    game.round.is_over = True
+    with pytest.raises(ValueError, match="over"):
+        set_rlcard_game(Engine(1, 2, UnoRules.preset("rlcard"), seed=0), 0, game)

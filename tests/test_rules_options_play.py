@@ -702,3 +702,28 @@ def test_rlcard_first_cards(num_players):
             colors = [e for e in engine.record(i)["events"] if e["type"] == "color"]
             assert colors == [{"type": "color", "player": -1, "color": s["current_color"], "random": True}]
     assert seen == {"number", "skip", "reverse", "draw two", "wild"}
+
+
+def test_set_game_top_card_only_with_an_empty_discard_pile_under_every_played_card():
+    """Engine.set_game(top_card=...): the card to match of an empty discard pile (R4
+    reshuffle='every_played_card'); anything else is a ValueError that changes nothing."""
+    red3, blue9 = cards("red 3, blue 9")
+    engine = _rlcard_engine([[blue9], cards(H)], [red3], [])
+    s = engine.game_state(0)
+    every = dict(hands=s["hands"], draw_pile=s["discard_pile"], current_player=0)
+    engine.set_game(0, discard_pile=[], top_card=red3, **every)
+    assert engine.game_state(0)["top_card"] == red3 and engine.game_state(0)["discard_pile"] == []
+    assert engine.check_invariants() == []
+    before = engine.game_state(0)
+    for kwargs, match in [
+        (dict(discard_pile=[], top_card=None, **every), "top_card must be the card type to match"),
+        (dict(discard_pile=[], top_card=57, **every), "top_card must be the card type to match"),
+        (dict(discard_pile=s["discard_pile"], draw_pile=[], top_card=red3), "top_card is given only with an empty"),
+    ]:
+        kwargs = {"hands": s["hands"], "current_player": 0, **kwargs}
+        with pytest.raises(ValueError, match=match):
+            engine.set_game(0, **kwargs)
+        assert engine.game_state(0) == before
+    classic = Engine(1, 2, UnoRules(), seed=0)
+    with pytest.raises(ValueError, match="reshuffle='every_played_card'"):
+        classic.set_game(0, discard_pile=[], top_card=red3, **every)
