@@ -723,7 +723,7 @@ class Engine:
         if want is None or any(not 0 <= c < NUM_CARD_TYPES for c in want):
             raise ValueError(f"cards must be card type ids 0..{NUM_CARD_TYPES - 1}, got {cards!r}")
         if want and self._g[i, L.G_DRAW_SIZE] == 0:
-            kernels.reshuffle(self._state, self._cfg, i)
+            kernels.reshuffle(self._state, i, self._cfg[L.C_RESHUFFLE_ALL])
         pile = self.draw_pile(i)
         rest = list(pile)
         for c in want:

@@ -306,12 +306,14 @@ def set_hand_size(s, b, seat, size):
 
 
 @njit(cache=True)
-def reshuffle(s, cfg, b):
-    """R4, R12.2: the discard pile but its top card becomes the new draw pile; under
-    reshuffle='every_played_card' the whole discard pile joins the cards left in the draw pile."""
+def reshuffle(s, b, every):
+    """R4, R12.2: the discard pile but its top card becomes the new draw pile; with `every`
+    (cfg[C_RESHUFFLE_ALL], reshuffle='every_played_card') the whole discard pile joins the cards
+    left in the draw pile. The drawing helpers take that one flag, not `cfg`: they run once per
+    card drawn, and every array passed to a call costs reference counting (module docstring)."""
     g, hands, piles, rng = s[0], s[2], s[3], s[4]
     d = g[b, G_DISCARD_SIZE]
-    if cfg[C_RESHUFFLE_ALL]:
+    if every:
         if d == 0:
             return
         n = g[b, G_DRAW_SIZE]
@@ -341,11 +343,11 @@ def reshuffle(s, cfg, b):
 
 
 @njit(cache=True)
-def draw_one(s, cfg, b, seat, kind, reason):
+def draw_one(s, b, seat, kind, reason, every):
     """Move the top of the draw pile to a hand; -1 (and a flag) when both piles are empty."""
     g, pl, hands, piles = s[0], s[1], s[2], s[3]
     if g[b, G_DRAW_SIZE] == 0:
-        reshuffle(s, cfg, b)
+        reshuffle(s, b, every)
         if g[b, G_DRAW_SIZE] == 0:
             g[b, G_EMPTY_DRAW] = 1
             return -1
@@ -359,11 +361,11 @@ def draw_one(s, cfg, b, seat, kind, reason):
 
 
 @njit(cache=True)
-def draw_n(s, cfg, b, seat, count, reason):
-    if cfg[C_RESHUFFLE_ALL] and s[0][b, G_DRAW_SIZE] < count:
-        reshuffle(s, cfg, b)  # R4: a draw of `count` cards that finds fewer reshuffles first
+def draw_n(s, b, seat, count, reason, every):
+    if every and s[0][b, G_DRAW_SIZE] < count:
+        reshuffle(s, b, every)  # R4: a draw of `count` cards that finds fewer reshuffles first
     for _ in range(count):
-        if draw_one(s, cfg, b, seat, np.int64(EV_DRAW), reason) < 0:
+        if draw_one(s, b, seat, np.int64(EV_DRAW), reason, every) < 0:
             return
 
 
@@ -419,28 +421,30 @@ def last_card_forbidden(cfg, card):
 
 
 @njit(cache=True)
-def offered_alone(s, cfg, b, seat, card):
-    """`offered` without R4 wd4_only_when_stuck (which looks at the other cards held)."""
+def offered(s, cfg, b, seat, card):
+    """Whether PLAY of a held card is in the mask of phase `play` (R4, R8, R12.10, R12.22)."""
     if not matches(s, cfg, b, card):
         return False
     if card == WILD_DRAW_FOUR and not cfg[C_BLUFFING] and not wd4_legal(s, cfg, b, seat):
         return False
     if s[1][b, seat, PL_HAND_SIZE] == 1 and last_card_forbidden(cfg, card):
         return False
+    if card == WILD_DRAW_FOUR and cfg[C_WD4_ONLY_WHEN_STUCK]:
+        return not other_card_offered(s, cfg, b, seat)
     return True
 
 
 @njit(cache=True)
-def offered(s, cfg, b, seat, card):
-    """Whether PLAY of a held card is in the mask of phase `play` (R4, R8, R12.10)."""
-    if not offered_alone(s, cfg, b, seat, card):
-        return False
-    if card == WILD_DRAW_FOUR and cfg[C_WD4_ONLY_WHEN_STUCK]:
-        h = s[2]
-        for t in range(NUM_CARD_TYPES):
-            if t != WILD_DRAW_FOUR and h[b, seat, t] > 0 and offered_alone(s, cfg, b, seat, t):
-                return False
-    return True
+def other_card_offered(s, cfg, b, seat):
+    """Whether `offered` holds for a held card other than a Wild Draw Four (for which it is
+    `matches` and not forbidden as the last card)."""
+    h = s[2]
+    last = s[1][b, seat, PL_HAND_SIZE] == 1
+    for t in range(NUM_CARD_TYPES):
+        if t != WILD_DRAW_FOUR and h[b, seat, t] > 0 and matches(s, cfg, b, t):
+            if not (last and last_card_forbidden(cfg, t)):
+                return True
+    return False
 
 
 @njit(cache=True)
@@ -799,7 +803,7 @@ def deal_round(s, cfg, deck, b, dealer):
     for _ in range(cfg[C_HAND_SIZE]):
         seat = first
         for _ in range(g[b, G_ACTIVE]):
-            draw_one(s, cfg, b, seat, np.int64(EV_DEAL), np.int64(0))
+            draw_one(s, b, seat, np.int64(EV_DEAL), np.int64(0), cfg[C_RESHUFFLE_ALL])
             seat = clockwise_after(s, cfg, b, seat)
     card = -1
     while True:
@@ -830,7 +834,7 @@ def deal_round(s, cfg, deck, b, dealer):
     if rank == SKIP:
         g[b, G_PLAYER] = seat_after(s, cfg, b, first, 1)
     elif rank == DRAW_TWO:
-        draw_n(s, cfg, b, first, np.int64(2), np.int64(DRAW_FIRST_CARD))
+        draw_n(s, b, first, np.int64(2), np.int64(DRAW_FIRST_CARD), cfg[C_RESHUFFLE_ALL])
         if cfg[C_FIRST_DRAW_TWO_SKIPS]:
             g[b, G_PLAYER] = seat_after(s, cfg, b, first, 1)
     elif rank == REVERSE:
@@ -862,7 +866,7 @@ def hit_next(s, cfg, b, p, reason):
         g[b, G_PLAYER] = nxt
         g[b, G_PHASE] = PHASE_RESPOND_DRAW_TWO
         return
-    draw_n(s, cfg, b, nxt, g[b, G_PENDING], reason)
+    draw_n(s, b, nxt, g[b, G_PENDING], reason, cfg[C_RESHUFFLE_ALL])
     g[b, G_PENDING] = 0
     advance(s, cfg, b, 2)
 
@@ -892,9 +896,9 @@ def play_card(s, cfg, points, deck, b, card, count, rewards):
         # R8, R12.17: a last Draw Two / Wild Draw Four still hits the next player (whole sum).
         nxt = seat_after(s, cfg, b, p, 1)
         if rank == DRAW_TWO:
-            draw_n(s, cfg, b, nxt, g[b, G_PENDING] + 2, np.int64(DRAW_DRAW_TWO))
+            draw_n(s, b, nxt, g[b, G_PENDING] + 2, np.int64(DRAW_DRAW_TWO), cfg[C_RESHUFFLE_ALL])
         elif card == WILD_DRAW_FOUR:
-            draw_n(s, cfg, b, nxt, g[b, G_PENDING] + 4, np.int64(DRAW_DRAW_FOUR))
+            draw_n(s, b, nxt, g[b, G_PENDING] + 4, np.int64(DRAW_DRAW_FOUR), cfg[C_RESHUFFLE_ALL])
         g[b, G_PENDING] = 0
         end_round(s, cfg, points, deck, b, 1 << p, rewards)
         return
@@ -1027,18 +1031,18 @@ def custom_wild(s, cfg, b, p):
     if rule == CUSTOM_OTHERS_DRAW_TWO:
         for q in range(n):
             if q != p and not pl[b, q, PL_ELIMINATED]:
-                draw_n(s, cfg, b, q, np.int64(2), np.int64(DRAW_CUSTOM_WILD))
+                draw_n(s, b, q, np.int64(2), np.int64(DRAW_CUSTOM_WILD), cfg[C_RESHUFFLE_ALL])
     elif rule == CUSTOM_OPPONENTS_DISCARD_WILDS:
         discard_wilds(s, cfg, b, p)
     elif rule == CUSTOM_NEXT_DRAWS_UNTIL_COLOR:
         color = g[b, G_COLOR]
         while True:
-            c = draw_one(s, cfg, b, nxt, np.int64(EV_DRAW), np.int64(DRAW_UNTIL_COLOR))
+            c = draw_one(s, b, nxt, np.int64(EV_DRAW), np.int64(DRAW_UNTIL_COLOR), cfg[C_RESHUFFLE_ALL])
             if c < 0 or CARD_COLOR[c] == color:
                 break
     elif rule == CUSTOM_NEXT_DRAWS_THREE_IF_STUCK:
         if not has_play(s, cfg, b, nxt):
-            draw_n(s, cfg, b, nxt, np.int64(3), np.int64(DRAW_CUSTOM_WILD))
+            draw_n(s, b, nxt, np.int64(3), np.int64(DRAW_CUSTOM_WILD), cfg[C_RESHUFFLE_ALL])
             advance(s, cfg, b, 2)
             return
     advance(s, cfg, b, 1)
@@ -1085,17 +1089,17 @@ def respond_draw_four(s, cfg, b, action):
     g[b, G_PREV_COLOR] = -1
     if action == ACCEPT:
         emit(s, b, EV_ACCEPT, p, -1, pending)
-        draw_n(s, cfg, b, p, pending, np.int64(DRAW_DRAW_FOUR))
+        draw_n(s, b, p, pending, np.int64(DRAW_DRAW_FOUR), cfg[C_RESHUFFLE_ALL])
         advance(s, cfg, b, 1)
         return
     guilty = g[b, G_WD4_GUILTY]
     emit(s, b, EV_CHALLENGE, p, g[b, G_WD4_PLAYER], guilty)
     if guilty:
-        draw_n(s, cfg, b, g[b, G_WD4_PLAYER], cfg[C_GUILTY_DRAW], np.int64(DRAW_CHALLENGE_GUILTY))
+        draw_n(s, b, g[b, G_WD4_PLAYER], cfg[C_GUILTY_DRAW], np.int64(DRAW_CHALLENGE_GUILTY), cfg[C_RESHUFFLE_ALL])
         g[b, G_PHASE] = PHASE_PLAY
     else:
         extra = cfg[C_INNOCENT_DRAW] - 4
-        draw_n(s, cfg, b, p, max(pending + extra, 0), np.int64(DRAW_CHALLENGE_INNOCENT))
+        draw_n(s, b, p, max(pending + extra, 0), np.int64(DRAW_CHALLENGE_INNOCENT), cfg[C_RESHUFFLE_ALL])
         advance(s, cfg, b, 1)
 
 
@@ -1106,23 +1110,23 @@ def draw_action(s, cfg, b):
     g = s[0]
     p = g[b, G_PLAYER]
     if g[b, G_PHASE] == PHASE_RESPOND_DRAW_TWO:
-        draw_n(s, cfg, b, p, g[b, G_PENDING], np.int64(DRAW_DRAW_TWO))
+        draw_n(s, b, p, g[b, G_PENDING], np.int64(DRAW_DRAW_TWO), cfg[C_RESHUFFLE_ALL])
         g[b, G_PENDING] = 0
     else:
         if cfg[C_DRAWN_PLAYS]:
             # R4 drawn_card: a wild or a card of the current colour plays itself, never joining the hand.
             if g[b, G_DRAW_SIZE] == 0:
-                reshuffle(s, cfg, b)
+                reshuffle(s, b, cfg[C_RESHUFFLE_ALL])
             n = g[b, G_DRAW_SIZE]
             if n > 0:
                 top = s[3][b, PILE_DRAW, n - 1]
                 if top >= WILD or CARD_COLOR[top] == g[b, G_COLOR]:
                     play_drawn(s, cfg, b, p, top)
                     return
-        card = draw_one(s, cfg, b, p, np.int64(EV_DRAW), np.int64(DRAW_VOLUNTARY))
+        card = draw_one(s, b, p, np.int64(EV_DRAW), np.int64(DRAW_VOLUNTARY), cfg[C_RESHUFFLE_ALL])
         if cfg[C_DRAW_UNTIL_PLAYABLE]:
             while card >= 0 and not offered(s, cfg, b, p, card):
-                card = draw_one(s, cfg, b, p, np.int64(EV_DRAW), np.int64(DRAW_VOLUNTARY))
+                card = draw_one(s, b, p, np.int64(EV_DRAW), np.int64(DRAW_VOLUNTARY), cfg[C_RESHUFFLE_ALL])
         if card >= 0 and not cfg[C_DRAWN_PLAYS] and offered(s, cfg, b, p, card):
             g[b, G_PHASE] = PHASE_POST_DRAW
             g[b, G_DRAWN] = card
@@ -1161,12 +1165,12 @@ def apply_action(s, cfg, points, deck, b, action, legal, rewards):
         emit(s, b, kind, p, arg, 0)
     end_turn = False
     if not legal:
-        draw_n(s, cfg, b, p, np.int64(1), np.int64(DRAW_PENALTY))
+        draw_n(s, b, p, np.int64(1), np.int64(DRAW_PENALTY), cfg[C_RESHUFFLE_ALL])
         end_turn = True
     elif action == CALL_UNO:
         pl[b, p, PL_UNO_CALLED] = 1
     elif action == CATCH_UNO:
-        draw_n(s, cfg, b, catch, cfg[C_UNO_PENALTY], np.int64(DRAW_UNO_PENALTY))
+        draw_n(s, b, catch, cfg[C_UNO_PENALTY], np.int64(DRAW_UNO_PENALTY), cfg[C_RESHUFFLE_ALL])
     elif action < NUM_CARD_TYPES or action >= DOUBLE_FIRST:
         card, count = action, 1
         if action >= DOUBLE_FIRST:
