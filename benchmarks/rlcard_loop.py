@@ -8,10 +8,11 @@ Same code, same agents, same run for both envs (RLCard 1.2.0, 2 players, one thr
 | ``run (random)`` | ``env.run(is_training=False)`` with two seeded random legal agents (RLCard's agent protocol) |
 | ``DQN train`` | RLCard's ``examples/run_rl.py`` loop: ``env.run(is_training=True)``, ``reorganize``, ``DQNAgent.feed`` (the DQN seat against a random seat; the DQN's own updates included) |
 
-The rules differ (``uno-env`` plays uno_env's classic rules, RLCard its simplified UNO: see
-``uno_env/rlcard_env.py``), so rounds differ in length: compare CPU microseconds per decision
-(one ``env.step``); games per second are given too. Rows are timed in interleaved runs (each
-env once per run, alternating order); medians of ``--runs``.
+Three envs: ``uno`` (RLCard's own), ``uno-env`` with uno_env's classic rules, and ``uno-env`` with
+``game_rules="rlcard"`` (RLCard's game, ``uno_env/rlcard_env.py``; a wild is two decisions
+there, one in RLCard). The classic rules make longer rounds: compare CPU microseconds per
+decision (one ``env.step``); games per second are given too. Rows are timed in interleaved runs
+(each env once per run, the order turned round every run); medians of ``--runs``.
 
 Usage: ``python -m benchmarks.rlcard_loop [--runs 5] [--games 200] [--dqn-episodes 40]``
 (``--quick``: a smoke run, numbers not meaningful).
@@ -37,7 +38,16 @@ from rlcard.utils import reorganize
 
 import uno_env.rlcard_env  # noqa: F401 (registers uno-env)
 
-ENVS = ("uno", "uno-env")
+# label -> (RLCard env id, game_rules)
+ENVS = {"uno": ("uno", None), "uno-env": ("uno-env", None), "uno-env rlcard": ("uno-env", "rlcard")}
+
+
+def make(label: str, seed: int):
+    env_id, rules = ENVS[label]
+    config: dict = {"seed": seed}
+    if rules is not None:
+        config["game_rules"] = rules
+    return rlcard.make(env_id, config=config)
 
 
 class RandomLegal:
@@ -60,8 +70,8 @@ def count_decisions(trajectories) -> int:
     return sum((len(t) - 1) // 2 for t in trajectories)
 
 
-def time_random(env_id: str, games: int, seed: int) -> tuple[float, int, int]:
-    env = rlcard.make(env_id, config={"seed": seed})
+def time_random(label: str, games: int, seed: int) -> tuple[float, int, int]:
+    env = make(label, seed)
     env.set_agents([RandomLegal(seed), RandomLegal(seed + 1)])
     env.run()  # warm-up (numba kernels for uno-env)
     t0, decisions = time.process_time(), 0
@@ -71,9 +81,9 @@ def time_random(env_id: str, games: int, seed: int) -> tuple[float, int, int]:
     return time.process_time() - t0, games, decisions
 
 
-def time_dqn(env_id: str, episodes: int, seed: int) -> tuple[float, int, int]:
+def time_dqn(label: str, episodes: int, seed: int) -> tuple[float, int, int]:
     torch.manual_seed(seed)
-    env = rlcard.make(env_id, config={"seed": seed})
+    env = make(label, seed)
     agent = DQNAgent(
         num_actions=env.num_actions,
         state_shape=env.state_shape[0],
@@ -106,24 +116,26 @@ def main() -> None:
         p.error("--runs, --games and --dqn-episodes must be at least 1")
     torch.set_num_threads(1)
     rows = {("run (random)", e): [] for e in ENVS} | {("DQN train", e): [] for e in ENVS}
+    labels = list(ENVS)
     for r in range(args.runs):
-        order = ENVS if r % 2 == 0 else ENVS[::-1]
-        for env_id in order:
-            rows[("run (random)", env_id)].append(time_random(env_id, args.games, seed=r))
-        for env_id in order:
-            rows[("DQN train", env_id)].append(time_dqn(env_id, args.dqn_episodes, seed=r))
+        order = labels[r % len(labels) :] + labels[: r % len(labels)]
+        for label in order:
+            rows[("run (random)", label)].append(time_random(label, args.games, seed=r))
+        for label in order:
+            rows[("DQN train", label)].append(time_dqn(label, args.dqn_episodes, seed=r))
     print(f"RLCard {rlcard.__version__}, 2 players, {args.runs} runs, CPU time (medians)\n")
     print("| loop | env | games/s | decisions/game | µs/decision | uno-env speed-up per decision |")
     print("|---|---|---:|---:|---:|---:|")
     for loop in ("run (random)", "DQN train"):
         per_decision = {}
-        for env_id in ENVS:
-            samples = rows[(loop, env_id)]
-            per_decision[env_id] = statistics.median(cpu / d * 1e6 for cpu, _, d in samples)
+        for label in ENVS:
+            samples = rows[(loop, label)]
+            per_decision[label] = statistics.median(cpu / d * 1e6 for cpu, _, d in samples)
             games_s = statistics.median(g / cpu for cpu, g, _ in samples)
             length = statistics.median(d / g for _, g, d in samples)
-            speed = "" if env_id == "uno" else f"{per_decision['uno'] / per_decision[env_id]:.2f}x"
-            print(f"| {loop} | `{env_id}` | {games_s:.1f} | {length:.0f} | {per_decision[env_id]:.1f} | {speed} |")
+            speed = "" if label == "uno" else f"{per_decision['uno'] / per_decision[label]:.2f}x"
+            name = f"`{ENVS[label][0]}`" + (f", rules `{ENVS[label][1]}`" if ENVS[label][1] else "")
+            print(f"| {loop} | {name} | {games_s:.1f} | {length:.0f} | {per_decision[label]:.1f} | {speed} |")
 
 
 if __name__ == "__main__":

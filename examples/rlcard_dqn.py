@@ -9,7 +9,9 @@ RLCard's ``run_rl.py`` with ``"uno"`` replaced by ``"uno-env"``: ``rlcard.make``
 The differences from RLCard's own UNO (``rlcard.make("uno")``): the rules are ``uno_env``'s (any
 rule set, ``--rules``; 2 to 10 players, ``--players``), the actions are uno_env's 116 ids (a wild
 and its colour are two decisions), an illegal action raises instead of being replaced at random,
-and payoffs are right for more than two players (``uno_env/rlcard_env.py``).
+and payoffs are right for more than two players (``uno_env/rlcard_env.py``). ``--rules rlcard``
+plays RLCard's own UNO rules (the ``rlcard`` preset, docs/rules.md), still with uno_env's
+action ids and observation.
 
 Truncation: a round that reaches ``rules.max_turns`` actions ends with payoff 0 for everybody
 (RLCard's loop sees ``is_over()``). Untrained agents make long rounds; ``--max-turns`` caps them

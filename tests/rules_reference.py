@@ -97,12 +97,34 @@ def forbidden_as_last(card: int, hand_size: int, rules: UnoRules) -> bool:
 
 
 def playable(card: int, hand: Counter, top: int, color: int | None, rules: UnoRules) -> bool:
-    """Whether PLAY of a held ``card`` is offered in phase ``play`` (R4, R8, R12.10)."""
+    """Whether PLAY of a held ``card`` is offered in phase ``play`` (R4, R8, R12.10); under
+    ``wd4_only_when_stuck`` a Wild Draw Four only when no other held card is."""
+    if not _playable_alone(card, hand, top, color, rules):
+        return False
+    if card == WILD_DRAW_FOUR and rules.wd4_only_when_stuck:
+        return not any(hand[t] and _playable_alone(t, hand, top, color, rules) for t in hand if t != WILD_DRAW_FOUR)
+    return True
+
+
+def _playable_alone(card: int, hand: Counter, top: int, color: int | None, rules: UnoRules) -> bool:
     if not matches(card, top, color):
         return False
     if card == WILD_DRAW_FOUR and not bluffing(rules) and not wild_draw_four_allowed(hand, color, rules):
         return False
     return not forbidden_as_last(card, sum(hand.values()), rules)
+
+
+def can_draw(state: dict[str, Any], rules: UnoRules) -> bool:
+    """R12.1: a card can be drawn from the draw pile, or from the discard pile once reshuffled:
+    the cards under its top (R4), or all of them under ``reshuffle='every_played_card'``."""
+    below = 0 if rules.reshuffle == "every_played_card" else 1
+    return state["draw_pile_size"] > 0 or len(state["discard_pile"]) > below
+
+
+def plays_itself(card: int, color: int | None, rules: UnoRules) -> bool:
+    """R4 ``drawn_card='play_color_or_wild'``: a drawn wild, or a card of the current colour,
+    goes straight onto the discard pile."""
+    return rules.drawn_card == "play_color_or_wild" and (card >= 52 or card // 13 == color)
 
 
 # --- the legal set of a position ---------------------------------------------------------------
@@ -137,7 +159,7 @@ def legal_actions(
         plays = {t for t in hand if hand[t] and playable(t, hand, top, color, rules)}
         doubles = {double_action(t) for t in plays if rules.allow_doubles and is_number(t) and hand[t] >= 2}
         legal |= plays | doubles
-        drawable = state["draw_pile_size"] > 0 or len(state["discard_pile"]) > 1  # R12.1
+        drawable = can_draw(state, rules)
         if drawable and (rules.allow_voluntary_draw or not plays):
             legal.add(DRAW)
         if not plays and not drawable:
@@ -228,11 +250,19 @@ class PublicFacts:
             self.drew_on[p] = before["current_color"]
         elif action == DRAW and before["phase"] == "play":
             # R4: the turn ends with the card kept when the last card drawn cannot be played
-            # (or nothing could be drawn); a playable one opens post_draw instead.
+            # (or nothing could be drawn); a playable one opens post_draw instead, or under
+            # drawn_card='play_color_or_wild' a wild or a card of the colour plays itself.
             drawn = drawn_cards(step_events, p)
             hand = Counter(before["hands"][p]) + Counter(drawn)
-            if not drawn or not playable(drawn[-1], hand, before["top_card"], before["current_color"], rules):
-                self.drew_on[p] = before["current_color"]
+            color = before["current_color"]
+            if drawn and plays_itself(drawn[-1], color, rules):
+                self.drew_on[p] = None
+            elif (
+                not drawn
+                or rules.drawn_card != "choose"
+                or not playable(drawn[-1], hand, before["top_card"], color, rules)
+            ):
+                self.drew_on[p] = color
         elif before["phase"] == "choose_color" and CHOOSE_RED <= action < CHOOSE_RED + 4:
             self.named[p] = action - CHOOSE_RED
         for ev in step_events:
@@ -458,6 +488,8 @@ def expected_deal(state: dict[str, Any], round_events: list[dict], rules: UnoRul
     for e in round_events:
         if e["type"] == "deal":
             dealt[e["player"]] += len(e["cards"])
+    if rules.first_dealer == "last_seat" and state["round"] == 0:
+        assert dealer == n - 1, f"R3 first_dealer='last_seat': dealer {dealer}"
     want = {
         "dealt": {p: rules.hand_size for p in range(n) if not state["eliminated"][p]},
         "draws": {},
@@ -468,13 +500,18 @@ def expected_deal(state: dict[str, Any], round_events: list[dict], rules: UnoRul
     }
     # next_seat reads the direction from the state: use the deal's own, +1 (or -1 after a Reverse).
     cw = {**state, "direction": 1}
-    if card >= 52:
+    if card >= 52 and rules.wild_first_card == "random_color":
+        colors = [e["color"] for e in round_events if e["type"] == "color" and e.get("random")]
+        assert len(colors) == 1 and 0 <= colors[0] < 4, colors
+        want["current_color"] = colors[0]
+    elif card >= 52:
         want["phase"] = "choose_color"
     elif card % 13 == SKIP:
         want["current_player"] = next_seat(cw, first)
     elif card % 13 == DRAW_TWO:
         want["draws"] = {first: 2}
-        want["current_player"] = next_seat(cw, first)
+        if rules.first_draw_two_skips:
+            want["current_player"] = next_seat(cw, first)
     elif card % 13 == REVERSE:
         want["direction"], want["current_player"] = -1, dealer
     return {"dealt_counts": dict(dealt), **want}
@@ -531,7 +568,8 @@ class Transition:
             elif card % 13 == REVERSE:
                 d = -b["direction"]
                 active = sum(not x for x in b["eliminated"])
-                self.want.update(direction=d, phase="play", current_player=p if active == 2 else self._next(p, d))
+                skips = active == 2 and r.two_player_reverse_skips  # R5, R12.3
+                self.want.update(direction=d, phase="play", current_player=p if skips else self._next(p, d))
             else:
                 self._hit_next(p, b["pending_draw"] + 2, DRAW_TWO)
         elif a == PASS:

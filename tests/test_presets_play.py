@@ -37,7 +37,7 @@ MIXED = {
 }
 CASES = [
     (f"preset:{p}", UnoRules.preset(p), n)
-    for p in ("classic", "official", "swap_hands", "house")
+    for p in ("classic", "official", "swap_hands", "house", "rlcard")
     for n in (2, 3, 4, 7, 10)
 ]
 CASES += [(f"mixed:{k}", UnoRules.preset("classic", **v), n) for k, v in MIXED.items() for n in (2, 3, 4, 7, 10)]
@@ -87,9 +87,9 @@ def _hide_and_shuffle(engine, b, seat, rng):
 
 @pytest.mark.parametrize(
     "rules",
-    [UnoRules.preset(p) for p in ("classic", "official", "swap_hands", "house")]
+    [UnoRules.preset(p) for p in ("classic", "official", "swap_hands", "house", "rlcard")]
     + [UnoRules.preset("classic", **MIXED["explicit_uno_doubles"])],
-    ids=["classic", "official", "swap_hands", "house", "explicit_uno"],
+    ids=["classic", "official", "swap_hands", "house", "rlcard", "explicit_uno"],
 )
 def test_observation_depends_only_on_public_information(rules):
     """R11: changing other hands (same sizes) or the draw-pile order never changes what the

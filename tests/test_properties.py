@@ -35,6 +35,7 @@ from rules_reference import (
     HandModel,
     PublicFacts,
     Transition,
+    can_draw,
     cards_drawn,
     drawn_cards,
     expected_deal,
@@ -45,6 +46,7 @@ from rules_reference import (
     partners,
     playable,
     played_card,
+    plays_itself,
 )
 
 from uno_env import ACTION_NAMES, NUM_ACTIONS, Engine, UnoRules, sample_legal
@@ -104,6 +106,10 @@ def _tidy(options: dict) -> dict:
         o["turn_limit_rule"] = "truncate"
     if not (o["stack_draw_two"] or o["stack_draw_four"]):
         o["always_respond"] = False
+    if o["wd4_bluffing"] and o["challenge"]:
+        o["wd4_only_when_stuck"] = False
+    if o["draw_until_playable"]:
+        o["drawn_card"] = "choose"
     return o
 
 
@@ -378,7 +384,7 @@ class Harness:
         elif penalised:
             self._check_penalty(b, before, after, action, step_events)
         elif action == DRAW and before["phase"] == "play" and not ended:
-            self._check_draw(before, after, step_events)
+            self._check_draw(before, after, step_events, self.facts[b])
         if not ended:
             assert not e.rewards[b].any(), f"game {b}: rewards {e.rewards[b]} before the episode ended"
 
@@ -441,13 +447,13 @@ class Harness:
         self.penalties += 1
         p = before["current_player"]
         assert [ev for ev in events if ev["type"] == "penalty"] == [{"type": "penalty", "player": p, "action": action}]
-        drawable = before["draw_pile_size"] > 0 or len(before["discard_pile"]) > 1
+        drawable = can_draw(before, self.rules)
         assert len(drawn_cards(events, p, "penalty")) == int(drawable)
         assert len(after["hands"][p]) == len(before["hands"][p]) + int(drawable)
         if after["phase"] != "round_over":
             assert after["phase"] == "play" and after["current_player"] == next_seat(before, p)
 
-    def _check_draw(self, before: dict, after: dict, events: list[dict]) -> None:
+    def _check_draw(self, before: dict, after: dict, events: list[dict], facts: PublicFacts) -> None:
         """R4, R12.18: a drawn playable card opens post_draw for the same player; with
         draw_until_playable the player draws until one comes or nothing is left."""
         p = before["current_player"]
@@ -463,10 +469,48 @@ class Harness:
             assert len(cards) <= 1
         if after["phase"] == "round_over":
             return  # end_on_empty_deck or the turn limit
+        if self.rules.drawn_card == "play_color_or_wild":
+            self._check_drawn_card(before, after, cards, events, facts)
+            return
         opened = bool(fits and fits[-1])
         assert (after["phase"] == "post_draw" and after["current_player"] == p) == opened, (
             f"drew {cards} (playable: {fits}); now phase {after['phase']} for player {after['current_player']}"
         )
+
+    def _check_drawn_card(
+        self, before: dict, after: dict, cards: list[int], events: list[dict], facts: PublicFacts
+    ) -> None:
+        """R4 drawn_card='play_color_or_wild': a wild or a card of the colour plays itself (a
+        wild with a colour drawn at random and no effect, a coloured card as if played), any
+        other card is kept and the turn ends; post_draw never opens."""
+        p = before["current_player"]
+        assert after["phase"] != "post_draw"
+        kept = not cards or not plays_itself(cards[0], before["current_color"], self.rules)
+        plays = [ev for ev in events if ev["type"] == "play"]
+        if kept:
+            assert not plays and after["current_player"] == next_seat(before, p) and after["phase"] == "play"
+            assert len(after["hands"][p]) == len(before["hands"][p]) + len(cards)
+            return
+        card = cards[0]
+        assert plays == [{"type": "play", "player": p, "card": card, "count": 1}], plays
+        assert after["top_card"] == card and sorted(after["hands"][p]) == sorted(before["hands"][p])
+        if card >= 52:
+            colors = [ev["color"] for ev in events if ev["type"] == "color"]
+            assert [ev.get("random") for ev in events if ev["type"] == "color"] == [True]
+            want = {"current_player": next_seat(before, p), "phase": "play", "current_color": colors[0]}
+            for key, value in want.items():
+                assert after[key] == value, f"drawn {card}: {key} {after[key]!r}, rules say {value!r}"
+            return
+        # A coloured card acts as if played from the hand (the drawer's own draw left out).
+        t = Transition(before, card, self.rules, facts)
+        drawn = cards_drawn(events)
+        drawn[p] -= 1
+        for key, value in t.want.items():
+            assert after[key] == value, f"drawn {card}: {key} {after[key]!r}, rules say {value!r}"
+        enough = sum(t.draws.values()) <= before["draw_pile_size"] - 1
+        for q in range(self.n):
+            want = t.draws.get(q, 0)
+            assert drawn[q] == want if enough else drawn[q] <= want, f"drawn {card}: player {q} drew {drawn[q]}"
 
     # --- bad input -----------------------------------------------------------------------
 

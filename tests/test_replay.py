@@ -44,7 +44,7 @@ MIXES = {
 }
 CASES = [
     (f"{p}-{n}p", UnoRules.preset(p, max_turns=400), n)
-    for p in ("classic", "official", "swap_hands", "house")
+    for p in ("classic", "official", "swap_hands", "house", "rlcard")
     for n in (2, 3, 5, 10)
 ]
 CASES += [

@@ -93,6 +93,24 @@ def test_state_is_the_acting_seats_view_and_illegal_actions_raise():
         make(game_rules="no such preset")
 
 
+def test_rlcard_rules_in_rlcards_own_loop():
+    """``game_rules="rlcard"`` (RLCard's own game, tests/test_rlcard_conformance.py) through
+    ``env.run``: every round is won (no turn limit), the actions are the ones RLCard's 61 map
+    to (uno_env.rlcard_env.RLCARD_ACTIONS) plus the colour after a wild, payoffs +1 / -1."""
+    from uno_env.rlcard_env import RLCARD_ACTIONS
+
+    env = make(seed=4, game_rules="rlcard")
+    assert env.rules == UnoRules.preset("rlcard") and env.rules.max_turns is None
+    env.set_agents([SeededRandom(0), SeededRandom(1)])
+    allowed = {a for pair in RLCARD_ACTIONS for a in pair if a is not None}
+    for _ in range(20):
+        trajectories, payoffs = env.run(is_training=False)
+        assert env.game.engine.terminated[0] and sorted(payoffs.tolist()) == [-1.0, 1.0]
+        for traj in trajectories:
+            for state in traj[0::2]:
+                assert set(state["legal_actions"]) <= allowed
+
+
 def test_same_seed_same_games():
     runs = []
     for _ in range(2):

@@ -62,6 +62,10 @@ def test_classic_preset_is_the_default():
         (dict(custom_wild_rule="play_again"), "custom_wild_rule.*deck='classic'"),
         (dict(max_turns=None, turn_limit_rule="fewest_cards_wins"), "turn_limit_rule.*max_turns=None"),
         (dict(always_respond=True), "always_respond=True needs stacking"),
+        (dict(drawn_card="auto"), r"drawn_card must be one of \('choose', 'play_color_or_wild'\)"),
+        (dict(reshuffle="all"), r"reshuffle must be one of \('below_top', 'every_played_card'\)"),
+        (dict(first_dealer=0), r"first_dealer must be one of \('random', 'last_seat'\)"),
+        (dict(two_player_reverse_skips=1), "two_player_reverse_skips must be True or False"),
         (dict(card_counts=(1, 2)), "card_counts must be None or 57 integers"),
         (dict(card_counts=(0,) * 57), "card_counts must be None or 57 integers.*adding up to 2..112"),
         (dict(card_counts=(9,) + (0,) * 56), "card_counts must be None or 57 integers in 0..8"),
@@ -85,6 +89,8 @@ def test_bad_options(kwargs, match):
         (dict(challenge=False, challenge_innocent_draw=8), ["challenge_innocent_draw", "challenge"]),
         (dict(target_points=200), ["target_points", "episode"]),
         (dict(custom_wild_count=2), ["custom_wild_count", "deck"]),
+        (dict(wd4_only_when_stuck=True), ["wd4_only_when_stuck", "wd4_bluffing", "challenge"]),
+        (dict(drawn_card="play_color_or_wild", draw_until_playable=True), ["drawn_card", "draw_until_playable"]),
     ],
 )
 def test_contradictions_name_both_options(kwargs, names):
@@ -103,7 +109,7 @@ def test_teams_need_an_even_table_of_four_or_more(num_players):
         Engine(1, num_players, UnoRules(teams=True, episode="match"))
 
 
-@pytest.mark.parametrize("preset", ["classic", "official", "swap_hands", "house"])
+@pytest.mark.parametrize("preset", ["classic", "official", "swap_hands", "house", "rlcard"])
 def test_presets_follow_rules_md(preset):
     rules = UnoRules.preset(preset)
     expected = {
@@ -111,6 +117,22 @@ def test_presets_follow_rules_md(preset):
         "official": dict(deck="shuffle_hands", first_card_rule="redraw_special", wd4_wilds_count_as_match=True),
         "swap_hands": dict(deck="swap_hands", first_card_rule="classic"),
         "house": dict(stack_draw_two=True, stack_draw_four=True, draw_until_playable=True),
+        "rlcard": dict(
+            deck="classic",
+            hand_size=7,
+            first_dealer="last_seat",
+            allow_voluntary_draw=False,
+            wd4_only_when_stuck=True,
+            drawn_card="play_color_or_wild",
+            reshuffle="every_played_card",
+            two_player_reverse_skips=False,
+            challenge=False,
+            uno_call="auto",
+            max_turns=None,
+            first_card_rule="classic",
+            wild_first_card="random_color",
+            first_draw_two_skips=False,
+        ),
     }[preset]
     for name, value in expected.items():
         assert getattr(rules, name) == value
@@ -122,12 +144,17 @@ def test_every_option_of_rules_md_is_named():
         "deck",
         "custom_wild_count",
         "hand_size",
+        "first_dealer",
         "allow_voluntary_draw",
         "draw_until_playable",
         "allow_doubles",
         "end_on_empty_deck",
         "wd4_wilds_count_as_match",
         "wd4_bluffing",
+        "wd4_only_when_stuck",
+        "drawn_card",
+        "reshuffle",
+        "two_player_reverse_skips",
         "stack_draw_two",
         "stack_draw_four",
         "always_respond",
@@ -148,6 +175,7 @@ def test_every_option_of_rules_md_is_named():
         "turn_limit_rule",
         "first_card_rule",
         "wild_first_card",
+        "first_draw_two_skips",
         "illegal_action",
         "open_hands",
     }

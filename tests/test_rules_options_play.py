@@ -10,6 +10,9 @@ from uno_env.cards import WILD_SWAP_HANDS, deck_counts
 H = "green 1, green 2, yellow 3"
 SH = dict(deck="shuffle_hands")
 SW = dict(deck="swap_hands")
+RL = dict(rules=UnoRules.preset("rlcard"))
+STUCK = dict(wd4_only_when_stuck=True, challenge=False)
+DRAWN = dict(drawn_card="play_color_or_wild")
 
 SCENARIOS = [
     # --- R5 Wild Shuffle Hands --------------------------------------------------------------
@@ -410,6 +413,87 @@ SCENARIOS = [
         ["play red 1"],
         {"winner": [1, 3], "rewards": [-1.0, 1.0, -1.0, 1.0]},
     ),
+    # --- R4 wd4_only_when_stuck (R12.22) ------------------------------------------------------
+    (
+        "R4 wd4_only_when_stuck: not while a card of the colour may be played",
+        dict(hands=["wild draw four, red 5, blue 9", H], top="red 3", **STUCK),
+        [],
+        {"legal": ["play red 5", "draw"]},
+    ),
+    (
+        "R4 wd4_only_when_stuck: not while a card of the same number may be played",
+        dict(hands=["wild draw four, blue 3", H], top="red 3", **STUCK),
+        [],
+        {"legal": ["play blue 3", "draw"]},
+    ),
+    (
+        "R4 wd4_only_when_stuck: not while a plain wild may be played",
+        dict(hands=["wild draw four, wild, blue 9", H], top="red 3", **STUCK),
+        [],
+        {"legal": ["play wild", "draw"]},
+    ),
+    (
+        "R4 wd4_only_when_stuck: offered when nothing else may be played",
+        dict(hands=["wild draw four, blue 9", H], top="red 3", **STUCK),
+        [],
+        {"legal": ["play wild draw four", "draw"]},
+    ),
+    (
+        "R4 rlcard: drawing only when nothing else, not even a Wild Draw Four, may be played",
+        dict(hands=["wild draw four, blue 9", H], top="red 3", **RL),
+        [],
+        {"legal": ["play wild draw four"]},
+    ),
+    # --- R4 drawn_card='play_color_or_wild' (R12.23) ------------------------------------------
+    (
+        "R4 drawn_card: a drawn card of the colour plays itself; the hand is unchanged",
+        dict(hands=["blue 9", H], top="red 3", draw="red 7", **DRAWN),
+        ["draw"],
+        {"top": "red 7", "hand": (0, "blue 9"), "current_player": 1, "phase": "play", "discard_pile": [3, 7]},
+    ),
+    (
+        "R4 drawn_card: a drawn card of the top card's number but not its colour is kept",
+        dict(hands=["blue 9", H], top="red 3", draw="green 3", **DRAWN),
+        ["draw"],
+        {"top": "red 3", "hand": (0, "blue 9, green 3"), "current_player": 1, "phase": "play"},
+    ),
+    (
+        "R4 drawn_card: a drawn Skip of the colour skips the next player",
+        dict(hands=["blue 9", H, H], top="red 3", draw="red skip", **DRAWN),
+        ["draw"],
+        {"top": "red skip", "hand_sizes": [1, 3, 3], "current_player": 2},
+    ),
+    (
+        "R4 drawn_card: a drawn Draw Two of the colour hits the next player",
+        dict(hands=["blue 9", H, H], top="red 3", draw="red draw two, yellow 1, yellow 2", **DRAWN),
+        ["draw"],
+        {"top": "red draw two", "hand": (1, H + ", yellow 1, yellow 2"), "current_player": 2},
+    ),
+    (
+        "R4 drawn_card: a drawn Wild Draw Four plays itself with no effect (R12.23)",
+        dict(hands=["blue 9", H, H], top="red 3", draw="wild draw four", **DRAWN),
+        ["draw"],
+        {"top": "wild draw four", "hand_sizes": [1, 3, 3], "current_player": 1, "phase": "play"},
+    ),
+    (
+        "R5 drawn_card: a drawn Reverse of the colour with two players and rlcard hands the turn over",
+        dict(hands=["blue 9", H], top="red 3", draw="red reverse", **RL),
+        ["draw"],
+        {"top": "red reverse", "current_player": 1, "direction": -1},
+    ),
+    # --- R5 two_player_reverse_skips ----------------------------------------------------------
+    (
+        "R5 two_player_reverse_skips=False: with two players a Reverse hands the turn over",
+        dict(hands=["red reverse, red 1", H], top="red 3", two_player_reverse_skips=False),
+        ["play red reverse"],
+        {"current_player": 1, "direction": -1},
+    ),
+    (
+        "R5 two_player_reverse_skips=False: with three players a Reverse is a Reverse",
+        dict(hands=["red reverse, red 1", H, H], top="red 3", two_player_reverse_skips=False),
+        ["play red reverse"],
+        {"current_player": 2, "direction": -1},
+    ),
 ]
 
 
@@ -499,3 +583,147 @@ def test_official_preset_redraws_special_first_cards():
     for i in range(engine.num_envs):
         top = engine.game_state(i)["top_card"]
         assert top < 52 and top % 13 < 10
+
+
+def _rlcard_engine(hands, discard, draw, player=0, color=None, rules=None):
+    """A 2-player position under ``rules`` (default: the rlcard preset) with every card placed:
+    the rest of the deck joins the discard pile under ``discard`` (ids), so the draw pile is
+    exactly ``draw`` (ids, bottom to top)."""
+    rules = rules or UnoRules.preset("rlcard")
+    rest = deck_counts("classic").astype(np.int64)
+    for c in [c for h in hands for c in h] + discard + draw:
+        rest[c] -= 1
+    engine = Engine(1, len(hands), rules, seed=3)
+    engine.set_game(
+        0,
+        hands=hands,
+        discard_pile=list(np.repeat(np.arange(57), rest)) + discard,
+        draw_pile=draw,
+        current_player=player,
+        current_color=color,
+    )
+    return engine
+
+
+def test_reshuffle_every_played_card_takes_the_top_card_too():
+    """R4 reshuffle='every_played_card', R12.24: an empty draw pile takes the whole discard
+    pile, its top included; the top stays the card to match while the discard pile is empty."""
+    red3, blue9 = cards("red 3, blue 9")
+    rules = UnoRules(reshuffle="every_played_card")
+    engine = _rlcard_engine([[blue9] * 2, cards(H)], [red3], [], rules=rules)
+    state = engine.game_state(0)
+    top = state["top_card"]
+    assert state["draw_pile_size"] == 0 and 57 in np.flatnonzero(engine.legal_mask[0])  # DRAW
+    before = len(state["discard_pile"])
+    act(engine, "draw")
+    state = engine.game_state(0)
+    assert state["discard_pile"] == [] and state["top_card"] == top and state["draw_pile_size"] == before - 1
+    assert engine.check_invariants() == []
+    # Only the top card left to draw: the player draws it, and it is still the card to match.
+    engine = _rlcard_engine([[blue9] * 2, cards(H)], [red3], [], rules=rules)
+    pile = engine.game_state(0)["discard_pile"]
+    engine.set_game(0, hands=[[blue9] * 2 + pile[:-1], cards(H)], discard_pile=[red3], draw_pile=[], current_player=0)
+    act(engine, "draw")
+    state = engine.game_state(0)
+    assert state["phase"] == "post_draw" and state["discard_pile"] == [] and state["top_card"] == red3
+    assert state["draw_pile_size"] == 0 and engine.legal_mask[0, red3]
+    act(engine, "play red 3")
+    assert engine.game_state(0)["discard_pile"] == [red3] and engine.check_invariants() == []
+
+
+def test_reshuffle_every_played_card_before_a_draw_two_that_finds_too_few():
+    """R4 reshuffle='every_played_card': a Draw Two finding one card in the draw pile first
+    shuffles that card with every played card, the Draw Two included."""
+    d2, blue9, green4 = cards("red draw two, blue 9, green 4")
+    engine = _rlcard_engine([[d2, blue9], cards(H)], cards("red 3"), [green4])
+    played = len(engine.game_state(0)["discard_pile"])
+    act(engine, "play red draw two")
+    state = engine.game_state(0)
+    assert state["discard_pile"] == [] and state["top_card"] == d2 and state["current_player"] == 0
+    # The pile: the card left, the played cards and the Draw Two, less the two drawn.
+    assert len(state["hands"][1]) == 5 and state["draw_pile_size"] == 1 + played + 1 - 2
+    assert engine.check_invariants() == []
+
+
+def test_drawn_wild_colour_comes_from_the_seeded_generator():
+    """R4 drawn_card, R12.23: a drawn wild's colour is drawn from the game's generator: the same
+    generator state gives the same colour, and the four colours all come up."""
+    wild, blue9 = cards("wild, blue 9")
+    seen = set()
+    for state in range(40):
+        colors = []
+        for _ in range(2):
+            engine = _rlcard_engine([[blue9], cards(H)], cards("red 3"), [wild])
+            engine.set_game(0, **_same_position(engine), rng_state=state)
+            act(engine, "draw")
+            s = engine.game_state(0)
+            assert s["top_card"] == wild and s["hands"][0] == [blue9] and s["current_player"] == 1
+            colors.append(s["current_color"])
+        assert colors[0] == colors[1]
+        seen.add(colors[0])
+    assert seen == {0, 1, 2, 3}
+
+
+def _same_position(engine):
+    s = engine.game_state(0)
+    return dict(
+        hands=s["hands"],
+        discard_pile=s["discard_pile"],
+        draw_pile=engine.draw_pile(0),
+        current_player=s["current_player"],
+        current_color=s["current_color"],
+    )
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_rlcard_first_cards(num_players):
+    """R3 first_dealer='last_seat' and R9 under the rlcard preset: seat 0 starts; a Skip skips
+    it, a Reverse gives the turn to seat n-1 counter-clockwise, a Draw Two makes seat 0 draw 2
+    and play, a wild gets a colour at random (the first player plays), a Wild Draw Four is
+    turned back."""
+    engine = Engine(1024, num_players, UnoRules.preset("rlcard"), seed=5, record=True)
+    seen = set()
+    for i in range(engine.num_envs):
+        s = engine.game_state(i)
+        top, n = s["top_card"], num_players
+        assert s["dealer"] == n - 1 and top != 53 and s["phase"] == "play"
+        sizes = [len(h) for h in s["hands"]]
+        kind = "wild" if top >= 52 else ("number", "skip", "reverse", "draw two")[max(top % 13 - 9, 0)]
+        seen.add(kind)
+        want = {
+            "number": (0, 1, [7] * n),
+            "skip": (1, 1, [7] * n),
+            "reverse": (n - 1, -1, [7] * n),
+            "draw two": (0, 1, [9] + [7] * (n - 1)),
+            "wild": (0, 1, [7] * n),
+        }[kind]
+        assert (s["current_player"], s["direction"], sizes) == want, (kind, s)
+        if kind == "wild":
+            colors = [e for e in engine.record(i)["events"] if e["type"] == "color"]
+            assert colors == [{"type": "color", "player": -1, "color": s["current_color"], "random": True}]
+    assert seen == {"number", "skip", "reverse", "draw two", "wild"}
+
+
+def test_set_game_top_card_only_with_an_empty_discard_pile_under_every_played_card():
+    """Engine.set_game(top_card=...): the card to match of an empty discard pile (R4
+    reshuffle='every_played_card'); anything else is a ValueError that changes nothing."""
+    red3, blue9 = cards("red 3, blue 9")
+    engine = _rlcard_engine([[blue9], cards(H)], [red3], [])
+    s = engine.game_state(0)
+    every = dict(hands=s["hands"], draw_pile=s["discard_pile"], current_player=0)
+    engine.set_game(0, discard_pile=[], top_card=red3, **every)
+    assert engine.game_state(0)["top_card"] == red3 and engine.game_state(0)["discard_pile"] == []
+    assert engine.check_invariants() == []
+    before = engine.game_state(0)
+    for kwargs, match in [
+        (dict(discard_pile=[], top_card=None, **every), "top_card must be the card type to match"),
+        (dict(discard_pile=[], top_card=57, **every), "top_card must be the card type to match"),
+        (dict(discard_pile=s["discard_pile"], draw_pile=[], top_card=red3), "top_card is given only with an empty"),
+    ]:
+        kwargs = {"hands": s["hands"], "current_player": 0, **kwargs}
+        with pytest.raises(ValueError, match=match):
+            engine.set_game(0, **kwargs)
+        assert engine.game_state(0) == before
+    classic = Engine(1, 2, UnoRules(), seed=0)
+    with pytest.raises(ValueError, match="reshuffle='every_played_card'"):
+        classic.set_game(0, discard_pile=[], top_card=red3, **every)

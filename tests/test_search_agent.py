@@ -256,7 +256,7 @@ def test_benchmark_script_quick(tmp_path):
         assert f"| {figures['agent']} | 40 | {figures['wins']} |" in proc.stdout
 
 
-@pytest.mark.parametrize("preset", ["classic", "official", "swap_hands", "house"])
+@pytest.mark.parametrize("preset", ["classic", "official", "swap_hands", "house", "rlcard"])
 def test_batched_redeal_keeps_what_the_seat_knows(preset):
     """The search's batched re-deal (Engine.copy_games + resample_hidden over many games) keeps
     the seat's hand, every public fact and every count, moves only hidden cards, and deals

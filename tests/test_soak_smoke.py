@@ -27,6 +27,6 @@ def test_soak_quick(tmp_path):
     assert total["violations"] == 0 and total["steps"] >= 300_000
     assert total["invariant_checks"] >= len(report["rows"]) and total["games"] > 0
     configs = {(r["configuration"], r["players"]) for r in report["rows"]}
-    for preset in ("classic", "official", "swap_hands", "house"):
+    for preset in ("classic", "official", "swap_hands", "house", "rlcard"):
         assert {(preset, n) for n in range(2, 11)} <= configs
     assert "| violations | 0 |" in proc.stdout

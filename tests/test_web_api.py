@@ -435,7 +435,7 @@ def test_page_and_config_are_served_locally_with_a_strict_policy():
         assert "http://" not in text and "https://" not in text, f"{asset} refers to another site"
     cfg = c.get("/api/config").json()
     assert {"random", "greedy", "heuristic", "rlcard_rule", "search"} <= set(cfg["agents"])
-    assert set(cfg["presets"]) == {"classic", "official", "swap_hands", "house"}
+    assert set(cfg["presets"]) == {"classic", "official", "swap_hands", "house", "rlcard"}
 
 
 def test_host_header_is_checked_when_serving_localhost():

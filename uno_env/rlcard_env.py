@@ -30,43 +30,51 @@ What RLCard's agents get, per decision (``state`` dict, RLCard's keys):
 
 Differences from ``rlcard.make("uno")`` (RLCard's own UNO), by design:
 
-* The rules are ``uno_env``'s (docs/rules.md): a wild is played, then its colour chosen (two
-  decisions of the same player); a Wild Draw Four may be challenged; drawing is a choice, and
-  a drawn card may be played or kept (``PASS``). RLCard's 61 actions merge a wild and its colour
-  and its draws play themselves; its simplified rules are not reproduced (docs/examples.md).
+* The rules are ``uno_env``'s (docs/rules.md), classic by default: a wild is played, then its
+  colour chosen (two decisions of the same player); a Wild Draw Four may be challenged; drawing
+  is a choice, and a drawn card may be played or kept (``PASS``). ``game_rules="rlcard"`` plays
+  RLCard's own game instead (below).
 * An illegal action raises ``ValueError`` and changes nothing; RLCard's UNO silently replaces
   it with a random legal action.
 * ``get_payoffs()`` is right for every player count: +1 for the winner (each winner with shared
   wins), -1 for every other seat; 0 for everybody when a round is truncated at
   ``rules.max_turns``. (RLCard's UNO gives -1 to seat ``1 - winner`` only, so with more than two
   players some losers get 0.)
-* ``is_over()`` is also true for a truncated round (``max_turns``, 5000 actions by default):
-  RLCard's own loop (``env.run``) then ends the game with payoffs 0.
+* ``is_over()`` is also true for a truncated round (``max_turns``, 5000 actions by default;
+  ``None`` under ``"rlcard"``): RLCard's own loop (``env.run``) then ends the game with payoffs 0.
 
-RLCard 1.2's UNO rules (``rlcard/games/uno/round.py``, ``dealer.py``, ``game.py``), read for a
-``rules="rlcard"`` preset that does not exist yet: each line is an engine option ``UnoRules``
-lacks, so ``uno-env`` cannot play RLCard's game exactly today.
+RLCard's own game, ``game_rules="rlcard"``. The preset ``rlcard`` (docs/rules.md, Presets) plays RLCard 1.2's UNO (``rlcard/games/uno``:
+``round.py``, ``dealer.py``, ``game.py``) exactly, each of its differences from the classic game
+being a rule option: a Wild Draw Four only when no other card may be played and never
+challenged (``wd4_only_when_stuck``, ``challenge=False``); drawing only when nothing may be
+played (``allow_voluntary_draw=False``), the drawn card playing itself when it is a wild (a
+colour drawn at random from the engine's seeded generator, no effect) or of the current colour
+(``drawn_card="play_color_or_wild"``); a two-player Reverse handing the turn over
+(``two_player_reverse_skips=False``); seat 0 first, a first wild given a random colour, a first
+Draw Two drawn by seat 0 who then plays (``first_dealer="last_seat"``,
+``wild_first_card="random_color"``, ``first_draw_two_skips=False``); every played card, the
+target included, reshuffled into the deck before a draw that finds too few cards
+(``reshuffle="every_played_card"``); no UNO call, no score, no turn limit (``max_turns=None``).
+``tests/test_rlcard_conformance.py`` plays RLCard's own ``UnoGame`` (1,200 games at 2-4 players,
+and 100 with a short deck) and, at every decision, sets its state into the engine
+(``set_rlcard_game``) and checks that the legal actions and the state after the same action
+agree: hands, deck order, played cards, target, current player, direction, winner.
 
-1. A wild is played with its colour in one action (``r-wild``); there is no Wild Draw Four
-   challenge; a Wild Draw Four is legal only when no other action is (not even a plain wild or
-   a card of the same number).
-2. Drawing is legal only when nothing can be played, and the drawn card plays itself: a wild at
-   once in a colour drawn at random (a chance event outside the player's choice), a card of the
-   target's colour at once (its action performed); any other card, including one of the same
-   number, joins the hand and the turn passes. There is no ``PASS`` and no choice.
-3. Reverse with two players gives the turn to the other player (no extra turn); Skip, Draw Two
-   and Wild Draw Four skip the next player as usual.
-4. The first card: never a Wild Draw Four (returned and reshuffled); a wild gets a random colour;
-   a Skip skips seat 0; a Reverse makes seat ``n - 1`` start counter-clockwise; a Draw Two makes
-   seat 0 draw two and then play. Seat 0 always deals first-to-act; no dealer rotation.
-5. A reshuffle returns every played card to the deck, the top card included (which stays the
-   target while also in the deck), so card conservation differs from R4's.
-6. No UNO call, no scoring; the round ends when a hand is empty; no turn limit.
-7. Payoffs: +1 to the winner, -1 to seat ``1 - winner`` only (right for two players).
+What stays RLCard's own: its action ids, and its payoffs with more than two players. RLCard's
+61 actions map onto the engine's as ``RLCARD_ACTIONS`` says (``from_rlcard_action``,
+``to_rlcard_action``); a wild is one RLCard action and two engine decisions:
 
-Items 1-5 are rule options of their own (and 2 puts a random choice inside a step); they were
-left out of this issue's time box. ``uno-env`` with the classic rules is the drop-in: the same
-RLCard loop and agents, uno_env's rules.
+| RLCard id | RLCard action | ``uno_env`` actions |
+|---|---|---|
+| ``15 * k + r`` (``k``: 0 ``r``, 1 ``g``, 2 ``b``, 3 ``y``; ``r`` 0-12) | ``r-0`` ... ``y-draw_2`` | PLAY ``c * 13 + r`` (``c``: red 0, yellow 1, green 2, blue 3) |
+| ``15 * k + 13`` | ``r-wild`` ... ``y-wild`` | PLAY 52, then CHOOSE_COLOR ``59 + c`` |
+| ``15 * k + 14`` | ``r-wild_draw_4`` ... | PLAY 53, then CHOOSE_COLOR ``59 + c`` |
+| 60 | ``draw`` | DRAW 57 |
+
+A wild that is the player's last card ends the round before its colour (R12.4), so there the
+engine takes the PLAY alone. ``uno-env`` keeps its own 116 action ids and observation under
+every rule set, so an agent trained on ``rlcard.make("uno")`` does not plug in as it is; the
+game it plays is the same.
 """
 
 from __future__ import annotations
@@ -78,16 +86,117 @@ import numpy as np
 import rlcard.envs
 import rlcard.envs.registration
 
-from .actions import ACTION_NAMES, NUM_ACTIONS
-from .cards import CARD_NAMES, COLOR_NAMES, NUM_CARD_TYPES
+from .actions import ACTION_NAMES, CHOOSE_RED, DRAW, NUM_ACTIONS
+from .cards import CARD_NAMES, COLOR_NAMES, NUM_CARD_TYPES, WILD, WILD_DRAW_FOUR
 from .checks import is_int
 from .engine import Engine
 from .observation import NUM_PHASES, OBS_COLOR, OBS_HAND, OBS_HAND_SIZES, OBS_PHASE, OBS_TOP, PHASE_NAMES
 from .rules import UnoRules, parse_rules
 
-__all__ = ["UnoRLCardEnv", "RLCARD_ID", "register"]
+__all__ = [
+    "UnoRLCardEnv",
+    "RLCARD_ID",
+    "RLCARD_ACTIONS",
+    "RLCARD_COLORS",
+    "register",
+    "rlcard_card",
+    "from_rlcard_action",
+    "to_rlcard_action",
+    "set_rlcard_game",
+]
 
 RLCARD_ID = "uno-env"
+
+# RLCard's colour letters (rlcard/games/uno/card.py) -> uno_env colour ids (R1: 0 red, 1 yellow, 2 green, 3 blue).
+RLCARD_COLORS = {"r": 0, "g": 2, "b": 3, "y": 1}
+# RLCard's traits in its action order (rlcard/games/uno/utils.py TRAIT_MAP): ranks 0-12, then the two wilds.
+_RLCARD_TRAITS = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "skip", "reverse", "draw_2", "wild", "wild_draw_4")
+
+
+def _rlcard_action_table() -> tuple[tuple[int, int | None], ...]:
+    table: list[tuple[int, int | None]] = []
+    for letter in "rgby":  # RLCard's action order (jsondata/action_space.json)
+        color = RLCARD_COLORS[letter]
+        for rank, trait in enumerate(_RLCARD_TRAITS):
+            if trait == "wild":
+                table.append((WILD, CHOOSE_RED + color))
+            elif trait == "wild_draw_4":
+                table.append((WILD_DRAW_FOUR, CHOOSE_RED + color))
+            else:
+                table.append((color * 13 + rank, None))
+    table.append((DRAW, None))
+    return tuple(table)
+
+
+RLCARD_ACTIONS = _rlcard_action_table()
+"""RLCard's 61 UNO action ids -> uno_env's actions (module docstring, *RLCard's actions*): entry
+``k`` is ``(action, colour)``, the uno_env action of RLCard action ``k`` and, for a wild, the
+CHOOSE_COLOR that follows it (None otherwise)."""
+
+
+def from_rlcard_action(action_id: int) -> tuple[int, int | None]:
+    """RLCard's UNO action id (0..60) as uno_env's ``(action, colour action or None)``."""
+    if isinstance(action_id, (bool, np.bool_)) or not isinstance(action_id, (int, np.integer)):
+        raise ValueError(f"an RLCard UNO action id is an integer 0..60, got {action_id!r}")
+    if not 0 <= action_id < len(RLCARD_ACTIONS):
+        raise ValueError(f"an RLCard UNO action id is an integer 0..60, got {action_id!r}")
+    return RLCARD_ACTIONS[int(action_id)]
+
+
+def to_rlcard_action(action: int, color: int | None = None) -> int:
+    """The RLCard UNO action id of uno_env's ``action`` (and, for a wild, its CHOOSE_COLOR action)."""
+    key = (action, color)
+    if key not in _RLCARD_IDS:
+        raise ValueError(
+            f"({action!r}, {color!r}) has no RLCard UNO action: RLCard plays a card of ids 0..51, a wild "
+            f"({WILD}, {WILD_DRAW_FOUR}) with its CHOOSE_COLOR ({CHOOSE_RED}..{CHOOSE_RED + 3}), or DRAW ({DRAW})"
+        )
+    return _RLCARD_IDS[key]
+
+
+_RLCARD_IDS = {pair: k for k, pair in enumerate(RLCARD_ACTIONS)}
+
+
+def rlcard_card(card: Any) -> int:
+    """The uno_env card type id (R1) of an RLCard ``UnoCard`` (a wild's colour is not its type)."""
+    if card.trait == "wild":
+        return WILD
+    if card.trait == "wild_draw_4":
+        return WILD_DRAW_FOUR
+    return RLCARD_COLORS[card.color] * 13 + _RLCARD_TRAITS.index(card.trait)
+
+
+def set_rlcard_game(engine: Engine, i: int, game: Any) -> None:
+    """Put game ``i`` of ``engine`` at the position of an RLCard ``UnoGame`` (rlcard 1.2.0,
+    ``rlcard/games/uno/game.py``) that is waiting for a decision: every hand, the deck in its
+    order (RLCard deals from the end of its list, as the engine from the top of its pile), the
+    played cards, the target (its card and colour), the current player and the direction.
+
+    The engine should play ``rules="rlcard"``: RLCard's played cards may be empty after a
+    reshuffle while the target stays (``reshuffle='every_played_card'``), and seat ``n - 1`` is
+    the dealer (``first_dealer='last_seat'``). RLCard's game is not changed."""
+    rnd = game.round
+    n = engine.num_players
+    if len(game.players) != n:
+        raise ValueError(f"the RLCard game seats {len(game.players)} players, the engine {n}")
+    if rnd.is_over:
+        raise ValueError("the RLCard game is over: there is no decision to set")
+    played = [rlcard_card(c) for c in rnd.played_cards]
+    top = rlcard_card(rnd.target)
+    if played and played[-1] != top:
+        raise ValueError(f"RLCard's target {rnd.target.str} is not its last played card {rnd.played_cards[-1].str}")
+    engine.set_game(
+        i,
+        hands=[[rlcard_card(c) for c in player.hand] for player in game.players],
+        discard_pile=played,
+        draw_pile=[rlcard_card(c) for c in game.dealer.deck],
+        current_player=int(rnd.current_player),
+        current_color=RLCARD_COLORS[rnd.target.color],
+        direction=int(rnd.direction),
+        dealer=n - 1,
+        top_card=None if played else top,
+    )
+
 
 DEFAULT_GAME_CONFIG: dict[str, Any] = {"game_num_players": 2, "game_rules": None}
 _HAND = slice(OBS_HAND, OBS_HAND + NUM_CARD_TYPES)

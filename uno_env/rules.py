@@ -32,7 +32,10 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "episode": ("round", "match"),
     "turn_limit_rule": ("truncate", "fewest_cards_wins"),
     "first_card_rule": ("classic", "redraw_special"),
-    "wild_first_card": ("choose_color", "redraw"),
+    "wild_first_card": ("choose_color", "redraw", "random_color"),
+    "first_dealer": ("random", "last_seat"),
+    "drawn_card": ("choose", "play_color_or_wild"),
+    "reshuffle": ("below_top", "every_played_card"),
     "illegal_action": ("raise", "penalty"),
 }
 
@@ -56,12 +59,17 @@ class UnoRules:
     custom_wild_count: int = 3  # R1
     card_counts: tuple[int, ...] | None = None  # R1 (None: the deck's table)
     hand_size: int = 7  # R3
+    first_dealer: str = "random"  # R3
     allow_voluntary_draw: bool = True  # R4
     draw_until_playable: bool = False  # R4
     allow_doubles: bool = False  # R4
     end_on_empty_deck: bool = False  # R4
     wd4_wilds_count_as_match: bool = False  # R4
     wd4_bluffing: bool = True  # R4 (only with `challenge`)
+    wd4_only_when_stuck: bool = False  # R4 (a Wild Draw Four only when no other card may be played)
+    drawn_card: str = "choose"  # R4
+    reshuffle: str = "below_top"  # R4, R12.2
+    two_player_reverse_skips: bool = True  # R5, R12.3
     stack_draw_two: bool = False  # R5
     stack_draw_four: bool = False  # R5
     always_respond: bool = False  # R5, R12.7 (a stacked draw always opens the respond phase)
@@ -81,6 +89,7 @@ class UnoRules:
     turn_limit_rule: str = "truncate"  # R8
     first_card_rule: str = "classic"  # R9
     wild_first_card: str = "choose_color"  # R9
+    first_draw_two_skips: bool = True  # R9
     illegal_action: str = "raise"  # R10
     open_hands: bool = False  # R11
 
@@ -148,6 +157,19 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "swap_hands": {"deck": "swap_hands"},
     "house": {"stack_draw_two": True, "stack_draw_four": True, "draw_until_playable": True},
+    # RLCard 1.2's UNO (rlcard/games/uno), option by option (docs/rules.md, Presets).
+    "rlcard": {
+        "first_dealer": "last_seat",
+        "allow_voluntary_draw": False,
+        "wd4_only_when_stuck": True,
+        "drawn_card": "play_color_or_wild",
+        "reshuffle": "every_played_card",
+        "two_player_reverse_skips": False,
+        "challenge": False,
+        "max_turns": None,
+        "wild_first_card": "random_color",
+        "first_draw_two_skips": False,
+    },
 }
 
 CUSTOM_WILD_RULES = _CHOICES["custom_wild_rule"]
@@ -260,6 +282,16 @@ def _check_contradictions(r: UnoRules) -> None:
         raise ValueError(
             f"option target_points={r.target_points} has no effect with episode='round' and "
             f"scoring='winner_takes'; set episode='match'"
+        )
+    if r.wd4_only_when_stuck and r.bluffing:
+        raise ValueError(
+            "option wd4_only_when_stuck=True offers a Wild Draw Four only when no other card may be played, "
+            "so there is no bluff to challenge: set wd4_bluffing=False or challenge=False"
+        )
+    if r.drawn_card != "choose" and r.draw_until_playable:
+        raise ValueError(
+            f"option drawn_card={r.drawn_card!r} decides what the one drawn card does; it cannot be combined "
+            "with draw_until_playable=True"
         )
     if r.turn_limit_rule != "truncate" and r.max_turns is None:
         raise ValueError(f"option turn_limit_rule={r.turn_limit_rule!r} needs a turn limit, but max_turns=None")

@@ -120,6 +120,13 @@ def _config_vector(rules: UnoRules, num_players: int, autoreset: bool, observati
     cfg[L.C_TARGET_POINTS] = rules.target_points
     cfg[L.C_TEAMS] = rules.teams
     cfg[L.C_ALWAYS_RESPOND] = rules.always_respond
+    cfg[L.C_WD4_ONLY_WHEN_STUCK] = rules.wd4_only_when_stuck
+    cfg[L.C_DRAWN_PLAYS] = rules.drawn_card == "play_color_or_wild"
+    cfg[L.C_RESHUFFLE_ALL] = rules.reshuffle == "every_played_card"
+    cfg[L.C_REVERSE_SKIPS_TWO] = rules.two_player_reverse_skips
+    cfg[L.C_FIRST_DEALER_LAST] = rules.first_dealer == "last_seat"
+    cfg[L.C_RANDOM_WILD_FIRST] = rules.wild_first_card == "random_color"
+    cfg[L.C_FIRST_DRAW_TWO_SKIPS] = rules.first_draw_two_skips
     return cfg
 
 
@@ -540,7 +547,7 @@ class Engine:
             "phase": L.PHASE_NAMES[g[L.G_PHASE]],
             "direction": int(g[L.G_DIRECTION]),
             "current_color": color if color >= 0 else None,
-            "top_card": int(self._piles[i, L.PILE_DISCARD, g[L.G_DISCARD_SIZE] - 1]),
+            "top_card": int(g[L.G_TOP]),
             "hands": hands,
             "draw_pile_size": int(g[L.G_DRAW_SIZE]),
             "discard_pile": self._piles[i, L.PILE_DISCARD, : g[L.G_DISCARD_SIZE]].tolist(),
@@ -716,7 +723,7 @@ class Engine:
         if want is None or any(not 0 <= c < NUM_CARD_TYPES for c in want):
             raise ValueError(f"cards must be card type ids 0..{NUM_CARD_TYPES - 1}, got {cards!r}")
         if want and self._g[i, L.G_DRAW_SIZE] == 0:
-            kernels.reshuffle(self._state, i)
+            kernels.reshuffle(self._state, i, self._cfg[L.C_RESHUFFLE_ALL])
         pile = self.draw_pile(i)
         rest = list(pile)
         for c in want:
@@ -748,22 +755,26 @@ class Engine:
         dealer: int | None = None,
         scores: Sequence[int] | None = None,
         rng_state: int | None = None,
+        top_card: int | None = None,
     ) -> StepResult:
         """Put game i in phase ``play`` at a given position (every card of the deck placed once).
 
         ``draw_pile`` and ``discard_pile`` are listed bottom to top; ``current_color`` defaults
         to the colour of the top card (it must be given when the top card is a wild).
         ``rng_state`` sets the generator the game goes on with (reshuffles, Shuffle Hands); by
-        default it keeps its own.
+        default it keeps its own. ``top_card`` is the card to match when ``discard_pile`` is
+        empty, which only ``reshuffle='every_played_card'`` allows (R4: the top card was
+        shuffled away with the rest and stays the card to match); otherwise leave it None.
         """
         i = self._check_index(i)
         self._check_position_args(hands, discard_pile, draw_pile, current_player, dealer, scores)
+        top = self._top_card(discard_pile, top_card)
         counts = self._count_cards(hands, discard_pile, draw_pile)
-        current_color = self._current_color(discard_pile, current_player, current_color, direction)
+        current_color = self._current_color(top, current_player, current_color, direction)
         if rng_state is not None:
             rng_state = _check_seed(rng_state, "rng_state")
         self._write_position(
-            i, counts, discard_pile, draw_pile, current_player, current_color, direction, dealer, scores
+            i, counts, discard_pile, draw_pile, top, current_player, current_color, direction, dealer, scores
         )
         if rng_state is not None:
             self._rng[i, 0] = rng_state
@@ -810,13 +821,28 @@ class Engine:
             raise ValueError(
                 f"every card of the deck must be placed exactly once; surplus (+) / missing (-) by type: {diff}"
             )
-        if not discard_pile:
-            raise ValueError("discard_pile must hold at least the top card")
         return counts
 
-    def _current_color(self, discard_pile: Any, current_player: int, current_color: Any, direction: Any) -> int:
+    def _top_card(self, discard_pile: Any, top_card: Any) -> int:
+        """The card to match: the top of ``discard_pile``, or ``top_card`` when that pile is empty."""
+        if len(discard_pile):
+            if top_card is not None:
+                raise ValueError("top_card is given only with an empty discard_pile (its top is the card to match)")
+            return int(discard_pile[-1])
+        if self.rules.reshuffle != "every_played_card":
+            raise ValueError(
+                f"discard_pile must hold at least the top card (an empty one needs reshuffle='every_played_card', "
+                f"got reshuffle={self.rules.reshuffle!r})"
+            )
+        if top_card is None or not is_int(top_card) or not 0 <= top_card < NUM_CARD_TYPES:
+            raise ValueError(
+                f"with an empty discard_pile, top_card must be the card type to match (0..{NUM_CARD_TYPES - 1}), "
+                f"got {top_card!r}"
+            )
+        return int(top_card)
+
+    def _current_color(self, top: int, current_player: int, current_color: Any, direction: Any) -> int:
         """The position's colour: the one given, else the top card's (a wild's must be given)."""
-        top = int(discard_pile[-1])
         if current_color is None:
             if top >= 52:
                 raise ValueError("current_color must be given when the top card is a wild")
@@ -831,6 +857,7 @@ class Engine:
         counts: np.ndarray,
         discard_pile: Any,
         draw_pile: Any,
+        top: int,
         current_player: int,
         current_color: int,
         direction: int,
@@ -852,6 +879,7 @@ class Engine:
         g[L.G_DEALER] = (current_player - 1) % n if dealer is None else dealer
         g[L.G_DRAW_SIZE] = len(draw_pile)
         g[L.G_DISCARD_SIZE] = len(discard_pile)
+        g[L.G_TOP] = top
         self._hands[i] = counts
         self._hands[i, n] = np.bincount(np.asarray(discard_pile, np.int64), minlength=NUM_CARD_TYPES)
         self._piles[i] = 0

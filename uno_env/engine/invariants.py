@@ -7,11 +7,13 @@ from numba import njit
 from ..cards import NUM_CARD_TYPES
 from .layout import (
     C_NUM_PLAYERS,
+    C_RESHUFFLE_ALL,
     G_DISCARD_SIZE,
     G_DONE,
     G_DRAW_SIZE,
     G_PHASE,
     G_PLAYER,
+    G_TOP,
     PHASE_PLAY,
     PHASE_POST_DRAW,
     PILE_DISCARD,
@@ -27,6 +29,7 @@ EMPTY_MASK = 4
 PLAY_NOT_HELD = 5
 BAD_PLAYER = 6
 MASK_WHEN_OVER = 7
+BAD_TOP = 8
 MESSAGES = (
     "ok",
     "cards of some type are not all accounted for (hands + draw pile + discard pile != deck)",
@@ -36,6 +39,7 @@ MESSAGES = (
     "the mask offers to play a card the player does not hold",
     "current player is not a seat",
     "the mask offers an action after the round ended",
+    "the card to match is not the top of the discard pile (nor kept after a reshuffle='every_played_card')",
 )
 
 
@@ -67,6 +71,9 @@ def check_batch(s, cfg, deck, mask, out):
                 out[b] = BAD_CARD_COUNT
             if disc[t] != hands[b, n, t]:
                 out[b] = BAD_DISCARD_COUNTS
+        d = g[b, G_DISCARD_SIZE]
+        if (d > 0 and g[b, G_TOP] != piles[b, PILE_DISCARD, d - 1]) or (d == 0 and not cfg[C_RESHUFFLE_ALL]):
+            out[b] = BAD_TOP
         if out[b] != OK:
             continue
         p = g[b, G_PLAYER]

@@ -54,10 +54,13 @@ from .layout import (  # the state layout constants; numba freezes them
     C_CUSTOM_RULE,
     C_DOUBLES,
     C_DRAW_UNTIL_PLAYABLE,
+    C_DRAWN_PLAYS,
     C_ELIMINATION,
     C_END_ON_EMPTY_DECK,
     C_EXPLICIT_UNO,
     C_FEWEST_CARDS_WINS,
+    C_FIRST_DEALER_LAST,
+    C_FIRST_DRAW_TWO_SKIPS,
     C_FORBID_LAST_ACTION,
     C_GUILTY_DRAW,
     C_HAND_SIZE,
@@ -66,14 +69,18 @@ from .layout import (  # the state layout constants; numba freezes them
     C_MAX_TURNS,
     C_NUM_PLAYERS,
     C_OPEN_HANDS,
+    C_RANDOM_WILD_FIRST,
     C_REDRAW_SPECIAL,
     C_REDRAW_WILD,
+    C_RESHUFFLE_ALL,
+    C_REVERSE_SKIPS_TWO,
     C_STACK_DRAW_FOUR,
     C_STACK_DRAW_TWO,
     C_TARGET_POINTS,
     C_TEAMS,
     C_UNO_PENALTY,
     C_VOLUNTARY_DRAW,
+    C_WD4_ONLY_WHEN_STUCK,
     C_WD4_WILDS_MATCH,
     CUSTOM_NEXT_DRAWS_THREE_IF_STUCK,
     CUSTOM_NEXT_DRAWS_UNTIL_COLOR,
@@ -128,6 +135,7 @@ from .layout import (  # the state layout constants; numba freezes them
     G_PLAYER,
     G_PREV_COLOR,
     G_ROUND,
+    G_TOP,
     G_TURN,
     G_WD4_GUILTY,
     G_WD4_PLAYER,
@@ -272,8 +280,9 @@ def with_partners(cfg, seats):
 
 @njit(cache=True, inline="always")
 def top_card(s, b):
-    g, piles = s[0], s[3]
-    return piles[b, PILE_DISCARD, g[b, G_DISCARD_SIZE] - 1]
+    """The card to match: the top of the discard pile (R4 reshuffle='every_played_card' keeps it
+    after the pile was shuffled away)."""
+    return s[0][b, G_TOP]
 
 
 @njit(cache=True, inline="always")
@@ -281,6 +290,7 @@ def push_discard(s, b, card):
     g, hands, piles = s[0], s[2], s[3]
     piles[b, PILE_DISCARD, g[b, G_DISCARD_SIZE]] = card
     g[b, G_DISCARD_SIZE] += 1
+    g[b, G_TOP] = card
     hands[b, hands.shape[1] - 1, card] += 1
 
 
@@ -296,10 +306,27 @@ def set_hand_size(s, b, seat, size):
 
 
 @njit(cache=True)
-def reshuffle(s, b):
-    """R4, R12.2: the discard pile but its top card becomes the new draw pile."""
+def reshuffle(s, b, every):
+    """R4, R12.2: the discard pile but its top card becomes the new draw pile; with `every`
+    (cfg[C_RESHUFFLE_ALL], reshuffle='every_played_card') the whole discard pile joins the cards
+    left in the draw pile. The drawing helpers take that one flag, not `cfg`: they run once per
+    card drawn, and every array passed to a call costs reference counting (module docstring)."""
     g, hands, piles, rng = s[0], s[2], s[3], s[4]
     d = g[b, G_DISCARD_SIZE]
+    if every:
+        if d == 0:
+            return
+        n = g[b, G_DRAW_SIZE]
+        disc_row = hands.shape[1] - 1
+        for i in range(d):
+            c = piles[b, PILE_DISCARD, i]
+            piles[b, PILE_DRAW, n + i] = c
+            hands[b, disc_row, c] -= 1
+        g[b, G_DISCARD_SIZE] = 0
+        g[b, G_DRAW_SIZE] = n + d
+        shuffle_pile(rng, b, piles, np.int64(PILE_DRAW), np.int64(0), n + d)
+        emit(s, b, EV_RESHUFFLE, -1, 1, d)
+        return
     if d <= 1:
         return
     top = piles[b, PILE_DISCARD, d - 1]
@@ -316,11 +343,11 @@ def reshuffle(s, b):
 
 
 @njit(cache=True)
-def draw_one(s, b, seat, kind, reason):
+def draw_one(s, b, seat, kind, reason, every):
     """Move the top of the draw pile to a hand; -1 (and a flag) when both piles are empty."""
     g, pl, hands, piles = s[0], s[1], s[2], s[3]
     if g[b, G_DRAW_SIZE] == 0:
-        reshuffle(s, b)
+        reshuffle(s, b, every)
         if g[b, G_DRAW_SIZE] == 0:
             g[b, G_EMPTY_DRAW] = 1
             return -1
@@ -334,17 +361,20 @@ def draw_one(s, b, seat, kind, reason):
 
 
 @njit(cache=True)
-def draw_n(s, b, seat, count, reason):
+def draw_n(s, b, seat, count, reason, every):
+    if every and s[0][b, G_DRAW_SIZE] < count:
+        reshuffle(s, b, every)  # R4: a draw of `count` cards that finds fewer reshuffles first
     for _ in range(count):
-        if draw_one(s, b, seat, np.int64(EV_DRAW), reason) < 0:
+        if draw_one(s, b, seat, np.int64(EV_DRAW), reason, every) < 0:
             return
 
 
 @njit(cache=True, inline="always")
-def can_draw(s, b):
-    """R12.1: something can be drawn (the draw pile, or the discard pile below its top)."""
+def can_draw(s, cfg, b):
+    """R12.1: something can be drawn (the draw pile, or the discard pile below its top; the
+    whole discard pile under reshuffle='every_played_card')."""
     g = s[0]
-    return g[b, G_DRAW_SIZE] > 0 or g[b, G_DISCARD_SIZE] > 1
+    return g[b, G_DRAW_SIZE] > 0 or g[b, G_DISCARD_SIZE] > 1 - cfg[C_RESHUFFLE_ALL]
 
 
 @njit(cache=True)
@@ -392,14 +422,29 @@ def last_card_forbidden(cfg, card):
 
 @njit(cache=True)
 def offered(s, cfg, b, seat, card):
-    """Whether PLAY of a held card is in the mask of phase `play` (R4, R8, R12.10)."""
+    """Whether PLAY of a held card is in the mask of phase `play` (R4, R8, R12.10, R12.22)."""
     if not matches(s, cfg, b, card):
         return False
     if card == WILD_DRAW_FOUR and not cfg[C_BLUFFING] and not wd4_legal(s, cfg, b, seat):
         return False
     if s[1][b, seat, PL_HAND_SIZE] == 1 and last_card_forbidden(cfg, card):
         return False
+    if card == WILD_DRAW_FOUR and cfg[C_WD4_ONLY_WHEN_STUCK]:
+        return not other_card_offered(s, cfg, b, seat)
     return True
+
+
+@njit(cache=True)
+def other_card_offered(s, cfg, b, seat):
+    """Whether `offered` holds for a held card other than a Wild Draw Four (for which it is
+    `matches` and not forbidden as the last card)."""
+    h = s[2]
+    last = s[1][b, seat, PL_HAND_SIZE] == 1
+    for t in range(NUM_CARD_TYPES):
+        if t != WILD_DRAW_FOUR and h[b, seat, t] > 0 and matches(s, cfg, b, t):
+            if not (last and last_card_forbidden(cfg, t)):
+                return True
+    return False
 
 
 @njit(cache=True)
@@ -425,7 +470,7 @@ def write_mask(s, cfg, b, mask):
     p = g[b, G_PLAYER]
     if phase == PHASE_PLAY:
         any_play = write_play_mask(s, cfg, b, p, mask)
-        drawable = can_draw(s, b)
+        drawable = can_draw(s, cfg, b)
         if drawable and (cfg[C_VOLUNTARY_DRAW] or not any_play):
             mask[b, DRAW] = True
         if not any_play and not drawable:
@@ -508,6 +553,9 @@ def write_play_mask(s, cfg, b, p, mask):
         count = 0
         for t in range(NUM_CARD_TYPES):
             count += mask[b, t]
+    if cfg[C_WD4_ONLY_WHEN_STUCK] and mask[b, WILD_DRAW_FOUR] and count > 1:
+        mask[b, WILD_DRAW_FOUR] = False  # R4: only when no other card may be played
+        count -= 1
     if cfg[C_DOUBLES]:
         # R4 allow_doubles: two identical number cards, when one of them may be played.
         for c in range(4):
@@ -718,7 +766,7 @@ def reset_game(s, cfg, deck, b):
     g[b, :] = 0
     pl[b, :, :] = 0
     g[b, G_ACTIVE] = n
-    deal_round(s, cfg, deck, b, randint(rng, b, n))
+    deal_round(s, cfg, deck, b, n - 1 if cfg[C_FIRST_DEALER_LAST] else randint(rng, b, n))
 
 
 @njit(cache=True)
@@ -755,7 +803,7 @@ def deal_round(s, cfg, deck, b, dealer):
     for _ in range(cfg[C_HAND_SIZE]):
         seat = first
         for _ in range(g[b, G_ACTIVE]):
-            draw_one(s, b, seat, np.int64(EV_DEAL), np.int64(0))
+            draw_one(s, b, seat, np.int64(EV_DEAL), np.int64(0), cfg[C_RESHUFFLE_ALL])
             seat = clockwise_after(s, cfg, b, seat)
     card = -1
     while True:
@@ -769,6 +817,11 @@ def deal_round(s, cfg, deck, b, dealer):
         emit(s, b, EV_RETURN_FIRST, -1, card, 0)
         shuffle_pile(rng, b, piles, np.int64(PILE_DRAW), np.int64(0), m + 1)
     g[b, G_PLAYER] = first
+    if card >= WILD and cfg[C_RANDOM_WILD_FIRST]:
+        g[b, G_COLOR] = randint(rng, b, 4)  # R9 wild_first_card='random_color': no other effect
+        emit(s, b, EV_COLOR, -1, 1, g[b, G_COLOR])
+        g[b, G_EMPTY_DRAW] = 0
+        return
     if card >= WILD:
         # R9, R12.11: the first player chooses the colour (and a swap target), then plays.
         g[b, G_COLOR] = -1
@@ -781,8 +834,9 @@ def deal_round(s, cfg, deck, b, dealer):
     if rank == SKIP:
         g[b, G_PLAYER] = seat_after(s, cfg, b, first, 1)
     elif rank == DRAW_TWO:
-        draw_n(s, b, first, np.int64(2), np.int64(DRAW_FIRST_CARD))
-        g[b, G_PLAYER] = seat_after(s, cfg, b, first, 1)
+        draw_n(s, b, first, np.int64(2), np.int64(DRAW_FIRST_CARD), cfg[C_RESHUFFLE_ALL])
+        if cfg[C_FIRST_DRAW_TWO_SKIPS]:
+            g[b, G_PLAYER] = seat_after(s, cfg, b, first, 1)
     elif rank == REVERSE:
         g[b, G_DIRECTION] = -1
         g[b, G_PLAYER] = dealer
@@ -812,7 +866,7 @@ def hit_next(s, cfg, b, p, reason):
         g[b, G_PLAYER] = nxt
         g[b, G_PHASE] = PHASE_RESPOND_DRAW_TWO
         return
-    draw_n(s, b, nxt, g[b, G_PENDING], reason)
+    draw_n(s, b, nxt, g[b, G_PENDING], reason, cfg[C_RESHUFFLE_ALL])
     g[b, G_PENDING] = 0
     advance(s, cfg, b, 2)
 
@@ -842,9 +896,9 @@ def play_card(s, cfg, points, deck, b, card, count, rewards):
         # R8, R12.17: a last Draw Two / Wild Draw Four still hits the next player (whole sum).
         nxt = seat_after(s, cfg, b, p, 1)
         if rank == DRAW_TWO:
-            draw_n(s, b, nxt, g[b, G_PENDING] + 2, np.int64(DRAW_DRAW_TWO))
+            draw_n(s, b, nxt, g[b, G_PENDING] + 2, np.int64(DRAW_DRAW_TWO), cfg[C_RESHUFFLE_ALL])
         elif card == WILD_DRAW_FOUR:
-            draw_n(s, b, nxt, g[b, G_PENDING] + 4, np.int64(DRAW_DRAW_FOUR))
+            draw_n(s, b, nxt, g[b, G_PENDING] + 4, np.int64(DRAW_DRAW_FOUR), cfg[C_RESHUFFLE_ALL])
         g[b, G_PENDING] = 0
         end_round(s, cfg, points, deck, b, 1 << p, rewards)
         return
@@ -858,8 +912,36 @@ def play_card(s, cfg, points, deck, b, card, count, rewards):
         # One inlined `advance` for numbers, Skip and Reverse (each copy costs compile time).
         if rank == REVERSE:
             g[b, G_DIRECTION] = -g[b, G_DIRECTION]
-        skip = rank == SKIP or (rank == REVERSE and g[b, G_ACTIVE] == 2)
+        skip = rank == SKIP or (rank == REVERSE and g[b, G_ACTIVE] == 2 and cfg[C_REVERSE_SKIPS_TWO])
         advance(s, cfg, b, 2 if skip else 1)
+
+
+@njit(cache=True)
+def play_drawn(s, cfg, b, p, card):
+    """R4 drawn_card='play_color_or_wild': the card on top of the draw pile, a wild or of the
+    current colour, goes straight onto the discard pile. A wild gets a colour drawn at random
+    from the game's generator and has no other effect; a coloured card acts as if played."""
+    g, pl, rng = s[0], s[1], s[4]
+    g[b, G_DRAW_SIZE] -= 1
+    emit(s, b, EV_DRAW, p, card, DRAW_VOLUNTARY)
+    push_discard(s, b, card)
+    emit(s, b, EV_PLAY, p, card, 1)
+    pl[b, p, PL_DREW_ON] = 0
+    if card >= WILD:
+        color = randint(rng, b, 4)
+        g[b, G_COLOR] = color
+        emit(s, b, EV_COLOR, p, 1, color)
+        advance(s, cfg, b, 1)
+        return
+    rank = CARD_RANK[card]
+    if rank == DRAW_TWO:
+        g[b, G_PENDING] += 2
+        hit_next(s, cfg, b, p, np.int64(DRAW_DRAW_TWO))
+        return
+    if rank == REVERSE:
+        g[b, G_DIRECTION] = -g[b, G_DIRECTION]
+    skip = rank == SKIP or (rank == REVERSE and g[b, G_ACTIVE] == 2 and cfg[C_REVERSE_SKIPS_TWO])
+    advance(s, cfg, b, 2 if skip else 1)
 
 
 @njit(cache=True)
@@ -949,18 +1031,18 @@ def custom_wild(s, cfg, b, p):
     if rule == CUSTOM_OTHERS_DRAW_TWO:
         for q in range(n):
             if q != p and not pl[b, q, PL_ELIMINATED]:
-                draw_n(s, b, q, np.int64(2), np.int64(DRAW_CUSTOM_WILD))
+                draw_n(s, b, q, np.int64(2), np.int64(DRAW_CUSTOM_WILD), cfg[C_RESHUFFLE_ALL])
     elif rule == CUSTOM_OPPONENTS_DISCARD_WILDS:
         discard_wilds(s, cfg, b, p)
     elif rule == CUSTOM_NEXT_DRAWS_UNTIL_COLOR:
         color = g[b, G_COLOR]
         while True:
-            c = draw_one(s, b, nxt, np.int64(EV_DRAW), np.int64(DRAW_UNTIL_COLOR))
+            c = draw_one(s, b, nxt, np.int64(EV_DRAW), np.int64(DRAW_UNTIL_COLOR), cfg[C_RESHUFFLE_ALL])
             if c < 0 or CARD_COLOR[c] == color:
                 break
     elif rule == CUSTOM_NEXT_DRAWS_THREE_IF_STUCK:
         if not has_play(s, cfg, b, nxt):
-            draw_n(s, b, nxt, np.int64(3), np.int64(DRAW_CUSTOM_WILD))
+            draw_n(s, b, nxt, np.int64(3), np.int64(DRAW_CUSTOM_WILD), cfg[C_RESHUFFLE_ALL])
             advance(s, cfg, b, 2)
             return
     advance(s, cfg, b, 1)
@@ -1007,17 +1089,17 @@ def respond_draw_four(s, cfg, b, action):
     g[b, G_PREV_COLOR] = -1
     if action == ACCEPT:
         emit(s, b, EV_ACCEPT, p, -1, pending)
-        draw_n(s, b, p, pending, np.int64(DRAW_DRAW_FOUR))
+        draw_n(s, b, p, pending, np.int64(DRAW_DRAW_FOUR), cfg[C_RESHUFFLE_ALL])
         advance(s, cfg, b, 1)
         return
     guilty = g[b, G_WD4_GUILTY]
     emit(s, b, EV_CHALLENGE, p, g[b, G_WD4_PLAYER], guilty)
     if guilty:
-        draw_n(s, b, g[b, G_WD4_PLAYER], cfg[C_GUILTY_DRAW], np.int64(DRAW_CHALLENGE_GUILTY))
+        draw_n(s, b, g[b, G_WD4_PLAYER], cfg[C_GUILTY_DRAW], np.int64(DRAW_CHALLENGE_GUILTY), cfg[C_RESHUFFLE_ALL])
         g[b, G_PHASE] = PHASE_PLAY
     else:
         extra = cfg[C_INNOCENT_DRAW] - 4
-        draw_n(s, b, p, max(pending + extra, 0), np.int64(DRAW_CHALLENGE_INNOCENT))
+        draw_n(s, b, p, max(pending + extra, 0), np.int64(DRAW_CHALLENGE_INNOCENT), cfg[C_RESHUFFLE_ALL])
         advance(s, cfg, b, 1)
 
 
@@ -1028,14 +1110,24 @@ def draw_action(s, cfg, b):
     g = s[0]
     p = g[b, G_PLAYER]
     if g[b, G_PHASE] == PHASE_RESPOND_DRAW_TWO:
-        draw_n(s, b, p, g[b, G_PENDING], np.int64(DRAW_DRAW_TWO))
+        draw_n(s, b, p, g[b, G_PENDING], np.int64(DRAW_DRAW_TWO), cfg[C_RESHUFFLE_ALL])
         g[b, G_PENDING] = 0
     else:
-        card = draw_one(s, b, p, np.int64(EV_DRAW), np.int64(DRAW_VOLUNTARY))
+        if cfg[C_DRAWN_PLAYS]:
+            # R4 drawn_card: a wild or a card of the current colour plays itself, never joining the hand.
+            if g[b, G_DRAW_SIZE] == 0:
+                reshuffle(s, b, cfg[C_RESHUFFLE_ALL])
+            n = g[b, G_DRAW_SIZE]
+            if n > 0:
+                top = s[3][b, PILE_DRAW, n - 1]
+                if top >= WILD or CARD_COLOR[top] == g[b, G_COLOR]:
+                    play_drawn(s, cfg, b, p, top)
+                    return
+        card = draw_one(s, b, p, np.int64(EV_DRAW), np.int64(DRAW_VOLUNTARY), cfg[C_RESHUFFLE_ALL])
         if cfg[C_DRAW_UNTIL_PLAYABLE]:
             while card >= 0 and not offered(s, cfg, b, p, card):
-                card = draw_one(s, b, p, np.int64(EV_DRAW), np.int64(DRAW_VOLUNTARY))
-        if card >= 0 and offered(s, cfg, b, p, card):
+                card = draw_one(s, b, p, np.int64(EV_DRAW), np.int64(DRAW_VOLUNTARY), cfg[C_RESHUFFLE_ALL])
+        if card >= 0 and not cfg[C_DRAWN_PLAYS] and offered(s, cfg, b, p, card):
             g[b, G_PHASE] = PHASE_POST_DRAW
             g[b, G_DRAWN] = card
             return
@@ -1073,12 +1165,12 @@ def apply_action(s, cfg, points, deck, b, action, legal, rewards):
         emit(s, b, kind, p, arg, 0)
     end_turn = False
     if not legal:
-        draw_n(s, b, p, np.int64(1), np.int64(DRAW_PENALTY))
+        draw_n(s, b, p, np.int64(1), np.int64(DRAW_PENALTY), cfg[C_RESHUFFLE_ALL])
         end_turn = True
     elif action == CALL_UNO:
         pl[b, p, PL_UNO_CALLED] = 1
     elif action == CATCH_UNO:
-        draw_n(s, b, catch, cfg[C_UNO_PENALTY], np.int64(DRAW_UNO_PENALTY))
+        draw_n(s, b, catch, cfg[C_UNO_PENALTY], np.int64(DRAW_UNO_PENALTY), cfg[C_RESHUFFLE_ALL])
     elif action < NUM_CARD_TYPES or action >= DOUBLE_FIRST:
         card, count = action, 1
         if action >= DOUBLE_FIRST:

@@ -71,7 +71,8 @@ G_EMPTY_DRAW = 17  # 1 once a draw found both piles empty this step (end_on_empt
 G_CATCH = 18  # seat that went down to one card without calling UNO and can be caught, else -1
 G_ACTIVE = 19  # seats still in the match (elimination scoring)
 G_ROUND = 20  # rounds finished in this episode (episode="match")
-G_SIZE = 21
+G_TOP = 21  # the card to match: the top of the discard pile, or the card shuffled away with it (R4 reshuffle)
+G_SIZE = 22
 
 # Columns of the per-player state `pl` (int64 [B, P, PL_SIZE]).
 PL_HAND_SIZE = 0
@@ -118,7 +119,14 @@ C_TARGET_POINTS = 27
 C_TEAMS = 28
 C_WRITE_OBS = 29  # 0: step() leaves `observation` alone (rollouts); observe() still works
 C_ALWAYS_RESPOND = 30
-C_SIZE = 31
+C_WD4_ONLY_WHEN_STUCK = 31
+C_DRAWN_PLAYS = 32  # drawn_card="play_color_or_wild"
+C_RESHUFFLE_ALL = 33  # reshuffle="every_played_card"
+C_REVERSE_SKIPS_TWO = 34  # two_player_reverse_skips
+C_FIRST_DEALER_LAST = 35  # first_dealer="last_seat"
+C_RANDOM_WILD_FIRST = 36  # wild_first_card="random_color"
+C_FIRST_DRAW_TWO_SKIPS = 37
+C_SIZE = 38
 
 # custom_wild_rule values (R5), in the order of UnoRules' choices.
 CUSTOM_BLANK = 0

@@ -30,6 +30,8 @@ def _event_dict(kind: int, player: int, card: int, extra: int) -> dict[str, Any]
     if kind == L.EV_PLAY:
         return {"type": name, "player": player, "card": card, "count": extra}
     if kind == L.EV_COLOR:
+        if card == 1:  # drawn at random (R4 drawn_card, R9 wild_first_card='random_color')
+            return {"type": name, "player": player, "color": extra, "random": True}
         return {"type": name, "player": player, "color": extra}
     if kind == L.EV_CHALLENGE:
         return {"type": name, "player": player, "challenged": card, "verdict": "guilty" if extra else "innocent"}
@@ -40,6 +42,8 @@ def _event_dict(kind: int, player: int, card: int, extra: int) -> dict[str, Any]
     if kind == L.EV_PASS:
         return {"type": name, "player": player}
     if kind == L.EV_RESHUFFLE:
+        if card == 1:  # reshuffle='every_played_card': the top card went too
+            return {"type": name, "cards": extra, "every_played_card": True}
         return {"type": name, "cards": extra}
     if kind == L.EV_SCORE:
         return {"type": name, "player": player, "points": extra}
@@ -171,6 +175,8 @@ class Recorder:
             "dealer": state["dealer"],
             "scores": state["scores"],
         }
+        if not state["discard_pile"]:  # R4 reshuffle='every_played_card': the card to match stays
+            position["top_card"] = state["top_card"]
         self.rounds[b] = _Round({"position": position, "rng_state": str(int(self._rng[b, 0]))})
 
     def on_step(self, actions: np.ndarray, finished: np.ndarray | None) -> None:
@@ -235,6 +241,8 @@ def describe_event(event: dict[str, Any]) -> str:
             card_name(c) for c in event["cards"]
         )
     if kind == "color":
+        if event.get("random"):
+            return f"the colour is drawn at random: {COLOR_NAMES[event['color']]}"
         return f"{who} chooses {COLOR_NAMES[event['color']]}"
     if kind == "challenge":
         return f"{who} challenges player {event['challenged']}'s wild draw four: {event['verdict']}"
@@ -244,6 +252,8 @@ def describe_event(event: dict[str, Any]) -> str:
         return f"{who} tried an illegal action ({event['action']}) and is penalised"
     if kind == "pass":
         return f"{who} passes"
+    if kind == "reshuffle" and event.get("every_played_card"):
+        return f"the {event['cards']} played cards, the top one included, are shuffled into the draw pile"
     if kind == "reshuffle":
         return f"the discard pile ({event['cards']} cards under the top one) is shuffled into a new draw pile"
     if kind == "score":
