@@ -144,9 +144,9 @@ class DeterminizedSearch:
     | phase ``play``, with ``act(observation, mask, rng)`` only | search |
     | other phases, with ``act`` only | ``HeuristicAgent`` |
 
-    **Why the search never reads hidden state.** Every determinization is dealt by
-    ``_determinize``: ``Engine.resample_hidden`` re-deals every card the seat cannot see, from
-    exclusions the belief computed from the seat's observation alone, and replaces each copy's
+    **Why the search never reads hidden state** (unless built with ``peek``, below). Every
+    determinization is dealt by ``_determinize``: ``Engine.resample_hidden`` re-deals every
+    card the seat cannot see, from exclusions the belief computed from the seat's observation alone, and replaces each copy's
     generator state (it would fix future reshuffles). The hidden cards are gathered in id order
     before the deal, so the deal depends on which cards are hidden, not on where they were: a
     decision is a function of the information set and the rng (tests check two games that
@@ -165,6 +165,13 @@ class DeterminizedSearch:
       matter, a reshuffle shuffles it). UNO calls, eliminations and the other phases cannot be
       rebuilt this way: those decisions follow ``HeuristicAgent``.
 
+    **``peek=True``: not a fair agent.** Each determinization keeps the true hands of every
+    seat and only re-shuffles the draw pile (``Engine.shuffle_draw_pile``; the generator of
+    future reshuffles is reseeded too, so the deck order stays unknown): the same search with
+    every hand visible, to measure how much knowing the hands is worth (the perfect-information
+    ceiling, docs/agents.md). It reads the engine's hidden state, so it plays through
+    ``act_in`` only (``act`` refuses), its default name ends in ``@peek`` and the ladder refuses it.
+
     Rollouts (``_rollouts``): the first ``heuristic_plies`` actions are ``HeuristicAgent``'s,
     the rest RLCard's ``uno-rule-v1`` (``agents/_simple_rules.py``, one numba call per step
     over the batch) for every seat, until the round ends (each seat's reward, +1/-1) or
@@ -182,7 +189,13 @@ class DeterminizedSearch:
         confidence: float | None,
         max_depth: int,
         belief: str | Belief,
+        peek: bool = False,
     ) -> None:
+        if not isinstance(peek, bool):
+            raise ValueError(f"peek must be True or False, got {peek!r}")
+        self.peek = peek
+        if peek:
+            self.name = f"{self.name}@peek"
         self.max_depth = check_int("max_depth", max_depth, 1)
         self.heuristic_plies = check_int("heuristic_plies", heuristic_plies, 0)
         if time_ms is not None and not (isinstance(time_ms, (int, float)) and time_ms > 0):
@@ -202,6 +215,11 @@ class DeterminizedSearch:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One legal action per row, searching positions rebuilt from each observation."""
+        if self.peek:
+            raise ValueError(
+                f"{self.name} reads the hidden hands from the engine: ask it through act_in(engine, i, rng) "
+                "(arena.play_match(..., engine_access=True)); from an observation alone it cannot peek"
+            )
         self.last_searched = False
         obs, mask = as_batch(observation, action_mask)
         out = np.empty(obs.shape[0], np.int64)
@@ -273,8 +291,11 @@ class DeterminizedSearch:
     def _determinize(
         self, play: Engine, games: np.ndarray, seat: int, exclude: np.ndarray | None, rng: np.random.Generator
     ) -> None:
-        """Deal anew, in ``games`` of ``play`` (copies of the position), all that ``seat`` cannot see."""
-        if exclude is None:
+        """Deal anew, in ``games`` of ``play`` (copies of the position), all that ``seat`` cannot
+        see; with ``peek`` only the draw pile (class docs)."""
+        if self.peek:
+            play.shuffle_draw_pile(games, rng)
+        elif exclude is None:
             play.resample_hidden(games, seat, rng)
         else:
             play.resample_hidden(games, seat, rng, exclude=exclude)

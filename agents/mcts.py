@@ -203,6 +203,7 @@ class ISMCTSAgent(DeterminizedSearch):
     | ``tree_prior`` | False | below the root too, the searcher tries ``HeuristicAgent``'s move first (one heuristic call per tree level) |
     | ``confidence`` | None | if set: keep ``HeuristicAgent``'s move unless the chosen one's mean beats it by this many standard errors |
     | ``belief`` | ``"public"`` | what the determinizations may deal (``agents.beliefs``) |
+    | ``peek`` | False | True: the determinizations keep every true hand and shuffle only the draw pile — reads hidden state, a measurement of the perfect-information ceiling, not a fair agent (``DeterminizedSearch``) |
 
     Measured figures against ``HeuristicAgent`` and ``SearchAgent`` at equal time are in
     ``benchmarks/results/search.md`` (``search`` names the stronger). Its opponents choose by
@@ -225,6 +226,7 @@ class ISMCTSAgent(DeterminizedSearch):
         tree_prior: bool = False,
         confidence: float | None = None,
         belief: str | Belief = "public",
+        peek: bool = False,
     ) -> None:
         """``rules`` of the games it will play (as ``SearchAgent``); the rest in the class table."""
         if opponents not in ("ucb", "heuristic"):
@@ -240,6 +242,7 @@ class ISMCTSAgent(DeterminizedSearch):
             confidence=confidence,
             max_depth=max_depth,
             belief=belief,
+            peek=peek,
         )
         self.exploration = float(exploration)
         self.opponents = opponents

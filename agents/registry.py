@@ -15,6 +15,7 @@ mix, ``uno-play``) all build their agents here.
 | ``ismcts``, ``ismcts:N``, ``ismcts:Tms`` | ``ISMCTSAgent``: information-set MCTS, N iterations (default 2048) or T ms per decision |
 | ``flatmc``, ``flatmc:N``, ``flatmc:Tms`` | ``SearchAgent``: determinized flat Monte Carlo, N rollouts (default 2900) or T ms per decision |
 | any search spec ``@BELIEF`` | that search dealing its determinizations from ``agents.beliefs.BELIEFS[BELIEF]`` (``search@uniform``; default ``public``) |
+| any search spec ``@peek`` | that search seeing every hand (``peek=True``: only the draw pile is shuffled): reads hidden state, a measurement of the perfect-information ceiling, never a fair opponent; plays with engine access only |
 | ``pretrained`` | ``PPOAgent`` over the shipped 2-player model (``agents.pretrained``: checks rules and players; imports torch) |
 | ``pretrained-4p`` | ``PPOAgent`` over the shipped 4-player model |
 | a path to a ``.zip`` | ``PPOAgent`` over a ``MaskablePPO`` saved by ``train.py`` (imports torch) |
@@ -107,7 +108,10 @@ def _search_agent(body: str, rules: UnoRules) -> SearchAgent:
             f"bad search budget in {body!r}: use {kind}:N for N rollouts per decision ({kind}:256) "
             f"or {kind}:Tms for T milliseconds per decision ({kind}:20ms), N and T > 0"
         )
-    agent = cls(rules, **budget, **({"belief": belief} if at else {}))
+    if belief == "peek":
+        agent = cls(rules, **budget, peek=True)
+    else:
+        agent = cls(rules, **budget, **({"belief": belief} if at else {}))
     agent.name = body
     return agent
 

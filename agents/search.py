@@ -43,6 +43,7 @@ class SearchAgent(DeterminizedSearch):
     | ``confidence`` | 1.0 | standard errors by which a move must beat the heuristic's move (None: always the best mean) |
     | ``max_depth`` | 120 | actions per rollout before the leaf value |
     | ``belief`` | ``"public"`` | what the determinizations may deal (``agents.beliefs``: ``"uniform"``, ``"public"``, or a ``Belief``) |
+    | ``peek`` | False | True: the determinizations keep every true hand and shuffle only the draw pile — reads hidden state, a measurement of the perfect-information ceiling, not a fair agent (``DeterminizedSearch``) |
 
     Measured figures (win rates against ``HeuristicAgent``, decision times, the belief's
     effect) are in ``benchmarks/results/search.md``; the decisions that are not searched and
@@ -60,6 +61,7 @@ class SearchAgent(DeterminizedSearch):
         confidence: float | None = 1.0,
         max_depth: int = 120,
         belief: str | Belief = "public",
+        peek: bool = False,
     ) -> None:
         """``rules`` of the games it will play (its deck and points for ``act``; ``act_in``
         uses the engine's own); the other settings are in the class table."""
@@ -71,6 +73,7 @@ class SearchAgent(DeterminizedSearch):
             confidence=confidence,
             max_depth=max_depth,
             belief=belief,
+            peek=peek,
         )
         self.rollouts = int(rollouts)
 

@@ -363,6 +363,11 @@ def rate_on_ladder(
     reference: dict[str, Any] | None = None,
 ) -> LadderResult:
     """Play ``agent`` against the rungs of ``spec`` and rate it (module docstring); build it for ``spec.rules``."""
+    if getattr(agent, "peek", False) is True:
+        raise ValueError(
+            f"{agent_name(agent)} reads the hidden hands (peek): it measures the perfect-information ceiling "
+            "and is not rated on the ladder"
+        )
     games = spec.games_per_table(num_players)
     ref = (reference or load_reference(spec))["players"][str(num_players)]
     rungs = list(spec.rungs)

@@ -2,6 +2,7 @@
 
     python -m benchmarks.search_agent --agents ismcts:2048 flatmc:2900 [--games 2000] [--num-players 2]
     python -m benchmarks.search_agent --quick
+    python -m benchmarks.search_agent --agents flatmc:1024 flatmc:1024@peek --games 1000 --duplicate
 
 Every agent is an ``agents.registry`` spec (``search``, ``flatmc:N``, ``ismcts:20ms``, a
 baseline, a model path; ``flatmc:1024@uniform`` deals its determinizations uniformly). Each plays ``--games`` games, 2 players (or ``--num-players``: the
@@ -10,6 +11,12 @@ seats rotated, by ``arena.play_match(engine_access=True)`` (a search agent gets 
 the game index, ``act_in``), on the same seeds for every agent. For an equal-time comparison
 give budgets of equal time: ``:Tms`` specs, or rollout/iteration counts calibrated so that the
 median CPU time per searched decision matches (the table prints both, so a reader can check).
+
+With ``--duplicate`` every deal is played once per seat rotation (``play_match(duplicate=True)``)
+and the intervals are paired over deals (``arena.paired_interval``). Every agent then plays
+the same deals, so the table adds each agent's difference from the first one, paired deal by
+deal (mean ± 1.96 standard errors of the per-deal difference). An opponent that searches
+(``--opponent search@uniform``) is timed too (its median CPU ms per searched decision).
 
 Decision times are measured around every ``act_in`` call, wall clock and process CPU time, for
 the searched decisions (the agent's ``last_searched``: two or more legal moves) and for all of
@@ -33,6 +40,7 @@ import tyro
 
 from agents import make_agent
 from arena import derive_seed, play_match, wilson_interval
+from arena.ratings import paired_interval
 from uno_env import UnoRules
 
 
@@ -74,12 +82,16 @@ def figures_of(
     cpu: float,
     wall: float,
     loads: list[float],
+    deal_scores: list[float] | None = None,
+    opponents: list[TimedSearch] = (),
 ) -> dict:
-    """The measured figures of one agent so far (every number comes from the games played)."""
+    """The measured figures of one agent so far (every number comes from the games played);
+    ``deal_scores`` (duplicate deals): the agent's share of wins in each deal."""
     searched = np.asarray(timed.searched, bool)
     wall_s = np.asarray(timed.wall)[searched] if searched.size else np.zeros(0)
     cpu_s = np.asarray(timed.cpu)[searched] if searched.size else np.zeros(0)
-    lo, hi = wilson_interval(wins, games)
+    lo, hi = wilson_interval(wins, games) if deal_scores is None else paired_interval(np.asarray(deal_scores))
+    opp_cpu = [c for o in opponents for c, s in zip(o.cpu, o.searched, strict=True) if s]
     return {
         "agent": spec,
         "num_players": num_players,
@@ -101,7 +113,17 @@ def figures_of(
         "loadavg_1min_min": min(loads),
         "loadavg_1min_max": max(loads),
         "loadavg_1min_mean": float(np.mean(loads)),
+        "duplicate": deal_scores is not None,
+        "deal_scores": deal_scores,
+        "opponent_searched_cpu_ms_median": _ms(opp_cpu, 50),
     }
+
+
+def paired_difference(a: list[float], b: list[float], z: float = 1.959963984540054) -> tuple[float, float, float]:
+    """Mean of the per-deal differences ``a - b`` (the same deals) and its 95% interval."""
+    d = np.asarray(a, np.float64) - np.asarray(b, np.float64)
+    half = z * float(d.std(ddof=1)) / np.sqrt(d.size) if d.size > 1 else 1.0
+    return float(d.mean()), float(d.mean()) - half, float(d.mean()) + half
 
 
 @dataclasses.dataclass
@@ -121,6 +143,9 @@ class Args:
     """seed of the games (the same games for every agent)"""
     batch_size: int = 256
     """games played side by side"""
+    duplicate: bool = False
+    """duplicate deals: every deal once per seat rotation, intervals paired over deals (games and chunk_games must
+    be multiples of num_players)"""
     quick: bool = False
     """40 games of flatmc:64 and ismcts:64 (smoke run)"""
     json: str | None = None
@@ -131,8 +156,9 @@ def run_agent(spec: str, args: Args, rules: UnoRules, games: int, done: list[dic
     """Play one agent's games chunk by chunk, printing the figures so far (and writing them with
     the finished agents' rows ``done`` to --json)."""
     timed = TimedSearch(make_agent(spec, rules))
-    opponents = [make_agent(args.opponent, rules) for _ in range(args.num_players - 1)]
+    opponents = [TimedSearch(make_agent(args.opponent, rules)) for _ in range(args.num_players - 1)]
     loads = [os.getloadavg()[0]]
+    deal_scores: list[float] | None = [] if args.duplicate else None
     wins = truncated = played = 0
     cpu = wall = 0.0
     for c, start in enumerate(range(0, games, args.chunk_games)):
@@ -146,12 +172,15 @@ def run_agent(spec: str, args: Args, rules: UnoRules, games: int, done: list[dic
             seed=args.seed if c == 0 else derive_seed(args.seed, c),
             batch_size=args.batch_size,
             engine_access=True,
+            duplicate=args.duplicate,
         )
         cpu += time.process_time() - cpu0
+        if deal_scores is not None and r.deal_wins is not None:
+            deal_scores += (r.deal_wins[:, 0] / args.num_players).tolist()
         wall += r.seconds
         loads.append(os.getloadavg()[0])
         wins, truncated, played = wins + int(r.wins[0]), truncated + r.no_winner, played + n
-        f = figures_of(spec, args.num_players, played, wins, truncated, timed, cpu, wall, loads)
+        f = figures_of(spec, args.num_players, played, wins, truncated, timed, cpu, wall, loads, deal_scores, opponents)
         print(
             f"{spec}: after {played} games {wins} wins = {f['win_rate']:.1%} (95% CI {f['ci95'][0]:.1%} – "
             f"{f['ci95'][1]:.1%}); searched decision median {f['searched_wall_ms_median']:.1f} ms wall / "
@@ -169,6 +198,11 @@ def main() -> None:
     args = tyro.cli(Args, description=__doc__.splitlines()[0])
     if args.num_players < 2:
         raise SystemExit(f"--num-players must be 2 or more, got {args.num_players}")
+    if args.duplicate and (args.games % args.num_players or args.chunk_games % args.num_players):
+        raise SystemExit(
+            f"--duplicate plays every deal once per seat rotation: --games and --chunk-games must be multiples of "
+            f"--num-players ({args.num_players}), got {args.games} and {args.chunk_games}"
+        )
     rules = UnoRules.preset("classic")
     games = 40 if args.quick else args.games
     specs = ("flatmc:64", "ismcts:64") if args.quick else args.agents
@@ -187,7 +221,8 @@ def main() -> None:
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(
         f"{when}; {args.num_players} players, preset classic, {games} games per agent in chunks of "
-        f"{args.chunk_games}, seats rotated, seed {args.seed}, against {args.opponent}; {platform.processor() or platform.machine()}, "
+        f"{args.chunk_games}, seats rotated{', duplicate deals' if args.duplicate else ''}, seed {args.seed}, against "
+        f"{args.opponent}; {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} CPUs\n",
         flush=True,
     )
@@ -198,17 +233,25 @@ def main() -> None:
     print(
         f"\nmachine: {os.cpu_count()} CPUs, 1-minute load average {min(loads):.1f}–{max(loads):.1f} during the runs\n"
     )
+    ci = "paired 95% CI" if args.duplicate else "95% CI"
+    extra = f" | minus {rows[0]['agent']}, paired" if args.duplicate and len(rows) > 1 else ""
+    opp = not np.isnan(rows[0]["opponent_searched_cpu_ms_median"])
     print(
-        f"| agent | games | wins | win rate (baseline {1 / args.num_players:.0%}) | 95% CI | searched decisions | "
-        "median / p90 CPU ms | median / p90 wall ms | load |"
+        f"| agent | games | wins | win rate (baseline {1 / args.num_players:.0%}) | {ci}{extra} | searched decisions | "
+        f"median / p90 CPU ms |{' opponent median CPU ms |' if opp else ''} median / p90 wall ms | load |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---" * (9 + bool(extra) + opp) + "|")
     for f in rows:
         lo, hi = f["ci95"]
+        diff, opp_ms = "", f" {f['opponent_searched_cpu_ms_median']:.1f} |" if opp else ""
+        if extra:
+            d, dlo, dhi = paired_difference(f["deal_scores"], rows[0]["deal_scores"])
+            diff = f" | {d:+.1%} ({dlo:+.1%} – {dhi:+.1%})" if f is not rows[0] else " | —"
         print(
-            f"| {f['agent']} | {f['games']} | {f['wins']} | {f['win_rate']:.1%} | {lo:.1%} – {hi:.1%} | "
+            f"| {f['agent']} | {f['games']} | {f['wins']} | {f['win_rate']:.1%} | {lo:.1%} – {hi:.1%}{diff} | "
             f"{f['searched_decisions']} of {f['decisions']} | {f['searched_cpu_ms_median']:.1f} / "
-            f"{f['searched_cpu_ms_p90']:.1f} | {f['searched_wall_ms_median']:.1f} / {f['searched_wall_ms_p90']:.1f} | "
+            f"{f['searched_cpu_ms_p90']:.1f} |{opp_ms} "
+            f"{f['searched_wall_ms_median']:.1f} / {f['searched_wall_ms_p90']:.1f} | "
             f"{f['loadavg_1min_min']:.1f}–{f['loadavg_1min_max']:.1f} |"
         )
 

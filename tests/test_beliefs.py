@@ -99,3 +99,33 @@ def test_the_registry_names_a_search_with_its_belief():
     assert type(agent) is ISMCTSAgent and agent.time_ms == 20.0 and agent.belief.name == "public"
     with pytest.raises(ValueError, match="belief must be one of"):
         make_agent("flatmc:64@psychic")
+
+
+@pytest.mark.parametrize("cls", [SearchAgent, ISMCTSAgent])
+def test_peek_keeps_the_true_hands_and_shuffles_only_the_draw_pile(cls):
+    """The ceiling measurement (peek=True) sees every hand: each twin's determinizations hold its
+    own true hands, and only the draw pile's order varies."""
+    agent = cls(UnoRules.preset("classic"), peek=True)
+    for source in twins():
+        play = Engine(32, 2, source.rules, seed=0)
+        play.copy_games(source, np.zeros(32, np.int64), np.arange(32))
+        agent._determinize(play, np.arange(32), 0, None, np.random.default_rng(0))
+        true = source.game_state(0)
+        assert all(play.game_state(d)["hands"] == true["hands"] for d in range(32))
+        piles = {tuple(play.draw_pile(d)) for d in range(32)}
+        assert all(sorted(p) == sorted(source.draw_pile(0)) for p in piles) and len(piles) > 1
+
+
+def test_peek_is_named_and_kept_out_of_fair_play():
+    from arena.ladder import rate_on_ladder
+
+    agent = make_agent("flatmc:64@peek")
+    assert agent.peek and agent.name == "flatmc:64@peek"
+    assert SearchAgent(peek=True).name == "flatmc@peek" and not make_agent("search").peek
+    a, _ = twins()
+    with pytest.raises(ValueError, match="act_in"):
+        agent.act(a.observation, a.legal_mask, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="not rated on the ladder"):
+        rate_on_ladder(agent)
+    with pytest.raises(ValueError, match="peek must be"):
+        ISMCTSAgent(peek="yes")

@@ -10,6 +10,7 @@ from builder import act, cards, position
 from uno_env import Engine, UnoRules, replay, sample_legal
 from uno_env.cards import CARD_RANK, WILD, WILD_DRAW_FOUR
 from uno_env.engine import game_seeds
+from uno_env.engine.layout import PILE_DRAW
 from uno_env.observation import OBS_OFFSETS
 
 
@@ -518,6 +519,32 @@ def test_resample_hidden_many_games_and_fresh_generator():
         assert state["hands"][seat] == before[i][0]["hands"][seat]
         assert engine._rng[i, 0] != before[i][2]
     assert engine.check_invariants() == []
+
+
+def test_shuffle_draw_pile_keeps_every_hand_and_permutes_the_pile():
+    """Only the draw pile's order and the generator change; the same rng gives the same order,
+    and a pile holding the same cards in another order is shuffled identically (no old order leaks)."""
+    engine, twin = _played(), _played()
+    before = [(engine.game_state(i), engine.draw_pile(i), engine._rng[i, 0]) for i in range(4)]
+    obs, mask = engine.observation.copy(), engine.legal_mask.copy()
+    engine.shuffle_draw_pile(np.array([0, 2]), np.random.default_rng(4))
+    for i in range(4):
+        state, pile = engine.game_state(i), engine.draw_pile(i)
+        assert state == before[i][0]  # hands, discard pile, counts, public facts
+        assert sorted(pile) == sorted(before[i][1])
+        assert (pile == before[i][1]) == (i in (1, 3))
+        assert (engine._rng[i, 0] == before[i][2]) == (i in (1, 3))
+    assert np.array_equal(engine.observation, obs) and np.array_equal(engine.legal_mask, mask)
+    assert engine.check_invariants() == []
+    twin._piles[0, PILE_DRAW, : len(before[0][1])] = sorted(before[0][1])  # the same cards in id order
+    twin.shuffle_draw_pile(np.array([True, False, True, False]), np.random.default_rng(4))
+    assert [twin.draw_pile(i) for i in (0, 2)] == [engine.draw_pile(i) for i in (0, 2)]
+    with pytest.raises(ValueError, match="Generator"):
+        engine.shuffle_draw_pile(0, 4)
+    with pytest.raises(ValueError, match="indices"):
+        engine.shuffle_draw_pile([9], np.random.default_rng(0))
+    with pytest.raises(ValueError, match="record=False"):
+        Engine(1, 2, record=True).shuffle_draw_pile(0, np.random.default_rng(0))
 
 
 def test_reset_only_some_games():

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
 __all__ = ["is_int", "check_int"]
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int]:
     """Whether ``value`` is an integer (Python or numpy), not a ``bool``."""
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 

@@ -20,7 +20,7 @@ from ..cards import MAX_DECK_SIZE, NUM_CARD_TYPES
 from ..observation import STATE_DRAW_PILE, STATE_OTHER_HANDS, STATE_TO_ACT
 from .borrow import borrow, view_at
 from .deal import deal_pool
-from .kernels import DOUBLE_FIRST, apply_action, redeal_hidden, reset_game, write_mask, write_obs
+from .kernels import DOUBLE_FIRST, apply_action, redeal_hidden, reset_game, shuffle_draw, write_mask, write_obs
 from .layout import (
     C_AUTORESET,
     C_NUM_PLAYERS,
@@ -378,6 +378,14 @@ def resample_batch(s, cfg, games, seat, u, seeds):
     seeds[k]: its new generator state); the caller then refreshes the outputs."""
     for k in range(games.shape[0]):
         redeal_hidden(s, cfg, games[k], seat, u[k], seeds[k])
+
+
+@njit(cache=True)
+def shuffle_draw_batch(s, games, u, seeds):
+    """Shuffle the draw pile of game games[k] (u[k]: uniforms, seeds[k]: its new generator
+    state), for every k; the caller then refreshes the outputs."""
+    for k in range(games.shape[0]):
+        shuffle_draw(s, games[k], u[k], seeds[k])
 
 
 @njit(cache=True)

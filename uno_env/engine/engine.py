@@ -676,6 +676,33 @@ class Engine:
         self._run_codes(which, batch.REFRESH)
         return status
 
+    def shuffle_draw_pile(self, games: Any, rng: np.random.Generator) -> None:
+        """Put the draw pile of the given games (an index, index array or bool mask [B]) in a
+        random order from ``rng`` and give each game's generator a fresh state from ``rng``.
+
+        Every hand, the discard pile and every count stay; only the order of the draw pile and
+        of future reshuffles changes. The new order depends only on which cards the pile holds,
+        not on their old order. Unlike ``resample_hidden`` this keeps the hands a seat cannot
+        see: a search that deals this way reads hidden state (the measured ceiling of
+        ``agents.DeterminizedSearch(peek=True)``), fair only when every hand is public (R11).
+        """
+        if is_int(games):
+            which = np.zeros(self.num_envs, bool)
+            which[self._check_index(games)] = True
+        else:
+            which = self._games_mask(games)
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        if self._recorder is not None:
+            raise ValueError(
+                "shuffle_draw_pile() would change draws a record cannot replay; create it with record=False"
+            )
+        games_arr = np.flatnonzero(which).astype(np.int64)
+        u = rng.random((games_arr.size, self._piles.shape[2]))
+        seeds = rng.integers(0, 2**64, size=games_arr.size, dtype=np.uint64)
+        batch.shuffle_draw_batch(self._state, games_arr, u, seeds)
+        self._run_codes(which, batch.REFRESH)
+
     def _exclusions(self, exclude: Any, num_games: int) -> np.ndarray:
         ex = np.asarray(exclude)
         one = (self.num_players, NUM_CARD_TYPES)

@@ -1251,3 +1251,20 @@ def redeal_hidden(s, cfg, b, seat, u, seed):
     for i in range(size):
         piles[b, PILE_DRAW, i] = pool[at + i]
     rng[b, 0] = seed
+
+
+@njit(cache=True)
+def shuffle_draw(s, b, u, seed):
+    """Put the draw pile of game b in a random order (u: uniforms in [0, 1), one per deck slot)
+    and give the game the generator state `seed`; the hands stay. The pile is sorted by card id
+    first, so the new order depends only on which cards it holds, never on the old order."""
+    g, piles, rng = s[0], s[3], s[4]
+    size = g[b, G_DRAW_SIZE]
+    pile = np.sort(piles[b, PILE_DRAW, :size])
+    for i in range(size - 1, 0, -1):
+        j = min(int(u[i] * (i + 1)), i)
+        tmp = pile[i]
+        pile[i] = pile[j]
+        pile[j] = tmp
+    piles[b, PILE_DRAW, :size] = pile
+    rng[b, 0] = seed
