@@ -136,9 +136,7 @@ CHOOSE_COLOR that follows it (None otherwise)."""
 
 def from_rlcard_action(action_id: int) -> tuple[int, int | None]:
     """RLCard's UNO action id (0..60) as uno_env's ``(action, colour action or None)``."""
-    if isinstance(action_id, (bool, np.bool_)) or not isinstance(action_id, (int, np.integer)):
-        raise ValueError(f"an RLCard UNO action id is an integer 0..60, got {action_id!r}")
-    if not 0 <= action_id < len(RLCARD_ACTIONS):
+    if not is_int(action_id) or not 0 <= action_id < len(RLCARD_ACTIONS):
         raise ValueError(f"an RLCard UNO action id is an integer 0..60, got {action_id!r}")
     return RLCARD_ACTIONS[int(action_id)]
 
