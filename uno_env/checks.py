@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
 __all__ = ["is_int", "check_int"]
 
 
-def is_int(value: Any) -> bool:
-    """Whether ``value`` is an integer (Python or numpy), not a ``bool``."""
+def is_int(value: Any) -> TypeGuard[int]:
+    """Whether ``value`` is an integer (Python or numpy), not a ``bool``. (For type checkers a numpy
+    integer passes as an ``int``: it takes part in the same arithmetic and comparisons.)"""
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 

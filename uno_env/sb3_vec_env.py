@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -79,7 +79,7 @@ def _game_indices(indices: None | int | Iterable[int], num_envs: int) -> list[in
     """SB3's ``indices`` argument as a list of game indices, else a ValueError naming what was given."""
     if indices is None:
         return list(range(num_envs))
-    idx = [indices] if is_int(indices) else list(indices)
+    idx = [indices] if is_int(indices) else list(cast(Iterable[int], indices))
     for i in idx:
         if not is_int(i) or not 0 <= i < num_envs:
             raise ValueError(f"indices must be game indices in 0..{num_envs - 1}, got {indices!r}")
