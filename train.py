@@ -387,7 +387,7 @@ def restore_run(resume: Any, model: Any, league: League) -> list[dict[str, Any]]
         restore_rng(state["rng"])
         league.load_state_dict(saved_league(state))
         history = state["history"]
-        restored = f"run state restored (league: {len(league.members)} members, {len(league.pool)} of them snapshots)"
+        restored = f"run state restored ({league.describe()})"
     print(f"resumed from {resume.model} at step {model.num_timesteps:,}: {restored}")
     return history
 

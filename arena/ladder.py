@@ -180,9 +180,9 @@ LADDER_V1 = LadderSpec(
     batch_size=1024,
 )
 # v2 (module docstring): v1's rungs, the flat Monte Carlo rung named by what it is, and the shipped
-# models; duplicate deals. The games are sized so that a newcomer that does not search is rated
-# in about a minute here; the search rung costs most of that, hence its tables' fewer games
-# (docs/agents.md, "Ladder v2": the measured times and intervals).
+# models; duplicate deals. The games are sized to rate a newcomer that does not search well within
+# the 3-minute target of issue 26; the search rung costs most of a rating, hence its tables' fewer
+# games (docs/agents.md, "Ladder v2": the measured times and intervals).
 LADDER_V2 = LadderSpec(
     version="v2",
     rungs=("random", "greedy", "rlcard_rule", "heuristic", "flatmc:64@uniform"),
