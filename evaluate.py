@@ -34,15 +34,17 @@ chunk.
     python evaluate.py --games 100000 --chunk-games 10000 --ray --address auto   # a running cluster
 
 **The ladder.** ``--ladder AGENT`` rates one agent on the fixed, versioned reference ladder
-(``arena.ladder``; v1: rungs random, greedy, rlcard_rule, heuristic, search:64, rules classic,
-fixed seeds and games, the rungs' games among themselves and their ratings stored in
-``arena/ladder_v1.json``, random = 1000), with 2 or 4 players (``--num-players 4``: tables of
-the agent and three rungs). It prints the ladder table (agent, rating, 95% interval, win rate
-against each rung) and writes ``<output_dir>/ladder.json``, the same on every run for the same
-agent:
+(``arena.ladder``; v2, the default: rungs random, greedy, rlcard_rule, heuristic,
+flatmc:64@uniform and the shipped model of the table size, rules classic, fixed duplicate deals
+and games, the rungs' games among themselves and their ratings stored in
+``arena/ladder_v2.json``, random = 1000; ``--ladder-version v1`` rates on v1), with 2 or 4
+players (``--num-players 4``: tables of the agent and three rungs). It prints the ladder table
+(agent, rating, 95% interval, win rate against each rung) and writes
+``<output_dir>/ladder.json``, the same on every run for the same agent:
 
     python evaluate.py --ladder runs/uno_ppo/model.zip
     python evaluate.py --ladder heuristic --num-players 4
+    python evaluate.py --ladder heuristic --ladder-version v1
 
 Output: a Markdown table on stdout; ``<output_dir>/tournament.json`` (configuration, every
 table, pooled numbers per agent, pairwise counts, ratings); ``<output_dir>/win_rates.png``
@@ -65,7 +67,7 @@ import tyro
 
 from agents.registry import make_agent
 from arena import TableResult, TournamentResult, play_recorded, tournament
-from arena.ladder import LADDER_V1, LadderResult, rate_on_ladder
+from arena.ladder import LADDER, LADDERS, LadderResult, rate_on_ladder
 from uno_env import parse_rules
 
 
@@ -115,12 +117,15 @@ class Args:
     seat's generator seeded by the deal), and intervals are paired over deals; --games and
     --chunk-games must be multiples of --num-players. Agents are then asked game by game"""
     ladder: str = ""
-    """rate this one agent spec on the reference ladder v1 (arena.ladder) with --num-players 2 or 4;
-    the ladder fixes the games, seed, rules and batch size, so --agents, --rules, --games, --seed,
-    --batch-size, --chunk-games and --anchor* may not be given with it"""
+    """rate this one agent spec on the reference ladder (arena.ladder) with --num-players 2 or 4;
+    the ladder fixes the games, seed, rules, deals and batch size, so --agents, --rules, --games,
+    --seed, --batch-size, --chunk-games, --duplicate and --anchor* may not be given with it"""
+    ladder_version: str = LADDER.version
+    """the ladder version --ladder rates on: v2 (duplicate deals, the shipped models among the
+    rungs) or v1 (the first ladder, kept so its ratings can be reproduced)"""
 
 
-# What the ladder fixes itself (arena.ladder.LADDER_V1): giving any of these with --ladder is an error.
+# What the ladder fixes itself (arena.ladder.LadderSpec): giving any of these with --ladder is an error.
 LADDER_FIXES = (
     "agents",
     "rules",
@@ -193,7 +198,7 @@ def plot_results(result: TournamentResult, output_dir: str) -> list[str]:
 
 
 def ladder_main(args: Args) -> LadderResult:
-    """``--ladder``: rate one agent on ladder v1; print the ladder table; write ladder.json."""
+    """``--ladder``: rate one agent on ``--ladder-version``; print the ladder table; write ladder.json."""
     fixed = [
         f"--{f.name.replace('_', '-')}"
         for f in dataclasses.fields(Args)
@@ -202,10 +207,12 @@ def ladder_main(args: Args) -> LadderResult:
     if fixed:
         raise ValueError(
             f"--ladder plays the ladder's own games, seed and rules: drop {', '.join(fixed)} (with "
-            f"--ladder only --num-players 2 or 4, --deterministic, --torch-threads, --output-dir and "
+            f"--ladder only --ladder-version, --num-players 2 or 4, --deterministic, --torch-threads, --output-dir and "
             f"--ray/--address/--num-cpus apply)"
         )
-    spec = LADDER_V1
+    if args.ladder_version not in LADDERS:
+        raise ValueError(f"--ladder-version must be one of {sorted(LADDERS)}, got {args.ladder_version!r}")
+    spec = LADDERS[args.ladder_version]
     spec.games_per_table(args.num_players)  # a ValueError naming the player counts the ladder defines
     agent = make_agent(args.ladder, spec.rules, deterministic=args.deterministic)
     play_chunks, progress = prepare_play(args)
@@ -258,6 +265,8 @@ def main(args: Args) -> TournamentResult | LadderResult:
         raise ValueError(f"--save-games must be >= 0, got {args.save_games}")
     if args.ladder:
         return ladder_main(args)
+    if args.ladder_version != LADDER.version:
+        raise ValueError("--ladder-version applies to --ladder AGENT only")
     rules = parse_rules(args.rules)
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     agents = [make_agent(s, rules, deterministic=args.deterministic) for s in specs]

@@ -159,10 +159,10 @@ class Args:
     self_play_groups: int = 2
     """groups the 'self' games are split into, each playing its own snapshot"""
     snapshot_every: int = 500_000
-    """steps between snapshots of the learner added to the self-play pool (and to the league)"""
+    """steps between snapshots of the learner added to the snapshot pool that 'self' and 'league' draw from"""
     snapshot_pool_size: int = 8
-    """snapshots kept (in each of the self-play pool and the league); a self-play group gets the
-    newest with probability snapshot_latest_prob, else a uniformly drawn one"""
+    """snapshots kept in the one snapshot pool; a self-play group gets the newest with probability
+    snapshot_latest_prob, else a uniformly drawn one"""
     snapshot_latest_prob: float = 0.5
     """probability that a self-play group plays the newest snapshot"""
     league_opponents: str = "random,rlcard_rule,greedy,heuristic"
@@ -215,7 +215,7 @@ class Args:
     """what to continue from: a run directory (its checkpoints/latest.json), a checkpoints/ directory,
     a latest.json or a step_N.zip. Restored: weights, optimizer state, step count, PPO settings
     (network, n_steps, batch size... come from the checkpoint), and from the step_N.state.pt beside
-    it the python/numpy/torch generators, the self-play pool and the evaluation history; the
+    it the python/numpy/torch generators, the snapshot pool (and the league's win rates) and the evaluation history; the
     learning-rate schedule and everything else come from these arguments; total_timesteps counts
     from the start of the original run"""
     progress: bool = True
@@ -401,7 +401,7 @@ def restore_run(resume: Any, model: Any, league: League) -> list[dict[str, Any]]
         restore_rng(state["rng"])
         league.load_state_dict(saved_league(state))
         history = state["history"]
-        restored = f"run state restored (league: {len(league.members)} members, {len(league.pool)} of them snapshots)"
+        restored = f"run state restored ({league.describe()})"
     print(f"resumed from {resume.model} at step {model.num_timesteps:,}: {restored}")
     return history
 

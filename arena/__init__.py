@@ -4,9 +4,9 @@
 |---|---|
 | ``arena.match`` | ``play_games`` (the one batched game loop), ``play_match``, ``play_recorded``, ``MatchResult`` |
 | ``arena.tournament`` | ``play_table``, ``tournament`` (every table, in seeded chunks), ``TournamentResult`` |
-| ``arena.ratings`` | ``wilson_interval``, ``bradley_terry`` |
+| ``arena.ratings`` | ``wilson_interval``, ``paired_interval``, ``bradley_terry``, ``paired_standard_errors`` |
 | ``arena.remote`` | Ray: ``init_ray``, ``ray_chunks`` (not imported here: it needs ``ray``) |
-| ``arena.ladder`` | the versioned reference ladder (``LADDER_V1``, ``rate_on_ladder``; not imported here: it builds agents with ``agents.registry``) |
+| ``arena.ladder`` | the versioned reference ladder (``LADDER_V1``, ``LADDER_V2``, ``rate_on_ladder``; not imported here: it builds agents with ``agents.registry``) |
 
 Layer: the harness imports ``uno_env``'s public names (and callers pass agents in); nothing in
 ``uno_env`` or ``agents`` imports it.

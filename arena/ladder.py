@@ -1,22 +1,22 @@
 """The reference ladder: one agent rated against fixed, versioned reference agents (``evaluate.py --ladder``).
 
 ```python
-from arena.ladder import LADDER_V1, rate_on_ladder
-r = rate_on_ladder(make_agent("runs/x/model.zip", LADDER_V1.rules), num_players=2)
+from arena.ladder import LADDER, rate_on_ladder
+r = rate_on_ladder(make_agent("runs/x/model.zip", LADDER.rules), num_players=2)   # LADDER: v2
 print(r.markdown())
 ```
 
 | piece | what it is |
 |---|---|
-| ``LadderSpec`` / ``LADDER_V1`` | a ladder version: the rungs (agent specs), rules, games per table for 2 and 4 players, seed, batch size |
+| ``LadderSpec`` / ``LADDER_V1`` / ``LADDER_V2`` / ``LADDER`` | a ladder version: the rungs (agent specs, some at one table size only), rules, games per table for 2 and 4 players (fewer at a costly rung's tables), seed, batch size, duplicate deals or not; ``LADDER`` is the current one (v2) |
 | ``build_reference(spec, num_players)`` | the rungs' games among themselves (every table of distinct rungs) and their ratings |
 | ``load_reference(spec)`` | those results as stored in ``arena/ladder_<version>.json`` (checked against the definition) |
 | ``rate_on_ladder(agent, num_players)`` | the newcomer's games against the rungs and its rating (``LadderResult``) |
 
 **Why the reference results are stored, not replayed.** The rungs' games among themselves are
-part of the ladder's definition: ``arena/ladder_v1.json`` holds them (every table's wins and
-who beat whom) and the rungs' ratings fitted on them (Bradley–Terry, ``arena.ratings``,
-``random`` = 1000). They are deterministic given the seeds, so replaying them would give the
+part of the ladder's definition: ``arena/ladder_<version>.json`` holds them (every table's wins,
+who beat whom and, on duplicate deals, each deal's wins) and the rungs' ratings fitted on them
+(Bradley–Terry, ``arena.ratings``, ``random`` = 1000). They are deterministic given the seeds, so replaying them would give the
 same numbers, but storing them (a) makes a ``--ladder`` run cost only the newcomer's games and
 (b) pins the scale even if a later engine change alters the games: the rungs' ratings are
 constants of the version, and a new scale needs a new version (``python -m arena.ladder
@@ -26,14 +26,20 @@ constants of the version, and a new scale needs a new version (``python -m arena
 maximum-likelihood Bradley–Terry rating given its pairwise results against them (each game:
 the winner beat every other player at the table, as in ``arena.ratings``), with half a win
 added each way per rung it met, as ``bradley_terry`` does, so that winning or losing every
-game still gives a finite rating. Its 95% interval is ``± 1.96`` standard errors from the
-Fisher information of its own games: the rungs are constants of the ladder, not estimates, so
-two papers quoting ladder v1 ratings use the same scale. Adding a newcomer never moves a rung.
+game still gives a finite rating. Its 95% interval is ``± 1.96`` standard errors from its own
+games: the rungs are constants of the ladder, not estimates, so two papers quoting ladder v1
+ratings use the same scale. Adding a newcomer never moves a rung. The standard errors (the
+newcomer's and, in the stored file, the rungs') are the Fisher information's in v1 and, on
+duplicate deals (v2), the sandwich over deals of ``arena.ratings.paired_standard_errors``:
+the deals are the independent draws, not the games nor their pairwise results.
 
 **Games.** With ``P`` players the newcomer plays one table with every ``P - 1`` distinct rungs
-(2 players: each rung once; 4 players with 5 rungs: 10 tables), ``games[P]`` games per table,
-seats rotated; table t is seeded ``derive_seed(derive_seed(seed, 1000 + P), t)``, the
-reference tables ``derive_seed(derive_seed(seed, P), t)``. A table is one chunk, so
+of ``rungs_for(P)`` (2 players: each rung once; 4 players with 5 rungs: 10 tables, with 6: 20),
+``games_per_table`` games per table (``games[P]``, or a ``rung_games`` cap at a costly rung's
+tables; the reference tables ``reference_scale`` times that), seats rotated, on duplicate deals
+when ``duplicate`` (then the games do not depend on the batch: every newcomer meets the same
+deals); table t is seeded ``derive_seed(derive_seed(seed, 1000 + P), t)``, the reference
+tables ``derive_seed(derive_seed(seed, P), t)``. A table is one chunk, so
 ``play_chunks`` (``arena.remote.ray_chunks``) may play it elsewhere with the same result. The
 output (printed table and JSON) is a function of the newcomer alone.
 """
@@ -45,10 +51,11 @@ import itertools
 import json
 import math
 import os
+import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -58,12 +65,14 @@ from agents.registry import make_agent
 from uno_env import Agent, parse_rules
 
 from .match import agent_name
-from .ratings import bradley_terry, wilson_interval
+from .ratings import bradley_terry, paired_interval, paired_standard_errors, wilson_interval
 from .tournament import Chunk, PlayChunks, TableResult, derive_seed, play_chunks_here
 
 __all__ = [
     "LadderSpec",
     "LADDER_V1",
+    "LADDER_V2",
+    "LADDER",
     "LADDERS",
     "LadderResult",
     "build_reference",
@@ -83,15 +92,41 @@ class LadderSpec:
     """A ladder version: everything its ratings are a function of (module docstring)."""
 
     version: str
-    rungs: tuple[str, ...]  # agents.registry specs; the first is the anchor
+    rungs: tuple[str, ...]  # agents.registry specs at every table size; the first is the anchor
     rules: str
     games: tuple[tuple[int, int], ...]  # (num_players, games per table)
     seed: int
     batch_size: int
     anchor_rating: float = 1000.0
+    # Since v2. At their defaults to_dict leaves them out, so v1's definition reads as it was stored.
+    duplicate: bool = False
+    """duplicate deals (``arena.match.DuplicateDeals``), intervals from the per-deal results"""
+    player_rungs: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    """rungs at one table size only, after ``rungs`` (a shipped model trained for that size)"""
+    rung_games: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = ()
+    """(rung, (num_players, games)): fewer games per table at the tables a costly rung sits at"""
+    reference_scale: int = 1
+    """the rungs' own tables play this many times the games of a newcomer's table"""
 
-    def games_per_table(self, num_players: int) -> int:
-        """Games per table with ``num_players`` players; ValueError naming the supported counts."""
+    def __post_init__(self) -> None:
+        if self.reference_scale < 1:
+            raise ValueError(f"reference_scale must be >= 1, got {self.reference_scale}")
+        defined = dict(self.games)
+        for p, _ in self.player_rungs:
+            if p not in defined:
+                raise ValueError(f"player_rungs names {p} players, for which the ladder defines no games")
+        if self.duplicate:
+            if parse_rules(self.rules).teams:
+                raise ValueError("a ladder on duplicate deals reads each deal's winner: its rules cannot have teams")
+            counts = [*self.games, *(pg for _, caps in self.rung_games for pg in caps)]
+            bad = [(p, g) for p, g in counts if g % p]
+            if bad:
+                raise ValueError(
+                    f"on duplicate deals every deal is played once per seat rotation: games per table must be "
+                    f"multiples of the players, got (players, games) {bad}"
+                )
+
+    def _defined(self, num_players: int) -> int:
         table = dict(self.games)
         if num_players not in table:
             raise ValueError(
@@ -100,12 +135,38 @@ class LadderSpec:
             )
         return table[num_players]
 
+    def rungs_for(self, num_players: int) -> tuple[str, ...]:
+        """The rungs with ``num_players`` players: ``rungs``, then that size's ``player_rungs``."""
+        self._defined(num_players)
+        return (*self.rungs, *dict(self.player_rungs).get(num_players, ()))
+
+    def games_per_table(self, num_players: int, seats: Sequence[str] = (), reference: bool = False) -> int:
+        """Games per table with ``num_players`` players (at a table of the rungs ``seats``, fewer where
+        ``rung_games`` says so; ``reference``: a table of the rungs' own games); ValueError naming the
+        supported counts."""
+        games = self._defined(num_players)
+        for rung, caps in self.rung_games:
+            if rung in seats and num_players in dict(caps):
+                games = min(games, dict(caps)[num_players])
+        return games * (self.reference_scale if reference else 1)
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready definition (what the stored file must match)."""
+        """JSON-ready definition (what the stored file must match); the fields added since v1 only
+        when they are not at their defaults."""
         d = asdict(self)
         d["rungs"] = list(self.rungs)
         d["games"] = {str(p): g for p, g in self.games}
+        for f in fields(self)[fields(self).index(_FIRST_ADDED) :]:
+            if getattr(self, f.name) == f.default:
+                del d[f.name]
+        if "player_rungs" in d:
+            d["player_rungs"] = {str(p): list(r) for p, r in self.player_rungs}
+        if "rung_games" in d:
+            d["rung_games"] = {r: {str(p): g for p, g in caps} for r, caps in self.rung_games}
         return d
+
+
+_FIRST_ADDED = next(f for f in fields(LadderSpec) if f.name == "duplicate")
 
 
 # search:64: the strongest rung that keeps a --ladder run in minutes on 2 shared cores
@@ -118,10 +179,28 @@ LADDER_V1 = LadderSpec(
     seed=15,
     batch_size=1024,
 )
-LADDERS = {LADDER_V1.version: LADDER_V1}
+# v2 (module docstring): v1's rungs, the flat Monte Carlo rung named by what it is, and the shipped
+# models; duplicate deals. The games are sized to rate a newcomer that does not search well within
+# the 3-minute target of issue 26; the search rung costs most of a rating, hence its tables' fewer
+# games (docs/agents.md, "Ladder v2": the measured times and intervals).
+LADDER_V2 = LadderSpec(
+    version="v2",
+    rungs=("random", "greedy", "rlcard_rule", "heuristic", "flatmc:64@uniform"),
+    rules="classic",
+    games=((2, 1000), (4, 400)),
+    seed=26,
+    batch_size=1024,
+    duplicate=True,
+    player_rungs=((2, ("pretrained",)), (4, ("pretrained-4p",))),
+    rung_games=(("flatmc:64@uniform", ((2, 400), (4, 100))),),
+    reference_scale=4,
+)
+LADDERS = {spec.version: spec for spec in (LADDER_V1, LADDER_V2)}
+LADDER = LADDER_V2
+"""the current version: ``evaluate.py --ladder``'s default"""
 
 
-def reference_path(spec: LadderSpec = LADDER_V1) -> str:
+def reference_path(spec: LadderSpec = LADDER) -> str:
     """Where the reference results of ``spec`` are stored: ``arena/ladder_<version>.json``."""
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), f"ladder_{spec.version}.json")
 
@@ -132,9 +211,28 @@ def reference_path(spec: LadderSpec = LADDER_V1) -> str:
 RUNG_BUILDS = {"search:64": "search:64=flatmc:64@uniform"}
 
 
-def _rung_agents(spec: LadderSpec) -> list[Agent]:
+def _rung_agents(spec: LadderSpec, num_players: int) -> list[Agent]:
     rules = parse_rules(spec.rules)
-    return [make_agent(RUNG_BUILDS.get(s, s), rules) for s in spec.rungs]
+    return [make_agent(RUNG_BUILDS.get(s, s), rules, num_players=num_players) for s in spec.rungs_for(num_players)]
+
+
+def _encode_deals(deal_wins: np.ndarray) -> list[str]:
+    """Per seat, its wins in each deal as one digit per deal (a deal has at most 9 rotations)."""
+    return ["".join(map(str, column)) for column in np.asarray(deal_wins).T.tolist()]
+
+
+def _decode_deals(columns: Sequence[str]) -> np.ndarray:
+    """``_encode_deals`` read back: int64 [deals, seats]."""
+    return np.array([[int(c) for c in column] for column in columns], np.int64).T.reshape(-1, len(columns))
+
+
+def _deal_beats(deal_wins: np.ndarray) -> np.ndarray:
+    """``beat[d, a, b]``: games of deal d that seat a won and seat b did not. A game of the ladder's
+    rules has at most one winner (no teams: ``LadderSpec`` checks), so that is a's wins in the deal."""
+    w = np.asarray(deal_wins, np.int64)
+    beat = np.repeat(w[:, :, None], w.shape[1], axis=2)
+    beat[:, np.arange(w.shape[1]), np.arange(w.shape[1])] = 0
+    return beat
 
 
 def _play(
@@ -155,7 +253,7 @@ def _play(
 
 
 def _table_dict(seats: Sequence[str], r: TableResult) -> dict[str, Any]:
-    return {
+    d = {
         "seats": list(seats),
         "games": r.games,
         "wins": r.wins.tolist(),
@@ -163,6 +261,9 @@ def _table_dict(seats: Sequence[str], r: TableResult) -> dict[str, Any]:
         "truncated": r.truncated,
         "steps": r.steps,
     }
+    if r.deal_wins is not None:
+        d["deal_wins"] = _encode_deals(r.deal_wins)
+    return d
 
 
 def build_reference(
@@ -172,16 +273,27 @@ def build_reference(
     progress: Callable[[TableResult], None] | None = None,
 ) -> dict[str, Any]:
     """The rungs' games among themselves with ``num_players`` players and their ratings (JSON-ready)."""
-    games = spec.games_per_table(num_players)
-    names = list(spec.rungs)
+    names = list(spec.rungs_for(num_players))
     seed = derive_seed(spec.seed, num_players)
     combos = list(itertools.combinations(range(len(names)), num_players))
-    plan = [Chunk(t, c, games, derive_seed(seed, t)) for t, c in enumerate(combos)]
-    tables = _play(plan, _rung_agents(spec), names, spec, play_chunks, progress)
+    plan = [
+        Chunk(
+            t,
+            c,
+            spec.games_per_table(num_players, [names[i] for i in c], reference=True),
+            derive_seed(seed, t),
+            spec.duplicate,
+        )
+        for t, c in enumerate(combos)
+    ]
+    tables = _play(plan, _rung_agents(spec, num_players), names, spec, play_chunks, progress)
     beat = np.zeros((len(names), len(names)), np.int64)
     for c, r in zip(combos, tables, strict=True):
         beat[np.ix_(c, c)] += r.beat
     ratings, se = bradley_terry(beat, anchor=0, anchor_rating=spec.anchor_rating)
+    if spec.duplicate:
+        per_deal = [(c, _deal_beats(_deal_wins(r))) for c, r in zip(combos, tables, strict=True)]
+        se = paired_standard_errors(ratings, per_deal, free=range(1, len(names)))
     return {
         "tables": [_table_dict([names[i] for i in c], r) for c, r in zip(combos, tables, strict=True)],
         "ratings": ratings.tolist(),
@@ -189,7 +301,7 @@ def build_reference(
     }
 
 
-def load_reference(spec: LadderSpec = LADDER_V1, path: str | None = None) -> dict[str, Any]:
+def load_reference(spec: LadderSpec = LADDER, path: str | None = None) -> dict[str, Any]:
     """The stored reference results of ``spec``; ValueError if the file is missing or built for another definition."""
     path = path or reference_path(spec)
     if not os.path.isfile(path):
@@ -260,31 +372,36 @@ class LadderResult:
     reference_tables: list[dict[str, Any]] = field(repr=False)
 
     @property
+    def rungs(self) -> tuple[str, ...]:
+        """The rungs at this table size."""
+        return self.spec.rungs_for(self.num_players)
+
+    @property
     def ci95(self) -> tuple[float, float]:
         """95% interval of the newcomer's rating."""
         return (self.rating - Z95 * self.rating_se, self.rating + Z95 * self.rating_se)
 
     def per_rung(self) -> list[dict[str, Any]]:
-        """The newcomer's games, wins and win rate (95% Wilson interval) at the tables with each rung."""
-        names = [self.name, *self.spec.rungs]
+        """The newcomer's games, wins and win rate at the tables with each rung; its 95% interval is
+        Wilson's, or paired over the deals on duplicate deals (``arena.ratings.paired_interval``)."""
+        names = [self.name, *self.rungs]
         games, wins = _shared([(s, r.games, r.wins.tolist()) for s, r in self.tables], names)
         out = []
-        for j, rung in enumerate(self.spec.rungs, start=1):
+        for j, rung in enumerate(self.rungs, start=1):
             g, w = int(games[0, j]), int(wins[0, j])
-            out.append(
-                {
-                    "rung": rung,
-                    "games": g,
-                    "wins": w,
-                    "win_rate": w / max(g, 1),
-                    "ci95": list(wilson_interval(float(w), g)),
-                }
-            )
+            if self.spec.duplicate:
+                deals = [
+                    _deal_wins(r)[:, 0] / self.num_players for s, r in self.tables if rung in s
+                ]  # the newcomer's score per deal at the tables with this rung
+                ci = paired_interval(np.concatenate(deals))
+            else:
+                ci = wilson_interval(float(w), g)
+            out.append({"rung": rung, "games": g, "wins": w, "win_rate": w / max(g, 1), "ci95": list(ci)})
         return out
 
     def markdown(self) -> str:
         """The ladder table (every agent, rating, 95% CI, win rate vs each rung) and the newcomer's games."""
-        rungs = list(self.spec.rungs)
+        rungs = list(self.rungs)
         games, wins = _shared([(t["seats"], t["games"], t["wins"]) for t in self.reference_tables], rungs)
         rows = [
             (
@@ -297,9 +414,14 @@ class LadderResult:
         ]
         rows.append((self.name + " ◀", self.rating, self.rating_se, [d["win_rate"] for d in self.per_rung()]))
         what = "win rate vs" if self.num_players == 2 else "win rate at tables with"
+        games_text = f"{self.spec.games_per_table(self.num_players):,} games per table"
+        for rung, caps in self.spec.rung_games:
+            if rung in rungs and self.num_players in dict(caps):
+                games_text += f" ({self.spec.games_per_table(self.num_players, [rung]):,} at those with {rung})"
+        dealt = "duplicate deals, 95% intervals paired over deals" if self.spec.duplicate else "seats rotated"
         lines = [
             f"Ladder {self.spec.version}, {self.num_players} players, rules {self.spec.rules}: "
-            f"{self.spec.games_per_table(self.num_players):,} games per table, seats rotated; "
+            f"{games_text}, {dealt}; "
             f"Bradley–Terry on the Elo scale, {rungs[0]} = {self.spec.anchor_rating:g}; "
             f"rungs fixed (stored), ◀ = rated now",
             "",
@@ -337,26 +459,22 @@ class LadderResult:
             "per_rung": self.per_rung(),
             "rungs": [
                 {"agent": r, "rating": float(self.rung_ratings[k]), "rating_se": float(self.rung_se[k])}
-                for k, r in enumerate(self.spec.rungs)
+                for k, r in enumerate(self.rungs)
             ],
-            "tables": [
-                {
-                    "seats": s,
-                    "games": r.games,
-                    "wins": r.wins.tolist(),
-                    "beat": r.beat.tolist(),
-                    "truncated": r.truncated,
-                    "steps": r.steps,
-                }
-                for s, r in self.tables
-            ],
+            "tables": [_table_dict(s, r) for s, r in self.tables],
         }
+
+
+def _deal_wins(r: TableResult) -> np.ndarray:
+    if r.deal_wins is None:
+        raise ValueError(f"the table {r.names} was not played on duplicate deals")
+    return r.deal_wins
 
 
 def rate_on_ladder(
     agent: Agent,
     num_players: int = 2,
-    spec: LadderSpec = LADDER_V1,
+    spec: LadderSpec = LADDER,
     name: str | None = None,
     play_chunks: PlayChunks | None = None,
     progress: Callable[[TableResult], None] | None = None,
@@ -368,17 +486,19 @@ def rate_on_ladder(
             f"{agent_name(agent)} reads the hidden hands (peek): it measures the perfect-information ceiling "
             "and is not rated on the ladder"
         )
-    games = spec.games_per_table(num_players)
     ref = (reference or load_reference(spec))["players"][str(num_players)]
-    rungs = list(spec.rungs)
+    rungs = list(spec.rungs_for(num_players))
     name = name or agent_name(agent)
     if name in rungs:  # the same agent as a rung is a newcomer all the same; its row must not be confused
         name += " (newcomer)"
     names = [name, *rungs]
     seed = derive_seed(spec.seed, 1000 + num_players)
     combos = [(0, *c) for c in itertools.combinations(range(1, len(names)), num_players - 1)]
-    plan = [Chunk(t, c, games, derive_seed(seed, t)) for t, c in enumerate(combos)]
-    tables = _play(plan, [agent, *_rung_agents(spec)], names, spec, play_chunks, progress)
+    plan = [
+        Chunk(t, c, spec.games_per_table(num_players, [names[i] for i in c]), derive_seed(seed, t), spec.duplicate)
+        for t, c in enumerate(combos)
+    ]
+    tables = _play(plan, [agent, *_rung_agents(spec, num_players)], names, spec, play_chunks, progress)
     wins = np.zeros(len(rungs), np.int64)
     losses = np.zeros(len(rungs), np.int64)
     for c, r in zip(combos, tables, strict=True):
@@ -387,6 +507,9 @@ def rate_on_ladder(
             losses[j - 1] += r.beat[k, 0]
     rung_ratings = np.asarray(ref["ratings"], np.float64)
     rating, se = rate_against(wins, losses, rung_ratings)
+    if spec.duplicate:
+        per_deal = [(c, _deal_beats(_deal_wins(r))) for c, r in zip(combos, tables, strict=True)]
+        se = float(paired_standard_errors(np.concatenate([[rating], rung_ratings]), per_deal, free=[0])[0])
     return LadderResult(
         spec,
         int(num_players),
@@ -404,7 +527,7 @@ def rate_on_ladder(
 class BuildArgs:
     """``python -m arena.ladder``: build (or check) the stored reference results of a ladder."""
 
-    version: str = "v1"
+    version: str = LADDER.version
     """the ladder version to build or check"""
     check: bool = False
     """replay the reference games and compare them with the stored file (writes nothing)"""
@@ -421,7 +544,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def progress(r: TableResult) -> None:
         print(f"  {' vs '.join(r.names)}: {r.games:,} games in {r.seconds:.1f} s", file=sys.stderr, flush=True)
 
-    t0 = time.time()
+    t0, cpu0, load0 = time.time(), time.process_time(), os.getloadavg()
     players = {}
     for p, _ in spec.games:
         print(f"ladder {spec.version}, {p} players:", file=sys.stderr, flush=True)
@@ -431,17 +554,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         same = all(stored[p]["tables"] == players[p]["tables"] for p in players)
         print(f"the reference games of ladder {spec.version} {'match' if same else 'DO NOT match'} {path}")
         return 0 if same else 1
-    write_reference(spec, players, path, build_seconds=time.time() - t0)
-    print(f"wrote {path} in {time.time() - t0:.0f} s")
+    build = {
+        "seconds": round(time.time() - t0, 1),
+        "cpu_seconds": round(time.process_time() - cpu0, 1),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}",
+        "load_average_1_5_15_min": {
+            "start": [round(x, 2) for x in load0],
+            "end": [round(x, 2) for x in os.getloadavg()],
+        },
+    }
+    write_reference(spec, players, path, build_seconds=build["seconds"], build=build)
+    print(f"wrote {path} in {build['seconds']:.0f} s ({build['cpu_seconds']:.0f} CPU-s)")
     return 0
 
 
-def write_reference(spec: LadderSpec, players: dict[str, Any], path: str, build_seconds: float = 0.0) -> None:
-    """Store ``build_reference`` results (``{"2": ..., "4": ...}``) with the definition they belong to."""
+def write_reference(
+    spec: LadderSpec,
+    players: dict[str, Any],
+    path: str,
+    build_seconds: float = 0.0,
+    build: dict[str, Any] | None = None,
+) -> None:
+    """Store ``build_reference`` results (``{"2": ..., "4": ...}``) with the definition they belong to
+    (and, when given, how the build went: ``build``, its time, CPU time, machine and load)."""
     data = {
         "definition": spec.to_dict(),
         "built": datetime.date.today().isoformat(),
         "build_seconds": round(build_seconds, 1),
+        **({"build": build} if build else {}),
         "players": players,
     }
     # Written atomically: a half-written reference file would silently change every rating.

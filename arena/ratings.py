@@ -8,15 +8,24 @@ Elo scale, ``400 log10(p_i)``, shifted so the anchor agent sits at ``anchor_rati
 there when there is no anchor); a difference of 400 means 10:1 odds. Standard errors come from
 the observed Fisher information with the anchor held fixed (the mean held fixed when there is
 no anchor agent).
+
+**Ratings from duplicate deals** (``paired_standard_errors``). The Fisher information treats
+every pairwise result as an independent coin; on duplicate deals the games of a deal share its
+cards, and at a table of more than two players one game gives several pairwise results that
+move together (the winner beat everyone). The deals are what is independent, so the errors
+are the sandwich ``H⁻¹ V H⁻¹`` of the same likelihood: ``H`` its observed information, ``V``
+the covariance of its score (its gradient) summed over deals, each table's per-deal scores
+taken about their table's mean.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["wilson_interval", "bradley_terry"]
+__all__ = ["wilson_interval", "paired_interval", "bradley_terry", "paired_standard_errors"]
 
 
 def wilson_interval(wins: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -103,4 +112,51 @@ def _standard_errors(p: np.ndarray, games: np.ndarray, anchor: int | None) -> np
         else:
             # Mean fixed: the pseudo-inverse is the covariance under the sum-zero constraint.
             se = np.sqrt(np.clip(np.diag(np.linalg.pinv(info)), 0.0, None))
+    return se
+
+
+def paired_standard_errors(
+    ratings: np.ndarray,
+    tables: Sequence[tuple[Sequence[int], np.ndarray]],
+    free: Sequence[int],
+    prior: float = 0.5,
+) -> np.ndarray:
+    """Standard errors (Elo scale) of the ``free`` agents' Bradley–Terry ``ratings`` from games on
+    duplicate deals (module docstring); the other agents' ratings are held fixed (0 returned).
+
+    ``tables``: per table, the agents at its seats (indices into ``ratings``) and ``beat[d, a, b]``,
+    int ``[deals, seats, seats]``: the games of deal ``d`` in which seat ``a``'s agent won and seat
+    ``b``'s did not. ``prior`` adds the same pseudo-games to the information as ``bradley_terry``
+    (and ``arena.ladder.rate_against``) add to the fit.
+    """
+    scale = 400.0 / math.log(10.0)
+    x = np.asarray(ratings, np.float64) / scale
+    m = x.size
+    free = list(free)
+    if not free or not all(0 <= i < m for i in free) or len(set(free)) != len(free):
+        raise ValueError(f"free must be distinct indices into the {m} ratings, got {free}")
+    games = np.zeros((m, m))
+    score_cov = np.zeros((m, m))
+    for seats, beat in tables:
+        idx = list(seats)
+        b = np.asarray(beat, np.float64)
+        if b.ndim != 3 or b.shape[1:] != (len(idx), len(idx)):
+            raise ValueError(f"a table's beat counts must be [deals, {len(idx)}, {len(idx)}], got {b.shape}")
+        n = b + b.transpose(0, 2, 1)
+        q = 1.0 / (1.0 + np.exp(x[idx][None, :] - x[idx][:, None]))  # q[a, b]: P(seat a's agent beats b's)
+        u = (b - n * q[None]).sum(2)  # [deals, seats]: each deal's score for each seat's agent
+        games[np.ix_(idx, idx)] += n.sum(0)
+        deals = u.shape[0]
+        if deals > 1:
+            c = u - u.mean(0)
+            score_cov[np.ix_(idx, idx)] += c.T @ c * (deals / (deals - 1))
+    games += 2.0 * prior * (games > 0)
+    q = 1.0 / (1.0 + np.exp(x[None, :] - x[:, None]))
+    v = games * q * (1.0 - q)
+    np.fill_diagonal(v, 0.0)
+    info = (np.diag(v.sum(1)) - v)[np.ix_(free, free)]
+    inv = np.linalg.pinv(info)
+    cov = inv @ score_cov[np.ix_(free, free)] @ inv
+    se = np.zeros(m)
+    se[free] = np.sqrt(np.clip(np.diag(cov), 0.0, None)) * scale
     return se

@@ -182,14 +182,17 @@ def test_the_hook_fills_the_tables_from_the_code():
     assert f"D = {OBS_BASE_SIZE}\n" in out and "uno:" not in out
 
 
-def test_the_ladder_table_is_the_stored_one():
-    from arena.ladder import LADDER_V1, load_reference
+@pytest.mark.parametrize("version", ["", "v1", "v2"])
+def test_the_ladder_table_is_the_stored_one(version):
+    from arena.ladder import LADDER, LADDERS, load_reference
 
-    data = load_reference(LADDER_V1)
-    out = HOOK.expand("<!-- uno:ladder -->")
-    for k, rung in enumerate(LADDER_V1.rungs):
-        row = next(line for line in out.splitlines() if line.startswith(f"| `{rung}` |"))
-        for n in sorted(data["players"], key=int):
+    spec = LADDERS[version] if version else LADDER
+    data = load_reference(spec)
+    out = HOOK.expand(f"<!-- uno:ladder {version} -->" if version else "<!-- uno:ladder -->")
+    assert f"Ladder {spec.version}:" in out
+    for n in sorted(data["players"], key=int):
+        for k, rung in enumerate(spec.rungs_for(int(n))):
+            row = next(line for line in out.splitlines() if line.startswith(f"| `{rung}` |"))
             assert f"{data['players'][n]['ratings'][k]:.0f}" in row
 
 
@@ -197,7 +200,7 @@ def test_the_hook_refuses_what_it_does_not_know():
     for bad in (
         "<!-- uno:action -->",
         "<!-- uno:include no/such/file.md -->",
-        "<!-- uno:ladder v2 -->",
+        "<!-- uno:ladder v9 -->",
         "<!-- uno:readme-section No Such Section -->",
         "<!-- uno:actions extra -->",
     ):
@@ -317,58 +320,39 @@ def test_readme_links_into_the_docs_resolve():
 
 
 def ladder_figures_problems(readme: str) -> list[str]:
-    """Where README's ladder table differs from the stored reference ladder (arena/ladder_v1.json) and the
-    shipped models' cards (agents/pretrained/*.json)."""
-    from agents.pretrained import load_card
-    from arena.ladder import LADDER_V1, load_reference
+    """Where README's ladder table differs from the stored reference ladder (``arena.ladder.LADDER``,
+    arena/ladder_<version>.json): each cell ``rating ± half-width of the 95% interval``; the shipped
+    models share a row (``pretrained`` at 2 players, ``pretrained-4p`` at 4)."""
+    from arena.ladder import LADDER, load_reference
 
-    data = load_reference(LADDER_V1)
-    players = sorted(data["players"], key=int)
-    rows = {
-        name: cells
-        for name, cells in (
-            re.match(r"\| `([\w:-]+)`[^|]*\|(.*)\|$", line).groups()
-            for line in readme.splitlines()
-            if re.match(r"\| `[\w:-]+`[^|]*\|(.*)\|$", line)
-        )
-    }
+    data = load_reference(LADDER)
+    row_line = re.compile(r"\| `([\w:@-]+)`[^|]*\|(.*)\|$")
+    rows = {m.group(1): m.group(2) for m in map(row_line.match, readme.splitlines()) if m}
     problems = []
-    widths = re.search(r"± (\d+) at 2 players, ± (\d+) at 4", readme)
-    if not widths:
-        problems.append("no '± N at 2 players, ± M at 4' beside the ladder table")
-    for col, n in enumerate(players):
+    if f"reference ladder {LADDER.version}" not in readme:
+        problems.append(f"README does not name the reference ladder {LADDER.version}")
+    for col, n in enumerate(sorted(data["players"], key=int)):
         p = data["players"][n]
-        if widths and int(widths.group(col + 1)) != round(1.96 * max(p["rating_se"])):
-            problems.append(f"{n} players: ± {widths.group(col + 1)}, stored ± {round(1.96 * max(p['rating_se']))}")
-        for k, rung in enumerate(LADDER_V1.rungs[1:], start=1):
-            if rung not in rows:
+        for k, rung in enumerate(LADDER.rungs_for(int(n))[1:], start=1):
+            cells = rows.get(rung, rows.get(rung.removesuffix("-4p")))
+            if cells is None:
                 problems.append(f"no ladder row for {rung}")
                 continue
-            quoted = re.findall(r"\d{3,4}", rows[rung].split("|")[col])
-            if quoted != [str(round(p["ratings"][k]))]:
-                problems.append(f"{n} players, {rung}: {quoted}, stored {round(p['ratings'][k])}")
-    shipped = rows.get("pretrained")
-    if shipped is None:
-        problems.append("no ladder row for the shipped models")
-    else:
-        for col, name in enumerate(("pretrained", "pretrained-4p")):
-            ladder = load_card(name)["ladder"]
-            want = [str(round(x)) for x in (ladder["rating"], *ladder["ci95"])]
-            if re.findall(r"\d{3,4}", shipped.split("|")[col]) != want:
-                problems.append(f"{name}: README {shipped.split('|')[col].strip()!r}, card {want}")
+            quoted = re.findall(r"\d+", cells.split("|")[col])
+            want = [str(round(p["ratings"][k])), str(round(1.96 * p["rating_se"][k]))]
+            if quoted != want:
+                problems.append(f"{n} players, {rung}: README {quoted}, stored {want}")
     return problems
 
 
 def test_readme_ladder_figures_are_the_stored_ones():
     readme = (ROOT / "README.md").read_text()
     assert not ladder_figures_problems(readme)
-    for good, bad in [
-        ("| `heuristic` | 1672 |", "| `heuristic` | 1772 |"),
-        ("| 1720 (1715", "| 1721 (1715"),
-        ("± 32 at 4", "± 31 at 4"),
-    ]:
-        drifted = readme.replace(good, bad, 1)
-        assert drifted != readme and ladder_figures_problems(drifted), bad
+    heuristic = next(line for line in readme.splitlines() if line.startswith("| `heuristic` |"))
+    shipped = next(line for line in readme.splitlines() if line.startswith("| `pretrained` "))
+    for line, pattern in [(heuristic, r"\d{4}"), (heuristic, r"(?<=± )\d+"), (shipped, r"\d+(?= \|$)")]:
+        drifted = readme.replace(line, re.sub(pattern, lambda m: str(int(m.group()) + 1), line, count=1))
+        assert drifted != readme and ladder_figures_problems(drifted), line
 
 
 def test_the_documented_build_command_is_what_ci_runs():

@@ -14,8 +14,14 @@ import pytest
 from agents.registry import make_agent
 from arena import bradley_terry, play_table
 from arena.ladder import (
+    LADDER,
     LADDER_V1,
+    LADDER_V2,
+    LADDERS,
     LadderSpec,
+    _deal_beats,
+    _decode_deals,
+    _encode_deals,
     build_reference,
     load_reference,
     rate_against,
@@ -23,6 +29,7 @@ from arena.ladder import (
     reference_path,
     write_reference,
 )
+from arena.ratings import paired_standard_errors
 from arena.tournament import derive_seed
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -37,6 +44,22 @@ TINY = LadderSpec(
 )
 
 
+# The same on duplicate deals, with what v2 added: a rung at one table size only, fewer games at a
+# costly rung's tables, more games at the rungs' own tables.
+TINY_DUPLICATE = LadderSpec(
+    version="test-dup",
+    rungs=("random", "greedy", "rlcard_rule", "heuristic"),
+    rules="classic",
+    games=((2, 60), (4, 40)),
+    seed=3,
+    batch_size=64,
+    duplicate=True,
+    player_rungs=((2, ("h2=heuristic",)),),
+    rung_games=(("rlcard_rule", ((2, 20),)),),
+    reference_scale=2,
+)
+
+
 @pytest.fixture(scope="module")
 def tiny_reference():
     """The TINY ladder's reference results for 2 and 4 players, as a stored file holds them."""
@@ -44,6 +67,12 @@ def tiny_reference():
 
 
 # --- the newcomer's rating against fixed rungs ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_duplicate_reference():
+    spec = TINY_DUPLICATE
+    return {"definition": spec.to_dict(), "players": {str(p): build_reference(spec, p) for p, _ in spec.games}}
 
 
 def test_rate_against_recovers_known_odds_and_its_standard_error():
@@ -118,6 +147,88 @@ def test_a_ladder_refuses_player_counts_it_does_not_define():
         LADDER_V1.games_per_table(3)
 
 
+# --- ladders on duplicate deals (v2's form) --------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_duplicate_ladder_rates_the_same_on_every_run_from_paired_deals(tiny_duplicate_reference, players):
+    spec = TINY_DUPLICATE
+    runs = [rate_on_ladder(make_agent("greedy"), players, spec, reference=tiny_duplicate_reference) for _ in range(2)]
+    assert json.dumps(runs[0].to_dict()) == json.dumps(runs[1].to_dict()) and runs[0].markdown() == runs[1].markdown()
+    r = runs[0]
+    rungs = spec.rungs_for(players)
+    assert r.rungs == rungs and len(r.rung_ratings) == len(rungs)
+    assert [t.games for _, t in r.tables] == [spec.games_per_table(players, s) for s, _ in r.tables]
+    if players == 2:
+        assert rungs[-1] == "h2=heuristic" and [t.games for _, t in r.tables] == [60, 60, 20, 60, 60]
+    assert all(t.deal_wins is not None and t.deal_wins.shape == (t.games // players, players) for _, t in r.tables)
+    # The interval comes from the deals: the sandwich over the newcomer's tables, the rungs held fixed.
+    names = [r.name, *rungs]
+    per_deal = [([names.index(n) for n in s], _deal_beats(t.deal_wins)) for s, t in r.tables]
+    expected = paired_standard_errors(np.array([r.rating, *r.rung_ratings]), per_deal, free=[0])[0]
+    assert r.rating_se == pytest.approx(expected) and 0 < r.rating_se < math.inf
+    lo, hi = r.ci95
+    assert lo < r.rating < hi
+    if players == 2:  # a mirror match on duplicate deals is exactly even: every deal splits its rotations
+        mirror = next(d for d in r.per_rung() if d["rung"] == "greedy")
+        assert mirror["win_rate"] == 0.5 and mirror["ci95"] == [0.5, 0.5]
+    text = r.markdown()
+    assert "duplicate deals, 95% intervals paired over deals" in text and "greedy (newcomer) ◀" in text
+
+
+def test_the_duplicate_newcomers_tables_are_the_seeded_duplicate_tables(tiny_duplicate_reference):
+    r = rate_on_ladder(make_agent("greedy"), 2, TINY_DUPLICATE, reference=tiny_duplicate_reference)
+    seed = derive_seed(derive_seed(TINY_DUPLICATE.seed, 1000 + 2), 2)  # table 2: against rlcard_rule
+    alone = play_table(
+        [make_agent("greedy"), make_agent("rlcard_rule")], 20, rules="classic", seed=seed, batch_size=7, duplicate=True
+    )
+    assert r.tables[2][0] == ["greedy (newcomer)", "rlcard_rule"]
+    assert r.tables[2][1].deal_wins.tolist() == alone.deal_wins.tolist()  # fixed deals, whatever the batch
+
+
+def test_deal_wins_round_trip_and_give_the_pairwise_counts():
+    deal_wins = np.array([[2, 0], [1, 1], [0, 1]])  # the last deal: one game truncated
+    assert _encode_deals(deal_wins) == ["210", "011"]
+    assert _decode_deals(["210", "011"]).tolist() == deal_wins.tolist()
+    beat = _deal_beats(deal_wins)
+    assert beat[:, 0, 1].tolist() == [2, 1, 0] and beat[:, 1, 0].tolist() == [0, 1, 1]
+    assert (beat[:, [0, 1], [0, 1]] == 0).all()
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"games": ((2, 61),)}, "multiples of the players"),
+        ({"rung_games": (("greedy", ((4, 42),)),)}, "multiples of the players"),
+        ({"rules": '{"teams": true}'}, "cannot have teams"),
+        ({"player_rungs": ((3, ("greedy",)),)}, "defines no games"),
+        ({"reference_scale": 0}, "reference_scale must be >= 1"),
+    ],
+)
+def test_a_ladder_spec_refuses_what_duplicate_deals_cannot_play(change, message):
+    with pytest.raises(ValueError, match=message):
+        LadderSpec(**{**TINY_DUPLICATE.__dict__, **change})
+
+
+def test_paired_standard_errors_match_fishers_for_one_game_per_deal_and_vanish_for_mirrors():
+    # 1,000 deals of one game each, 600 won: the deals are the games, so the sandwich is Fisher's.
+    won = np.zeros(1000, np.int64)
+    won[:600] = 1
+    beat = np.zeros((1000, 2, 2), np.int64)
+    beat[:, 0, 1], beat[:, 1, 0] = won, 1 - won
+    ratings, fisher = bradley_terry(beat.sum(0), anchor=1)
+    paired = paired_standard_errors(ratings, [([0, 1], beat)], free=[0])
+    assert paired[1] == 0.0 and paired[0] == pytest.approx(fisher[0], rel=2e-3)
+    # Two rotations of a deal that always split 1-1 (a mirror match): no sampling error at all.
+    split = np.ones((500, 2, 2), np.int64)
+    split[:, [0, 1], [0, 1]] = 0
+    assert paired_standard_errors(np.array([1500.0, 1500.0]), [([0, 1], split)], free=[0])[0] == 0.0
+    with pytest.raises(ValueError, match="distinct indices"):
+        paired_standard_errors(ratings, [([0, 1], beat)], free=[2])
+    with pytest.raises(ValueError, match=r"\[deals, 2, 2\]"):
+        paired_standard_errors(ratings, [([0, 1], beat[:, :1])], free=[0])
+
+
 # --- the stored reference file of ladder v1 --------------------------------------------------
 
 
@@ -154,6 +265,41 @@ def test_the_stored_v1_games_replay_from_their_seeds():
         assert r.wins.tolist() == stored["wins"] and r.beat.tolist() == stored["beat"] and r.steps == stored["steps"]
 
 
+V1_DEFINITION_KEYS = ["version", "rungs", "rules", "games", "seed", "batch_size", "anchor_rating"]
+
+
+def test_v1_stays_readable_and_its_definition_serialises_as_stored():
+    with open(reference_path(LADDER_V1)) as f:
+        stored = json.load(f)
+    assert list(LADDER_V1.to_dict()) == V1_DEFINITION_KEYS  # no key added since v1 was stored
+    assert LADDER_V1.to_dict() == stored["definition"] and "build" not in stored
+    assert LADDERS["v1"] is LADDER_V1 and LADDER_V1.rungs_for(4) == LADDER_V1.rungs
+    assert LADDER_V1.games_per_table(2, ["search:64"], reference=True) == 4000  # v1: one count everywhere
+
+
+def test_the_stored_v2_file_holds_its_deals_and_its_ratings_fit_them():
+    data = load_reference(LADDER_V2)
+    assert LADDER is LADDER_V2 and data["definition"] == LADDER_V2.to_dict()
+    assert {"seconds", "cpu_seconds", "machine", "load_average_1_5_15_min"} <= set(data["build"])
+    for p, _ in LADDER_V2.games:
+        rungs = LADDER_V2.rungs_for(p)
+        assert rungs[-1] == ("pretrained" if p == 2 else "pretrained-4p")
+        ref = data["players"][str(p)]
+        assert len(ref["tables"]) == math.comb(len(rungs), p)
+        beat = np.zeros((len(rungs), len(rungs)), np.int64)
+        per_deal = []
+        for t in ref["tables"]:
+            idx = [rungs.index(s) for s in t["seats"]]
+            assert t["games"] == LADDER_V2.games_per_table(p, t["seats"], reference=True)
+            deal_wins = _decode_deals(t["deal_wins"])
+            assert deal_wins.shape == (t["games"] // p, p) and deal_wins.sum(0).tolist() == t["wins"]
+            beat[np.ix_(idx, idx)] += np.array(t["beat"])
+            per_deal.append((idx, _deal_beats(deal_wins)))
+        ratings, _ = bradley_terry(beat, anchor=0)
+        assert np.allclose(ratings, ref["ratings"])
+        assert np.allclose(paired_standard_errors(ratings, per_deal, range(1, len(rungs))), ref["rating_se"])
+
+
 def test_load_reference_refuses_a_missing_file_or_another_definition(tmp_path, tiny_reference):
     with pytest.raises(ValueError, match="no reference results for ladder test"):
         load_reference(TINY, str(tmp_path / "missing.json"))
@@ -176,11 +322,13 @@ def test_evaluate_ladder_prints_the_table_and_writes_the_same_json_every_run(
 
     path = str(tmp_path / "ladder_test.json")
     write_reference(TINY, tiny_reference["players"], path)
-    monkeypatch.setattr(evaluate, "LADDER_V1", TINY)
+    monkeypatch.setitem(evaluate.LADDERS, TINY.version, TINY)
     monkeypatch.setattr("arena.ladder.reference_path", lambda spec: path)
     texts = []
     for run in ("a", "b"):
-        evaluate.main(evaluate.Args(ladder="mine=greedy", num_players=4, output_dir=str(tmp_path / run)))
+        evaluate.main(
+            evaluate.Args(ladder="mine=greedy", ladder_version="test", num_players=4, output_dir=str(tmp_path / run))
+        )
         texts.append(capsys.readouterr().out)
     assert texts[0] == texts[1] and "| mine ◀ |" in texts[0]
     a, b = ((tmp_path / run / "ladder.json").read_text() for run in ("a", "b"))
@@ -196,6 +344,8 @@ def test_evaluate_ladder_prints_the_table_and_writes_the_same_json_every_run(
         (["--games", "5"], "drop --games"),
         (["--seed", "1", "--rules", "house"], "drop --rules, --seed"),
         (["--num-players", "3"], "defined for 2 and 4 players"),
+        (["--duplicate"], "drop --duplicate"),
+        (["--ladder-version", "v3"], "--ladder-version must be one of ['v1', 'v2']"),
     ],
 )
 def test_evaluate_ladder_refuses_settings_the_ladder_fixes(tmp_path, args, message):
@@ -218,5 +368,14 @@ def test_evaluate_ladder_refuses_settings_the_ladder_fixes(tmp_path, args, messa
     assert not (tmp_path / "out").exists()
 
 
+def test_ladder_version_needs_ladder(tmp_path):
+    sys.path.insert(0, ROOT)
+    import evaluate
+
+    with pytest.raises(ValueError, match="--ladder-version applies to --ladder AGENT only"):
+        evaluate.main(evaluate.Args(ladder_version="v1", output_dir=str(tmp_path)))
+
+
 def test_reference_path_is_versioned():
     assert reference_path(LADDER_V1).endswith(os.path.join("arena", "ladder_v1.json"))
+    assert reference_path().endswith(os.path.join("arena", "ladder_v2.json"))

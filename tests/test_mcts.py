@@ -1,5 +1,5 @@
 """ISMCTSAgent (issue 15 item 2): legality in every phase, determinism, the information it uses,
-obvious wins found, the registry's search names and ladder v1's flat-MC rung."""
+obvious wins found, the registry's search names and the ladders' flat-MC rung."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from agents import HeuristicAgent, SearchAgent, make_agent
 from agents.mcts import ISMCTSAgent
 from agents.registry import SEARCH, SEARCHES
 from arena import play_match
-from arena.ladder import LADDER_V1, _rung_agents
+from arena.ladder import LADDER_V1, LADDER_V2, _rung_agents
 from tests.builder import act, position
 from tests.test_search_agent import RULE_SETS, walk
 from uno_env import Engine, UnoRules, action_name
@@ -179,7 +179,11 @@ def test_search_names_the_stronger_and_keeps_its_budget_forms():
 
 
 def test_ladder_v1_rung_is_still_the_flat_search():
-    """Ladder v1's stored games were played by SearchAgent(rollouts=64) named search:64."""
-    rung = _rung_agents(LADDER_V1)[LADDER_V1.rungs.index("search:64")]
+    """Ladder v1's stored games were played by SearchAgent(rollouts=64) named search:64; v2 names
+    the same agent flatmc:64@uniform."""
+    rung = _rung_agents(LADDER_V1, 2)[LADDER_V1.rungs.index("search:64")]
     assert type(rung) is SearchAgent and rung.rollouts == 64 and rung.time_ms is None and rung.name == "search:64"
     assert rung.belief.name == "uniform"
+    for players in (2, 4):
+        v2 = _rung_agents(LADDER_V2, players)[LADDER_V2.rungs_for(players).index("flatmc:64@uniform")]
+        assert type(v2) is SearchAgent and (v2.rollouts, v2.time_ms, v2.belief.name) == (64, None, "uniform")

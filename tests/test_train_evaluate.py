@@ -168,7 +168,7 @@ def test_train_killed_with_sigkill_resumes_from_its_latest_checkpoint(tmp_path):
     assert step >= 1024 and step % 1024 == 0
     args[args.index("--total-timesteps") + 1] = str(step + 2048)
     out = run("train.py", *args, *common, "--resume", str(tmp_path / "killed")).stdout
-    assert f"at step {step:,}: run state restored (league: " in out
+    assert f"at step {step:,}: run state restored (snapshot pool: " in out and "league:" not in out
     final = json.loads((tmp_path / "killed" / "final_eval.json").read_text())
     assert final["start_step"] == step and final["steps"] == step + 2048  # two more rollouts of 1024
     assert json.loads(latest.read_text())["step"] == step + 2048

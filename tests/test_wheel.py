@@ -107,7 +107,12 @@ def test_the_wheel_holds_the_packages_and_their_data(venv):
 
     names = zipfile.ZipFile(venv["wheel"]).namelist()
     assert {n.split("/")[0] for n in names if not n.startswith("uno_env-")} == set(TOP_LEVEL)
-    for data in ("uno_env/py.typed", "arena/ladder_v1.json", "agents/pretrained/pretrained.zip"):
+    for data in (
+        "uno_env/py.typed",
+        "arena/ladder_v1.json",
+        "arena/ladder_v2.json",
+        "agents/pretrained/pretrained.zip",
+    ):
         assert data in names, f"{data} is not in the wheel (package-data in pyproject.toml)"
     assert not [n for n in names if "__pycache__" in n or n.startswith(("tests/", "benchmarks/"))]
 

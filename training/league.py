@@ -241,6 +241,11 @@ class League(BaseCallback):
             for m, p, q in zip(self.members, self.win_rates(), self.probabilities(), strict=True)
         )
 
+    def describe(self) -> str:
+        """``snapshot pool: N snapshots``, then ``; league: M members`` when there are league groups."""
+        text = f"snapshot pool: {len(self.pool)} snapshots"
+        return text + (f"; league: {len(self.members)} members" if self.groups else "")
+
     # --- checkpoints -------------------------------------------------------------------------
 
     def state_dict(self) -> dict[str, Any]:

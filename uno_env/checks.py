@@ -11,7 +11,8 @@ __all__ = ["is_int", "check_int"]
 
 
 def is_int(value: Any) -> TypeGuard[int]:
-    """Whether ``value`` is an integer (Python or numpy), not a ``bool``."""
+    """Whether ``value`` is an integer (Python or numpy), not a ``bool``. (For type checkers a numpy
+    integer passes as an ``int``: it takes part in the same arithmetic and comparisons.)"""
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 

@@ -13,8 +13,9 @@ A page asks for a generated part with a directive alone on its line (or inline, 
     <!-- uno:readme-section TITLE -->  the body of README.md's ``## TITLE`` section
     <!-- uno:examples -->         examples/README.md (without its title), then one section per
                                   examples/*.py: its docstring and its source, folded
-    <!-- uno:ladder -->           the reference ladder's rungs and their stored ratings
-                                  (arena.ladder.load_reference: arena/ladder_<version>.json)
+    <!-- uno:ladder [VERSION] --> the reference ladder's rungs and their stored ratings, the
+                                  current version or VERSION (arena.ladder.load_reference:
+                                  arena/ladder_<version>.json)
     <!-- uno:pretrained -->       the shipped models' cards: training, evaluation, ladder rating
                                   (agents.pretrained.card.cards_markdown: agents/pretrained/*.json)
     <!-- uno:docstring NAME -->  the docstring of an object as the code fills it at import time
@@ -126,21 +127,33 @@ def _examples() -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def _ladder() -> str:
-    from arena.ladder import LADDER_V1, load_reference
+def _ladder(version: str) -> str:
+    from arena.ladder import LADDER, LADDERS, load_reference
 
-    spec, data = LADDER_V1, load_reference(LADDER_V1)
+    if version and version not in LADDERS:
+        raise DirectiveError(f"uno:ladder {version}: the ladder versions are {sorted(LADDERS)}")
+    spec = LADDERS[version] if version else LADDER
+    data = load_reference(spec)
     counts = sorted(data["players"], key=int)
     header = ["rung"] + [f"rating, {n} players (± 95%)" for n in counts]
+    rungs = list(dict.fromkeys(r for n in counts for r in spec.rungs_for(int(n))))
     rows = []
-    for k, rung in enumerate(spec.rungs):
+    for rung in rungs:
         cells = []
         for n in counts:
-            p = data["players"][n]
+            at = spec.rungs_for(int(n))
+            if rung not in at:
+                cells.append("—")
+                continue
+            k, p = at.index(rung), data["players"][n]
             se = p["rating_se"][k]
             cells.append(f"{p['ratings'][k]:.0f}" + (f" ± {1.96 * se:.0f}" if se else " (anchor)"))
         rows.append([f"`{rung}`"] + cells)
     games = ", ".join(f"{g:,} games per table with {n} players" for n, g in sorted(data["definition"]["games"].items()))
+    if spec.reference_scale > 1:
+        games += f" (the rungs' own tables: {spec.reference_scale}× that)"
+    if spec.duplicate:
+        games += ", duplicate deals"
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * len(counts)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return (
@@ -176,8 +189,8 @@ def expand(markdown: str) -> str:
             return _docstring(arg)
         if name == "examples" and not arg:
             return _examples()
-        if name == "ladder" and not arg:
-            return _ladder()
+        if name == "ladder":
+            return _ladder(arg)
         if name == "pretrained" and not arg:
             from agents.pretrained.card import cards_markdown
 
