@@ -130,3 +130,10 @@ def test_learner_throughput_quick(tmp_path):
     assert rows[0]["ratio"] == 1.0 and all(r["steps_per_s"] > 0 and r["cpu_steps_per_s"] > 0 for r in rows)
     table = [line for line in (tmp_path / "learner_throughput.md").read_text().splitlines() if line.startswith("| ")]
     assert len(table) == 1 + len(rows) and all(line in proc.stdout for line in table)  # the header and a row each
+
+
+def test_game_loops_benchmark_small():
+    proc = _run(["-m", "benchmarks.game_loops", "--driver-steps", "20", "--arena-games", "200"])
+    rows = [line.split("|") for line in proc.stdout.splitlines() if line.startswith(("| training driver", "| arena"))]
+    assert [r[1].strip() for r in rows] == ["training driver", "arena"], proc.stdout
+    assert rows[0][2].strip() == "5,120 learner decisions" and rows[1][2].strip() == "200 games"
