@@ -137,3 +137,12 @@ def test_game_loops_benchmark_small():
     rows = [line.split("|") for line in proc.stdout.splitlines() if line.startswith(("| training driver", "| arena"))]
     assert [r[1].strip() for r in rows] == ["training driver", "arena"], proc.stdout
     assert rows[0][2].strip() == "5,120 learner decisions" and rows[1][2].strip() == "200 games"
+
+
+def test_teachers_benchmark_quick():
+    proc = _run(
+        ["-m", "benchmarks.teachers", "--quick", "--teachers", "heuristic,search:4", "--eval-opponents", "random"]
+    )
+    rows = [line.split("|") for line in proc.stdout.splitlines() if line.startswith(("| heuristic", "| search:4"))]
+    assert [r[1].strip() for r in rows] == ["heuristic", "search:4"], proc.stdout
+    assert all(r[4].strip().endswith("]") for r in rows)  # the clone's win rate against random, with its interval
