@@ -3,6 +3,7 @@
     python -m benchmarks.time_to_skill              # both learners, 20 wall-minutes of training each
     python -m benchmarks.time_to_skill --quick      # smoke: seconds, tiny sizes, numbers not meaningful
     python -m benchmarks --sections skill           # the same, as a section of the suite
+    python -m benchmarks.time_to_skill --learners ours --train-set bc_positions=250000   # a variant of train.py's defaults
 
 | learner | what trains |
 |---|---|
@@ -83,6 +84,10 @@ class Args:
     """comma-separated learners to train (ours, tutorial)"""
     seed: int | None = None
     """seed of both learners, their games and the evaluation deals (default: train.py's --seed)"""
+    train_set: str = ""
+    """train.py settings to change from its defaults, as comma-separated name=value pairs of its Args
+    (e.g. 'bc_positions=250000'); they apply to both learners where a learner uses the setting, and the
+    table names them"""
     results_dir: str = "benchmarks/results"
     """where time_to_skill.md and time_to_skill.json are written"""
 
@@ -349,13 +354,30 @@ class Tutorial(Learner):
 # --- the run --------------------------------------------------------------------------------------
 
 
+def parse_train_set(text: str) -> dict[str, Any]:
+    """``--train-set``'s pairs as a dict (values read as Python literals, else kept as strings);
+    SystemExit naming a setting train.py's ``Args`` does not have."""
+    defaults, out = train_defaults(), {}
+    for pair in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, value = pair.partition("=")
+        if not sep or name.strip() not in defaults:
+            raise SystemExit(
+                f"--train-set: {pair!r} is not name=value with a name of train.py's Args ({', '.join(sorted(defaults))})"
+            )
+        try:
+            out[name.strip()] = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            out[name.strip()] = value.strip()
+    return out
+
+
 def build_learners(args: Args) -> tuple[list[Learner], SimpleNamespace]:
     """The learners of ``--learners`` and train.py's defaults (``--seed`` and quick sizes applied)."""
     import torch
 
     from training.run import seed_everything
 
-    d = SimpleNamespace(**train_defaults())
+    d = SimpleNamespace(**{**train_defaults(), **parse_train_set(args.train_set)})
     if args.seed is not None:
         d.seed = args.seed
     if args.quick:
@@ -365,7 +387,11 @@ def build_learners(args: Args) -> tuple[list[Learner], SimpleNamespace]:
     # As train.py: the categorical's argument checks cost a share of every update and cannot fail here.
     torch.distributions.Distribution.set_default_validate_args(False)
     made: dict[str, Callable[[], Learner]] = {"ours": lambda: Ours(d), "tutorial": lambda: Tutorial(d, args.quick)}
-    return [made[n]() for n in _names(args.learners)], d
+    learners = [made[n]() for n in _names(args.learners)]
+    if args.train_set:
+        for ln in learners:
+            ln.name = f"{ln.name} (train.py with {args.train_set})" if isinstance(ln, Ours) else ln.name
+    return learners, d
 
 
 def measure(args: Args, log: Callable[[str], None]) -> dict[str, Any]:

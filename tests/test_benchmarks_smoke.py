@@ -146,3 +146,16 @@ def test_teachers_benchmark_quick():
     rows = [line.split("|") for line in proc.stdout.splitlines() if line.startswith(("| heuristic", "| search:4"))]
     assert [r[1].strip() for r in rows] == ["heuristic", "search:4"], proc.stdout
     assert all(r[4].strip().endswith("]") for r in rows)  # the clone's win rate against random, with its interval
+
+
+def test_time_to_skill_train_set_changes_train_py_defaults():
+    from benchmarks.time_to_skill import parse_train_set, train_defaults
+
+    assert parse_train_set("bc_positions=250000, opponent_mix=heuristic:1") == {
+        "bc_positions": 250_000,
+        "opponent_mix": "heuristic:1",
+    }
+    assert train_defaults()["bc_positions"] != 250_000  # a change, not the default itself
+    for bad in ("no_such_setting=1", "bc_positions"):
+        with pytest.raises(SystemExit, match="name=value with a name of train.py's Args"):
+            parse_train_set(bad)
