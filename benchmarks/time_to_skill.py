@@ -404,11 +404,11 @@ def measure(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
     budget, every = 60 * args.budget_minutes, 60 * args.eval_every_minutes
     todo = {ln.name: list(opponents) for ln in learners}  # the opponents each learner has not reached
     active = list(learners)
-    k = 0
     while active:
-        k += 1
         for ln in list(active):
-            ln.train_until(min(k * every, budget))
+            # The next multiple of the interval past the learner's clock: a warm start longer than
+            # one interval is then evaluated once, not once per interval it spanned.
+            ln.train_until(min((ln.train_wall // every + 1) * every, budget))
             for opponent in list(todo[ln.name]):
                 e = ln.evaluate(opponent, args.eval_games, d.seed + 10**9, rules, d.num_players)
                 log(
