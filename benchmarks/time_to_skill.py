@@ -388,9 +388,9 @@ def build_learners(args: Args) -> tuple[list[Learner], SimpleNamespace]:
     torch.distributions.Distribution.set_default_validate_args(False)
     made: dict[str, Callable[[], Learner]] = {"ours": lambda: Ours(d), "tutorial": lambda: Tutorial(d, args.quick)}
     learners = [made[n]() for n in _names(args.learners)]
-    if args.train_set:
-        for ln in learners:
-            ln.name = f"{ln.name} (train.py with {args.train_set})" if isinstance(ln, Ours) else ln.name
+    for ln in learners:
+        if isinstance(ln, Ours) and args.train_set:
+            ln.name += f" (train.py with {args.train_set})"
     return learners, d
 
 
