@@ -23,7 +23,7 @@ import tyro
 
 from agents import HeuristicAgent, RLCardRuleAgent
 from arena import play_match
-from uno_env import UnoVectorEnv
+from uno_env import UnoVectorEnv, sample_legal
 
 
 @dataclasses.dataclass
@@ -40,8 +40,7 @@ def driver(steps: int) -> int:
     _, info = env.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(steps):
-        action = (rng.random(info["action_mask"].shape) * info["action_mask"]).argmax(axis=1)
-        _, _, _, _, info = env.step(action)
+        _, _, _, _, info = env.step(sample_legal(info["action_mask"], rng))
     return steps * 256
 
 
