@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -46,13 +47,9 @@ TINY = LadderSpec(
 
 # The same on duplicate deals, with what v2 added: a rung at one table size only, fewer games at a
 # costly rung's tables, more games at the rungs' own tables.
-TINY_DUPLICATE = LadderSpec(
+TINY_DUPLICATE = dataclasses.replace(
+    TINY,
     version="test-dup",
-    rungs=("random", "greedy", "rlcard_rule", "heuristic"),
-    rules="classic",
-    games=((2, 60), (4, 40)),
-    seed=3,
-    batch_size=64,
     duplicate=True,
     player_rungs=((2, ("h2=heuristic",)),),
     rung_games=(("rlcard_rule", ((2, 20),)),),

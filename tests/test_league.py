@@ -103,18 +103,13 @@ def test_pfsp_probabilities_refuses_bad_input(win_rates, power, match):
 # --- the league -------------------------------------------------------------------------------
 
 
-def _league_setup(seed: int = 0, pool_size: int = 2):
+def _tiny_model(venv):
+    """A MaskablePPO of 8 hidden units on ``venv``: rollouts of 8 steps, minibatches of 32."""
     from sb3_contrib import MaskablePPO
 
     from agents.ppo import UnoFeatures, UnoMaskablePolicy
-    from uno_env.sb3_vec_env import UnoSB3VecEnv
 
-    rules = UnoRules()
-    groups = opponent_groups(parse_mix("greedy:0.25,league:0.75"), 8, rules, league_groups=3)
-    assert [(g.kind, g.games) for g in groups] == [("greedy", 2), (LEAGUE, 2), (LEAGUE, 2), (LEAGUE, 2)]
-    assert isinstance(groups[1].agent, PendingSnapshot) and groups[1].agent.name == LEAGUE
-    venv = UnoSB3VecEnv(8, 2, rules, learner_seat="random", opponents=[(g.agent, g.games) for g in groups], seed=0)
-    model = MaskablePPO(
+    return MaskablePPO(
         UnoMaskablePolicy,
         venv,
         n_steps=8,
@@ -123,6 +118,17 @@ def _league_setup(seed: int = 0, pool_size: int = 2):
         device="cpu",
         policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(8,))),
     )
+
+
+def _league_setup(seed: int = 0, pool_size: int = 2):
+    from uno_env.sb3_vec_env import UnoSB3VecEnv
+
+    rules = UnoRules()
+    groups = opponent_groups(parse_mix("greedy:0.25,league:0.75"), 8, rules, league_groups=3)
+    assert [(g.kind, g.games) for g in groups] == [("greedy", 2), (LEAGUE, 2), (LEAGUE, 2), (LEAGUE, 2)]
+    assert isinstance(groups[1].agent, PendingSnapshot) and groups[1].agent.name == LEAGUE
+    venv = UnoSB3VecEnv(8, 2, rules, learner_seat="random", opponents=[(g.agent, g.games) for g in groups], seed=0)
+    model = _tiny_model(venv)
     league = League(venv, groups, ["random", "heuristic"], rules, pool_size=pool_size, window=50, seed=seed)
     return model, league
 
@@ -184,9 +190,6 @@ def test_league_draws_are_seeded_and_its_state_round_trips():
 
 
 def test_self_and_league_groups_draw_from_one_pool_and_resume_what_they_played():
-    from sb3_contrib import MaskablePPO
-
-    from agents.ppo import UnoFeatures, UnoMaskablePolicy
     from uno_env.sb3_vec_env import UnoSB3VecEnv
 
     rules = UnoRules()
@@ -195,16 +198,7 @@ def test_self_and_league_groups_draw_from_one_pool_and_resume_what_they_played()
 
     def setup(seed):
         venv = UnoSB3VecEnv(8, 2, rules, opponents=[(g.agent, g.games) for g in groups], seed=0)
-        model = MaskablePPO(
-            UnoMaskablePolicy,
-            venv,
-            n_steps=8,
-            batch_size=32,
-            seed=0,
-            device="cpu",
-            policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(8,))),
-        )
-        return model, League(venv, groups, ["random"], rules, pool_size=3, latest_prob=0.0, seed=seed)
+        return _tiny_model(venv), League(venv, groups, ["random"], rules, pool_size=3, latest_prob=0.0, seed=seed)
 
     model, league = setup(3)
     league.start(model.policy)
