@@ -7,8 +7,9 @@ games that differ only in hidden cards give the same exclusions.
 
 | belief | exclusions |
 |---|---|
-| ``uniform`` | none: the unseen cards dealt uniformly (the searches before issue 30) |
+| ``uniform`` | none: the unseen cards dealt uniformly (the searches before beliefs) |
 | ``public`` | a seat whose last turn ended drawing (``drew_on_color`` = c) is dealt no card of colour c and no wild |
+| ``policy`` | ``public``'s exclusions, and deals weighted by the soft evidence of a policy model (below) |
 
 Why ``public`` excludes what it does: a seat that ends its turn by drawing had nothing it chose
 to play. Under R4 with ``allow_voluntary_draw`` off that is a fact (no card of the colour, no
@@ -19,6 +20,18 @@ seat plays, so cards the seat received since (a Draw Two, a Wild Draw Four, a pe
 break it; ``benchmarks/beliefs.py`` measures how often the true hands do
 (``benchmarks/results/beliefs.md``). A deal that cannot meet the exclusions drops them (the
 deal's status says so).
+
+**Soft evidence** (``policy``): a belief may also weigh the deals that respect its exclusions,
+``log_weights``: the log-likelihood of what the seats did given the hands a deal gives them.
+The search then deals several candidates per determinization and keeps them in proportion to
+their weights (sampling importance resampling, ``DeterminizedSearch._determinize``). The
+``policy`` belief models one decision the observation records: the colour a seat named with the
+wild on top of the pile (``named_color`` equal to the colour in play; an older wild's colour is
+stale, the hand has changed since). A seat names colour c with probability
+``exp(tilt * n_c) / sum_j exp(tilt * n_j)``, ``n_j`` the cards of colour j it holds (the
+heuristic names the colour it is long in; ``HeuristicAgent``'s choice also weighs what it has
+seen); its hand of now stands for its hand then. ``tilt`` is fitted by maximum likelihood on
+``heuristic`` games (``benchmarks/beliefs.py --fit-tilt``, ``benchmarks/results/beliefs.md``).
 """
 
 from __future__ import annotations
@@ -27,12 +40,18 @@ from typing import Protocol
 
 import numpy as np
 
-from uno_env.cards import NUM_CARD_TYPES, NUM_RANKS, WILD
-from uno_env.observation import drew_on_color_of, num_seats
+from uno_env.cards import CARD_COLOR, NUM_CARD_TYPES, NUM_COLORS, NUM_RANKS, WILD
+from uno_env.observation import color_of, drew_on_color_of, named_color_of, num_seats, top_of
 
 
 class Belief(Protocol):
-    """What a determinized search asks a belief: the exclusions of a deal for the seat to act."""
+    """What a determinized search asks a belief: the exclusions of a deal for the seat to act.
+
+    A belief may also define ``log_weights(observation, seat, hands)``: the log-likelihood, up
+    to a constant, of what the seats did given the dealt ``hands`` (int [G, num_players, 57],
+    absolute seats), float [G], or None when the observation holds nothing to weigh (then
+    ``hands`` may have G = 0). The searches then resample their deals by it (module docs).
+    """
 
     name: str
 
@@ -40,6 +59,14 @@ class Belief(Protocol):
         """Bool [num_players, 57] (row p: card types seat p is not dealt; the observer's row
         unused) from the observation of absolute seat ``seat``, or None for a uniform deal."""
         ...
+
+
+def log_weights_of(belief: Belief, observation: np.ndarray, seat: int, hands: np.ndarray) -> np.ndarray | None:
+    """A belief's soft evidence for the dealt ``hands`` (int [G, num_players, 57], absolute
+    seats), float [G] up to a constant; None when it has none (a belief without
+    ``log_weights``, or nothing in the observation to weigh)."""
+    weigh = getattr(belief, "log_weights", None)
+    return None if weigh is None else weigh(observation, seat, hands)
 
 
 class UniformBelief:
@@ -70,7 +97,37 @@ class PublicBelief:
         return ex if ex.any() else None
 
 
-BELIEFS: dict[str, type] = {"uniform": UniformBelief, "public": PublicBelief}
+class PolicyBelief(PublicBelief):
+    """``public``'s exclusions, and deals weighted by a model of the colour each seat named (module docs)."""
+
+    name = "policy"
+    tilt = 2.0
+    """log-odds per card of the named colour (fitted: ``benchmarks/results/beliefs.md``)"""
+    fresh_only = True
+    """weigh only a colour named by the wild on top of the pile (older ones are stale: the hand changed since)"""
+
+    def log_weights(self, observation: np.ndarray, seat: int, hands: np.ndarray) -> np.ndarray | None:
+        """Sum over the seats that named a colour of log P(that colour | the dealt hand); None if none did."""
+        n = int(num_seats(observation))
+        if self.fresh_only and (top_of(observation) < WILD or color_of(observation) < 0):
+            return None
+        named = [(int(named_color_of(observation, k)), (seat + k) % n) for k in range(1, n)]
+        named = [(c, p) for c, p in named if c >= 0 and (not self.fresh_only or c == color_of(observation))]
+        if not named:
+            return None
+        coloured = hands[:, :, :WILD]
+        by_color = np.zeros((hands.shape[0], hands.shape[1], NUM_COLORS))
+        for c in range(NUM_COLORS):
+            by_color[:, :, c] = coloured[:, :, CARD_COLOR[:WILD] == c].sum(-1)
+        z = self.tilt * by_color
+        log_p = z - np.logaddexp.reduce(z, axis=-1, keepdims=True)
+        out: np.ndarray = np.zeros(hands.shape[0])
+        for c, p in named:
+            out += log_p[:, p, c]
+        return out
+
+
+BELIEFS: dict[str, type] = {"uniform": UniformBelief, "public": PublicBelief, "policy": PolicyBelief}
 """The beliefs by name (the searches' ``belief`` setting)."""
 
 

@@ -10,7 +10,7 @@ says how the deals are searched (``_search``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -38,7 +38,7 @@ from uno_env.policy import as_batch
 
 from ._simple_rules import rlcard_row
 from ._tactics import rule_tables, uno_call_action
-from .beliefs import Belief, make_belief
+from .beliefs import Belief, log_weights_of, make_belief
 from .heuristic import HeuristicAgent
 
 # --- rollouts: one numba call per engine step -------------------------------------------------
@@ -132,6 +132,15 @@ def _deal_from_observation(target: Engine, j: int, o: np.ndarray, deck: np.ndarr
     return True
 
 
+class Deal(NamedTuple):
+    """What one decision's determinizations are dealt from: the belief read at the seat's observation."""
+
+    exclude: np.ndarray | None
+    """the belief's exclusions (``Belief.exclusions``), None for none"""
+    observation: np.ndarray | None = None
+    """the seat's observation, for the belief's soft evidence (``log_weights``); None: not weighed"""
+
+
 class DeterminizedSearch:
     """Base of the determinized searches (module docs); a subclass implements ``_search``.
 
@@ -179,6 +188,8 @@ class DeterminizedSearch:
     """
 
     name = "determinized"
+    proposals = 8
+    """candidate deals per determinization when the belief has soft evidence (``_determinize``)"""
 
     def __init__(
         self,
@@ -251,20 +262,20 @@ class DeterminizedSearch:
             return base
         moves = np.flatnonzero(m)
         seat = int(engine.current_player[i])
-        return self._search(engine, int(i), seat, self.belief.exclusions(o, seat), moves, base, rng)
+        return self._search(engine, int(i), seat, self._deal(o, seat), moves, base, rng)
 
     def _search(
         self,
         source: Engine,
         i: int,
         seat: int,
-        exclude: np.ndarray | None,
+        deal: Deal,
         moves: np.ndarray,
         base: int,
         rng: np.random.Generator,
     ) -> int:
         """The move of ``seat`` (one of ``moves``; ``base`` is the heuristic's) in game ``i`` of
-        ``source``, searching determinizations dealt with ``exclude`` (``_determinize``)."""
+        ``source``, searching determinizations dealt from ``deal`` (``_determinize``)."""
         raise NotImplementedError
 
     # --- shared parts ----------------------------------------------------------------------
@@ -288,14 +299,47 @@ class DeterminizedSearch:
             engine = self._engines[key] = Engine(size, num_players, rules, seed=0)
         return engine
 
-    def _determinize(
-        self, play: Engine, games: np.ndarray, seat: int, exclude: np.ndarray | None, rng: np.random.Generator
-    ) -> None:
-        """Deal anew, in ``games`` of ``play`` (copies of the position), all that ``seat`` cannot
-        see; with ``peek`` only the draw pile (class docs)."""
+    def _deal(self, o: np.ndarray, seat: int) -> Deal:
+        """The belief read at observation ``o`` of ``seat``."""
+        n = int(num_seats(o))
+        weighs = log_weights_of(self.belief, o, seat, np.zeros((0, n, NUM_CARD_TYPES), np.int64)) is not None
+        return Deal(self.belief.exclusions(o, seat), o if weighs else None)
+
+    def _determinize(self, play: Engine, games: np.ndarray, seat: int, deal: Deal, rng: np.random.Generator) -> None:
+        """Deal anew, in ``games`` of ``play`` (copies of one position), all that ``seat`` cannot
+        see; with ``peek`` only the draw pile (class docs).
+
+        A belief with soft evidence (``agents.beliefs``: ``log_weights``) is sampled by
+        importance resampling: ``proposals`` candidates per game are dealt from its exclusions,
+        weighed, and as many as there are games drawn in proportion to their weights
+        (systematic resampling); the draw pile of each kept deal is then shuffled and its
+        generator reseeded, so a candidate kept twice still has futures of its own.
+        """
         if self.peek:
             play.shuffle_draw_pile(games, rng)
-        elif exclude is None:
+            return
+        if deal.observation is not None:
+            cand = self._engine(
+                ("proposals", play.rules, play.num_players), games.size * self.proposals, play.num_players, play.rules
+            )
+            k = np.arange(games.size * self.proposals)
+            cand.copy_games(play, np.resize(games, k.size), k)
+            self._resample(cand, k, seat, deal.exclude, rng)
+            w = log_weights_of(self.belief, deal.observation, seat, cand.hand_counts(k))
+            if w is not None:
+                p = np.exp(w - w.max())
+                cum = np.cumsum(p / p.sum())
+                keep = np.minimum(np.searchsorted(cum, (rng.random() + np.arange(games.size)) / games.size), k.size - 1)
+                play.copy_games(cand, keep, games)
+                play.shuffle_draw_pile(games, rng)
+                return
+        self._resample(play, games, seat, deal.exclude, rng)
+
+    @staticmethod
+    def _resample(
+        play: Engine, games: np.ndarray, seat: int, exclude: np.ndarray | None, rng: np.random.Generator
+    ) -> None:
+        if exclude is None:
             play.resample_hidden(games, seat, rng)
         else:
             play.resample_hidden(games, seat, rng, exclude=exclude)
@@ -313,7 +357,7 @@ class DeterminizedSearch:
         moves = np.flatnonzero(m)
         if moves.size == 1:
             return int(moves[0])
-        return self._search(probe, 0, 0, self.belief.exclusions(o, 0), moves, base, rng)
+        return self._search(probe, 0, 0, self._deal(o, 0), moves, base, rng)
 
     def _rollouts(
         self,

@@ -13,7 +13,7 @@ from uno_env.actions import NUM_ACTIONS
 from uno_env.checks import check_int
 
 from .beliefs import Belief
-from .determinized import DeterminizedSearch
+from .determinized import Deal, DeterminizedSearch
 
 # --- the tree: numba arrays, one node per iteration ---------------------------------------------
 
@@ -254,7 +254,7 @@ class ISMCTSAgent(DeterminizedSearch):
         source: Engine,
         i: int,
         seat: int,
-        exclude: np.ndarray | None,
+        deal: Deal,
         moves: np.ndarray,
         base: int,
         rng: np.random.Generator,
@@ -264,7 +264,7 @@ class ISMCTSAgent(DeterminizedSearch):
         tree = self._fresh_tree(waves * self.wave + 1, seat)
         num_nodes, done_waves = 1, 0
         while True:
-            num_nodes = self._wave(tree, source, i, seat, exclude, base, rng, num_nodes)
+            num_nodes = self._wave(tree, source, i, seat, deal, base, rng, num_nodes)
             done_waves += 1
             if self.time_ms is None:
                 if done_waves >= waves:
@@ -300,7 +300,7 @@ class ISMCTSAgent(DeterminizedSearch):
         source: Engine,
         i: int,
         seat: int,
-        exclude: np.ndarray | None,
+        deal: Deal,
         base: int,
         rng: np.random.Generator,
         num_nodes: int,
@@ -309,7 +309,7 @@ class ISMCTSAgent(DeterminizedSearch):
         W, P, depth_cap = self.wave, source.num_players, 64
         play = self._engine(("wave", source.rules, P), W, P, source.rules)
         play.copy_games(source, np.full(W, i, np.int64), np.arange(W))
-        self._determinize(play, np.arange(W), seat, exclude, rng)
+        self._determinize(play, np.arange(W), seat, deal, rng)
         node_of = np.zeros(W, np.int64)
         in_tree = np.ones(W, bool)
         path_node, path_act, path_actor = (np.zeros((W, depth_cap), np.int64) for _ in range(3))

@@ -10,7 +10,7 @@ from uno_env import Engine, UnoRules
 from uno_env.checks import check_int
 
 from .beliefs import Belief
-from .determinized import DeterminizedSearch
+from .determinized import Deal, DeterminizedSearch
 
 
 class SearchAgent(DeterminizedSearch):
@@ -22,8 +22,9 @@ class SearchAgent(DeterminizedSearch):
        is dealt anew (``DeterminizedSearch``): the other hands (their sizes kept) and the order
        of the draw pile, from the cards ``s`` has not seen (deck − own hand − discard pile),
        uniformly among the deals its ``belief`` allows (``agents.beliefs``: ``public`` deals a
-       seat that last ended its turn drawing on colour c no card of c and no wild); the
-       engine's generator of each copy is reseeded. What ``s`` sees (R11) is kept exactly.
+       seat that last ended its turn drawing on colour c no card of c and no wild), or in
+       proportion to the belief's soft evidence (``policy``); the engine's generator of each
+       copy is reseeded. What ``s`` sees (R11) is kept exactly.
     2. **Play out.** Every legal move ``m`` is applied in each of the ``D`` copies (the same
        determinizations for every move, and the same rollout random numbers, so the moves are
        compared on the same deals), and each copy is finished by a rollout
@@ -42,7 +43,7 @@ class SearchAgent(DeterminizedSearch):
     | ``heuristic_plies`` | 2 | first actions of every rollout taken by ``HeuristicAgent`` |
     | ``confidence`` | 1.0 | standard errors by which a move must beat the heuristic's move (None: always the best mean) |
     | ``max_depth`` | 120 | actions per rollout before the leaf value |
-    | ``belief`` | ``"public"`` | what the determinizations may deal (``agents.beliefs``: ``"uniform"``, ``"public"``, or a ``Belief``) |
+    | ``belief`` | ``"public"`` | what the determinizations may deal (``agents.beliefs``: ``"uniform"``, ``"public"``, ``"policy"``, or a ``Belief``) |
     | ``peek`` | False | True: the determinizations keep every true hand and shuffle only the draw pile — reads hidden state, a measurement of the perfect-information ceiling, not a fair agent (``DeterminizedSearch``) |
 
     Measured figures (win rates against ``HeuristicAgent``, decision times, the belief's
@@ -82,7 +83,7 @@ class SearchAgent(DeterminizedSearch):
         source: Engine,
         i: int,
         seat: int,
-        exclude: np.ndarray | None,
+        deal: Deal,
         moves: np.ndarray,
         base: int,
         rng: np.random.Generator,
@@ -91,7 +92,7 @@ class SearchAgent(DeterminizedSearch):
         per_move = max(self.rollouts // moves.size, 1)
         rounds = []
         while True:
-            rounds.append(self._play_out(source, i, seat, exclude, moves, per_move, rng))
+            rounds.append(self._play_out(source, i, seat, deal, moves, per_move, rng))
             if self.time_ms is None or (time.perf_counter() - start) * 1e3 >= self.time_ms:
                 break
         v = np.concatenate(rounds, axis=1)  # [moves, rollouts per move]
@@ -110,7 +111,7 @@ class SearchAgent(DeterminizedSearch):
         source: Engine,
         i: int,
         seat: int,
-        exclude: np.ndarray | None,
+        deal: Deal,
         moves: np.ndarray,
         per_move: int,
         rng: np.random.Generator,
@@ -122,7 +123,7 @@ class SearchAgent(DeterminizedSearch):
         play = self._engine(("play", rules, n), size, n, rules)
         root.copy_game(source, i, 0)
         root.copy_games(root, np.zeros(per_move - 1, np.int64), np.arange(1, per_move))
-        self._determinize(root, np.arange(per_move), seat, exclude, rng)
+        self._determinize(root, np.arange(per_move), seat, deal, rng)
         # Slot m * per_move + d of the rollout batch plays move m in determinization d.
         play.copy_games(root, np.tile(np.arange(per_move), k), np.arange(size))
         B = play.num_envs

@@ -1,5 +1,5 @@
-"""Beliefs of the searches (issue 30): exclusions read from public history only, dealt as said,
-and no cheating — two games that differ only in hidden cards give the same beliefs and the same
+"""Beliefs of the searches: exclusions and soft evidence read from public history only, dealt as
+said, and no cheating — two games that differ only in hidden cards give the same beliefs and the same
 decisions given a seed."""
 
 from __future__ import annotations
@@ -8,32 +8,50 @@ import numpy as np
 import pytest
 
 from agents import SearchAgent, make_agent
-from agents.beliefs import PublicBelief, UniformBelief, make_belief
+from agents.beliefs import PolicyBelief, PublicBelief, UniformBelief, make_belief
+from agents.determinized import Deal
 from agents.mcts import ISMCTSAgent
 from tests.builder import act, position
 from uno_env import Engine, UnoRules
 from uno_env.cards import WILD, parse_card
 
 
-def after_a_draw(opponent: str, draw: str):
-    """Seat 0 plays red 5; seat 1 cannot follow, draws an unplayable card and its turn ends."""
-    engine = position(["red 5, red 7, blue 3, green 1, wild", opponent], "red 3", draw=draw)
-    act(engine, "play red 5")
-    act(engine, "draw")
+def played(own: str, opponent: str, draw: str, moves: tuple[str, ...]):
+    """Seat 0 holds ``own``, seat 1 ``opponent``, red 3 on the pile; ``moves`` are played and it
+    is seat 0's turn again."""
+    engine = position([own, opponent], "red 3", draw=draw)
+    for move in moves:
+        act(engine, move)
     assert int(engine.current_player[0]) == 0
     return engine
 
 
-# The same public history (seat 1 drew one card on red and kept it), the hidden cards swapped
-# between seat 1's hand and the draw pile.
+# Pairs of games with the same public history, the hidden cards swapped between seat 1's hand
+# and the draw pile. After a draw: seat 0 plays red 5, seat 1 cannot follow, draws an
+# unplayable card and its turn ends.
+DRAW = ("red 5, red 7, blue 3, green 1, wild", ("play red 5", "draw"))
 TWINS = (
     ("yellow 1, blue 9, green 2", "green 8, blue 2"),
     ("blue 2, green 8, green 2", "blue 9, yellow 1"),
 )
+# After a wild: seat 0 plays red 5, seat 1 plays a wild and names blue.
+WILD_PLAY = ("red 5, red 7, blue 3, green 1, yellow 4", ("play red 5", "play wild", "choose blue"))
+WILD_TWINS = (
+    ("wild, blue 1, blue 2, blue 9, red 9", "green 8, yellow 1, yellow 2"),
+    ("wild, green 8, yellow 1, blue 9, red 9", "blue 1, blue 2, yellow 2"),
+)
 
 
 def twins():
-    return [after_a_draw(h, d) for h, d in TWINS]
+    return [played(DRAW[0], h, d, DRAW[1]) for h, d in TWINS]
+
+
+def wild_twins():
+    return [played(WILD_PLAY[0], h, d, WILD_PLAY[1]) for h, d in WILD_TWINS]
+
+
+def after_a_wild(opponent: str, draw: str):
+    return played(WILD_PLAY[0], opponent, draw, WILD_PLAY[1])
 
 
 def test_public_belief_reads_the_draw_on_red():
@@ -56,11 +74,16 @@ def test_the_twins_differ_only_in_hidden_cards():
     [
         SearchAgent(UnoRules.preset("classic"), rollouts=64, max_depth=20),
         ISMCTSAgent(UnoRules.preset("classic"), iterations=32, wave=16, max_depth=20),
+        SearchAgent(UnoRules.preset("classic"), rollouts=64, max_depth=20, belief="policy"),
+        ISMCTSAgent(UnoRules.preset("classic"), iterations=32, wave=16, max_depth=20, belief="policy"),
     ],
-    ids=["flatmc", "ismcts"],
+    ids=["flatmc", "ismcts", "flatmc-policy", "ismcts-policy"],
 )
-def test_no_cheating_same_beliefs_and_decisions(agent):
-    a, b = twins()
+@pytest.mark.parametrize("pair", ["after_a_draw", "after_a_wild"])
+def test_no_cheating_same_beliefs_and_decisions(agent, pair):
+    a, b = twins() if pair == "after_a_draw" else wild_twins()
+    assert a.hand_counts([0])[0, 1].tolist() != b.hand_counts([0])[0, 1].tolist()
+    assert np.array_equal(a.observation, b.observation)
     ea, eb = (agent.belief.exclusions(e.observation[0], 0) for e in (a, b))
     assert np.array_equal(ea, eb)
     for seed in range(6):
@@ -76,7 +99,7 @@ def test_the_determinizations_respect_the_belief():
     ex = agent.belief.exclusions(a.observation[0], 0)
     play = Engine(64, 2, a.rules, seed=0)
     play.copy_games(a, np.zeros(64, np.int64), np.arange(64))
-    agent._determinize(play, np.arange(64), 0, ex, np.random.default_rng(0))
+    agent._determinize(play, np.arange(64), 0, Deal(ex), np.random.default_rng(0))
     hands = [play.game_state(d)["hands"][1] for d in range(64)]
     assert all(not ex[1, c] for h in hands for c in h)
     assert len({tuple(h) for h in hands}) > 10
@@ -109,7 +132,7 @@ def test_peek_keeps_the_true_hands_and_shuffles_only_the_draw_pile(cls):
     for source in twins():
         play = Engine(32, 2, source.rules, seed=0)
         play.copy_games(source, np.zeros(32, np.int64), np.arange(32))
-        agent._determinize(play, np.arange(32), 0, None, np.random.default_rng(0))
+        agent._determinize(play, np.arange(32), 0, Deal(None), np.random.default_rng(0))
         true = source.game_state(0)
         assert all(play.game_state(d)["hands"] == true["hands"] for d in range(32))
         piles = {tuple(play.draw_pile(d)) for d in range(32)}
@@ -129,3 +152,38 @@ def test_peek_is_named_and_kept_out_of_fair_play():
         rate_on_ladder(agent)
     with pytest.raises(ValueError, match="peek must be"):
         ISMCTSAgent(peek="yes")
+
+
+def blue_in_deals(belief: str, engine: Engine, seed: int = 0, size: int = 512) -> np.ndarray:
+    """Blue cards in seat 1's hand over ``size`` determinizations of seat 0's position."""
+    agent = SearchAgent(engine.rules, rollouts=8, belief=belief)
+    play = Engine(size, 2, engine.rules, seed=0)
+    play.copy_games(engine, np.zeros(size, np.int64), np.arange(size))
+    agent._determinize(play, np.arange(size), 0, agent._deal(engine.observation[0], 0), np.random.default_rng(seed))
+    assert not play.check_invariants()
+    hands = play.hand_counts(np.arange(size))
+    assert (hands[:, 1].sum(-1) == 4).all()  # the hand size is public
+    return hands[:, 1, parse_card("blue 0") : parse_card("blue draw two") + 1].sum(-1)
+
+
+def test_the_policy_belief_deals_more_of_the_named_colour():
+    """Seat 1 named blue with the wild on top: the policy belief's deals hold more blue than the
+    public belief's (which has no exclusion here), and its weights favour more blue."""
+    engine = after_a_wild(*WILD_TWINS[0])
+    assert blue_in_deals("policy", engine).mean() > blue_in_deals("public", engine).mean() + 0.2
+    hands = np.zeros((3, 2, 57), np.int64)
+    hands[:, 1, parse_card("red 1")] = [4, 2, 0]
+    hands[:, 1, parse_card("blue 1")] = [0, 2, 4]
+    w = PolicyBelief().log_weights(engine.observation[0], 0, hands)
+    assert w is not None and w[0] < w[1] < w[2]
+
+
+def test_the_policy_belief_weighs_only_a_fresh_colour():
+    """Once seat 0 has covered the wild, the colour seat 1 named is stale: no soft evidence."""
+    engine = after_a_wild(*WILD_TWINS[0])
+    assert PolicyBelief().log_weights(engine.observation[0], 0, engine.hand_counts([0])) is not None
+    act(engine, "play blue 3")
+    act(engine, "draw")  # seat 1
+    if int(engine.current_player[0]) == 1:
+        act(engine, "pass")
+    assert PolicyBelief().log_weights(engine.observation[0], 0, engine.hand_counts([0])) is None

@@ -392,6 +392,8 @@ BAD_CALLS = {
     "copy_game other rules": lambda e, g: e.copy_game(Engine(1, 3), 0, 0),
     "copy_game index": lambda e, g: e.copy_game(e, 0, 5),
     "resample_hidden seat": lambda e, g: e.resample_hidden(0, 5, np.random.default_rng()),
+    "hand_counts index": lambda e, g: e.hand_counts([0, 2]),
+    "hand_counts mask": lambda e, g: e.hand_counts(np.array([True, False])),
     "set_game index": lambda e, g: e.set_game(2, **g),
     "set_game missing card": lambda e, g: e.set_game(0, **{**g, "draw_pile": g["draw_pile"][1:]}),
     "set_game wrong hand count": lambda e, g: e.set_game(0, **{**g, "hands": g["hands"][:1]}),

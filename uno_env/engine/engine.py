@@ -676,6 +676,14 @@ class Engine:
         self._run_codes(which, batch.REFRESH)
         return status
 
+    def hand_counts(self, games: Any) -> np.ndarray:
+        """Hidden information: every seat's hand in the listed games (an index array, in its
+        order), as copies per card type, int64 [G, num_players, 57]. For a determinized search
+        judging the deals it made itself (``agents.beliefs``), and for tests and tools; an agent
+        never reads it from the game it plays."""
+        idx = self._index_array(games, "games")
+        return self._hands[idx, : self.num_players].astype(np.int64)
+
     def shuffle_draw_pile(self, games: Any, rng: np.random.Generator) -> None:
         """Put the draw pile of the given games (an index, index array or bool mask [B]) in a
         random order from ``rng`` and give each game's generator a fresh state from ``rng``.
