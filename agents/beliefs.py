@@ -103,16 +103,16 @@ class PolicyBelief(PublicBelief):
     name = "policy"
     tilt = 2.0
     """log-odds per card of the named colour (fitted: ``benchmarks/results/beliefs.md``)"""
-    fresh_only = True
-    """weigh only a colour named by the wild on top of the pile (older ones are stale: the hand changed since)"""
 
     def log_weights(self, observation: np.ndarray, seat: int, hands: np.ndarray) -> np.ndarray | None:
-        """Sum over the seats that named a colour of log P(that colour | the dealt hand); None if none did."""
+        """Sum over the seats that named the colour in play with the wild on top of log P(that
+        colour | the dealt hand); None when the top card is not a wild (an older named colour
+        is stale: the hand has changed since)."""
         n = int(num_seats(observation))
-        if self.fresh_only and (top_of(observation) < WILD or color_of(observation) < 0):
+        color = int(color_of(observation))
+        if top_of(observation) < WILD or color < 0:
             return None
-        named = [(int(named_color_of(observation, k)), (seat + k) % n) for k in range(1, n)]
-        named = [(c, p) for c, p in named if c >= 0 and (not self.fresh_only or c == color_of(observation))]
+        named = [(color, (seat + k) % n) for k in range(1, n) if named_color_of(observation, k) == color]
         if not named:
             return None
         coloured = hands[:, :, :WILD]

@@ -155,7 +155,7 @@ class DeterminizedSearch:
 
     **Why the search never reads hidden state** (unless built with ``peek``, below). Every
     determinization is dealt by ``_determinize``: ``Engine.resample_hidden`` re-deals every
-    card the seat cannot see, from exclusions the belief computed from the seat's observation alone, and replaces each copy's
+    card the seat cannot see, from exclusions (and weights) the belief computed from the seat's observation alone, and replaces each copy's
     generator state (it would fix future reshuffles). The hidden cards are gathered in id order
     before the deal, so the deal depends on which cards are hidden, not on where they were: a
     decision is a function of the information set and the rng (tests check two games that
