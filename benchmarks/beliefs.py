@@ -23,7 +23,8 @@ A belief with soft evidence (``policy``: ``log_weights``) is judged on the same 
 density over a seat's hand is the hard belief's times ``w(h) / E[w]``, so the true hand's ratio
 gains ``log w(true) - log mean w(h_m)`` over ``--proposals`` hands ``h_m`` drawn from the hard
 belief's marginal (the mean estimates ``E[w]``; other seats' terms cancel). Two more columns:
-the share of other hands the soft evidence weighs (a seat that named a colour), and its mean
+the share of other hands the soft evidence weighs (for ``policy``: a seat that named the colour
+in play with the wild on top), and its mean
 gain on those. ``--fit-tilt`` prints that mean gain for several values of ``PolicyBelief.tilt``
 (the maximum-likelihood fit of the model of the named colour).
 """
@@ -96,7 +97,7 @@ def measure(args: Args, num_players: int, rules: UnoRules) -> list[dict]:
     judge_rng = np.random.default_rng([args.seed, 1])  # the judge's draws leave the games as they were
     soft = callable(getattr(belief, "log_weights", None))
     tilts = args.fit_tilt if soft else ()
-    fits = {t: [] for t in tilts}
+    fits: dict[float, list[float]] = {t: [] for t in tilts}
     rows = {
         ph: {"decisions": 0, "hands": 0, "constrained": 0, "broken": 0, "gain": [], "mix": [], "soft": []}
         for ph in PHASES
@@ -153,7 +154,9 @@ def measure(args: Args, num_players: int, rules: UnoRules) -> list[dict]:
                             for t in tilts:
                                 fit = make_belief(args.belief)
                                 fit.tilt = t
-                                fits[t].append(soft_gain(fit, o, seat, p, true, pool, h, args.proposals, judge_rng))
+                                g_t = soft_gain(fit, o, seat, p, true, pool, h, args.proposals, judge_rng)
+                                if g_t is not None:
+                                    fits[t].append(g_t)
                     r["mix"].append(float(np.log((1 - args.eps) * np.exp(gain) + args.eps)))
             engine.step(actions)
             live &= ~(engine.terminated | engine.truncated)
