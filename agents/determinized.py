@@ -317,32 +317,21 @@ class DeterminizedSearch:
         """
         if self.peek:
             play.shuffle_draw_pile(games, rng)
-            return
-        if deal.observation is not None:
+        elif deal.observation is None:
+            play.resample_hidden(games, seat, rng, exclude=deal.exclude)
+        else:
             cand = self._engine(
                 ("proposals", play.rules, play.num_players), games.size * self.proposals, play.num_players, play.rules
             )
             k = np.arange(games.size * self.proposals)
             cand.copy_games(play, np.resize(games, k.size), k)
-            self._resample(cand, k, seat, deal.exclude, rng)
+            cand.resample_hidden(k, seat, rng, exclude=deal.exclude)
             w = log_weights_of(self.belief, deal.observation, seat, cand.hand_counts(k))
-            if w is not None:
-                p = np.exp(w - w.max())
-                cum = np.cumsum(p / p.sum())
-                keep = np.minimum(np.searchsorted(cum, (rng.random() + np.arange(games.size)) / games.size), k.size - 1)
-                play.copy_games(cand, keep, games)
-                play.shuffle_draw_pile(games, rng)
-                return
-        self._resample(play, games, seat, deal.exclude, rng)
-
-    @staticmethod
-    def _resample(
-        play: Engine, games: np.ndarray, seat: int, exclude: np.ndarray | None, rng: np.random.Generator
-    ) -> None:
-        if exclude is None:
-            play.resample_hidden(games, seat, rng)
-        else:
-            play.resample_hidden(games, seat, rng, exclude=exclude)
+            p = np.ones(k.size) if w is None else np.exp(w - w.max())
+            cum = np.cumsum(p / p.sum())
+            keep = np.minimum(np.searchsorted(cum, (rng.random() + np.arange(games.size)) / games.size), k.size - 1)
+            play.copy_games(cand, keep, games)
+            play.shuffle_draw_pile(games, rng)
 
     def _search_observation(self, o: np.ndarray, m: np.ndarray, rng: np.random.Generator) -> int:
         n = int(num_seats(o))

@@ -98,6 +98,9 @@ def measure(args: Args, num_players: int, rules: UnoRules) -> list[dict]:
     soft = callable(getattr(belief, "log_weights", None))
     tilts = args.fit_tilt if soft else ()
     fits: dict[float, list[float]] = {t: [] for t in tilts}
+    fitted = {t: make_belief(args.belief) for t in tilts}
+    for t, b in fitted.items():
+        b.tilt = t  # type: ignore[attr-defined]
     rows = {
         ph: {"decisions": 0, "hands": 0, "constrained": 0, "broken": 0, "gain": [], "mix": [], "soft": []}
         for ph in PHASES
@@ -152,9 +155,7 @@ def measure(args: Args, num_players: int, rules: UnoRules) -> list[dict]:
                             r["soft"].append(g)
                             gain += g
                             for t in tilts:
-                                fit = make_belief(args.belief)
-                                fit.tilt = t
-                                g_t = soft_gain(fit, o, seat, p, true, pool, h, args.proposals, judge_rng)
+                                g_t = soft_gain(fitted[t], o, seat, p, true, pool, h, args.proposals, judge_rng)
                                 if g_t is not None:
                                     fits[t].append(g_t)
                     r["mix"].append(float(np.log((1 - args.eps) * np.exp(gain) + args.eps)))
