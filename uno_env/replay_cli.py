@@ -29,13 +29,11 @@ import tyro
 
 from .actions import action_name
 from .cards import COLOR_NAMES, card_name
-from .engine import describe_event, replay
-from .engine.replay import start_of
+from .engine import describe_event, record_start, redact, replay
 
 __all__ = ["Args", "load_records", "ReplaySteps", "main"]
 
 # Events that name cards only their owner may see (R11); other seats' views show the count.
-_PRIVATE_CARDS = ("deal", "draw", "redeal")
 
 
 @dataclass
@@ -85,7 +83,7 @@ class ReplaySteps:
     def __init__(self, record: dict[str, Any]) -> None:
         replay(record)  # checks the record first: a ValueError names the first event that differs
         self.num_players = int(record["num_players"])
-        engine = start_of(record)
+        engine = record_start(record)
         self.open_hands = engine.rules.open_hands  # every hand is public (R11): each view shows them all
         events = record["events"]
         seen = len(engine.record(0)["events"])
@@ -108,19 +106,14 @@ class ReplaySteps:
         last = len(self.steps) - 1
         head = "the deal" if action is None else f"player {seat}: {action_name(action)}"
         lines = [f"--- step {k}/{last}: {head} ---"]
-        lines += ["  " + _event_text(e, view) for e in events]
+        lines += ["  " + _event_text(e, view, self.open_hands) for e in events]
         lines.append(_table(state, view, self.open_hands))
         return "\n".join(lines)
 
 
-def _event_text(event: dict[str, Any], view: int | None) -> str:
-    """``describe_event``, with other seats' private cards replaced by their count in a seat's view."""
-    if view is not None and event["type"] in _PRIVATE_CARDS and event.get("player") != view:
-        n = len(event["cards"])
-        verb = {"deal": "is dealt", "redeal": "is dealt", "draw": "draws"}[event["type"]]
-        reason = f" ({event['reason'].replace('_', ' ')})" if "reason" in event else ""
-        return f"player {event['player']} {verb} {n} card{'s' * (n != 1)}{reason}"
-    return describe_event(event)
+def _event_text(event: dict[str, Any], view: int | None, open_hands: bool) -> str:
+    """An event as seat ``view`` saw it (``None``: omniscient)."""
+    return describe_event(redact(event, view, open_hands))
 
 
 def _table(state: dict[str, Any], view: int | None, open_hands: bool) -> str:

@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from uno_env import Engine, UnoRules, replay
+from uno_env import Engine, UnoRules, hands_from_events, record_start, replay
 from uno_env.cards import CARD_COLOR, COLOR_NAMES
 from uno_env.checks import is_int
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -41,25 +41,6 @@ def agent_action(agent: Any, engine: Engine, rng: np.random.Generator) -> int:
     """The move ``agent`` makes in game 0 of ``engine`` (the one place the web asks an agent),
     asked and checked by the one table (``uno_env.table.ask_one``)."""
     return ask_one(agent, engine, 0, rng)
-
-
-def hands_at_round_end(events: list[dict[str, Any]], num_players: int) -> list[list[int]]:
-    """Every seat's cards when a round ended, folded from the round's record events (from its
-    deal to its ``round_end``): what the players lay down to be counted (R8)."""
-    hands: list[list[int]] = [[] for _ in range(num_players)]
-    for ev in events:
-        kind = ev["type"]
-        if kind in ("deal", "redeal", "draw"):
-            hands[ev["player"]] += ev["cards"]
-        elif kind in ("play", "discard_wild"):
-            for _ in range(ev.get("count", 1)):
-                hands[ev["player"]].remove(ev["card"])
-        elif kind == "shuffle_hands":
-            hands = [[] for _ in range(num_players)]
-        elif kind == "swap":
-            p, q = ev["player"], ev["with"]
-            hands[p], hands[q] = hands[q], hands[p]
-    return [sorted(h) for h in hands]
 
 
 class Game:
@@ -127,7 +108,7 @@ class Game:
     def _summarise_round(self, end: int) -> None:
         events = self.engine.record_events(0, self.round_start)
         stop = end - self.round_start
-        hands = hands_at_round_end(events[: stop + 1], self.num_players)
+        hands = hands_from_events(events[: stop + 1], self.num_players)
         # The round's points are scored around its round_end (the previous round's before this
         # one's deal, the next round's deal after): count those between the two deals.
         first = next((k for k, ev in enumerate(events[: stop + 1]) if ev["type"] == "deal"), 0)
@@ -159,7 +140,7 @@ class Game:
             "seat": seat,
             "name": self.names[seat],
             "action": action_info(action),
-            "text": [public_event(ev, self.human, self.names)["text"] for ev in new],
+            "text": [public_event(ev, self.human, self.names, self.rules.open_hands)["text"] for ev in new],
         }
 
     def view(self, since: int = 0) -> dict[str, Any]:
@@ -172,7 +153,7 @@ class Game:
         over = self.over
         yours = current == self.human and not over
         start = min(max(since, self.event_count - MAX_LOG_EVENTS), self.event_count)
-        events = [public_event(ev, self.human, self.names) for ev in e.record_events(0, start)]
+        events = [public_event(ev, self.human, self.names, self.rules.open_hands) for ev in e.record_events(0, start)]
         out: dict[str, Any] = {
             "table": table,
             "current_player": None if over else current,
@@ -251,13 +232,7 @@ class Replay:
 
     def _restart(self) -> None:
         rec = self.record
-        e = Engine(1, self.num_players, UnoRules.from_dict(rec["rules"]), seed=0, record=True)
-        start = rec["start"]
-        if "position" in start:
-            rng_state = int(start["rng_state"]) if "rng_state" in start else None
-            e.set_game(0, **start["position"], rng_state=rng_state)
-        else:
-            e.reset(rng_state=int(start["rng_state"]))
+        e = record_start(rec)
         self.engine, self.cursor = e, 0
         self.event_count = len(e.record_events(0, 0))
 
@@ -297,7 +272,7 @@ class Replay:
             "table": table,
             "current_player": int(e.current_player[0]),
             "last_action": last,
-            "events": [public_event(ev, viewer, self.names) for ev in events],
+            "events": [public_event(ev, viewer, self.names, e.rules.open_hands) for ev in events],
             "event_count": count,
             "over": bool(e.terminated[0] or e.truncated[0]),
         }

@@ -9,12 +9,11 @@ only for cards every player saw (played, turned up) or the viewer's own.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
 
-from uno_env import action_name, card_name, describe_event
+from uno_env import action_name, card_name, describe_event, redact
 from uno_env.actions import (
     ACCEPT,
     CALL_UNO,
@@ -29,32 +28,6 @@ from uno_env.actions import (
 )
 from uno_env.cards import CARD_COLOR, COLOR_NAMES, NUM_CARD_TYPES
 from uno_env.observation import OBS_OFFSETS, PHASE_NAMES, SCORE_SCALE
-
-# Event types whose cards every player sees (face-up cards), so they pass as they are.
-_PUBLIC_TYPES = {
-    "flip",
-    "return_first_card",
-    "play",
-    "color",
-    "challenge",
-    "accept",
-    "penalty",
-    "pass",
-    "reshuffle",
-    "score",
-    "round_end",
-    "match_end",
-    "shuffle_hands",
-    "swap",
-    "call_uno",
-    "catch_uno",
-    "discard_wild",
-    "eliminated",
-    "truncate",
-}
-# Event types that name cards only their receiver sees.
-_PRIVATE_CARD_TYPES = {"deal", "draw", "redeal"}
-_PLAYER_RE = re.compile(r"\bplayer (\d+)\b")
 
 
 def _field(o: np.ndarray, name: str, size: int) -> np.ndarray:
@@ -151,34 +124,14 @@ def seat_view(observation: np.ndarray, seat: int, num_players: int, names: list[
     }
 
 
-def _name_players(text: str, names: list[str]) -> str:
-    return _PLAYER_RE.sub(lambda m: names[int(m.group(1))] if int(m.group(1)) < len(names) else m.group(0), text)
-
-
-def public_event(event: dict[str, Any], viewer: int | None, names: list[str]) -> dict[str, Any]:
-    """A record event as ``viewer`` may see it (None: omniscient, for replays only): other
-    seats' dealt and drawn cards become counts; unknown event types pass as their type alone."""
-    kind = event.get("type")
-    player = event.get("player")
-    if kind in _PRIVATE_CARD_TYPES:
-        cards = event["cards"]
-        if viewer is None or player == viewer:
-            out = {"type": kind, "player": player, "cards": list(cards), "text": describe_event(event)}
-        else:
-            n = len(cards)
-            what = {"deal": "is dealt", "redeal": "is dealt", "draw": "draws"}[kind]
-            text = f"player {player} {what} {n} card{'s' * (n != 1)}"
-            if kind == "draw":
-                text += f" ({event['reason'].replace('_', ' ')})"
-            out = {"type": kind, "player": player, "count": n, "text": text}
-        if kind == "draw":
-            out["reason"] = event["reason"]
-    elif kind in _PUBLIC_TYPES:
-        out = dict(event)
-        out["text"] = describe_event(event)
-    else:  # a type this module does not know: its fields may hold hidden cards, so pass none
-        out = {"type": str(kind), "text": str(kind)}
-    out["text"] = _name_players(out["text"], names)
+def public_event(
+    event: dict[str, Any], viewer: int | None, names: list[str], open_hands: bool = False
+) -> dict[str, Any]:
+    """A record event as ``viewer`` may see it (None: omniscient, for replays only), with its
+    line of log text: ``uno_env.redact`` (the event table's visibility) and ``describe_event``
+    ("you" for the viewer's seat, ``names`` for the others)."""
+    out = redact(event, viewer, open_hands)
+    out["text"] = describe_event(out, viewer, names)
     return out
 
 

@@ -15,6 +15,8 @@ from ..rules import CUSTOM_WILD_RULES, UnoRules
 from . import batch, invariants, kernels
 from . import layout as L
 from .borrow import view_at
+from .events import extend_events, redact
+from .history import HISTORY_COUNTS_SIZE, HISTORY_SIZE, clear_history, encode_history, fold_history, history_rows
 from .record import Recorder
 from .rng import splitmix64
 
@@ -171,33 +173,40 @@ class Engine:
         record: bool = False,
         observations: bool = True,
         parallel: bool = False,
+        history: int = 0,
     ) -> None:
         B, P, rules = _check_arguments(num_envs, num_players, rules, parallel)
+        if not is_int(history) or not 0 <= history <= L.MAX_HISTORY:
+            raise ValueError(
+                f"history must be an integer in 0..{L.MAX_HISTORY} (events kept per game; 0: none), got {history!r}"
+            )
+        self.history_length = int(history)
         self.num_envs, self.num_players, self.rules = B, P, rules
         self.autoreset = bool(autoreset)
         self.parallel = parallel
         deck = _check_table(rules, P)
         self.observation_size = L.observation_size(rules.open_hands)
-        self._allocate(bool(record))
+        self._allocate(bool(record), self.history_length)
         self._deck[:] = deck
         self._cfg[:] = _config_vector(rules, P, self.autoreset, bool(observations))
         self._points[:] = rules.points
         self._recorder = Recorder(P, rules, self._events, self._event_counts, self._rng) if record else None
         self.reset(seed)
 
-    def _allocate(self, record: bool) -> None:
+    def _allocate(self, record: bool, history: int) -> None:
         """One zeroed byte buffer holding every array of the engine (``layout.FIELDS``), and the
         engine's views of it: the compiled step takes the buffer alone and cuts the same views
         out of it (``batch.unpack``), so a call unboxes one array where it took ~19."""
         B, P, D = self.num_envs, self.num_players, self.observation_size
         # Scalars are int64 like every loop index: one integer type means one numba specialisation.
-        # The event width is 0 unless recording: the kernels then skip events.
+        # The event width is 0 unless recording or keeping a history: the kernels then skip events.
         sizes = {
             "B": B,
             "P": P,
             "P+1": P + 1,
             "D": D,
-            "W": L.MAX_EVENTS_PER_STEP if record else 0,
+            "W": L.MAX_EVENTS_PER_STEP if record or history else 0,
+            "K": history,
             "T": NUM_CARD_TYPES,
             "DECK": MAX_DECK_SIZE,
             "A": NUM_ACTIONS,
@@ -212,7 +221,13 @@ class Engine:
             end += int(np.prod(shape)) * np.dtype(dtype).itemsize
         self._buf = np.zeros(end, np.uint8)
         header = self._buf[: L.HEADER_SIZE * 8].view(np.int64)
-        header[[L.H_NUM_ENVS, L.H_NUM_PLAYERS, L.H_OBS_SIZE, L.H_EVENT_WIDTH]] = B, P, D, sizes["W"]
+        header[[L.H_NUM_ENVS, L.H_NUM_PLAYERS, L.H_OBS_SIZE, L.H_EVENT_WIDTH, L.H_HISTORY]] = (
+            B,
+            P,
+            D,
+            sizes["W"],
+            history,
+        )
         header[L.H_OFFSETS :] = offsets
         self._bind_views()
 
@@ -236,6 +251,9 @@ class Engine:
         "truncated",
         "final_observation",
         "_codes",
+        "_history",
+        "_history_meta",
+        "_history_counts",
     )
     _DERIVED = ("_state", "_result")
     # The views' types (made by _bind_views, so a type checker cannot see them being set).
@@ -257,6 +275,9 @@ class Engine:
     truncated: np.ndarray
     final_observation: np.ndarray
     _codes: np.ndarray
+    _history: np.ndarray
+    _history_meta: np.ndarray
+    _history_counts: np.ndarray
 
     def _bind_views(self) -> None:
         """(Re)make the views of ``_buf`` named in ``_VIEW_NAMES`` (after allocation or unpickling)."""
@@ -268,6 +289,7 @@ class Engine:
             "P+1": self.num_players + 1,
             "D": self.observation_size,
             "W": int(header[L.H_EVENT_WIDTH]),
+            "K": int(header[L.H_HISTORY]),
             "T": NUM_CARD_TYPES,
             "DECK": MAX_DECK_SIZE,
             "A": NUM_ACTIONS,
@@ -346,6 +368,8 @@ class Engine:
         codes[which] = code
         self._drive(codes, False)
         batch.seal(self._driver)
+        if self.history_length and code == batch.RESET:
+            fold_history(self._buf, codes)
 
     def _drive(self, actions: np.ndarray, validate: bool) -> int:
         """The step driver on the buffer and these int64 actions or codes. numba raises
@@ -376,6 +400,8 @@ class Engine:
                 err = self._drive(actions, True)
             if err:
                 self._raise_step_error(int(err), cast(np.ndarray, actions))
+        if self.history_length:
+            fold_history(self._buf, cast(np.ndarray, actions))
         if self._recorder is not None:
             self._recorder.on_step(
                 cast(np.ndarray, actions), (self.terminated | self.truncated) if self.autoreset else None
@@ -408,6 +434,40 @@ class Engine:
         seats_arr, which, out = self._view_args(seats, out, games, L.STATE_SIZE)
         batch.state_batch(self._buf, seats_arr, self._all if which is None else which, out)
         return out
+
+    def history(self, seats: np.ndarray | Sequence[int] | int, games: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """Each game's round so far as a seat saw it (R11; needs ``Engine(history=K)``):
+        ``(rows, counts)``.
+
+        ``rows`` float32 [B, K, HISTORY_SIZE]: the last K events of the round, newest first
+        (row 0 the latest; rows past the round's events are zero), each as the named fields of
+        ``uno_env.engine.history.HISTORY_FIELDS``. ``counts`` float32 [B, 10, HISTORY_COUNTS_SIZE]:
+        per relative seat, counts over the whole round however long (``HISTORY_COUNT_FIELDS``).
+        Seats are relative, as in ``observe``; nothing the seat could not see is in either
+        (others' drawn cards, the draw pile). ``seats`` and ``games`` work as in ``observe``."""
+        if not self.history_length:
+            raise ValueError("this Engine keeps no history; create it with history=K (events kept per game)")
+        seats_arr, which, _ = self._view_args(seats, None, games, 0)
+        shape = (self.num_envs, self.history_length, HISTORY_SIZE)
+        rows = (np.empty if which is None else np.zeros)(shape, np.float32)
+        counts = (np.empty if which is None else np.zeros)(
+            (self.num_envs, L.MAX_PLAYERS, HISTORY_COUNTS_SIZE), np.float32
+        )
+        encode_history(self._buf, seats_arr, self._all if which is None else which, rows, counts)
+        return rows, counts
+
+    def history_events(self, i: int, seat: int | None) -> list[dict[str, Any]]:
+        """Game i's last ``history_length`` events of the round as record events, oldest first,
+        as ``seat`` saw them (``uno_env.redact``; None: omniscient): the events ``history``
+        encodes, in the record's form. Deals are not in it (the seat's cards are its hand)."""
+        if not self.history_length:
+            raise ValueError("this Engine keeps no history; create it with history=K (events kept per game)")
+        i = self._check_index(i)
+        if seat is not None and (not is_int(seat) or not 0 <= seat < self.num_players):
+            raise ValueError(f"seat must be an integer in 0..{self.num_players - 1} or None, got {seat!r}")
+        events: list[dict[str, Any]] = []
+        extend_events(events, {}, history_rows(self._history[i], self._history_meta[i]))
+        return [redact(ev, seat, self.rules.open_hands) for ev in events]
 
     def _view_args(
         self, seats: Any, out: np.ndarray | None, games: Any, size: int
@@ -621,8 +681,14 @@ class Engine:
             raise ValueError(f"i and j must have the same length, got {i.size} and {j.size}")
         if np.unique(j).size != j.size:
             raise ValueError("j must not repeat a game (each destination is written once)")
+        if source.history_length != self.history_length:
+            raise ValueError(
+                f"copy_game(s) needs engines with the same history length, got {source.history_length} and {self.history_length}"
+            )
         for dst, src in zip(self._state[:5], source._state[:5], strict=True):
             dst[j] = src[i]
+        for name in ("_history", "_history_meta", "_history_counts"):
+            getattr(self, name)[j] = getattr(source, name)[i]
         for name in ("observation", "legal_mask", "current_player", "terminated", "truncated", "rewards"):
             getattr(self, name)[j] = getattr(source, name)[i]
 
@@ -816,6 +882,8 @@ class Engine:
         which = np.zeros(self.num_envs, bool)
         which[i] = True
         self._run_codes(which, batch.REFRESH)
+        if self.history_length:  # a position has no history: it starts here
+            clear_history(self._history_meta, self._history_counts, i, int(self._g[i, L.G_COLOR]))
         if self._recorder is not None:
             self._recorder.on_set(i, self.game_state(i), self.draw_pile(i))
         return self._result

@@ -49,6 +49,44 @@ from ..observation import (  # noqa: F401
 )
 from ..rules import MAX_PLAYERS, MIN_PLAYERS  # noqa: F401
 
+# Recorded events: int32 rows (kind, player, card, extra); the kinds are the event table's.
+from .events import (  # noqa: F401
+    DRAW_CHALLENGE_GUILTY,
+    DRAW_CHALLENGE_INNOCENT,
+    DRAW_CUSTOM_WILD,
+    DRAW_DRAW_FOUR,
+    DRAW_DRAW_TWO,
+    DRAW_FIRST_CARD,
+    DRAW_PENALTY,
+    DRAW_REASONS,
+    DRAW_UNO_PENALTY,
+    DRAW_UNTIL_COLOR,
+    DRAW_VOLUNTARY,
+    EV_ACCEPT,
+    EV_CALL_UNO,
+    EV_CATCH_UNO,
+    EV_CHALLENGE,
+    EV_COLOR,
+    EV_DEAL,
+    EV_DISCARD_WILD,
+    EV_DRAW,
+    EV_ELIMINATED,
+    EV_FLIP,
+    EV_MATCH_END,
+    EV_PASS,
+    EV_PENALTY,
+    EV_PLAY,
+    EV_REDEAL,
+    EV_RESHUFFLE,
+    EV_RETURN_FIRST,
+    EV_ROUND_END,
+    EV_SCORE,
+    EV_SHUFFLE_HANDS,
+    EV_SWAP,
+    EV_TRUNCATE,
+    EVENT_NAMES,
+)
+
 # Columns of the per-game scalar state `g` (int64 [B, G_SIZE]).
 G_PLAYER = 0  # seat whose decision it is
 G_DIRECTION = 1  # +1 clockwise, -1 counter-clockwise
@@ -136,77 +174,34 @@ CUSTOM_OPPONENTS_DISCARD_WILDS = 3
 CUSTOM_NEXT_DRAWS_UNTIL_COLOR = 4
 CUSTOM_NEXT_DRAWS_THREE_IF_STUCK = 5
 
-# Recorded events: int32 rows (kind, player, card, extra).
-EV_DEAL = 0
-EV_FLIP = 1
-EV_RETURN_FIRST = 2
-EV_PLAY = 3
-EV_DRAW = 4
-EV_COLOR = 5
-EV_CHALLENGE = 6
-EV_ACCEPT = 7
-EV_PENALTY = 8
-EV_PASS = 9
-EV_RESHUFFLE = 10
-EV_ROUND_END = 11
-EV_SCORE = 12
-EV_TRUNCATE = 13
-EV_SHUFFLE_HANDS = 14
-EV_SWAP = 15
-EV_CALL_UNO = 16
-EV_CATCH_UNO = 17
-EV_DISCARD_WILD = 18
-EV_ELIMINATED = 19
-EV_MATCH_END = 20
-EV_REDEAL = 21  # one card of the Wild Shuffle Hands deal
-EVENT_NAMES = (
-    "deal",
-    "flip",
-    "return_first_card",
-    "play",
-    "draw",
-    "color",
-    "challenge",
-    "accept",
-    "penalty",
-    "pass",
-    "reshuffle",
-    "round_end",
-    "score",
-    "truncate",
-    "shuffle_hands",
-    "swap",
-    "call_uno",
-    "catch_uno",
-    "discard_wild",
-    "eliminated",
-    "match_end",
-    "redeal",
-)
-# Why cards were drawn (extra column of EV_DRAW).
-DRAW_VOLUNTARY = 0
-DRAW_DRAW_TWO = 1
-DRAW_DRAW_FOUR = 2
-DRAW_CHALLENGE_GUILTY = 3
-DRAW_CHALLENGE_INNOCENT = 4
-DRAW_PENALTY = 5
-DRAW_FIRST_CARD = 6
-DRAW_UNO_PENALTY = 7
-DRAW_CUSTOM_WILD = 8
-DRAW_UNTIL_COLOR = 9
-DRAW_REASONS = (
-    "voluntary",
-    "draw_two",
-    "draw_four",
-    "challenge_guilty",
-    "challenge_innocent",
-    "penalty",
-    "first_card",
-    "uno_penalty",
-    "custom_wild",
-    "until_color",
-)
 MAX_EVENTS_PER_STEP = 1024
+MAX_HISTORY = 1024  # the longest history ring an Engine keeps (events per game)
+
+# Columns of a history row (int32): the event's raw row, the colour in play before it, flags.
+HR_KIND = 0
+HR_PLAYER = 1
+HR_CARD = 2
+HR_EXTRA = 3
+HR_COLOR = 4  # colour in play before the event, -1 none
+HR_FLAGS = 5  # HF_* bits
+HR_SIZE = 6
+HF_DRAWN_PLAYED = 1  # a play of the card its player had just drawn (R4 post_draw, drawn_card)
+# The history fold's running state per game (int64).
+HM_COUNT = 0  # events of the round so far (the ring's next row is HM_COUNT % K)
+HM_COLOR = 1  # colour in play after the last folded event, -1 none
+HM_DRAW_SEAT = 2  # seat whose voluntary draw may still be played, -1 none
+HM_DRAW_CARD = 3  # that draw's (last) card
+HM_DRAW_COLOR = 4  # the colour in play when it drew
+HM_DEALING = 5  # 1 while a deal goes round (the next deal row does not start a new round)
+HM_SIZE = 6
+# Per-seat counts over the round (int32), about the hand the seat holds: they move with it in a
+# Swap Hands and are cleared by Shuffle Hands.
+HC_PLAYED = 0  # cards played
+HC_DRAWN = 1  # cards drawn, for any reason
+HC_KEPT = 2  # 4 colours: turns ended keeping a voluntary draw while that colour was in play
+HC_OFF = 6  # 4 colours: cards played that did not match that colour in play (a wild, or by rank)
+HC_NAMED = 10  # 4 colours: colours named with a wild
+HC_SIZE = 14
 
 # --- the engine's one buffer --------------------------------------------------------------
 # Every array a step touches (state, configuration, outputs) lives in one uint8 buffer, so a
@@ -216,8 +211,10 @@ H_NUM_ENVS = 0
 H_NUM_PLAYERS = 1
 H_OBS_SIZE = 2
 H_EVENT_WIDTH = 3
-H_OFFSETS = 4  # byte offset of field k (FIELDS order) in slot H_OFFSETS + k
-# (name, dtype name, shape in terms of B, P, D, W); the kernels make the same views (batch.unpack)
+H_HISTORY = 4  # K, the rows of each game's history ring (0: no history)
+H_OFFSETS = 5  # byte offset of field k (FIELDS order) in slot H_OFFSETS + k
+# (name, dtype name, shape in terms of B, P, D, W, K); the kernels make the same views (batch.unpack,
+# history.unpack_history)
 # and the Engine keeps them as the attributes Engine._VIEW_NAMES: a new array goes in all three.
 FIELDS = (
     ("g", "int64", ("B", G_SIZE)),
@@ -238,8 +235,14 @@ FIELDS = (
     ("truncated", "bool", ("B",)),
     ("final_observation", "float32", ("B", "D")),
     ("codes", "int64", ("B",)),  # the game loop's per-game codes when the caller passes none
+    # A seat's history (Engine(history=K)): each game's last K public events (HR_* columns), the
+    # fold's running state (HM_*) and per-seat counts over the whole round (HC_*).
+    ("history", "int32", ("B", "K", HR_SIZE)),
+    ("history_meta", "int64", ("B", HM_SIZE)),
+    ("history_counts", "int32", ("B", "P", HC_SIZE)),
 )
 F_G, F_PL, F_HANDS, F_PILES, F_RNG, F_EVENTS, F_EVENT_COUNTS, F_CFG, F_POINTS, F_DECK = range(10)
 F_OBS, F_MASK, F_CUR, F_REWARDS, F_TERM, F_TRUNC, F_FINAL_OBS, F_CODES = range(10, 18)
+F_HISTORY, F_HISTORY_META, F_HISTORY_COUNTS = range(18, 21)
 HEADER_SIZE = H_OFFSETS + len(FIELDS)
 FIELD_ALIGN = 64  # every field starts on its own cache line

@@ -15,7 +15,7 @@ from ..rules import UnoRules
 from .engine import Engine
 
 
-def start_of(record: dict[str, Any]) -> Engine:
+def record_start(record: dict[str, Any]) -> Engine:
     """A fresh one-game recording engine at the record's start, before its first action."""
     engine = Engine(1, record["num_players"], UnoRules.from_dict(record["rules"]), seed=0, record=True)
     start = record["start"]
@@ -33,7 +33,7 @@ def start_of(record: dict[str, Any]) -> Engine:
 
 def replay(record: dict[str, Any]) -> Engine:
     """Replay a record in a fresh one-game engine; raises ValueError if any event differs."""
-    engine = start_of(record)
+    engine = record_start(record)
     for k, action in enumerate(record["actions"]):
         if engine.terminated[0] or engine.truncated[0]:
             raise ValueError(f"record has {len(record['actions'])} actions but the round ended after {k}")

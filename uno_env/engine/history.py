@@ -1,0 +1,314 @@
+"""A seat's history (``Engine(history=K)``): each game's public events, folded as they happen
+and encoded for the seat that reads them.
+
+After every step the fold (``fold_history``) appends the step's events to the game's ring of
+its last K history rows (``layout.HR_*``: the raw event row, the colour in play before it and
+whether a play was of the card just drawn) and updates per-seat counts over the whole round
+(``layout.HC_*``), so that a K shorter than the round still keeps the round's facts. A new
+round (its deal) clears both. What a row holds and who may see it is the event table's
+(``events.py``); ``encode_history`` turns the rows into the float fields below in one seat's
+frame, redacting what the seat may not see, and ``Engine.history_events`` turns them into
+events (the record's dicts, redacted).
+
+Rows are newest first: row 0 is the latest event, and rows past the events of the round so far
+are zero. Seats are relative, as in the observation: slot k is the seat k places clockwise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..cards import CARD_COLOR, NUM_CARD_TYPES
+from ..rules import MAX_PLAYERS
+from .borrow import view_at
+from .events import CARD_COLUMN, DRAW_REASONS, EVENT_NAMES, EXTRA_COLUMN, IN_HISTORY, NUM_EVENT_KINDS
+from .layout import (
+    C_OPEN_HANDS,
+    C_SIZE,
+    DRAW_VOLUNTARY,
+    EV_CALL_UNO,
+    EV_COLOR,
+    EV_DEAL,
+    EV_DRAW,
+    EV_FLIP,
+    EV_PLAY,
+    EV_RETURN_FIRST,
+    EV_SHUFFLE_HANDS,
+    EV_SWAP,
+    F_CFG,
+    F_EVENT_COUNTS,
+    F_EVENTS,
+    F_HISTORY,
+    F_HISTORY_COUNTS,
+    F_HISTORY_META,
+    H_EVENT_WIDTH,
+    H_HISTORY,
+    H_NUM_ENVS,
+    H_NUM_PLAYERS,
+    H_OFFSETS,
+    HC_DRAWN,
+    HC_KEPT,
+    HC_NAMED,
+    HC_OFF,
+    HC_PLAYED,
+    HC_SIZE,
+    HEADER_SIZE,
+    HF_DRAWN_PLAYED,
+    HM_COLOR,
+    HM_COUNT,
+    HM_DEALING,
+    HM_DRAW_CARD,
+    HM_DRAW_COLOR,
+    HM_DRAW_SEAT,
+    HM_SIZE,
+    HR_CARD,
+    HR_COLOR,
+    HR_EXTRA,
+    HR_FLAGS,
+    HR_KIND,
+    HR_PLAYER,
+    HR_SIZE,
+)
+
+# The encoded history row: (name, length, meaning), in order; offsets follow from the lengths.
+HISTORY_FIELDS: tuple[tuple[str, int, str], ...] = (
+    ("present", 1, "1 for a row holding an event (rows past the round's events are 0)"),
+    ("actor", MAX_PLAYERS, "one-hot relative seat that acted (all 0 for table events: flip, reshuffle, round end)"),
+    ("kind", NUM_EVENT_KINDS, "one-hot event kind: " + ", ".join(EVENT_NAMES)),
+    (
+        "card",
+        NUM_CARD_TYPES,
+        "one-hot card: played, turned up, put under the top card or tried illegally; a drawn card only for the drawer (every seat with open_hands)",
+    ),
+    ("color_before", 4, "one-hot colour in play before the event (all 0 while none)"),
+    ("color", 4, "one-hot colour chosen (color events)"),
+    ("reason", len(DRAW_REASONS), "one-hot reason of a draw: " + ", ".join(DRAW_REASONS)),
+    (
+        "number",
+        1,
+        "cards played at once (play), accepted (accept), reshuffled (reshuffle) or shuffled (shuffle_hands); points (score); actions (truncate)",
+    ),
+    (
+        "target",
+        MAX_PLAYERS,
+        "relative seat the event names: challenged, swapped with, caught (one-hot); winners (round_end, match_end)",
+    ),
+    ("guilty", 1, "1 for a challenge that found the Wild Draw Four a bluff (R6)"),
+    ("flag", 1, "1 for a colour drawn at random (color), or a reshuffle of every played card (reshuffle)"),
+    ("drawn_played", 1, "1 for a play of the card its player had just drawn (R4)"),
+)
+# The per-seat counts over the round: (name, length, meaning), by relative seat.
+HISTORY_COUNT_FIELDS: tuple[tuple[str, int, str], ...] = (
+    ("played", 1, "cards the seat played this round"),
+    ("drawn", 1, "cards the seat drew this round, for any reason"),
+    ("kept_on", 4, "per colour: turns the seat ended keeping a card it chose to draw while that colour was in play"),
+    ("off_color_on", 4, "per colour: cards it played that did not match that colour in play (a wild, or by rank)"),
+    ("named", 4, "per colour: times it named that colour with a wild"),
+)
+
+
+def _offsets(fields: tuple[tuple[str, int, str], ...]) -> dict[str, int]:
+    out, at = {}, 0
+    for name, size, _ in fields:
+        out[name] = at
+        at += size
+    out["_end"] = at
+    return out
+
+
+HISTORY_OFFSETS = _offsets(HISTORY_FIELDS)
+HISTORY_SIZE = HISTORY_OFFSETS["_end"]
+HISTORY_COUNTS_SIZE = _offsets(HISTORY_COUNT_FIELDS)["_end"]
+assert HISTORY_COUNTS_SIZE == HC_SIZE
+_PRESENT = HISTORY_OFFSETS["present"]
+_ACTOR = HISTORY_OFFSETS["actor"]
+_KIND = HISTORY_OFFSETS["kind"]
+_CARD = HISTORY_OFFSETS["card"]
+_COLOR_BEFORE = HISTORY_OFFSETS["color_before"]
+_COLOR = HISTORY_OFFSETS["color"]
+_REASON = HISTORY_OFFSETS["reason"]
+_NUMBER = HISTORY_OFFSETS["number"]
+_TARGET = HISTORY_OFFSETS["target"]
+_GUILTY = HISTORY_OFFSETS["guilty"]
+_FLAG = HISTORY_OFFSETS["flag"]
+_DRAWN_PLAYED = HISTORY_OFFSETS["drawn_played"]
+# events.py's column type codes (events._TYPE_CODES), as the encoder reads them.
+_T_CARD, _T_SEAT, _T_SEATS, _T_NUMBER, _T_REASON, _T_COLOR, _T_VERDICT, _T_FLAG, _T_ACTION = range(1, 10)
+_ACTOR_ONLY = 16
+_CARD_COLUMN = CARD_COLUMN
+_EXTRA_COLUMN = EXTRA_COLUMN
+_IN_HISTORY = IN_HISTORY
+_RESET = -2  # batch.RESET: a deal; every code >= 0 is an action
+
+
+@njit(cache=True, inline="always")
+def unpack_history(buf):
+    """(events, event_counts, cfg, history, history_meta, history_counts) of the engine's buffer."""
+    h = view_at(buf, 0, (HEADER_SIZE,), np.int64)
+    B, P, W, K = h[H_NUM_ENVS], h[H_NUM_PLAYERS], h[H_EVENT_WIDTH], h[H_HISTORY]
+    o = H_OFFSETS
+    return (
+        view_at(buf, h[o + F_EVENTS], (B, W, 4), np.int32),
+        view_at(buf, h[o + F_EVENT_COUNTS], (B,), np.int32),
+        view_at(buf, h[o + F_CFG], (C_SIZE,), np.int64),
+        view_at(buf, h[o + F_HISTORY], (B, K, HR_SIZE), np.int32),
+        view_at(buf, h[o + F_HISTORY_META], (B, HM_SIZE), np.int64),
+        view_at(buf, h[o + F_HISTORY_COUNTS], (B, P, HC_SIZE), np.int32),
+    )
+
+
+@njit(cache=True)
+def clear_history(meta, counts, b, color):
+    """Game b starts a round (or a position) with no history; ``color`` is in play."""
+    meta[b, HM_COUNT] = 0
+    meta[b, HM_COLOR] = color
+    meta[b, HM_DRAW_SEAT] = -1
+    meta[b, HM_DRAW_CARD] = -1
+    meta[b, HM_DRAW_COLOR] = -1
+    meta[b, HM_DEALING] = 0
+    counts[b, :, :] = 0
+
+
+@njit(cache=True)
+def _fold_row(hist, meta, counts, b, kind, p, card, extra):
+    K = hist.shape[1]
+    color = meta[b, HM_COLOR]
+    flags = 0
+    ds = meta[b, HM_DRAW_SEAT]
+    if ds >= 0:
+        # A voluntary draw is kept unless its seat's next move plays the card drawn.
+        if kind == EV_PLAY and p == ds and card == meta[b, HM_DRAW_CARD]:
+            flags |= HF_DRAWN_PLAYED
+            meta[b, HM_DRAW_SEAT] = -1
+        elif not (p == ds and (kind == EV_CALL_UNO or (kind == EV_DRAW and extra == DRAW_VOLUNTARY))):
+            if meta[b, HM_DRAW_COLOR] >= 0:
+                counts[b, ds, HC_KEPT + meta[b, HM_DRAW_COLOR]] += 1
+            meta[b, HM_DRAW_SEAT] = -1
+    if _IN_HISTORY[kind]:
+        r = meta[b, HM_COUNT] % K
+        hist[b, r, HR_KIND] = kind
+        hist[b, r, HR_PLAYER] = p
+        hist[b, r, HR_CARD] = card
+        hist[b, r, HR_EXTRA] = extra
+        hist[b, r, HR_COLOR] = color
+        hist[b, r, HR_FLAGS] = flags
+        meta[b, HM_COUNT] += 1
+    if kind == EV_PLAY:
+        counts[b, p, HC_PLAYED] += extra
+        c = CARD_COLOR[card]
+        if color >= 0 and c != color:
+            counts[b, p, HC_OFF + color] += 1
+        if c >= 0:
+            meta[b, HM_COLOR] = c
+    elif kind == EV_FLIP or kind == EV_RETURN_FIRST:
+        meta[b, HM_COLOR] = CARD_COLOR[card] if kind == EV_FLIP else -1
+    elif kind == EV_COLOR:
+        meta[b, HM_COLOR] = extra
+        if p >= 0 and card != 1:
+            counts[b, p, HC_NAMED + extra] += 1
+    elif kind == EV_DRAW:
+        counts[b, p, HC_DRAWN] += 1
+        if extra == DRAW_VOLUNTARY:
+            meta[b, HM_DRAW_SEAT] = p
+            meta[b, HM_DRAW_CARD] = card
+            meta[b, HM_DRAW_COLOR] = color
+    elif kind == EV_SWAP:
+        for k in range(HC_SIZE):
+            tmp = counts[b, p, k]
+            counts[b, p, k] = counts[b, card, k]
+            counts[b, card, k] = tmp
+    elif kind == EV_SHUFFLE_HANDS:
+        counts[b, :, :] = 0
+
+
+@njit(cache=True)
+def fold_history(buf, codes):
+    """Fold the events of this step into the history of every game that stepped or was dealt
+    (``codes[b]`` an action, or RESET)."""
+    ev, evn, _cfg, hist, meta, counts = unpack_history(buf)
+    for b in range(codes.shape[0]):
+        c = codes[b]
+        if c < 0 and c != _RESET:
+            continue
+        for i in range(min(evn[b], ev.shape[1])):
+            kind, p, card, extra = ev[b, i, 0], ev[b, i, 1], ev[b, i, 2], ev[b, i, 3]
+            if kind == EV_DEAL:
+                if not meta[b, HM_DEALING]:
+                    clear_history(meta, counts, b, -1)
+                    meta[b, HM_DEALING] = 1
+                continue
+            meta[b, HM_DEALING] = 0
+            _fold_row(hist, meta, counts, b, kind, p, card, extra)
+
+
+@njit(cache=True)
+def _rel(p, seat, n):
+    return (p - seat + n) % n
+
+
+@njit(cache=True)
+def encode_history(buf, seats, which, out, out_counts):
+    """The history of game b as seat ``seats[b]`` saw it, for every b with ``which[b]``:
+    float32 rows (HISTORY_FIELDS) into out [B, K, HISTORY_SIZE] and the per-seat counts
+    (HISTORY_COUNT_FIELDS) into out_counts [B, MAX_PLAYERS, HC_SIZE]."""
+    _ev, _evn, cfg, hist, meta, counts = unpack_history(buf)
+    K = hist.shape[1]
+    n = counts.shape[1]
+    open_hands = cfg[C_OPEN_HANDS] != 0
+    for b in range(seats.shape[0]):
+        if not which[b]:
+            continue
+        seat = seats[b]
+        out[b, :, :] = 0.0
+        out_counts[b, :, :] = 0.0
+        total = meta[b, HM_COUNT]
+        for j in range(min(total, K)):
+            r = (total - 1 - j) % K
+            kind = hist[b, r, HR_KIND]
+            p = hist[b, r, HR_PLAYER]
+            card = hist[b, r, HR_CARD]
+            extra = hist[b, r, HR_EXTRA]
+            row = out[b, j]
+            row[_PRESENT] = 1.0
+            if p >= 0:
+                row[_ACTOR + _rel(p, seat, n)] = 1.0
+            row[_KIND + kind] = 1.0
+            if hist[b, r, HR_COLOR] >= 0:
+                row[_COLOR_BEFORE + hist[b, r, HR_COLOR]] = 1.0
+            if hist[b, r, HR_FLAGS] & HF_DRAWN_PLAYED:
+                row[_DRAWN_PLAYED] = 1.0
+            t = _CARD_COLUMN[kind]
+            seen = p == seat or open_hands or (t & _ACTOR_ONLY) == 0
+            t &= _ACTOR_ONLY - 1
+            if (t == _T_CARD and seen) or (t == _T_ACTION and card < NUM_CARD_TYPES):
+                row[_CARD + card] = 1.0
+            elif t == _T_SEAT:
+                row[_TARGET + _rel(card, seat, n)] = 1.0
+            elif t == _T_FLAG and card == 1:
+                row[_FLAG] = 1.0
+            t = _EXTRA_COLUMN[kind] & (_ACTOR_ONLY - 1)
+            if t == _T_NUMBER:
+                row[_NUMBER] = extra
+            elif t == _T_REASON:
+                row[_REASON + extra] = 1.0
+            elif t == _T_COLOR:
+                row[_COLOR + extra] = 1.0
+            elif t == _T_VERDICT:
+                row[_GUILTY] = extra
+            elif t == _T_SEATS:
+                for q in range(n):
+                    if (extra >> q) & 1:
+                        row[_TARGET + _rel(q, seat, n)] = 1.0
+        for q in range(n):
+            rel = _rel(q, seat, n)
+            for k in range(HC_SIZE):
+                out_counts[b, rel, k] = counts[b, q, k]
+
+
+def history_rows(buf_history: np.ndarray, meta_row: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """One game's history ring as raw event rows (kind, player, card, extra), oldest first."""
+    K = buf_history.shape[0]
+    total = int(meta_row[HM_COUNT])
+    first = max(0, total - K)
+    return [tuple(int(x) for x in buf_history[i % K, :4]) for i in range(first, total)]  # type: ignore[misc]
