@@ -7,6 +7,7 @@
 | ``action_space()`` | ``Discrete(116)`` (R2) |
 | ``state_bounds(rules, num_players)`` | ``(low, high)``, float32 ``[S]``: bounds of the whole state (``Engine.state``, ``observation.STATE_FIELDS``) |
 | ``state_space(rules, num_players)`` | ``Box(low, high, (S,), float32)``: hidden information, for critics only |
+| ``history_spaces(history)`` | ``{"history": Box [K, H], "history_counts": Box [10, C]}``: a seat's history (``Engine.history``) |
 
 ``D`` is ``uno_env.observation.observation_size(rules.open_hands)``. The bounds come from the deck:
 a count of one card type never exceeds its copies in the deck (R1), a pile, a hand or a
@@ -30,6 +31,8 @@ from gymnasium import spaces
 from .actions import NUM_ACTIONS
 from .cards import NUM_CARD_TYPES
 from .checks import check_int
+from .engine.history import HISTORY_COUNTS_SIZE, HISTORY_OFFSETS, HISTORY_SIZE
+from .engine.layout import MAX_HISTORY
 from .observation import (
     OBS_BASE_SIZE,
     OBS_FIELDS,
@@ -42,7 +45,7 @@ from .observation import (
 )
 from .rules import MAX_PLAYERS, UnoRules
 
-__all__ = ["observation_bounds", "observation_space", "action_space", "state_bounds", "state_space"]
+__all__ = ["observation_bounds", "observation_space", "action_space", "state_bounds", "state_space", "history_spaces"]
 
 # Fields with one slot per relative seat (slot k: the seat k places clockwise from the observer).
 _PER_SEAT = ("hand_sizes", "seat_present", "scores", "uno_called", "eliminated", "catchable", "partner")
@@ -137,3 +140,16 @@ def state_space(rules: UnoRules, num_players: int) -> spaces.Box:
     """``Box(low, high, (S,), float32)`` with ``state_bounds(rules, num_players)``."""
     low, high = state_bounds(rules, num_players)
     return spaces.Box(low, high, dtype=np.float32)
+
+
+def history_spaces(history: int) -> dict[str, spaces.Box]:
+    """The two observation entries ``history=K`` adds to an env (``Engine.history``):
+    ``"history"`` ``Box [K, HISTORY_SIZE]`` (one-hot fields in [0, 1], ``number`` in [0, inf))
+    and ``"history_counts"`` ``Box [10, HISTORY_COUNTS_SIZE]`` (counts in [0, inf))."""
+    check_int("history", history, 1, MAX_HISTORY)
+    high = np.ones((history, HISTORY_SIZE), np.float32)
+    high[:, HISTORY_OFFSETS["number"]] = np.inf
+    return {
+        "history": spaces.Box(np.zeros_like(high), high, dtype=np.float32),
+        "history_counts": spaces.Box(0.0, np.inf, (MAX_PLAYERS, HISTORY_COUNTS_SIZE), dtype=np.float32),
+    }
