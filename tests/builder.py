@@ -27,13 +27,15 @@ def position(
     color: int | None = None,
     direction: int = 1,
     rules: UnoRules | None = None,
+    history: int = 0,
     **rule_options,
 ) -> Engine:
     """A one-game engine at a position in phase `play`.
 
     ``hands`` gives each seat's cards; ``top`` the top of the discard pile (``discard`` the
     cards below it, bottom first); ``draw`` the next cards to be drawn, first drawn first. The
-    rest of the deck goes under ``draw`` in id order, so nothing is random.
+    rest of the deck goes under ``draw`` in id order, so nothing is random. ``history`` is the
+    engine's (``Engine(history=K)``).
     """
     rules = rules or UnoRules.preset("classic", **rule_options)
     hand_ids = [cards(h) for h in hands]
@@ -45,7 +47,7 @@ def position(
     if (remaining < 0).any():
         raise ValueError(f"more copies than the deck holds of {np.flatnonzero(remaining < 0)}")
     rest = list(np.repeat(np.arange(remaining.size), remaining))
-    engine = Engine(1, len(hands), rules, seed=0)
+    engine = Engine(1, len(hands), rules, seed=0, history=history)
     engine.set_game(
         0,
         hands=hand_ids,

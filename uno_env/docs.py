@@ -228,3 +228,37 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def history_table() -> str:
+    """One row of a seat's history (``Engine.history``, ``HISTORY_FIELDS``) as a Markdown table."""
+    from .engine.history import HISTORY_FIELDS
+
+    rows, at = [], 0
+    for name, size, meaning in HISTORY_FIELDS:
+        rows.append((_span(at, at + size - 1), f"`{name}`", f"{size}", meaning))
+        at += size
+    return _markdown(("index", "field", "size", "meaning"), rows)
+
+
+def history_counts_table() -> str:
+    """The per-seat counts of a seat's history (``HISTORY_COUNT_FIELDS``) as a Markdown table."""
+    from .engine.history import HISTORY_COUNT_FIELDS
+
+    rows, at = [], 0
+    for name, size, meaning in HISTORY_COUNT_FIELDS:
+        rows.append((_span(at, at + size - 1), f"`{name}`", f"{size}", meaning))
+        at += size
+    return _markdown(("index", "field", "size", "meaning"), rows)
+
+
+def event_table() -> str:
+    """The event table (``uno_env.engine.events.EVENT_KINDS``) as Markdown: each kind's id, fields,
+    who sees them, whether it enters a seat's history, and its text."""
+    from .engine.events import ACTOR, EVENT_KINDS
+
+    rows = []
+    for k, kind in enumerate(EVENT_KINDS):
+        fields = ", ".join(f"`{f.name}`" + (" (the actor only)" if f.visible == ACTOR else "") for f in kind.fields)
+        rows.append((f"{k}", f"`{kind.name}`", fields or "-", "yes" if kind.history else "no", f"`{kind.text}`"))
+    return _markdown(("id", "type", "fields", "in the history", "text"), rows)

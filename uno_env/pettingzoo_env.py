@@ -22,10 +22,12 @@ from .checks import is_int
 from .docs import action_table, fill_doc, observation_table
 from .engine import Engine
 from .engine.batch import step_one as _step_one
+from .engine.history import HISTORY_COUNTS_SIZE, HISTORY_SIZE
+from .engine.history import fold_history as _fold_history
 from .observation import STATE_SIZE, observation_size
 from .render import render_rgb, render_text, require_pillow
 from .rules import UnoRules, parse_rules
-from .spaces import observation_bounds, state_space
+from .spaces import history_spaces, observation_bounds, state_space
 
 __all__ = ["raw_env", "env", "parallel_env", "CheckedEnv", "observation_bounds", "ILLEGAL_REWARD"]
 
@@ -70,6 +72,7 @@ class raw_env(AECEnv):
     | ``rules`` | ``None`` | a ``UnoRules``, preset name, JSON text or dict of options (``None``: classic) |
     | ``render_mode`` | ``None`` | ``None``, ``"ansi"`` (returns text), ``"human"`` (prints coloured text after each step), ``"rgb_array"`` (returns an image, needs ``pip install uno_env[render]``) |
     | ``max_cycles`` | ``None`` | PettingZoo's episode cap: the round is truncated after ``max_cycles * num_players`` actions, i.e. ``rules.max_turns`` is set to that (a cycle: every seat acts once, on average); ``None`` keeps ``rules.max_turns`` |
+    | ``history`` | 0 | K > 0 adds the round's history to every observation: ``"history"`` (the last K events) and ``"history_counts"`` (see *History*); 0: none |
 
     ## Turn limit and truncation (R8)
 
@@ -117,6 +120,16 @@ class raw_env(AECEnv):
 
     @@OBSERVATIONS@@
 
+    ## History (``history=K``, R11)
+
+    With ``history=K`` every observation dict also holds what the agent's seat saw happen this
+    round (``Engine.history``): ``"history"`` float32 ``[K, @@H@@]``, the last K events newest
+    first (row 0 the latest; rows past the round's events are 0), and ``"history_counts"``
+    float32 ``[10, @@HC@@]``, per relative seat, counts over the whole round however long.
+    Others' drawn cards and the draw pile are never in it; the seat's own drawn cards are.
+    The fields are ``uno_env.engine.history.HISTORY_FIELDS`` and ``HISTORY_COUNT_FIELDS``
+    (docs/spaces.md). The spaces are ``uno_env.spaces.history_spaces(K)``.
+
     ## Legal action mask
 
     ``action_mask[a] == 1`` when action a is legal for the agent; it is all zeros for every
@@ -155,7 +168,8 @@ class raw_env(AECEnv):
 
     ## Version history
 
-    * v0: initial release (``uno_env`` 0.1.0).
+    * v0: initial release (``uno_env`` 0.1.0); the ``history`` argument (default off, which
+      leaves every observation as it was) added after 0.1.0 (CHANGELOG, Unreleased).
     """
 
     metadata: dict[str, Any] = {
@@ -171,6 +185,7 @@ class raw_env(AECEnv):
         rules: UnoRules | str | dict | None = None,
         render_mode: str | None = None,
         max_cycles: int | None = None,
+        history: int = 0,
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -178,7 +193,10 @@ class raw_env(AECEnv):
         if render_mode == "rgb_array":
             require_pillow()  # fail now rather than at the first render()
         # The engine checks num_players and rules and names what is allowed.
-        self._engine = Engine(1, num_players, _with_max_cycles(parse_rules(rules), num_players, max_cycles))
+        self._engine = Engine(
+            1, num_players, _with_max_cycles(parse_rules(rules), num_players, max_cycles), history=history
+        )
+        self.history = self._engine.history_length
         self.max_cycles = max_cycles
         self.render_mode = render_mode
         self._render_human = render_mode == "human"
@@ -195,6 +213,7 @@ class raw_env(AECEnv):
                 {
                     "observation": spaces.Box(low, high, dtype=np.float32),
                     "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+                    **(history_spaces(self.history) if self.history else {}),
                 }
             )
             for a in self.possible_agents
@@ -212,8 +231,14 @@ class raw_env(AECEnv):
         self._obs_row = e.observation[0]
         self._mask_row = e.legal_mask[0].view(np.int8)  # bool and int8 share a layout: 0/1
         self._rew_row = e.rewards[0]
+        self._code = np.zeros(1, np.int64)  # the action of a one-game step, for the history fold
 
-    _VIEWS = ("_buf", "_obs_row", "_mask_row", "_rew_row")
+    _VIEWS = ("_buf", "_obs_row", "_mask_row", "_rew_row", "_code")
+
+    def _with_history(self, obs: dict[str, np.ndarray], seat: int) -> dict[str, np.ndarray]:
+        if self.history:
+            obs["history"], obs["history_counts"] = (a[0] for a in self._engine.history(seat))
+        return obs
 
     def __getstate__(self) -> dict[str, Any]:
         # Pickle and deepcopy would turn the row views into copies that no longer follow the
@@ -270,6 +295,8 @@ class raw_env(AECEnv):
             obs = None
         elif agent is self._names[self._acting_seat]:
             obs = {"observation": self._obs_row.copy(), "action_mask": self._mask_row.copy()}
+            if self.history:
+                obs = self._with_history(obs, self._acting_seat)
         else:
             obs = self.observe(agent)
         return (
@@ -288,10 +315,12 @@ class raw_env(AECEnv):
             seat = -1
         if seat == self._acting_seat:
             # The engine already wrote the acting seat's view during the step.
-            return {"observation": self._obs_row.copy(), "action_mask": self._mask_row.copy()}
-        if seat < 0:
+            obs = {"observation": self._obs_row.copy(), "action_mask": self._mask_row.copy()}
+        elif seat < 0:
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
-        return {"observation": self._engine.observe(seat)[0], "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
+        else:
+            obs = {"observation": self._engine.observe(seat)[0], "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
+        return self._with_history(obs, seat)
 
     def step(self, action: int | None) -> None:
         """Apply ``agent_selection``'s action (``None`` for an agent that is terminated/truncated)."""
@@ -321,6 +350,9 @@ class raw_env(AECEnv):
                 self._engine._raise_step_error(-r, np.array([action], np.int64))
             except ValueError as err:
                 raise ValueError(f"{agent}: {err}") from None
+        if self.history:
+            self._code[0] = action
+            _fold_history(self._buf, self._code)
         self._cumulative_rewards[agent] = 0.0
         seat = r & 255
         self._acting_seat = seat
@@ -385,6 +417,8 @@ raw_env.__doc__ = fill_doc(
     OBSERVATIONS=observation_table(),
     D=observation_size(False),
     D_OPEN=observation_size(True),
+    H=HISTORY_SIZE,
+    HC=HISTORY_COUNTS_SIZE,
 )
 
 
@@ -422,10 +456,11 @@ class CheckedEnv(raw_env):
         rules: UnoRules | str | dict | None = None,
         render_mode: str | None = None,
         max_cycles: int | None = None,
+        history: int = 0,
     ) -> None:
         self._has_reset = False  # OrderEnforcingWrapper: reset() was called
         self._has_updated = False  # OrderEnforcingWrapper: step() or reset() since the last agent_iter item
-        super().__init__(num_players, rules, render_mode, max_cycles)
+        super().__init__(num_players, rules, render_mode, max_cycles, history)
 
     def __getattr__(self, name: str) -> Any:
         if name in _ORDER_ENFORCED and not self.__dict__.get("_has_reset", False):
@@ -538,13 +573,16 @@ def env(
     rules: UnoRules | str | dict | None = None,
     render_mode: str | None = None,
     max_cycles: int | None = None,
+    history: int = 0,
 ) -> CheckedEnv:
     """The ``uno_v0`` AEC env with PettingZoo's classic checks (see ``raw_env`` and ``CheckedEnv``).
 
     Equivalent to ``raw_env`` under ``TerminateIllegalWrapper(illegal_reward=-1)``,
     ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``, built in for speed.
     """
-    return CheckedEnv(num_players=num_players, rules=rules, render_mode=render_mode, max_cycles=max_cycles)
+    return CheckedEnv(
+        num_players=num_players, rules=rules, render_mode=render_mode, max_cycles=max_cycles, history=history
+    )
 
 
 def parallel_env(
@@ -552,9 +590,10 @@ def parallel_env(
     rules: UnoRules | str | dict | None = None,
     render_mode: str | None = None,
     max_cycles: int | None = None,
+    history: int = 0,
 ) -> turn_based_aec_to_parallel_wrapper:
     """The ``uno_v0`` game under PettingZoo's Parallel API: ``env()`` through PettingZoo's own
     ``turn_based_aec_to_parallel`` (UNO is turn-based: each parallel step applies the action of
     the agent to act, ``infos[agent]["active_agent"]``; the other agents' actions are ignored, and
     only the acting agent's ``action_mask`` has ones). ``state()``/``state_space`` as ``env()``'s."""
-    return turn_based_aec_to_parallel_wrapper(env(num_players, rules, render_mode, max_cycles))
+    return turn_based_aec_to_parallel_wrapper(env(num_players, rules, render_mode, max_cycles, history))

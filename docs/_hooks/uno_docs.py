@@ -48,7 +48,16 @@ class DirectiveError(ValueError):
 
 
 def _tables() -> dict[str, str]:
-    from uno_env.docs import action_table, card_table, observation_table, state_table
+    from uno_env.docs import (
+        action_table,
+        card_table,
+        event_table,
+        history_counts_table,
+        history_table,
+        observation_table,
+        state_table,
+    )
+    from uno_env.engine.history import HISTORY_COUNTS_SIZE, HISTORY_SIZE
     from uno_env.observation import OBS_BASE_SIZE, OBS_OPEN_SIZE, STATE_SIZE
 
     return {
@@ -59,6 +68,11 @@ def _tables() -> dict[str, str]:
         "D_OPEN": str(OBS_OPEN_SIZE),
         "state": state_table(),
         "S": str(STATE_SIZE),
+        "history": history_table(),
+        "history_counts": history_counts_table(),
+        "H": str(HISTORY_SIZE),
+        "HC": str(HISTORY_COUNTS_SIZE),
+        "events": event_table(),
     }
 
 

@@ -27,7 +27,6 @@ from .layout import (
     C_OPEN_HANDS,
     C_SIZE,
     DRAW_VOLUNTARY,
-    EV_CALL_UNO,
     EV_COLOR,
     EV_DEAL,
     EV_DRAW,
@@ -39,9 +38,13 @@ from .layout import (
     F_CFG,
     F_EVENT_COUNTS,
     F_EVENTS,
+    F_G,
     F_HISTORY,
     F_HISTORY_COUNTS,
     F_HISTORY_META,
+    G_PHASE,
+    G_PLAYER,
+    G_SIZE,
     H_EVENT_WIDTH,
     H_HISTORY,
     H_NUM_ENVS,
@@ -69,6 +72,7 @@ from .layout import (
     HR_KIND,
     HR_PLAYER,
     HR_SIZE,
+    PHASE_POST_DRAW,
 )
 
 # The encoded history row: (name, length, meaning), in order; offsets follow from the lengths.
@@ -144,11 +148,12 @@ _RESET = -2  # batch.RESET: a deal; every code >= 0 is an action
 
 @njit(cache=True, inline="always")
 def unpack_history(buf):
-    """(events, event_counts, cfg, history, history_meta, history_counts) of the engine's buffer."""
+    """(g, events, event_counts, cfg, history, history_meta, history_counts) of the engine's buffer."""
     h = view_at(buf, 0, (HEADER_SIZE,), np.int64)
     B, P, W, K = h[H_NUM_ENVS], h[H_NUM_PLAYERS], h[H_EVENT_WIDTH], h[H_HISTORY]
     o = H_OFFSETS
     return (
+        view_at(buf, h[o + F_G], (B, G_SIZE), np.int64),
         view_at(buf, h[o + F_EVENTS], (B, W, 4), np.int32),
         view_at(buf, h[o + F_EVENT_COUNTS], (B,), np.int32),
         view_at(buf, h[o + F_CFG], (C_SIZE,), np.int64),
@@ -175,16 +180,11 @@ def _fold_row(hist, meta, counts, b, kind, p, card, extra):
     K = hist.shape[1]
     color = meta[b, HM_COLOR]
     flags = 0
-    ds = meta[b, HM_DRAW_SEAT]
-    if ds >= 0:
-        # A voluntary draw is kept unless its seat's next move plays the card drawn.
-        if kind == EV_PLAY and p == ds and card == meta[b, HM_DRAW_CARD]:
-            flags |= HF_DRAWN_PLAYED
-            meta[b, HM_DRAW_SEAT] = -1
-        elif not (p == ds and (kind == EV_CALL_UNO or (kind == EV_DRAW and extra == DRAW_VOLUNTARY))):
-            if meta[b, HM_DRAW_COLOR] >= 0:
-                counts[b, ds, HC_KEPT + meta[b, HM_DRAW_COLOR]] += 1
-            meta[b, HM_DRAW_SEAT] = -1
+    # A voluntary draw whose seat plays the card drawn next (R4 post_draw, or drawn_card) is
+    # not kept; fold_history counts the draws still pending when the drawer's turn is over.
+    if kind == EV_PLAY and p == meta[b, HM_DRAW_SEAT] and card == meta[b, HM_DRAW_CARD]:
+        flags |= HF_DRAWN_PLAYED
+        meta[b, HM_DRAW_SEAT] = -1
     if _IN_HISTORY[kind]:
         r = meta[b, HM_COUNT] % K
         hist[b, r, HR_KIND] = kind
@@ -226,7 +226,7 @@ def _fold_row(hist, meta, counts, b, kind, p, card, extra):
 def fold_history(buf, codes):
     """Fold the events of this step into the history of every game that stepped or was dealt
     (``codes[b]`` an action, or RESET)."""
-    ev, evn, _cfg, hist, meta, counts = unpack_history(buf)
+    g, ev, evn, _cfg, hist, meta, counts = unpack_history(buf)
     for b in range(codes.shape[0]):
         c = codes[b]
         if c < 0 and c != _RESET:
@@ -240,6 +240,12 @@ def fold_history(buf, codes):
                 continue
             meta[b, HM_DEALING] = 0
             _fold_row(hist, meta, counts, b, kind, p, card, extra)
+        ds = meta[b, HM_DRAW_SEAT]
+        if ds >= 0 and not (g[b, G_PHASE] == PHASE_POST_DRAW and g[b, G_PLAYER] == ds):
+            # The drawer's turn is over and the card drawn stayed in its hand.
+            if meta[b, HM_DRAW_COLOR] >= 0:
+                counts[b, ds, HC_KEPT + meta[b, HM_DRAW_COLOR]] += 1
+            meta[b, HM_DRAW_SEAT] = -1
 
 
 @njit(cache=True)
@@ -252,7 +258,7 @@ def encode_history(buf, seats, which, out, out_counts):
     """The history of game b as seat ``seats[b]`` saw it, for every b with ``which[b]``:
     float32 rows (HISTORY_FIELDS) into out [B, K, HISTORY_SIZE] and the per-seat counts
     (HISTORY_COUNT_FIELDS) into out_counts [B, MAX_PLAYERS, HC_SIZE]."""
-    _ev, _evn, cfg, hist, meta, counts = unpack_history(buf)
+    _g, _ev, _evn, cfg, hist, meta, counts = unpack_history(buf)
     K = hist.shape[1]
     n = counts.shape[1]
     open_hands = cfg[C_OPEN_HANDS] != 0

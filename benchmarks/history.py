@@ -1,0 +1,111 @@
+#!/usr/bin/env python
+"""What a seat's history costs and how long it must be: two Markdown tables.
+
+1. **Rows per round by agent**: how many history rows (events, one per card drawn) a round
+   fills, every seat the same agent, classic rules, rounds played to their end: median, 90th and
+   99th percentiles, longest, and the share of rounds that a history of K = 32 / 64 / 128 / 256
+   rows holds whole. It chooses the K the docs recommend.
+2. **Cost per step**: ``Engine.step`` on random legal actions without a history and with
+   ``history=K``, and with the seat's encoding read after every step (``Engine.history``), at
+   B = 1, 256 and 4096 games, timed in interleaved runs (``benchmarks._timing``); medians, CPU
+   time, and the ratio to the plain step measured in the same run.
+
+Usage: ``python -m benchmarks.history [--rounds 1000] [--runs 5] [--seconds 1.0] [--history 64]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+
+import numpy as np
+
+from agents import make_agent
+from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summarize
+from uno_env import Engine, UnoRules, sample_legal
+from uno_env.engine import layout as L
+
+KS = (32, 64, 128, 256)
+AGENTS = ("random", "greedy", "rlcard_rule", "heuristic")
+
+
+def rows_per_round(agent_name: str, players: int, rounds: int, seed: int) -> np.ndarray:
+    """History rows of each of ``rounds`` rounds played to the end by ``agent_name`` at every seat."""
+    e = Engine(rounds, players, UnoRules(max_turns=None), seed=seed, history=1)
+    agent = make_agent(agent_name, num_players=players) if agent_name != "random" else None
+    rng = np.random.default_rng(seed)
+    done_at = np.zeros(rounds, np.int64)
+    for _ in range(100_000):
+        live = ~(e.terminated | e.truncated)
+        if not live.any():
+            break
+        actions = np.full(rounds, -1, np.int64)
+        idx = np.flatnonzero(live)
+        if agent is None:
+            actions[idx] = sample_legal(e.legal_mask[idx], rng)
+        else:
+            actions[idx] = agent.act(e.observation[idx], e.legal_mask[idx], rng)
+        e.step(actions)
+        done_at[idx] = e._history_meta[idx, L.HM_COUNT]
+    return done_at
+
+
+class StepBench:
+    def __init__(self, num_envs: int, history: int, read: bool, seed: int = 0) -> None:
+        self.engine = Engine(num_envs, 2, UnoRules(), seed=seed, history=history, autoreset=True)
+        self.rng = np.random.default_rng(seed)
+        self.read = read
+        self.steps_per_chunk = max(1, 4096 // num_envs)
+
+    def chunk(self) -> int:
+        e = self.engine
+        for _ in range(self.steps_per_chunk):
+            e.step(sample_legal(e.legal_mask, self.rng))
+            if self.read:
+                e.history(e.current_player.astype(np.int64))
+        return self.steps_per_chunk * e.num_envs
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rounds", type=int, default=1000, help="rounds per row of the first table")
+    p.add_argument("--runs", type=int, default=5, help="interleaved timing runs per row (medians reported)")
+    p.add_argument("--seconds", type=float, default=1.0, help="seconds per timed run")
+    p.add_argument("--history", type=int, default=64, help="K of the timed history")
+    p.add_argument("--batches", type=int, nargs="+", default=[1, 256, 4096])
+    args = p.parse_args(argv)
+    start = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    print(f"# A seat's history: length and cost\n\n{start}; {platform.processor() or platform.machine()}, ", end="")
+    print(f"Python {platform.python_version()}, load at start {loadavg()}\n")
+    print(f"## History rows per round (classic, {args.rounds} rounds per row, seed 0)\n")
+    print("| agents | players | median | p90 | p99 | longest | " + " | ".join(f"K = {k} holds" for k in KS) + " |")
+    print("|---|---:|---:|---:|---:|---:|" + "---:|" * len(KS))
+    for players in (2, 4):
+        for name in AGENTS:
+            n = rows_per_round(name, players, args.rounds, seed=0)
+            q = np.percentile(n, [50, 90, 99])
+            held = " | ".join(f"{(n <= k).mean():.1%}" for k in KS)
+            print(f"| {name} | {players} | {q[0]:.0f} | {q[1]:.0f} | {q[2]:.0f} | {n.max()} | {held} |")
+    print(f"\n## Cost per step (2 players, random legal actions, K = {args.history})\n")
+    print(f"{args.runs} interleaved runs of {args.seconds:g} s per row; steps/s are game steps (B per call)\n")
+    print("| B | plain step | + history | ratio | + history read every step | ratio | CPU ratios |")
+    print("|---:|---:|---:|---:|---:|---:|---|")
+    for B in args.batches:
+        benches = [StepBench(B, 0, False), StepBench(B, args.history, False), StepBench(B, args.history, True)]
+        for b in benches:  # compile and warm up outside the timing
+            b.chunk()
+        rows = [summarize(ms) for ms in interleave(benches, args.runs, args.seconds)]
+        for r in rows[1:]:
+            add_ratio(r, rows[0])
+        print(
+            f"| {B} | {fmt_rate(rows[0]['steps_per_s'])} | {fmt_rate(rows[1]['steps_per_s'])} | "
+            f"{rows[1]['ratio']:.2f} | {fmt_rate(rows[2]['steps_per_s'])} | {rows[2]['ratio']:.2f} | "
+            f"{rows[1]['cpu_ratio']:.2f} / {rows[2]['cpu_ratio']:.2f} |"
+        )
+    print(f"\nload at end {loadavg()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
