@@ -6,11 +6,12 @@
    99th percentiles, longest, and the share of rounds that a history of K = 32 / 64 / 128 / 256
    rows holds whole. It chooses the K the docs recommend.
 2. **Cost per step**: ``Engine.step`` on random legal actions without a history and with
-   ``history=K``, and with the seat's encoding read after every step (``Engine.history``), at
+   ``history=K``, and with the acting seat's encoding read after every step into reused arrays
+   (``Engine.history(seats, out=...)``, as an env does), at
    B = 1, 256 and 4096 games, timed in interleaved runs (``benchmarks._timing``); medians, CPU
    time, and the ratio to the plain step measured in the same run.
 
-Usage: ``python -m benchmarks.history [--rounds 1000] [--runs 5] [--seconds 1.0] [--history 64]``.
+Usage: ``python -m benchmarks.history [--rounds 1000] [--runs 5] [--seconds 1.0] [--history 128]``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from agents import make_agent
 from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summarize
 from uno_env import Engine, UnoRules, sample_legal
 from uno_env.engine import layout as L
+from uno_env.engine.history import HISTORY_COUNTS_SIZE, HISTORY_SIZE
 
 KS = (32, 64, 128, 256)
 AGENTS = ("random", "greedy", "rlcard_rule", "heuristic")
@@ -56,14 +58,20 @@ class StepBench:
         self.engine = Engine(num_envs, 2, UnoRules(), seed=seed, history=history, autoreset=True)
         self.rng = np.random.default_rng(seed)
         self.read = read
+        self.out = (
+            np.empty((num_envs, max(history, 1), HISTORY_SIZE), np.float32),
+            np.empty((num_envs, 10, HISTORY_COUNTS_SIZE), np.float32),
+        )
+        self.seats = np.zeros(num_envs, np.int64)
         self.steps_per_chunk = max(1, 4096 // num_envs)
 
     def chunk(self) -> int:
         e = self.engine
         for _ in range(self.steps_per_chunk):
             e.step(sample_legal(e.legal_mask, self.rng))
-            if self.read:
-                e.history(e.current_player.astype(np.int64))
+            if self.read:  # the acting seat's history, into reused arrays as an env does
+                self.seats[:] = e.current_player
+                e.history(self.seats, out=self.out)
         return self.steps_per_chunk * e.num_envs
 
 
@@ -72,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=1000, help="rounds per row of the first table")
     p.add_argument("--runs", type=int, default=5, help="interleaved timing runs per row (medians reported)")
     p.add_argument("--seconds", type=float, default=1.0, help="seconds per timed run")
-    p.add_argument("--history", type=int, default=64, help="K of the timed history")
+    p.add_argument("--history", type=int, default=128, help="K of the timed history")
     p.add_argument("--batches", type=int, nargs="+", default=[1, 256, 4096])
     args = p.parse_args(argv)
     start = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())

@@ -517,3 +517,19 @@ def test_pettingzoo_observations_hold_the_seat_history():
         assert np.array_equal(obs["history"], env.observe(agent)["history"]) and space.contains(obs)
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert "history" not in uno_env.raw_env().observation_space("player_0").spaces
+
+
+def test_history_fills_given_arrays_and_refuses_wrong_ones():
+    engine = Engine(3, 2, UnoRules(), seed=0, history=5)
+    engine.step(sample_legal(engine.legal_mask, np.random.default_rng(0)))
+    out = (
+        np.full((3, 5, HISTORY_SIZE), 7, np.float32),
+        np.full((3, 10, sum(s for _, s in COUNT_AT.values())), 7, np.float32),
+    )
+    rows, cnt = engine.history(1, out=out)
+    assert rows is out[0] and cnt is out[1]
+    np.testing.assert_array_equal(rows, engine.history(1)[0])
+    with pytest.raises(ValueError, match=r"out\[0\] must be a writeable C-contiguous float32 array of shape \(3, 5, "):
+        engine.history(1, out=(np.zeros((3, 4, HISTORY_SIZE), np.float32), out[1]))
+    with pytest.raises(ValueError, match=r"out\[1\] must be"):
+        engine.history(1, out=(out[0], out[1].astype(np.float64)))

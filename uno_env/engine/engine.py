@@ -435,7 +435,12 @@ class Engine:
         batch.state_batch(self._buf, seats_arr, self._all if which is None else which, out)
         return out
 
-    def history(self, seats: np.ndarray | Sequence[int] | int, games: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    def history(
+        self,
+        seats: np.ndarray | Sequence[int] | int,
+        games: Any = None,
+        out: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Each game's round so far as a seat saw it (R11; needs ``Engine(history=K)``):
         ``(rows, counts)``.
 
@@ -444,15 +449,32 @@ class Engine:
         ``uno_env.engine.history.HISTORY_FIELDS``. ``counts`` float32 [B, 10, HISTORY_COUNTS_SIZE]:
         per relative seat, counts over the whole round however long (``HISTORY_COUNT_FIELDS``).
         Seats are relative, as in ``observe``; nothing the seat could not see is in either
-        (others' drawn cards, the draw pile). ``seats`` and ``games`` work as in ``observe``."""
+        (others' drawn cards, the draw pile). ``seats`` and ``games`` work as in ``observe``;
+        ``out`` (two such arrays) is filled in place instead of new ones."""
         if not self.history_length:
             raise ValueError("this Engine keeps no history; create it with history=K (events kept per game)")
         seats_arr, which, _ = self._view_args(seats, None, games, 0)
-        shape = (self.num_envs, self.history_length, HISTORY_SIZE)
-        rows = (np.empty if which is None else np.zeros)(shape, np.float32)
-        counts = (np.empty if which is None else np.zeros)(
-            (self.num_envs, L.MAX_PLAYERS, HISTORY_COUNTS_SIZE), np.float32
+        shapes = (
+            (self.num_envs, self.history_length, HISTORY_SIZE),
+            (self.num_envs, L.MAX_PLAYERS, HISTORY_COUNTS_SIZE),
         )
+        if out is None:
+            make = np.empty if which is None else np.zeros
+            rows, counts = (make(shape, np.float32) for shape in shapes)
+        else:
+            rows, counts = out
+            for name, arr, shape in (("out[0]", rows, shapes[0]), ("out[1]", counts, shapes[1])):
+                if (
+                    not isinstance(arr, np.ndarray)
+                    or arr.shape != shape
+                    or arr.dtype != np.float32
+                    or not arr.flags.c_contiguous
+                    or not arr.flags.writeable
+                ):
+                    got = f"{arr.dtype} {arr.shape}" if isinstance(arr, np.ndarray) else type(arr).__name__
+                    raise ValueError(
+                        f"{name} must be a writeable C-contiguous float32 array of shape {shape}, got {got}"
+                    )
         encode_history(self._buf, seats_arr, self._all if which is None else which, rows, counts)
         return rows, counts
 
