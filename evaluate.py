@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 import tyro
 
-from agents.registry import make_agent
+from agents.registry import make_agent, parse_list
 from arena import TableResult, TournamentResult, play_recorded, tournament
 from arena.ladder import LADDER, LADDERS, LadderResult, rate_on_ladder
 from uno_env import parse_rules
@@ -268,7 +268,7 @@ def main(args: Args) -> TournamentResult | LadderResult:
     if args.ladder_version != LADDER.version:
         raise ValueError("--ladder-version applies to --ladder AGENT only")
     rules = parse_rules(args.rules)
-    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    specs = parse_list(args.agents)
     agents = [make_agent(s, rules, deterministic=args.deterministic) for s in specs]
     play_chunks, progress = prepare_play(args)
     t0 = time.time()

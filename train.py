@@ -1,8 +1,8 @@
 """Train a UNO agent with sb3-contrib's MaskablePPO against a mix of opponents, then measure it.
 
     python train.py                                   # the default run (2 players, classic)
-    python train.py --total-timesteps 20000000 --opponent-mix "heuristic:0.5,self:0.5"
-    python train.py --opponent-mix "heuristic:0.5,search:0.5"    # any agents.registry spec
+    python train.py --total-timesteps 20000000 --opponent-mix "0.5*heuristic,0.5*self"
+    python train.py --opponent-mix "0.5*heuristic,0.5*search:64"    # any agents.registry spec
     python train.py --num-players 4 --rules house --exp-name house4
     python train.py --opponent-mix league --bc-teacher search:256 --bc-positions 50000   # a PFSP league after a warm start cloned from search
     python train.py --bc-positions 0                  # no warm start: PPO from a random policy
@@ -58,7 +58,7 @@ from stable_baselines3.common.logger import configure
 from tqdm import tqdm
 
 from agents.ppo import PPOAgent
-from agents.registry import make_agent
+from agents.registry import make_agent, parse_list
 from training.checkpoint import (
     atomic_write,
     capture_rng,
@@ -149,13 +149,14 @@ class Args:
     model acts on observations alone"""
     learner_seat: str = "random"
     """the learner's seat: 'random' (drawn per round) or a seat number"""
-    opponent_mix: str = "heuristic:0.5,rlcard_rule:0.5"
-    """opponents and their shares of the games, 'spec:weight,...': each spec an agent of
-    agents.registry.make_agent (random, rlcard_rule, greedy, heuristic, search, search:N:weight,
-    a saved model...), a mixed table 'a+b+c' (one spec per other seat), 'self' (frozen snapshots of
-    the learner) or 'league'. The default trains against the two figures that matter (beating
-    heuristic and rlcard_rule); without a warm start, add random games so that the untrained
-    learner has rounds it can win ('rlcard_rule:0.85,random:0.15'). rllib: baselines and self only"""
+    opponent_mix: str = "0.5*heuristic,0.5*rlcard_rule"
+    """opponents and their shares of the games, 'weight*spec,...' (agents.registry.parse_mix; no
+    weight: 1): each spec an agent of agents.registry.make_agent (random, rlcard_rule, greedy,
+    heuristic, search, search:N, a saved model, my_agent.py:MyAgent...), a mixed table 'a+b+c' (one
+    spec per other seat), 'self' (frozen snapshots of the learner) or 'league'. The default trains
+    against the two figures that matter (beating heuristic and rlcard_rule); without a warm start,
+    add random games so that the untrained learner has rounds it can win
+    ('0.85*rlcard_rule,0.15*random'). rllib: baselines and self only"""
     self_play_groups: int = 2
     """groups the 'self' games are split into, each playing its own snapshot"""
     snapshot_every: int = 500_000
@@ -314,7 +315,7 @@ def build_env(args: Args, rules: Any, groups: list[OpponentGroup]) -> tuple[UnoS
     league = League(
         venv,
         groups,
-        args.league_opponents.split(","),  # built (and checked) only when the mix holds 'league'
+        parse_list(args.league_opponents),  # built only when the mix holds 'league'
         rules,
         args.snapshot_pool_size,
         args.league_window,

@@ -27,7 +27,7 @@ from uno_env.cards import NUM_CARD_TYPES
 from uno_env.table import ask_one
 
 from .human import HumanAgent, HumanQuit, action_text, card_text
-from .registry import AGENT_SPECS, make_agent
+from .registry import AGENT_SPECS, make_agent, parse_list
 
 _OPPONENTS_HELP = f"comma-separated agents for the other seats, one for all of them or one per seat: {AGENT_SPECS}"
 
@@ -72,7 +72,7 @@ class ConsoleGame:
             # Checked now, not after a whole game that could then not be saved.
             raise ValueError(f"--save: the folder of {args.save!r} does not exist")
         self.rules = parse_rules(args.preset)
-        specs = [s for s in args.opponents.split(",") if s.strip()]
+        specs = parse_list(args.opponents)
         others = args.players - 1
         if len(specs) == 1:
             specs = specs * others

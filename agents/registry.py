@@ -1,8 +1,9 @@
-"""Agents by name: the one place where a spec (a command-line word) becomes an agent.
+"""Agents by name: the one place where a spec (a command-line word) becomes an agent, and the one
+grammar of specs, lists of specs and weighted mixes that every command and the web read.
 
 ``make_agent("heuristic", "classic")``, ``make_agent("search:20ms", rules)``,
-``make_agent("ppo_v2=runs/x/model.zip")``. Scripts (``evaluate.py``, ``train.py``'s opponent
-mix, ``uno-play``) all build their agents here.
+``make_agent("ppo_v2=runs/x/model.zip")``, ``make_agent("my_agent.py:MyAgent")``. Scripts
+(``evaluate.py``, ``train.py``'s options, ``uno-play``, ``uno-web``) all build their agents here.
 
 | spec | agent |
 |---|---|
@@ -18,50 +19,367 @@ mix, ``uno-play``) all build their agents here.
 | any search spec ``@peek`` | that search seeing every hand (``peek=True``: only the draw pile is shuffled): reads hidden state, a measurement of the perfect-information ceiling, never a fair opponent; plays with engine access only |
 | ``pretrained`` | ``PPOAgent`` over the shipped 2-player model (``agents.pretrained``: checks rules and players; imports torch) |
 | ``pretrained-4p`` | ``PPOAgent`` over the shipped 4-player model |
+| ``MODULE:NAME`` | your own agent: ``NAME`` (a class or a function) imported from the module ``MODULE`` (``my_pkg.agents:MyAgent``) |
+| ``FILE.py:NAME`` | your own agent: ``NAME`` from the Python file ``FILE.py`` (``my_agent.py:MyAgent``) |
 | a path to a ``.zip`` | ``PPOAgent`` over a ``MaskablePPO`` saved by ``train.py`` (imports torch) |
 | a directory | ``RLlibAgent`` over a checkpoint of ``train.py --backend rllib`` (imports ray) |
-| ``label=spec`` | any of the above, named ``label`` in tables (``fast=search:64``) |
+| ``LABEL=SPEC`` | any of the above, named ``LABEL`` in tables (``fast=search:64``) |
+
+**What ``:`` means.** A spec is read in this order: ``LABEL=`` is everything before the first
+``=``. Then, when the name before the first ``:`` or ``@`` is ``search``, ``ismcts`` or
+``flatmc``, what follows ``:`` is its budget. Otherwise ``LEFT:NAME`` is your own agent when
+``NAME`` (after the last ``:``) is a Python identifier and ``LEFT`` ends in ``.py`` (a file,
+read from that path) or is a module name (``mod`` or ``pkg.mod``, imported as Python imports it,
+from ``sys.path``; a file in the current folder is named by its path, ``my_agent.py:MyAgent``).
+Anything else is a name above or a path. A baseline or a shipped model takes no ``:``.
+
+**Your own agent.** ``NAME`` is called with the rules (a ``uno_env.UnoRules``) when it takes a
+positional argument, else with none, and must give an object with ``act(observation,
+action_mask, rng)`` (``uno_env.policy.Agent``); its ``name`` is the label, else its own
+``name``, else ``NAME``. Loaded in this process only: ``--ray`` workers must import it too.
+
+**Lists** (``parse_list``: ``evaluate.py --agents``, ``uno-play --opponents``, ``train.py
+--eval-opponents``, ...): specs separated by ``,``; where a list takes mixed tables,
+``a+b+c`` seats one spec per other seat, clockwise. **Mixes** (``parse_mix``: ``train.py
+--opponent-mix``): list entries each with an optional weight written before it,
+``WEIGHT*ENTRY`` (``0.5*heuristic,0.25*search:64,0.25*heuristic+greedy``; no weight: 1): a
+finite number >= 0, the weights normalised to sum to 1. ``:`` is never a weight.
+
+**Whitespace.** Whitespace at either end of the text and around every separator (``,`` ``+``
+``*`` ``=`` ``:`` ``@``) is ignored; a path or a file name is taken as written between them.
+Empty list items (``a,,b``, a trailing ``,``) are skipped.
+
+``check_spec(spec, ...)`` reads a spec without building it and refuses what a caller does not
+offer (paths, your own classes, shipped models, ``@peek``, budgets above a limit): the web table's
+limits are its arguments.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import importlib.util
+import inspect
 import math
 import os
+import re
+import sys
+from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 
 from uno_env.policy import Agent
 from uno_env.rules import UnoRules, parse_rules
 
 from .baselines import BASELINES
+from .beliefs import BELIEFS
 from .mcts import ISMCTSAgent
 from .pretrained import PRETRAINED, pretrained_agent
 from .search import SearchAgent
 
-__all__ = ["AGENT_SPECS", "BASELINES", "agent_names", "make_agent"]
+__all__ = [
+    "AGENT_SPECS",
+    "BASELINES",
+    "MIX_FORM",
+    "Spec",
+    "agent_names",
+    "check_spec",
+    "make_agent",
+    "parse_list",
+    "parse_mix",
+    "parse_spec",
+    "parse_table",
+]
 
 AGENT_SPECS = (
-    "random, rlcard_rule, greedy, heuristic, search[:N | :Tms] (N rollouts or T milliseconds per "
+    "random, rlcard_rule, greedy, heuristic, search[:N | :Tms][@BELIEF] (N rollouts or T milliseconds per "
     "decision), ismcts[:N | :Tms], flatmc[:N | :Tms], pretrained, pretrained-4p (shipped models: 2 and 4 "
-    "players, classic), PATH.zip (a MaskablePPO saved by train.py), DIR (an RLlib checkpoint), LABEL=SPEC"
+    "players, classic), MODULE:NAME or FILE.py:NAME (your own agent class), PATH.zip (a MaskablePPO saved by "
+    "train.py), DIR (an RLlib checkpoint), LABEL=SPEC"
 )
 """The spec forms in one line, for help texts and error messages."""
 
+MIX_FORM = "WEIGHT*SPEC,... (0.5*heuristic,0.5*search:64; a spec without WEIGHT* weighs 1)"
+"""The mix form in one line, for help texts and error messages."""
+
+LIST, TABLE, WEIGHT, LABEL, BUDGET, AT = ",", "+", "*", "=", ":", "@"
+"""The separators: list items, the seats of a mixed table, a weight, a label, a budget, a belief."""
+
 # A time budget repeats rounds of play-outs until the time is spent; small rounds let the
-# search stop close to the budget (1024 play-outs take about 10 ms of CPU on the development machine).
+# search stop close to the budget (benchmarks/results/search.md).
 TIMED_ROUND_ROLLOUTS = 128
 
 SEARCHES = {"ismcts": ISMCTSAgent, "flatmc": SearchAgent}
 """The search agents by spec name."""
-# ``search`` names the stronger at equal time per decision (benchmarks/results/search.md: 2 players,
-# classic, vs heuristic, 2,000 games each, ~30 ms CPU per searched decision: flatmc:2900 58.4%,
-# ismcts:2048 53.8%).
+# ``search`` names the stronger at equal time per decision (benchmarks/results/search.md).
 SEARCH = "flatmc"
+SEARCH_NAMES = ("search", *SEARCHES)
+
+KINDS = ("baseline", "search", "pretrained", "class", "path")
+"""What a spec names (``Spec.kind``)."""
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One agent spec as read (``parse_spec``); nothing is built or imported."""
+
+    text: str
+    """the spec with the whitespace rule applied: the form every list, mix and name uses"""
+    kind: str
+    """one of ``KINDS``"""
+    body: str
+    """the spec without its label"""
+    label: str | None = None
+    target: str = ""
+    """the baseline, search or shipped model's name; the module or ``.py`` file; the path"""
+    attr: str = ""
+    """your own agent: the class or function in ``target``"""
+    iterations: int | None = None
+    """a search's budget ``N`` (None: its default or a time budget)"""
+    time_ms: float | None = None
+    """a search's budget ``Tms``"""
+    belief: str = ""
+    """a search's ``@BELIEF`` (``peek`` included; empty: its default)"""
 
 
 def agent_names() -> list[str]:
     """The specs that name an agent without a path or torch: the baselines and ``search`` (the shipped
     models, which need torch, are ``agents.pretrained.PRETRAINED``)."""
     return [*BASELINES, "search"]
+
+
+def parse_spec(text: Any) -> Spec:
+    """``text`` read as one agent spec (module docstring); ``ValueError`` saying what is wrong.
+
+    Syntax only: a path is not looked up and no module imported (``check_spec`` looks paths up)."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"an agent spec is one of: {AGENT_SPECS}; got {text!r}")
+    raw = text.strip()
+    label: str | None = None
+    body = raw
+    if LABEL in raw:
+        label, body = (part.strip() for part in raw.split(LABEL, 1))
+        if not label or not body:
+            raise ValueError(f"{raw!r}: a labelled agent is LABEL=SPEC with both parts, e.g. fast=search:64")
+    for sep in (LIST, WEIGHT, TABLE):
+        if sep in body and not os.path.exists(body):
+            raise ValueError(_separator_message(raw, sep))
+    named = f"{label}{LABEL}" if label is not None else ""
+    head = body.split(BUDGET, 1)[0].split(AT, 1)[0].strip()
+    if head in SEARCH_NAMES:
+        return _search_spec(raw, named, label, body)
+    if BUDGET in body:
+        left, _, attr = body.rpartition(BUDGET)
+        left, attr = left.strip(), attr.strip()
+        if _IDENTIFIER.fullmatch(attr) and (left.endswith(".py") or _MODULE.fullmatch(left)):
+            norm = f"{left}{BUDGET}{attr}"
+            return Spec(f"{named}{norm}", "class", norm, label, target=left, attr=attr)
+        if left in BASELINES or left in PRETRAINED:
+            raise ValueError(
+                f"{raw!r}: {left} takes no ':' (a budget follows {', '.join(SEARCH_NAMES)} only, and "
+                f"MODULE:NAME or FILE.py:NAME names your own agent class); in an opponent mix a weight is "
+                f"written before its spec: {attr}{WEIGHT}{left}"
+            )
+    if body in BASELINES:
+        return Spec(f"{named}{body}", "baseline", body, label, target=body)
+    if body in PRETRAINED:
+        return Spec(f"{named}{body}", "pretrained", body, label, target=body)
+    return Spec(f"{named}{body}", "path", body, label, target=body)
+
+
+def _separator_message(raw: str, sep: str) -> str:
+    where = {
+        LIST: "separates the items of a list (evaluate.py --agents a,b)",
+        WEIGHT: f"writes a weight, in an opponent mix only ({MIX_FORM})",
+        TABLE: "joins the seats of a mixed table, where a list takes one (train.py --eval-opponents a+b+c)",
+    }[sep]
+    return f"{raw!r} is not one agent spec: {sep!r} {where}; one spec is one of: {AGENT_SPECS}"
+
+
+def _search_spec(raw: str, named: str, label: str | None, body: str) -> Spec:
+    budgeted, at, belief = (part.strip() for part in body.partition(AT))
+    kind, colon, budget = (part.strip() for part in budgeted.partition(BUDGET))
+    if at and belief not in (*BELIEFS, "peek"):
+        raise ValueError(
+            f"{raw!r}: unknown belief {belief!r}; a search deals its determinizations from one of "
+            f"{sorted(BELIEFS)} ({kind}@uniform), or sees every hand with @peek"
+        )
+    iterations = time_ms = None
+    try:
+        if not colon:
+            pass
+        elif budget.endswith("ms"):
+            time_ms = float(budget[:-2])
+        else:
+            iterations = int(budget)
+    except ValueError:
+        iterations = time_ms = -1  # refused just below, with the forms
+    if (iterations is not None and iterations <= 0) or (time_ms is not None and not 0 < time_ms < math.inf):
+        raise ValueError(
+            f"bad search budget in {raw!r}: use {kind}:N for N rollouts per decision ({kind}:256) "
+            f"or {kind}:Tms for T milliseconds per decision ({kind}:20ms), N and T > 0; in an opponent mix a "
+            f"weight is written before its spec ({MIX_FORM})"
+        )
+    norm = kind + (f"{BUDGET}{budget}" if colon else "") + (f"{AT}{belief}" if at else "")
+    return Spec(f"{named}{norm}", "search", norm, label, kind, iterations=iterations, time_ms=time_ms, belief=belief)
+
+
+def check_spec(
+    text: Any,
+    *,
+    kinds: Collection[str] = KINDS,
+    max_iterations: int | None = None,
+    max_ms: float | None = None,
+    peek: bool = True,
+    exists: bool = True,
+) -> Spec:
+    """``text`` read as one agent spec (``parse_spec``) and checked against what the caller offers.
+
+    ``kinds``: the ``KINDS`` taken (the web table takes no paths nor your own classes: a browser
+    names no file); ``max_iterations``, ``max_ms``: the largest search budgets (None: any);
+    ``peek``: whether ``@peek`` is taken; ``exists``: whether a path and a ``.py`` file must exist
+    (False for names read back from results). ``ValueError`` says what is wrong and what is allowed."""
+    spec = parse_spec(text)
+    offered = ", ".join(k for k in KINDS if k in kinds)
+    if spec.kind not in kinds:
+        what = {
+            "baseline": "a baseline",
+            "search": "a search",
+            "pretrained": "a shipped model",
+            "class": "an agent class of yours",
+            "path": "a path (a saved model or checkpoint)",
+        }[spec.kind]
+        raise ValueError(f"agent {spec.text!r} is not offered here: it is {what}; offered kinds: {offered}")
+    if (
+        spec.kind == "path"
+        and exists
+        and not (os.path.isfile(spec.body) or os.path.isfile(spec.body + ".zip") or os.path.isdir(spec.body))
+    ):
+        raise ValueError(
+            f"unknown agent {spec.body!r} (no file or directory of that name): an agent spec is one of: {AGENT_SPECS}"
+        )
+    if spec.kind == "class" and exists and spec.target.endswith(".py") and not os.path.isfile(spec.target):
+        raise ValueError(f"{spec.text!r}: no file {spec.target!r} to load the agent {spec.attr!r} from")
+    if spec.kind == "search":
+        if max_iterations is not None and spec.iterations is not None and spec.iterations > max_iterations:
+            raise ValueError(
+                f"agent {spec.text!r} is not offered here: a search budget is 1..{max_iterations} rollouts "
+                f"({spec.target}:N)"
+            )
+        if max_ms is not None and spec.time_ms is not None and spec.time_ms > max_ms:
+            raise ValueError(
+                f"agent {spec.text!r} is not offered here: a search budget is at most {max_ms:g} ms ({spec.target}:Tms)"
+            )
+        if spec.belief == "peek" and not peek:
+            raise ValueError(f"agent {spec.text!r} is not offered here: @peek sees every hand")
+    return spec
+
+
+def parse_table(entry: str, **limits: Any) -> list[str]:
+    """The specs of one list entry: ``a+b+c`` (a mixed table, one spec per seat) or one spec; each
+    checked (``check_spec`` with ``limits``) and in its ``Spec.text`` form."""
+    seats = entry.split(TABLE)
+    if len(seats) > 1 and any(not s.strip() for s in seats):
+        raise ValueError(f"{entry.strip()!r}: a mixed table is SPEC+SPEC+..., one spec per seat, none empty")
+    return [check_spec(s, **limits).text for s in seats]
+
+
+def parse_list(
+    text: Any, *, tables: bool = False, extra: Collection[str] = (), empty: bool = False, **limits: Any
+) -> list[str]:
+    """The comma-separated specs of ``text`` (module docstring), each checked and in its ``Spec.text`` form.
+
+    ``tables``: entries may be mixed tables ``a+b+c`` (kept joined by ``+``); ``extra``: words the
+    caller takes beside specs (``self``); ``empty``: whether a list of no spec is taken; ``limits``:
+    ``check_spec``'s."""
+    if not isinstance(text, str):
+        raise ValueError(f"a list of agent specs is text, SPEC,SPEC,...; got {text!r}")
+    items = []
+    for part in text.split(LIST):
+        part = part.strip()
+        if not part:
+            continue
+        if part in extra:
+            items.append(part)
+        elif tables:
+            items.append(TABLE.join(parse_table(part, **limits)))
+        else:
+            items.append(check_spec(part, **limits).text)
+    if not items and not empty:
+        raise ValueError(f"{text!r} names no agent: give SPEC,SPEC,... with each spec one of: {AGENT_SPECS}")
+    return items
+
+
+def parse_mix(text: Any, *, extra: Collection[str] = ()) -> dict[str, float]:
+    """``"0.75*a,0.25*b+c"`` -> ``{"a": 0.75, "b+c": 0.25}``: ``WEIGHT*ENTRY`` items (module
+    docstring), an entry a spec, a mixed table or one of ``extra``; weights normalised to sum
+    to 1, entries of weight 0 left out.
+
+    ``ValueError`` for a bad weight (named as one), a bad spec, the dropped ``SPEC:WEIGHT`` form,
+    an entry given twice, or no positive weight."""
+    if not isinstance(text, str):
+        raise ValueError(f"an opponent mix is text, {MIX_FORM}; got {text!r}")
+    mix: dict[str, float] = {}
+    for part in text.split(LIST):
+        part = part.strip()
+        if not part:
+            continue
+        weight_text, star, entry = (p.strip() for p in part.rpartition(WEIGHT)) if WEIGHT in part else ("", "", part)
+        if star and WEIGHT in weight_text:
+            raise ValueError(f"opponent mix {text!r}: {part!r} has two weights; the form is {MIX_FORM}")
+        if star and not entry:
+            raise ValueError(f"opponent mix {text!r}: {part!r} weighs nothing; the form is {MIX_FORM}")
+        weight = _weight(weight_text, entry) if star else 1.0
+        name = entry if entry in extra else _mix_entry(entry, weighted=bool(star))
+        if name in mix:
+            raise ValueError(f"opponent mix {text!r}: {name!r} is given twice")
+        mix[name] = weight
+    if sum(mix.values()) <= 0:
+        raise ValueError(f"opponent mix {text!r} needs at least one entry with a positive weight: {MIX_FORM}")
+    total = sum(mix.values())
+    return {k: v / total for k, v in mix.items() if v > 0}
+
+
+def _weight(text: str, entry: str) -> float:
+    try:
+        weight = float(text)
+    except ValueError:
+        weight = math.nan
+    if not 0 <= weight < math.inf:
+        if _is_number(entry):
+            raise ValueError(
+                f"bad weight {text!r} for {entry}: the weight comes first, {entry}{WEIGHT}{text} ({MIX_FORM})"
+            )
+        raise ValueError(
+            f"bad weight {text!r} for {entry}: a weight is a finite number >= 0 written before its entry ({MIX_FORM})"
+        )
+    return weight
+
+
+def _mix_entry(entry: str, weighted: bool) -> str:
+    try:
+        return TABLE.join(parse_table(entry))
+    except ValueError:
+        left, colon, weight = entry.rpartition(BUDGET)
+        # search:0.5 stays a bad budget (its message names the mix form too).
+        if not weighted and colon and left.strip() not in ("", *SEARCH_NAMES) and _is_number(weight):
+            # What SPEC:WEIGHT used to mean: refused rather than guessed, as search:64 shows.
+            raise ValueError(
+                f"{entry!r} reads as SPEC:WEIGHT, a form no longer taken (':' is a search budget: search:64 is "
+                f"64 rollouts); write the weight first: {weight.strip()}{WEIGHT}{left.strip()}"
+            ) from None
+        raise
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True, num_players: int | None = None) -> Agent:
@@ -72,65 +390,91 @@ def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True, num_
     model refuse a table size it was not trained for now rather than when it first plays. A
     spec of no known form raises ``ValueError`` listing the forms.
     """
-    if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"an agent spec is one of: {AGENT_SPECS}; got {spec!r}")
-    spec = spec.strip()
-    label, body = (part.strip() for part in spec.split("=", 1)) if "=" in spec else (None, spec)
-    if label == "" or body == "":
-        raise ValueError(f"{spec!r}: a labelled agent is LABEL=SPEC with both parts, e.g. fast=search:64")
+    s = check_spec(spec)
     rules = parse_rules(rules)
-    if body in BASELINES:
-        agent = BASELINES[body](rules)
-    elif body.split(":", 1)[0].split("@", 1)[0] in ("search", *SEARCHES):
-        agent = _search_agent(body, rules)
-    elif body in PRETRAINED:
-        return pretrained_agent(body, rules, num_players, deterministic, label)
-    elif os.path.isfile(body) or os.path.isfile(body + ".zip"):
-        return _ppo_agent(body, label, deterministic)
-    elif os.path.isdir(body):
-        return _rllib_agent(body, label, deterministic)
+    agent: Any
+    if s.kind == "baseline":
+        agent = BASELINES[s.body](rules)
+    elif s.kind == "search":
+        agent = _search_agent(s, rules)
+    elif s.kind == "pretrained":
+        return pretrained_agent(s.body, rules, num_players, deterministic, s.label)
+    elif s.kind == "class":
+        agent = _class_agent(s, rules)
+    elif os.path.isfile(s.body) or os.path.isfile(s.body + ".zip"):
+        return _ppo_agent(s.body, s.label, deterministic)
     else:
-        raise ValueError(
-            f"unknown agent {body!r} (no file or directory of that name): an agent spec is one of: {AGENT_SPECS}"
-        )
-    if label is not None:
-        agent.name = label
+        return _rllib_agent(s.body, s.label, deterministic)
+    if s.label is not None:
+        agent.name = s.label
     return agent
 
 
-def _search_agent(body: str, rules: UnoRules) -> SearchAgent:
-    budgeted, at, belief = body.partition("@")
-    kind, colon, text = budgeted.partition(":")
-    cls = SEARCHES[SEARCH if kind == "search" else kind]
-    budget = _search_budget(text.strip(), cls) if colon else {}
-    if budget is None:
-        raise ValueError(
-            f"bad search budget in {body!r}: use {kind}:N for N rollouts per decision ({kind}:256) "
-            f"or {kind}:Tms for T milliseconds per decision ({kind}:20ms), N and T > 0"
+def _search_agent(s: Spec, rules: UnoRules) -> SearchAgent:
+    cls = SEARCHES[SEARCH if s.target == "search" else s.target]
+    budget: dict[str, Any] = {}
+    if s.time_ms is not None:
+        # Flat MC repeats small rounds of play-outs until the time is spent, ISMCTS its waves.
+        budget = (
+            {"rollouts": TIMED_ROUND_ROLLOUTS, "time_ms": s.time_ms} if cls is SearchAgent else {"time_ms": s.time_ms}
         )
-    if belief == "peek":
+    elif s.iterations is not None:
+        budget = {"iterations" if cls is ISMCTSAgent else "rollouts": s.iterations}
+    if s.belief == "peek":
         agent = cls(rules, **budget, peek=True)
     else:
-        agent = cls(rules, **budget, **({"belief": belief} if at else {}))
-    agent.name = body
+        agent = cls(rules, **budget, **({"belief": s.belief} if s.belief else {}))
+    agent.name = s.body
     return agent
 
 
-def _search_budget(text: str, cls: type) -> dict[str, Any] | None:
-    """Settings of ``cls`` (a ``SEARCHES`` class) for a budget ``N`` or ``Tms``, None when it is neither."""
+def _class_agent(s: Spec, rules: UnoRules) -> Agent:
+    if s.target.endswith(".py"):
+        path = os.path.abspath(s.target)
+        # One module per file, named after its path, so that loading it twice gives the same class.
+        module_name = f"_uno_agent_{os.path.basename(path)[:-3]}_{hashlib.sha1(path.encode()).hexdigest()[:10]}"
+        module = sys.modules.get(module_name)
+        if module is None:
+            loader_spec = importlib.util.spec_from_file_location(module_name, path)
+            if loader_spec is None or loader_spec.loader is None:
+                raise ValueError(f"{s.text!r}: {s.target!r} cannot be loaded as a Python file")
+            module = importlib.util.module_from_spec(loader_spec)
+            sys.modules[module_name] = module
+            try:
+                loader_spec.loader.exec_module(module)
+            except Exception:
+                del sys.modules[module_name]
+                raise
+    else:
+        try:
+            module = importlib.import_module(s.target)
+        except ImportError as exc:
+            raise ValueError(
+                f"{s.text!r}: cannot import the module {s.target!r} ({exc}); a file is named by its path, "
+                f"FILE.py:{s.attr}"
+            ) from exc
+    factory = getattr(module, s.attr, None)
+    if not callable(factory):
+        raise ValueError(f"{s.text!r}: {s.target} has no class or function {s.attr!r}")
+    agent = factory(rules) if _takes_argument(factory) else factory()
+    if not callable(getattr(agent, "act", None)):
+        raise ValueError(
+            f"{s.text!r} gave {type(agent).__name__}, not an agent: an agent has act(observation, action_mask, rng) "
+            "(uno_env.policy.Agent)"
+        )
+    if not isinstance(getattr(agent, "name", None), str):
+        agent.name = s.attr
+    return agent
+
+
+def _takes_argument(factory: Any) -> bool:
+    """Whether ``factory`` can be called with one positional argument (the rules)."""
     try:
-        if text.endswith("ms"):
-            time_ms = float(text[:-2])
-            if not 0 < time_ms < math.inf:
-                return None
-            # Flat MC repeats small rounds of play-outs until the time is spent, ISMCTS its waves.
-            return (
-                {"rollouts": TIMED_ROUND_ROLLOUTS, "time_ms": time_ms} if cls is SearchAgent else {"time_ms": time_ms}
-            )
-        n = int(text)
-        return {"iterations" if cls is ISMCTSAgent else "rollouts": n} if n > 0 else None
-    except ValueError:
-        return None
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return any(p.kind in positional or p.kind is inspect.Parameter.VAR_POSITIONAL for p in params)
 
 
 def _ppo_agent(path: str, label: str | None, deterministic: bool) -> Agent:

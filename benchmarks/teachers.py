@@ -49,6 +49,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     import torch
 
     from agents.ppo import PPOAgent
+    from agents.registry import parse_list
     from arena import play_table
     from training.evaluation import parse_specs
     from training.expert import clone, label_positions
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     if games % 2:
         raise SystemExit(f"--eval-games must be a multiple of 2 (duplicate deals), got {games}")
     rules = parse_rules(d.rules)
-    teachers = [s.strip() for s in args.teachers.split(",") if s.strip()]
+    teachers = parse_list(args.teachers)
     opponents = parse_specs(args.opponents, rules)
     eval_specs = parse_specs(args.eval_opponents, rules)
     torch.set_num_threads(1)

@@ -231,6 +231,7 @@ class Ours(Learner):
 
     def __init__(self, d: SimpleNamespace) -> None:
         super().__init__()
+        from agents.registry import parse_list
         from training.league import League
         from training.opponents import opponent_groups, parse_mix
         from training.sb3 import LinearSchedule, make_model, with_update_threads
@@ -255,7 +256,7 @@ class Ours(Learner):
         self.league = League(
             self.venv,
             groups,
-            d.league_opponents.split(","),
+            parse_list(d.league_opponents),
             rules,
             d.snapshot_pool_size,
             d.league_window,

@@ -151,9 +151,9 @@ def test_teachers_benchmark_quick():
 def test_time_to_skill_train_set_changes_train_py_defaults():
     from benchmarks.time_to_skill import parse_train_set, train_defaults
 
-    assert parse_train_set("bc_positions=250000, opponent_mix=heuristic:1") == {
+    assert parse_train_set("bc_positions=250000, opponent_mix=heuristic") == {
         "bc_positions": 250_000,
-        "opponent_mix": "heuristic:1",
+        "opponent_mix": "heuristic",
     }
     assert train_defaults()["bc_positions"] != 250_000  # a change, not the default itself
     for bad in ("no_such_setting=1", "bc_positions"):

@@ -39,7 +39,7 @@ TINY = dict(
     snapshot_every=500,
     num_env_runners=1,
     num_cpus=2,
-    opponent_mix="rlcard_rule:0.5,self:0.5",
+    opponent_mix="0.5*rlcard_rule,0.5*self",
     bc_positions=0,  # rllib has no warm start
     progress=False,
     seed=3,
@@ -122,7 +122,7 @@ def test_policy_mapping_gives_each_game_one_learner_seat_and_one_opponent_kind()
 
 def test_env_runner_samples_only_legal_actions_for_every_module():
     """The masking module (learner, snapshot) and the baseline module act in RLlib's own sampling loop."""
-    args = train.Args(**{**TINY, "num_env_runners": 0, "opponent_mix": "random:0.5,self:0.5"})
+    args = train.Args(**{**TINY, "num_env_runners": 0, "opponent_mix": "0.5*random,0.5*self"})
     runner = UnoEnvRunner(config=rllib_config(args, UnoRules()))
     episodes = runner.sample(num_timesteps=600, explore=True)
     checked = {}

@@ -142,7 +142,7 @@ def test_train_killed_with_sigkill_resumes_from_its_latest_checkpoint(tmp_path):
     args = [a for a in TINY_TRAIN]
     args[args.index("--total-timesteps") + 1] = "10000000"  # never finishes on its own
     args[args.index("--eval-every") + 1] = "0"
-    common = ["--opponent-mix", "random:0.5,self:0.5", "--output-dir", str(tmp_path), "--exp-name", "killed"]
+    common = ["--opponent-mix", "0.5*random,0.5*self", "--output-dir", str(tmp_path), "--exp-name", "killed"]
     latest = tmp_path / "killed" / "checkpoints" / "latest.json"
     log = tmp_path / "first.log"  # a file, not a pipe: a full pipe would stall the run
     with open(log, "wb") as out:
@@ -254,7 +254,9 @@ def test_find_checkpoint_says_what_resume_accepts(tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--opponent-mix", "nobody:1"], "unknown agent 'nobody'"),
+        (["--opponent-mix", "1*nobody"], "unknown agent 'nobody'"),
+        (["--opponent-mix", "heuristic:0.5,search:20ms"], "write the weight first: 0.5*heuristic"),
+        (["--opponent-mix", "abc*heuristic"], "bad weight 'abc' for heuristic"),
         (["--eval-opponents", "random,nobody"], "unknown agent 'nobody'"),
         (["--num-players", "1"], "--num-players must be in 2..10"),
         (["--rules", "casual"], "unknown preset 'casual'"),
@@ -287,7 +289,7 @@ def test_train_against_a_mix_of_registry_agents(tmp_path):
         "train.py",
         *args,
         "--opponent-mix",
-        "heuristic:0.5,search:0.5",
+        "0.5*heuristic,0.5*search",
         "--checkpoint-every",
         "0",
         "--output-dir",
@@ -296,7 +298,7 @@ def test_train_against_a_mix_of_registry_agents(tmp_path):
         "mix",
     )
     final = json.loads((tmp_path / "mix" / "final_eval.json").read_text())
-    assert final["steps"] == 2048 and final["args"]["opponent_mix"] == "heuristic:0.5,search:0.5"
+    assert final["steps"] == 2048 and final["args"]["opponent_mix"] == "0.5*heuristic,0.5*search"
     assert [r["opponent"] for r in final["final_eval"]] == ["random", "search:16"]
     assert all(r["games"] == 20 for r in final["final_eval"]) and "| search:16 |" in proc.stdout
 
@@ -313,7 +315,7 @@ def test_train_with_four_players_and_another_preset(tmp_path):
         "--rules",
         "house",
         "--opponent-mix",
-        "random:1,greedy:1,self:1",
+        "random,greedy,self",
         "--final-eval-games",
         "40",
         "--output-dir",
@@ -412,12 +414,18 @@ def test_lean_evaluate_actions_equals_sb3_contribs():
 
 
 def test_parse_mix_and_split_games():
-    assert parse_mix("a:3,b:1") == {"a": 0.75, "b": 0.25}
-    assert parse_mix("a, b:0") == {"a": 1.0}
-    # The weight is the number after the last colon; a spec with a colon of its own needs one.
-    assert parse_mix("search:64:3,search:20ms,fast=search:8:0") == {"search:64": 0.75, "search:20ms": 0.25}
-    assert parse_mix("search:64") == {"search": 1.0}
-    for bad, match in (("a:-1", ">= 0"), ("a:nan", "finite"), ("a:1,a:2", "given twice"), ("", "at least one")):
+    assert parse_mix("3*random,1*greedy") == {"random": 0.75, "greedy": 0.25}
+    assert parse_mix("random, 0*greedy") == {"random": 1.0}
+    # ':' is a budget, never a weight (agents.registry.parse_mix; tests/test_specs.py has the grammar).
+    assert parse_mix("3*search:64,search:20ms,0*fast=search:8") == {"search:64": 0.75, "search:20ms": 0.25}
+    assert parse_mix("search:64") == {"search:64": 1.0}
+    assert parse_mix("0.5*self,0.5*league") == {"self": 0.5, "league": 0.5}
+    for bad, match in (
+        ("-1*random", ">= 0"),
+        ("nan*random", "finite"),
+        ("random,2*random", "given twice"),
+        ("", "at least one"),
+    ):
         with pytest.raises(ValueError, match=match):
             parse_mix(bad)
     assert split_games(256, [0.5, 0.3, 0.2]) == [128, 77, 51]
@@ -433,7 +441,7 @@ def test_opponent_groups_share_one_env_and_self_play_swaps_in_snapshots():
     from training.sb3 import WinsByKind
     from uno_env.sb3_vec_env import UnoSB3VecEnv
 
-    groups = opponent_groups(parse_mix("random:0.5,greedy:0.2,self:0.3"), 10, UnoRules(), self_play_groups=2)
+    groups = opponent_groups(parse_mix("0.5*random,0.2*greedy,0.3*self"), 10, UnoRules(), self_play_groups=2)
     assert [(g.kind, g.games) for g in groups] == [("random", 5), ("greedy", 2), ("self", 2), ("self", 1)]
     assert isinstance(groups[2].agent, PendingSnapshot) and groups[1].agent.name == "greedy"
     venv = UnoSB3VecEnv(10, 2, learner_seat="random", opponents=[(g.agent, g.games) for g in groups], seed=0)

@@ -217,7 +217,11 @@ BAD_GAMES = [
     ({"agents": ["/etc/passwd"]}, "agent '/etc/passwd' is not offered"),
     ({"agents": ["runs/x/model.zip"]}, "is not offered"),
     ({"agents": ["search:999999"]}, "is not offered"),
-    ({"agents": ["search:0"]}, "is not offered"),
+    ({"agents": ["search:0"]}, "bad search budget in 'search:0'"),
+    ({"agents": ["search:20ms@peek"]}, "@peek sees every hand"),
+    ({"agents": ["my_agent.py:MyAgent"]}, "it is an agent class of yours"),
+    ({"agents": ["pretrained"]}, "it is a shipped model"),
+    ({"agents": ["random,heuristic"]}, "is not one agent spec"),
     ({"agents": ["heuristic", "random"]}, "agents needs 1 name"),
     ({"agents": [3]}, "agents.0: Input should be a valid string"),
     ({"seed": -1}, "seed must be an integer in 0..2**63-1"),
@@ -458,6 +462,26 @@ def test_host_header_is_checked_when_serving_localhost():
 def test_cli_refuses_bad_options(argv, message, capsys):
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_uno_web_agent_takes_your_own_agent_class(tmp_path):
+    """``uno-web --agent LABEL=FILE.py:NAME`` offers your class at the table by its label."""
+    from uno_web.server import parse_args
+
+    (tmp_path / "my_agent.py").write_text(
+        "import numpy as np\n"
+        "class FirstLegal:\n"
+        "    name = 'first-legal'\n"
+        "    def act(self, observation, action_mask, rng):\n"
+        "        return np.argmax(action_mask, axis=1).astype(np.int64)\n"
+    )
+    _, extra = parse_args(["--agent", f"mine={tmp_path / 'my_agent.py'}:FirstLegal"])
+    assert list(extra) == ["mine"] and extra["mine"].name == "mine"
+    c = client(extra_agents=extra)
+    view = c.post("/api/games", json={"players": 2, "seat": 0, "agents": ["mine"], "seed": 4}).json()
+    assert view["names"][1] == "mine (seat 1)"
+    refused = c.post("/api/games", json={"players": 2, "seat": 0, "agents": [f"{tmp_path}/my_agent.py:FirstLegal"]})
+    assert refused.status_code == 422 and "it is an agent class of yours" in refused.json()["error"]
 
 
 def test_load_test_script_plays_games_to_the_end(tmp_path, capsys):

@@ -20,6 +20,8 @@ from typing import Any
 
 import tyro
 
+from agents.registry import parse_list
+
 __all__ = ["load_curve", "plot_curves"]
 
 
@@ -98,7 +100,9 @@ class Args:
 def main(argv: list[str] | None = None) -> int:
     args = tyro.cli(Args, args=argv)
     runs = dict(r.split("=", 1) if "=" in r else (os.path.basename(os.path.normpath(r)), r) for r in args.runs)
-    names = plot_curves(runs, args.out, [o for o in args.opponents.split(",") if o] or None, args.title)
+    names = plot_curves(
+        runs, args.out, parse_list(args.opponents, tables=True, empty=True, exists=False) or None, args.title
+    )
     print(f"wrote {args.out}: {len(runs)} runs, panels {', '.join(names)}")
     return 0
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agents.registry import parse_list
 from arena import play_table
 from training.opponents import seat_agents
 from uno_env import Agent, UnoRules
@@ -20,9 +21,9 @@ __all__ = ["parse_specs", "eval_rows", "eval_line", "final_title", "final_table"
 
 
 def parse_specs(text: str, rules: UnoRules, num_players: int = 2) -> list[str]:
-    """The comma-separated opponent specs of ``text`` (``training.opponents.seat_agents``: a registry spec or a
+    """The comma-separated opponent specs of ``text`` (``agents.registry.parse_list``: a registry spec or a
     mixed table ``a+b+c``), each built once so that a bad one fails now."""
-    specs = [s.strip() for s in text.split(",") if s.strip()]
+    specs = parse_list(text, tables=True)
     for spec in specs:
         seat_agents(spec, rules, num_players)
     return specs

@@ -1,14 +1,14 @@
 """The opponent mix of a training run: ``--opponent-mix`` parsed, and the batch of games split into opponent groups.
 
 ```python
-mix = parse_mix("rlcard_rule:0.5,search:64:0.25,self:0.25")
+mix = parse_mix("0.5*rlcard_rule,0.25*search:64,0.25*self")
 groups = opponent_groups(mix, 256, rules, self_play_groups=2)
 venv = UnoSB3VecEnv(256, 2, rules, opponents=[(g.agent, g.games) for g in groups])
 ```
 
 | piece | what it is |
 |---|---|
-| ``parse_mix(text)`` | ``"spec:weight,..."`` -> ``{spec: weight}`` (weights >= 0, normalised); a spec is any ``agents.registry.make_agent`` spec, ``self``, ``league``, or a mixed table ``a+b+c`` (one spec per other seat, clockwise from the learner) |
+| ``parse_mix(text)`` | ``"weight*spec,..."`` -> ``{spec: weight}`` (``agents.registry.parse_mix``: weights >= 0, normalised); a spec is any ``agents.registry.make_agent`` spec, ``self``, ``league``, or a mixed table ``a+b+c`` (one spec per other seat, clockwise from the learner) |
 | ``split_games(n, weights)`` | how many of ``n`` games each kind gets (largest remainders; every kind with a positive weight gets at least one game when ``n`` allows) |
 | ``opponent_groups(mix, n, rules, self_play_groups, league_groups)`` | the groups ``(kind, agent, games)`` in game order: one per kind, the ``self`` games split into ``self_play_groups`` groups and the ``league`` games into ``league_groups`` |
 | ``seat_agents(spec, rules, num_players)`` | the agents of the other seats for one spec: ``num_players - 1`` copies of a registry agent, or a mixed table's one per seat |
@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.registry import make_agent
+from agents import registry
+from agents.registry import TABLE, make_agent, parse_table
 from uno_env import Agent, UnoRules
 
 __all__ = [
@@ -44,8 +45,6 @@ __all__ = [
     "seat_agents",
 ]
 
-TABLE = "+"
-"""joins the specs of a mixed table: ``heuristic+rlcard_rule+greedy`` seats one of each, clockwise from the learner"""
 SELF = "self"
 """the mix entry of self-play: frozen snapshots of the learner"""
 LEAGUE = "league"
@@ -53,42 +52,9 @@ LEAGUE = "league"
 
 
 def parse_mix(text: str) -> dict[str, float]:
-    """``"a:0.5,b:0.5"`` -> ``{"a": 0.5, "b": 0.5}``, weights normalised to sum to 1.
-
-    The weight is what follows the last ``:`` when it is a number; a bare spec has weight 1, so
-    a spec that holds ``:`` itself needs its weight (``search:64:1``; ``search:64`` alone is
-    ``search`` with weight 64). Raises ``ValueError`` for an empty mix, a bad weight, a
-    repeated spec, or weights that sum to 0; the specs are checked when the agents are built.
-    """
-    mix: dict[str, float] = {}
-    for part in str(text).split(","):
-        part = part.strip()
-        if not part:
-            continue
-        name, _, weight = part.rpartition(":")
-        if not name or not _is_number(weight):
-            name, weight = part, "1"
-        name = name.strip()
-        w = float(weight)
-        if not np.isfinite(w) or w < 0:
-            raise ValueError(f"opponent mix {text!r}: weight of {name!r} must be a finite number >= 0, got {w}")
-        if name in mix:
-            raise ValueError(f"opponent mix {text!r}: {name!r} is given twice")
-        mix[name] = w
-    total = sum(mix.values())
-    if total <= 0:
-        raise ValueError(
-            f"opponent mix {text!r} needs at least one opponent with a positive weight ('spec:weight,...')"
-        )
-    return {k: v / total for k, v in mix.items() if v > 0}
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    """``"0.5*a,0.5*b"`` -> ``{"a": 0.5, "b": 0.5}``: ``agents.registry.parse_mix`` with the
+    entries ``self`` and ``league`` beside the specs and mixed tables."""
+    return registry.parse_mix(text, extra=(SELF, LEAGUE))
 
 
 def split_games(n: int, weights: Sequence[float]) -> list[int]:
@@ -137,9 +103,9 @@ class OpponentGroup:
 def seat_agents(spec: str, rules: UnoRules | Any, num_players: int) -> list[Agent]:
     """The other seats' agents for ``spec``: a mixed table ``a+b+c`` (one spec per seat, clockwise from
     the learner; ValueError unless it names ``num_players - 1``), else that many fresh copies of one agent."""
-    if TABLE not in spec:
-        return [make_agent(spec, rules) for _ in range(num_players - 1)]
-    specs = spec.split(TABLE)
+    specs = parse_table(spec)
+    if len(specs) == 1:
+        return [make_agent(specs[0], rules) for _ in range(num_players - 1)]
     if len(specs) != num_players - 1:
         raise ValueError(
             f"the mixed table {spec!r} names {len(specs)} seats; a table of {num_players} players needs "
@@ -162,7 +128,7 @@ def opponent_groups(
             if kind in split:
                 agent = PendingSnapshot(kind)
             elif TABLE in kind:
-                agent = [make_agent(spec, rules) for spec in kind.split(TABLE)]
+                agent = [make_agent(spec, rules) for spec in parse_table(kind)]
             else:
                 agent = make_agent(kind, rules)
             groups.append(OpponentGroup(kind, agent, n_part))

@@ -56,7 +56,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from agents.registry import agent_names, make_agent
+from agents.registry import agent_names, check_spec, make_agent, parse_spec
 from uno_env import PRESETS, UnoRules, parse_rules
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
@@ -74,12 +74,17 @@ MAX_IDLE_MINUTES = 24 * 60.0
 MAX_SEARCH_MS = 5_000.0
 MAX_JSON_DEPTH = 32  # a record nests 5 deep; anything deeper is not one of ours
 BODY_TIMEOUT_S = 10.0  # a body not complete by then is dropped (a slow client holds no worker)
+WEB_SPEC_LIMITS: dict[str, Any] = {
+    "kinds": ("baseline", "search"),
+    "max_iterations": MAX_SEARCH_ROLLOUTS,
+    "max_ms": MAX_SEARCH_MS,
+    "peek": False,
+}
+"""What the table takes of a browser's agent spec (``agents.registry.check_spec``)."""
 AGENT_WORKERS = 2  # agents think on these threads only, so slow ones cannot starve other requests
 STATE_CHANGING = ("POST", "PUT", "PATCH", "DELETE")
 _STRING_RE = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_SEARCH_RE = re.compile(r"search:(\d{1,6})")
-_SEARCH_MS_RE = re.compile(r"search:(\d{1,5}(?:\.\d+)?)ms")
 log = logging.getLogger("uno_web")
 # The first event number the client has not seen yet (responses carry the log from there on).
 Since = Annotated[int, Query(ge=0, description="first event number wanted in the log")]
@@ -361,23 +366,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def agent_for(spec: Any, rules: UnoRules) -> Any:
         if not isinstance(spec, str):
             raise WebError(422, f"an agent is a name, got {spec!r}")
-        spec = spec.strip()
-        if spec in s.extra_agents:
-            return s.extra_agents[spec]
-        m, mt = _SEARCH_RE.fullmatch(spec), _SEARCH_MS_RE.fullmatch(spec)
-        ok = (
-            spec in agent_names()
-            or (m and 0 < int(m.group(1)) <= MAX_SEARCH_ROLLOUTS)
-            or (mt and 0 < float(mt.group(1)) <= MAX_SEARCH_MS)
-        )
-        if not ok:
-            # Paths are never taken from a browser: loading a saved model unpickles a file.
+        if spec.strip() in s.extra_agents:
+            return s.extra_agents[spec.strip()]
+        try:
+            # Paths and classes are never taken from a browser: loading one runs or unpickles a file.
+            checked = check_spec(spec, **WEB_SPEC_LIMITS)
+        except ValueError as exc:
             raise WebError(
                 422,
-                f"agent {spec!r} is not offered; choose one of {offered}, search:N "
-                f"(N rollouts, 1..{MAX_SEARCH_ROLLOUTS}) or search:Tms (T in (0, {MAX_SEARCH_MS:g}])",
-            )
-        return make_agent(spec, rules)
+                f"{exc}. The web table offers {offered}, or a search with a budget: search:N (N rollouts, "
+                f"1..{MAX_SEARCH_ROLLOUTS}) or search:Tms (T in (0, {MAX_SEARCH_MS:g}]), also ismcts and flatmc",
+            ) from None
+        return make_agent(checked.text, rules)
 
     # Agents think on their own few threads: however many games wait for an agent, the request
     # threads stay free for everything else (a page, a human move, another game's view).
@@ -567,12 +567,14 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[Args, dict[str, Any]]
         raise ValueError(f"--max-games must be 1..{MAX_GAMES} and --idle-minutes in (0, {MAX_IDLE_MINUTES}]")
     extra: dict[str, Any] = {}
     for spec in args.agent:
-        label, sep, body = spec.partition("=")
-        if not sep or not label.strip() or not body.strip():
-            raise ValueError(f"--agent takes LABEL=SPEC (mine=runs/x/model.zip), got {spec!r}")
-        if label.strip() in extra or label.strip() in agent_names():
-            raise ValueError(f"--agent label {label.strip()!r} is given twice or names a built-in agent")
-        extra[label.strip()] = make_agent(spec, "classic")
+        label = parse_spec(spec).label
+        if label is None:
+            raise ValueError(
+                f"--agent takes LABEL=SPEC (mine=runs/x/model.zip, mine=my_agent.py:MyAgent), got {spec!r}"
+            )
+        if label in extra or label in agent_names():
+            raise ValueError(f"--agent label {label!r} is given twice or names a built-in agent")
+        extra[label] = make_agent(spec, "classic")
     return args, extra
 
 
