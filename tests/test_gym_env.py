@@ -15,7 +15,7 @@ from gymnasium.vector import AutoresetMode
 
 import uno_env
 import uno_env._vector_driver
-from agents.base import sample_legal
+from agents import sample_legal
 from uno_env import ACTION_NAMES, Engine, UnoRules, card_name
 from uno_env.cards import deck_counts, parse_card
 from uno_env.gym_env import ENV_ID, LegalDiscrete, UnoEnv, UnoVectorEnv

@@ -37,12 +37,6 @@ class WebError(Exception):
         self.message = message
 
 
-def agent_action(agent: Any, engine: Engine, rng: np.random.Generator) -> int:
-    """The move ``agent`` makes in game 0 of ``engine`` (the one place the web asks an agent),
-    asked and checked by the one table (``uno_env.table.ask_one``)."""
-    return ask_one(agent, engine, 0, rng)
-
-
 class Game:
     """One person (``human``) at a table of agents, around a one-game recording ``Engine``.
 
@@ -207,7 +201,7 @@ class Game:
         """One agent's move (the seat to act when it is not the human's); returns who moved."""
         self.check_agent_turn()
         seat = int(self.engine.current_player[0])
-        self._step(agent_action(self.agents[seat], self.engine, self.rng))
+        self._step(ask_one(self.agents[seat], self.engine, 0, self.rng))
         # Whose move it was is public; what it chose shows in the (redacted) events.
         return {"seat": seat, "name": self.names[seat]}
 
