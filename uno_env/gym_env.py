@@ -47,6 +47,17 @@ table gives them for the classic deck and 10 players.
 
 @@OBSERVATIONS@@
 
+**History (``history=K``, opt-in).** With ``history=K`` (1..1024; 0, the default, is the Box
+above, unchanged) the observation is a ``gymnasium.spaces.Dict``: ``"observation"`` (the Box
+above), ``"history"`` ``Box [K, HISTORY_SIZE]`` (the round's last K public events as the
+learner saw them, newest first, rows past the round's events zero) and ``"history_counts"``
+``Box [10, HISTORY_COUNTS_SIZE]`` (per relative seat, counts over the whole round), from
+``uno_env.spaces.history_spaces(K)``; the fields are ``uno_env.engine.history.HISTORY_FIELDS``
+and ``HISTORY_COUNT_FIELDS`` (docs/spaces.md). The engine keeps the history
+(``Engine(history=K)``) and the env reads it from the learner's seat (``Engine.history``):
+nothing the learner could not see is in it (R11). The vector env returns a dict of batched
+arrays (``[num_envs, K, HISTORY_SIZE]``...); ``infos`` are the same as without a history.
+
 ## Rewards
 
 | when | learner's reward |
@@ -106,6 +117,11 @@ keyword of ``gymnasium.make_vec``); ``env.metadata["autoreset_mode"]`` says whic
 in its learner's frame, ``float32 [num_envs, STATE_SIZE]`` (docs/spaces.md); never an input
 for the policy.
 
+With ``history=K`` a finished round's view (``final_obs[i]`` under SAME_STEP, the ending
+step's observation under NEXT_STEP) is the dict with the finished round's history up to its
+end (its last K events and its counts), as the learner saw it; the next round's first
+observation holds only the new round's events (a deal clears the history).
+
 ``final_obs`` is always exactly the learner's view of the finished round, what ``UnoEnv``
 returns from its last ``step`` (``Engine.observe`` from the learner's seat once the round is
 over), whoever ended it and however: the learner's or an opponent's last card (including
@@ -152,8 +168,13 @@ random opponent shares one generator across the batch, so its draws depend on th
   never sees the difference. ``action_space.sample()`` without a mask draws a legal action of
   the current decision (``LegalDiscrete``). ``UnoVectorEnv`` always raises (the game
   unchanged): it is the training fast path, always driven with masks.
+* ``history``: 0 (default: the Box observation) or K in 1..1024: the learner's public history
+  in a Dict observation (Observation Space above). Opponents that read a history (agents with
+  ``history_length``, e.g. a ``PPOAgent`` trained with it) get theirs from the same engine,
+  whatever K the learner has.
 * ``UnoVectorEnv`` also takes ``num_envs`` and ``copy`` (default True: returned arrays are
-  fresh copies; False: views of engine buffers, valid until the next ``step``/``reset``).
+  fresh copies; False: views of engine buffers, valid until the next ``step``/``reset``; the
+  history arrays of ``history=K`` are fresh either way).
 
 ## Version History
 
