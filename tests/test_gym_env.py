@@ -1108,37 +1108,16 @@ def test_vector_env_history_equals_single_envs_and_the_engine(mode, read_path):
     assert ends >= 3
 
 
-def _set_position(engine, hands, top, draw, player):
-    """Game 0 of ``engine`` at a position (``tests/builder.py``'s, in an engine that keeps a history)."""
-    from uno_env.cards import deck_counts
-
-    remaining = deck_counts(engine.rules.deck, engine.rules.custom_wild_count).astype(np.int64)
-    held = [cards(h) for h in hands]
-    for c in [c for h in held for c in h] + cards(top) + cards(draw):
-        remaining[c] -= 1
-    rest = list(np.repeat(np.arange(remaining.size), remaining))
-    engine.set_game(0, hands=held, discard_pile=cards(top), draw_pile=rest + cards(draw)[::-1], current_player=player)
-
-
-class DrawAgent:
-    """Draws whenever it may (else the first legal action): the same public moves in both twins."""
-
-    name = "draw"
-
-    def act(self, observation, action_mask, rng):
-        draw = ACTION_NAMES.index("draw")
-        return np.where(action_mask[:, draw], draw, action_mask.argmax(1)).astype(np.int64)
-
-
 def test_twin_games_differing_in_hidden_cards_give_the_learner_the_same_history():
     """R11: seat 2's hand and the cards seats 2 and 0 draw differ between the twins; the learner
     (seat 1) sees the same public events, so its whole observation, history included, is the same."""
     twins = [("yellow 3, yellow 4", "blue 3, blue 5"), ("yellow 5, green 6", "blue 4, green 7")]
     views, states = [], []
     for seat2, drawn in twins:
-        env = UnoEnv(num_players=3, learner_seat=1, opponents=DrawAgent(), history=K, on_illegal="raise")
+        env = UnoEnv(num_players=3, learner_seat=1, opponents=PreferAgent("draw"), history=K, on_illegal="raise")
         env.reset(seed=0)
-        _set_position(env.engine, ["green 1, green 2", "red 1, red 2, blue 7", seat2], "red 9", drawn, player=1)
+        hands = ["green 1, green 2", "red 1, red 2, blue 7", seat2]
+        _set_position(env.engine, 0, env.rules, hands, "red 9", drawn, player=1)
         obs, *_ = env.step(ACTION_NAMES.index("play red 1"))  # seat 2, then seat 0, draw and pass
         assert env.learner_seat == env.engine.game_state(0)["current_player"] == 1
         views.append(obs)
@@ -1151,10 +1130,11 @@ def test_twin_games_differing_in_hidden_cards_give_the_learner_the_same_history(
 def test_history_reading_opponent_gets_its_seats_history():
     """An opponent with history_length is asked with the dict observation of its own seat."""
 
-    class Reader(DrawAgent):
+    class Reader(PreferAgent):
         history_length = 4
 
         def __init__(self):
+            super().__init__("draw")
             self.seen = []
 
         def act(self, observation, action_mask, rng):
