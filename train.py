@@ -83,6 +83,7 @@ from training.sb3 import (
     with_update_threads,
 )
 from uno_env import parse_rules
+from uno_env.engine.layout import MAX_HISTORY
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 
 
@@ -147,6 +148,10 @@ class Args:
     """asymmetric actor-critic: the value function also sees the hidden state (every hand, the draw
     pile's composition; uno_env.observation.STATE_FIELDS), the policy only its observation; the saved
     model acts on observations alone"""
+    history: int = 0
+    """public events the policy reads besides its observation (UnoSB3VecEnv(history=K): a Dict
+    observation, read by agents.ppo.UnoFeatures); 0: none. The saved model plays with it anywhere
+    (PPOAgent reads K from the model). Needs --bc-positions 0 and the sb3 backend"""
     learner_seat: str = "random"
     """the learner's seat: 'random' (drawn per round) or a seat number"""
     opponent_mix: str = "0.5*heuristic,0.5*rlcard_rule"
@@ -290,6 +295,15 @@ def check_args(args: Args) -> None:
         )
     if args.privileged_critic and args.backend == "rllib":
         raise ValueError("--privileged-critic is for the sb3 backend")
+    if not 0 <= args.history <= MAX_HISTORY:
+        raise ValueError(
+            f"--history must be in 0..{MAX_HISTORY} (public events the policy reads; 0: none), got {args.history}"
+        )
+    if args.history and (args.backend != "sb3" or args.bc_positions or args.privileged_critic):
+        raise ValueError(
+            "--history is for the sb3 backend, without the warm start (its positions carry no history: add "
+            "--bc-positions 0) and without --privileged-critic"
+        )
     if args.resume:
         find_checkpoint(args.resume)  # a ValueError saying what --resume accepts
     if args.learner_seat != "random" and not (
@@ -311,6 +325,7 @@ def build_env(args: Args, rules: Any, groups: list[OpponentGroup]) -> tuple[UnoS
         learner_seat="random" if args.learner_seat == "random" else int(args.learner_seat),
         opponents=[(g.agent, g.games) for g in groups],
         privileged=args.privileged_critic,
+        history=args.history,
     )
     league = League(
         venv,

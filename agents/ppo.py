@@ -12,7 +12,15 @@ actions = agent.act(observation, action_mask, rng)  # int64 [B], always legal
 | ``PPOAgent.frozen(policy)`` | an agent over a *copy* of a policy (a self-play snapshot); ``load_state`` swaps in other weights |
 | ``UnoMaskablePolicy`` | sb3-contrib's ``MaskableActorCriticPolicy`` with a leaner ``evaluate_actions`` (the PPO update's hot path): one masked log-softmax gives the log-probabilities and the entropy, instead of building a masked ``Categorical`` (measured ~20% of an update with a 128-wide network); same values |
 | ``UnoPrivilegedPolicy`` | ``UnoMaskablePolicy`` with a privileged critic (asymmetric actor-critic): separate trunks; the actor reads the first ``actor_inputs`` columns (the observation), the critic every column (observation and hidden state, ``UnoSB3VecEnv(privileged=True)``); the agent then acts on observations alone |
-| ``UnoFeatures`` | the features extractor ``train.py`` builds its policies with: the observation scaled by fixed per-index bounds (``uno_env.gym_env.observation_bounds``), then a trunk shared by the actor and the critic |
+| ``UnoFeatures`` | the features extractor ``train.py`` builds its policies with: the observation scaled by fixed per-index bounds (``uno_env.gym_env.observation_bounds``), then a trunk shared by the actor and the critic; over a ``history=K`` env's Dict space, the observation, history and counts flattened and joined first |
+
+**History.** A model trained on ``UnoSB3VecEnv(history=K)`` (``train.py --history K``, or
+``MaskablePPO("MultiInputPolicy", ...)``) has a Dict observation space; ``PPOAgent`` reads K from
+it (``history_length``), so loading needs nothing more. Such an agent's ``act`` takes the dict
+observation of the envs' ``history=K`` (``{"observation", "history", "history_counts"}``),
+which ``uno_env.table.Table`` builds for the seat it plays from the engine's public history:
+the arena (``evaluate.py``, the registry's specs), the vector envs' opponents and self-play
+snapshots all play it.
 
 Nothing is downloaded and nothing reads hidden state: the policy sees the observation (R11)
 and the legal mask only. Loading needs ``torch`` and ``sb3_contrib`` (the ``train`` extra).
@@ -37,6 +45,9 @@ from uno_env.rules import MAX_PLAYERS
 
 __all__ = ["PPOAgent", "UnoFeatures", "UnoMaskablePolicy", "UnoPrivilegedPolicy", "load_model"]
 
+# The entries of a history=K env's Dict observation, in the order UnoFeatures joins them.
+HISTORY_KEYS = ("observation", "history", "history_counts")
+
 _ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "silu": nn.SiLU}
 
 
@@ -50,6 +61,11 @@ class UnoFeatures(BaseFeaturesExtractor):
     | ``scale_cap`` | the largest divisor: index i is divided by ``min(high[i], scale_cap)`` |
     | ``inputs`` | read only the first ``inputs`` columns (0: all); a privileged policy's actor reads the observation part |
 
+    Over a Dict space (``history=K``) the entries ``observation``, ``history`` and
+    ``history_counts`` are flattened and joined in that order, then scaled the same way,
+    except that an unbounded history entry (an event's ``number``, the round's counts) is
+    divided by ``scale_cap``: the counts grow with the round.
+
     Index i is multiplied by ``1 / clip(high[i], 1, scale_cap)`` (1 where ``high`` is not
     finite): one-hot fields stay as they are, card copies become fractions of the deck's
     copies, and counts bounded by the whole deck (hand sizes, the draw pile, a pending draw)
@@ -60,7 +76,7 @@ class UnoFeatures(BaseFeaturesExtractor):
 
     def __init__(
         self,
-        observation_space: spaces.Box,
+        observation_space: spaces.Box | spaces.Dict,
         hidden: Sequence[int] = (256, 256),
         activation: str = "relu",
         scale_cap: float = 10.0,
@@ -71,15 +87,30 @@ class UnoFeatures(BaseFeaturesExtractor):
         hidden = [int(h) for h in hidden]
         if any(h < 1 for h in hidden):
             raise ValueError(f"hidden layer widths must be positive integers, got {hidden!r}")
-        size = int(np.prod(observation_space.shape))
+        if not scale_cap >= 1.0:
+            raise ValueError(f"scale_cap must be a number >= 1, got {scale_cap!r}")
+        self.keys: tuple[str, ...] = ()
+        if isinstance(observation_space, spaces.Dict):
+            if set(observation_space.spaces) != set(HISTORY_KEYS) or inputs:
+                raise ValueError(
+                    f"a Dict observation space must hold exactly {HISTORY_KEYS} (an env's history=K), with inputs=0; "
+                    f"got keys {sorted(observation_space.spaces)} and inputs={inputs!r}"
+                )
+            parts = [np.asarray(observation_space[k].high, np.float64).reshape(-1) for k in HISTORY_KEYS]
+            # The history's unbounded entries are counts that grow with the round: divided by the cap.
+            parts[1:] = [np.where(np.isfinite(p), p, scale_cap) for p in parts[1:]]
+            full_high = np.concatenate(parts)
+        else:
+            full_high = np.asarray(observation_space.high, np.float64).reshape(-1)
+        size = full_high.size
         if not isinstance(inputs, int) or not 0 <= inputs <= size:
             raise ValueError(f"inputs must be an integer in 0..{size} (0: every column), got {inputs!r}")
         size = inputs or size
         super().__init__(observation_space, hidden[-1] if hidden else size)
+        if isinstance(observation_space, spaces.Dict):
+            self.keys = HISTORY_KEYS
         self.inputs = size
-        high = np.asarray(observation_space.high, np.float64).reshape(-1)[:size]
-        if not scale_cap >= 1.0:
-            raise ValueError(f"scale_cap must be a number >= 1, got {scale_cap!r}")
+        high = full_high[:size]
         scale = np.where(np.isfinite(high), 1.0 / np.clip(high, 1.0, scale_cap), 1.0)
         self.register_buffer("scale", torch.as_tensor(scale, dtype=torch.float32))
         layers: list[nn.Module] = []
@@ -89,8 +120,11 @@ class UnoFeatures(BaseFeaturesExtractor):
             width = h
         self.trunk = nn.Sequential(*layers)
 
-    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+    def forward(self, observations: torch.Tensor | dict[str, torch.Tensor]) -> torch.Tensor:
         """Scaled observation through the trunk."""
+        if isinstance(observations, dict):
+            flat = torch.cat([observations[k].flatten(1) for k in self.keys], dim=1)
+            return self.trunk(flat * self.scale)
         return self.trunk(observations.flatten(1)[:, : self.inputs] * self.scale)
 
 
@@ -182,7 +216,8 @@ class PPOAgent:
     | ``num_players`` | the table size the policy was trained for (None: not checked); ``act`` refuses another |
 
     The policy's observation size must be the env's (``D`` depends on ``open_hands`` only);
-    another size raises ``ValueError``. The observation has the same size at every table size,
+    another size raises ``ValueError``. A policy trained with ``history=K`` (a Dict observation
+    space) has ``history_length = K`` and acts on the dict observation (module docstring). The observation has the same size at every table size,
     so a policy trained with 4 players would silently play a 2-player game: with
     ``num_players`` set, ``act`` reads the table size from the observation's ``seat_present``
     field and raises ``ValueError`` on a mismatch. A row whose mask has no legal action gets
@@ -210,8 +245,21 @@ class PPOAgent:
         self.policy = policy
         self.deterministic = bool(deterministic)
         self.name = name or default_name
+        space = policy.observation_space
+        # The history length comes from the saved space, so a model loads without being told it.
+        self.history_length = 0
+        self._history_shapes: dict[str, tuple[int, ...]] = {}
+        if isinstance(space, spaces.Dict):
+            if "history" not in space.spaces or "observation" not in space.spaces:
+                raise ValueError(
+                    f"{self.name}: a Dict observation space must be an env's history=K space {HISTORY_KEYS}, "
+                    f"got keys {sorted(space.spaces)}"
+                )
+            self.history_length = int(space["history"].shape[0])
+            self._history_shapes = {k: tuple(space[k].shape) for k in HISTORY_KEYS if k != "observation"}
+            space = space["observation"]
         # A privileged policy's space also holds the critic's hidden state: the actor reads less.
-        self.obs_size = int(getattr(policy, "actor_inputs", 0) or np.prod(policy.observation_space.shape))
+        self.obs_size = int(getattr(policy, "actor_inputs", 0) or np.prod(space.shape))
         if num_players is not None and not 2 <= num_players <= MAX_PLAYERS:
             raise ValueError(f"num_players must be None or in 2..{MAX_PLAYERS}, got {num_players!r}")
         self.num_players = num_players
@@ -229,9 +277,9 @@ class PPOAgent:
         """Replace the weights (a ``policy.state_dict()`` of the same architecture)."""
         self.policy.load_state_dict(state_dict)
 
-    def logits(self, observation: np.ndarray) -> np.ndarray:
+    def logits(self, observation: Any) -> np.ndarray:
         """The policy's unmasked action logits, float32 [B, 116]."""
-        obs = np.asarray(observation, dtype=np.float32)
+        obs = np.asarray(self._observation(observation), dtype=np.float32)
         if obs.ndim != 2 or obs.shape[1] != self.obs_size:
             raise ValueError(
                 f"{self.name}: observation must be [B, {self.obs_size}] (the size this policy was trained on), "
@@ -239,7 +287,17 @@ class PPOAgent:
             )
         policy = self.policy
         with torch.no_grad():
-            t = torch.as_tensor(obs, device=policy.device)
+            t: Any = torch.as_tensor(obs, device=policy.device)
+            if self.history_length:
+                t = {"observation": t}
+                for key, shape in self._history_shapes.items():
+                    part = np.asarray(observation[key], dtype=np.float32)
+                    if part.shape != (obs.shape[0], *shape):
+                        raise ValueError(
+                            f"{self.name}: observation[{key!r}] must be [B, {', '.join(map(str, shape))}] "
+                            f"(this policy reads history={self.history_length}), got shape {part.shape}"
+                        )
+                    t[key] = torch.as_tensor(part, device=policy.device)
             features = policy.pi_features_extractor(t)  # never the critic's (it may read hidden state)
             latent = policy.mlp_extractor.forward_actor(features)
             return policy.action_net(latent).cpu().numpy()
@@ -247,14 +305,15 @@ class PPOAgent:
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One legal action per row (int64 [B])."""
         mask = np.asarray(action_mask).astype(bool, copy=False)
-        if mask.ndim != 2 or mask.shape[0] != np.shape(observation)[0]:
+        flat = self._observation(observation)
+        if mask.ndim != 2 or mask.shape[0] != np.shape(flat)[0]:
             raise ValueError(
                 f"{self.name}: action_mask must be [B, A] with the observation's B, got {mask.shape} "
-                f"for observation {np.shape(observation)}"
+                f"for observation {np.shape(flat)}"
             )
         if mask.shape[0] == 0:
             return np.zeros(0, np.int64)
-        self._check_table_size(observation)
+        self._check_table_size(flat)
         scores = self.logits(observation).astype(np.float64)
         if scores.shape[1] != mask.shape[1]:
             raise ValueError(f"{self.name}: action_mask has {mask.shape[1]} actions, the policy {scores.shape[1]}")
@@ -266,6 +325,18 @@ class PPOAgent:
         out = scores.argmax(axis=1).astype(np.int64)
         out[~mask.any(axis=1)] = -1
         return out
+
+    def _observation(self, observation: Any) -> Any:
+        """The observation array: a history policy's is the dict's ``"observation"``, checked to be one."""
+        if not self.history_length:
+            return observation
+        if not isinstance(observation, dict) or not set(HISTORY_KEYS) <= set(observation):
+            raise ValueError(
+                f"{self.name}: this policy reads history={self.history_length}; its observation must be the dict "
+                f"{{'observation', 'history', 'history_counts'}} of an env's history={self.history_length} (the arena "
+                f"and the envs' opponents build it from the engine), got {type(observation).__name__}"
+            )
+        return observation["observation"]
 
     def _check_table_size(self, observation: np.ndarray) -> None:
         if self.num_players is None:
@@ -280,4 +351,5 @@ class PPOAgent:
             )
 
     def __repr__(self) -> str:
-        return f"PPOAgent(name={self.name!r}, deterministic={self.deterministic})"
+        history = f", history_length={self.history_length}" if self.history_length else ""
+        return f"PPOAgent(name={self.name!r}, deterministic={self.deterministic}{history})"

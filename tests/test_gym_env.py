@@ -1002,3 +1002,178 @@ def test_maskable_ppo_trains_on_the_adapter():
     model.learn(4096)
     assert model.num_timesteps >= 4096
     assert len(model.ep_info_buffer) > 0  # episodes finished and were logged
+
+
+# --- history=K: the learner's public history in the observation ----------------------------
+
+K = 6
+HISTORY_CFG = dict(num_players=3, rules=UnoRules(hand_size=3, max_turns=40), learner_seat="random")
+
+
+def assert_same_obs(a, b, where=None):
+    """Two dict observations (or two Box observations) hold the same arrays."""
+    if isinstance(a, dict):
+        assert set(a) == set(b) == {"observation", "history", "history_counts"}, where
+        for key in a:
+            assert np.array_equal(a[key], b[key]), (where, key)
+    else:
+        assert np.array_equal(a, b), where
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"num_players": 4, "learner_seat": "random"}, {"num_players": 3, "rules": {"open_hands": True}}]
+)
+def test_gymnasium_check_env_with_history(kwargs):
+    env = gym.make(ENV_ID, on_illegal="terminate", history=K, **kwargs)
+    assert isinstance(env.observation_space, gym.spaces.Dict)
+    assert env.observation_space["history"].shape[0] == K
+    with warnings.catch_warnings():
+        # The history's counts have no upper bound (they grow with the round): the checker says so.
+        warnings.filterwarnings("ignore", message=".*maximum value is infinity.*")
+        gym_check_env(env.unwrapped)
+
+
+def test_history_zero_is_the_env_of_today():
+    plain, zero = UnoEnv(**HISTORY_CFG), UnoEnv(**HISTORY_CFG, history=0)
+    assert zero.observation_space == plain.observation_space and zero.engine.history_length == 0
+    assert np.array_equal(plain.reset(seed=3)[0], zero.reset(seed=3)[0])
+    venv = gym.make_vec(ENV_ID, num_envs=2, history=0)
+    assert isinstance(venv.single_observation_space, gym.spaces.Box) and venv.engine.history_length == 0
+
+
+@pytest.mark.parametrize("history", [-1, 1.5, True, "8", 1025])
+def test_bad_history_is_refused_naming_the_range(history):
+    for make in (lambda: UnoEnv(history=history), lambda: UnoVectorEnv(2, history=history)):
+        with pytest.raises(ValueError, match=r"history must be an integer in 0\.\.1024"):
+            make()
+
+
+def test_single_env_history_is_the_engines_history_of_the_learners_seat():
+    env = UnoEnv(**HISTORY_CFG, history=K)
+    rng = np.random.default_rng(0)
+    seats, episodes, longest = set(), 0, 0
+    obs, _ = env.reset(seed=1)
+    for _ in range(200):
+        assert env.observation_space.contains(obs)
+        history, counts = env.engine.history(env.learner_seat)
+        assert np.array_equal(obs["history"], history[0]) and np.array_equal(obs["history_counts"], counts[0])
+        assert np.array_equal(obs["observation"], env.engine.observe(env.learner_seat)[0])
+        longest = max(longest, int(obs["history"][:, 0].sum()))
+        obs, _, term, trunc, _ = env.step(random_legal(env.action_masks(), rng))
+        if term or trunc:
+            seats.add(env.learner_seat)
+            episodes += 1
+            history, counts = env.engine.history(env.learner_seat)  # the finished round, as kept
+            assert np.array_equal(obs["history"], history[0]) and np.array_equal(obs["history_counts"], counts[0])
+            obs, _ = env.reset()
+    assert episodes >= 3 and len(seats) > 1 and longest == K  # rounds longer than K fill the rows
+
+
+@pytest.mark.parametrize("mode", [SAME, AutoresetMode.NEXT_STEP])
+def test_vector_env_history_equals_single_envs_and_the_engine(mode, read_path):
+    """Game i of the vector env is UnoEnv(seed + i) with its history, step for step: under
+    SAME_STEP final_obs holds the finished round's history (the single env's last observation),
+    under NEXT_STEP the ending step returns it; every other observation's history is
+    Engine.history from each game's learner seat."""
+    cfg = dict(HISTORY_CFG, opponents=HashAgent())
+    B, seed = 4, 5
+    venv = UnoVectorEnv(B, **cfg, history=K, autoreset_mode=mode)
+    singles = [UnoEnv(**cfg, history=K) for _ in range(B)]
+    vobs, _ = venv.reset(seed=seed)
+    sobs = [env.reset(seed=seed + i)[0] for i, env in enumerate(singles)]
+    rng = np.random.default_rng(0)
+    waiting = np.zeros(B, bool)
+    ends = 0
+    for t in range(80):
+        assert venv.observation_space.contains(vobs)
+        history, counts = venv.engine.history(venv.learner_seats)
+        assert np.array_equal(vobs["history"], history) and np.array_equal(vobs["history_counts"], counts)
+        for i in range(B):
+            assert_same_obs({k: v[i] for k, v in vobs.items()}, sobs[i], (t, i))
+        actions = np.array([random_legal(m, rng) for m in venv.action_masks()])
+        vobs, _, vterm, vtrunc, vinfo = venv.step(actions)
+        for i, env in enumerate(singles):
+            if waiting[i]:
+                sobs[i] = env.reset()[0]
+                continue
+            sobs[i], _, term, trunc, _ = env.step(int(actions[i]))
+            if term or trunc:
+                ends += 1
+                if mode is SAME:
+                    final = vinfo["final_obs"][i]
+                    assert venv.single_observation_space.contains(final)
+                    assert_same_obs(final, sobs[i], (t, i))
+                    sobs[i] = env.reset()[0]
+        waiting = (vterm | vtrunc) if mode is not SAME else waiting
+    assert ends >= 3
+
+
+def test_twin_games_differing_in_hidden_cards_give_the_learner_the_same_history():
+    """R11: seat 2's hand and the cards seats 2 and 0 draw differ between the twins; the learner
+    (seat 1) sees the same public events, so its whole observation, history included, is the same."""
+    twins = [("yellow 3, yellow 4", "blue 3, blue 5"), ("yellow 5, green 6", "blue 4, green 7")]
+    views, states = [], []
+    for seat2, drawn in twins:
+        env = UnoEnv(num_players=3, learner_seat=1, opponents=PreferAgent("draw"), history=K, on_illegal="raise")
+        env.reset(seed=0)
+        hands = ["green 1, green 2", "red 1, red 2, blue 7", seat2]
+        _set_position(env.engine, 0, env.rules, hands, "red 9", drawn, player=1)
+        obs, *_ = env.step(ACTION_NAMES.index("play red 1"))  # seat 2, then seat 0, draw and pass
+        assert env.learner_seat == env.engine.game_state(0)["current_player"] == 1
+        views.append(obs)
+        states.append(env.game_state())
+    assert states[0]["hands"][2] != states[1]["hands"][2] and states[0]["hands"][0] != states[1]["hands"][0]
+    assert int(views[0]["history"][:, 0].sum()) >= 3  # the play and both draws are in it
+    assert_same_obs(views[0], views[1])
+
+
+def test_history_reading_opponent_gets_its_seats_history():
+    """An opponent with history_length is asked with the dict observation of its own seat."""
+
+    class Reader(PreferAgent):
+        history_length = 4
+
+        def __init__(self):
+            super().__init__("draw")
+            self.seen = []
+
+        def act(self, observation, action_mask, rng):
+            self.seen.append({k: v.copy() for k, v in observation.items()})
+            return super().act(observation["observation"], action_mask, rng)
+
+    reader = Reader()
+    venv = UnoVectorEnv(3, num_players=2, learner_seat=0, opponents=reader)
+    assert venv.engine.history_length == 4 and venv.history == 0  # the learner's obs stays the Box
+    obs, _ = venv.reset(seed=0)
+    assert isinstance(obs, np.ndarray)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        venv.step(sample_legal(venv.action_masks(), rng))
+    assert reader.seen and all(s["history"].shape[1:] == (4, venv.engine.history(1)[0].shape[2]) for s in reader.seen)
+    assert any(s["history"][:, 0, 0].any() for s in reader.seen)
+    with pytest.raises(ValueError, match="reads the last 8 events"):
+        bigger = Reader()
+        bigger.history_length = 8
+        venv.set_opponents(bigger)
+    assert venv._driver.groups[0][0] is reader  # refused: the opponents are unchanged
+
+
+def test_sb3_adapter_with_history():
+    from uno_env.sb3_vec_env import UnoSB3VecEnv
+
+    venv = UnoSB3VecEnv(num_envs=4, rules=UnoRules(hand_size=3, max_turns=30), seed=2, history=K)
+    assert isinstance(venv.observation_space, gym.spaces.Dict)
+    obs = venv.reset()
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(40):
+        assert all(venv.observation_space.contains({k: v[i] for k, v in obs.items()}) for i in range(4))
+        history, counts = venv.venv.engine.history(venv.venv.learner_seats)
+        assert np.array_equal(obs["history"], history) and np.array_equal(obs["history_counts"], counts)
+        obs, _, dones, infos = venv.step(np.array([random_legal(m, rng) for m in venv.action_masks()]))
+        for i in np.flatnonzero(dones):
+            assert venv.observation_space.contains(infos[i]["terminal_observation"])
+            finished += 1
+    assert finished > 0
+    with pytest.raises(ValueError, match="privileged=True and history=6 cannot be combined"):
+        UnoSB3VecEnv(num_envs=2, history=K, privileged=True)

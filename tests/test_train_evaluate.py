@@ -263,6 +263,8 @@ def test_find_checkpoint_says_what_resume_accepts(tmp_path):
         (["--rules", '{"colour": 1}'], "unknown option"),
         (["--learner-seat", "2"], "--learner-seat must be 'random' or a seat 0..1"),
         (["--resume", "no/such/run"], "nothing to resume at 'no/such/run': --resume takes a run directory"),
+        (["--history", "-1"], "--history must be in 0..1024"),
+        (["--history", "4"], "add --bc-positions 0"),
     ],
 )
 def test_train_refuses_bad_settings_before_writing_anything(tmp_path, args, message):
@@ -362,6 +364,86 @@ def test_ppo_agent_is_reproducible_from_its_rng_and_deterministic_is_the_masked_
     empty = mask[:2].copy()
     empty[0] = False
     assert greedy.act(obs[:2], empty, np.random.default_rng(0))[0] == -1
+
+
+HISTORY_RULES = '{"hand_size": 3, "max_turns": 60}'
+
+
+@pytest.fixture(scope="module")
+def history_model(tmp_path_factory):
+    """A tiny MaskablePPO over UnoSB3VecEnv(history=4), sb3's own MultiInputPolicy, saved."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from uno_env import parse_rules
+    from uno_env.sb3_vec_env import UnoSB3VecEnv
+
+    torch.set_num_threads(1)
+    venv = UnoSB3VecEnv(num_envs=4, rules=parse_rules(json.loads(HISTORY_RULES)), seed=0, history=4)
+    model = MaskablePPO(
+        "MultiInputPolicy",
+        venv,
+        n_steps=32,
+        batch_size=64,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+        policy_kwargs=dict(net_arch=[16]),
+    )
+    model.learn(256)
+    path = tmp_path_factory.mktemp("history") / "hist.zip"
+    model.save(path)
+    return model, venv, path
+
+
+def test_a_model_trained_with_history_loads_and_plays_as_an_agent(history_model):
+    """PPOAgent reads the history length from the saved model, acts as the model predicts on the
+    env's dict observation, and plays a table through the arena (which keeps the history)."""
+    from agents.ppo import PPOAgent
+
+    model, venv, path = history_model
+    agent = PPOAgent(str(path), deterministic=True)
+    assert agent.history_length == 4 and make_agent(str(path)).history_length == 4
+    obs = venv.reset()
+    masks = venv.action_masks()
+    predicted, _ = model.predict(obs, action_masks=masks, deterministic=True)
+    assert np.array_equal(agent.act(obs, masks, np.random.default_rng(0)), predicted)
+    with pytest.raises(ValueError, match="this policy reads history=4"):
+        agent.act(obs["observation"], masks, np.random.default_rng(0))
+    result = play_table([agent, RandomAgent()], 12, json.loads(HISTORY_RULES), seed=3, batch_size=6)
+    assert result.games == 12 and result.wins.sum() + result.truncated == 12
+    with pytest.raises(ValueError, match="reads the last 4 events of public history, but the engine keeps 0"):
+        from uno_env.table import ask_one
+
+        ask_one(agent, Engine(1, 2, seed=0), 0, np.random.default_rng(0))
+
+
+def test_train_and_evaluate_a_model_with_history(tmp_path):
+    """train.py --history trains a Dict-observation model; evaluate.py plays it from its path alone."""
+    from agents.ppo import PPOAgent
+
+    args = list(TINY_TRAIN)
+    args[args.index("--bc-positions") + 1] = "0"
+    for flag, value in (("--eval-games", "10"), ("--final-eval-games", "10"), ("--total-timesteps", "1024")):
+        args[args.index(flag) + 1] = value
+    rules = ["--rules", HISTORY_RULES]
+    run("train.py", *args, *rules, "--history", "4", "--output-dir", str(tmp_path), "--exp-name", "hist")
+    model_path = tmp_path / "hist" / "model.zip"
+    assert PPOAgent(str(model_path)).history_length == 4
+    proc = run(
+        "evaluate.py",
+        "--agents",
+        f"random,mine={model_path}",
+        "--games",
+        "10",
+        *rules,
+        "--output-dir",
+        str(tmp_path / "eval"),
+        "--no-plots",
+    )
+    data = json.loads((tmp_path / "eval" / "tournament.json").read_text())
+    assert data["agents"] == ["random", "mine"] and data["tables"][0]["games"] == 10
+    assert "| agent | opponent | games | wins | win rate | 95% CI |" in proc.stdout
 
 
 def test_ppo_agent_refuses_what_it_cannot_play(trained, tmp_path):

@@ -13,6 +13,11 @@ opponents, e.g. training against a mix of opponent kinds in one engine. ``set_op
 group)`` swaps a group's opponents between steps (self-play snapshots). Each distinct agent is
 called once per engine step on all rows where one of its seats acts, whichever groups they
 are in; every opponent draws from the one generator ``rng``.
+
+**History.** ``history=K`` (0: none) makes the engine keep each game's public history
+(``Engine(history=K)``) and ``histories()`` read the last K events from each learner's seat.
+Opponents that read the history (``uno_env.table.history_length_of``) make the engine keep
+as many events as the longest reader needs; the learner still gets K.
 """
 
 from __future__ import annotations
@@ -24,11 +29,13 @@ from numba import njit
 
 from .checks import check_int, is_int
 from .engine import Engine
+from .engine.history import HISTORY_COUNTS_SIZE, HISTORY_SIZE
+from .engine.layout import MAX_HISTORY
 from .engine.rng import splitmix64
 from .observation import STATE_SIZE
 from .policy import RandomAgent
 from .rules import MAX_PLAYERS, parse_rules
-from .table import Table
+from .table import Table, check_history, history_length_of
 
 # Reading final views: Engine.observe writes every game of the batch (measured ~0.06 µs per
 # game at 2 players), while Engine.copy_game into a one-game engine and its observe cost ~7 µs
@@ -182,6 +189,8 @@ class StepLog:
         self.fresh = np.zeros(n, bool)  # ended, final view not read yet
         # (rows, views) of the finished games' final views: only their rows are copied.
         self.finals: list[tuple[np.ndarray, np.ndarray]] = []
+        # With a history, the (history, counts) of the same rows, one entry per entry of finals.
+        self.final_histories: list[tuple[np.ndarray, np.ndarray]] = []
 
     @classmethod
     def dropping(cls, n: int) -> StepLog:
@@ -194,13 +203,18 @@ class StepLog:
 class Driver:
     """One ``Engine`` (true rules, no engine autoreset) plus the learner seats and the opponents."""
 
-    def __init__(self, num_envs: int, num_players: int, rules: Any, learner_seat: Any, opponents: Any) -> None:
+    def __init__(
+        self, num_envs: int, num_players: int, rules: Any, learner_seat: Any, opponents: Any, history: int = 0
+    ) -> None:
         self.num_players = P = check_int("num_players", num_players, 2, MAX_PLAYERS)
         self.rules = parse_rules(rules)
         self.fixed_seat = _check_learner_seat(learner_seat, P)
-        self.engine = Engine(num_envs, P, self.rules)
+        self.history = check_int("history", history, 0, MAX_HISTORY)
+        check_int("num_envs", num_envs, 1)
+        self.groups, self.group_of = _check_groups(opponents, P, num_envs)
+        readers = [history_length_of(a) for g in self.groups for a in g]
+        self.engine = Engine(num_envs, P, self.rules, history=max([self.history, *readers]))
         self.num_envs = B = self.engine.num_envs
-        self.groups, self.group_of = _check_groups(opponents, P, B)
         self.seats = np.full(B, self.fixed_seat or 0, np.int64)
         self.table = Table(self.engine, [], [])
         self._index_agents()
@@ -234,7 +248,10 @@ class Driver:
     def set_opponents(self, opponents: Any, group: int = 0) -> None:
         """Give group ``group`` new opponents (one agent or ``num_players - 1``); they act from the next step."""
         g = check_int("group", group, 0, len(self.groups) - 1)
-        self.groups[g] = _check_opponents(opponents, self.num_players)
+        agents = _check_opponents(opponents, self.num_players)
+        for agent in agents:
+            check_history(agent, self.engine)  # the engine's history length is fixed at creation
+        self.groups[g] = agents
         self._index_agents()
 
     def _index_agents(self) -> None:
@@ -296,7 +313,10 @@ class Driver:
             if log.fresh.any():
                 # Finished games wait, frozen, for this one read of the learner's views.
                 rows = np.flatnonzero(log.fresh)
-                log.finals.append((rows, self._final_views(rows)))
+                views, histories = self._final_views(rows)
+                log.finals.append((rows, views))
+                if histories is not None:
+                    log.final_histories.append(histories)
                 if self.keep_final_states:
                     if self.final_states is None:
                         self.final_states = np.zeros((self.num_envs, STATE_SIZE), np.float32)
@@ -304,23 +324,41 @@ class Driver:
                 log.fresh[:] = False
             self._redeal(e.terminated | e.truncated)
 
-    def _final_views(self, rows: np.ndarray) -> np.ndarray:
-        """``Engine.observe`` from the learner's seat of the finished games ``rows`` (a new array)."""
-        e = self.engine
+    def _final_views(self, rows: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+        """``Engine.observe`` from the learner's seat of the finished games ``rows`` (a new array),
+        and with a history their ``histories()`` rows (else None)."""
+        e, K = self.engine, self.history
         if rows.size * _PER_GAME_READ > self.num_envs:
             if self.fixed_seat is None:
                 e.observe(self.seats, out=self._final_buf)
             else:
                 e.observe(self.fixed_seat, out=self._final_buf)
-            return self._final_buf[rows]  # a copy of those rows
+            if not K:
+                return self._final_buf[rows], None  # a copy of those rows
+            history, counts = self.histories()
+            return self._final_buf[rows], (history[rows], counts[rows])
         # A few games: each is copied into a one-game engine and observed there.
         if self._scratch is None:
-            self._scratch = Engine(1, self.num_players, self.rules)
+            self._scratch = Engine(1, self.num_players, self.rules, history=e.history_length)
         views = np.empty((rows.size, self.obs_size), np.float32)
+        history = np.empty((rows.size, K, HISTORY_SIZE), np.float32)
+        counts = np.empty((rows.size, MAX_PLAYERS, HISTORY_COUNTS_SIZE), np.float32)
         for j, b in enumerate(rows.tolist()):
             self._scratch.copy_game(e, b, 0)
             self._scratch.observe(int(self.seats[b]), out=views[j : j + 1])
-        return views
+            if K:
+                h, c = self._scratch.history(int(self.seats[b]))
+                history[j], counts[j] = h[0, :K], c[0]
+        return views, ((history, counts) if K else None)
+
+    def histories(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every game's public history from its learner's seat (``history > 0``): the last K events,
+        float32 [B, K, HISTORY_SIZE], and the round's counts, float32 [B, 10, HISTORY_COUNTS_SIZE]
+        (``Engine.history``)."""
+        history, counts = self.engine.history(self.seats)
+        if history.shape[1] != self.history:  # the engine keeps more for a history-reading opponent
+            history = np.ascontiguousarray(history[:, : self.history])
+        return history, counts
 
     def state(self, out: np.ndarray | None = None) -> np.ndarray:
         """Hidden information: every game's whole state in its learner's frame (``Engine.state``,

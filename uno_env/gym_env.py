@@ -47,6 +47,17 @@ table gives them for the classic deck and 10 players.
 
 @@OBSERVATIONS@@
 
+**History (``history=K``, opt-in).** With ``history=K`` (1..1024; 0, the default, is the Box
+above, unchanged) the observation is a ``gymnasium.spaces.Dict``: ``"observation"`` (the Box
+above), ``"history"`` ``Box [K, HISTORY_SIZE]`` (the round's last K public events as the
+learner saw them, newest first, rows past the round's events zero) and ``"history_counts"``
+``Box [10, HISTORY_COUNTS_SIZE]`` (per relative seat, counts over the whole round), from
+``uno_env.spaces.history_spaces(K)``; the fields are ``uno_env.engine.history.HISTORY_FIELDS``
+and ``HISTORY_COUNT_FIELDS`` (docs/spaces.md). The engine keeps the history
+(``Engine(history=K)``) and the env reads it from the learner's seat (``Engine.history``):
+nothing the learner could not see is in it (R11). The vector env returns a dict of batched
+arrays (``[num_envs, K, HISTORY_SIZE]``...); ``infos`` are the same as without a history.
+
 ## Rewards
 
 | when | learner's reward |
@@ -106,6 +117,11 @@ keyword of ``gymnasium.make_vec``); ``env.metadata["autoreset_mode"]`` says whic
 in its learner's frame, ``float32 [num_envs, STATE_SIZE]`` (docs/spaces.md); never an input
 for the policy.
 
+With ``history=K`` a finished round's view (``final_obs[i]`` under SAME_STEP, the ending
+step's observation under NEXT_STEP) is the dict with the finished round's history up to its
+end (its last K events and its counts), as the learner saw it; the next round's first
+observation holds only the new round's events (a deal clears the history).
+
 ``final_obs`` is always exactly the learner's view of the finished round, what ``UnoEnv``
 returns from its last ``step`` (``Engine.observe`` from the learner's seat once the round is
 over), whoever ended it and however: the learner's or an opponent's last card (including
@@ -152,8 +168,13 @@ random opponent shares one generator across the batch, so its draws depend on th
   never sees the difference. ``action_space.sample()`` without a mask draws a legal action of
   the current decision (``LegalDiscrete``). ``UnoVectorEnv`` always raises (the game
   unchanged): it is the training fast path, always driven with masks.
+* ``history``: 0 (default: the Box observation) or K in 1..1024: the learner's public history
+  in a Dict observation (Observation Space above). Opponents that read a history (agents with
+  ``history_length``, e.g. a ``PPOAgent`` trained with it) get theirs from the same engine,
+  whatever K the learner has.
 * ``UnoVectorEnv`` also takes ``num_envs`` and ``copy`` (default True: returned arrays are
-  fresh copies; False: views of engine buffers, valid until the next ``step``/``reset``).
+  fresh copies; False: views of engine buffers, valid until the next ``step``/``reset``; the
+  history arrays of ``history=K`` are fresh either way).
 
 ## Version History
 
@@ -178,9 +199,12 @@ from .checks import check_int, is_int
 from .docs import action_table, fill_doc, observation_table
 from .observation import observation_size
 from .render import render_rgb
-from .spaces import action_space, observation_space
+from .spaces import action_space, history_spaces, observation_space
 
 __all__ = ["UnoEnv", "UnoVectorEnv", "LegalDiscrete", "ENV_ID", "RENDER_MODES", "register_envs"]
+
+# An observation: the Box's array, or with history=K the dict of it and the history.
+Obs = np.ndarray | dict[str, np.ndarray]
 
 ENV_ID = "uno_env/Uno-v0"
 RENDER_MODES = ["ansi", "human", "rgb_array"]  # the PettingZoo env's, so every env renders alike
@@ -190,6 +214,14 @@ def register_envs() -> None:
     """Register ``uno_env/Uno-v0`` with gymnasium (``make`` and ``make_vec``); idempotent."""
     if ENV_ID not in gym.registry:
         gym.register(ENV_ID, entry_point="uno_env.gym_env:UnoEnv", vector_entry_point="uno_env.gym_env:UnoVectorEnv")
+
+
+def _single_space(rules: Any, num_players: int, history: int) -> gym_spaces.Space:
+    """One game's observation space: the Box, or with ``history`` the Dict of it and ``history_spaces``."""
+    box = observation_space(rules, num_players)
+    if not history:
+        return box
+    return gym_spaces.Dict({"observation": box, **history_spaces(history)})
 
 
 class LegalDiscrete(gym_spaces.Discrete):
@@ -254,6 +286,7 @@ class UnoEnv(gym.Env):
         opponents: Any = None,
         render_mode: str | None = None,
         on_illegal: str = "terminate",
+        history: int = 0,
     ) -> None:
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
@@ -261,11 +294,12 @@ class UnoEnv(gym.Env):
             raise ValueError(f"on_illegal must be 'raise' or 'terminate', got {on_illegal!r}")
         self.render_mode = render_mode
         self.on_illegal = on_illegal
-        self._driver = Driver(1, num_players, rules, learner_seat, opponents)
+        self._driver = Driver(1, num_players, rules, learner_seat, opponents, history)
         self.engine = self._driver.engine
         self.rules = self._driver.rules
         self.num_players = self._driver.num_players
-        self.observation_space = observation_space(self.rules, self.num_players)
+        self.history = self._driver.history
+        self.observation_space = _single_space(self.rules, self.num_players, self.history)
         self.action_space = LegalDiscrete(NUM_ACTIONS, self._legal_int8)
         self._no_log = StepLog.dropping(1)  # this env reads the end of a round from the engine
         self._done = True
@@ -275,7 +309,7 @@ class UnoEnv(gym.Env):
         """The learner's seat in the current episode."""
         return int(self._driver.seats[0])
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Obs, dict]:
         """Deal a round and play the opponents until the learner's first decision."""
         seeds = seed_list(seed, 1) if seed is not None else None
         if options:
@@ -289,9 +323,9 @@ class UnoEnv(gym.Env):
             d.deal(None)
         self._done = False
         self._render_human()
-        return self.engine.observation[0].copy(), self._info()
+        return self._with_history(self.engine.observation[0].copy()), self._info()
 
-    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+    def step(self, action: Any) -> tuple[Obs, float, bool, bool, dict]:
         """Apply the learner's action, then the opponents' until the learner decides or the round ends."""
         if self._done:
             raise ValueError("the episode is over (or reset() was never called); call reset() before step()")
@@ -311,7 +345,7 @@ class UnoEnv(gym.Env):
         self._done = terminated or truncated
         self._render_human()
         if not self._done:
-            return e.observation[0].copy(), 0.0, False, False, self._info()
+            return self._with_history(e.observation[0].copy()), 0.0, False, False, self._info()
         # The engine step that ended the round was the last one, so its rewards are still there.
         return self._view(), float(e.rewards[0, d.seats[0]]), terminated, truncated, self._info()
 
@@ -352,9 +386,16 @@ class UnoEnv(gym.Env):
         if self.render_mode == "human":
             self.render()
 
-    def _view(self) -> np.ndarray:
+    def _view(self) -> Obs:
         """The learner's view from its seat, in any phase (also once the round is over)."""
-        return self.engine.observe(self.learner_seat)[0]
+        return self._with_history(self.engine.observe(self.learner_seat)[0])
+
+    def _with_history(self, obs: np.ndarray) -> Obs:
+        """``obs``, or with ``history`` the dict of it and the learner's history."""
+        if not self.history:
+            return obs
+        history, counts = self._driver.histories()
+        return {"observation": obs, "history": history[0], "history_counts": counts[0]}
 
     def _info(self) -> dict[str, Any]:
         """``action_mask`` as int8, as PettingZoo and ``Discrete.sample(mask)`` expect."""
@@ -448,6 +489,7 @@ class UnoVectorEnv(VectorEnv):
         copy: bool = True,
         render_mode: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        history: int = 0,
     ) -> None:
         check_int("num_envs", num_envs, 1, 2**31 - 1)
         mode = _check_autoreset_mode(autoreset_mode)
@@ -458,7 +500,8 @@ class UnoVectorEnv(VectorEnv):
             )
         if not isinstance(copy, bool):
             raise ValueError(f"copy must be True or False, got {copy!r}")
-        self._driver = d = Driver(num_envs, num_players, rules, learner_seat, opponents)
+        self._driver = d = Driver(num_envs, num_players, rules, learner_seat, opponents, history)
+        self.history = d.history
         self.engine = d.engine
         self.rules = d.rules
         self.num_envs = d.num_envs
@@ -468,7 +511,7 @@ class UnoVectorEnv(VectorEnv):
         self.autoreset_mode = mode
         # Per instance: gymnasium's wrappers read the mode from env.metadata.
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
-        self.single_observation_space = observation_space(self.rules, self.num_players)
+        self.single_observation_space = _single_space(self.rules, self.num_players, self.history)
         self.single_action_space = action_space()
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
@@ -494,7 +537,7 @@ class UnoVectorEnv(VectorEnv):
         """Replace the opponents of one group (one agent or ``num_players - 1``); they play from the next step."""
         self._driver.set_opponents(opponents, group)
 
-    def reset(self, *, seed: int | Sequence[int] | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+    def reset(self, *, seed: int | Sequence[int] | None = None, options: dict | None = None) -> tuple[Obs, dict]:
         """Deal every game anew (seed s: game i gets seed s + i) and play up to the learner's turn."""
         if options:
             raise ValueError(f"options are not used by {type(self).__name__}; got {options!r}")
@@ -509,9 +552,9 @@ class UnoVectorEnv(VectorEnv):
         d.advance(StepLog.dropping(self.num_envs))  # rounds over before the learner's turn are dealt anew
         self._needs_reset = False
         self._pending[:] = False
-        return self._out(self.engine.observation, self._obs_pool), self._infos(None)
+        return self._with_history(self._out(self.engine.observation, self._obs_pool)), self._infos(None)
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+    def step(self, actions: Any) -> tuple[Obs, np.ndarray, np.ndarray, np.ndarray, dict]:
         """One learner action per game; opponents play until each game is at the learner's turn again."""
         if self._needs_reset:
             raise ValueError("call reset() before step()")
@@ -523,14 +566,14 @@ class UnoVectorEnv(VectorEnv):
         d.step_learner(acts)
         d.advance(log)
         return (
-            self._out(self.engine.observation, self._obs_pool),
+            self._with_history(self._out(self.engine.observation, self._obs_pool)),
             log.reward,
             log.terminated,
             log.truncated,
             self._infos(log),
         )
 
-    def _step_next(self, acts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+    def _step_next(self, acts: np.ndarray) -> tuple[Obs, np.ndarray, np.ndarray, np.ndarray, dict]:
         """NEXT_STEP: games that ended last step are dealt anew (their action ignored); games that
         end now stay finished and return the learner's final view."""
         d, e = self._driver, self.engine
@@ -563,7 +606,8 @@ class UnoVectorEnv(VectorEnv):
         if ended.any():
             e.observe(d.seats, out=obs, games=ended)  # the learner's view of each finished round
         infos = self._infos(None)
-        return obs, log.reward, log.terminated, log.truncated, infos
+        # A finished game waits, frozen, until the next step: its history is its finished round's.
+        return self._with_history(obs), log.reward, log.terminated, log.truncated, infos
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game, bool [num_envs, 116].
@@ -601,6 +645,13 @@ class UnoVectorEnv(VectorEnv):
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release: the engine is plain arrays."""
 
+    def _with_history(self, obs: np.ndarray) -> Obs:
+        """``obs``, or with ``history`` the dict of it and each learner's history (fresh arrays)."""
+        if not self.history:
+            return obs
+        history, counts = self._driver.histories()
+        return {"observation": obs, "history": history, "history_counts": counts}
+
     def _out(self, arr: np.ndarray, pool: _BufferPool) -> np.ndarray:
         """A copy of an engine buffer (in a buffer no one holds), or the buffer itself with ``copy=False``."""
         if not self.copy:
@@ -618,9 +669,13 @@ class UnoVectorEnv(VectorEnv):
             final_obs = np.full(self.num_envs, None, dtype=object)
             # An object array of per-game arrays, as gymnasium's SyncVectorEnv gives; filled
             # one finished game at a time (numpy cannot scatter arrays into object cells).
-            for rows, views in log.finals:
+            for k, (rows, views) in enumerate(log.finals):
                 for j, r in enumerate(rows.tolist()):
                     final_obs[r] = views[j]
+                if self.history:
+                    history, counts = log.final_histories[k]
+                    for j, r in enumerate(rows.tolist()):
+                        final_obs[r] = {"observation": views[j], "history": history[j], "history_counts": counts[j]}
             infos["final_obs"] = final_obs
             infos["_final_obs"] = log.ended
             infos["final_info"] = {

@@ -29,6 +29,11 @@ What SB3 and sb3-contrib get:
   ``hidden_columns(num_players)``), ``terminal_observation`` included. Only a critic may read it: ``agents.ppo``'s
   ``UnoPrivilegedPolicy`` feeds the first ``actor_inputs`` columns (the observation) to the
   actor and every column to the critic; a deployed agent is given the observation alone.
+* ``history=K`` (0, the default: none): each observation is a dict, ``{"observation": [num_envs, D],
+  "history": [num_envs, K, HISTORY_SIZE], "history_counts": [num_envs, 10, HISTORY_COUNTS_SIZE]}``
+  (``UnoVectorEnv(history=K)``: the learner's public history, ``Engine.history``), for
+  ``MaskablePPO("MultiInputPolicy", ...)`` or ``train.py --history K``; ``terminal_observation``
+  is such a dict of the finished round (its whole history up to its end). Not with ``privileged``.
 * Opponent groups (``opponents=[(agents, num_games), ...]``, see ``uno_env.gym_env``): one
   engine for a mix of opponents; ``group_of`` and ``set_opponents(opponents, group)`` are the
   vector env's.
@@ -53,6 +58,7 @@ from typing import Any, cast
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvObs
 
 from .cards import NUM_CARD_TYPES
 from .checks import is_int
@@ -98,9 +104,15 @@ class UnoSB3VecEnv(VecEnv):
         opponents: Any = None,
         seed: int | None = None,
         privileged: bool = False,
+        history: int = 0,
     ) -> None:
         if not isinstance(privileged, bool):
             raise ValueError(f"privileged must be True or False, got {privileged!r}")
+        if privileged and history:
+            raise ValueError(
+                f"privileged=True and history={history!r} cannot be combined (the privileged critic reads one "
+                "flat observation); use one of them"
+            )
         self.venv = UnoVectorEnv(
             num_envs,
             num_players,
@@ -109,14 +121,16 @@ class UnoSB3VecEnv(VecEnv):
             opponents=opponents,
             copy=True,
             autoreset_mode="same_step",  # SB3's VecEnv convention: reset in the step, terminal obs in infos
+            history=history,
         )
         self.render_mode = None  # read by VecEnv.__init__ through get_attr
         self.privileged = privileged
         self.actor_inputs = self.venv.engine.observation_size
         obs_space = self.venv.single_observation_space
-        assert isinstance(obs_space, spaces.Box)
+        assert isinstance(obs_space, (spaces.Box, spaces.Dict))
         self._hidden = hidden_columns(self.venv.num_players)
         if privileged:
+            assert isinstance(obs_space, spaces.Box)
             low, high = state_bounds(self.venv.rules, self.venv.num_players)
             obs_space = spaces.Box(
                 np.concatenate([obs_space.low, low[self._hidden]]),
@@ -135,7 +149,7 @@ class UnoSB3VecEnv(VecEnv):
 
     # --- stepping -------------------------------------------------------------------------
 
-    def reset(self) -> np.ndarray:
+    def reset(self) -> VecEnvObs:
         """Deal every game (with the seeds given to ``seed()``, if any) and return the observations."""
         seeds = [int(s) for s in self._seeds if s is not None] or None  # SB3 sets all seeds or none
         obs, infos = self.venv.reset(seed=seeds)
@@ -151,7 +165,7 @@ class UnoSB3VecEnv(VecEnv):
         """Store the learner's actions (one per game) for ``step_wait``."""
         self._actions = actions
 
-    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+    def step_wait(self) -> tuple[VecEnvObs, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         """Step every game; finished games are dealt anew (``terminal_observation`` in infos)."""
         if self._actions is None:
             raise ValueError("step_wait() needs step_async(actions) first")
@@ -184,7 +198,7 @@ class UnoSB3VecEnv(VecEnv):
             self._ep_length[dones] = 0
         return self._with_state(obs), rewards, dones, infos  # rewards: a fresh float32 array of the vector env
 
-    def _with_state(self, obs: np.ndarray) -> np.ndarray:
+    def _with_state(self, obs: Any) -> VecEnvObs:
         """The observations, followed with ``privileged`` by the hidden part of each learner's state."""
         if not self.privileged:
             return obs

@@ -11,6 +11,15 @@ web table, expert-iteration labelling, ``uno-play``) asks its agents through a `
 | ``seat_rngs`` | ``None``: each agent draws from its own generator (or all from one); else one generator per game and seat (duplicate deals: a seat's randomness depends on the deal, not on who sits there): an agent is asked in a batch with ``RowStreams`` (row j draws from its game's seat generator), or game by game if it draws in a way that has no per-row form |
 | ``EngineAgent`` / ``uses_engine`` | the engine-access protocol of search agents, ``act_in(engine, i, rng) -> action``: with ``engine_access`` they are asked game by game with the engine (to copy the game and re-deal what their seat cannot see) |
 | ``ask_one(agent, engine, i, rng)`` | one agent's checked action in game ``i`` (a table of one game) |
+| ``history_length_of(agent)`` | the events of public history an agent reads (its ``history_length``, 0 without one): such an agent's ``act`` gets a dict observation (below) |
+
+**Agents that read the history.** An agent with ``history_length = K > 0`` (a ``PPOAgent``
+trained with ``history=K``) is asked with the observation of the Gymnasium envs'
+``history=K``: a dict ``{"observation": [B, D], "history": [B, K, HISTORY_SIZE],
+"history_counts": [B, 10, HISTORY_COUNTS_SIZE]}``, the history read from the engine for the
+seat to act (``Engine.history``, public events only, R11). The engine must keep at least K
+events (``Engine(history=K)``; ``arena.play_games`` builds its engine so); a table whose
+engine keeps fewer refuses the agent.
 
 Answers are checked in one place: ``act`` must return one integer action id in ``0..115`` per
 row asked, ``act_in`` one such id; the engine then refuses an illegal one with the state
@@ -30,7 +39,7 @@ from .checks import is_int
 from .engine import Engine
 from .policy import Agent
 
-__all__ = ["EngineAgent", "Table", "ask_one", "uses_engine"]
+__all__ = ["EngineAgent", "Table", "ask_one", "history_length_of", "uses_engine"]
 
 
 @runtime_checkable
@@ -55,6 +64,30 @@ class EngineAgent(Protocol):
 def uses_engine(agent: Any) -> bool:
     """Whether ``agent`` follows ``EngineAgent`` (has a callable ``act_in``)."""
     return callable(getattr(agent, "act_in", None))
+
+
+def history_length_of(agent: Any) -> int:
+    """The events of public history ``agent`` reads: its ``history_length`` (0 when it has none)."""
+    k = getattr(agent, "history_length", 0)
+    return int(k) if is_int(k) and k > 0 else 0
+
+
+def check_history(agent: Any, engine: Engine) -> int:
+    """``history_length_of(agent)``, else a ValueError when ``engine`` keeps fewer events than it reads."""
+    k = history_length_of(agent)
+    if k > engine.history_length:
+        raise ValueError(
+            f"agent {agent_label(agent)!r} reads the last {k} events of public history, but the engine keeps "
+            f"{engine.history_length}: create the engine with Engine(..., history=K), K >= {k} "
+            "(arena.play_games and the Gymnasium envs do so for their agents)"
+        )
+    return k
+
+
+def history_observation(engine: Engine, observation: np.ndarray, rows: np.ndarray, k: int) -> dict[str, np.ndarray]:
+    """The dict observation of a history-reading agent for the games ``rows``, from the seat to act in each."""
+    history, counts = engine.history(engine.current_player, games=rows)
+    return {"observation": observation, "history": history[rows, :k], "history_counts": counts[rows]}
 
 
 def agent_label(agent: Any) -> str:
@@ -133,7 +166,11 @@ def ask_one(agent: Any, engine: Engine, i: int, rng: np.random.Generator, engine
     access when the agent has it, else ``act`` on the game's observation row)."""
     if engine_access and uses_engine(agent):
         return _checked_one(agent, agent.act_in(engine, i, rng))
-    out = np.asarray(agent.act(engine.observation[i : i + 1], engine.legal_mask[i : i + 1], rng))
+    obs: Any = engine.observation[i : i + 1]
+    k = check_history(agent, engine)
+    if k:
+        obs = history_observation(engine, obs, np.array([i]), k)
+    out = np.asarray(agent.act(obs, engine.legal_mask[i : i + 1], rng))
     if out.shape != (1,) or out.dtype.kind not in "iu":
         raise _bad_answer(agent, f"{out.dtype} actions of shape {out.shape}", 1)
     return _checked_one(agent, out[0])
@@ -174,7 +211,9 @@ class Table:
                     "agents must have act(observation, action_mask, rng) -> actions (see uno_env.policy.Agent), "
                     f"got {type(agent).__name__} {agent!r}"
                 )
+        histories = [check_history(agent, self.engine) for agent in agents]
         self.agents = list(agents)
+        self.histories = histories
         if rngs is not None:
             self.rngs = [rngs] * len(self.agents) if isinstance(rngs, np.random.Generator) else list(rngs)
         if len(self.rngs) != len(self.agents):
@@ -251,7 +290,10 @@ class Table:
             # mode="clip" lets take() write straight into the buffer (indices are valid).
             obs = np.take(e.observation, rows, axis=0, out=self._obs_buf[:k], mode="clip")
             mask = np.take(e.legal_mask, rows, axis=0, out=self._mask_buf[:k], mode="clip")
-        out = np.asarray(agent.act(obs, mask, rng))
+        given: Any = obs
+        if self.histories[i]:
+            given = history_observation(e, obs, rows, self.histories[i])
+        out = np.asarray(agent.act(given, mask, rng))
         if out.shape != (k,) or out.dtype.kind not in "iu":
             raise _bad_answer(agent, f"{out.dtype} actions of shape {out.shape}", k)
         bad = _scatter(actions, rows, out.astype(np.int64, copy=False), NUM_ACTIONS)
