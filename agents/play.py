@@ -24,7 +24,7 @@ import tyro
 from uno_env import Engine, parse_rules
 from uno_env.actions import DOUBLE_FIRST, card_of_double
 from uno_env.cards import NUM_CARD_TYPES
-from uno_env.table import ask_one
+from uno_env.table import ask_one, history_length_of
 
 from .human import HumanAgent, HumanQuit, action_text, card_text
 from .registry import AGENT_SPECS, make_agent, parse_list
@@ -91,7 +91,8 @@ class ConsoleGame:
         relative = [self.names[(me + k) % n] for k in range(n)]
         self.human = HumanAgent(input, output, color=self.color, names=relative)
         # Recording costs a little per step, so only when the rounds are to be saved.
-        self.engine = Engine(1, n, self.rules, seed=args.seed, record=bool(args.save))
+        history = max(history_length_of(a) for a in self.agents if a is not None)
+        self.engine = Engine(1, n, self.rules, seed=args.seed, record=bool(args.save), history=history)
         self.rng = np.random.default_rng(args.seed)
         self.records: list[dict] = []
 

@@ -16,7 +16,7 @@ from uno_env import Engine, UnoRules, hands_from_events, record_start, replay
 from uno_env.cards import CARD_COLOR, COLOR_NAMES
 from uno_env.checks import is_int
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
-from uno_env.table import ask_one
+from uno_env.table import ask_one, history_length_of
 
 from .views import action_info, card_info, omniscient_view, public_event, seat_view
 
@@ -52,7 +52,8 @@ class Game:
         self.human = human
         self.agents = agents
         self.names = names
-        self.engine = Engine(1, num_players, rules, seed=seed, record=True)
+        history = max((history_length_of(a) for a in agents if a is not None), default=0)
+        self.engine = Engine(1, num_players, rules, seed=seed, record=True, history=history)
         self.rng = np.random.default_rng(seed)
         self.moves = 0
         self.touched = time.monotonic()
