@@ -192,7 +192,7 @@ def fill_doc(doc: str, **values: object) -> str:
 
 def readme_tables() -> dict[str, str]:
     """README.md's generated tables by marker name (``<!-- NAME:start -->``)."""
-    return {"actions": action_table(), "cards": card_table(), "observation": observation_table()}
+    return {"actions": action_table()}
 
 
 def render_readme(text: str) -> str:
