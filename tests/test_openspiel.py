@@ -341,3 +341,20 @@ def test_deep_cfr_runs_on_the_information_state_tensor(name, params):
         state.apply_action(state.chance_outcomes()[0][0])
     probs = solver.action_probabilities(state)
     assert set(probs) == set(state.legal_actions())
+
+
+def test_mini_benchmark_quick_deep_cfr(tmp_path):
+    """benchmarks/openspiel_mini.py measures Deep CFR's policy like CFR's (tiny sizes)."""
+    import sys
+
+    pytest.importorskip("torch")
+    sys.path.insert(0, str(osg.__file__).rsplit("/uno_env/", 1)[0])
+    from benchmarks import openspiel_mini
+
+    args = openspiel_mini.Args(quick=True, solvers=("DeepCFR",), agents=(), out=str(tmp_path / "mini"))
+    report = openspiel_mini.main(args)
+    assert [r["iteration"] for r in report["solvers"]["DeepCFR"]] == [1, 2]
+    assert all(r["nash_conv"] >= 0 for r in report["solvers"]["DeepCFR"])
+    assert (tmp_path / "mini.md").read_text().count("| DeepCFR |") == 2
+    with pytest.raises(ValueError, match="solvers are CFR, CFR\\+ and DeepCFR"):
+        openspiel_mini.main(openspiel_mini.Args(quick=True, solvers=("XFR",), out=str(tmp_path / "x")))
