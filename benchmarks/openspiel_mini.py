@@ -1,8 +1,13 @@
-"""CFR and CFR+ on ``python_mini_uno``: NashConv over iterations and CPU time, and the NashConv of
-our agents' policies on the same game (docs/openspiel.md).
+"""CFR, CFR+ and Deep CFR on ``python_mini_uno``: NashConv over iterations and CPU time, and the
+NashConv of our agents' policies on the same game (docs/openspiel.md).
 
     python benchmarks/openspiel_mini.py [--iterations 100] [--out benchmarks/results/openspiel_mini]
+    python benchmarks/openspiel_mini.py --solvers CFR CFR+ DeepCFR --iterations 16
     python benchmarks/openspiel_mini.py --quick
+
+Deep CFR (OpenSpiel's PyTorch ``deep_cfr``) learns from the information state tensor alone, where
+CFR keeps a table keyed by the information state string; its policy network's output, renormalised
+over the legal actions, is the policy measured.
 
 OpenSpiel's own ``cfr.CFRSolver`` / ``cfr.CFRPlusSolver`` run on the game; ``exploitability.nash_conv``
 measures the average policy at log-spaced iterations (its CPU time is not counted in the
@@ -49,7 +54,12 @@ class Args:
     hand_size: int = osg.MINI_DEFAULTS["hand_size"]
     max_turns: int = osg.MINI_DEFAULTS["max_turns"]
     solvers: tuple[str, ...] = ("CFR", "CFR+")
-    """Which solvers run (none: only the agents' policies are measured)."""
+    """Which solvers run: CFR, CFR+, DeepCFR (none: only the agents' policies are measured)."""
+    deep_cfr_iterations: int = 20
+    """Deep CFR iterations (solver DeepCFR); NashConv every deep_cfr_every of them."""
+    deep_cfr_every: int = 5
+    deep_cfr_traversals: int = 50
+    """Deep CFR tree traversals per player and iteration."""
     agents: tuple[str, ...] = ("heuristic", "rlcard_rule", "random")
     """agents.registry specs whose policies are measured."""
     out: str = "benchmarks/results/openspiel_mini"
@@ -58,6 +68,8 @@ class Args:
     """Also a PNG of the NashConv curves (docs/img/openspiel_cfr.png)."""
     quick: bool = False
     """Tiny sizes (a smoke test): 3 iterations, a 1-card-hand game."""
+    seed: int = 0
+    """Seeds Deep CFR's networks and its sampling."""
 
 
 class AgentPolicy(os_policy.Policy):
@@ -109,9 +121,76 @@ def run_solver(game: Any, plus: bool, iterations: int) -> list[dict[str, float]]
     return rows
 
 
+class _LegalPolicy(os_policy.Policy):
+    """A callable policy renormalised over the legal actions (Deep CFR's network spreads some
+    weight over illegal ones, and NashConv needs a distribution)."""
+
+    def __init__(self, game: Any, probabilities: Any) -> None:
+        super().__init__(game, list(range(game.num_players())))
+        self.probabilities = probabilities
+
+    def action_probabilities(self, state: Any, player_id: int | None = None) -> dict[int, float]:
+        probs = {a: float(p) for a, p in self.probabilities(state).items()}
+        total = sum(probs.values())
+        if total <= 0:
+            return {a: 1.0 / len(probs) for a in probs}
+        return {a: p / total for a, p in probs.items()}
+
+
+def run_deep_cfr(game: Any, args: Args) -> list[dict[str, float]]:
+    """(iteration, solver CPU seconds, NashConv) every ``deep_cfr_every`` iterations: each
+    ``solve`` runs that many iterations and trains the policy network further."""
+    import torch
+    from open_spiel.python.pytorch import deep_cfr
+
+    if args.deep_cfr_every < 1 or args.deep_cfr_iterations < args.deep_cfr_every:
+        raise ValueError("deep_cfr_every must be at least 1 and at most deep_cfr_iterations")
+    torch.set_num_threads(1)  # a shared machine
+    torch.manual_seed(args.seed)
+    np.random.seed(args.seed)  # Deep CFR samples chance and the other seat with the global generator
+    cpu0 = time.process_time()
+    solver = deep_cfr.DeepCFRSolver(
+        game,
+        policy_network_layers=(64, 64),
+        advantage_network_layers=(64, 64),
+        num_iterations=args.deep_cfr_every,
+        num_traversals=args.deep_cfr_traversals,
+        learning_rate=1e-3,
+        batch_size_advantage=256,
+        batch_size_strategy=256,
+        memory_capacity=int(1e6),
+        policy_network_train_steps=100,
+        advantage_network_train_steps=20,
+        seed=args.seed,
+    )
+    solver_cpu = time.process_time() - cpu0
+    rows = []
+    for it in range(args.deep_cfr_every, args.deep_cfr_iterations + 1, args.deep_cfr_every):
+        t = time.process_time()
+        solver.solve()
+        solver_cpu += time.process_time() - t
+        table = os_policy.tabular_policy_from_callable(game, _LegalPolicy(game, solver.action_probabilities))
+        nash = exploitability.nash_conv(game, table)
+        rows.append({"iteration": it, "cpu_s": solver_cpu, "nash_conv": float(nash)})
+        print(f"DeepCFR {it:5d} it  {solver_cpu:8.1f} s CPU  NashConv {nash:.4f}", flush=True)
+    return rows
+
+
 def main(args: Args) -> dict[str, Any]:
+    unknown = set(args.solvers) - {"CFR", "CFR+", "DeepCFR"}
+    if unknown:
+        raise ValueError(f"solvers are CFR, CFR+ and DeepCFR, got {sorted(unknown)}")
     if args.quick:
-        args = dataclasses.replace(args, iterations=3, hand_size=1, max_turns=4, ranks=2)
+        args = dataclasses.replace(
+            args,
+            iterations=3,
+            hand_size=1,
+            max_turns=4,
+            ranks=2,
+            deep_cfr_iterations=2,
+            deep_cfr_every=1,
+            deep_cfr_traversals=8,
+        )
     params = {k: getattr(args, k) for k in osg.MINI_DEFAULTS}
     game = pyspiel.load_game("python_mini_uno", params)
     probe = cfr.CFRSolver(game)
@@ -121,12 +200,16 @@ def main(args: Args) -> dict[str, Any]:
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
         "load_1min_start": os.getloadavg()[0],
         "params": params,
+        "args": {k: v for k, v in dataclasses.asdict(args).items() if k not in osg.MINI_DEFAULTS and k != "out"},
         "information_states": infosets,
         "solvers": {},
         "agents": {},
     }
     for name in args.solvers:
-        report["solvers"][name] = run_solver(game, name == "CFR+", args.iterations)
+        if name == "DeepCFR":
+            report["solvers"][name] = run_deep_cfr(game, args)
+        else:
+            report["solvers"][name] = run_solver(game, name == "CFR+", args.iterations)
     for spec in args.agents:
         t = time.process_time()
         nash = float(exploitability.nash_conv(game, AgentPolicy(game, spec)))
@@ -145,12 +228,13 @@ def main(args: Args) -> dict[str, Any]:
 
 def markdown(r: dict[str, Any]) -> str:
     lines = [
-        f"# CFR on python_mini_uno ({r['date']})",
+        f"# CFR and Deep CFR on python_mini_uno ({r['date']})",
         "",
         f"Machine: {r['machine']}, 1-minute load {r['load_1min_start']:.1f} at the start and "
         f"{r['load_1min_end']:.1f} at the end (a shared machine: CPU seconds are the figure to read).",
         f"Game: `python_mini_uno` {r['params']}: {r['information_states']} information states.",
-        "Command: `python benchmarks/openspiel_mini.py` (this file is its output).",
+        "Command: `python benchmarks/openspiel_mini.py` with the arguments below (this file is its output).",
+        f"Arguments: {r['args']}",
         "",
         "| solver | iterations | solver CPU s | NashConv | exploitability |",
         "|---|---|---|---|---|",

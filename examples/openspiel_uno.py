@@ -43,8 +43,14 @@ def main(args: Args) -> None:
             sys.exit(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
 
     # --- NFSP on the full game --------------------------------------------------------------
-    env = rl_environment.Environment("python_uno", max_turns=args.max_turns, seed=args.seed)
-    size = env.observation_spec()["info_state"][0]  # python_uno gives the R11 observation
+    # The R11 observation, not the information state tensor: untrained rounds outgrow its history.
+    env = rl_environment.Environment(
+        "python_uno",
+        observation_type=rl_environment.ObservationType.OBSERVATION,
+        max_turns=args.max_turns,
+        seed=args.seed,
+    )
+    size = env.observation_spec()["info_state"][0]
     num_actions = env.action_spec()["num_actions"]
     agents = [
         nfsp.NFSP(

@@ -14,6 +14,7 @@ from builder import cards  # noqa: E402
 import uno_env.openspiel_game as osg  # noqa: E402  (registers the games)
 from uno_env import UnoRules  # noqa: E402
 from uno_env.cards import deck_counts  # noqa: E402
+from uno_env.engine.history import HISTORY_OFFSETS  # noqa: E402
 
 
 def test_both_games_load_after_the_import():
@@ -107,7 +108,7 @@ def test_clone_and_returns():
 def test_rl_environment_runs_it():
     from open_spiel.python import rl_environment
 
-    env = rl_environment.Environment("python_uno", max_turns=200)
+    env = rl_environment.Environment("python_uno", max_turns=200, seed=2)  # one fixed round: within history
     rng = np.random.default_rng(2)
     step = env.reset()
     n = 0
@@ -208,3 +209,152 @@ def test_mini_benchmark_quick_and_agent_policies(tmp_path):
         state.apply_action(state.chance_outcomes()[0][0])
     probs = policy.action_probabilities(state)
     assert set(probs) == set(state.legal_actions()) and sorted(probs.values())[-1] == 1.0
+
+
+# --- the information state tensor (perfect recall) ---------------------------------------------------
+
+
+def _infosets(game):
+    """Per seat: information state string -> the set of tensors seen with it, over every state
+    of the game (OpenSpiel's get_all_states), through the perfect-recall observer."""
+    from open_spiel.python.algorithms import get_all_states
+    from open_spiel.python.observation import make_observation
+
+    observer = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    states = get_all_states.get_all_states(game, depth_limit=-1, include_terminals=True, include_chance_states=True)
+    seen = [{}, {}]
+    for state in states.values():
+        for p in range(2):
+            observer.set_from(state, p)
+            seen[p].setdefault(state.information_state_string(p), set()).add(observer.tensor.tobytes())
+    return states, seen
+
+
+@pytest.mark.parametrize("params", [{}, {"colors": 1, "ranks": 4, "hand_size": 1, "max_turns": 6}])
+def test_mini_information_state_tensor_has_exact_perfect_recall(params):
+    """Every state of the game: one tensor per information state string, and no tensor shared
+    by two strings (so the tensor holds everything the string does, nothing less)."""
+    game = pyspiel.load_game("python_mini_uno", params)
+    states, seen = _infosets(game)
+    assert len(states) > 100
+    for p in range(2):
+        assert len(seen[p]) > 100
+        assert all(len(tensors) == 1 for tensors in seen[p].values())
+        tensors = [next(iter(t)) for t in seen[p].values()]
+        assert len(set(tensors)) == len(tensors)
+
+
+def test_information_state_tensor_shape_and_observer_agree():
+    for name, params in (("python_mini_uno", {}), ("python_uno", {"players": 3, "history": 64})):
+        game = pyspiel.load_game(name, params)
+        assert game.get_type().provides_information_state_tensor
+        size = sum(int(np.prod(shape)) for _, shape, _ in game.info_fields)
+        assert game.information_state_tensor_shape() == [size] == [game.information_state_tensor_size()]
+        state = game.new_initial_state()
+        rng = np.random.default_rng(3)
+        for _ in range(6):
+            if state.is_chance_node():
+                state.apply_action(state.chance_outcomes()[0][0])
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+        from open_spiel.python.observation import make_observation
+
+        observer = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+        for p in range(game.num_players()):
+            observer.set_from(state, p)
+            assert np.array_equal(observer.tensor, np.array(state.information_state_tensor(p), np.float32))
+            at = game.info_offsets["observation"]
+            assert np.array_equal(observer.dict["observation"], observer.tensor[at : at + game.obs_size])
+            assert np.array_equal(observer.dict["observation"], np.array(state.observation_tensor(p), np.float32))
+
+
+def test_information_state_tensor_refuses_what_it_cannot_recall():
+    game = pyspiel.load_game("python_uno", {"history": 2, "max_turns": 50, "seed": 4})
+    state = game.new_initial_state()
+    rng = np.random.default_rng(4)
+    while not state.is_terminal() and state.information_state_string(0).count("\n") < 4:
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    with pytest.raises(ValueError, match="more than 2 events"):
+        state.information_state_tensor(0)
+    with pytest.raises(ValueError, match="player must be a seat in 0..1"):
+        state.information_state_tensor(2)
+    match = pyspiel.load_game("python_uno", {"episode": "match", "max_turns": 50})
+    with pytest.raises(ValueError, match="episode='match'"):
+        match.new_initial_state().information_state_tensor(0)
+    with pytest.raises(Exception, match="history must be an integer in 1..1023"):
+        pyspiel.load_game("python_uno", {"history": 0})
+
+
+def test_swapped_hands_are_in_the_tensor():
+    """Swap Hands: a seat's new hand is no history row, so the tensor keeps it in the swap's row."""
+    game = pyspiel.load_game("python_uno", {"players": 3, "rules": "swap_hands", "max_turns": 300, "seed": 5})
+    rng = np.random.default_rng(5)
+    found = False
+    for _ in range(30):
+        state = game.new_initial_state()
+        while not state.is_terminal() and not found:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+            for p in range(3):
+                for index, hand in state._s.received[p]:
+                    rows = np.array(state.information_state_tensor(p), np.float32)[game.info_offsets["history"] :]
+                    rows = rows.reshape(game.history, -1)
+                    total = int(rows[:, 0].sum())
+                    card = HISTORY_OFFSETS["card"]
+                    assert np.array_equal(rows[total - 1 - index, card : card + 57], hand)
+                    found = True
+        if found:
+            break
+    assert found
+
+
+def _deep_cfr(game, iterations=1):
+    torch = pytest.importorskip("torch")
+    from open_spiel.python.pytorch import deep_cfr
+
+    torch.manual_seed(0)
+    np.random.seed(0)  # Deep CFR samples chance and opponents with the global generator
+    solver = deep_cfr.DeepCFRSolver(
+        game,
+        policy_network_layers=(16,),
+        advantage_network_layers=(16,),
+        num_iterations=iterations,
+        num_traversals=2,
+        learning_rate=1e-3,
+        memory_capacity=10_000,
+        seed=0,
+    )
+    solver.solve()
+    return solver
+
+
+@pytest.mark.parametrize(
+    "name, params",
+    [("python_mini_uno", {}), ("python_uno", {"max_turns": 4, "history": 64, "seed": 6})],
+)
+def test_deep_cfr_runs_on_the_information_state_tensor(name, params):
+    """OpenSpiel's Deep CFR (PyTorch) reads only information_state_tensor."""
+    game = pyspiel.load_game(name, params)
+    solver = _deep_cfr(game)
+    assert len(solver.advantage_buffers[0]) > 0 and len(solver.strategy_buffer) > 0
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    probs = solver.action_probabilities(state)
+    assert set(probs) == set(state.legal_actions())
+
+
+def test_mini_benchmark_quick_deep_cfr(tmp_path):
+    """benchmarks/openspiel_mini.py measures Deep CFR's policy like CFR's (tiny sizes)."""
+    import sys
+
+    pytest.importorskip("torch")
+    sys.path.insert(0, str(osg.__file__).rsplit("/uno_env/", 1)[0])
+    from benchmarks import openspiel_mini
+
+    args = openspiel_mini.Args(quick=True, solvers=("DeepCFR",), agents=(), out=str(tmp_path / "mini"))
+    report = openspiel_mini.main(args)
+    assert [r["iteration"] for r in report["solvers"]["DeepCFR"]] == [1, 2]
+    assert all(r["nash_conv"] >= 0 for r in report["solvers"]["DeepCFR"])
+    assert (tmp_path / "mini.md").read_text().count("| DeepCFR |") == 2
+    with pytest.raises(ValueError, match="solvers are CFR, CFR\\+ and DeepCFR"):
+        openspiel_mini.main(openspiel_mini.Args(quick=True, solvers=("XFR",), out=str(tmp_path / "x")))

@@ -36,10 +36,21 @@ import pyspiel
 from .actions import ACTION_NAMES, DRAW, NUM_ACTIONS
 from .cards import CARD_NAMES, NUM_CARD_TYPES, card_type
 from .engine import Engine
+from .engine.events import EV_SHUFFLE_HANDS, EV_SWAP, EVENT_NAMES
+from .engine.history import HISTORY_COUNTS_SIZE, HISTORY_OFFSETS, HISTORY_SIZE
+from .engine.layout import MAX_HISTORY
 from .observation import OBS_FIELDS, OBS_OFFSETS, observation_size
 from .rules import MAX_PLAYERS, MIN_PLAYERS, UnoRules, parse_rules
 
-__all__ = ["MINI_DEFAULTS", "UnoGame", "MiniUnoGame", "mini_rules", "rules_from_parameters"]
+__all__ = [
+    "MINI_DEFAULTS",
+    "UnoGame",
+    "MiniUnoGame",
+    "info_state_fields",
+    "mini_history_bound",
+    "mini_rules",
+    "rules_from_parameters",
+]
 
 _FIELDS = dataclasses.fields(UnoRules)
 
@@ -60,7 +71,16 @@ def _option_parameters() -> dict[str, Any]:
     return out
 
 
-_UNO_PARAMETERS = {"players": 2, "seed": -1, "rules": "classic", **_option_parameters()}
+# The history rows of python_uno's information state tensor (``history`` parameter): a round
+# with more events makes ``information_state_tensor`` refuse rather than drop its oldest events.
+UNO_HISTORY_DEFAULT = 256
+_UNO_PARAMETERS = {
+    "players": 2,
+    "seed": -1,
+    "rules": "classic",
+    "history": UNO_HISTORY_DEFAULT,
+    **_option_parameters(),
+}
 
 
 def rules_from_parameters(params: dict[str, Any]) -> tuple[UnoRules, int]:
@@ -116,6 +136,67 @@ def observation_string(obs: np.ndarray) -> str:
     return "; ".join(parts)
 
 
+# --- the information state tensor -------------------------------------------------------------------
+
+_PRESENT = HISTORY_OFFSETS["present"]
+_ACTOR = HISTORY_OFFSETS["actor"]
+_KIND = HISTORY_OFFSETS["kind"]
+_CARD = HISTORY_OFFSETS["card"]
+_TARGET = HISTORY_OFFSETS["target"]
+_HAND = OBS_OFFSETS["hand"]
+
+
+def info_state_fields(obs_size: int, history: int) -> tuple[tuple[str, tuple[int, ...], str], ...]:
+    """The information state tensor's fields: (name, shape, meaning), in order (docs/openspiel.md).
+
+    A seat's observation holds only the present; with the round's every event as the seat saw
+    it (``Engine.history``) it holds the seat's whole past, and the first fields add what the
+    engine's history does not: the chance nodes before play starts and the top card a position
+    starts on."""
+    return (
+        (
+            "deal_stage",
+            (4,),
+            "one-hot: no hand dealt, seat 0's hand dealt, both hands dealt (python_mini_uno's chance nodes "
+            "before the top card), play started",
+        ),
+        ("draw_pending", (1,), "1 while a DRAW awaits its chance card (python_mini_uno)"),
+        (
+            "first_card",
+            (NUM_CARD_TYPES,),
+            "one-hot top card the history starts on: python_mini_uno's top-card chance outcome or the "
+            "position of UnoState.set_game (all 0 in a dealt python_uno round: its flip is a history row)",
+        ),
+        (
+            "observation",
+            (obs_size,),
+            "the seat's R11 observation (OBS_FIELDS); before python_mini_uno's top card only its hand field, "
+            "the cards dealt to the seat",
+        ),
+        (
+            "history_counts",
+            (MAX_PLAYERS, HISTORY_COUNTS_SIZE),
+            "per relative seat, counts over the round (HISTORY_COUNT_FIELDS)",
+        ),
+        (
+            "history",
+            (history, HISTORY_SIZE),
+            "the round's events as the seat saw them, newest first; rows past the round's events are 0 (HISTORY_FIELDS); "
+            "in a swap or shuffle_hands row that gave the seat a hand, card holds that hand (copies per card type)",
+        ),
+    )
+
+
+def mini_history_bound(max_turns: int) -> int:
+    """The most history rows a ``python_mini_uno`` round can hold (its tensor's rows).
+
+    The mini deck has number cards only and two seats, so an action adds at most two rows: a
+    play and the UNO call of a seat left with one card (``uno_call="auto"``), a draw and the
+    reshuffle before it, or a pass. The round's end adds a truncation or a score row and the
+    round_end row. ``tests/test_openspiel.py`` checks the bound against every state of the game."""
+    return 2 * max_turns + 2
+
+
 # --- the full game ---------------------------------------------------------------------------------
 
 _UNO_TYPE = pyspiel.GameType(
@@ -129,7 +210,7 @@ _UNO_TYPE = pyspiel.GameType(
     max_num_players=MAX_PLAYERS,
     min_num_players=MIN_PLAYERS,
     provides_information_state_string=True,
-    provides_information_state_tensor=False,
+    provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
     parameter_specification=_UNO_PARAMETERS,
@@ -142,11 +223,24 @@ class _Game(pyspiel.Game):
     rules: UnoRules
     players: int
 
-    def _setup(self, rules: UnoRules, players: int) -> None:
+    def _setup(self, rules: UnoRules, players: int, history: int, refusal: str = "") -> None:
         self.rules, self.players = rules, players
-        self.engine = Engine(1, players, rules, seed=0)
+        self.history = history
+        # One row more than the tensor holds: a present last row says the round outgrew it.
+        self.engine = Engine(1, players, rules, seed=0, history=history + 1)
         self.obs_size = self.engine.observation_size
         self.loaded: bytes | None = None  # the snapshot the scratch engine holds now
+        self.info_fields = info_state_fields(self.obs_size, history)
+        self.info_offsets: dict[str, int] = {}
+        at = 0
+        for name, shape, _ in self.info_fields:
+            self.info_offsets[name] = at
+            at += int(np.prod(shape))
+        self.info_size = at
+        # Why this game's tensor cannot have perfect recall ("" when it can).
+        self.info_refusal = refusal
+        # Only these decks hold Swap Hands and Shuffle Hands, whose new hands no history row holds.
+        self.hands_change = rules.deck != "classic"
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
         """The observer OpenSpiel's ``make_observation`` asks for (R11 view, or information state)."""
@@ -163,6 +257,12 @@ class UnoGame(_Game):
         params = {**_UNO_PARAMETERS, **(params or {})}
         rules, players = rules_from_parameters(params)
         assert rules.max_turns is not None
+        history = params["history"]
+        if not isinstance(history, int) or not 1 <= history < MAX_HISTORY:
+            raise ValueError(
+                f"python_uno: history must be an integer in 1..{MAX_HISTORY - 1} (the information state "
+                f"tensor's event rows), got {history!r}"
+            )
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=0,
@@ -173,7 +273,10 @@ class UnoGame(_Game):
             max_game_length=rules.max_turns,
         )
         super().__init__(_UNO_TYPE, info, params)
-        self._setup(rules, players)
+        refusal = ""
+        if rules.episode == "match":
+            refusal = "episode='match': the engine's history holds one round, so earlier rounds would be forgotten"
+        self._setup(rules, players, history, refusal)
         seed = params["seed"]
         self._rng = np.random.default_rng(None if seed < 0 else seed)
 
@@ -203,7 +306,19 @@ class _Fields:
     """A state's data, every field immutable, so a clone shares them: OpenSpiel clones a Python
     state by deep-copying its ``__dict__``, and this one entry copies in one shallow step."""
 
-    __slots__ = ("snap", "player", "over", "rewards", "returns", "views", "deal", "pending_draw")
+    __slots__ = (
+        "snap",
+        "player",
+        "over",
+        "rewards",
+        "returns",
+        "views",
+        "deal",
+        "pending_draw",
+        "first",
+        "rows",
+        "received",
+    )
 
     def __init__(self, players: int) -> None:
         self.snap: bytes | None = None  # Engine.snapshot() as bytes
@@ -216,6 +331,11 @@ class _Fields:
         self.views: tuple[Any, ...] = tuple((None, f"p{p}") for p in range(players))
         self.deal: tuple[tuple[int, ...], ...] = ()  # python_mini_uno: the hands dealt so far
         self.pending_draw = False  # python_mini_uno: a DRAW awaits its chance card
+        self.first = -1  # the top card a position without a flip row started on (info_state_fields)
+        # Swap Hands / Shuffle Hands decks: history rows of the round so far, and per seat the
+        # hands it received, as (the row's index in the round, copies per card type).
+        self.rows = 0
+        self.received: tuple[tuple[tuple[int, tuple[int, ...]], ...], ...] = ((),) * players
 
     def __deepcopy__(self, memo: Any) -> _Fields:
         return copy.copy(self)
@@ -256,11 +376,35 @@ class _State(pyspiel.State):
         self._s.over = bool(engine.terminated[0] or engine.truncated[0])
         self._s.player = pyspiel.PlayerId.TERMINAL if self._s.over else int(engine.current_player[0])
         obs = [engine.observe(p)[0] for p in range(game.players)]
+        if game.hands_change:
+            self._note_received(engine, obs)
         hidden = token.split(":")[0] + ": ?"
         self._s.views = tuple(
             (view, (token if seen_by is None or p == seen_by else hidden) + " | " + observation_key(obs[p]))
             for p, view in enumerate(self._s.views)
         )
+
+    def _note_received(self, engine: Engine, obs: list[np.ndarray]) -> None:
+        """Keep the hand each seat holds after a step that swapped or shuffled hands: its
+        observation shows it then, and no history row does."""
+        n = self._g.players
+        rows, _ = engine.history(0)
+        total = int(rows[0, :, _PRESENT].sum())
+        new, self._s.rows = total - self._s.rows, total
+        received = list(self._s.received)
+        for j in range(max(new, 0)):
+            kind = int(np.argmax(rows[0, j, _KIND : _KIND + len(EVENT_NAMES)]))
+            if kind == EV_SWAP:
+                actor = int(np.argmax(rows[0, j, _ACTOR : _ACTOR + MAX_PLAYERS]))
+                seats = {actor, int(np.argmax(rows[0, j, _TARGET : _TARGET + MAX_PLAYERS]))}
+            elif kind == EV_SHUFFLE_HANDS:
+                seats = set(range(n))
+            else:
+                continue
+            for p in seats:
+                hand = tuple(int(x) for x in obs[p][_HAND : _HAND + NUM_CARD_TYPES])
+                received[p] = (*received[p], (total - 1 - j, hand))
+        self._s.received = tuple(received)
 
     def position_engine(self) -> Engine:
         """The game's scratch engine holding this position in its game 0, for an agent that
@@ -314,6 +458,57 @@ class _State(pyspiel.State):
         p = self._s.player if player is None else player
         return _joined(self._s.views[p])
 
+    def _seat(self, player: int | None) -> int:
+        """The seat asked about: ``player``, or the seat to act when None."""
+        p = self._s.player if player is None else player
+        if not isinstance(p, (int, np.integer)) or not 0 <= p < self._g.players:
+            raise ValueError(f"player must be a seat in 0..{self._g.players - 1}, got {p!r}")
+        return int(p)
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        """The seat's information state as numbers (``info_state_fields``, docs/openspiel.md)."""
+        out = np.zeros(self._g.info_size, np.float32)
+        self.write_information_state(self._seat(player), out)
+        return out.tolist()
+
+    def write_information_state(self, player: int, out: np.ndarray) -> None:
+        """Fill ``out`` (float32 [info_size]) with the seat's information state tensor: what it
+        saw before play started, its observation, and every event of the round as it saw it."""
+        game = self._g
+        if game.info_refusal:
+            raise ValueError(
+                f"{game.get_type().short_name} has no perfect-recall information state tensor with {game.info_refusal}; "
+                "use the information state string, or the observation (rl_environment: "
+                "observation_type=ObservationType.OBSERVATION)"
+            )
+        o = game.info_offsets
+        out[:] = 0.0
+        if self._s.snap is None:  # python_mini_uno's deal: only the hands dealt so far
+            out[o["deal_stage"] + len(self._s.deal)] = 1.0
+            if player < len(self._s.deal):
+                for t in self._s.deal[player]:
+                    out[o["observation"] + OBS_OFFSETS["hand"] + t] += 1.0
+            return
+        out[o["deal_stage"] + 3] = 1.0
+        out[o["draw_pending"]] = float(self._s.pending_draw)
+        if self._s.first >= 0:
+            out[o["first_card"] + self._s.first] = 1.0
+        engine = self._engine()
+        out[o["observation"] : o["observation"] + game.obs_size] = engine.observe(player)[0]
+        rows, counts = engine.history(player)
+        if rows[0, game.history, _PRESENT]:
+            raise ValueError(
+                f"{game.get_type().short_name}: this round has more than {game.history} events, the rows of the "
+                "information state tensor, which would then forget the oldest; load the game with a larger "
+                f"history (at most {MAX_HISTORY - 1}) or a smaller max_turns"
+            )
+        out[o["history_counts"] : o["history"]] = counts[0].ravel()
+        out[o["history"] : game.info_size] = rows[0, : game.history].ravel()
+        total = int(rows[0, :, _PRESENT].sum())
+        for index, hand in self._s.received[player]:
+            at = o["history"] + (total - 1 - index) * HISTORY_SIZE + _CARD
+            out[at : at + NUM_CARD_TYPES] = hand
+
     def observation_string(self, player: int | None = None) -> str:
         """The seat's R11 observation as text."""
         p = self._s.player if player is None else player
@@ -348,6 +543,8 @@ class UnoState(_State):
         engine.set_game(0, **position)
         self._s.views = tuple((None, f"p{p} set") for p in range(self._g.players))
         self._s.returns = (0.0,) * self._g.players
+        self._s.rows, self._s.received = 0, ((),) * self._g.players
+        self._s.first = int(engine.game_state(0)["discard_pile"][-1])
         self._after_step(engine, "set", stepped=False)
 
     def _apply_action(self, action: int) -> None:
@@ -385,7 +582,7 @@ _MINI_TYPE = pyspiel.GameType(
     max_num_players=2,
     min_num_players=2,
     provides_information_state_string=True,
-    provides_information_state_tensor=False,
+    provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
     parameter_specification=dict(MINI_DEFAULTS),
@@ -443,7 +640,7 @@ class MiniUnoGame(_Game):
             max_game_length=3 + 2 * rules.max_turns,
         )
         super().__init__(_MINI_TYPE, info, params)
-        self._setup(rules, 2)
+        self._setup(rules, 2, mini_history_bound(rules.max_turns))
 
     def new_initial_state(self) -> MiniUnoState:
         """Before the deal: three chance nodes (seat 0's hand, seat 1's hand, the top card)."""
@@ -526,6 +723,7 @@ class MiniUnoState(_State):
             engine.set_game(
                 0, hands=[list(h) for h in self._s.deal], discard_pile=[action], draw_pile=draw, current_player=0
             )
+            self._s.first = action
             self._after_step(engine, f"top {CARD_NAMES[action]}", stepped=False)
             return
         if self._s.pending_draw:
@@ -569,16 +767,27 @@ class MiniUnoState(_State):
 
 
 class _Observer:
-    """R11 observation (tensor and string), or the information state string (perfect recall)."""
+    """The R11 observation (tensor and string), or with perfect recall the information state
+    (tensor: ``info_state_fields``, each field a view in ``dict``; string)."""
 
     def __init__(self, game: _Game, perfect_recall: bool) -> None:
         self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(game.obs_size, np.float32)
-        self.dict = {"observation": self.tensor}
+        self.dict: dict[str, np.ndarray] = {}
+        if not perfect_recall:
+            self.tensor = np.zeros(game.obs_size, np.float32)
+            self.dict["observation"] = self.tensor
+            return
+        self.tensor = np.zeros(game.info_size, np.float32)
+        for name, shape, _ in game.info_fields:
+            at = game.info_offsets[name]
+            self.dict[name] = self.tensor[at : at + int(np.prod(shape))].reshape(shape)
 
     def set_from(self, state: _State, player: int) -> None:
-        """Fill ``tensor`` with the seat's R11 observation."""
-        self.tensor[:] = state.observation_tensor(player)
+        """Fill ``tensor`` with the seat's information state or R11 observation."""
+        if self.perfect_recall:
+            state.write_information_state(state._seat(player), self.tensor)
+        else:
+            self.tensor[:] = state.observation_tensor(player)
 
     def string_from(self, state: _State, player: int) -> str:
         """The information state string (perfect recall) or the observation string."""
