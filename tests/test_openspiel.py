@@ -14,7 +14,7 @@ from builder import cards  # noqa: E402
 import uno_env.openspiel_game as osg  # noqa: E402  (registers the games)
 from uno_env import UnoRules  # noqa: E402
 from uno_env.cards import deck_counts  # noqa: E402
-from uno_env.engine.history import HISTORY_OFFSETS  # noqa: E402
+from uno_env.engine.history import HISTORY_OFFSETS, HISTORY_SIZE  # noqa: E402
 
 
 def test_both_games_load_after_the_import():
@@ -268,14 +268,19 @@ def test_information_state_tensor_shape_and_observer_agree():
             assert np.array_equal(observer.dict["observation"], np.array(state.observation_tensor(p), np.float32))
 
 
-def test_information_state_tensor_refuses_what_it_cannot_recall():
-    game = pyspiel.load_game("python_uno", {"history": 2, "max_turns": 50, "seed": 4})
-    state = game.new_initial_state()
+def test_information_state_tensor_keeps_the_last_rows_of_a_long_round_and_refuses_bad_calls():
+    short, long = (pyspiel.load_game("python_uno", {"history": k, "max_turns": 50, "seed": 4}) for k in (2, 64))
+    state, twin = short.new_initial_state(), long.new_initial_state()
     rng = np.random.default_rng(4)
-    while not state.is_terminal() and state.information_state_string(0).count("\n") < 4:
-        state.apply_action(int(rng.choice(state.legal_actions())))
-    with pytest.raises(ValueError, match="more than 2 events"):
-        state.information_state_tensor(0)
+    while not state.is_terminal() and state.information_state_string(0).count("\n") < 6:
+        action = int(rng.choice(state.legal_actions()))
+        state.apply_action(action)
+        twin.apply_action(action)
+    a, b = np.array(state.information_state_tensor(0)), np.array(twin.information_state_tensor(0))
+    head = short.info_offsets["history"]
+    assert np.array_equal(a[:head], b[:head])  # the observation and the whole round's counts
+    assert np.array_equal(a[head:], b[head : head + 2 * HISTORY_SIZE])  # the two newest rows
+    assert b[head + 2 * HISTORY_SIZE :].any()  # the longer tensor holds older rows
     with pytest.raises(ValueError, match="player must be a seat in 0..1"):
         state.information_state_tensor(2)
     match = pyspiel.load_game("python_uno", {"episode": "match", "max_turns": 50})

@@ -72,7 +72,8 @@ def _option_parameters() -> dict[str, Any]:
 
 
 # The history rows of python_uno's information state tensor (``history`` parameter): a round
-# with more events makes ``information_state_tensor`` refuse rather than drop its oldest events.
+# with more events keeps its last ones there (its per-seat counts cover the whole round); the
+# tensor is exact perfect recall for rounds of at most that many events.
 UNO_HISTORY_DEFAULT = 256
 _UNO_PARAMETERS = {
     "players": 2,
@@ -496,18 +497,14 @@ class _State(pyspiel.State):
         engine = self._engine()
         out[o["observation"] : o["observation"] + game.obs_size] = engine.observe(player)[0]
         rows, counts = engine.history(player)
-        if rows[0, game.history, _PRESENT]:
-            raise ValueError(
-                f"{game.get_type().short_name}: this round has more than {game.history} events, the rows of the "
-                "information state tensor, which would then forget the oldest; load the game with a larger "
-                f"history (at most {MAX_HISTORY - 1}) or a smaller max_turns"
-            )
         out[o["history_counts"] : o["history"]] = counts[0].ravel()
         out[o["history"] : game.info_size] = rows[0, : game.history].ravel()
-        total = int(rows[0, :, _PRESENT].sum())
+        total = engine.history_count(0)
         for index, hand in self._s.received[player]:
-            at = o["history"] + (total - 1 - index) * HISTORY_SIZE + _CARD
-            out[at : at + NUM_CARD_TYPES] = hand
+            row = total - 1 - index
+            if row < game.history:  # an older event than the tensor's rows keeps no hand
+                at = o["history"] + row * HISTORY_SIZE + _CARD
+                out[at : at + NUM_CARD_TYPES] = hand
 
     def observation_string(self, player: int | None = None) -> str:
         """The seat's R11 observation as text."""

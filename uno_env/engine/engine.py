@@ -478,6 +478,12 @@ class Engine:
         encode_history(self._buf, seats_arr, self._all if which is None else which, rows, counts)
         return rows, counts
 
+    def history_count(self, i: int) -> int:
+        """Events of game i's round so far that enter a history (however many ``history`` keeps)."""
+        if not self.history_length:
+            raise ValueError("this Engine keeps no history; create it with history=K (events kept per game)")
+        return int(self._history_meta[self._check_index(i), L.HM_COUNT])
+
     def history_events(self, i: int, seat: int | None) -> list[dict[str, Any]]:
         """Game i's last ``history_length`` events of the round as record events, oldest first,
         as ``seat`` saw them (``uno_env.redact``; None: omniscient): the events ``history``
