@@ -9,6 +9,7 @@ import numpy as np
 import tyro
 
 from uno_env import Engine, UnoRules, describe_event, parse_rules, sample_legal
+from uno_env.compile_notice import announce_compiling
 
 
 def play_logged_game(num_players: int, rules: UnoRules, seed: int) -> list[str]:
@@ -57,6 +58,7 @@ class Args:
 def main(argv: list[str] | None = None) -> None:
     """Print one logged game, then the engine's speed over a batch."""
     args = tyro.cli(Args, args=argv, description=__doc__)
+    announce_compiling("uno-demo")
     try:
         _run(args)
     except ValueError as exc:  # a bad option: one line on stderr, not a traceback
