@@ -58,19 +58,29 @@ SEARCHES = {"ismcts": ISMCTSAgent, "flatmc": SearchAgent}
 SEARCH = "flatmc"
 
 
-def agent_names() -> list[str]:
-    """The specs that name an agent without a path or torch: the baselines and ``search`` (the shipped
-    models, which need torch, are ``agents.pretrained.PRETRAINED``)."""
-    return [*BASELINES, "search"]
+def agent_names(models: bool = True) -> list[str]:
+    """Every spec that names an agent by one word: the baselines, the searches (``search``, ``flatmc``,
+    ``ismcts``) and the shipped models (``agents.pretrained.PRETRAINED``; they need torch, and
+    ``models=False`` leaves them out)."""
+    return [*BASELINES, "search", *SEARCHES, *(PRETRAINED if models else ())]
 
 
-def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True, num_players: int | None = None) -> Agent:
+def make_agent(
+    spec: str,
+    rules: Any = None,
+    *,
+    deterministic: bool = True,
+    num_players: int | None = None,
+    allow_other_table: bool = False,
+) -> Agent:
     """The agent of ``spec`` (module table) for ``rules`` (anything ``uno_env.parse_rules`` takes).
 
     ``deterministic`` applies to trained policies only (True: the most likely legal action;
-    False: sampled with the caller's rng). ``num_players`` (None: not said) lets a pretrained
-    model refuse a table size it was not trained for now rather than when it first plays. A
-    spec of no known form raises ``ValueError`` listing the forms.
+    False: sampled with the caller's rng). A saved or shipped model refuses rules, and a
+    ``num_players`` (None: not said; then it refuses another table size when it first plays),
+    that its card (``agents.model_card``) says it was not trained for; ``allow_other_table``
+    lets it play them (a transfer experiment). A spec of no known form raises ``ValueError``
+    listing the forms.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec is one of: {AGENT_SPECS}; got {spec!r}")
@@ -84,9 +94,9 @@ def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True, num_
     elif body.split(":", 1)[0].split("@", 1)[0] in ("search", *SEARCHES):
         agent = _search_agent(body, rules)
     elif body in PRETRAINED:
-        return pretrained_agent(body, rules, num_players, deterministic, label)
+        return pretrained_agent(body, rules, num_players, deterministic, label, allow_other_table)
     elif os.path.isfile(body) or os.path.isfile(body + ".zip"):
-        return _ppo_agent(body, label, deterministic)
+        return _ppo_agent(body, label, deterministic, rules, num_players, allow_other_table)
     elif os.path.isdir(body):
         return _rllib_agent(body, label, deterministic)
     else:
@@ -133,7 +143,9 @@ def _search_budget(text: str, cls: type) -> dict[str, Any] | None:
         return None
 
 
-def _ppo_agent(path: str, label: str | None, deterministic: bool) -> Agent:
+def _ppo_agent(
+    path: str, label: str | None, deterministic: bool, rules: UnoRules, num_players: int | None, allow_other_table: bool
+) -> Agent:
     # Imported here so that torch loads only when a saved model is asked for.
     from .ppo import PPOAgent
 
@@ -142,7 +154,14 @@ def _ppo_agent(path: str, label: str | None, deterministic: bool) -> Agent:
         # runs/<run>/model.zip is named after its run, not "model".
         parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
         label = parent if stem == "model" and parent else stem
-    return PPOAgent(path, deterministic=deterministic, name=label)
+    return PPOAgent(
+        path,
+        deterministic=deterministic,
+        name=label,
+        rules=rules,
+        num_players=num_players,
+        allow_other_table=allow_other_table,
+    )
 
 
 def _rllib_agent(path: str, label: str | None, deterministic: bool) -> Agent:
