@@ -25,6 +25,7 @@ from uno_env import Engine, parse_rules
 from uno_env.actions import DOUBLE_FIRST, card_of_double
 from uno_env.cards import NUM_CARD_TYPES
 from uno_env.compile_notice import announce_compiling
+from uno_env.rules import PRESETS_HELP
 from uno_env.table import ask_one
 
 from .human import HumanAgent, HumanQuit, action_text, card_text
@@ -40,8 +41,7 @@ class Args:
     opponents: Annotated[str, tyro.conf.arg(help=_OPPONENTS_HELP)] = "heuristic"
     players: int = 2
     """number of players, you included (2-10)"""
-    preset: str = "classic"
-    """rules (docs/rules.md): a preset (classic, official, swap_hands, house) or JSON options"""
+    preset: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
     seat: int = 0
     """your seat, 0 .. players-1 (seats run clockwise; the dealer is drawn at random, R3)"""
     games: int = 1

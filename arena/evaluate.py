@@ -62,7 +62,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import tyro
@@ -72,6 +72,7 @@ from arena import TableResult, TournamentResult, play_recorded, tournament, uniq
 from arena.ladder import LADDER, LADDERS, LadderResult, rate_on_ladder
 from uno_env import parse_rules
 from uno_env.compile_notice import announce_compiling
+from uno_env.rules import PRESETS_HELP
 
 
 @dataclass
@@ -82,8 +83,7 @@ class Args:
     model path or an RLlib checkpoint directory, optionally as label=spec"""
     num_players: int = 2
     """players per table (2-10); with n > 2 every table of n distinct entries plays"""
-    rules: str = "classic"
-    """a preset name (classic, official, swap_hands, house) or a JSON dict of options over classic"""
+    rules: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
     games: int = 10_000
     """games per pairing (2 players) or per table"""
     seed: int = 0

@@ -754,6 +754,21 @@ def test_evaluate_plays_search_agents_by_spec(tmp_path):
     assert "| heuristic | search:64 | 20 |" in proc.stdout and not (tmp_path / "win_rates.png").exists()
 
 
+def test_evaluate_refuses_an_anchor_that_does_not_play(tmp_path):
+    import evaluate
+
+    args = dict(agents="random,heuristic", games=4, plots=False, output_dir=str(tmp_path / "out"))
+    with pytest.raises(
+        ValueError, match=r"--anchor 'heuristc' is not one of the agents: give one of random, heuristic"
+    ):
+        evaluate.main(evaluate.Args(**args, anchor="heuristc"))
+    assert not (tmp_path / "out").exists()
+    assert evaluate.main(evaluate.Args(**args, anchor="heuristic")).anchor == "heuristic"
+    assert evaluate.main(evaluate.Args(**args, anchor="")).anchor is None  # the mean
+    # The default anchor, random, falls back to the mean when random does not play.
+    assert evaluate.main(evaluate.Args(**{**args, "agents": "greedy,heuristic"})).anchor is None
+
+
 def test_evaluate_rejects_unknown_agents(tmp_path):
     proc = subprocess.run(
         [sys.executable, os.path.join(ROOT, "evaluate.py"), "--agents", "random,nobody", "--output-dir", str(tmp_path)],

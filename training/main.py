@@ -53,7 +53,7 @@ import dataclasses
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import torch
 import tyro
@@ -88,6 +88,7 @@ from training.sb3 import (
 )
 from uno_env import parse_rules
 from uno_env.compile_notice import announce_compiling
+from uno_env.rules import PRESETS_HELP
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 
 
@@ -108,8 +109,7 @@ class Args:
     most of a step's time (docs/training.md)"""
     num_players: int = 2
     """players per table (2-10)"""
-    rules: str = "classic"
-    """a preset name (classic, official, swap_hands, house) or a JSON dict of options over classic"""
+    rules: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
     total_timesteps: int = 8_000_000
     """learner decisions to train on (all games together), after the warm start"""
     max_minutes: float = 0.0
