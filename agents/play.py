@@ -24,6 +24,8 @@ import tyro
 from uno_env import Engine, parse_rules
 from uno_env.actions import DOUBLE_FIRST, card_of_double
 from uno_env.cards import NUM_CARD_TYPES
+from uno_env.compile_notice import announce_compiling
+from uno_env.rules import PRESETS_HELP
 from uno_env.table import ask_one, history_length_of
 
 from .human import HumanAgent, HumanQuit, action_text, card_text
@@ -39,8 +41,7 @@ class Args:
     opponents: Annotated[str, tyro.conf.arg(help=_OPPONENTS_HELP)] = "heuristic"
     players: int = 2
     """number of players, you included (2-10)"""
-    preset: str = "classic"
-    """rules (docs/rules.md): a preset (classic, official, swap_hands, house) or JSON options"""
+    preset: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
     seat: int = 0
     """your seat, 0 .. players-1 (seats run clockwise; the dealer is drawn at random, R3)"""
     games: int = 1
@@ -51,6 +52,8 @@ class Args:
     """cards in ANSI colours; --no-color (or the NO_COLOR environment variable) for plain text"""
     save: str = ""
     """write the rounds played (the last one even if you quit) to this file as a JSON list of game records, for uno-replay"""
+    allow_other_table: bool = False
+    """let saved models play rules or a table size their card says they were not trained for"""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -86,13 +89,14 @@ class ConsoleGame:
         self.names = ["you"] * n
         for k, spec in enumerate(specs):
             seat = [p for p in range(n) if p != me][k]
-            self.agents[seat] = make_agent(spec, self.rules)
+            self.agents[seat] = make_agent(spec, self.rules, num_players=n, allow_other_table=args.allow_other_table)
             self.names[seat] = f"seat {seat} ({getattr(self.agents[seat], 'name', spec.strip())})"
         relative = [self.names[(me + k) % n] for k in range(n)]
         self.human = HumanAgent(input, output, color=self.color, names=relative)
-        # Recording costs a little per step, so only when the rounds are to be saved.
+        # Recorded: a challenge's verdict (R6) is read from the record's events, and --save writes it.
         history = max(history_length_of(a) for a in self.agents if a is not None)
-        self.engine = Engine(1, n, self.rules, seed=args.seed, record=bool(args.save), history=history)
+        self.engine = Engine(1, n, self.rules, seed=args.seed, record=True, history=history)
+        self.seen = 0  # the round's record events narrated so far
         self.rng = np.random.default_rng(args.seed)
         self.records: list[dict] = []
 
@@ -123,6 +127,7 @@ class ConsoleGame:
     def play_round(self) -> None:
         """One round to its end, narrating every action."""
         e, me = self.engine, self.args.seat
+        self.seen = len(e.record_events(0))
         state = e.game_state(0)
         self.say(f"First card: {card_text(state['top_card'], color=self.color)}")
         while not (e.terminated[0] or e.truncated[0]):
@@ -131,6 +136,11 @@ class ConsoleGame:
             action = self._decide(seat)
             e.step(np.array([action], np.int64))
             self._narrate(seat, action, before, e.game_state(0))
+            events = e.record_events(0, self.seen)
+            self.seen += len(events)
+            for event in events:
+                if event["type"] == "challenge":
+                    self._verdict(event)
         state = e.game_state(0)
         winner = state["winner"]
         winners = [] if winner is None else winner if isinstance(winner, list) else [winner]
@@ -168,6 +178,20 @@ class ConsoleGame:
                 what = f"takes {change} card{'s' if change != 1 else ''}" if change > 0 else "has a new hand"
                 self.say(f"  {self.names[p]} {what} ({size} held)")
 
+    def _verdict(self, event: dict) -> None:
+        """Whether the challenged Wild Draw Four was played illegally (R6), said after the cards taken."""
+        played_by = self.names[event["challenged"]]
+        if event["verdict"] == "guilty":
+            self.say(
+                f"  Challenge: GUILTY - {played_by} played the Wild Draw Four while holding a matching card (R6) "
+                f"and takes the penalty"
+            )
+        else:
+            self.say(
+                f"  Challenge: innocent - {played_by} played the Wild Draw Four legally; the challenger takes "
+                f"the penalty"
+            )
+
     def save(self) -> str | None:
         """Write every round played, the current one included, for ``uno-replay``; the path, or None."""
         if not self.args.save:
@@ -183,6 +207,7 @@ class ConsoleGame:
 def main(argv: Sequence[str] | None = None, input: TextIO | None = None, output: TextIO | None = None) -> int:
     """Entry point of ``uno-play``: 0 after the last round or a quit, 2 on bad options."""
     args = parse_args(argv)
+    announce_compiling("uno-play")
     output = output if output is not None else sys.stdout
     try:
         game = ConsoleGame(args, input if input is not None else sys.stdin, output)

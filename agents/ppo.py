@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import copy
 import os
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,6 +43,8 @@ from torch import nn
 
 from uno_env.observation import OBS_PRESENT
 from uno_env.rules import MAX_PLAYERS
+
+from .model_card import OVERRIDE, card_path_of, check_fits, read_card
 
 __all__ = ["PPOAgent", "UnoFeatures", "UnoMaskablePolicy", "UnoPrivilegedPolicy", "load_model"]
 
@@ -190,15 +193,22 @@ class UnoPrivilegedPolicy(UnoMaskablePolicy):
         return data
 
 
-def load_model(path: str | os.PathLike, device: str = "cpu") -> Any:
-    """A saved ``MaskablePPO`` (``.zip``), else a ValueError saying what was wrong."""
-    from sb3_contrib import MaskablePPO
-
+def model_file(path: str | os.PathLike) -> str:
+    """The saved model's file: ``path``, or ``path.zip`` as ``MaskablePPO.load`` completes it; ValueError
+    when there is neither."""
     p = os.fspath(path)
     if not os.path.isfile(p) and os.path.isfile(p + ".zip"):
         p += ".zip"
     if not os.path.isfile(p):
         raise ValueError(f"no saved model at {os.fspath(path)!r} (expected a MaskablePPO .zip written by train.py)")
+    return p
+
+
+def load_model(path: str | os.PathLike, device: str = "cpu") -> Any:
+    """A saved ``MaskablePPO`` (``.zip``), else a ValueError saying what was wrong."""
+    from sb3_contrib import MaskablePPO
+
+    p = model_file(path)
     try:
         return MaskablePPO.load(p, device=device)
     except Exception as exc:  # a zip of something else, a truncated file, a foreign pickle
@@ -213,7 +223,13 @@ class PPOAgent:
     | ``model`` | a path to a saved model (``.zip``), a ``MaskablePPO``, or its policy (used live: later training shows) |
     | ``deterministic`` | True: the most likely legal action; False (default): sample from the masked policy with ``rng`` |
     | ``name`` | the agent's name in tables (default ``"ppo"``, or the file name of a path) |
-    | ``num_players`` | the table size the policy was trained for (None: not checked); ``act`` refuses another |
+    | ``num_players`` | the table size asked for: checked against the model's card, and ``act`` refuses another (None: the card's, or unchecked without one) |
+    | ``rules`` | the rules asked for (anything ``parse_rules`` takes): checked against the card (None: not checked) |
+    | ``allow_other_table`` | play whatever table is asked, whatever the card says: for deliberate transfer experiments |
+
+    A path's card (``X.json`` beside ``X.zip``, ``agents.model_card``) says the rules and table size
+    the model was trained for; a table that differs raises ``ValueError`` naming both and the
+    override. A model without a card loads with a ``UserWarning`` (its table cannot be checked).
 
     The policy's observation size must be the env's (``D`` depends on ``open_hands`` only);
     another size raises ``ValueError``. A policy trained with ``history=K`` (a Dict observation
@@ -231,10 +247,28 @@ class PPOAgent:
         name: str | None = None,
         device: str = "cpu",
         num_players: int | None = None,
+        rules: Any = None,
+        allow_other_table: bool = False,
     ) -> None:
+        if num_players is not None and not 2 <= num_players <= MAX_PLAYERS:
+            raise ValueError(f"num_players must be None or in 2..{MAX_PLAYERS}, got {num_players!r}")
+        card = None
         if isinstance(model, (str, os.PathLike)):
             default_name = os.path.splitext(os.path.basename(os.fspath(model)))[0] or "ppo"
-            model = load_model(model, device=device)
+            path = model_file(model)
+            card = read_card(path)
+            if card is not None and card.get("name") != name:  # messages name the file, or the shipped model
+                card = {**card, "name": path}
+            if card is None and not allow_other_table:
+                warnings.warn(
+                    f"{path} has no card ({card_path_of(path)}, which train.py writes beside every model it "
+                    f"saves): the rules and table size it was trained for cannot be checked",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            elif card is not None and not allow_other_table:
+                check_fits(card, rules, num_players)  # before the load: a refusal costs no torch work
+            model = load_model(path, device=device)
         else:
             default_name = "ppo"
         policy = getattr(model, "policy", model)
@@ -260,9 +294,21 @@ class PPOAgent:
             space = space["observation"]
         # A privileged policy's space also holds the critic's hidden state: the actor reads less.
         self.obs_size = int(getattr(policy, "actor_inputs", 0) or np.prod(space.shape))
-        if num_players is not None and not 2 <= num_players <= MAX_PLAYERS:
-            raise ValueError(f"num_players must be None or in 2..{MAX_PLAYERS}, got {num_players!r}")
-        self.num_players = num_players
+        self.card = card
+        if card is not None and card["observation_size"] != self.obs_size:
+            raise ValueError(
+                f"{self.name}: the model reads {self.obs_size} values, its card says {card['observation_size']}: "
+                f"the card ({card_path_of(path)}) does not belong to this model"
+            )
+        if card is not None and num_players is None and not allow_other_table:
+            num_players = int(card["num_players"])  # act refuses another table size
+        self.num_players = None if allow_other_table else num_players
+
+    def check_table(self, rules: Any, num_players: int) -> None:
+        """``ValueError`` unless the model's card says it was trained for ``rules`` and ``num_players``
+        (``agents.model_card.check_fits``); a model without a card passes."""
+        if self.card is not None:
+            check_fits(self.card, rules, num_players)
 
     @classmethod
     def frozen(cls, policy: Any, deterministic: bool = False, name: str = "ppo_snapshot") -> PPOAgent:
@@ -279,12 +325,7 @@ class PPOAgent:
 
     def logits(self, observation: Any) -> np.ndarray:
         """The policy's unmasked action logits, float32 [B, 116]."""
-        obs = np.asarray(self._observation(observation), dtype=np.float32)
-        if obs.ndim != 2 or obs.shape[1] != self.obs_size:
-            raise ValueError(
-                f"{self.name}: observation must be [B, {self.obs_size}] (the size this policy was trained on), "
-                f"got shape {obs.shape}"
-            )
+        obs = self._checked(self._observation(observation))
         policy = self.policy
         with torch.no_grad():
             t: Any = torch.as_tensor(obs, device=policy.device)
@@ -302,6 +343,15 @@ class PPOAgent:
             latent = policy.mlp_extractor.forward_actor(features)
             return policy.action_net(latent).cpu().numpy()
 
+    def _checked(self, observation: np.ndarray) -> np.ndarray:
+        obs = np.asarray(observation, dtype=np.float32)
+        if obs.ndim != 2 or obs.shape[1] != self.obs_size:
+            raise ValueError(
+                f"{self.name}: observation must be [B, {self.obs_size}] (the size this policy was trained on), "
+                f"got shape {obs.shape}"
+            )
+        return obs
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One legal action per row (int64 [B])."""
         mask = np.asarray(action_mask).astype(bool, copy=False)
@@ -313,7 +363,7 @@ class PPOAgent:
             )
         if mask.shape[0] == 0:
             return np.zeros(0, np.int64)
-        self._check_table_size(flat)
+        self._check_table_size(self._checked(flat))
         scores = self.logits(observation).astype(np.float64)
         if scores.shape[1] != mask.shape[1]:
             raise ValueError(f"{self.name}: action_mask has {mask.shape[1]} actions, the policy {scores.shape[1]}")
@@ -347,7 +397,7 @@ class PPOAgent:
             raise ValueError(
                 f"{self.name}: trained for {self.num_players} players, asked to play at a table of "
                 f"{int(sizes[sizes != self.num_players][0])} (the observation's seat_present field); "
-                f"use a model trained for that table size"
+                f"use a model trained for that table size, or {OVERRIDE}"
             )
 
     def __repr__(self) -> str:

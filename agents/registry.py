@@ -145,10 +145,11 @@ class Spec:
     """a search's ``@BELIEF`` (``peek`` included; empty: its default)"""
 
 
-def agent_names() -> list[str]:
-    """The specs that name an agent without a path or torch: the baselines and ``search`` (the shipped
-    models, which need torch, are ``agents.pretrained.PRETRAINED``)."""
-    return [*BASELINES, "search"]
+def agent_names(models: bool = True) -> list[str]:
+    """Every spec that names an agent by one word: the baselines, the searches (``search``, ``flatmc``,
+    ``ismcts``) and the shipped models (``agents.pretrained.PRETRAINED``; they need torch, and
+    ``models=False`` leaves them out)."""
+    return [*BASELINES, "search", *SEARCHES, *(PRETRAINED if models else ())]
 
 
 def parse_spec(text: Any) -> Spec:
@@ -382,13 +383,22 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True, num_players: int | None = None) -> Agent:
+def make_agent(
+    spec: str,
+    rules: Any = None,
+    *,
+    deterministic: bool = True,
+    num_players: int | None = None,
+    allow_other_table: bool = False,
+) -> Agent:
     """The agent of ``spec`` (module table) for ``rules`` (anything ``uno_env.parse_rules`` takes).
 
     ``deterministic`` applies to trained policies only (True: the most likely legal action;
-    False: sampled with the caller's rng). ``num_players`` (None: not said) lets a pretrained
-    model refuse a table size it was not trained for now rather than when it first plays. A
-    spec of no known form raises ``ValueError`` listing the forms.
+    False: sampled with the caller's rng). A saved or shipped model refuses rules, and a
+    ``num_players`` (None: not said; then it refuses another table size when it first plays),
+    that its card (``agents.model_card``) says it was not trained for; ``allow_other_table``
+    lets it play them (a transfer experiment). A spec of no known form raises ``ValueError``
+    listing the forms.
     """
     s = check_spec(spec)
     rules = parse_rules(rules)
@@ -398,11 +408,11 @@ def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True, num_
     elif s.kind == "search":
         agent = _search_agent(s, rules)
     elif s.kind == "pretrained":
-        return pretrained_agent(s.body, rules, num_players, deterministic, s.label)
+        return pretrained_agent(s.body, rules, num_players, deterministic, s.label, allow_other_table)
     elif s.kind == "class":
         agent = _class_agent(s, rules)
     elif os.path.isfile(s.body) or os.path.isfile(s.body + ".zip"):
-        return _ppo_agent(s.body, s.label, deterministic)
+        return _ppo_agent(s.body, s.label, deterministic, rules, num_players, allow_other_table)
     else:
         return _rllib_agent(s.body, s.label, deterministic)
     if s.label is not None:
@@ -477,7 +487,9 @@ def _takes_argument(factory: Any) -> bool:
     return any(p.kind in positional or p.kind is inspect.Parameter.VAR_POSITIONAL for p in params)
 
 
-def _ppo_agent(path: str, label: str | None, deterministic: bool) -> Agent:
+def _ppo_agent(
+    path: str, label: str | None, deterministic: bool, rules: UnoRules, num_players: int | None, allow_other_table: bool
+) -> Agent:
     # Imported here so that torch loads only when a saved model is asked for.
     from .ppo import PPOAgent
 
@@ -486,7 +498,14 @@ def _ppo_agent(path: str, label: str | None, deterministic: bool) -> Agent:
         # runs/<run>/model.zip is named after its run, not "model".
         parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
         label = parent if stem == "model" and parent else stem
-    return PPOAgent(path, deterministic=deterministic, name=label)
+    return PPOAgent(
+        path,
+        deterministic=deterministic,
+        name=label,
+        rules=rules,
+        num_players=num_players,
+        allow_other_table=allow_other_table,
+    )
 
 
 def _rllib_agent(path: str, label: str | None, deterministic: bool) -> Agent:

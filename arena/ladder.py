@@ -479,8 +479,15 @@ def rate_on_ladder(
     play_chunks: PlayChunks | None = None,
     progress: Callable[[TableResult], None] | None = None,
     reference: dict[str, Any] | None = None,
+    allow_other_table: bool = False,
 ) -> LadderResult:
-    """Play ``agent`` against the rungs of ``spec`` and rate it (module docstring); build it for ``spec.rules``."""
+    """Play ``agent`` against the rungs of ``spec`` and rate it (module docstring); build it for ``spec.rules``.
+
+    An agent that knows the table it was trained for (``check_table``: a saved model with a card)
+    is refused a ladder of other rules or players before any game, unless ``allow_other_table``."""
+    check_table = getattr(agent, "check_table", None)
+    if check_table is not None and not allow_other_table:
+        check_table(spec.rules, num_players)
     if getattr(agent, "peek", False) is True:
         raise ValueError(
             f"{agent_name(agent)} reads the hidden hands (peek): it measures the perfect-information ceiling "

@@ -146,7 +146,7 @@ def _names(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
-def train_defaults(path: Path = REPO / "train.py") -> dict[str, Any]:
+def train_defaults(path: Path = REPO / "training" / "main.py") -> dict[str, Any]:
     """``train.py``'s ``Args`` defaults, read from its source with ``ast`` (a script is not imported).
 
     Every field whose default is a literal; train.py's fields all are.

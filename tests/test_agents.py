@@ -463,7 +463,9 @@ def test_every_plain_name_builds_its_agent():
         "heuristic": HeuristicAgent,
         "search": SEARCHES[SEARCH],
     }
-    assert agent_names() == list(kinds)
+    assert agent_names(models=False) == [*kinds, "ismcts", "flatmc"]
+    assert agent_names() == [*kinds, "ismcts", "flatmc", "pretrained", "pretrained-4p"]
+    kinds.update(ismcts=SEARCHES["ismcts"], flatmc=SEARCHES["flatmc"])
     for name, cls in kinds.items():
         agent = make_agent(name)
         assert type(agent) is cls and agent.name == name

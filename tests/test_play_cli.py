@@ -203,3 +203,27 @@ def test_empty_line_still_shows_the_table_not_the_help():
     assert rc == 0 and "Your legal moves:" not in out and out.count("Your hand:") == 2
     rc, out = run(["--seed", "2", "--no-color"], "?\nq\n")
     assert rc == 0 and "Your legal moves:" in out and "Type a move's number or its name" in out
+
+
+def _taken(line):
+    """(who, how many cards) of a narration line saying someone took cards."""
+    if line.startswith("  you take: "):
+        return "you", len(line.split(", "))
+    who, _, rest = line.strip().partition(" takes ")
+    return who, int(rest.split()[0])
+
+
+def test_a_challenged_wild_draw_four_is_said_guilty_or_innocent():
+    """Every Wild Draw Four the human faces is challenged (option 1), and the random opponent
+    challenges some of the human's; the verdict follows the cards taken (R6: guilty 4, innocent 6)."""
+    rc, out = run(["--seed", "1", "--no-color", "--opponents", "random", "--games", "10"], "1\n" * 20000)
+    lines = out.splitlines()
+    verdicts = [(k, line) for k, line in enumerate(lines) if line.startswith("  Challenge: ")]
+    assert rc == 0 and {"GUILTY", "innocent"} == {line.split()[1] for _, line in verdicts}
+    for k, line in verdicts:
+        played_by = line.split(" - ")[1].split(" played ")[0]
+        who, count = _taken(lines[k - 1])
+        if "GUILTY" in line:  # the player of the Wild Draw Four takes the guilty draw
+            assert (who, count) == (played_by, 4), (lines[k - 1], line)
+        else:  # the challenger takes the innocent draw
+            assert who != played_by and count == 6, (lines[k - 1], line)

@@ -1,7 +1,12 @@
-"""The README tells the truth: its tables are the ones built from the code, and its test command is CI's."""
+"""The README tells the truth: its tables are the ones built from the code, its test command is CI's,
+and its seeded snippets print the same on every run."""
 
+import contextlib
+import io
 import re
 from pathlib import Path
+
+from test_docs import snippets
 
 from uno_env.actions import NUM_ACTIONS
 from uno_env.docs import ACTION_GROUPS, readme_tables, render_readme
@@ -42,3 +47,15 @@ def test_readme_test_command_is_what_ci_runs():
     ci_commands = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
     for part in tests[0].split(" && "):
         assert any(line.startswith(part) for line in ci_commands), f".ci/run does not run {part!r}"
+
+
+def test_the_pettingzoo_snippet_prints_the_same_game_on_every_run():
+    """reset(seed=...) seeds the game; the snippet seeds its random play (the action spaces) too."""
+    (code,) = [s for s in snippets("../README.md") if "uno_env.env(" in s]
+    printed = []
+    for _ in range(2):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(code, {})
+        printed.append(out.getvalue())
+    assert printed[0].strip() and printed[0] == printed[1]

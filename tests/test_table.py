@@ -82,6 +82,24 @@ def test_table_refuses_bad_answers_and_leaves_the_games_unchanged(answer, messag
     assert engine.game_state(0) == before
 
 
+def test_an_illegal_action_is_refused_naming_the_agent_that_chose_it():
+    class Cheat:
+        name = "cheat"
+
+        def act(self, observation, action_mask, rng):
+            return np.asarray(action_mask).argmin(1).astype(np.int64)  # an illegal id in every row
+
+    engine = Engine(4, 2, seed=1)
+    before = [engine.game_state(i) for i in range(4)]
+    table = Table(engine, [Fixed(), Cheat()], np.random.default_rng(0))
+    table.seat_agent[:, 0], table.seat_agent[:, 1] = 0, 1
+    with pytest.raises(
+        ValueError, match=r"agent 'cheat' returned an illegal action: game \d+: action \d+ .* is not legal"
+    ):
+        table.step()
+    assert [engine.game_state(i) for i in range(4)] == before
+
+
 def test_ask_one_checks_act_in_answers():
     class BadSearch(Fixed):
         def act_in(self, engine, i, rng):

@@ -103,8 +103,10 @@ def test_train_writes_model_hyperparameters_checkpoints_and_the_final_table(trai
     assert saved["total_timesteps"] == 2048 and saved["seed"] == 3 and saved["hidden"] == [32]
     assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == [
         "latest.json",
+        "step_1024.json",
         "step_1024.state.pt",
         "step_1024.zip",
+        "step_2048.json",
         "step_2048.state.pt",
         "step_2048.zip",
     ]
@@ -121,6 +123,113 @@ def test_train_writes_model_hyperparameters_checkpoints_and_the_final_table(trai
     assert "| opponent | games | wins | win rate | 95% CI |" in stdout
     assert stdout.count("| random |") == 1 and stdout.count("| rlcard_rule |") == 1
     assert "step       1,024" in stdout  # the periodic evaluation was printed as it went
+    # --bc-positions 300 over 2,048 steps: the warm start is scaled to the run (one position per 8 steps).
+    assert "warm start: 256 positions labelled by heuristic (--bc-positions 300 scaled to the run" in stdout
+
+
+def test_the_warm_start_scales_with_the_run_and_keeps_the_default_and_shipped_runs():
+    from agents.pretrained import PRETRAINED, load_card
+    from training.main import Args, warm_start_positions
+
+    assert warm_start_positions(Args()) == 1_000_000  # the default run: 8M steps
+    assert warm_start_positions(Args(total_timesteps=200_000)) == 25_000
+    assert warm_start_positions(Args(total_timesteps=200_000, bc_positions=10_000)) == 10_000
+    assert warm_start_positions(Args(total_timesteps=200_000, bc_positions=0)) == 0
+    for name in PRETRAINED:
+        saved = load_card(name)["train_args"]
+        args = Args(total_timesteps=saved["total_timesteps"], bc_positions=saved["bc_positions"])
+        assert warm_start_positions(args) == saved["bc_positions"]
+
+
+# --- model cards ----------------------------------------------------------------------------
+
+
+def test_every_saved_model_carries_the_card_of_its_table(trained):
+    run_dir, _ = trained
+    for model in [run_dir / "model.zip", *sorted((run_dir / "checkpoints").glob("step_*.zip"))]:
+        card = json.loads(model.with_suffix(".json").read_text())
+        assert card["rules"] == UnoRules.preset("classic").to_dict() and card["rules_name"] == "classic"
+        assert card["num_players"] == 2 and card["observation"] == {"open_hands": False}
+        assert card["observation_size"] == 398
+        assert card["command"] == (run_dir / "command.txt").read_text().strip()
+        assert card["command"].startswith("python train.py ") and "--seed 3" in card["command"]
+    assert json.loads((run_dir / "model.json").read_text())["steps"] == 2048
+
+
+def test_a_model_refuses_a_table_it_was_not_trained_for_unless_allowed(trained, tmp_path):
+    from agents.ppo import PPOAgent
+
+    path = str(run_dir_model(trained))
+    trained_for = "was trained for 2 players, rules classic"
+    with pytest.raises(ValueError, match=f"{trained_for}; the rules asked for differ in .*allow_other_table=True"):
+        PPOAgent(path, rules="house")
+    with pytest.raises(ValueError, match=f"{trained_for}; asked for 4 players.*--allow-other-table"):
+        make_agent(path, "classic", num_players=4)
+    # Not told the table size, it refuses one of another size as soon as it plays.
+    engine = Engine(4, 3, seed=0)
+    agent = make_agent(path, "classic")
+    with pytest.raises(ValueError, match="trained for 2 players, asked to play at a table of 3"):
+        agent.act(engine.observation, engine.legal_mask, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=f"{trained_for}; asked for 3"):
+        agent.check_table("classic", 3)
+    # The override: a deliberate transfer experiment.
+    other = make_agent(path, "house", num_players=3, allow_other_table=True)
+    assert other.act(engine.observation, engine.legal_mask, np.random.default_rng(0)).shape == (4,)
+
+
+def test_a_model_without_a_card_loads_with_a_warning(trained, tmp_path):
+    from agents.ppo import PPOAgent
+
+    old = tmp_path / "old.zip"
+    old.write_bytes(run_dir_model(trained).read_bytes())
+    with pytest.warns(UserWarning, match=r"old.zip has no card .*cannot be checked"):
+        agent = PPOAgent(str(old))
+    assert agent.card is None and agent.num_players is None
+
+
+def test_evaluate_and_the_ladder_refuse_a_model_on_another_table(trained, tmp_path):
+    import evaluate
+
+    path = str(run_dir_model(trained))
+    common = ["--games", "4", "--no-plots", "--output-dir", str(tmp_path)]
+    proc = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(ROOT, "evaluate.py"),
+            "--agents",
+            f"random,greedy,{path}",
+            "--num-players",
+            "3",
+            *common,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode != 0 and "was trained for 2 players, rules classic; asked for 3 players" in proc.stderr
+    assert "--allow-other-table" in proc.stderr and not (tmp_path / "tournament.json").exists()
+    run("evaluate.py", "--agents", f"random,greedy,{path}", "--num-players", "3", "--allow-other-table", *common)
+    assert json.loads((tmp_path / "tournament.json").read_text())["args"]["num_players"] == 3
+    with pytest.raises(ValueError, match="trained for 2 players, rules classic; asked for 4 players"):
+        evaluate.main(evaluate.Args(ladder=path, num_players=4, output_dir=str(tmp_path / "ladder")))
+    assert not (tmp_path / "ladder").exists()
+
+
+def test_uno_play_refuses_a_model_on_another_table(trained, capsys):
+    import io
+
+    from agents.play import main as play_main
+
+    path = str(run_dir_model(trained))
+    out = io.StringIO()
+    assert play_main(["--opponents", path, "--players", "3", "--seed", "1"], io.StringIO("q\n"), out) == 2
+    assert "trained for 2 players, rules classic; asked for 3 players" in capsys.readouterr().err
+    assert out.getvalue() == ""
+
+
+def run_dir_model(trained):
+    return trained[0] / "model.zip"
 
 
 def test_train_resumes_from_a_checkpoint(trained, tmp_path):
@@ -335,7 +444,8 @@ def test_saved_model_loads_as_ppo_agent_and_plays_only_legal_actions(trained):
 
     run_dir, _ = trained
     for deterministic in (True, False):
-        agent = make_agent(str(run_dir / "model.zip"), deterministic=deterministic)
+        # Other tables than its card's: a transfer experiment, allowed explicitly.
+        agent = make_agent(str(run_dir / "model.zip"), deterministic=deterministic, allow_other_table=True)
         assert isinstance(agent, PPOAgent) and agent.name == "tiny"
         for preset, players in (("classic", 2), ("house", 3), ("official", 4)):
             engine = Engine(64, players, UnoRules.preset(preset), seed=5, autoreset=True)
@@ -732,6 +842,21 @@ def test_evaluate_plays_search_agents_by_spec(tmp_path):
     assert data["agents"] == ["random", "heuristic", "search:64"] and len(data["tables"]) == 3
     assert all(t["games"] == 20 and sum(t["wins"]) + t["truncated"] == 20 for t in data["tables"])
     assert "| heuristic | search:64 | 20 |" in proc.stdout and not (tmp_path / "win_rates.png").exists()
+
+
+def test_evaluate_refuses_an_anchor_that_does_not_play(tmp_path):
+    import evaluate
+
+    args = dict(agents="random,heuristic", games=4, plots=False, output_dir=str(tmp_path / "out"))
+    with pytest.raises(
+        ValueError, match=r"--anchor 'heuristc' is not one of the agents: give one of random, heuristic"
+    ):
+        evaluate.main(evaluate.Args(**args, anchor="heuristc"))
+    assert not (tmp_path / "out").exists()
+    assert evaluate.main(evaluate.Args(**args, anchor="heuristic")).anchor == "heuristic"
+    assert evaluate.main(evaluate.Args(**args, anchor="")).anchor is None  # the mean
+    # The default anchor, random, falls back to the mean when random does not play.
+    assert evaluate.main(evaluate.Args(**{**args, "agents": "greedy,heuristic"})).anchor is None
 
 
 def test_evaluate_rejects_unknown_agents(tmp_path):

@@ -537,6 +537,23 @@ def test_an_operator_agent_trained_for_another_table_size_is_refused_with_its_si
     assert c.post("/api/games", json={"players": 4, "seat": 0, "agents": ["four"], "seed": 1}).status_code == 200
 
 
+def test_an_operator_model_is_refused_a_table_its_card_does_not_name():
+    pytest.importorskip("sb3_contrib")
+    from agents.ppo import PPOAgent
+    from agents.pretrained import model_path
+
+    # Loaded as uno-web loads --agent models: for any table, each game checks the card.
+    model = PPOAgent(model_path("pretrained"), allow_other_table=True)
+    c = client(extra_agents={"mine": model})
+    r = c.post("/api/games", json={"players": 3, "seat": 0, "agents": ["mine"], "seed": 1})
+    assert r.status_code == 422 and "was trained for 2 players, rules classic; asked for 3 players" in r.json()["error"]
+    r = c.post("/api/games", json={"players": 2, "seat": 0, "agents": ["mine"], "preset": "house", "seed": 1})
+    assert r.status_code == 422 and "the rules asked for differ" in r.json()["error"]
+    assert c.post("/api/games", json={"players": 2, "seat": 0, "agents": ["mine"], "seed": 1}).status_code == 200
+    other = client(extra_agents={"mine": model}, allow_other_table=True)
+    assert other.post("/api/games", json={"players": 3, "seat": 0, "agents": ["mine"], "seed": 1}).status_code == 200
+
+
 # --- closed to other websites ----------------------------------------------------------------
 
 

@@ -2,8 +2,10 @@
 files, then ``pip install`` (not editable) into a fresh virtualenv that sees no site-packages of
 this one. In that venv, run from an empty directory so that this checkout is not on the path:
 ``import uno_env`` from the venv, every registry agent built (the shipped ``pretrained`` models
-loaded from the installed package data), the ladder data loaded, ``uno-web``, ``uno-play`` and
-``uno-replay`` start (``--help``), and the quickstart page's snippets run. It also checks that
+loaded from the installed package data), the ladder data loaded, every command starts
+(``--help``), the first command run says numba is compiling and the second does not,
+``uno-train`` trains a tiny model with its card and ``uno-evaluate`` plays it (and refuses it
+on other rules), and the quickstart page's snippets run. It also checks that
 no other distribution installs our top-level package names (docs/install.md says why).
 
 About two minutes, most of it installing torch and the ``train``/``web`` extras into the venv
@@ -117,6 +119,17 @@ def test_the_wheel_holds_the_packages_and_their_data(venv):
     assert not [n for n in names if "__pycache__" in n or n.startswith(("tests/", "benchmarks/"))]
 
 
+def test_a_first_run_says_it_compiles_and_a_second_is_silent(venv):
+    """The venv's numba cache is cold until a command runs: the first says so, once; the next is silent.
+    Before the other tests of this module, which fill the cache."""
+    demo = [str(venv["bin"] / "uno-demo"), "--seconds", "0.2", "--num-envs", "4"]
+    first = _run(demo, cwd=venv["cwd"], timeout=600)
+    assert first.stderr.count("uno-demo: compiling the game's numba kernels") == 1, first.stderr
+    assert "once per install" in first.stderr
+    second = _run(demo, cwd=venv["cwd"], timeout=600)
+    assert "compiling" not in second.stderr, second.stderr
+
+
 def test_the_installed_package_imports_builds_every_agent_and_loads_the_ladder(venv):
     out = json.loads(
         _run([str(venv["python"]), "-c", PROBE, *TOP_LEVEL], cwd=venv["cwd"]).stdout.strip().splitlines()[-1]
@@ -131,10 +144,34 @@ def test_the_installed_package_imports_builds_every_agent_and_loads_the_ladder(v
     assert all(owners == ["uno_env"] for owners in out["owners"].values()), out["owners"]
 
 
-@pytest.mark.parametrize("command", ["uno-web", "uno-play", "uno-replay"])
+@pytest.mark.parametrize("command", ["uno-web", "uno-play", "uno-replay", "uno-train", "uno-evaluate"])
 def test_the_installed_commands_start(venv, command):
     done = _run([str(venv["bin"] / command), "--help"], cwd=venv["cwd"], timeout=300)
     assert "usage" in done.stdout.lower()
+
+
+def test_the_installed_commands_train_a_model_with_its_card_and_evaluate_it(venv, tmp_path):
+    """The main job from the wheel alone: a tiny uno-train run, then uno-evaluate with its model."""
+    tiny = ["--total-timesteps", "512", "--num-envs", "8", "--n-steps", "32", "--batch-size", "128"]
+    tiny += ["--n-epochs", "1", "--hidden", "16", "--bc-positions", "64", "--bc-epochs", "1", "--eval-every", "0"]
+    tiny += ["--checkpoint-every", "0", "--final-eval-games", "10", "--eval-opponents", "random", "--no-progress"]
+    _run([str(venv["bin"] / "uno-train"), *tiny, "--output-dir", str(tmp_path)], cwd=venv["cwd"], timeout=900)
+    model = tmp_path / "uno_ppo" / "model.zip"
+    card = json.loads(model.with_suffix(".json").read_text())
+    assert card["command"].startswith("uno-train ") and card["num_players"] == 2
+    assert card["observation"] == {"open_hands": False}
+    evaluate = [str(venv["bin"] / "uno-evaluate"), "--agents", f"random,{model}", "--games", "10", "--no-plots"]
+    done = _run([*evaluate, "--output-dir", str(tmp_path / "eval")], cwd=venv["cwd"], timeout=600)
+    assert "uno_ppo" in done.stdout and (tmp_path / "eval" / "tournament.json").is_file()
+    refused = subprocess.run(
+        [*evaluate, "--rules", "house", "--output-dir", str(tmp_path / "house")],
+        cwd=venv["cwd"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert refused.returncode != 0 and "was trained for 2 players, rules classic" in refused.stderr
 
 
 def test_the_quickstart_runs_against_the_installed_package(venv):

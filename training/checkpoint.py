@@ -33,6 +33,8 @@ from typing import IO, Any, NamedTuple
 import numpy as np
 import torch
 
+from agents.model_card import write_card
+
 __all__ = [
     "Checkpoint",
     "atomic_write",
@@ -111,14 +113,19 @@ def restore_rng(state: dict[str, Any]) -> None:
     torch.set_rng_state(state["torch"])
 
 
-def save_checkpoint(directory: str, step: int, model: Any, state: dict[str, Any]) -> Checkpoint:
-    """Write ``step_<step>.zip`` (``model.save``), ``step_<step>.state.pt`` (``state``), then ``latest.json``."""
+def save_checkpoint(
+    directory: str, step: int, model: Any, state: dict[str, Any], card: dict[str, Any] | None = None
+) -> Checkpoint:
+    """Write ``step_<step>.zip`` (``model.save``), ``step_<step>.state.pt`` (``state``), the model's card
+    ``step_<step>.json`` (``agents.model_card``, when given), then ``latest.json``."""
     os.makedirs(directory, exist_ok=True)
     ckpt = Checkpoint(
         os.path.join(directory, f"step_{step}.zip"), os.path.join(directory, f"step_{step}.state.pt"), int(step)
     )
     atomic_write(ckpt.model, model.save)
     atomic_write(ckpt.state, lambda f: torch.save(state, f))
+    if card is not None:
+        write_card(ckpt.model, card)
     pointer = {"step": int(step), "model": os.path.basename(ckpt.model), "state": os.path.basename(ckpt.state)}
     # Last: until this replace, latest.json names the previous complete checkpoint.
     atomic_write(os.path.join(directory, LATEST), lambda f: f.write(json.dumps(pointer).encode()))

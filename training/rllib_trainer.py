@@ -137,14 +137,15 @@ def _iteration(result: dict[str, Any], seconds: float) -> dict[str, Any]:
     }
 
 
-def main_rllib(args: Any) -> dict[str, Any]:
-    """Train with RLlib PPO on Ray, save the checkpoint, evaluate like the sb3 path; returns final_eval.json's data."""
+def main_rllib(args: Any, script: str = "train.py") -> dict[str, Any]:
+    """Train with RLlib PPO on Ray, save the checkpoint, evaluate like the sb3 path; returns final_eval.json's data
+    (``script``: the command command.txt names)."""
     clock = Stopwatch()
     rules = parse_rules(args.rules)
     eval_specs = parse_specs(args.eval_opponents, rules)
     config = rllib_config(args, rules)
     seed_everything(args.seed, args.torch_threads)
-    run_dir = start_run(args)
+    run_dir = start_run(args, script)
     init_ray(args.address, args.num_cpus)
     algo = config.build_algo()
     has_snapshot = SNAPSHOT in config.policies

@@ -62,12 +62,13 @@ def seed_everything(seed: int, torch_threads: int = 0) -> None:
 
 
 def command_line(args: Any, script: str = "train.py") -> str:
-    """``python SCRIPT`` with the flags of the ``Args`` dataclass ``args`` that differ from its defaults.
+    """``python SCRIPT`` (``SCRIPT`` alone for a command such as ``uno-train``) with the flags of the
+    ``Args`` dataclass ``args`` that differ from its defaults.
 
     Rebuilt from the arguments rather than read from ``sys.argv``, so a run started from Python
     (``train.main(Args(...))``) records the command that repeats it too."""
     defaults = dataclasses.asdict(type(args)())
-    words = ["python", script]
+    words = ["python", script] if script.endswith(".py") else [script]
     for key, value in dataclasses.asdict(args).items():
         default = defaults.get(key)
         if _same(value, default):
@@ -86,7 +87,7 @@ def _same(a: Any, b: Any) -> bool:
     return list(a) == list(b) if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) else a == b
 
 
-def start_run(args: Any) -> str:
+def start_run(args: Any, script: str = "train.py") -> str:
     """Create ``<output_dir>/<exp_name>/`` with ``checkpoints/``, ``args.json`` and ``command.txt`` (the
     command that repeats the run, ``command_line``); returns the folder.
     The first thing a run writes: call it once every argument has been checked."""
@@ -95,7 +96,7 @@ def start_run(args: Any) -> str:
     with open(os.path.join(run_dir, "args.json"), "w") as f:
         json.dump(dataclasses.asdict(args), f, indent=2)
     with open(os.path.join(run_dir, "command.txt"), "w") as f:
-        f.write(command_line(args) + "\n")
+        f.write(command_line(args, script) + "\n")
     return run_dir
 
 

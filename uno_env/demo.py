@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
 import tyro
 
 from uno_env import Engine, UnoRules, describe_event, parse_rules, sample_legal
+from uno_env.compile_notice import announce_compiling
+from uno_env.rules import PRESETS_HELP
 
 
 def play_logged_game(num_players: int, rules: UnoRules, seed: int) -> list[str]:
@@ -48,8 +51,7 @@ class Args:
     """games stepped together in the speed measurement"""
     seconds: float = 3.0
     """length of the speed measurement"""
-    preset: str = "classic"
-    """a preset name (classic, official, swap_hands, house) or JSON options over classic"""
+    preset: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
     seed: int = 0
     """seed of the games and of the random moves"""
 
@@ -57,6 +59,7 @@ class Args:
 def main(argv: list[str] | None = None) -> None:
     """Print one logged game, then the engine's speed over a batch."""
     args = tyro.cli(Args, args=argv, description=__doc__)
+    announce_compiling("uno-demo")
     try:
         _run(args)
     except ValueError as exc:  # a bad option: one line on stderr, not a traceback

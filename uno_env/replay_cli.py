@@ -29,6 +29,7 @@ import tyro
 
 from .actions import action_name
 from .cards import COLOR_NAMES, card_name
+from .compile_notice import announce_compiling
 from .engine import describe_event, record_start, redact, replay
 
 __all__ = ["Args", "load_records", "ReplaySteps", "main"]
@@ -192,6 +193,7 @@ def _browse(steps: ReplaySteps, view: int | None, input: TextIO, output: TextIO)
 def main(argv: Sequence[str] | None = None, input: TextIO | None = None, output: TextIO | None = None) -> int:
     """Entry point of ``uno-replay``: 0 when done or quit, 2 on a bad file or option."""
     args = tyro.cli(Args, args=argv, prog="uno-replay", description=__doc__.splitlines()[0].replace("``", ""))
+    announce_compiling("uno-replay")
     input = input if input is not None else sys.stdin
     output = output if output is not None else sys.stdout
     try:

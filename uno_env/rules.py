@@ -172,6 +172,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 
+PRESETS_HELP = f"a preset ({', '.join(PRESETS)}) or a JSON dict of options over classic (docs/rules.md)"
+"""How help texts name the rules a command takes, written from ``PRESETS`` so that no preset is left out."""
+
 CUSTOM_WILD_RULES = _CHOICES["custom_wild_rule"]
 
 

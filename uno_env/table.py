@@ -23,7 +23,7 @@ engine keeps fewer refuses the agent.
 
 Answers are checked in one place: ``act`` must return one integer action id in ``0..115`` per
 row asked, ``act_in`` one such id; the engine then refuses an illegal one with the state
-unchanged (``Engine.step``).
+unchanged (``Engine.step``), and ``Table.step`` names the agent that chose it.
 """
 
 from __future__ import annotations
@@ -251,7 +251,14 @@ class Table:
         actions.fill(-1)
         if rows.size:
             self.ask(rows, actions)
-        e.step(actions)
+        try:
+            e.step(actions)
+        except ValueError as exc:  # the engine refused (state unchanged): name the agent that chose it
+            illegal = rows[~e.legal_mask[rows, actions[rows]]]
+            if not illegal.size:
+                raise
+            agent = self.agents[int(self.owners(illegal[:1])[0])]
+            raise ValueError(f"agent {agent_label(agent)!r} returned an illegal action: {exc}") from exc
         return int(rows.size)
 
     def _ask_agent(self, i: int, rows: np.ndarray, actions: np.ndarray) -> None:

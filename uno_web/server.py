@@ -56,8 +56,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from agents.registry import agent_names, check_spec, make_agent, parse_spec
+from agents.registry import BASELINES, SEARCHES, agent_names, check_spec, make_agent, parse_spec
 from uno_env import PRESETS, UnoRules, parse_rules
+from uno_env.compile_notice import announce_compiling
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 from .games import MAX_GAME_ACTIONS, Game, Replay, Store, WebError
@@ -291,6 +292,7 @@ class Settings:
     idle_minutes: float = 30.0
     extra_agents: dict[str, Any] = field(default_factory=dict)
     allowed_hosts: Sequence[str] | None = None
+    allow_other_table: bool = False  # --allow-other-table: models play tables their cards do not name
 
 
 _warm = False
@@ -306,7 +308,8 @@ def warm_up() -> None:
     if _warm:
         return
     rules = parse_rules("classic")
-    for spec in [*agent_names()[:-1], "search:8"]:
+    # Each search kind with a small budget: its kernels compile here, not in a request.
+    for spec in [*BASELINES, *(f"{kind}:8" for kind in SEARCHES)]:
         agent = make_agent(spec, rules)
         game = Game(2, rules, 0, [agent, agent], ["a", "b"], seed=0)
         for _ in range(6):
@@ -361,7 +364,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # A page on another site that rebinds its name to 127.0.0.1 sends its own Host header.
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(s.allowed_hosts))
 
-    offered = [*agent_names(), *s.extra_agents]
+    offered = [*agent_names(models=False), *s.extra_agents]
 
     def agent_for(spec: Any, rules: UnoRules) -> Any:
         if not isinstance(spec, str):
@@ -452,8 +455,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         names = [f"you (seat {body.seat})"] * n
         for k, seat in enumerate(p for p in range(n) if p != body.seat):
             agents[seat] = agent_for(specs[k], rules)
-            table = getattr(agents[seat], "num_players", None)  # a trained policy knows its table size
-            if table is not None and table != n:
+            check_table = getattr(agents[seat], "check_table", None)  # a saved model knows its table (its card)
+            if check_table is not None and not s.allow_other_table:
+                try:
+                    check_table(rules, n)
+                except ValueError as exc:
+                    raise WebError(422, f"agent {specs[k]!r}: {exc}") from None
+            table = getattr(agents[seat], "num_players", None)  # a trained policy may know its table size
+            if table is not None and table != n and not s.allow_other_table:
                 raise WebError(422, f"agent {specs[k]!r} was trained for {table} players; this table has {n}")
             names[seat] = f"{getattr(agents[seat], 'name', specs[k])} (seat {seat})"
         try:
@@ -556,6 +565,8 @@ class Args:
     """live games held at once (a new game beyond it gets 503)"""
     idle_minutes: float = 30.0
     """a game or replay with no request for this long is dropped"""
+    allow_other_table: bool = False
+    """let --agent models play rules or a table size their card says they were not trained for"""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> tuple[Args, dict[str, Any]]:
@@ -574,7 +585,8 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[Args, dict[str, Any]]
             )
         if label in extra or label in agent_names():
             raise ValueError(f"--agent label {label!r} is given twice or names a built-in agent")
-        extra[label] = make_agent(spec, "classic")
+        # Loaded for any table: each new game checks the model's card against its own rules and size.
+        extra[label] = make_agent(spec, "classic", allow_other_table=True)
     return args, extra
 
 
@@ -582,6 +594,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``uno-web``: serve until interrupted; 2 on bad options."""
     import uvicorn
 
+    announce_compiling("uno-web")
     try:
         args, extra = parse_args(argv)
     except ValueError as exc:
@@ -590,7 +603,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     local = args.host in LOCAL_HOSTS
     hosts = None if not local else [*LOCAL_HOSTS, "[::1]"]
     app = create_app(
-        Settings(max_games=args.max_games, idle_minutes=args.idle_minutes, extra_agents=extra, allowed_hosts=hosts)
+        Settings(
+            max_games=args.max_games,
+            idle_minutes=args.idle_minutes,
+            extra_agents=extra,
+            allowed_hosts=hosts,
+            allow_other_table=args.allow_other_table,
+        )
     )
     where = "this machine only" if local else "EVERY NETWORK INTERFACE: anyone who can reach this port can play"
     print(f"uno-web: serving http://{args.host}:{args.port}/ ({where})", flush=True)

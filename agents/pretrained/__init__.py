@@ -20,12 +20,15 @@ the final evaluation table and the ladder rating. ``docs/agents.md`` renders the
 
 **Why loading checks the card.** A policy sees a vector of the same size under every rule set
 and at every table size (only ``open_hands`` changes it), so a model asked to play rules or a
-table it never saw would run and play badly without a word. ``pretrained_agent`` refuses, with
-a ``ValueError`` saying what the model was trained for and what was asked: rules that differ
-in any option, a player count other than the card's (when the caller gives one; otherwise the
-agent itself refuses a table of another size when it plays: ``PPOAgent(num_players=...)``), an
-observation size of the rules, the card or the model that disagree. Loading needs ``torch``
-and ``sb3_contrib`` (the ``train`` extra); importing this module does not.
+table it never saw would run and play badly without a word. The card is the one every model
+``train.py`` saves carries (``agents.model_card``), with the training run's evaluation and
+ladder rating added; ``pretrained_agent`` checks it as ``PPOAgent`` checks any model's card,
+and refuses, with a ``ValueError`` saying what the model was trained for and what was asked:
+rules that differ in any option, a player count other than the card's (when the caller gives
+one; otherwise the agent itself refuses a table of another size when it plays), an observation
+size of the rules, the card or the model that disagree (``allow_other_table=True``: plays it
+anyway). Loading needs ``torch`` and ``sb3_contrib`` (the ``train`` extra); importing this
+module does not.
 """
 
 from __future__ import annotations
@@ -34,8 +37,7 @@ import json
 from importlib import resources
 from typing import Any
 
-from uno_env.observation import observation_size
-from uno_env.rules import UnoRules, parse_rules
+from ..model_card import check_fits
 
 __all__ = ["PRETRAINED", "card_path", "check_fits", "load_card", "model_path", "pretrained_agent"]
 
@@ -68,56 +70,28 @@ def load_card(name: str) -> dict[str, Any]:
         return json.load(f)
 
 
-def _rules_difference(trained: UnoRules, asked: UnoRules) -> str:
-    a, b = trained.to_dict(), asked.to_dict()
-    return ", ".join(f"{k}: trained {a[k]!r}, asked {b[k]!r}" for k in a if a[k] != b[k])
-
-
-def check_fits(card: dict[str, Any], rules: Any, num_players: int | None = None) -> UnoRules:
-    """The rules of ``card``, after checking them, ``num_players`` (None: not checked) and the
-    observation size against what is asked; ``ValueError`` saying what differs."""
-    name = card["name"]
-    trained = UnoRules.from_dict(card["rules"])
-    asked = parse_rules(rules)
-    what = f"{name} was trained for {card['num_players']} players, rules {card['rules_name']}"
-    if asked != trained:
-        raise ValueError(
-            f"{what}; the rules asked for differ in {_rules_difference(trained, asked)}. "
-            f"Use it with the rules it was trained for, or train a model for these rules (train.py --rules)"
-        )
-    if num_players is not None and num_players != card["num_players"]:
-        other = [n for n in PRETRAINED if n != name]
-        raise ValueError(
-            f"{what}; asked for {num_players} players. The package also ships {', '.join(other)}; "
-            f"train.py --num-players {num_players} trains a model for that table"
-        )
-    size = observation_size(asked.open_hands)
-    if card["observation_size"] != size:
-        raise ValueError(
-            f"{what} and an observation of {card['observation_size']} values; these rules give "
-            f"{size} (open_hands={asked.open_hands})"
-        )
-    return trained
-
-
 def pretrained_agent(
     name: str,
     rules: Any = "classic",
     num_players: int | None = None,
     deterministic: bool = True,
     label: str | None = None,
+    allow_other_table: bool = False,
 ) -> Any:
     """A ``PPOAgent`` over the shipped model ``name`` after ``check_fits``; it refuses to play a
-    table of another size than its card's."""
+    table of another size than its card's (``allow_other_table``: plays any table)."""
     # Imported here so that torch loads only when a model is asked for.
     from ..ppo import PPOAgent
 
     card = load_card(name)
-    check_fits(card, rules, num_players)
-    agent = PPOAgent(model_path(name), deterministic=deterministic, name=label or name, num_players=card["num_players"])
-    if agent.obs_size != card["observation_size"]:
-        raise ValueError(
-            f"{name}: the model reads {agent.obs_size} values, its card says {card['observation_size']}: "
-            f"the card does not belong to this model (python -m agents.pretrained.card rewrites it)"
-        )
-    return agent
+    if not allow_other_table:
+        others = ", ".join(n for n in PRETRAINED if n != name)
+        check_fits(card, rules, num_players, hint=f"The package also ships {others}; ")
+    return PPOAgent(
+        model_path(name),
+        deterministic=deterministic,
+        name=label or name,
+        rules=rules,
+        num_players=num_players,
+        allow_other_table=allow_other_table,
+    )

@@ -14,7 +14,7 @@ Every fact on the card comes from a file or the machine, none is typed in:
 | ``started``, ``finished`` | the times of ``args.json`` and ``final_eval.json`` (UTC) |
 | ``machine`` | this machine (write the card where the model was trained) |
 | ``steps``, ``train_minutes``, ``train_cpu_minutes``, ``stopped_early``, ``evaluation`` | ``<run>/final_eval.json`` |
-| ``rules``, ``rules_name``, ``num_players`` | the run's ``--rules`` (every ``UnoRules`` option) and ``--num-players`` |
+| ``rules``, ``rules_name``, ``num_players``, ``observation`` | the run's ``--rules`` (every ``UnoRules`` option) and ``--num-players``: the fields of every model's card (``agents.model_card.table_card``) |
 | ``observation_size``, ``model_bytes``, ``model_sha256`` | the model itself |
 | ``ladder`` | ``--ladder``: the ``ladder.json`` of ``evaluate.py --ladder NAME`` (null without it) |
 
@@ -38,6 +38,7 @@ import tyro
 
 from uno_env.rules import parse_rules
 
+from ..model_card import table_card
 from . import PRETRAINED, load_card
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -119,7 +120,11 @@ def _model_facts(path: str) -> dict[str, Any]:
         raise ValueError(f"{path} is {size:,} bytes; a shipped model must be under {MAX_MODEL_BYTES:,}")
     with open(path, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
-    return {"observation_size": PPOAgent(path).obs_size, "model_bytes": size, "model_sha256": digest}
+    return {
+        "observation_size": PPOAgent(path, allow_other_table=True).obs_size,
+        "model_bytes": size,
+        "model_sha256": digest,
+    }
 
 
 def make_card(args: Args) -> dict[str, Any]:
@@ -141,10 +146,16 @@ def make_card(args: Args) -> dict[str, Any]:
     rules = parse_rules(train_args["rules"])
     n = int(train_args["num_players"])
     return {
-        "name": args.name,
-        "model_file": f"{args.name}.zip",
-        "command": training_command(args.run_dir),
-        "train_args": train_args,
+        # The fields every model's card holds (agents.model_card), then what a shipped model adds.
+        **table_card(
+            args.name,
+            rules,
+            n,
+            training_command(args.run_dir),
+            rules_name=train_args["rules"],
+            model_file=f"{args.name}.zip",
+            train_args=train_args,
+        ),
         "commit": _commit_at(os.path.getmtime(files["args.json"])),
         "started": _utc(files["args.json"]),
         "finished": _utc(files["final_eval.json"]),
@@ -153,9 +164,6 @@ def make_card(args: Args) -> dict[str, Any]:
         "train_minutes": round(final["train_seconds"] / 60, 1),
         "train_cpu_minutes": round(final["train_cpu_seconds"] / 60, 1),
         "stopped_early": final["stopped_early"],
-        "rules_name": train_args["rules"],
-        "rules": rules.to_dict(),
-        "num_players": n,
         **_model_facts(files["model.zip"]),
         "evaluation": {
             "games_per_opponent": train_args["final_eval_games"],

@@ -1,0 +1,148 @@
+"""Model cards: the table a saved model was trained for, written beside it and checked by every loader.
+
+```python
+from agents.model_card import read_card, check_fits
+card = read_card("runs/uno_ppo/model.zip")      # runs/uno_ppo/model.json, or None for an old model
+check_fits(card, "classic", num_players=2)     # ValueError saying what it was trained for
+```
+
+The card of ``X.zip`` is ``X.json`` beside it: ``train.py`` writes ``runs/<exp>/model.json`` with
+``model.zip`` (and ``step_N.json`` with each checkpoint), and the shipped models carry
+``agents/pretrained/NAME.json`` (``agents.pretrained.card`` adds their evaluation and ladder
+rating to the same fields). What a loader checks:
+
+| field | meaning |
+|---|---|
+| ``rules`` | every ``UnoRules`` option the model was trained with (``rules_name``: as it was given) |
+| ``num_players`` | the table size it was trained for |
+| ``observation`` | the options its observation depends on (``observation_options``): today ``open_hands``; a new option of the observation is one more key |
+| ``observation_size`` | the length of the observation vector the model reads |
+| ``command`` | the command that trained it (and ``train_args``, every argument) |
+
+**Why.** A policy reads a vector of the same size under every rule set and at every table size,
+so a model asked to play a table it never saw would run, and play badly, without a word.
+``PPOAgent``, ``agents.registry.make_agent`` (and through it ``evaluate.py``, the ladder,
+``uno-play`` and ``uno-web``) refuse such a table with a ``ValueError`` saying what the model
+was trained for; ``allow_other_table=True`` (``--allow-other-table`` on the commands) plays it
+anyway, for a deliberate transfer experiment.
+
+**A model without a card** (saved by a ``train.py`` older than cards, or by ``model.save``)
+loads with a ``UserWarning`` that its table cannot be checked: refusing it would break every
+model trained before cards, and the warning names the file and how to give it a card
+(``write_card`` with ``table_card``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from uno_env.observation import observation_size
+from uno_env.rules import UnoRules, parse_rules
+
+__all__ = [
+    "OVERRIDE",
+    "card_path_of",
+    "check_fits",
+    "observation_options",
+    "read_card",
+    "table_card",
+    "write_card",
+]
+
+OVERRIDE = "allow_other_table=True (--allow-other-table on the commands) plays it anyway, for a transfer experiment"
+"""How to play a model at a table it was not trained for, as error messages say it."""
+
+
+def observation_options(rules: Any) -> dict[str, Any]:
+    """What the observation of ``rules`` depends on, beyond the table size: the card's ``observation``."""
+    return {"open_hands": bool(parse_rules(rules).open_hands)}
+
+
+def table_card(
+    name: str, rules: Any, num_players: int, command: str, rules_name: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    """The fields every card holds (module table), then ``extra`` (``train_args``, ``steps``...)."""
+    parsed = parse_rules(rules)
+    return {
+        "name": name,
+        "command": command,
+        "rules_name": rules_name if rules_name is not None else (rules if isinstance(rules, str) else "custom"),
+        "rules": parsed.to_dict(),
+        "num_players": int(num_players),
+        "observation": observation_options(parsed),
+        "observation_size": observation_size(parsed.open_hands),
+        **extra,
+    }
+
+
+def card_path_of(model_path: str | os.PathLike) -> str:
+    """``X.json`` for ``X.zip`` (or for ``X``, the name ``MaskablePPO.load`` completes with ``.zip``)."""
+    p = os.fspath(model_path)
+    return (p[: -len(".zip")] if p.endswith(".zip") else p) + ".json"
+
+
+def write_card(model_path: str | os.PathLike, card: dict[str, Any]) -> str:
+    """Write ``card`` beside the model (replacing the file in one step); returns its path."""
+    path = card_path_of(model_path)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(card, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+    return path
+
+
+def read_card(model_path: str | os.PathLike) -> dict[str, Any] | None:
+    """The card beside a model, or None when it has none; ValueError for a card that cannot be read."""
+    path = card_path_of(model_path)
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path) as f:
+            card = json.load(f)
+        missing = [k for k in ("rules", "num_players", "observation_size") if k not in card]
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: the model's card is not readable JSON ({exc})") from exc
+    if missing:
+        raise ValueError(f"{path}: the model's card lacks {', '.join(missing)} (a card of agents.model_card)")
+    return card
+
+
+def trained_for(card: dict[str, Any]) -> str:
+    """``NAME was trained for N players, rules R``: how messages name a card's table."""
+    return f"{card.get('name', 'the model')} was trained for {card['num_players']} players, rules {card['rules_name']}"
+
+
+def _rules_difference(trained: UnoRules, asked: UnoRules) -> str:
+    a, b = trained.to_dict(), asked.to_dict()
+    return ", ".join(f"{k}: trained {a[k]!r}, asked {b[k]!r}" for k in a if a[k] != b[k])
+
+
+def check_fits(card: dict[str, Any], rules: Any = None, num_players: int | None = None, hint: str = "") -> UnoRules:
+    """The rules of ``card``, after checking ``rules`` and ``num_players`` (None: not checked) and the
+    observation against what is asked; ``ValueError`` saying what differs, what the model was trained
+    for and how to override. ``hint``: another way out, added to the player-count message."""
+    trained = UnoRules.from_dict(card["rules"])
+    what = trained_for(card)
+    if rules is not None:
+        asked = parse_rules(rules)
+        if asked != trained:
+            raise ValueError(
+                f"{what}; the rules asked for differ in {_rules_difference(trained, asked)}. Use it with the "
+                f"rules it was trained for, train a model for these rules (train.py --rules), or {OVERRIDE}"
+            )
+        # Cards written before the ``observation`` field: its options are among the rules.
+        options = card.get("observation", observation_options(trained))
+        if options != observation_options(asked) or card["observation_size"] != observation_size(asked.open_hands):
+            raise ValueError(
+                f"{what}, observation options {options} and an observation of {card['observation_size']} values; "
+                f"these rules give {observation_size(asked.open_hands)} with {observation_options(asked)}"
+            )
+    if num_players is not None and num_players != card["num_players"]:
+        raise ValueError(
+            f"{what}; asked for {num_players} players. {hint}train.py --num-players {num_players} trains a "
+            f"model for that table, or {OVERRIDE}"
+        )
+    return trained

@@ -1,0 +1,363 @@
+"""A tournament of UNO agents: win rates with 95% intervals, mean points, ratings, a JSON file and plots.
+
+    python evaluate.py                                              # the four baselines, 2 players, classic
+    python evaluate.py --agents random,heuristic,runs/uno_ppo/model.zip --games 10000
+    python evaluate.py --agents heuristic,rlcard_rule,greedy,random --num-players 4 --rules house
+    python evaluate.py --help
+
+CleanRL's shape: one ``Args`` dataclass (parsed with ``tyro``), a linear ``main``. The code is
+``arena.evaluate``: ``python evaluate.py`` at the repository's root and the installed command
+``uno-evaluate`` both run it. Agents are
+specs of ``agents.registry.make_agent``: ``random``, ``rlcard_rule``, ``greedy``, ``heuristic``,
+``search`` with an optional budget (``search:64`` rollouts, ``search:20ms``), the path of a
+model saved by ``train.py`` or of an RLlib checkpoint directory (``train.py --backend rllib``),
+optionally ``label=spec``; repeat a spec to seat it twice (``random,random``: an agent against
+itself).
+
+    python evaluate.py --agents random,heuristic,search:64 --games 200
+
+With 2 players every pairing plays ``--games`` games; with n players every table of n distinct
+entries of ``--agents`` does. Seats are rotated (game g puts the table's agent i in seat
+``(i + g) % n``), all games of a table run in one batched engine, and everything is
+reproducible from ``--seed`` (see ``arena.tournament``, which also documents the counting,
+and ``arena.ratings`` for the Bradley–Terry ratings on the Elo scale).
+
+**Chunks and Ray.** Each table's games are played in chunks of ``--chunk-games`` games; chunk
+c of table t is seeded from ``(seed, t, c)`` alone (``arena.tournament.chunk_plan``), so the
+table is a function of ``--seed``, ``--games``, ``--batch-size`` and ``--chunk-games`` and
+never of where the chunks run. With ``--ray`` the chunks are Ray tasks
+(``arena.remote.ray_chunks``: ``ray.remote(play_table)``) spread over a local Ray
+(``--num-cpus``) or the cluster at ``--address``; without it they run one after the other
+here. Both give exactly the same table for the same arguments. A chunk is a unit of work:
+with ``--chunk-games`` >= ``--games`` (the default for up to 10,000 games) a table is one
+chunk.
+
+    python evaluate.py --games 100000 --chunk-games 10000 --ray                  # local Ray, 2 CPUs
+    python evaluate.py --games 100000 --chunk-games 10000 --ray --address auto   # a running cluster
+
+**The ladder.** ``--ladder AGENT`` rates one agent on the fixed, versioned reference ladder
+(``arena.ladder``; v2, the default: rungs random, greedy, rlcard_rule, heuristic,
+flatmc:64@uniform and the shipped model of the table size, rules classic, fixed duplicate deals
+and games, the rungs' games among themselves and their ratings stored in
+``arena/ladder_v2.json``, random = 1000; ``--ladder-version v1`` rates on v1), with 2 or 4
+players (``--num-players 4``: tables of the agent and three rungs). It prints the ladder table
+(agent, rating, 95% interval, win rate against each rung) and writes
+``<output_dir>/ladder.json``, the same on every run for the same agent:
+
+    python evaluate.py --ladder runs/uno_ppo/model.zip
+    python evaluate.py --ladder heuristic --num-players 4
+    python evaluate.py --ladder heuristic --ladder-version v1
+
+Output: a Markdown table on stdout; ``<output_dir>/tournament.json`` (configuration, every
+table, pooled numbers per agent, pairwise counts, ratings); ``<output_dir>/win_rates.png``
+(the row agent's win rate in the games it shared with the column agent) and
+``<output_dir>/ratings.png`` (ratings with 95% intervals), drawn with matplotlib's Agg backend.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import numpy as np
+import tyro
+
+from agents.registry import make_agent, parse_list
+from arena import TableResult, TournamentResult, play_recorded, tournament, unique_names
+from arena.ladder import LADDER, LADDERS, LadderResult, rate_on_ladder
+from uno_env import parse_rules
+from uno_env.compile_notice import announce_compiling
+from uno_env.rules import PRESETS_HELP
+
+
+@dataclass
+class Args:
+    agents: str = "random,rlcard_rule,greedy,heuristic"
+    """comma-separated agent specs (agents.registry.make_agent): random, rlcard_rule, greedy, heuristic,
+    search[:N|:Tms] (also ismcts[...], flatmc[...]), pretrained, pretrained-4p (the shipped models), a saved
+    model path or an RLlib checkpoint directory, optionally as label=spec"""
+    num_players: int = 2
+    """players per table (2-10); with n > 2 every table of n distinct entries plays"""
+    rules: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
+    games: int = 10_000
+    """games per pairing (2 players) or per table"""
+    seed: int = 0
+    """seed of the games and the agents' random choices"""
+    batch_size: int = 1024
+    """games played at once per table (results depend on it, as on the seed)"""
+    deterministic: bool = True
+    """saved models play their most likely legal action (False: sample from the policy)"""
+    anchor: str = "random"
+    """agent whose rating is fixed at --anchor-rating: one of the agents' names (as in the tables), or
+    empty for the mean; the default, random, falls back to the mean when random does not play"""
+    anchor_rating: float = 1000.0
+    """rating of the anchor agent"""
+    output_dir: str = "runs/eval"
+    """where tournament.json and the PNG plots go"""
+    plots: bool = True
+    """draw win_rates.png and ratings.png"""
+    save_games: int = 0
+    """also play this many recorded rounds of the first table (the first --num-players agents, in
+    seat order) and write them to <output_dir>/games.jsonl for uno-replay (a tournament, not --ladder)"""
+    torch_threads: int = 1
+    """torch CPU threads for saved models (0: torch's default)"""
+    chunk_games: int = 10_000
+    """games per unit of work (a table of more games is split into chunks, each seeded on its
+    own); results depend on it, never on --ray or the number of workers"""
+    ray: bool = False
+    """play the chunks as Ray tasks (needs the distributed extra)"""
+    address: str = ""
+    """with --ray: address of a running Ray cluster ('auto': the one started on this machine by
+    'ray start'); empty: start a local Ray with --num-cpus CPUs"""
+    num_cpus: int = 2
+    """with --ray and no --address: CPUs of the local Ray"""
+    duplicate: bool = False
+    """duplicate deals: every deal is played once per seat rotation (same deck, same draws, each
+    seat's generator seeded by the deal), and intervals are paired over deals; --games and
+    --chunk-games must be multiples of --num-players. Agents are then asked game by game"""
+    ladder: str = ""
+    """rate this one agent spec on the reference ladder (arena.ladder) with --num-players 2 or 4;
+    the ladder fixes the games, seed, rules, deals and batch size, so --agents, --rules, --games,
+    --seed, --batch-size, --chunk-games, --duplicate and --anchor* may not be given with it"""
+    ladder_version: str = LADDER.version
+    """the ladder version --ladder rates on: v2 (duplicate deals, the shipped models among the
+    rungs) or v1 (the first ladder, kept so its ratings can be reproduced)"""
+    allow_other_table: bool = False
+    """let saved models play rules or a table size their card says they were not trained for (a
+    transfer experiment); without it such a model is refused (agents.model_card)"""
+
+
+# What the ladder fixes itself (arena.ladder.LadderSpec): giving any of these with --ladder is an error.
+LADDER_FIXES = (
+    "agents",
+    "rules",
+    "games",
+    "seed",
+    "batch_size",
+    "chunk_games",
+    "anchor",
+    "anchor_rating",
+    "duplicate",
+)
+
+
+def plot_results(result: TournamentResult, output_dir: str) -> list[str]:
+    """The win-rate heat map and the rating bars as PNG files; returns their paths."""
+    # Imported here: matplotlib is heavy and only needed for the plots (--no-plots skips it).
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = result.names
+    n = len(names)
+    beat, met = result.pairwise()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(met > 0, beat / np.maximum(met, 1), np.nan)
+    paths = []
+    size = max(4.0, 0.9 * n + 2.0)
+    fig, ax = plt.subplots(figsize=(size + 1.0, size))
+    im = ax.imshow(rate, cmap="RdBu", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(n), names, rotation=45, ha="right")
+    ax.set_yticks(range(n), names)
+    for i in range(n):
+        for j in range(n):
+            if not np.isnan(rate[i, j]):
+                ax.text(
+                    j,
+                    i,
+                    f"{rate[i, j]:.0%}",
+                    ha="center",
+                    va="center",
+                    color="white" if abs(rate[i, j] - 0.5) > 0.3 else "black",
+                    fontsize=9,
+                )
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("agent")
+    what = "games won against the opponent" if result.num_players == 2 else "games won with the opponent at the table"
+    per = "pairing" if result.num_players == 2 else "table"
+    ax.set_title(f"Win rate: {what}\n{result.num_players} players, {result.config['num_games']:,} games per {per}")
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    fig.tight_layout()
+    paths.append(os.path.join(output_dir, "win_rates.png"))
+    fig.savefig(paths[-1], dpi=120)
+    plt.close(fig)
+
+    order = np.argsort(-result.ratings)
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.8 * n + 2.0), 4.0))
+    ax.bar(range(n), result.ratings[order], yerr=1.96 * result.rating_se[order], capsize=4, color="tab:blue")
+    ax.set_xticks(range(n), [names[i] for i in order], rotation=30, ha="right")
+    ax.set_ylabel("rating (Elo scale)")
+    anchor = f"{result.anchor} = {result.config['anchor_rating']:g}" if result.anchor else "mean = 1000"
+    ax.set_title(f"Bradley–Terry ratings, 95% intervals ({anchor})")
+    lo = float(np.min(result.ratings - 2 * result.rating_se))
+    ax.set_ylim(bottom=min(0.0, lo - 50.0))
+    fig.tight_layout()
+    paths.append(os.path.join(output_dir, "ratings.png"))
+    fig.savefig(paths[-1], dpi=120)
+    plt.close(fig)
+    return paths
+
+
+def ladder_main(args: Args) -> LadderResult:
+    """``--ladder``: rate one agent on ``--ladder-version``; print the ladder table; write ladder.json."""
+    fixed = [
+        f"--{f.name.replace('_', '-')}"
+        for f in dataclasses.fields(Args)
+        if f.name in LADDER_FIXES and getattr(args, f.name) != f.default
+    ]
+    if fixed:
+        raise ValueError(
+            f"--ladder plays the ladder's own games, seed and rules: drop {', '.join(fixed)} (with "
+            f"--ladder only --ladder-version, --num-players 2 or 4, --deterministic, --torch-threads, --output-dir and "
+            f"--ray/--address/--num-cpus apply)"
+        )
+    if args.ladder_version not in LADDERS:
+        raise ValueError(f"--ladder-version must be one of {sorted(LADDERS)}, got {args.ladder_version!r}")
+    spec = LADDERS[args.ladder_version]
+    spec.games_per_table(args.num_players)  # a ValueError naming the player counts the ladder defines
+    agent = make_agent(
+        args.ladder,
+        spec.rules,
+        deterministic=args.deterministic,
+        num_players=args.num_players,
+        allow_other_table=args.allow_other_table,
+    )
+    play_chunks, progress = prepare_play(args)
+    t0 = time.time()
+    result = rate_on_ladder(
+        agent,
+        args.num_players,
+        spec,
+        play_chunks=play_chunks,
+        progress=progress,
+        allow_other_table=args.allow_other_table,
+    )
+    print(result.markdown())
+    os.makedirs(args.output_dir, exist_ok=True)
+    path = os.path.join(args.output_dir, "ladder.json")
+    with open(path, "w") as f:
+        json.dump({"spec": args.ladder, **result.to_dict()}, f, indent=2)
+    # Timing on stderr only: ladder.json and stdout stay identical run to run.
+    print(f"wrote {path} ({(time.time() - t0) / 60:.1f} min)", file=sys.stderr)
+    return result
+
+
+def save_games(agents: list, args: Args, rules) -> str:
+    """Play ``--save-games`` recorded rounds of the first table and write them as JSON Lines; the path."""
+    table = [agents[k % len(agents)] for k in range(args.num_players)]  # seat k: the k-th agent given
+    records = play_recorded(table, args.save_games, rules, seed=args.seed, batch_size=args.batch_size)
+    path = os.path.join(args.output_dir, "games.jsonl")
+    with open(path, "w") as f:
+        f.writelines(json.dumps(record) + "\n" for record in records)
+    return path
+
+
+def prepare_play(args: Args) -> tuple[Any, Any]:
+    """What both modes share: torch's threads, the Ray chunk runner (or None), the progress line."""
+    # torch is loaded only when a saved model was; importing it just to set its threads costs seconds.
+    if args.torch_threads and "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(args.torch_threads)
+    play_chunks = None
+    if args.ray:
+        # Imported here: ray is a heavy optional dependency (the distributed extra).
+        from arena.remote import ray_chunks
+
+        play_chunks = ray_chunks(args.address, args.num_cpus)
+
+    def progress(r: TableResult) -> None:
+        print(f"  {' vs '.join(r.names)}: {r.games:,} games in {r.seconds:.1f} s", file=sys.stderr, flush=True)
+
+    return play_chunks, progress
+
+
+def main(args: Args) -> TournamentResult | LadderResult:
+    """Run the tournament (or the ladder); print the Markdown tables; write the JSON and the plots."""
+    for name in ("games", "chunk_games", "batch_size", "num_cpus"):
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    if args.save_games < 0:
+        raise ValueError(f"--save-games must be >= 0, got {args.save_games}")
+    if args.ladder:
+        return ladder_main(args)
+    if args.ladder_version != LADDER.version:
+        raise ValueError("--ladder-version applies to --ladder AGENT only")
+    rules = parse_rules(args.rules)
+    specs = parse_list(args.agents)
+    agents = [
+        make_agent(
+            s,
+            rules,
+            deterministic=args.deterministic,
+            num_players=args.num_players,
+            allow_other_table=args.allow_other_table,
+        )
+        for s in specs
+    ]
+    names = unique_names(agents)
+    if args.anchor and args.anchor not in names and args.anchor != Args.anchor:
+        raise ValueError(
+            f"--anchor {args.anchor!r} is not one of the agents: give one of {', '.join(names)}, or --anchor '' "
+            f"for the mean (the default, {Args.anchor}, falls back to the mean when it does not play)"
+        )
+    play_chunks, progress = prepare_play(args)
+    t0 = time.time()
+
+    result = tournament(
+        agents,
+        args.games,
+        num_players=args.num_players,
+        rules=rules,
+        seed=args.seed,
+        batch_size=args.batch_size,
+        anchor=args.anchor,
+        anchor_rating=args.anchor_rating,
+        progress=progress,
+        chunk_games=args.chunk_games,
+        play_chunks=play_chunks,
+        duplicate=args.duplicate,
+    )
+    result.config.update(
+        {
+            "agents": specs,
+            "rules_arg": args.rules,
+            "deterministic": args.deterministic,
+            "ray": args.ray,
+            "seconds": time.time() - t0,
+        }
+    )
+    print(
+        f"\n{args.num_players} players, rules {args.rules}, {args.games:,} games per "
+        f"{'pairing' if args.num_players == 2 else 'table'}, seats rotated, seed {args.seed}\n"
+    )
+    print(result.markdown())
+    os.makedirs(args.output_dir, exist_ok=True)
+    path = os.path.join(args.output_dir, "tournament.json")
+    with open(path, "w") as f:
+        json.dump({"args": dataclasses.asdict(args), **result.to_dict()}, f, indent=2)
+    written = [path]
+    if args.plots:
+        written += plot_results(result, args.output_dir)
+    if args.save_games:
+        written.append(save_games(agents, args, rules))
+    print("\nwrote " + ", ".join(written))
+    return result
+
+
+def cli(argv: list[str] | None = None, script: str = "uno-evaluate") -> None:
+    """The command line: ``uno-evaluate`` (the wheel's command) and ``python evaluate.py`` (``script``)."""
+    args = tyro.cli(Args, args=argv, prog=script, description=__doc__)
+    announce_compiling(script)
+    try:
+        main(args)
+    except ValueError as exc:  # a bad setting: one line on stderr, not a traceback
+        sys.exit(f"error: {exc}")
+
+
+if __name__ == "__main__":
+    cli(script="evaluate.py")

@@ -1,0 +1,585 @@
+"""Train a UNO agent with sb3-contrib's MaskablePPO against a mix of opponents, then measure it.
+
+    python train.py                                   # the default run (2 players, classic)
+    python train.py --total-timesteps 20000000 --opponent-mix "0.5*heuristic,0.5*self"
+    python train.py --opponent-mix "0.5*heuristic,0.5*search:64"    # any agents.registry spec
+    python train.py --num-players 4 --rules house --exp-name house4
+    python train.py --opponent-mix league --bc-teacher search:256 --bc-positions 50000   # a PFSP league after a warm start cloned from search
+    python train.py --bc-positions 0                  # no warm start: PPO from a random policy
+    python train.py --resume runs/uno_ppo             # continue a run (killed or not) from its latest checkpoint
+    python train.py --resume runs/uno_ppo/checkpoints/step_4000000.zip --total-timesteps 12000000
+    python train.py --help                            # every option, with its meaning
+
+CleanRL's shape: one ``Args`` dataclass (a docstring per field, parsed with ``tyro``), then a
+linear ``main``; its pieces live in ``training/``. The code is ``training.main``: ``python
+train.py`` at the repository's root and the installed command ``uno-train`` both run it.
+
+What it does, in order: checks every argument and builds the opponents before anything is
+written; seeds everything; builds one ``UnoSB3VecEnv`` of ``num_envs`` games split into
+opponent groups by ``--opponent-mix`` (``training.opponents``: each entry an
+``agents.registry.make_agent`` spec, ``self`` for frozen snapshots of the learner, or
+``league`` for opponents drawn by prioritized fictitious self-play from ``--league-opponents``
+and the snapshots: ``training.league``), the learner seated at random, the opponents played
+in-batch; first clones the new policy on ``--bc-positions`` positions its teacher
+(``--bc-teacher``: by default the hand-written ``heuristic``, a million positions labelled in
+seconds; ``search:256`` for the longer recipe) labelled (expert iteration's warm start:
+``training.expert``; ``--bc-positions 0``: none); trains ``MaskablePPO`` one rollout at a time, updating a progress bar,
+adding snapshots of the learner to the pool the self-play and league groups draw from
+(``training.league``) and redrawing the league's opponents,
+printing an evaluation against ``--eval-opponents`` every ``--eval-every`` steps
+(``training.evaluation``, seats rotated), writing CSV (and TensorBoard, when installed) logs and
+crash-safe checkpoints (``training.checkpoint``: written atomically, a ``latest.json`` pointer
+replaced last, so ``--resume runs/<exp_name>`` after a SIGKILL continues from the last complete
+one); saves ``runs/<exp_name>/model.zip`` with its card ``model.json`` (the rules, players and
+observation it was trained for, and the command: ``agents.model_card``, which every loader
+checks) and ``args.json`` beside it; and ends with
+the evaluation table of the trained agent against every evaluation opponent
+(``--final-eval-games`` games each, seats rotated, 95% Wilson intervals), also saved as
+``final_eval.json``.
+
+``--backend rllib`` trains on Ray RLlib instead (``training.rllib_trainer``, which documents
+it; needs the distributed extra):
+
+    python train.py --backend rllib --bc-positions 0 --num-env-runners 2 --total-timesteps 2000000
+    python train.py --backend rllib --bc-positions 0 --address auto --num-env-runners 32   # on a Ray cluster
+
+The observation is scaled inside the policy (``agents.ppo.UnoFeatures``), so a saved model
+needs nothing but its ``.zip`` to play: ``agents.ppo.PPOAgent("runs/uno_ppo/model.zip")``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import torch
+import tyro
+from stable_baselines3.common.logger import configure
+from tqdm import tqdm
+
+from agents.model_card import table_card, write_card
+from agents.ppo import PPOAgent
+from agents.registry import make_agent, parse_list
+from training.checkpoint import (
+    atomic_write,
+    capture_rng,
+    find_checkpoint,
+    load_state,
+    remove_partial,
+    restore_rng,
+    save_checkpoint,
+)
+from training.evaluation import eval_line, eval_rows, final_table, final_title, parse_specs
+from training.expert import clone, label_positions, load_positions, save_positions
+from training.league import League, saved_league
+from training.opponents import OpponentGroup, opponent_groups, parse_mix
+from training.run import Every, Stopwatch, command_line, seed_everything, start_run, write_summary
+from training.sb3 import (
+    ACTIVATIONS,
+    LinearSchedule,
+    WinsByKind,
+    log_formats,
+    make_model,
+    update_threads,
+    with_update_threads,
+)
+from uno_env import parse_rules
+from uno_env.engine.layout import MAX_HISTORY
+from uno_env.compile_notice import announce_compiling
+from uno_env.rules import PRESETS_HELP
+from uno_env.sb3_vec_env import UnoSB3VecEnv
+
+
+@dataclass
+class Args:
+    exp_name: str = "uno_ppo"
+    """name of the run: everything is written to <output_dir>/<exp_name>/"""
+    output_dir: str = "runs"
+    """directory holding the runs"""
+    seed: int = 1
+    """seed of python, numpy, torch, the games and the opponents"""
+    torch_threads: int = 1
+    """torch CPU threads (0: torch's default). One: on a busy 2-core machine two threads wait on each
+    other and run at about half the speed (docs/training.md)"""
+    update_threads: int = 0
+    """torch CPU threads during each PPO update and the warm start's cloning, when the games wait (0:
+    --torch-threads); the rollouts keep --torch-threads. 2 on an idle 2-core machine: the update is
+    most of a step's time (docs/training.md)"""
+    num_players: int = 2
+    """players per table (2-10)"""
+    rules: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
+    total_timesteps: int = 8_000_000
+    """learner decisions to train on (all games together), after the warm start"""
+    max_minutes: float = 0.0
+    """wall-clock limit of the training loop in minutes (0: none); the run stops early, says so,
+    and still saves and evaluates (a capped run is no longer reproducible from the seed)"""
+    num_envs: int = 256
+    """games played at once (the learner's seat in each); rllib: games of each env runner (one engine)"""
+    n_steps: int = 64
+    """learner decisions per game per rollout (rollout size = num_envs * n_steps); rllib: env steps per
+    game per runner in each training batch (batch = num_envs * n_steps * max(1, num_env_runners))"""
+    batch_size: int = 4096
+    """minibatch size of the PPO update"""
+    n_epochs: int = 4
+    """passes over each rollout"""
+    learning_rate: float = 1e-3
+    """Adam step size at the start"""
+    anneal_lr: bool = True
+    """decay the step size linearly to 0 over total_timesteps"""
+    gamma: float = 0.999
+    """discount factor (a won round is +1, a lost one -1, at its end). Near 1 on purpose: with a
+    stronger discount, an agent that loses most rounds early on gains by dragging them out
+    (drawing instead of playing), and it can get stuck there"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    clip_range: float = 0.2
+    """PPO clipping of the probability ratio"""
+    ent_coef: float = 0.01
+    """entropy bonus coefficient"""
+    vf_coef: float = 0.5
+    """value loss coefficient"""
+    max_grad_norm: float = 0.5
+    """gradient clipping norm"""
+    hidden: tuple[int, ...] = (256, 256)
+    """widths of the trunk shared by the policy and the value heads (agents.ppo.UnoFeatures)"""
+    head: tuple[int, ...] = ()
+    """widths of the separate policy and value layers after the trunk (none: linear heads)"""
+    activation: str = "relu"
+    """activation of the network: relu, tanh or silu"""
+    privileged_critic: bool = False
+    """asymmetric actor-critic: the value function also sees the hidden state (every hand, the draw
+    pile's composition; uno_env.observation.STATE_FIELDS), the policy only its observation; the saved
+    model acts on observations alone"""
+    history: int = 0
+    """public events the policy reads besides its observation (UnoSB3VecEnv(history=K): a Dict
+    observation, read by agents.ppo.UnoFeatures); 0: none. The saved model plays with it anywhere
+    (PPOAgent reads K from the model). Needs --bc-positions 0 and the sb3 backend"""
+    learner_seat: str = "random"
+    """the learner's seat: 'random' (drawn per round) or a seat number"""
+    opponent_mix: str = "0.5*heuristic,0.5*rlcard_rule"
+    """opponents and their shares of the games, 'weight*spec,...' (agents.registry.parse_mix; no
+    weight: 1): each spec an agent of agents.registry.make_agent (random, rlcard_rule, greedy,
+    heuristic, search, search:N, a saved model, my_agent.py:MyAgent...), a mixed table 'a+b+c' (one
+    spec per other seat), 'self' (frozen snapshots of the learner) or 'league'. The default trains
+    against the two figures that matter (beating heuristic and rlcard_rule); without a warm start,
+    add random games so that the untrained learner has rounds it can win
+    ('0.85*rlcard_rule,0.15*random'). rllib: baselines and self only"""
+    self_play_groups: int = 2
+    """groups the 'self' games are split into, each playing its own snapshot"""
+    snapshot_every: int = 500_000
+    """steps between snapshots of the learner added to the snapshot pool that 'self' and 'league' draw from"""
+    snapshot_pool_size: int = 8
+    """snapshots kept in the one snapshot pool; a self-play group gets the newest with probability
+    snapshot_latest_prob, else a uniformly drawn one"""
+    snapshot_latest_prob: float = 0.5
+    """probability that a self-play group plays the newest snapshot"""
+    league_opponents: str = "random,rlcard_rule,greedy,heuristic"
+    """the fixed members of the league (comma-separated agents.registry specs), beside the learner's
+    snapshots; used by the 'league' entry of --opponent-mix. The baselines only: a search member
+    (search:32) makes a rollout several times slower (docs/training.md); the longer recipe adds it"""
+    league_groups: int = 4
+    """groups the 'league' games are split into, each drawing its own opponent after every rollout"""
+    league_power: float = 2.0
+    """PFSP weighting: a member is drawn with probability proportional to (1 - p) ** league_power, p
+    the learner's recent win rate against it (0: uniform)"""
+    league_window: int = 500
+    """the learner's last rounds per league member that its win rate is estimated from"""
+    bc_positions: int = 1_000_000
+    """expert iteration's warm start: the most positions labelled by --bc-teacher that the new policy
+    is cloned on before PPO. Scaled to the run: it clones on min(--bc-positions, --total-timesteps / 8)
+    (warm_start_positions), so a short run is not mostly cloning (0: none; skipped on --resume, the
+    checkpoint holds the result; with --privileged-critic the actor is cloned, the critic is not)"""
+    bc_teacher: str = "heuristic"
+    """the agents.registry spec labelling the positions: an agent acting on observations (heuristic, a
+    saved model) labels a batch of games at once; a search is asked with the engine and re-deals what its
+    seat cannot see (search:256: slower, stronger; the longer recipe's)"""
+    bc_opponents: str = "rlcard_rule,heuristic,random"
+    """opponents of the teacher's labelling games (comma-separated specs or mixed tables 'a+b+c'; a search
+    teacher takes them in turn per 64 games, any other plays 64 games against each at once)"""
+    bc_epochs: int = 4
+    """passes of the cloning over the labelled positions"""
+    bc_batch_size: int = 1024
+    """minibatch size of the cloning"""
+    bc_learning_rate: float = 1e-3
+    """Adam step size of the cloning"""
+    bc_value_coef: float = 0.5
+    """weight of the value head's squared error against the games' results in the cloning loss"""
+    bc_data: str = ""
+    """an .npz of labelled positions: loaded when it exists (it must come from the same teacher,
+    opponents, rules, players, seed and count), else written after labelling (empty: not kept)"""
+    eval_every: int = 1_000_000
+    """steps between evaluations against the evaluation opponents during training (0: never)"""
+    eval_games: int = 1000
+    """games per evaluation opponent in those evaluations"""
+    eval_opponents: str = "random,rlcard_rule,greedy,heuristic"
+    """opponents of the evaluations (comma-separated agents.registry specs)"""
+    final_eval_games: int = 10_000
+    """games per evaluation opponent in the final evaluation table (0: skip it)"""
+    deterministic_eval: bool = True
+    """evaluate with the most likely legal action (False: sample from the policy)"""
+    checkpoint_every: int = 2_000_000
+    """steps between checkpoints in <run>/checkpoints/ (0: none); each is written atomically and
+    checkpoints/latest.json points at the newest complete one"""
+    resume: str = ""
+    """what to continue from: a run directory (its checkpoints/latest.json), a checkpoints/ directory,
+    a latest.json or a step_N.zip. Restored: weights, optimizer state, step count, PPO settings
+    (network, n_steps, batch size... come from the checkpoint), and from the step_N.state.pt beside
+    it the python/numpy/torch generators, the snapshot pool (and the league's win rates) and the evaluation history; the
+    learning-rate schedule and everything else come from these arguments; total_timesteps counts
+    from the start of the original run"""
+    progress: bool = True
+    """show a progress bar"""
+    tensorboard: bool = True
+    """write TensorBoard logs to <run>/tb when tensorboard is installed (skipped quietly otherwise)"""
+    backend: str = "sb3"
+    """'sb3' (MaskablePPO in this process) or 'rllib' (Ray RLlib PPO, needs the distributed extra)"""
+    num_env_runners: int = 1
+    """rllib: Ray actors sampling games (0: sample on this process), each with --num-envs games"""
+    address: str = ""
+    """rllib: address of a running Ray cluster ('auto': the one started on this machine by
+    'ray start'); empty: start a local Ray with --num-cpus CPUs"""
+    num_cpus: int = 2
+    """rllib without --address: CPUs of the local Ray (each env runner takes one)"""
+
+
+def check_args(args: Args) -> None:
+    """Refuse bad settings before anything is built or written (ValueError naming the setting)."""
+    positive = [
+        "num_envs",
+        "n_steps",
+        "batch_size",
+        "n_epochs",
+        "total_timesteps",
+        "self_play_groups",
+        "snapshot_pool_size",
+        "snapshot_every",
+        "eval_games",
+        "num_cpus",
+        "league_groups",
+        "league_window",
+        "bc_epochs",
+        "bc_batch_size",
+    ]
+    for name in positive:
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    for name in [
+        "eval_every",
+        "final_eval_games",
+        "checkpoint_every",
+        "max_minutes",
+        "torch_threads",
+        "update_threads",
+        "num_env_runners",
+        "bc_positions",
+        "league_power",
+        "bc_value_coef",
+    ]:
+        if getattr(args, name) < 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
+    if not 2 <= args.num_players <= 10:
+        raise ValueError(f"--num-players must be in 2..10, got {args.num_players}")
+    for name in ["learning_rate", "bc_learning_rate"]:
+        if not 0 < getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be in (0, 1), got {getattr(args, name)}")
+    if not 0 <= args.snapshot_latest_prob <= 1:
+        raise ValueError(f"--snapshot-latest-prob must be in [0, 1], got {args.snapshot_latest_prob}")
+    if args.activation not in ACTIVATIONS:
+        raise ValueError(f"--activation must be one of {sorted(ACTIVATIONS)}, got {args.activation!r}")
+    if args.backend not in ("sb3", "rllib"):
+        raise ValueError(f"--backend must be 'sb3' or 'rllib', got {args.backend!r}")
+    if args.backend == "rllib" and args.resume:
+        raise ValueError(
+            "--resume is for the sb3 backend; an RLlib run restarts from its checkpoint with Algorithm.from_checkpoint"
+        )
+    if args.backend == "rllib" and args.bc_positions:
+        raise ValueError(
+            "--backend rllib has no warm start (--bc-positions is for the sb3 backend): add --bc-positions 0"
+        )
+    if args.privileged_critic and args.backend == "rllib":
+        raise ValueError("--privileged-critic is for the sb3 backend")
+    if not 0 <= args.history <= MAX_HISTORY:
+        raise ValueError(
+            f"--history must be in 0..{MAX_HISTORY} (public events the policy reads; 0: none), got {args.history}"
+        )
+    if args.history and (args.backend != "sb3" or args.bc_positions or args.privileged_critic):
+        raise ValueError(
+            "--history is for the sb3 backend, without the warm start (its positions carry no history: add "
+            "--bc-positions 0) and without --privileged-critic"
+        )
+    if args.resume:
+        find_checkpoint(args.resume)  # a ValueError saying what --resume accepts
+    if args.learner_seat != "random" and not (
+        args.learner_seat.isdigit() and int(args.learner_seat) < args.num_players
+    ):
+        raise ValueError(
+            f"--learner-seat must be 'random' or a seat 0..{args.num_players - 1}, got {args.learner_seat!r}"
+        )
+
+
+def build_env(args: Args, rules: Any, groups: list[OpponentGroup]) -> tuple[UnoSB3VecEnv, League]:
+    """The training env of the opponent groups, and the league: the snapshot pool the ``self`` and ``league``
+    groups draw from."""
+    venv = UnoSB3VecEnv(
+        args.num_envs,
+        args.num_players,
+        rules,
+        seed=args.seed,
+        learner_seat="random" if args.learner_seat == "random" else int(args.learner_seat),
+        opponents=[(g.agent, g.games) for g in groups],
+        privileged=args.privileged_critic,
+        history=args.history,
+    )
+    league = League(
+        venv,
+        groups,
+        parse_list(args.league_opponents),  # built only when the mix holds 'league'
+        rules,
+        args.snapshot_pool_size,
+        args.league_window,
+        args.league_power,
+        args.snapshot_latest_prob,
+        seed=args.seed,
+    )
+    return venv, league
+
+
+def open_run(args: Args, model: Any, resume: Any, script: str) -> tuple[str, str]:
+    """The run folder (``start_run``) with the model's logger; returns it and its checkpoints/ folder."""
+    run_dir = start_run(args, script)
+    checkpoint_dir = os.path.join(run_dir, "checkpoints")
+    remove_partial(checkpoint_dir)  # temporaries of a write a kill interrupted
+    if resume and os.path.isfile(os.path.join(run_dir, "progress.csv")):
+        # SB3's CSV logger truncates progress.csv; keep the log of the steps before the checkpoint.
+        os.replace(
+            os.path.join(run_dir, "progress.csv"), os.path.join(run_dir, f"progress_before_{model.num_timesteps}.csv")
+        )
+    model.set_logger(configure(run_dir, log_formats(args.tensorboard)))
+    return run_dir, checkpoint_dir
+
+
+# Cloning a position costs about what a PPO step's update does (--bc-epochs and --n-epochs passes
+# over each, 4 by default): one position per 8 steps keeps the warm start a small part of any run,
+# and leaves the default run (and the shipped models' runs) at the full --bc-positions.
+WARM_START_STEPS_PER_POSITION = 8
+
+
+def warm_start_positions(args: Args) -> int:
+    """The positions the warm start clones on: ``--bc-positions`` scaled to the run (its docstring)."""
+    return min(args.bc_positions, args.total_timesteps // WARM_START_STEPS_PER_POSITION)
+
+
+def warm_start(args: Args, model: Any, rules: Any) -> dict[str, Any]:
+    """Expert iteration's first step: ``--bc-teacher`` labels positions (or ``--bc-data`` holds them), the
+    policy is cloned on them (``training.expert``); returns the labelling and cloning figures."""
+    watch = Stopwatch()
+    positions = warm_start_positions(args)
+    meta = {
+        "teacher": args.bc_teacher,
+        "opponents": args.bc_opponents,
+        "rules": rules.to_dict(),
+        "num_players": args.num_players,
+        "seed": args.seed,
+        "positions": positions,
+    }
+    if args.bc_data and os.path.isfile(args.bc_data):
+        data, source = load_positions(args.bc_data, meta), f"loaded from {args.bc_data}"
+    else:
+        data = label_positions(
+            args.bc_teacher,
+            parse_specs(args.bc_opponents, rules, args.num_players),
+            rules,
+            args.num_players,
+            positions,
+            seed=args.seed,
+        )
+        source = f"labelled by {args.bc_teacher}"
+        if args.bc_data:
+            atomic_write(args.bc_data, lambda f: save_positions(f, data, meta))
+    label_seconds, label_cpu = watch.seconds(), watch.cpu_seconds()
+    with update_threads(args.update_threads):  # the cloning is one long update
+        stats = clone(
+            model.policy,
+            data,
+            args.bc_epochs,
+            args.bc_batch_size,
+            args.bc_learning_rate,
+            args.bc_value_coef,
+            args.max_grad_norm,
+            seed=args.seed,
+        )
+    stats.update(
+        source=source,
+        label_seconds=label_seconds,
+        label_cpu_seconds=label_cpu,
+        clone_seconds=watch.seconds() - label_seconds,
+    )
+    if positions < args.bc_positions:
+        source += f" (--bc-positions {args.bc_positions:,} scaled to the run: --total-timesteps / 8)"
+    print(
+        f"warm start: {len(data):,} positions {source} ({label_seconds:.0f} s, {label_cpu:.0f} CPU-s), cloned in "
+        f"{stats['clone_seconds']:.0f} s: held-out agreement with the teacher {stats['agreement_before']:.1%} -> "
+        f"{stats['agreement_after']:.1%}"
+    )
+    return stats
+
+
+def restore_run(resume: Any, model: Any, league: League) -> list[dict[str, Any]]:
+    """Put back a checkpoint's run state (generators, snapshot pool and league, history); returns the history."""
+    history: list[dict[str, Any]] = []
+    restored = "weights only (no .state.pt beside it)"
+    if resume.state:
+        # After make_model: MaskablePPO.load reseeds the generators from the original seed.
+        state = load_state(resume.state)
+        restore_rng(state["rng"])
+        league.load_state_dict(saved_league(state))
+        history = state["history"]
+        restored = f"run state restored ({league.describe()})"
+    print(f"resumed from {resume.model} at step {model.num_timesteps:,}: {restored}")
+    return history
+
+
+def model_card(args: Args, rules: Any, steps: int, script: str) -> dict[str, Any]:
+    """The card saved beside every model of the run (``agents.model_card``): the table it is trained for,
+    the command and arguments that made it, its step count."""
+    return table_card(
+        args.exp_name,
+        rules,
+        args.num_players,
+        command_line(args, script),
+        rules_name=args.rules,
+        train_args=dataclasses.asdict(args),
+        steps=int(steps),
+    )
+
+
+def main(args: Args, script: str = "train.py") -> dict[str, Any]:
+    """Train, save, evaluate (module docstring); returns what final_eval.json holds. ``script``: the
+    command the run's command.txt and model card say made it (``train.py`` or ``uno-train``)."""
+    check_args(args)
+    if args.backend == "rllib":
+        # Imported here: ray is a heavy optional dependency (the distributed extra).
+        from training.rllib_trainer import main_rllib
+
+        return main_rllib(args, script)
+    clock = Stopwatch()
+    rules = parse_rules(args.rules)
+    groups = opponent_groups(
+        parse_mix(args.opponent_mix), args.num_envs, rules, args.self_play_groups, args.league_groups
+    )
+    eval_specs = parse_specs(args.eval_opponents, rules, args.num_players)
+    if args.bc_positions:  # a bad spec fails before anything is written
+        make_agent(args.bc_teacher, rules)
+        parse_specs(args.bc_opponents, rules, args.num_players)
+    seed_everything(args.seed, args.torch_threads)
+    # The categorical's argument checks cost ~10% of an update and can never fail here (masked logits).
+    torch.distributions.Distribution.set_default_validate_args(False)
+    venv, league = build_env(args, rules, groups)
+    schedule = LinearSchedule(args.learning_rate, args.total_timesteps, args.anneal_lr)
+    resume = find_checkpoint(args.resume) if args.resume else None
+    model = make_model(args, venv, schedule, resume.model if resume else None)
+    if args.update_threads:
+        with_update_threads(model, args.update_threads)
+    run_dir, checkpoint_dir = open_run(args, model, resume, script)
+    expert = warm_start(args, model, rules) if warm_start_positions(args) and not resume else None
+    league.start(model.policy, model.num_timesteps)
+    wins = WinsByKind(groups)
+    callbacks = [wins, league]
+    history = restore_run(resume, model, league) if resume else []
+
+    def evaluate(num_games: int, seed: int) -> list[dict[str, Any]]:
+        learner = PPOAgent(model.policy, deterministic=args.deterministic_eval, name="ppo")
+        return eval_rows(learner, eval_specs, rules, args.num_players, num_games, seed)
+
+    start_step = model.num_timesteps
+    bar = tqdm(
+        total=args.total_timesteps,
+        initial=start_step,
+        unit="step",
+        unit_scale=True,
+        disable=not args.progress,
+        dynamic_ncols=True,
+        mininterval=1.0,
+    )
+    snapshots, evals, checkpoints = (
+        Every(n, start_step) for n in (args.snapshot_every, args.eval_every, args.checkpoint_every)
+    )
+    training = Stopwatch(args.max_minutes)
+    while model.num_timesteps < args.total_timesteps and not training.expired():
+        schedule.done = model.num_timesteps
+        model.learn(args.num_envs * args.n_steps, reset_num_timesteps=False, log_interval=1, callback=callbacks)
+        step = model.num_timesteps
+        bar.update(step - bar.n)
+        bar.set_postfix_str(wins.summary(), refresh=False)
+        if snapshots.due(step):
+            league.add_snapshot(model.policy, step)
+        league.redraw()
+        if evals.due(step):
+            rows = evaluate(args.eval_games, seed=args.seed + step)
+            history.append({"step": step, "minutes": training.seconds() / 60, "eval": rows})
+            for row in rows:
+                model.logger.record(f"eval/win_rate_{row['opponent']}", row["win_rate"])
+            bar.write(eval_line(step, training.seconds() / 60, rows))
+            if league_line := league.summary():
+                bar.write(league_line)
+        if checkpoints.due(step):
+            save_checkpoint(
+                checkpoint_dir,
+                step,
+                model,
+                {
+                    "rng": capture_rng(),
+                    "history": history,
+                    "league": league.state_dict(),
+                },
+                card=model_card(args, rules, step, script),
+            )
+    bar.close()
+    if model.num_timesteps < args.total_timesteps:
+        print(f"stopped at {model.num_timesteps:,} steps: --max-minutes {args.max_minutes:g} reached")
+    model_path = os.path.join(run_dir, "model.zip")
+    atomic_write(model_path, model.save)
+    write_card(model_path, model_card(args, rules, model.num_timesteps, script))
+    trained, seconds, cpu = model.num_timesteps - start_step, training.seconds(), training.cpu_seconds()
+    print(
+        f"trained {trained:,} steps in {seconds / 60:.1f} min ({trained / max(seconds, 1e-9):,.0f} learner "
+        f"steps/s wall, {trained / max(cpu, 1e-9):,.0f} per CPU-second of this process); model: {model_path}"
+    )
+    final: dict[str, Any] = {
+        "args": dataclasses.asdict(args),
+        "steps": model.num_timesteps,
+        "train_seconds": seconds,
+        "train_cpu_seconds": cpu,
+        "steps_per_second": trained / max(seconds, 1e-9),
+        "stopped_early": model.num_timesteps < args.total_timesteps,
+        "history": history,
+        "resumed_from": resume.model if resume else None,
+        "start_step": start_step,
+        "warm_start": expert,
+        "league": league.summary(),
+    }
+    if args.final_eval_games:
+        final["final_eval"] = evaluate(args.final_eval_games, seed=args.seed + 10**9)
+        print(final_table(final_title(args, model_path), final["final_eval"]))
+    final["total_seconds"] = clock.seconds()
+    write_summary(run_dir, final)
+    print(f"\ntotal wall time {final['total_seconds'] / 60:.1f} min")
+    venv.close()
+    return final
+
+
+def cli(argv: list[str] | None = None, script: str = "uno-train") -> None:
+    """The command line: ``uno-train`` (the wheel's command) and ``python train.py`` (``script``)."""
+    args = tyro.cli(Args, args=argv, prog=script, description=__doc__)
+    announce_compiling(script)
+    try:
+        main(args, script)
+    except ValueError as exc:  # a bad setting: one line on stderr, not a traceback
+        sys.exit(f"error: {exc}")
+
+
+if __name__ == "__main__":
+    cli(script="train.py")
