@@ -15,7 +15,7 @@ rating to the same fields). What a loader checks:
 |---|---|
 | ``rules`` | every ``UnoRules`` option the model was trained with (``rules_name``: as it was given) |
 | ``num_players`` | the table size it was trained for |
-| ``observation`` | the options its observation depends on (``observation_options``): today ``open_hands``; a new option of the observation is one more key |
+| ``observation`` | the options its observation depends on (``observation_options``): today ``open_hands``, and ``history``, the public events it reads besides (0: none; a table gives the model what it reads, so only ``open_hands`` must match) |
 | ``observation_size`` | the length of the observation vector the model reads |
 | ``command`` | the command that trained it (and ``train_args``, every argument) |
 
@@ -61,7 +61,13 @@ def observation_options(rules: Any) -> dict[str, Any]:
 
 
 def table_card(
-    name: str, rules: Any, num_players: int, command: str, rules_name: str | None = None, **extra: Any
+    name: str,
+    rules: Any,
+    num_players: int,
+    command: str,
+    rules_name: str | None = None,
+    history: int = 0,
+    **extra: Any,
 ) -> dict[str, Any]:
     """The fields every card holds (module table), then ``extra`` (``train_args``, ``steps``...)."""
     parsed = parse_rules(rules)
@@ -71,7 +77,7 @@ def table_card(
         "rules_name": rules_name if rules_name is not None else (rules if isinstance(rules, str) else "custom"),
         "rules": parsed.to_dict(),
         "num_players": int(num_players),
-        "observation": observation_options(parsed),
+        "observation": {**observation_options(parsed), "history": int(history)},
         "observation_size": observation_size(parsed.open_hands),
         **extra,
     }
@@ -134,7 +140,7 @@ def check_fits(card: dict[str, Any], rules: Any = None, num_players: int | None 
                 f"rules it was trained for, train a model for these rules (train.py --rules), or {OVERRIDE}"
             )
         # Cards written before the ``observation`` field: its options are among the rules.
-        options = card.get("observation", observation_options(trained))
+        options = {k: v for k, v in card.get("observation", observation_options(trained)).items() if k != "history"}
         if options != observation_options(asked) or card["observation_size"] != observation_size(asked.open_hands):
             raise ValueError(
                 f"{what}, observation options {options} and an observation of {card['observation_size']} values; "

@@ -451,6 +451,7 @@ def model_card(args: Args, rules: Any, steps: int, script: str) -> dict[str, Any
         args.num_players,
         command_line(args, script),
         rules_name=args.rules,
+        history=args.history,
         train_args=dataclasses.asdict(args),
         steps=int(steps),
     )
