@@ -149,7 +149,7 @@ def test_every_saved_model_carries_the_card_of_its_table(trained):
     for model in [run_dir / "model.zip", *sorted((run_dir / "checkpoints").glob("step_*.zip"))]:
         card = json.loads(model.with_suffix(".json").read_text())
         assert card["rules"] == UnoRules.preset("classic").to_dict() and card["rules_name"] == "classic"
-        assert card["num_players"] == 2 and card["observation"] == {"open_hands": False}
+        assert card["num_players"] == 2 and card["observation"] == {"open_hands": False, "history": 0}
         assert card["observation_size"] == 398
         assert card["command"] == (run_dir / "command.txt").read_text().strip()
         assert card["command"].startswith("python train.py ") and "--seed 3" in card["command"]

@@ -159,7 +159,7 @@ def test_the_installed_commands_train_a_model_with_its_card_and_evaluate_it(venv
     model = tmp_path / "uno_ppo" / "model.zip"
     card = json.loads(model.with_suffix(".json").read_text())
     assert card["command"].startswith("uno-train ") and card["num_players"] == 2
-    assert card["observation"] == {"open_hands": False}
+    assert card["observation"] == {"open_hands": False, "history": 0}
     evaluate = [str(venv["bin"] / "uno-evaluate"), "--agents", f"random,{model}", "--games", "10", "--no-plots"]
     done = _run([*evaluate, "--output-dir", str(tmp_path / "eval")], cwd=venv["cwd"], timeout=600)
     assert "uno_ppo" in done.stdout and (tmp_path / "eval" / "tournament.json").is_file()
