@@ -10,6 +10,7 @@ games that differ only in hidden cards give the same exclusions.
 | ``uniform`` | none: the unseen cards dealt uniformly (the searches before beliefs) |
 | ``public`` | a seat whose last turn ended drawing (``drew_on_color`` = c) is dealt no card of colour c and no wild |
 | ``policy`` | ``public``'s exclusions, and deals weighted by the soft evidence of a policy model (below) |
+| ``history`` | ``public``'s exclusions, and deals weighted by every voluntary draw of the round (below) |
 
 Why ``public`` excludes what it does: a seat that ends its turn by drawing had nothing it chose
 to play. Under R4 with ``allow_voluntary_draw`` off that is a fact (no card of the colour, no
@@ -32,11 +33,19 @@ stale, the hand has changed since). A seat names colour c with probability
 heuristic names the colour it is long in; ``HeuristicAgent``'s choice also weighs what it has
 seen); its hand of now stands for its hand then. ``tilt`` is fitted by maximum likelihood on
 ``heuristic`` games (``benchmarks/beliefs.py --fit-tilt``, ``benchmarks/results/beliefs.md``).
+
+**The history** (``history``): a seat that chose to draw held nothing it could play: no card of
+the colour in play, none of the top card's rank, no wild. Cards of that set it holds now must
+have come since, from the cards it drew (public counts) less those of the set it played (public
+plays). Every voluntary draw of the round (the seat's history, ``Engine.history_events``; the
+searches read it when the engine keeps one) is such a constraint; a deal that breaks one by x
+cards weighs ``epsilon ** x``: the chance that a player drew holding x playable cards. A Swap
+Hands moves a seat's constraints with its hand; a Shuffle Hands ends them.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -61,12 +70,20 @@ class Belief(Protocol):
         ...
 
 
-def log_weights_of(belief: Belief, observation: np.ndarray, seat: int, hands: np.ndarray) -> np.ndarray | None:
+def log_weights_of(
+    belief: Belief, observation: np.ndarray, seat: int, hands: np.ndarray, events: list[dict[str, Any]] | None = None
+) -> np.ndarray | None:
     """A belief's soft evidence for the dealt ``hands`` (int [G, num_players, 57], absolute
     seats), float [G] up to a constant; None when it has none (a belief without
-    ``log_weights``, or nothing in the observation to weigh)."""
+    ``log_weights``, or nothing in the observation to weigh). ``events``: the round so far as
+    ``seat`` saw it (``Engine.history_events``), for a belief that reads the history
+    (``history_length`` > 0); None when the engine keeps none."""
     weigh = getattr(belief, "log_weights", None)
-    return None if weigh is None else weigh(observation, seat, hands)
+    if weigh is None:
+        return None
+    if getattr(belief, "history_length", 0):
+        return weigh(observation, seat, hands, events)
+    return weigh(observation, seat, hands)
 
 
 class UniformBelief:
@@ -127,7 +144,77 @@ class PolicyBelief(PublicBelief):
         return out
 
 
-BELIEFS: dict[str, type] = {"uniform": UniformBelief, "public": PublicBelief, "policy": PolicyBelief}
+class HistoryBelief(PublicBelief):
+    """``public``'s exclusions, and deals weighted by the round's voluntary draws (module docs)."""
+
+    name = "history"
+    history_length = 256
+    """events of the round it reads (the engine keeps them: ``Engine(history=K)``)"""
+    epsilon = 0.1
+    """the chance a player drew holding one card it could have played"""
+
+    def log_weights(
+        self, observation: np.ndarray, seat: int, hands: np.ndarray, events: list[dict[str, Any]] | None
+    ) -> np.ndarray | None:
+        """log(epsilon) times the cards by which each dealt hand breaks the round's voluntary
+        draws (module docs); None when no other seat drew by choice."""
+        n = hands.shape[1]
+        # Each constraint: [seat, playable mask, budget of cards it may have gained since].
+        constraints: list[list[Any]] = []
+        top, color = -1, -1
+        for ev in events or ():
+            kind = ev["type"]
+            if kind in ("flip", "play"):
+                top = ev["card"]
+                if CARD_COLOR[top] >= 0:
+                    color = int(CARD_COLOR[top])
+                if kind == "play":
+                    for c in constraints:
+                        if c[0] == ev["player"] and c[1][top]:
+                            c[2] -= ev.get("count", 1)
+            elif kind == "color":
+                color = ev["color"]
+            elif kind == "draw":
+                q = ev["player"]
+                k = len(ev["cards"]) if "cards" in ev else ev["count"]
+                if ev["reason"] == "voluntary" and q != seat and top >= 0 and color >= 0:
+                    constraints.append([q, playable_set(top, color), 0])
+                for c in constraints:
+                    if c[0] == q:
+                        c[2] += k
+            elif kind == "swap":
+                p, q = ev["player"], ev["with"]
+                for c in constraints:
+                    c[0] = q if c[0] == p else p if c[0] == q else c[0]
+            elif kind == "shuffle_hands":
+                constraints = []
+        constraints = [c for c in constraints if c[0] != seat and c[0] < n]
+        if not constraints:
+            return None
+        out = np.zeros(hands.shape[0])
+        for q, playable, budget in constraints:
+            excess = np.maximum(hands[:, q, playable].sum(-1) - budget, 0)
+            out += np.log(self.epsilon) * excess
+        return out
+
+
+def playable_set(top: int, color: int) -> np.ndarray:
+    """Bool [57]: the card types a player could play on ``top`` with ``color`` in play (R4: the
+    colour, the top card's rank or symbol, any wild)."""
+    out = np.zeros(NUM_CARD_TYPES, bool)
+    out[color * NUM_RANKS : (color + 1) * NUM_RANKS] = True
+    if top < WILD:
+        out[top % NUM_RANKS : WILD : NUM_RANKS] = True
+    out[WILD:] = True
+    return out
+
+
+BELIEFS: dict[str, type] = {
+    "uniform": UniformBelief,
+    "public": PublicBelief,
+    "policy": PolicyBelief,
+    "history": HistoryBelief,
+}
 """The beliefs by name (the searches' ``belief`` setting)."""
 
 

@@ -139,6 +139,8 @@ class Deal(NamedTuple):
     """the belief's exclusions (``Belief.exclusions``), None for none"""
     observation: np.ndarray | None = None
     """the seat's observation, for the belief's soft evidence (``log_weights``); None: not weighed"""
+    events: list | None = None
+    """the round so far as the seat saw it (``Engine.history_events``), for a belief that reads it"""
 
 
 class DeterminizedSearch:
@@ -217,6 +219,8 @@ class DeterminizedSearch:
         self.time_ms = time_ms
         self.confidence = confidence
         self.belief = make_belief(belief)
+        # The history the belief reads: tables keep it in their engines for this agent (uno_env.table).
+        self.history_length = int(getattr(self.belief, "history_length", 0))
         self._deck = rule_tables(self.rules)[0]
         self._heuristics: dict[UnoRules, HeuristicAgent] = {}
         self._engines: dict[Any, Engine] = {}
@@ -232,6 +236,8 @@ class DeterminizedSearch:
                 "(arena.play_match(..., engine_access=True)); from an observation alone it cannot peek"
             )
         self.last_searched = False
+        if isinstance(observation, dict):  # a table's history-reading form: from an observation the belief reads none
+            observation = observation["observation"]
         obs, mask = as_batch(observation, action_mask)
         out = np.empty(obs.shape[0], np.int64)
         fallback = []
@@ -262,7 +268,9 @@ class DeterminizedSearch:
             return base
         moves = np.flatnonzero(m)
         seat = int(engine.current_player[i])
-        return self._search(engine, int(i), seat, self._deal(o, seat), moves, base, rng)
+        # The round's public history, when the belief reads it and the engine keeps it (R11: the seat's view).
+        events = engine.history_events(int(i), seat) if self.history_length and engine.history_length else None
+        return self._search(engine, int(i), seat, self._deal(o, seat, events), moves, base, rng)
 
     def _search(
         self,
@@ -299,11 +307,11 @@ class DeterminizedSearch:
             engine = self._engines[key] = Engine(size, num_players, rules, seed=0)
         return engine
 
-    def _deal(self, o: np.ndarray, seat: int) -> Deal:
-        """The belief read at observation ``o`` of ``seat``."""
+    def _deal(self, o: np.ndarray, seat: int, events: list | None = None) -> Deal:
+        """The belief read at observation ``o`` of ``seat`` (and the seat's ``events``, if any)."""
         n = int(num_seats(o))
-        weighs = log_weights_of(self.belief, o, seat, np.zeros((0, n, NUM_CARD_TYPES), np.int64)) is not None
-        return Deal(self.belief.exclusions(o, seat), o if weighs else None)
+        weighs = log_weights_of(self.belief, o, seat, np.zeros((0, n, NUM_CARD_TYPES), np.int64), events) is not None
+        return Deal(self.belief.exclusions(o, seat), o if weighs else None, events)
 
     def _determinize(self, play: Engine, games: np.ndarray, seat: int, deal: Deal, rng: np.random.Generator) -> None:
         """Deal anew, in ``games`` of ``play`` (copies of one position), all that ``seat`` cannot
@@ -326,7 +334,7 @@ class DeterminizedSearch:
             k = np.arange(games.size * self.proposals)
             cand.copy_games(play, np.resize(games, k.size), k)
             cand.resample_hidden(k, seat, rng, exclude=deal.exclude)
-            w = log_weights_of(self.belief, deal.observation, seat, cand.hand_counts(k))
+            w = log_weights_of(self.belief, deal.observation, seat, cand.hand_counts(k), deal.events)
             p = np.ones(k.size) if w is None else np.exp(w - w.max())
             cum = np.cumsum(p / p.sum())
             keep = np.minimum(np.searchsorted(cum, (rng.random() + np.arange(games.size)) / games.size), k.size - 1)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from agents import SearchAgent, make_agent
-from agents.beliefs import PolicyBelief, PublicBelief, UniformBelief, make_belief
+from agents.beliefs import HistoryBelief, PolicyBelief, PublicBelief, UniformBelief, make_belief, playable_set
 from agents.determinized import Deal
 from agents.mcts import ISMCTSAgent
 from tests.builder import act, position
@@ -18,8 +18,8 @@ from uno_env.cards import WILD, parse_card
 
 def played(own: str, opponent: str, draw: str, moves: tuple[str, ...]):
     """Seat 0 holds ``own``, seat 1 ``opponent``, red 3 on the pile; ``moves`` are played and it
-    is seat 0's turn again."""
-    engine = position([own, opponent], "red 3", draw=draw)
+    is seat 0's turn again. The engine keeps the round's history (the ``history`` belief reads it)."""
+    engine = position([own, opponent], "red 3", draw=draw, history=64)
     for move in moves:
         act(engine, move)
     assert int(engine.current_player[0]) == 0
@@ -76,8 +76,10 @@ def test_the_twins_differ_only_in_hidden_cards():
         ISMCTSAgent(UnoRules.preset("classic"), iterations=32, wave=16, max_depth=20),
         SearchAgent(UnoRules.preset("classic"), rollouts=64, max_depth=20, belief="policy"),
         ISMCTSAgent(UnoRules.preset("classic"), iterations=32, wave=16, max_depth=20, belief="policy"),
+        SearchAgent(UnoRules.preset("classic"), rollouts=64, max_depth=20, belief="history"),
+        ISMCTSAgent(UnoRules.preset("classic"), iterations=32, wave=16, max_depth=20, belief="history"),
     ],
-    ids=["flatmc", "ismcts", "flatmc-policy", "ismcts-policy"],
+    ids=["flatmc", "ismcts", "flatmc-policy", "ismcts-policy", "flatmc-history", "ismcts-history"],
 )
 @pytest.mark.parametrize("pair", ["after_a_draw", "after_a_wild"])
 def test_no_cheating_same_beliefs_and_decisions(agent, pair):
@@ -120,7 +122,7 @@ def test_the_registry_names_a_search_with_its_belief():
     assert make_agent("search:64@uniform").belief.name == "uniform"
     agent = make_agent("ismcts:20ms@public")
     assert type(agent) is ISMCTSAgent and agent.time_ms == 20.0 and agent.belief.name == "public"
-    with pytest.raises(ValueError, match="belief must be one of"):
+    with pytest.raises(ValueError, match="unknown belief 'psychic'"):
         make_agent("flatmc:64@psychic")
 
 
@@ -187,3 +189,28 @@ def test_the_policy_belief_weighs_only_a_fresh_colour():
     if int(engine.current_player[0]) == 1:
         act(engine, "pass")
     assert PolicyBelief().log_weights(engine.observation[0], 0, engine.hand_counts([0])) is None
+
+
+def test_the_history_belief_weighs_what_a_draw_says_the_seat_lacked():
+    """Seat 1 drew on red 5 (one card, kept): a deal giving it red cards, 5s or wilds beyond the
+    one card drawn since weighs epsilon per card; the twins read the same events."""
+    a, b = twins()
+    events = a.history_events(0, 0)
+    assert events == b.history_events(0, 0)
+    assert [ev["type"] for ev in events][-2:] == ["play", "draw"] and "cards" not in events[-1]
+    belief = HistoryBelief()
+    hands = np.zeros((4, 2, 57), np.int64)
+    hands[1, 1, parse_card("red 8")] = 1  # one playable card: the drawn one may be it
+    hands[2, 1, [parse_card("red 8"), parse_card("yellow 5")]] = 1  # two: one more than drawn since
+    hands[3, 1, [parse_card("red 8"), parse_card("yellow 5"), WILD]] = 1
+    w = belief.log_weights(a.observation[0], 0, hands, events)
+    assert w is not None and np.allclose(w, np.log(belief.epsilon) * np.array([0, 0, 1, 2]))
+    assert belief.log_weights(a.observation[0], 0, hands, None) is None
+    assert belief.log_weights(a.observation[0], 1, hands, events) is None  # its own draw tells it nothing
+
+
+def test_playable_set_is_the_colour_the_rank_and_the_wilds():
+    s = playable_set(parse_card("red 5"), 1)  # red 5 on top, yellow named by no one: yellow in play
+    assert s[parse_card("yellow 0") : parse_card("yellow draw two") + 1].all()
+    assert s[[parse_card(f"{c} 5") for c in ("red", "yellow", "green", "blue")]].all() and s[WILD:].all()
+    assert s.sum() == 13 + 3 + 5

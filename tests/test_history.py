@@ -343,7 +343,10 @@ def test_copies_snapshots_and_pickles_keep_the_history():
         assert np.array_equal(restored.history(seat)[1], want[1])
         assert np.array_equal(pickle.loads(pickle.dumps(engine)).history(seat)[0], want[0])
     with pytest.raises(ValueError, match="same history length"):
-        Engine(2, 3, UnoRules(hand_size=4), history=0).copy_games(engine, np.array([0]), np.array([0]))
+        Engine(2, 3, UnoRules(hand_size=4), history=5).copy_games(engine, np.array([0]), np.array([0]))
+    plain = Engine(2, 3, UnoRules(hand_size=4))  # a search's rollouts: the games without their history
+    plain.copy_games(engine, np.array([0, 1]), np.array([0, 1]))
+    assert np.array_equal(plain.observe(0), engine.observe(0))
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, "8", L.MAX_HISTORY + 1, True])

@@ -701,7 +701,8 @@ class Engine:
 
     def copy_games(self, source: Engine, i: Any, j: Any) -> None:
         """Games ``i[k]`` of ``source`` into games ``j[k]`` of this engine, for every k (index
-        arrays of one length; ``j`` without repeats). ``source`` may be this engine."""
+        arrays of one length; ``j`` without repeats). ``source`` may be this engine. The history
+        (``history=K``) comes along when this engine keeps one of the source's length."""
         if not isinstance(source, Engine) or source.rules != self.rules or source.num_players != self.num_players:
             raise ValueError("copy_game(s) needs an engine with the same rules and num_players")
         i, j = source._index_array(i, "i"), self._index_array(j, "j")
@@ -709,14 +710,16 @@ class Engine:
             raise ValueError(f"i and j must have the same length, got {i.size} and {j.size}")
         if np.unique(j).size != j.size:
             raise ValueError("j must not repeat a game (each destination is written once)")
-        if source.history_length != self.history_length:
+        if self.history_length and source.history_length != self.history_length:
             raise ValueError(
-                f"copy_game(s) needs engines with the same history length, got {source.history_length} and {self.history_length}"
+                "copy_game(s) into an engine that keeps a history needs a source with the same history length, "
+                f"got {source.history_length} and {self.history_length}"
             )
         for dst, src in zip(self._state[:5], source._state[:5], strict=True):
             dst[j] = src[i]
-        for name in ("_history", "_history_meta", "_history_counts"):
-            getattr(self, name)[j] = getattr(source, name)[i]
+        if self.history_length:  # an engine without one (a search's rollouts) takes the games alone
+            for name in ("_history", "_history_meta", "_history_counts"):
+                getattr(self, name)[j] = getattr(source, name)[i]
         for name in ("observation", "legal_mask", "current_player", "terminated", "truncated", "rewards"):
             getattr(self, name)[j] = getattr(source, name)[i]
 
