@@ -8,6 +8,8 @@ import numpy as np
 
 from uno_env import ACTION_NAMES, Engine, UnoRules, card_name, parse_card
 from uno_env.cards import COLOR_NAMES, deck_counts
+from uno_env.engine import batch
+from uno_env.engine import layout as L
 
 
 def cards(names: str | Sequence[str]) -> list[int]:
@@ -112,3 +114,26 @@ def play_scenario(setup: dict, actions: Sequence[str], expected: dict) -> Engine
     check(engine, expected)
     assert engine.check_invariants() == []
     return engine
+
+
+def redeal_hidden(engine: Engine, b: int, seat: int, rng: np.random.Generator) -> bool:
+    """Redeal in place what ``seat`` cannot see in game b; True if anything moved.
+
+    Written here rather than with ``Engine.resample_hidden`` so the test does not trust the
+    engine's own idea of what is hidden. The outputs of game b are recomputed afterwards."""
+    n = engine.num_players
+    g, pl, hands, piles = engine._g, engine._pl, engine._hands, engine._piles
+    size = int(g[b, L.G_DRAW_SIZE])
+    old = (hands[b].copy(), piles[b, L.PILE_DRAW, :size].copy())
+    others = [p for p in range(n) if p != seat]
+    pool = list(piles[b, L.PILE_DRAW, :size]) + [c for p in others for c in np.repeat(np.arange(57), hands[b, p])]
+    pool = list(rng.permutation(np.array(pool, np.int64)))
+    for p in others:
+        k = int(pl[b, p, L.PL_HAND_SIZE])
+        hands[b, p] = np.bincount(np.array(pool[:k], np.int64), minlength=57)
+        pool = pool[k:]
+    piles[b, L.PILE_DRAW, :size] = pool
+    which = np.zeros(engine.num_envs, bool)
+    which[b] = True
+    engine._run_codes(which, batch.REFRESH)
+    return not (np.array_equal(old[0], hands[b]) and np.array_equal(old[1], piles[b, L.PILE_DRAW, :size]))

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from builder import act, check
+from builder import position as scenario
 
 from agents import AGENT_SPECS, GreedyAgent, HeuristicAgent, RandomAgent, RLCardRuleAgent, SearchAgent, agent_names
 from agents.registry import SEARCH, SEARCHES, TIMED_ROUND_ROLLOUTS, make_agent
 from arena import play_match, play_table, wilson_interval
-from tests.builder import act, check
-from tests.builder import position as scenario
 from uno_env import ACTION_NAMES, Engine, UnoRules, action_name, parse_card
 from uno_env.actions import Action
 from uno_env.cards import deck_counts

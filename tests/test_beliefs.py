@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from builder import act, position
 
 from agents import SearchAgent, make_agent
 from agents.beliefs import HistoryBelief, PolicyBelief, PublicBelief, UniformBelief, make_belief, playable_set
 from agents.determinized import Deal
 from agents.mcts import ISMCTSAgent
-from tests.builder import act, position
 from uno_env import Engine, UnoRules
 from uno_env.cards import WILD, parse_card
 

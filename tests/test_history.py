@@ -15,13 +15,12 @@ import copy
 
 import numpy as np
 import pytest
-from builder import act, position
+from builder import act, position, redeal_hidden
 
 from agents import sample_legal
 from uno_env import Engine, UnoRules, describe_event, redact
 from uno_env.actions import DRAW
 from uno_env.cards import NUM_CARD_TYPES
-from uno_env.engine import batch
 from uno_env.engine import layout as L
 from uno_env.engine.events import EVENT_KINDS, EVENT_NAMES, event_dict
 from uno_env.engine.history import HISTORY_COUNT_FIELDS, HISTORY_FIELDS, HISTORY_OFFSETS, HISTORY_SIZE
@@ -373,24 +372,6 @@ def test_reading_a_history_that_is_not_kept_or_of_a_bad_seat_is_refused():
 # --- nothing hidden -------------------------------------------------------------------------
 
 
-def _redeal_hidden(engine: Engine, b: int, seat: int, rng: np.random.Generator) -> None:
-    """Redeal what ``seat`` cannot see in game b (other hands, sizes kept, and the draw pile),
-    written here rather than trusting ``Engine.resample_hidden``."""
-    g, pl, hands, piles = engine._g, engine._pl, engine._hands, engine._piles
-    size = int(g[b, L.G_DRAW_SIZE])
-    others = [p for p in range(engine.num_players) if p != seat]
-    pool = list(piles[b, L.PILE_DRAW, :size]) + [c for p in others for c in np.repeat(np.arange(57), hands[b, p])]
-    pool = list(rng.permutation(np.array(pool, np.int64)))
-    for p in others:
-        k = int(pl[b, p, L.PL_HAND_SIZE])
-        hands[b, p] = np.bincount(np.array(pool[:k], np.int64), minlength=57)
-        pool = pool[k:]
-    piles[b, L.PILE_DRAW, :size] = pool
-    which = np.zeros(engine.num_envs, bool)
-    which[b] = True
-    engine._run_codes(which, batch.REFRESH)
-
-
 def _random_rules(rng: np.random.Generator) -> UnoRules:
     while True:
         options = dict(
@@ -430,7 +411,7 @@ def test_hidden_twins_give_the_seat_the_same_history(rules):
         for seat in range(3):
             twin = copy.deepcopy(engine)
             for b in range(engine.num_envs):
-                _redeal_hidden(twin, b, seat, rng)
+                redeal_hidden(twin, b, seat, rng)
             # A game is followed while the seat's observation (leak-free, test_information.py)
             # is the same in both: past that the public play itself differs, e.g. a card drawn
             # is playable in one game only.

@@ -20,11 +20,10 @@ import copy
 
 import numpy as np
 import pytest
-from builder import act, cards, position
+from builder import act, cards, position, redeal_hidden
 
 from agents import sample_legal
 from uno_env import ACTION_NAMES, Engine, UnoEnv, UnoRules, raw_env
-from uno_env.engine import batch
 from uno_env.engine import layout as L
 from uno_env.render import render_text
 
@@ -70,29 +69,6 @@ PHASES = {
 
 
 # --- hidden twins --------------------------------------------------------------------------
-
-
-def redeal_hidden(engine: Engine, b: int, seat: int, rng: np.random.Generator) -> bool:
-    """Redeal in place what ``seat`` cannot see in game b; True if anything moved.
-
-    Written here rather than with ``Engine.resample_hidden`` so the test does not trust the
-    engine's own idea of what is hidden. The outputs of game b are recomputed afterwards."""
-    n = engine.num_players
-    g, pl, hands, piles = engine._g, engine._pl, engine._hands, engine._piles
-    size = int(g[b, L.G_DRAW_SIZE])
-    old = (hands[b].copy(), piles[b, L.PILE_DRAW, :size].copy())
-    others = [p for p in range(n) if p != seat]
-    pool = list(piles[b, L.PILE_DRAW, :size]) + [c for p in others for c in np.repeat(np.arange(57), hands[b, p])]
-    pool = list(rng.permutation(np.array(pool, np.int64)))
-    for p in others:
-        k = int(pl[b, p, L.PL_HAND_SIZE])
-        hands[b, p] = np.bincount(np.array(pool[:k], np.int64), minlength=57)
-        pool = pool[k:]
-    piles[b, L.PILE_DRAW, :size] = pool
-    which = np.zeros(engine.num_envs, bool)
-    which[b] = True
-    engine._run_codes(which, batch.REFRESH)
-    return not (np.array_equal(old[0], hands[b]) and np.array_equal(old[1], piles[b, L.PILE_DRAW, :size]))
 
 
 def hidden_twin(engine: Engine, seat: int, rng: np.random.Generator) -> tuple[Engine, int]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from builder import act, position
 
 from agents import HeuristicAgent, SearchAgent, make_agent
 from agents.mcts import ISMCTSAgent
 from agents.registry import SEARCH, SEARCHES
 from arena import play_match
 from arena.ladder import LADDER_V1, LADDER_V2, _rung_agents
-from tests.builder import act, position
 from tests.test_search_agent import RULE_SETS, walk
 from uno_env import Engine, UnoRules, action_name
 

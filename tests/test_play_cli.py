@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from builder import act, position
 
 from agents.human import HumanAgent, HumanQuit
 from agents.play import main
-from tests.builder import act, position
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from builder import act, position
 
 from agents import HeuristicAgent, RandomAgent, SearchAgent
 from arena import play_match
-from tests.builder import act, position
 from tests.test_agents import OTHER_RULE_SETS
 from uno_env import Engine, UnoRules, action_name
 from uno_env.actions import Action

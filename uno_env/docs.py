@@ -230,26 +230,26 @@ if __name__ == "__main__":
     main()
 
 
+def _field_table(fields: Sequence[tuple[str, int, str]]) -> str:
+    rows, at = [], 0
+    for name, size, meaning in fields:
+        rows.append((_span(at, at + size - 1), f"`{name}`", f"{size}", meaning))
+        at += size
+    return _markdown(("index", "field", "size", "meaning"), rows)
+
+
 def history_table() -> str:
     """One row of a seat's history (``Engine.history``, ``HISTORY_FIELDS``) as a Markdown table."""
     from .engine.history import HISTORY_FIELDS
 
-    rows, at = [], 0
-    for name, size, meaning in HISTORY_FIELDS:
-        rows.append((_span(at, at + size - 1), f"`{name}`", f"{size}", meaning))
-        at += size
-    return _markdown(("index", "field", "size", "meaning"), rows)
+    return _field_table(HISTORY_FIELDS)
 
 
 def history_counts_table() -> str:
     """The per-seat counts of a seat's history (``HISTORY_COUNT_FIELDS``) as a Markdown table."""
     from .engine.history import HISTORY_COUNT_FIELDS
 
-    rows, at = [], 0
-    for name, size, meaning in HISTORY_COUNT_FIELDS:
-        rows.append((_span(at, at + size - 1), f"`{name}`", f"{size}", meaning))
-        at += size
-    return _markdown(("index", "field", "size", "meaning"), rows)
+    return _field_table(HISTORY_COUNT_FIELDS)
 
 
 def event_table() -> str:

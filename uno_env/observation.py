@@ -75,16 +75,17 @@ OBS_FIELDS: tuple[tuple[str, int, str], ...] = (
 SCORE_SCALE = 100.0  # the ``scores`` field holds points / SCORE_SCALE
 
 
-def _offsets() -> dict[str, int]:
+def field_offsets(fields: tuple[tuple[str, int, str], ...]) -> dict[str, int]:
+    """Where each field of a (name, length, meaning) table starts; ``"_end"``: the total length."""
     out, at = {}, 0
-    for name, size, _ in OBS_FIELDS:
+    for name, size, _ in fields:
         out[name] = at
         at += size
     out["_end"] = at
     return out
 
 
-OBS_OFFSETS = _offsets()
+OBS_OFFSETS = field_offsets(OBS_FIELDS)
 OBS_HAND = OBS_OFFSETS["hand"]
 OBS_TOP = OBS_OFFSETS["top_card"]
 OBS_COLOR = OBS_OFFSETS["current_color"]

@@ -141,6 +141,20 @@ def _first_card_returned(rules: UnoRules, card: int) -> bool:
     return rules.wild_first_card == "redraw" and bool(IS_WILD[card])
 
 
+def _check_out(arr: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
+    """``arr`` if it can take an output of ``shape`` in place, else a ValueError naming ``name``."""
+    if (
+        not isinstance(arr, np.ndarray)
+        or arr.shape != shape
+        or arr.dtype != np.float32
+        or not arr.flags.c_contiguous
+        or not arr.flags.writeable
+    ):
+        got = f"{arr.dtype} {arr.shape}" if isinstance(arr, np.ndarray) else type(arr).__name__
+        raise ValueError(f"{name} must be a writeable C-contiguous float32 array of shape {shape}, got {got}")
+    return arr
+
+
 class Engine:
     """A batch of ``num_envs`` UNO games with ``num_players`` seats each, under one ``UnoRules``.
 
@@ -462,19 +476,11 @@ class Engine:
             make = np.empty if which is None else np.zeros
             rows, counts = (make(shape, np.float32) for shape in shapes)
         else:
-            rows, counts = out
-            for name, arr, shape in (("out[0]", rows, shapes[0]), ("out[1]", counts, shapes[1])):
-                if (
-                    not isinstance(arr, np.ndarray)
-                    or arr.shape != shape
-                    or arr.dtype != np.float32
-                    or not arr.flags.c_contiguous
-                    or not arr.flags.writeable
-                ):
-                    got = f"{arr.dtype} {arr.shape}" if isinstance(arr, np.ndarray) else type(arr).__name__
-                    raise ValueError(
-                        f"{name} must be a writeable C-contiguous float32 array of shape {shape}, got {got}"
-                    )
+            if not isinstance(out, tuple) or len(out) != 2:
+                raise ValueError(
+                    f"out must be a tuple (rows, counts) of arrays of shapes {shapes}, got {type(out).__name__}"
+                )
+            rows, counts = _check_out(out[0], shapes[0], "out[0]"), _check_out(out[1], shapes[1], "out[1]")
         encode_history(self._buf, seats_arr, self._all if which is None else which, rows, counts)
         return rows, counts
 
@@ -517,17 +523,8 @@ class Engine:
         which = None if games is None else np.ascontiguousarray(self._games_mask(games))
         if out is None:
             out = (np.empty if which is None else np.zeros)((self.num_envs, size), np.float32)
-        elif (
-            not isinstance(out, np.ndarray)
-            or out.shape != (self.num_envs, size)
-            or out.dtype != np.float32
-            or not out.flags.c_contiguous
-            or not out.flags.writeable
-        ):
-            got = f"{out.dtype} {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
-            raise ValueError(
-                f"out must be a writeable C-contiguous float32 array of shape {(self.num_envs, size)}, got {got}"
-            )
+        else:
+            out = _check_out(out, (self.num_envs, size), "out")
         return seats_arr, which, out
 
     def _seed_array(self, seed: Any) -> np.ndarray:

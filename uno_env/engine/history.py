@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import CARD_COLOR, NUM_CARD_TYPES
+from ..observation import field_offsets
 from ..rules import MAX_PLAYERS
 from .borrow import view_at
 from .events import CARD_COLUMN, DRAW_REASONS, EVENT_NAMES, EXTRA_COLUMN, IN_HISTORY, NUM_EVENT_KINDS
@@ -112,18 +113,9 @@ HISTORY_COUNT_FIELDS: tuple[tuple[str, int, str], ...] = (
 )
 
 
-def _offsets(fields: tuple[tuple[str, int, str], ...]) -> dict[str, int]:
-    out, at = {}, 0
-    for name, size, _ in fields:
-        out[name] = at
-        at += size
-    out["_end"] = at
-    return out
-
-
-HISTORY_OFFSETS = _offsets(HISTORY_FIELDS)
+HISTORY_OFFSETS = field_offsets(HISTORY_FIELDS)
 HISTORY_SIZE = HISTORY_OFFSETS["_end"]
-HISTORY_COUNTS_SIZE = _offsets(HISTORY_COUNT_FIELDS)["_end"]
+HISTORY_COUNTS_SIZE = field_offsets(HISTORY_COUNT_FIELDS)["_end"]
 assert HISTORY_COUNTS_SIZE == HC_SIZE
 _PRESENT = HISTORY_OFFSETS["present"]
 _ACTOR = HISTORY_OFFSETS["actor"]
