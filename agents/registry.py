@@ -20,6 +20,7 @@ mix, ``uno-play``) all build their agents here.
 | ``pretrained-4p`` | ``PPOAgent`` over the shipped 4-player model |
 | a path to a ``.zip`` | ``PPOAgent`` over a ``MaskablePPO`` saved by ``train.py`` (imports torch) |
 | a directory | ``RLlibAgent`` over a checkpoint of ``train.py --backend rllib`` (imports ray) |
+| ``chat:MODEL`` | ``ChatAgent``: a language model behind an OpenAI-compatible chat endpoint (``agents.llm``), the base URL from ``$UNO_CHAT_BASE_URL`` and the key from ``$UNO_CHAT_API_KEY`` |
 | ``label=spec`` | any of the above, named ``label`` in tables (``fast=search:64``) |
 """
 
@@ -42,7 +43,8 @@ __all__ = ["AGENT_SPECS", "BASELINES", "agent_names", "make_agent"]
 AGENT_SPECS = (
     "random, rlcard_rule, greedy, heuristic, search[:N | :Tms] (N rollouts or T milliseconds per "
     "decision), ismcts[:N | :Tms], flatmc[:N | :Tms], pretrained, pretrained-4p (shipped models: 2 and 4 "
-    "players, classic), PATH.zip (a MaskablePPO saved by train.py), DIR (an RLlib checkpoint), LABEL=SPEC"
+    "players, classic), PATH.zip (a MaskablePPO saved by train.py), DIR (an RLlib checkpoint), chat:MODEL (a language model at the "
+    "OpenAI-compatible endpoint $UNO_CHAT_BASE_URL), LABEL=SPEC"
 )
 """The spec forms in one line, for help texts and error messages."""
 
@@ -83,6 +85,8 @@ def make_agent(spec: str, rules: Any = None, *, deterministic: bool = True, num_
         agent = BASELINES[body](rules)
     elif body.split(":", 1)[0].split("@", 1)[0] in ("search", *SEARCHES):
         agent = _search_agent(body, rules)
+    elif body.startswith("chat:"):
+        agent = _chat_agent(body[len("chat:") :], rules)
     elif body in PRETRAINED:
         return pretrained_agent(body, rules, num_players, deterministic, label)
     elif os.path.isfile(body) or os.path.isfile(body + ".zip"):
@@ -131,6 +135,15 @@ def _search_budget(text: str, cls: type) -> dict[str, Any] | None:
         return {"iterations" if cls is ISMCTSAgent else "rollouts": n} if n > 0 else None
     except ValueError:
         return None
+
+
+def _chat_agent(model: str, rules: UnoRules) -> Agent:
+    # Imported here: only a chat spec needs it.
+    from .llm import ChatAgent
+
+    if not model.strip():
+        raise ValueError("a chat agent is chat:MODEL with the endpoint's model name, e.g. chat:qwen2.5-7b-instruct")
+    return ChatAgent(model, rules)
 
 
 def _ppo_agent(path: str, label: str | None, deterministic: bool) -> Agent:

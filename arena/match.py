@@ -24,7 +24,7 @@ import numpy as np
 
 from uno_env import Agent, Engine, UnoRules, parse_rules
 from uno_env.checks import is_int
-from uno_env.table import Table, agent_label
+from uno_env.table import Table, agent_label, wanted_history
 
 from .ratings import paired_interval, wilson_interval
 
@@ -112,7 +112,9 @@ def play_games(
         )
     B = int(min(num_games, batch_size))
     game_ss, *agent_ss = np.random.SeedSequence(seed).spawn(P + 1)
-    engine = Engine(B, P, rules, seed=int(game_ss.generate_state(1, np.uint64)[0]), record=record)
+    engine = Engine(
+        B, P, rules, seed=int(game_ss.generate_state(1, np.uint64)[0]), record=record, history=wanted_history(agents)
+    )
     table = Table(engine, agents, [np.random.default_rng(s) for s in agent_ss], engine_access=engine_access)
     deals = DuplicateDeals(seed, P) if duplicate else None
     game_of = np.arange(B)
