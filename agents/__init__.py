@@ -16,7 +16,7 @@ from .registry import AGENT_SPECS, BASELINES, agent_names, make_agent
 from .rlcard_rule import RLCardRuleAgent
 from .search import SearchAgent
 
-_LAZY = {"PPOAgent": ".ppo", "RLlibAgent": ".rllib_agent"}
+_LAZY = {"PPOAgent": ".ppo", "RLlibAgent": ".rllib_agent", "ChatAgent": ".llm"}
 
 __all__ = [
     "Agent",
@@ -30,6 +30,7 @@ __all__ = [
     "HumanAgent",
     "PPOAgent",
     "RLlibAgent",
+    "ChatAgent",
     "make_agent",
     "agent_names",
     "AGENT_SPECS",
@@ -38,7 +39,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``PPOAgent`` / ``RLlibAgent``, importing torch / ray the first time one is asked for."""
+    """``PPOAgent`` / ``RLlibAgent`` / ``ChatAgent``, imported the first time one is asked for (torch, ray)."""
     if name in _LAZY:
         value = getattr(import_module(_LAZY[name], __name__), name)
         globals()[name] = value

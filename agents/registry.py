@@ -23,6 +23,7 @@ grammar of specs, lists of specs and weighted mixes that every command and the w
 | ``FILE.py:NAME`` | your own agent: ``NAME`` from the Python file ``FILE.py`` (``my_agent.py:MyAgent``) |
 | a path to a ``.zip`` | ``PPOAgent`` over a ``MaskablePPO`` saved by ``train.py`` (imports torch) |
 | a directory | ``RLlibAgent`` over a checkpoint of ``train.py --backend rllib`` (imports ray) |
+| ``chat:MODEL`` | ``ChatAgent``: a language model behind an OpenAI-compatible chat endpoint (``agents.llm``), the base URL from ``$UNO_CHAT_BASE_URL`` and the key from ``$UNO_CHAT_API_KEY`` |
 | ``LABEL=SPEC`` | any of the above, named ``LABEL`` in tables (``fast=search:64``) |
 
 **What ``:`` means.** A spec is read in this order: ``LABEL=`` is everything before the first
@@ -95,7 +96,8 @@ AGENT_SPECS = (
     "random, rlcard_rule, greedy, heuristic, search[:N | :Tms][@BELIEF] (N rollouts or T milliseconds per "
     "decision), ismcts[:N | :Tms], flatmc[:N | :Tms], pretrained, pretrained-4p (shipped models: 2 and 4 "
     "players, classic), MODULE:NAME or FILE.py:NAME (your own agent class), PATH.zip (a MaskablePPO saved by "
-    "train.py), DIR (an RLlib checkpoint), LABEL=SPEC"
+    "train.py), DIR (an RLlib checkpoint), chat:MODEL (a language model at the OpenAI-compatible endpoint "
+    "$UNO_CHAT_BASE_URL), LABEL=SPEC"
 )
 """The spec forms in one line, for help texts and error messages."""
 
@@ -115,7 +117,8 @@ SEARCHES = {"ismcts": ISMCTSAgent, "flatmc": SearchAgent}
 SEARCH = "flatmc"
 SEARCH_NAMES = ("search", *SEARCHES)
 
-KINDS = ("baseline", "search", "pretrained", "class", "path")
+CHAT = "chat"  # chat:MODEL, a language model at an OpenAI-compatible endpoint (agents.llm)
+KINDS = ("baseline", "search", "pretrained", "class", "chat", "path")
 """What a spec names (``Spec.kind``)."""
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -172,6 +175,11 @@ def parse_spec(text: Any) -> Spec:
     head = body.split(BUDGET, 1)[0].split(AT, 1)[0].strip()
     if head in SEARCH_NAMES:
         return _search_spec(raw, named, label, body)
+    if head == CHAT:
+        model = body.split(BUDGET, 1)[1].strip() if BUDGET in body else ""
+        if not model:
+            raise ValueError(f"{raw!r}: a chat agent is chat:MODEL with the endpoint's model name, e.g. chat:qwen2.5-7b-instruct")
+        return Spec(f"{named}{CHAT}{BUDGET}{model}", "chat", f"{CHAT}{BUDGET}{model}", label, target=model)
     if BUDGET in body:
         left, _, attr = body.rpartition(BUDGET)
         left, attr = left.strip(), attr.strip()
@@ -251,6 +259,7 @@ def check_spec(
             "search": "a search",
             "pretrained": "a shipped model",
             "class": "an agent class of yours",
+            "chat": "a language model at a chat endpoint",
             "path": "a path (a saved model or checkpoint)",
         }[spec.kind]
         raise ValueError(f"agent {spec.text!r} is not offered here: it is {what}; offered kinds: {offered}")
@@ -411,6 +420,8 @@ def make_agent(
         return pretrained_agent(s.body, rules, num_players, deterministic, s.label, allow_other_table)
     elif s.kind == "class":
         agent = _class_agent(s, rules)
+    elif s.kind == "chat":
+        agent = _chat_agent(s.target, rules)
     elif os.path.isfile(s.body) or os.path.isfile(s.body + ".zip"):
         return _ppo_agent(s.body, s.label, deterministic, rules, num_players, allow_other_table)
     else:
@@ -487,6 +498,14 @@ def _takes_argument(factory: Any) -> bool:
     return any(p.kind in positional or p.kind is inspect.Parameter.VAR_POSITIONAL for p in params)
 
 
+def _chat_agent(model: str, rules: UnoRules) -> Agent:
+    # Imported here: only a chat spec needs it.
+    from .llm import ChatAgent
+
+    return ChatAgent(model, rules)
+
+
+def _ppo_agent(path: str, label: str | None, deterministic: bool) -> Agent:
 def _ppo_agent(
     path: str, label: str | None, deterministic: bool, rules: UnoRules, num_players: int | None, allow_other_table: bool
 ) -> Agent:

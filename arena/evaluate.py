@@ -80,7 +80,8 @@ class Args:
     agents: str = "random,rlcard_rule,greedy,heuristic"
     """comma-separated agent specs (agents.registry.make_agent): random, rlcard_rule, greedy, heuristic,
     search[:N|:Tms] (also ismcts[...], flatmc[...]), pretrained, pretrained-4p (the shipped models), a saved
-    model path or an RLlib checkpoint directory, optionally as label=spec"""
+    model path or an RLlib checkpoint directory, chat:MODEL (a language model at $UNO_CHAT_BASE_URL, docs/llm.md),
+    optionally as label=spec"""
     num_players: int = 2
     """players per table (2-10); with n > 2 every table of n distinct entries plays"""
     rules: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
@@ -242,10 +243,27 @@ def ladder_main(args: Args) -> LadderResult:
     os.makedirs(args.output_dir, exist_ok=True)
     path = os.path.join(args.output_dir, "ladder.json")
     with open(path, "w") as f:
-        json.dump({"spec": args.ladder, **result.to_dict()}, f, indent=2)
+        json.dump({"spec": args.ladder, **result.to_dict(), "agent_stats": agent_stats([agent])}, f, indent=2)
     # Timing on stderr only: ladder.json and stdout stay identical run to run.
     print(f"wrote {path} ({(time.time() - t0) / 60:.1f} min)", file=sys.stderr)
     return result
+
+
+def agent_stats(agents: list) -> dict[str, Any]:
+    """What agents that measure themselves report (``stats()``: a chat agent's requests, bad
+    replies, fallbacks, tokens and seconds per decision), by name; printed on stderr."""
+    out = {}
+    for agent in agents:
+        if callable(getattr(agent, "stats", None)):
+            stats = agent.stats()
+            out[agent.name] = stats
+            print(
+                f"{agent.name}: {stats['decisions']} decisions, {stats['fallbacks']} fallbacks, "
+                f"{stats['bad_replies']} bad replies, {stats['tokens_per_decision']:.0f} tokens and "
+                f"{stats['seconds_per_decision']:.2f} s per decision",
+                file=sys.stderr,
+            )
+    return out
 
 
 def save_games(agents: list, args: Args, rules) -> str:
@@ -329,6 +347,7 @@ def main(args: Args) -> TournamentResult | LadderResult:
             "deterministic": args.deterministic,
             "ray": args.ray,
             "seconds": time.time() - t0,
+            "agent_stats": agent_stats(agents),
         }
     )
     print(

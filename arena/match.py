@@ -24,7 +24,7 @@ import numpy as np
 
 from uno_env import Agent, Engine, UnoRules, parse_rules
 from uno_env.checks import is_int
-from uno_env.table import Table, agent_label, history_length_of
+from uno_env.table import Table, agent_label, history_length_of, wanted_history
 
 from .ratings import paired_interval, wilson_interval
 
@@ -112,8 +112,9 @@ def play_games(
         )
     B = int(min(num_games, batch_size))
     game_ss, *agent_ss = np.random.SeedSequence(seed).spawn(P + 1)
-    # An agent that reads the public history (a PPOAgent trained with history=K) needs the engine to keep it.
-    history = max((history_length_of(a) for a in agents), default=0)
+    # An agent that reads the public history (a PPOAgent trained with history=K, a search with the
+    # history belief, a chat agent) needs the engine to keep it.
+    history = max([wanted_history(agents), *(history_length_of(a) for a in agents)])
     engine = Engine(B, P, rules, seed=int(game_ss.generate_state(1, np.uint64)[0]), record=record, history=history)
     table = Table(engine, agents, [np.random.default_rng(s) for s in agent_ss], engine_access=engine_access)
     deals = DuplicateDeals(seed, P) if duplicate else None

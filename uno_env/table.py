@@ -10,6 +10,7 @@ web table, expert-iteration labelling, ``uno-play``) asks its agents through a `
 | ``Table.step(active)`` | ask for every active unfinished game whose player to act is the table's, then one ``Engine.step``; returns the actions taken |
 | ``seat_rngs`` | ``None``: each agent draws from its own generator (or all from one); else one generator per game and seat (duplicate deals: a seat's randomness depends on the deal, not on who sits there): an agent is asked in a batch with ``RowStreams`` (row j draws from its game's seat generator), or game by game if it draws in a way that has no per-row form |
 | ``EngineAgent`` / ``uses_engine`` | the engine-access protocol of search agents, ``act_in(engine, i, rng) -> action``: with ``engine_access`` they are asked game by game with the engine (to copy the game and re-deal what their seat cannot see) |
+| ``fair_engine_access`` / ``wanted_history`` | an agent whose class says it reads only its seat's view from the engine (``ChatAgent``: the round's events) is asked with ``act_in`` at every table; ``wanted_history`` the history its table's engine keeps for it |
 | ``ask_one(agent, engine, i, rng)`` | one agent's checked action in game ``i`` (a table of one game) |
 | ``history_length_of(agent)`` | the events of public history an agent reads (its ``history_length``, 0 without one): such an agent's ``act`` gets a dict observation (below) |
 
@@ -37,9 +38,18 @@ from numba import njit
 from .actions import NUM_ACTIONS
 from .checks import is_int
 from .engine import Engine
+from .engine.layout import MAX_HISTORY
 from .policy import Agent
 
-__all__ = ["EngineAgent", "Table", "ask_one", "history_length_of", "uses_engine"]
+__all__ = [
+    "EngineAgent",
+    "Table",
+    "ask_one",
+    "fair_engine_access",
+    "history_length_of",
+    "uses_engine",
+    "wanted_history",
+]
 
 
 @runtime_checkable
@@ -88,6 +98,20 @@ def history_observation(engine: Engine, observation: np.ndarray, rows: np.ndarra
     """The dict observation of a history-reading agent for the games ``rows``, from the seat to act in each."""
     history, counts = engine.history(engine.current_player, games=rows)
     return {"observation": observation, "history": history[rows, :k], "history_counts": counts[rows]}
+
+
+def fair_engine_access(agent: Any) -> bool:
+    """Whether ``agent`` reads from the engine only what its seat sees (its class says
+    ``fair_engine_access = True``: ``agents.llm.ChatAgent`` reads the round's events through
+    ``Engine.history_events``), so every table asks it with ``act_in``, ``engine_access`` or not."""
+    return getattr(agent, "fair_engine_access", False) is True
+
+
+def wanted_history(agents: Sequence[Any]) -> int:
+    """The longest round history (events per game) that ``agents`` with fair engine access ask
+    for in their ``history``; the engine of their table keeps that many."""
+    wanted = [getattr(a, "history", 0) for a in agents if fair_engine_access(a)]
+    return max((min(int(h), MAX_HISTORY) for h in wanted if is_int(h) and h > 0), default=0)
 
 
 def agent_label(agent: Any) -> str:
@@ -218,7 +242,7 @@ class Table:
             self.rngs = [rngs] * len(self.agents) if isinstance(rngs, np.random.Generator) else list(rngs)
         if len(self.rngs) != len(self.agents):
             raise ValueError(f"need one generator or one per agent ({len(self.agents)}), got {len(self.rngs)}")
-        self.searching = [self.engine_access and uses_engine(a) for a in self.agents]
+        self.searching = [(self.engine_access or fair_engine_access(a)) and uses_engine(a) for a in self.agents]
         self._per_row: set[int] = set()  # agents whose draws have no per-row form (asked game by game)
 
     # --- asking -----------------------------------------------------------------------------

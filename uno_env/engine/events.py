@@ -284,6 +284,8 @@ def redact(event: dict[str, Any], viewer: int | None, open_hands: bool = False) 
                 out["count"] = len(v)
             continue
         out[f.name] = list(v) if isinstance(v, list) else v
+    if "count" in event and "count" not in out:  # already redacted: redacting again keeps the count
+        out["count"] = event["count"]
     return out
 
 

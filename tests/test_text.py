@@ -1,0 +1,178 @@
+"""The game as text (uno_env.text): the prompt over every preset and table size, and the reply parser."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from uno_env import PRESETS, Engine, action_name, parse_rules, redact, sample_legal
+from uno_env.actions import CALL_UNO, CHOOSE_COLOR_FIRST, DRAW, NUM_ACTIONS, PASS, SWAP_FIRST, play_double
+from uno_env.cards import parse_card
+from uno_env.text import BadReply, build_prompt, engine_prompt, legal_moves, parse_reply
+
+
+def _mask(*actions: int) -> np.ndarray:
+    mask = np.zeros(NUM_ACTIONS, bool)
+    mask[list(actions)] = True
+    return mask
+
+
+RED7, RED3, WD4, WILD = (parse_card(c) for c in ("red 7", "red 3", "wild draw four", "wild"))
+MOVES = legal_moves(
+    _mask(RED3, RED7, WILD, WD4, DRAW, CHOOSE_COLOR_FIRST + 3, CALL_UNO, play_double(RED7), SWAP_FIRST + 1),
+    seat=0,
+    num_players=4,
+)
+
+
+@pytest.mark.parametrize(
+    "reply, action",
+    [
+        ("1", RED3),
+        (" 2. ", RED7),
+        ("#2", RED7),
+        ("I play 2", RED7),
+        ("Move: 2", RED7),
+        ("play red 7", RED7),
+        ("PLAY   Red 7", RED7),
+        ("red 7", RED7),
+        ("I'll play red 7.", RED7),
+        ("Move: draw", DRAW),
+        ("draw", DRAW),
+        ("I draw a card", DRAW),
+        ("play wild draw four", WD4),  # "draw" inside the name is not a second move
+        ("wild", WILD),
+        ("choose blue", CHOOSE_COLOR_FIRST + 3),
+        ("Blue!", CHOOSE_COLOR_FIRST + 3),
+        ("call_uno", CALL_UNO),
+        ("play double red 7", play_double(RED7)),  # "red 7" inside "double red 7" is the double
+        ("swap with +2", SWAP_FIRST + 1),
+        ("swap with player 2", SWAP_FIRST + 1),
+        ("2. play red 7", RED7),
+    ],
+)
+def test_a_reply_names_its_move(reply, action):
+    assert parse_reply(reply, MOVES) == action
+
+
+@pytest.mark.parametrize(
+    "reply, message",
+    [
+        ("", "is empty"),
+        ("   ", "is empty"),
+        ("0", "no move 0"),
+        ("10", "no move 10"),
+        ("play green 5", "names no legal move"),
+        ("red 3 or red 7", "more than one move"),
+        ("draw, then play red 7", "more than one move"),
+        ("1. play red 7", "gives move 1 (play red 3) but names play red 7"),
+        ("I think 3 is better than 4", "names no legal move"),
+        ("pass", "names no legal move"),
+        (None, "a reply is text"),
+        (7, "a reply is text"),
+    ],
+)
+def test_a_bad_reply_is_refused_with_the_legal_moves(reply, message):
+    with pytest.raises(BadReply) as err:
+        parse_reply(reply, MOVES)
+    assert message in str(err.value)
+    assert "1. play red 3" in str(err.value) and "8. swap with +2 (player 2)" in str(err.value)
+
+
+def test_no_legal_move_is_refused():
+    with pytest.raises(BadReply, match="not your turn"):
+        parse_reply("draw", [])
+
+
+def test_moves_are_numbered_legal_actions_with_their_names():
+    moves = legal_moves(_mask(DRAW, PASS, RED7))
+    assert [(m.number, m.action, m.name) for m in moves] == [
+        (1, RED7, "play red 7"),
+        (2, DRAW, "draw"),
+        (3, PASS, "pass"),
+    ]
+    with pytest.raises(ValueError, match="one row of 116"):
+        legal_moves(np.zeros(5, bool))
+    with pytest.raises(ValueError, match="one name per seat"):
+        legal_moves(_mask(DRAW), num_players=3, names=["a", "b"])
+
+
+def _play_and_render(rules, num_players: int, seed: int, steps: int = 400) -> int:
+    """Random play with the prompt of every seat rendered at each step; returns the steps taken."""
+    e = Engine(1, num_players, rules, seed=seed, history=16)
+    rng = np.random.default_rng(seed)
+    names = [f"seat-{p}" for p in range(num_players)]
+    for step in range(steps):
+        for seat in range(num_players):
+            text = engine_prompt(e, 0, seat, names)
+            assert "Your hand (" in text and "Players, clockwise from you:" in text
+        to_act = engine_prompt(e, 0, names=names)
+        if e.terminated[0] or e.truncated[0]:
+            assert "you have no move" in to_act
+            return step
+        moves = legal_moves(e.legal_mask[0], int(e.current_player[0]), num_players, names)
+        assert all(f"{m.number}. {m.label}" in to_act for m in moves)
+        choice = int(sample_legal(e.legal_mask, rng)[0])
+        # The reply by name parses back to the move chosen.
+        assert parse_reply(action_name(choice), moves) == choice
+        e.step(np.array([choice]))
+    return steps
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("num_players", [2, 4, 10])
+def test_every_preset_and_table_size_renders(preset, num_players):
+    assert _play_and_render(parse_rules(preset), num_players, seed=num_players) > 0
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"deck": "swap_hands", "custom_wild_rule": "next_draws_until_color"},
+        {"uno_call": "explicit", "illegal_action": "penalty", "allow_doubles": True},
+        {"scoring": "elimination", "episode": "match", "target_points": 60, "open_hands": True},
+        {"teams": True, "stack_draw_two": True, "stack_draw_four": True, "always_respond": True},
+        {"deck": "shuffle_hands", "custom_wild_rule": "opponents_discard_wilds", "wild_first_card": "random_color"},
+        {
+            "deck": "swap_hands",
+            "custom_wild_rule": "others_draw_two",
+            "end_on_empty_deck": True,
+            "turn_limit_rule": "fewest_cards_wins",
+        },
+    ],
+)
+def test_rule_options_render(options):
+    rules = parse_rules(options)
+    num_players = 4
+    assert _play_and_render(rules, num_players, seed=7) > 0
+    text = engine_prompt(Engine(1, num_players, rules, seed=1), 0)
+    for name, value in options.items():
+        assert f"{name}={value}" in text
+
+
+def test_the_prompt_shows_only_what_the_seat_sees():
+    e = Engine(1, 3, parse_rules("classic"), seed=3, record=True)
+    seat = (int(e.current_player[0]) + 1) % 3
+    text = engine_prompt(e, 0, seat)
+    assert "The round so far, oldest first:" in text and "you are dealt" in text
+    # Another seat's deal shows as a count, never as cards.
+    other = (seat + 1) % 3
+    assert f"player {other} is dealt 7 cards" in text
+    assert "it is not your turn" in text and "Legal moves" not in text
+    # Events redacted twice read the same as once.
+    for ev in e.record_events(0):
+        once = redact(ev, seat)
+        assert redact(once, seat) == once
+
+
+def test_without_a_history_the_prompt_says_so():
+    e = Engine(1, 2, parse_rules("classic"), seed=0)
+    assert "The round so far: not shown" in engine_prompt(e, 0)
+
+
+def test_bad_arguments_are_refused():
+    e = Engine(1, 2, parse_rules("classic"), seed=0)
+    with pytest.raises(ValueError, match=r"seat must be in 0\.\.1"):
+        build_prompt(e.observation[0], e.legal_mask[0], seat=2)
+    with pytest.raises(ValueError, match="one name per seat"):
+        build_prompt(e.observation[0], e.legal_mask[0], names=["only one"])
