@@ -178,7 +178,9 @@ def parse_spec(text: Any) -> Spec:
     if head == CHAT:
         model = body.split(BUDGET, 1)[1].strip() if BUDGET in body else ""
         if not model:
-            raise ValueError(f"{raw!r}: a chat agent is chat:MODEL with the endpoint's model name, e.g. chat:qwen2.5-7b-instruct")
+            raise ValueError(
+                f"{raw!r}: a chat agent is chat:MODEL with the endpoint's model name, e.g. chat:qwen2.5-7b-instruct"
+            )
         return Spec(f"{named}{CHAT}{BUDGET}{model}", "chat", f"{CHAT}{BUDGET}{model}", label, target=model)
     if BUDGET in body:
         left, _, attr = body.rpartition(BUDGET)
@@ -505,7 +507,6 @@ def _chat_agent(model: str, rules: UnoRules) -> Agent:
     return ChatAgent(model, rules)
 
 
-def _ppo_agent(path: str, label: str | None, deterministic: bool) -> Agent:
 def _ppo_agent(
     path: str, label: str | None, deterministic: bool, rules: UnoRules, num_players: int | None, allow_other_table: bool
 ) -> Agent:
