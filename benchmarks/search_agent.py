@@ -50,6 +50,7 @@ class TimedSearch:
     def __init__(self, agent) -> None:
         self.agent = agent
         self.name = agent.name
+        self.history_length = getattr(agent, "history_length", 0)  # the table keeps the history it reads
         self.wall: list[float] = []
         self.cpu: list[float] = []
         self.searched: list[bool] = []
