@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from uno_env import Engine, describe_event, parse_rules, redact
+from uno_env.checks import is_int
 from uno_env.table import Table
 from uno_env.text import BadReply, engine_prompt, legal_moves, parse_reply
 
@@ -134,7 +135,7 @@ class UnoGames:
         e = game.engine
         moves = legal_moves(e.legal_mask[0], game.seat, e.num_players, game.names)
         try:
-            action = parse_reply(str(move) if isinstance(move, int) and not isinstance(move, bool) else move, moves)
+            action = parse_reply(str(move) if is_int(move) else move, moves)
         except BadReply as exc:
             raise GameError(str(exc)) from exc
         e.step(np.array([action], np.int64))

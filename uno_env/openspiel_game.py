@@ -35,6 +35,7 @@ import pyspiel
 
 from .actions import ACTION_NAMES, DRAW, NUM_ACTIONS
 from .cards import CARD_NAMES, NUM_CARD_TYPES, card_type
+from .checks import is_int
 from .engine import Engine
 from .engine.events import EV_SHUFFLE_HANDS, EV_SWAP, EVENT_NAMES
 from .engine.history import HISTORY_COUNTS_SIZE, HISTORY_OFFSETS, HISTORY_SIZE
@@ -462,7 +463,7 @@ class _State(pyspiel.State):
     def _seat(self, player: int | None) -> int:
         """The seat asked about: ``player``, or the seat to act when None."""
         p = self._s.player if player is None else player
-        if not isinstance(p, (int, np.integer)) or not 0 <= p < self._g.players:
+        if not is_int(p) or not 0 <= p < self._g.players:
             raise ValueError(f"player must be a seat in 0..{self._g.players - 1}, got {p!r}")
         return int(p)
 

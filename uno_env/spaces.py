@@ -45,7 +45,15 @@ from .observation import (
 )
 from .rules import MAX_PLAYERS, UnoRules
 
-__all__ = ["observation_bounds", "observation_space", "action_space", "state_bounds", "state_space", "history_spaces"]
+__all__ = [
+    "MAX_HISTORY",
+    "observation_bounds",
+    "observation_space",
+    "action_space",
+    "state_bounds",
+    "state_space",
+    "history_spaces",
+]
 
 # Fields with one slot per relative seat (slot k: the seat k places clockwise from the observer).
 _PER_SEAT = ("hand_sizes", "seat_present", "scores", "uno_called", "eliminated", "catchable", "partner")
