@@ -144,7 +144,7 @@ EVENT_KINDS: tuple[EventKind, ...] = (
     EventKind(
         "shuffle_hands",
         (_PLAYER, _f("cards", "extra", NUMBER)),
-        "{who} shuffle{s} all {cards} held cards and deals them anew",
+        "{who} shuffle{s} all {cards} held cards and deal{s} them anew",
         "clear",
     ),
     EventKind("swap", (_PLAYER, _f("with", "card", SEAT)), "{who} swap{s} hands with {with}", "swap"),
