@@ -29,7 +29,7 @@ How it is measured:
 - "Minutes" are training only: the wall clock (``time.perf_counter``) and this process's CPU time
   (``time.process_time``) spent in ``model.learn`` (rollouts and PPO updates) and, when train.py's
   defaults hold one (``bc_positions``), in its warm start (the teacher's labelling and the
-  cloning, counted before the first rollout). Evaluations are excluded from them and reported
+  cloning, counted with the first rollout). Evaluations are excluded from them and reported
   on their own, as is the set-up (building env and model).
   Resolution: one evaluation interval (plus at most one rollout).
 - "Reached" is the first evaluation whose win rate (the point estimate) is >= the threshold;
@@ -304,12 +304,13 @@ class Ours(Learner):
             )
 
     def rollout(self) -> None:
-        if not self.started:  # the warm start is counted as training, before the first rollout
+        # The warm start counts as training and comes with the first rollout, so that every
+        # evaluation follows at least one PPO rollout (a slow warm start could spend a short budget).
+        if not self.started:
             if self.d.bc_positions:
                 self.warm_start()
             self.league.start(self.model.policy)
             self.started = True
-            return
         self.schedule.done = self.model.num_timesteps
         self.model.learn(self.d.num_envs * self.d.n_steps, reset_num_timesteps=False, callback=self.league)
         if self.model.num_timesteps >= self.next_snapshot:
