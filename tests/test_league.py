@@ -293,6 +293,47 @@ def test_cloning_fits_the_teachers_actions():
         clone(model.policy, data, epochs=0)
 
 
+def test_positions_with_a_history_hold_the_same_games_and_clone_a_history_policy(tmp_path):
+    """history=K labels the same seeded games (the teacher reads the observation alone) and adds each
+    position's history as the learner's env shows it; the dict saves, loads and clones a Dict policy;
+    positions of another history length are refused."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import PPOAgent, UnoFeatures, UnoMaskablePolicy
+    from uno_env.sb3_vec_env import UnoSB3VecEnv
+    from uno_env.spaces import history_spaces
+
+    rules = UnoRules()
+    plain = label_positions("heuristic", ["random", "greedy"], rules, 2, 300, seed=4, chunk=8)
+    data = label_positions("heuristic", ["random", "greedy"], rules, 2, 300, seed=4, chunk=8, history=4)
+    assert set(data.obs) == {"observation", "history", "history_counts"}
+    assert np.array_equal(data.obs["observation"], plain.obs) and np.array_equal(data.action, plain.action)
+    for key, space in history_spaces(4).items():
+        assert data.obs[key].shape == (300, *space.shape) and data.obs[key].dtype == np.float32
+    assert (data.obs["history"][:, 0] != 0).any(axis=1).mean() > 0.9  # past the deal, the newest row is an event
+    meta = {"teacher": "heuristic", "history": 4}
+    save_positions(str(tmp_path / "h.npz"), data, meta)
+    back = load_positions(str(tmp_path / "h.npz"), meta)
+    assert all(np.array_equal(back.obs[k], data.obs[k]) for k in data.obs)
+    venv = UnoSB3VecEnv(2, 2, seed=0, history=4)
+    model = MaskablePPO(
+        UnoMaskablePolicy,
+        venv,
+        n_steps=8,
+        batch_size=16,
+        seed=0,
+        device="cpu",
+        policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(64,))),
+    )
+    clone(model.policy, data, epochs=60, batch_size=64, learning_rate=3e-3, holdout=0.0, seed=0)
+    chosen = PPOAgent(model.policy, deterministic=True).act(data.obs, data.mask, np.random.default_rng(0))
+    assert (chosen == data.action).mean() > 0.9
+    with pytest.raises(ValueError, match="another history length"):
+        clone(model.policy, label_positions("heuristic", ["random"], rules, 2, 50, seed=0, history=2))
+    with pytest.raises(ValueError, match="acting on observations"):
+        label_positions("search:8", ["random"], rules, 2, 10, seed=0, history=4)
+
+
 # --- train.py with both -------------------------------------------------------------------------
 
 

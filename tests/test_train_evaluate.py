@@ -373,7 +373,8 @@ def test_find_checkpoint_says_what_resume_accepts(tmp_path):
         (["--learner-seat", "2"], "--learner-seat must be 'random' or a seat 0..1"),
         (["--resume", "no/such/run"], "nothing to resume at 'no/such/run': --resume takes a run directory"),
         (["--history", "-1"], "--history must be in 0..1024"),
-        (["--history", "4"], "add --bc-positions 0"),
+        (["--history", "4", "--bc-teacher", "search:8"], "needs a --bc-teacher acting on observations"),
+        (["--history", "4", "--privileged-critic"], "--history is for the sb3 backend, without --privileged-critic"),
     ],
 )
 def test_train_refuses_bad_settings_before_writing_anything(tmp_path, args, message):
@@ -529,15 +530,16 @@ def test_a_model_trained_with_history_loads_and_plays_as_an_agent(history_model)
 
 
 def test_train_and_evaluate_a_model_with_history(tmp_path):
-    """train.py --history trains a Dict-observation model; evaluate.py plays it from its path alone."""
+    """train.py --history trains a Dict-observation model, warm-started on positions that carry the
+    history; evaluate.py plays it from its path alone."""
     from agents.ppo import PPOAgent
 
     args = list(TINY_TRAIN)
-    args[args.index("--bc-positions") + 1] = "0"
     for flag, value in (("--eval-games", "10"), ("--final-eval-games", "10"), ("--total-timesteps", "1024")):
         args[args.index(flag) + 1] = value
     rules = ["--rules", HISTORY_RULES]
-    run("train.py", *args, *rules, "--history", "4", "--output-dir", str(tmp_path), "--exp-name", "hist")
+    out = run("train.py", *args, *rules, "--history", "4", "--output-dir", str(tmp_path), "--exp-name", "hist")
+    assert "warm start:" in out.stdout and "labelled by heuristic" in out.stdout
     model_path = tmp_path / "hist" / "model.zip"
     assert PPOAgent(str(model_path)).history_length == 4
     proc = run(

@@ -7,8 +7,8 @@ stats = clone(model.policy, data, epochs=4, batch_size=1024, learning_rate=1e-3,
 
 | piece | what it is |
 |---|---|
-| ``Positions`` | ``obs`` float32 [N, D], ``mask`` bool [N, 116], ``action`` int64 [N] (the teacher's), ``outcome`` float32 [N] (the teacher's seat's reward when that game ended: +1 won, -1 lost, 0 unfinished at ``max_turns``) |
-| ``label_positions(teacher, opponents, rules, num_players, n, seed)`` | ``n`` positions where the teacher (an ``agents.registry`` spec) was to act with a real choice, from its games against each opponent spec in turn |
+| ``Positions`` | ``obs`` float32 [N, D] (with ``history=K``: the dict of a ``history=K`` env's observation, each entry [N, ...]), ``mask`` bool [N, 116], ``action`` int64 [N] (the teacher's), ``outcome`` float32 [N] (the teacher's seat's reward when that game ended: +1 won, -1 lost, 0 unfinished at ``max_turns``) |
+| ``label_positions(teacher, opponents, rules, num_players, n, seed, history=0)`` | ``n`` positions where the teacher (an ``agents.registry`` spec) was to act with a real choice, from its games against each opponent spec in turn |
 | ``clone(policy, data, ...)`` | behaviour cloning: cross-entropy of the teacher's action under the masked policy, plus ``value_coef`` times the squared error of the value head against the outcome; returns the held-out agreement with the teacher |
 | ``save_positions`` / ``load_positions`` | an ``.npz`` cache of labelled positions with what produced them (``train.py --bc-data``) |
 
@@ -45,7 +45,7 @@ from arena.match import agent_name, play_games
 from training.opponents import seat_agents
 from uno_env import Engine, UnoRules
 from uno_env.gym_env import UnoVectorEnv
-from uno_env.table import ask_one, uses_engine
+from uno_env.table import ask_one, history_length_of, uses_engine
 
 __all__ = ["Positions", "label_positions", "clone", "save_positions", "load_positions"]
 
@@ -54,13 +54,17 @@ __all__ = ["Positions", "label_positions", "clone", "save_positions", "load_posi
 class Positions:
     """Labelled positions (module table)."""
 
-    obs: np.ndarray
+    obs: np.ndarray | dict[str, np.ndarray]
     mask: np.ndarray
     action: np.ndarray
     outcome: np.ndarray
 
     def __len__(self) -> int:
         return int(self.action.shape[0])
+
+    def rows(self, index: np.ndarray) -> np.ndarray | dict[str, np.ndarray]:
+        """The observations of rows ``index`` (each entry's, for a history's dict)."""
+        return {k: v[index] for k, v in self.obs.items()} if isinstance(self.obs, dict) else self.obs[index]
 
 
 class _Labeller:
@@ -99,15 +103,24 @@ def label_positions(
     num_positions: int,
     seed: int,
     chunk: int = 64,
+    history: int = 0,
 ) -> Positions:
-    """``num_positions`` positions labelled by ``teacher`` in games against ``opponents`` (module docstring)."""
+    """``num_positions`` positions labelled by ``teacher`` in games against ``opponents`` (module docstring).
+
+    With ``history=K`` the positions' observations are a ``history=K`` env's dicts, for a policy
+    that reads the history; the teacher must then act on observations (not a search)."""
     if num_positions < 1 or chunk < 1:
         raise ValueError(f"num_positions and chunk must be >= 1, got {num_positions} and {chunk}")
     if not opponents:
         raise ValueError("label_positions needs at least one opponent spec")
     agent = make_agent(teacher, rules)
     if not uses_engine(agent):
-        return _label_batched(agent, opponents, rules, num_players, num_positions, seed, chunk)
+        return _label_batched(agent, opponents, rules, num_players, num_positions, seed, chunk, history)
+    if history:
+        raise ValueError(
+            f"positions with a history are labelled by a teacher acting on observations (heuristic, a saved "
+            f"model); {teacher!r} searches the engine"
+        )
     labeller = _Labeller(agent)
     seats = {spec: seat_agents(spec, rules, num_players) for spec in opponents}
     k = 0
@@ -132,25 +145,36 @@ def _label_batched(
     num_positions: int,
     seed: int,
     chunk: int,
+    history: int,
 ) -> Positions:
     """``label_positions`` for a teacher that acts on observations: in the learner's seat of a vector env."""
     groups = [(seat_agents(spec, rules, num_players), chunk) for spec in opponents]
     env = UnoVectorEnv(
-        chunk * len(opponents), num_players, rules, learner_seat="random", opponents=groups, autoreset_mode="same_step"
+        chunk * len(opponents),
+        num_players,
+        rules,
+        learner_seat="random",
+        opponents=groups,
+        autoreset_mode="same_step",
+        history=history,
     )
     rng = np.random.default_rng(seed)
     obs, info = env.reset(seed=seed)
+    # A teacher that reads no history is handed the dict's observation.
+    reads_history = history_length_of(teacher) > 0
     n = env.num_envs
     episode = np.zeros(n, np.int64)  # each game's round counter: a position's outcome is its round's
-    kept: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    kept: list[tuple[Any, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     results: dict[tuple[int, int], float] = {}
     finished = 0  # positions of rounds whose result is known
     open_rows = np.zeros(n, np.int64)  # positions of each game's current round
     while finished < num_positions:
         mask = info["action_mask"].astype(bool)
-        action = np.asarray(teacher.act(obs, mask, rng), np.int64)
+        seen = obs["observation"] if history and not reads_history else obs
+        action = np.asarray(teacher.act(seen, mask, rng), np.int64)
         choice = np.flatnonzero(mask.sum(axis=1) > 1)
-        kept.append((obs[choice], mask[choice], action[choice], choice, episode[choice]))
+        picked = {k: v[choice] for k, v in obs.items()} if history else obs[choice]
+        kept.append((picked, mask[choice], action[choice], choice, episode[choice]))
         open_rows[choice] += 1
         obs, reward, terminated, truncated, info = env.step(action)
         for i in np.flatnonzero(terminated | truncated):
@@ -158,17 +182,24 @@ def _label_batched(
             finished += int(open_rows[i])
             open_rows[i] = 0
             episode[i] += 1
-    rows = [
-        (o, m, a, results[(int(g), int(e))])
-        for ob, ma, ac, gs, es in kept
-        for o, m, a, g, e in zip(ob, ma, ac, gs, es, strict=True)
-        if (int(g), int(e)) in results
-    ][:num_positions]
+    games = np.concatenate([k[3] for k in kept])
+    episodes = np.concatenate([k[4] for k in kept])
+    outcome = np.array([results.get((int(g), int(e)), np.nan) for g, e in zip(games, episodes, strict=True)])
+    rows = np.flatnonzero(~np.isnan(outcome))[:num_positions]
+
+    def stacked(parts: list[np.ndarray]) -> np.ndarray:
+        return np.concatenate(parts)[rows]
+
+    observations: Any = (
+        {key: stacked([k[0][key] for k in kept]).astype(np.float32) for key in kept[0][0]}
+        if history
+        else stacked([k[0] for k in kept]).astype(np.float32)
+    )
     return Positions(
-        obs=np.stack([r[0] for r in rows]).astype(np.float32),
-        mask=np.stack([r[1] for r in rows]),
-        action=np.array([r[2] for r in rows], np.int64),
-        outcome=np.array([r[3] for r in rows], np.float32),
+        obs=observations,
+        mask=stacked([k[1] for k in kept]),
+        action=stacked([k[2] for k in kept]),
+        outcome=outcome[rows].astype(np.float32),
     )
 
 
@@ -196,13 +227,13 @@ def clone(
     order = np.random.default_rng(seed).permutation(len(data))
     n_val = int(len(data) * holdout)
     train, val = order[: len(data) - n_val], order[len(data) - n_val :]
-    t = {name: torch.as_tensor(getattr(data, name)) for name in ("obs", "mask", "action", "outcome")}
-    hidden = int(np.prod(policy.observation_space.shape)) - data.obs.shape[1]
-    if hidden < 0 or (hidden and not getattr(policy, "actor_inputs", 0) == data.obs.shape[1]):
-        raise ValueError(
-            f"the positions hold observations of {data.obs.shape[1]} columns; the policy reads "
-            f"{int(np.prod(policy.observation_space.shape))} (another rule set or player count?)"
-        )
+    t: dict[str, Any] = {name: torch.as_tensor(getattr(data, name)) for name in ("mask", "action", "outcome")}
+    hidden = _check_shapes(policy, data)
+    t["obs"] = (
+        {k: torch.as_tensor(v) for k, v in data.obs.items()}
+        if isinstance(data.obs, dict)
+        else torch.as_tensor(data.obs)
+    )
     if hidden:
         # A privileged critic's hidden columns are not in the positions: the actor (which never reads them)
         # is cloned, the critic left alone (zeros in its columns, no value loss).
@@ -216,7 +247,8 @@ def clone(
     losses = {"policy_loss": 0.0, "value_loss": 0.0}
     for _ in range(epochs):
         for batch in idx_train[torch.randperm(idx_train.numel(), generator=gen)].split(batch_size):
-            values, log_prob, _ = policy.evaluate_actions(t["obs"][batch], t["action"][batch], t["mask"][batch])
+            obs = {k: v[batch] for k, v in t["obs"].items()} if isinstance(t["obs"], dict) else t["obs"][batch]
+            values, log_prob, _ = policy.evaluate_actions(obs, t["action"][batch], t["mask"][batch])
             policy_loss = -log_prob.mean()
             value_loss = torch.nn.functional.mse_loss(values.reshape(-1), t["outcome"][batch])
             optimizer.zero_grad()
@@ -234,17 +266,43 @@ def clone(
     }
 
 
+def _check_shapes(policy: Any, data: Positions) -> int:
+    """The columns a privileged critic reads beyond the positions' observations (0 for any other
+    policy); ValueError when the positions do not fit the policy's observation space."""
+    space = policy.observation_space
+    if isinstance(data.obs, dict) or hasattr(space, "spaces"):
+        wanted = {k: tuple(s.shape) for k, s in getattr(space, "spaces", {}).items()}
+        held = {k: tuple(v.shape[1:]) for k, v in data.obs.items()} if isinstance(data.obs, dict) else {}
+        if wanted != held:
+            raise ValueError(
+                f"the positions hold observations {held or data.obs.shape[1:]}; the policy reads {wanted or space.shape} "
+                "(another history length, rule set or player count?)"
+            )
+        return 0
+    columns = data.obs.shape[1]
+    hidden = int(np.prod(space.shape)) - columns
+    if hidden < 0 or (hidden and not getattr(policy, "actor_inputs", 0) == columns):
+        raise ValueError(
+            f"the positions hold observations of {columns} columns; the policy reads "
+            f"{int(np.prod(space.shape))} (another rule set or player count?)"
+        )
+    return hidden
+
+
 def _agreement(policy: Any, data: Positions, rows: np.ndarray) -> float:
     """Share of ``rows`` where the policy's most likely legal action is the teacher's (nan without rows)."""
     if rows.size == 0:
         return float("nan")
-    chosen = PPOAgent(policy, deterministic=True).act(data.obs[rows], data.mask[rows], np.random.default_rng(0))
+    chosen = PPOAgent(policy, deterministic=True).act(data.rows(rows), data.mask[rows], np.random.default_rng(0))
     return float((chosen == data.action[rows]).mean())
 
 
 def save_positions(file: Any, data: Positions, meta: dict[str, Any]) -> None:
     """Write ``data`` and ``meta`` (what produced them) as an ``.npz`` to ``file`` (a path or a binary file)."""
-    np.savez_compressed(file, meta=json.dumps(meta, sort_keys=True), **dataclasses.asdict(data))
+    arrays = dataclasses.asdict(data)
+    if isinstance(data.obs, dict):  # a history's dict: one array per entry, as obs.<entry>
+        arrays.update({f"obs.{k}": v for k, v in arrays.pop("obs").items()})
+    np.savez_compressed(file, meta=json.dumps(meta, sort_keys=True), **arrays)
 
 
 def load_positions(path: str, meta: dict[str, Any]) -> Positions:
@@ -255,4 +313,8 @@ def load_positions(path: str, meta: dict[str, Any]) -> Positions:
             raise ValueError(
                 f"{path} holds positions labelled with {saved}, not {meta}: remove it or give another --bc-data path"
             )
-        return Positions(**{field.name: f[field.name] for field in dataclasses.fields(Positions)})
+        entries = {name[4:]: f[name] for name in f.files if name.startswith("obs.")}
+        return Positions(
+            obs=entries or f["obs"],
+            **{field.name: f[field.name] for field in dataclasses.fields(Positions) if field.name != "obs"},
+        )

@@ -91,6 +91,7 @@ from uno_env.compile_notice import announce_compiling
 from uno_env.rules import PRESETS_HELP
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 from uno_env.spaces import MAX_HISTORY
+from uno_env.table import uses_engine
 
 
 @dataclass
@@ -156,7 +157,8 @@ class Args:
     history: int = 0
     """public events the policy reads besides its observation (UnoSB3VecEnv(history=K): a Dict
     observation, read by agents.ppo.UnoFeatures); 0: none. The saved model plays with it anywhere
-    (PPOAgent reads K from the model). Needs --bc-positions 0 and the sb3 backend"""
+    (PPOAgent reads K from the model). The sb3 backend; a warm start's teacher must act on observations
+    (heuristic, a saved model), and its positions then carry the history"""
     learner_seat: str = "random"
     """the learner's seat: 'random' (drawn per round) or a seat number"""
     opponent_mix: str = "0.5*heuristic,0.5*rlcard_rule"
@@ -305,11 +307,8 @@ def check_args(args: Args) -> None:
         raise ValueError(
             f"--history must be in 0..{MAX_HISTORY} (public events the policy reads; 0: none), got {args.history}"
         )
-    if args.history and (args.backend != "sb3" or args.bc_positions or args.privileged_critic):
-        raise ValueError(
-            "--history is for the sb3 backend, without the warm start (its positions carry no history: add "
-            "--bc-positions 0) and without --privileged-critic"
-        )
+    if args.history and (args.backend != "sb3" or args.privileged_critic):
+        raise ValueError("--history is for the sb3 backend, without --privileged-critic")
     if args.resume:
         find_checkpoint(args.resume)  # a ValueError saying what --resume accepts
     if args.learner_seat != "random" and not (
@@ -384,6 +383,7 @@ def warm_start(args: Args, model: Any, rules: Any) -> dict[str, Any]:
         "num_players": args.num_players,
         "seed": args.seed,
         "positions": positions,
+        **({"history": args.history} if args.history else {}),
     }
     if args.bc_data and os.path.isfile(args.bc_data):
         data, source = load_positions(args.bc_data, meta), f"loaded from {args.bc_data}"
@@ -395,6 +395,7 @@ def warm_start(args: Args, model: Any, rules: Any) -> dict[str, Any]:
             args.num_players,
             positions,
             seed=args.seed,
+            history=args.history,
         )
         source = f"labelled by {args.bc_teacher}"
         if args.bc_data:
@@ -473,8 +474,13 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     )
     eval_specs = parse_specs(args.eval_opponents, rules, args.num_players)
     if args.bc_positions:  # a bad spec fails before anything is written
-        make_agent(args.bc_teacher, rules)
+        teacher = make_agent(args.bc_teacher, rules)
         parse_specs(args.bc_opponents, rules, args.num_players)
+        if args.history and uses_engine(teacher):
+            raise ValueError(
+                f"--history with a warm start needs a --bc-teacher acting on observations (heuristic, a saved "
+                f"model): {args.bc_teacher!r} searches the engine, and its positions carry no history"
+            )
     seed_everything(args.seed, args.torch_threads)
     # The categorical's argument checks cost ~10% of an update and can never fail here (masked logits).
     torch.distributions.Distribution.set_default_validate_args(False)
