@@ -120,7 +120,8 @@ class Args:
     duplicate: bool = False
     """duplicate deals: every deal is played once per seat rotation (same deck, same draws, each
     seat's generator seeded by the deal), and intervals are paired over deals; --games and
-    --chunk-games must be multiples of --num-players. Agents are then asked game by game"""
+    --chunk-games must be multiples of --num-players. Agents are still asked in batches, each
+    game's row drawing from that game's own generator (uno_env.table.RowStreams)"""
     ladder: str = ""
     """rate this one agent spec on the reference ladder (arena.ladder) with --num-players 2 or 4;
     the ladder fixes the games, seed, rules, deals and batch size, so --agents, --rules, --games,

@@ -170,7 +170,7 @@ _FIRST_ADDED = next(f for f in fields(LadderSpec) if f.name == "duplicate")
 
 
 # search:64: the strongest rung that keeps a --ladder run in minutes on 2 shared cores
-# (docs/agents.md, "Ladder v1").
+# (benchmarks/results/ladder.md, "Ladder v1").
 LADDER_V1 = LadderSpec(
     version="v1",
     rungs=("random", "greedy", "rlcard_rule", "heuristic", "search:64"),
@@ -182,7 +182,7 @@ LADDER_V1 = LadderSpec(
 # v2 (module docstring): v1's rungs, the flat Monte Carlo rung named by what it is, and the shipped
 # models; duplicate deals. The games are sized to rate a newcomer that does not search within a
 # few minutes; the search rung costs most of a rating, hence its tables' fewer games
-# (docs/agents.md, "Ladder v2": the measured times and intervals).
+# (benchmarks/results/ladder.md: the measured times and intervals).
 LADDER_V2 = LadderSpec(
     version="v2",
     rungs=("random", "greedy", "rlcard_rule", "heuristic", "flatmc:64@uniform"),

@@ -1,6 +1,6 @@
 """Games needed for a ±1 point 95% interval on a win rate: independent games vs duplicate deals.
 
-    python -m benchmarks.duplicate                       # the table of docs/evaluation.md
+    python -m benchmarks.duplicate                       # the table of benchmarks/results/duplicate.md
     python -m benchmarks.duplicate --games 400 --pairs heuristic/rlcard_rule
 
 For each pairing ``A/B`` and table size (``pretrained`` is the shipped model of that size), agent A plays ``--games`` games against copies of B,

@@ -10,9 +10,11 @@ is the one CI runs.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import importlib.util
+import io
 import re
 import subprocess
 import sys
@@ -275,6 +277,20 @@ def test_snippets_run(page, tmp_path):
         env={**__import__("os").environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"},
     )
     assert run.returncode == 0, f"{page}: a snippet fails:\n{run.stderr[-3000:]}"
+
+
+@pytest.mark.parametrize("page", ["quickstart.md", "pettingzoo.md"])
+def test_the_pettingzoo_game_prints_the_same_on_every_run(page):
+    """reset(seed=...) seeds the game; the page's first snippet seeds its random play (the action spaces) too."""
+    code = snippets(page)[0]
+    assert "env.reset(seed=42)" in code
+    printed = []
+    for _ in range(2):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(code, {})
+        printed.append(out.getvalue())
+    assert printed[0].strip() and printed[0] == printed[1]
 
 
 def test_snippet_extraction_skips_marked_blocks():
