@@ -32,7 +32,7 @@ import copy
 import os
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 import torch
@@ -46,12 +46,22 @@ from uno_env.rules import MAX_PLAYERS
 
 from .model_card import OVERRIDE, card_path_of, check_fits, read_card
 
-__all__ = ["PPOAgent", "UnoFeatures", "UnoMaskablePolicy", "UnoPrivilegedPolicy", "load_model"]
+__all__ = [
+    "ACTIVATIONS",
+    "Activation",
+    "PPOAgent",
+    "UnoFeatures",
+    "UnoMaskablePolicy",
+    "UnoPrivilegedPolicy",
+    "load_model",
+]
 
 # The entries of a history=K env's Dict observation, in the order UnoFeatures joins them.
 HISTORY_KEYS = ("observation", "history", "history_counts")
 
-_ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "silu": nn.SiLU}
+Activation = Literal["relu", "tanh", "silu"]
+"""The networks' activations (``train.py --activation``)."""
+ACTIVATIONS: dict[str, type[nn.Module]] = dict(zip(get_args(Activation), (nn.ReLU, nn.Tanh, nn.SiLU), strict=True))
 
 
 class UnoFeatures(BaseFeaturesExtractor):
@@ -85,8 +95,8 @@ class UnoFeatures(BaseFeaturesExtractor):
         scale_cap: float = 10.0,
         inputs: int = 0,
     ) -> None:
-        if activation not in _ACTIVATIONS:
-            raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}, got {activation!r}")
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
         hidden = [int(h) for h in hidden]
         if any(h < 1 for h in hidden):
             raise ValueError(f"hidden layer widths must be positive integers, got {hidden!r}")
@@ -119,7 +129,7 @@ class UnoFeatures(BaseFeaturesExtractor):
         layers: list[nn.Module] = []
         width = size
         for h in hidden:
-            layers += [nn.Linear(width, h), _ACTIVATIONS[activation]()]
+            layers += [nn.Linear(width, h), ACTIVATIONS[activation]()]
             width = h
         self.trunk = nn.Sequential(*layers)
 

@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         torch.manual_seed(args.seed)
         venv = UnoSB3VecEnv(1, 2, rules, seed=args.seed)
         model = make_model(d, venv, LinearSchedule(d.learning_rate, d.total_timesteps, d.anneal_lr))
-        fit = clone(model.policy, data, epochs, d.bc_batch_size, d.bc_learning_rate, d.bc_value_coef, seed=args.seed)
+        fit = clone(model.policy, data, epochs, d.bc_batch_size, d.learning_rate, d.vf_coef, seed=args.seed)
         agent = PPOAgent(model.policy, deterministic=True, name=f"clone of {teacher}")
         row = {"teacher": teacher, "label_cpu_s": label_cpu, "agreement": fit["agreement_after"], "vs": {}}
         for spec in eval_specs:

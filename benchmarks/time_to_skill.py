@@ -246,7 +246,7 @@ class Ours(Learner):
             d.num_players,
             rules,
             seed=d.seed,
-            learner_seat="random" if d.learner_seat == "random" else int(d.learner_seat),
+            learner_seat=d.learner_seat,
             opponents=[(g.agent, g.games) for g in groups],
         )
         self.schedule = LinearSchedule(d.learning_rate, d.total_timesteps, d.anneal_lr)
@@ -297,8 +297,8 @@ class Ours(Learner):
                 data,
                 d.bc_epochs,
                 d.bc_batch_size,
-                d.bc_learning_rate,
-                d.bc_value_coef,
+                d.learning_rate,
+                d.vf_coef,
                 d.max_grad_norm,
                 seed=d.seed,
             )

@@ -369,7 +369,7 @@ def test_train_with_league_and_warm_start_is_seeded_and_resumes_with_the_league(
         (["--league-groups", "0"], "--league-groups must be >= 1"),
         (["--bc-positions", "10", "--bc-teacher", "nobody"], "unknown agent 'nobody'"),
         (["--opponent-mix", "league", "--league-opponents", "nobody"], "unknown agent 'nobody'"),
-        (["--bc-learning-rate", "2"], "--bc-learning-rate must be in"),
+        (["--learning-rate", "2"], "--learning-rate must be in"),
         (["--backend", "rllib", "--bc-positions", "10"], "is for the sb3 backend"),
     ],
 )

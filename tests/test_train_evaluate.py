@@ -390,6 +390,28 @@ def test_train_refuses_bad_settings_before_writing_anything(tmp_path, args, mess
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    "flag, value, allowed",
+    [
+        ("--activation", "gelu", "'relu', 'tanh', 'silu'"),
+        ("--backend", "jax", "'sb3', 'rllib'"),
+        ("--learner-seat", "left", "random"),
+    ],
+)
+def test_train_refuses_a_choice_outside_its_literal_and_lists_the_choices(tmp_path, flag, value, allowed):
+    """Choices are Literal types: tyro refuses another value before anything runs, naming what is allowed."""
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "train.py"), flag, value, "--output-dir", str(tmp_path / "runs")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    err = " ".join(proc.stderr.replace("│", " ").split())
+    assert proc.returncode == 2 and value in err and allowed in err and "Traceback" not in proc.stderr
+    assert not (tmp_path / "runs").exists()
+
+
 def test_train_against_a_mix_of_registry_agents(tmp_path):
     """Any agents.registry spec is an opponent: a heuristic and a search agent share the games."""
     args = [a for a in TINY_TRAIN]

@@ -11,31 +11,21 @@
     python train.py --help                            # every option, with its meaning
 
 CleanRL's shape: one ``Args`` dataclass (a docstring per field, parsed with ``tyro``), then a
-linear ``main``; its pieces live in ``training/``. The code is ``training.main``: ``python
-train.py`` at the repository's root and the installed command ``uno-train`` both run it.
+linear ``main``; its pieces live in ``training/``. ``python train.py`` and the installed command
+``uno-train`` both run it. In order, ``main``:
 
-What it does, in order: checks every argument and builds the opponents before anything is
-written; seeds everything; builds one ``UnoSB3VecEnv`` of ``num_envs`` games split into
-opponent groups by ``--opponent-mix`` (``training.opponents``: each entry an
-``agents.registry.make_agent`` spec, ``self`` for frozen snapshots of the learner, or
-``league`` for opponents drawn by prioritized fictitious self-play from ``--league-opponents``
-and the snapshots: ``training.league``), the learner seated at random, the opponents played
-in-batch; first clones the new policy on ``--bc-positions`` positions its teacher
-(``--bc-teacher``: by default the hand-written ``heuristic``, a million positions labelled in
-seconds; ``search:256`` for the longer recipe) labelled (expert iteration's warm start:
-``training.expert``; ``--bc-positions 0``: none); trains ``MaskablePPO`` one rollout at a time, updating a progress bar,
-adding snapshots of the learner to the pool the self-play and league groups draw from
-(``training.league``) and redrawing the league's opponents,
-printing an evaluation against ``--eval-opponents`` every ``--eval-every`` steps
-(``training.evaluation``, seats rotated), writing CSV (and TensorBoard, when installed) logs and
-crash-safe checkpoints (``training.checkpoint``: written atomically, a ``latest.json`` pointer
-replaced last, so ``--resume runs/<exp_name>`` after a SIGKILL continues from the last complete
-one); saves ``runs/<exp_name>/model.zip`` with its card ``model.json`` (the rules, players and
-observation it was trained for, and the command: ``agents.model_card``, which every loader
-checks) and ``args.json`` beside it; and ends with
-the evaluation table of the trained agent against every evaluation opponent
-(``--final-eval-games`` games each, seats rotated, 95% Wilson intervals), also saved as
-``final_eval.json``.
+1. checks every argument and builds the opponents before anything is written, and seeds everything;
+2. builds one ``UnoSB3VecEnv`` of ``--num-envs`` games, split into opponent groups by
+   ``--opponent-mix`` (``training.opponents``; ``self`` and ``league`` draw from the learner's
+   snapshots: ``training.league``);
+3. warm-starts the policy by cloning ``--bc-teacher`` on ``--bc-positions`` positions
+   (``training.expert``; ``--bc-positions 0``: none);
+4. trains ``MaskablePPO`` one rollout at a time, evaluating against ``--eval-opponents`` every
+   ``--eval-every`` steps (``training.evaluation``), logging CSV (and TensorBoard), and writing
+   crash-safe checkpoints that ``--resume`` continues from (``training.checkpoint``);
+5. saves ``runs/<exp_name>/model.zip`` with its card ``model.json`` (the table it was trained for,
+   which every loader checks: ``agents.model_card``) and ``args.json``;
+6. prints and saves (``final_eval.json``) the final evaluation table, 95% Wilson intervals.
 
 ``--backend rllib`` trains on Ray RLlib instead (``training.rllib_trainer``, which documents
 it; needs the distributed extra):
@@ -53,7 +43,7 @@ import dataclasses
 import os
 import sys
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import torch
 import tyro
@@ -61,7 +51,7 @@ from stable_baselines3.common.logger import configure
 from tqdm import tqdm
 
 from agents.model_card import table_card, write_card
-from agents.ppo import PPOAgent
+from agents.ppo import Activation, PPOAgent
 from agents.registry import make_agent, parse_list
 from training.checkpoint import (
     atomic_write,
@@ -78,7 +68,6 @@ from training.league import League, saved_league
 from training.opponents import OpponentGroup, opponent_groups, parse_mix
 from training.run import Every, Stopwatch, command_line, seed_everything, start_run, write_summary
 from training.sb3 import (
-    ACTIVATIONS,
     LinearSchedule,
     WinsByKind,
     log_formats,
@@ -127,7 +116,7 @@ class Args:
     n_epochs: int = 4
     """passes over each rollout"""
     learning_rate: float = 1e-3
-    """Adam step size at the start"""
+    """Adam step size at the start (and of the warm start's cloning)"""
     anneal_lr: bool = True
     """decay the step size linearly to 0 over total_timesteps"""
     gamma: float = 0.999
@@ -141,15 +130,15 @@ class Args:
     ent_coef: float = 0.01
     """entropy bonus coefficient"""
     vf_coef: float = 0.5
-    """value loss coefficient"""
+    """value loss coefficient (also in the warm start's cloning, against the games' results)"""
     max_grad_norm: float = 0.5
     """gradient clipping norm"""
     hidden: tuple[int, ...] = (256, 256)
     """widths of the trunk shared by the policy and the value heads (agents.ppo.UnoFeatures)"""
     head: tuple[int, ...] = ()
     """widths of the separate policy and value layers after the trunk (none: linear heads)"""
-    activation: str = "relu"
-    """activation of the network: relu, tanh or silu"""
+    activation: Activation = "relu"
+    """activation of the network"""
     privileged_critic: bool = False
     """asymmetric actor-critic: the value function also sees the hidden state (every hand, the draw
     pile's composition; uno_env.observation.STATE_FIELDS), the policy only its observation; the saved
@@ -159,7 +148,7 @@ class Args:
     observation, read by agents.ppo.UnoFeatures); 0: none. The saved model plays with it anywhere
     (PPOAgent reads K from the model). The sb3 backend; a warm start's teacher must act on observations
     (heuristic, a saved model), and its positions then carry the history"""
-    learner_seat: str = "random"
+    learner_seat: Literal["random"] | int = "random"
     """the learner's seat: 'random' (drawn per round) or a seat number"""
     opponent_mix: str = "0.5*heuristic,0.5*rlcard_rule"
     """opponents and their shares of the games, 'weight*spec,...' (agents.registry.parse_mix; no
@@ -202,13 +191,10 @@ class Args:
     """opponents of the teacher's labelling games (comma-separated specs or mixed tables 'a+b+c'; a search
     teacher takes them in turn per 64 games, any other plays 64 games against each at once)"""
     bc_epochs: int = 4
-    """passes of the cloning over the labelled positions"""
+    """passes of the cloning over the labelled positions (its Adam step size is --learning-rate, its
+    value head's weight against the games' results --vf-coef)"""
     bc_batch_size: int = 1024
     """minibatch size of the cloning"""
-    bc_learning_rate: float = 1e-3
-    """Adam step size of the cloning"""
-    bc_value_coef: float = 0.5
-    """weight of the value head's squared error against the games' results in the cloning loss"""
     bc_data: str = ""
     """an .npz of labelled positions: loaded when it exists (it must come from the same teacher,
     opponents, rules, players, seed and count), else written after labelling (empty: not kept)"""
@@ -236,8 +222,8 @@ class Args:
     """show a progress bar"""
     tensorboard: bool = True
     """write TensorBoard logs to <run>/tb when tensorboard is installed (skipped quietly otherwise)"""
-    backend: str = "sb3"
-    """'sb3' (MaskablePPO in this process) or 'rllib' (Ray RLlib PPO, needs the distributed extra)"""
+    backend: Literal["sb3", "rllib"] = "sb3"
+    """sb3: MaskablePPO in this process; rllib: Ray RLlib PPO (needs the distributed extra)"""
     num_env_runners: int = 1
     """rllib: Ray actors sampling games (0: sample on this process), each with --num-envs games"""
     address: str = ""
@@ -278,21 +264,15 @@ def check_args(args: Args) -> None:
         "num_env_runners",
         "bc_positions",
         "league_power",
-        "bc_value_coef",
     ]:
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
     if not 2 <= args.num_players <= 10:
         raise ValueError(f"--num-players must be in 2..10, got {args.num_players}")
-    for name in ["learning_rate", "bc_learning_rate"]:
-        if not 0 < getattr(args, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be in (0, 1), got {getattr(args, name)}")
+    if not 0 < args.learning_rate < 1:
+        raise ValueError(f"--learning-rate must be in (0, 1), got {args.learning_rate}")
     if not 0 <= args.snapshot_latest_prob <= 1:
         raise ValueError(f"--snapshot-latest-prob must be in [0, 1], got {args.snapshot_latest_prob}")
-    if args.activation not in ACTIVATIONS:
-        raise ValueError(f"--activation must be one of {sorted(ACTIVATIONS)}, got {args.activation!r}")
-    if args.backend not in ("sb3", "rllib"):
-        raise ValueError(f"--backend must be 'sb3' or 'rllib', got {args.backend!r}")
     if args.backend == "rllib" and args.resume:
         raise ValueError(
             "--resume is for the sb3 backend; an RLlib run restarts from its checkpoint with Algorithm.from_checkpoint"
@@ -311,9 +291,7 @@ def check_args(args: Args) -> None:
         raise ValueError("--history is for the sb3 backend, without --privileged-critic")
     if args.resume:
         find_checkpoint(args.resume)  # a ValueError saying what --resume accepts
-    if args.learner_seat != "random" and not (
-        args.learner_seat.isdigit() and int(args.learner_seat) < args.num_players
-    ):
+    if args.learner_seat != "random" and not 0 <= args.learner_seat < args.num_players:
         raise ValueError(
             f"--learner-seat must be 'random' or a seat 0..{args.num_players - 1}, got {args.learner_seat!r}"
         )
@@ -327,7 +305,7 @@ def build_env(args: Args, rules: Any, groups: list[OpponentGroup]) -> tuple[UnoS
         args.num_players,
         rules,
         seed=args.seed,
-        learner_seat="random" if args.learner_seat == "random" else int(args.learner_seat),
+        learner_seat=args.learner_seat,
         opponents=[(g.agent, g.games) for g in groups],
         privileged=args.privileged_critic,
         history=args.history,
@@ -407,8 +385,8 @@ def warm_start(args: Args, model: Any, rules: Any) -> dict[str, Any]:
             data,
             args.bc_epochs,
             args.bc_batch_size,
-            args.bc_learning_rate,
-            args.bc_value_coef,
+            args.learning_rate,
+            args.vf_coef,
             args.max_grad_norm,
             seed=args.seed,
         )

@@ -23,13 +23,11 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.ppo import UnoFeatures, UnoMaskablePolicy, UnoPrivilegedPolicy
+from agents.ppo import ACTIVATIONS, UnoFeatures, UnoMaskablePolicy, UnoPrivilegedPolicy
 
 from .opponents import OpponentGroup
 
 __all__ = ["LinearSchedule", "WinsByKind", "make_model", "log_formats", "update_threads", "with_update_threads"]
-
-ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh, "silu": torch.nn.SiLU}
 
 
 class LinearSchedule:
