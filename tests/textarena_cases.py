@@ -62,6 +62,14 @@ from uno_env.text import engine_prompt, legal_moves, parse_reply  # noqa: E402
 MOVE_LINE = re.compile(r"^(\d+)\. (.+)$", re.M)
 
 
+@pytest.fixture(autouse=True)
+def only_the_loopback():
+    """After each test (and the imports before the first): no connection left this machine,
+    not even one refused and swallowed by a library."""
+    yield
+    assert all(is_loopback(a) for a in CONNECTIONS), [a for a in CONNECTIONS if not is_loopback(a)]
+
+
 def legal_lines(observation: str) -> list[tuple[str, str]]:
     """The (number, name) lines of the last "Legal moves:" block of a prompt."""
     block = observation[observation.rindex("Legal moves:") :].split("\n\n")[0]
@@ -355,6 +363,9 @@ class ScriptedEndpoint:
                     reply = endpoint.script.pop(0)
                 else:
                     lines = legal_lines(prompt)
+                    plays = [line for line in lines if line[1].startswith("play ")]
+                    if plays and endpoint.rng.random() < 0.9:  # as ScriptedPlayer: games that end
+                        lines = plays
                     number, _ = lines[int(endpoint.rng.integers(len(lines)))]
                     reply = f"Let me think about the colours.\nFinal Answer: [{number}]"
                 data = json.dumps(
@@ -389,6 +400,7 @@ def test_textarenas_openai_agent_plays_through_a_loopback_endpoint(num_players, 
     for variable in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         monkeypatch.delenv(variable, raising=False)
     endpoint = ScriptedEndpoint(["Let me see.\nFinal Answer: [play purple 12]"])
+    start = len(CONNECTIONS)
     try:
         agent = AnswerTokenAgentWrapper(
             OpenAIAgent(model_name="scripted", api_key="unused", base_url=endpoint.base_url)
@@ -404,11 +416,11 @@ def test_textarenas_openai_agent_plays_through_a_loopback_endpoint(num_players, 
     finally:
         endpoint.close()
     assert endpoint.requests > num_players
+    assert {a[0] for a in CONNECTIONS[start:]} == {"127.0.0.1"}  # the guard saw the agent's requests
     assert not any(info["invalid_move"] for info in game_info.values())
     assert set(rewards.values()) <= {-1, 0, 1} and bool(core.engine.terminated[0] or core.engine.truncated[0])
 
 
-def test_every_connection_was_to_the_loopback():
-    assert CONNECTIONS and all(is_loopback(a) for a in CONNECTIONS)
+def test_the_connection_guard_tells_the_loopback_from_the_rest():
     assert not is_loopback(("192.0.2.1", 443)) and not is_loopback(("example.org", 443))
-    assert is_loopback(("127.0.0.1", 80)) and is_loopback(("::1", 80, 0, 0))
+    assert is_loopback(("127.0.0.1", 80)) and is_loopback(("::1", 80, 0, 0)) and is_loopback("/tmp/socket")
