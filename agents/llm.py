@@ -41,7 +41,7 @@ import numpy as np
 from uno_env import Engine
 from uno_env.policy import sample_legal
 from uno_env.rules import parse_rules
-from uno_env.text import BadReply, Move, build_prompt, legal_moves, parse_reply, round_events
+from uno_env.text import BadReply, Move, build_prompt, legal_moves, parse_reply, refusal, round_events
 
 __all__ = ["BASE_URL_VARIABLE", "API_KEY_VARIABLE", "ChatAgent", "ChatError"]
 
@@ -200,7 +200,7 @@ class ChatAgent:
                 record["attempts"].append({"reply": reply, "refused": str(exc)})
                 messages += [
                     {"role": "assistant", "content": reply},
-                    {"role": "user", "content": f"That reply was refused: {exc}"},
+                    {"role": "user", "content": refusal(exc)},
                 ]
                 continue
             record["attempts"].append({"reply": reply})

@@ -8,7 +8,7 @@ import pytest
 from uno_env import PRESETS, Engine, action_name, parse_rules, redact, sample_legal
 from uno_env.actions import CALL_UNO, CHOOSE_COLOR_FIRST, DRAW, NUM_ACTIONS, PASS, SWAP_FIRST, play_double
 from uno_env.cards import parse_card
-from uno_env.text import BadReply, build_prompt, engine_prompt, legal_moves, parse_reply
+from uno_env.text import BadReply, build_prompt, engine_prompt, legal_moves, parse_reply, refusal, seat_intro
 
 
 def _mask(*actions: int) -> np.ndarray:
@@ -176,3 +176,27 @@ def test_bad_arguments_are_refused():
         build_prompt(e.observation[0], e.legal_mask[0], seat=2)
     with pytest.raises(ValueError, match="one name per seat"):
         build_prompt(e.observation[0], e.legal_mask[0], names=["only one"])
+
+
+def test_a_seat_intro_names_the_seat_the_rules_and_the_reply():
+    text = seat_intro("house", 2, 4, names=["ann", "bob", "cy", "dee"])
+    first = engine_prompt(Engine(1, 4, parse_rules("house"), seed=0), 0, 2, ["ann", "bob", "cy", "dee"])
+    assert text.splitlines()[0] == first.splitlines()[0]  # one sentence says who and what, in both
+    assert "stack_draw_two=True" in text and text.endswith(
+        "Reply with the number or the name of exactly one legal move."
+    )
+    for args, message in (
+        (("classic", 2, 2), r"seat must be in 0\.\.1 for a table of 2, got 2"),
+        (("classic", 0, 11), r"num_players must be an integer in 2\.\.10, got 11"),
+        (("classic", "0", 2), "seat must be in 0..1"),
+        (("nope", 0, 2), "unknown preset 'nope'"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            seat_intro(*args)
+
+
+def test_a_refusal_carries_the_parsers_message():
+    with pytest.raises(BadReply) as err:
+        parse_reply("purple", MOVES)
+    assert refusal(err.value) == f"That reply was refused: {err.value}"
+    assert "names no legal move" in refusal(err.value) and "1. play red 3" in refusal(err.value)

@@ -6,6 +6,8 @@
 | ``build_prompt(observation, mask, ...)`` | the one builder of the prompt: the seat's view (``uno_env.seat_view``: hand, top card, colour, phase, every seat's counts and scores), the round so far in words (record events as the seat saw them, ``describe_event``), the rules that differ from classic, the legal moves as numbered lines |
 | ``engine_prompt(engine, i)`` | ``build_prompt`` for the player to act in game ``i`` of an engine, with the round so far from ``history_events`` (``Engine(history=K)``) or the record (``record=True``) |
 | ``parse_reply(reply, moves)`` | the action a reply names: a move's number or its name; case, spacing, punctuation and a little chatter ("I play 3", "Move: draw") are tolerated; anything else raises ``BadReply`` whose message lists what is allowed |
+| ``seat_intro(rules, seat, num_players, ...)`` | the few lines a seat reads once, before its first prompt (who it is, the rules, how to reply): the game prompt of frameworks that send one (TextArena) |
+| ``refusal(error)`` | the line that sends a refused reply's ``BadReply`` message back to the player |
 
 Everything here reads what the seat may see (R11): its observation row, its legal mask and
 events passed through ``uno_env.redact``.
@@ -22,13 +24,25 @@ import numpy as np
 
 from .actions import CHOOSE_COLOR_FIRST, DOUBLE_FIRST, NUM_ACTIONS, SWAP_FIRST, action_name
 from .cards import NUM_CARD_TYPES
+from .checks import is_int
 from .engine import describe_event, redact
-from .rules import UnoRules, parse_rules
+from .rules import MAX_PLAYERS, MIN_PLAYERS, UnoRules, parse_rules
 from .seat_view import seat_view
 
-__all__ = ["BadReply", "Move", "build_prompt", "engine_prompt", "legal_moves", "parse_reply", "round_events"]
+__all__ = [
+    "BadReply",
+    "Move",
+    "build_prompt",
+    "engine_prompt",
+    "legal_moves",
+    "parse_reply",
+    "refusal",
+    "round_events",
+    "seat_intro",
+]
 
 REPLY_INSTRUCTION = "Reply with the number or the name of exactly one legal move."
+TURN_TEXT = "Each of your turns shows your hand, the table, the round so far and your legal moves, numbered."
 
 # What each phase asks of the seat to act, in words.
 PHASE_TEXT = {
@@ -188,12 +202,15 @@ def parse_reply(reply: Any, moves: Sequence[Move]) -> int:
     raise BadReply(f"the reply {shown!r} names no legal move. {allowed}")
 
 
+_CLASSIC = UnoRules().to_dict()
+
+
 def _rules_text(rules: UnoRules) -> str:
-    classic = UnoRules()
+    classic = _CLASSIC
     changed = [
         f"{name}={value}"
         for name, value in rules.to_dict().items()
-        if name not in ("card_points", "card_counts") and value != classic.to_dict()[name]
+        if name not in ("card_points", "card_counts") and value != classic[name]
     ]
     for name in ("card_counts", "card_points"):
         if getattr(rules, name) is not None:
@@ -201,6 +218,29 @@ def _rules_text(rules: UnoRules) -> str:
     if not changed:
         return "classic UNO rules (uno_env's classic preset)"
     return "UNO with these options changed from uno_env's classic preset: " + "; ".join(changed)
+
+
+def _intro_line(rules: UnoRules, seat: int, seat_names: Sequence[str]) -> str:
+    n = len(seat_names)
+    return f"You are {seat_names[seat]} (seat {seat}) at a table of {n} players playing {_rules_text(rules)}."
+
+
+def seat_intro(rules: Any, seat: int, num_players: int, names: Sequence[str] | None = None) -> str:
+    """What ``seat`` reads once before its first prompt: who it is at the table, the rules, what
+    each turn shows and how to reply (``rules`` anything ``parse_rules`` takes)."""
+    rules = parse_rules(rules)
+    if not is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be an integer in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
+    seat_names = _seat_names(num_players, names)
+    if not is_int(seat) or not 0 <= seat < num_players:
+        raise ValueError(f"seat must be in 0..{num_players - 1} for a table of {num_players}, got {seat!r}")
+    return "\n".join((_intro_line(rules, int(seat), seat_names), TURN_TEXT, REPLY_INSTRUCTION))
+
+
+def refusal(error: BadReply) -> str:
+    """The line that sends a refused reply back to its player: the parser's message, which says
+    what was wrong and lists the legal moves."""
+    return f"That reply was refused: {error}"
 
 
 def _seat_line(s: dict[str, Any], seat: int, n: int, direction: int) -> str:
@@ -249,7 +289,7 @@ def build_prompt(
     hand = view["hand"]
     top = view["top_card"]
     lines = [
-        f"You are {seat_names[seat]} (seat {seat}) at a table of {n} players playing {_rules_text(rules)}.",
+        _intro_line(rules, seat, seat_names),
         "",
         f"Your hand ({len(hand)} card{'s' * (len(hand) != 1)}): {', '.join(c['name'] for c in hand) or 'empty'}",
         f"Top card of the discard pile: {top['name'] if top else 'none'}",

@@ -1,0 +1,218 @@
+"""UNO as a TextArena game: ``textarena.make("UNO-v0")`` (docs/llm.md).
+
+Importing this module (it needs ``textarena``: ``pip install "uno_env[textarena]"``, best in a
+virtualenv of its own, since its dependencies upgrade packages of a shared environment such as
+cloudpickle) registers one id per rule preset with TextArena's registry, each with TextArena's
+``-raw`` variant (no wrappers)::
+
+    import textarena as ta
+    import uno_env.textarena_env  # noqa: F401  (registers UNO-v0 and its presets)
+
+    env = ta.make("UNO-v0")  # or UNO-v0-official, UNO-v0-swap-hands, UNO-v0-house, UNO-v0-rlcard
+    env.reset(num_players=4, seed=0)
+    done = False
+    while not done:
+        player_id, observation = env.get_observation()
+        done, info = env.step(agents[player_id](observation))
+    rewards, game_info = env.close()
+
+| id | rules | wrappers |
+|---|---|---|
+| ``UNO-v0`` | the ``classic`` preset | ``GameBoardObservationWrapper``, ``ActionFormattingWrapper`` |
+| ``UNO-v0-<preset>`` | that preset (``_`` written ``-``) | the same |
+| ``<id>-raw`` | the same rules | none: the message lists of ``get_observation`` |
+
+``ta.make(id, rules=..., history=..., error_allowance=...)`` overrides the constructor's
+arguments (``UnoTextArenaEnv``). Every move goes through ``Engine.step`` and every word comes
+from ``uno_env.text``: nothing here knows a rule. What each seat is sent (TextArena's
+observation types):
+
+| type | to | what |
+|---|---|---|
+| ``PROMPT`` | every seat, at ``reset`` | ``seat_intro``: who it is, the rules, how to reply |
+| ``GAME_ACTION_DESCRIPTION`` | every seat, as it happens | each event of the round as that seat saw it (``redact``, ``describe_event``) |
+| ``GAME_BOARD`` | the seat to act | ``engine_prompt``: its view, the last ``history`` events and the numbered legal moves (after a refused reply, ``refusal`` first) |
+| ``PLAYER_ACTION`` | the seat that replied | its reply |
+| ``GAME_ADMIN`` | the seat that replied | TextArena's invalid-move notice with the ``BadReply`` message |
+
+A reply is parsed by ``parse_reply`` (a move's number or name; TextArena's brackets, "[3]" or
+"[play red 7]", are fine). A reply that names no legal move changes nothing in the game: the
+same seat is asked again, up to ``error_allowance`` times in a row; the next bad reply ends the
+game with -1 for that seat and 0 for the others (``game_info[seat]["invalid_move"]`` is true).
+Otherwise the episode ends as the engine's does (a round, or a match with ``episode="match"``),
+and ``close()`` gives each seat its summed engine reward (+1 a winner, -1 the others; 0 on a
+truncated round), with the lines of the events that ended it as the reason.
+
+TextArena's observation wrappers keep every message they were sent, across ``reset``: make a
+new env for each game with them (as TextArena's own loops do); a ``-raw`` env may be reset.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .checks import is_int
+from .engine import Engine, describe_event, redact
+from .engine.layout import MAX_HISTORY
+from .rules import PRESETS, UnoRules, parse_rules
+from .text import BadReply, engine_prompt, legal_moves, parse_reply, refusal, seat_intro
+
+try:
+    import textarena as ta
+    from textarena.envs.registration import ENV_REGISTRY, register_with_versions
+except ImportError as exc:  # pragma: no cover - the message is the point
+    raise ImportError(
+        'uno_env.textarena_env needs textarena: pip install "uno_env[textarena]" (in a virtualenv of its own: '
+        "its dependencies upgrade packages of a shared environment; docs/llm.md)"
+    ) from exc
+
+__all__ = ["ENV_IDS", "UnoTextArenaEnv", "register_textarena"]
+
+BASE_ID = "UNO-v0"
+ENTRY_POINT = "uno_env.textarena_env:UnoTextArenaEnv"
+# TextArena ids name variants with dashes (LiarsDice-v0-large); the presets use underscores.
+ENV_IDS = {(BASE_ID if name == "classic" else f"{BASE_ID}-{name.replace('_', '-')}"): name for name in PRESETS}
+"""Each registered id (without its ``-raw`` variant) and the preset it plays."""
+ENDING_EVENTS = ("round_end", "truncate")  # the events an episode's outcome is told from
+
+
+class UnoTextArenaEnv(ta.Env):
+    """One UNO game for TextArena's API (module docstring): ``reset(num_players, seed)``,
+    ``get_observation()``, ``step(reply)``, ``close()``.
+
+    ``rules``: anything ``uno_env.parse_rules`` takes (a preset name, a dict of options, a
+    ``UnoRules``); ``history``: the events of the round each prompt shows (the last ``history``);
+    ``error_allowance``: bad replies in a row a seat may give before it forfeits."""
+
+    def __init__(self, rules: Any = None, history: int = 40, error_allowance: int = 1) -> None:
+        self.rules: UnoRules = parse_rules(rules)
+        if not is_int(history) or not 1 <= history <= MAX_HISTORY:
+            raise ValueError(
+                f"history must be an integer in 1..{MAX_HISTORY} (events each prompt shows), got {history!r}"
+            )
+        if not is_int(error_allowance) or error_allowance < 0:
+            raise ValueError(
+                f"error_allowance must be an integer >= 0 (bad replies in a row before a forfeit), got {error_allowance!r}"
+            )
+        self.history = int(history)
+        self.error_allowance = int(error_allowance)
+        self.engine: Engine | None = None
+
+    # --- TextArena's API ----------------------------------------------------------------------
+
+    def reset(self, num_players: int = 2, seed: int | None = None) -> None:
+        """Deal a new game for ``num_players`` seats (2-10; teams need an even number of at least
+        4) from ``seed`` (None: a fresh one; TextArena's state also seeds ``random`` with it). A bad argument raises ``ValueError`` and leaves the
+        current game as it was."""
+        # The record gives each step's new events; the history ring, the last events a prompt shows
+        # (without converting the whole round again at every turn).
+        engine = Engine(1, num_players, self.rules, seed=seed, record=True, history=self.history)
+        self.engine = engine
+        self.names = [f"Player {p}" for p in range(engine.num_players)]  # TextArena's names of the seats
+        self.state = ta.MinimalMultiPlayerState(
+            num_players=engine.num_players, seed=seed, error_allowance=self.error_allowance
+        )
+        self.state.reset(
+            game_state=engine.game_state(0),
+            player_prompt_function=self._intro,
+            role_mapping=dict(enumerate(self.names)),
+        )
+        self._seen = 0  # record events already sent
+        self._returns = np.zeros(engine.num_players)
+        self._send_events()
+        self._next_turn()
+
+    def get_observation(self) -> tuple[int, Any]:
+        self._check_reset()
+        return super().get_observation()
+
+    def step(self, action: str) -> tuple[bool, dict[str, Any]]:
+        """Play the move ``action`` names (``uno_env.text.parse_reply``) for the seat to act.
+        Returns TextArena's ``(done, info)``."""
+        engine = self._check_reset()
+        if self.state.done:
+            raise ValueError("the game is over: close() gives its rewards, reset() deals a new one")
+        seat = self.state.current_player_id
+        shown = action if isinstance(action, str) else repr(action)
+        self.state.add_observation(shown, ta.ObservationType.PLAYER_ACTION, from_id=seat, to_id=seat)
+        try:
+            move = parse_reply(action, legal_moves(engine.legal_mask[0], seat, engine.num_players, self.names))
+        except BadReply as error:
+            if self.state.set_invalid_move(reason=str(error)):
+                self._forfeit(seat, error)
+            else:
+                self._board(seat, refused=error)  # the game is unchanged: the same seat is asked again
+            return self.state.step()
+        result = engine.step(np.array([move]))
+        self._returns += result.rewards[0]
+        self._send_events()
+        done, info = self.state.step()  # counts the move as the acting seat's turn
+        if not done:
+            self._next_turn()
+        return done, info
+
+    # --- the messages ---------------------------------------------------------------------------
+
+    def _intro(self, player_id: int, game_state: Any) -> str:
+        return seat_intro(self.rules, player_id, self.state.num_players, self.names)
+
+    def _board(self, seat: int, refused: BadReply | None = None) -> None:
+        engine = self._check_reset()
+        text = engine_prompt(engine, 0, seat, self.names, self.history)
+        if refused is not None:
+            text = f"{refusal(refused)}\n\n{text}"
+        self.state.add_observation(text, ta.ObservationType.GAME_BOARD, to_id=seat)
+
+    def _send_events(self) -> None:
+        """Send each seat the new events as it saw them, and end the game when the engine's
+        episode has ended."""
+        engine = self._check_reset()
+        events = engine.record_events(0, self._seen)
+        self._seen += len(events)
+        for ev in events:
+            for p in range(engine.num_players):
+                line = describe_event(redact(ev, p, self.rules.open_hands), p, self.names)
+                self.state.add_observation(line, ta.ObservationType.GAME_ACTION_DESCRIPTION, to_id=p)
+        self.state.game_state = engine.game_state(0)
+        if engine.terminated[0] or engine.truncated[0]:
+            rewards = {p: _number(r) for p, r in enumerate(self._returns.tolist())}
+            self.state.set_game_outcome(rewards, reason=self._ending(events))
+
+    def _ending(self, events: list[dict[str, Any]]) -> str:
+        """The lines of the events that ended the episode: from the last round's end on."""
+        ends = [k for k, ev in enumerate(events) if ev["type"] in ENDING_EVENTS] or [len(events) - 1]
+        return "; ".join(describe_event(ev, None, self.names) for ev in events[ends[-1] :])
+
+    def _next_turn(self) -> None:
+        seat = int(self._check_reset().current_player[0])
+        self.state.manually_set_current_player_id(seat, force=True)
+        self._board(seat)
+
+    def _forfeit(self, seat: int, error: BadReply) -> None:
+        rewards = {p: -1 if p == seat else 0 for p in range(self.state.num_players)}
+        self.state.set_game_outcome(
+            rewards,
+            reason=f"{self.names[seat]} forfeits after {self.error_allowance + 1} refused replies in a row; the last: {error}",
+        )
+
+    def _check_reset(self) -> Engine:
+        if self.engine is None:
+            raise ValueError("no game yet: call reset(num_players=...) first")
+        return self.engine
+
+
+def _number(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else float(x)
+
+
+def register_textarena() -> None:
+    """Register ``ENV_IDS`` (and their ``-raw`` variants) with TextArena; idempotent."""
+    wrappers = [ta.wrappers.GameBoardObservationWrapper, ta.wrappers.ActionFormattingWrapper]
+    for env_id, preset in ENV_IDS.items():
+        if env_id not in ENV_REGISTRY:
+            register_with_versions(id=env_id, entry_point=ENTRY_POINT, wrappers={"default": wrappers}, rules=preset)
+
+
+register_textarena()
