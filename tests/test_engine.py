@@ -725,6 +725,21 @@ def test_actions_of_any_integer_type_play_the_same_games_without_recompiling():
         assert len(batch.step_batch.overloads) == 1
 
 
+def test_the_kernels_buffers_are_the_layouts_fields_by_name():
+    """batch.unpack's named views are layout.FIELDS up to the history's arrays, in order, each the
+    array the Engine keeps under that name."""
+    from uno_env.engine import batch, layout
+
+    engine = Engine(3, 4, seed=0, history=2)
+    views = batch.unpack(engine._buf)
+    assert views._fields == tuple(name for name, _dtype, _dims in layout.FIELDS[: len(views)])
+    assert layout.FIELDS[len(views)][0] == "history"
+    for name, attr, view in zip(views._fields, Engine._VIEW_NAMES, views, strict=False):
+        assert attr.lstrip("_") == name
+        kept = getattr(engine, attr)
+        assert view.shape == kept.shape and view.dtype == kept.dtype and np.array_equal(view, kept), name
+
+
 @pytest.mark.parametrize("how", ["pickle", "deepcopy"])
 def test_a_copied_engine_owns_one_buffer_of_its_own(how):
     """The engine's arrays are views of one buffer (what the compiled step takes); a pickled or

@@ -12,6 +12,8 @@ episode end out as one int.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -109,15 +111,42 @@ def validate_batch(s, cfg, actions, mask, rewards):
     return 0
 
 
-@njit(cache=True, inline="always")
+# The views of the engine's buffer, by name: layout.FIELDS up to the history's arrays (which
+# history.unpack_history makes), a test keeps the two in step. numba passes a namedtuple of
+# arrays as it passes the arrays themselves, so naming them costs nothing in a step.
+Buffers = namedtuple(
+    "Buffers",
+    [
+        "g",
+        "pl",
+        "hands",
+        "piles",
+        "rng",
+        "events",
+        "event_counts",
+        "cfg",
+        "points",
+        "deck",
+        "observation",
+        "legal_mask",
+        "current_player",
+        "rewards",
+        "terminated",
+        "truncated",
+        "final_observation",
+        "codes",
+    ],
+)
+
+
+@njit(cache=True)
 def unpack(buf):
     """The arrays of the engine's buffer (layout.FIELDS, offsets from its header), as unowned
-    views: (g, pl, hands, piles, rng, events, event_counts, cfg, points, deck, observation,
-    legal_mask, current_player, rewards, terminated, truncated, final_observation, codes)."""
+    views in a ``Buffers``."""
     h = view_at(buf, 0, (HEADER_SIZE,), np.int64)
     B, P, D, W = h[H_NUM_ENVS], h[H_NUM_PLAYERS], h[H_OBS_SIZE], h[H_EVENT_WIDTH]
     o = H_OFFSETS
-    return (
+    return Buffers(
         view_at(buf, h[o + F_G], (B, G_SIZE), np.int64),
         view_at(buf, h[o + F_PL], (B, P, PL_SIZE), np.int64),
         view_at(buf, h[o + F_HANDS], (B, P + 1, NUM_CARD_TYPES), np.int8),
@@ -140,6 +169,12 @@ def unpack(buf):
 
 
 @njit(cache=True)
+def game_state(v):
+    """The state tuple the kernels take, ``s = (g, pl, hands, piles, rng, events, event_counts)``."""
+    return (v.g, v.pl, v.hands, v.piles, v.rng, v.events, v.event_counts)
+
+
+@njit(cache=True)
 def step_batch(buf, actions, validate):
     """Apply one action per game (-1 leaves a game as it is), validated first when `validate`;
     without it, the internal codes RESET and REFRESH are accepted too.
@@ -150,38 +185,15 @@ def step_batch(buf, actions, validate):
     was most of a one-game step. ``Engine`` seals this dispatcher after
     its first compile (``seal``), so an argument of another type raises TypeError instead of
     compiling a new copy, and the Engine's checks take over."""
-    (g, pl, hands, piles, rng, ev, evn, cfg, points, deck, obs, mask, cur, rewards, term, trunc, final_obs, _codes) = (
-        unpack(buf)
-    )
+    v = unpack(buf)
     actions = borrow(actions)
-    if actions.shape[0] != g.shape[0]:
+    if actions.shape[0] != v.g.shape[0]:
         return ERR_SHAPE * 2**32
     if validate:
-        err = validate_batch((g, pl, hands, piles, rng, ev, evn), cfg, actions, mask, rewards)
+        err = validate_batch(game_state(v), v.cfg, actions, v.legal_mask, v.rewards)
         if err:
             return err
-    _run_range(
-        g,
-        pl,
-        hands,
-        piles,
-        rng,
-        ev,
-        evn,
-        cfg,
-        points,
-        deck,
-        actions,
-        obs,
-        mask,
-        cur,
-        term,
-        trunc,
-        rewards,
-        final_obs,
-        0,
-        actions.shape[0],
-    )
+    _run_range(v, actions, 0, actions.shape[0])
     return 0
 
 
@@ -192,41 +204,18 @@ def step_one(buf, action):
     Returns -(error code * 2**32) on an error (nothing changed), else
     ``current_player + 256 * done`` (done: 0 playing, 1 terminated, 2 truncated), so the caller
     reads what it needs from the return value rather than from the arrays."""
-    (g, pl, hands, piles, rng, ev, evn, cfg, points, deck, obs, mask, cur, rewards, term, trunc, final_obs, codes) = (
-        unpack(buf)
-    )
-    if g.shape[0] != 1:
+    v = unpack(buf)
+    if v.g.shape[0] != 1:
         return -ERR_SHAPE * 2**32
     if action < 0 or action >= NUM_ACTIONS:
         return -ERR_OUT_OF_RANGE * 2**32
-    codes[0] = action
-    err = validate_batch((g, pl, hands, piles, rng, ev, evn), cfg, codes, mask, rewards)
+    v.codes[0] = action
+    err = validate_batch(game_state(v), v.cfg, v.codes, v.legal_mask, v.rewards)
     if err:
         return -err
     # hi as g.shape[0] (1), never a literal 1: numba would compile _run_range again for it (seconds).
-    _run_range(
-        g,
-        pl,
-        hands,
-        piles,
-        rng,
-        ev,
-        evn,
-        cfg,
-        points,
-        deck,
-        codes,
-        obs,
-        mask,
-        cur,
-        term,
-        trunc,
-        rewards,
-        final_obs,
-        0,
-        g.shape[0],
-    )
-    return cur[0] + 256 * g[0, G_DONE]
+    _run_range(v, v.codes, 0, v.g.shape[0])
+    return v.current_player[0] + 256 * v.g[0, G_DONE]
 
 
 def seal(dispatcher) -> None:
@@ -239,10 +228,8 @@ def seal(dispatcher) -> None:
 
 
 @njit(cache=True)
-def _run_range(
-    g, pl, hands, piles, rng, ev, evn, cfg, points, deck, codes, obs, mask, cur, term, trunc, rewards, final_obs, lo, hi
-):
-    """Games lo..hi-1: apply codes[b] (an action or internal code), then write the outputs; with
+def _run_range(v, codes, lo, hi):
+    """Games lo..hi-1 of the buffers ``v``: apply codes[b] (an action or internal code), then write the outputs; with
     autoreset, a second pass deals anew the games that finished (code AUTORESET).
 
     The arrays are borrowed (``borrow``: no reference counting below this call; what it saved:
@@ -255,17 +242,18 @@ def _run_range(
     codes, and it is written out here rather than in a helper. It stays one function on purpose:
     splitting it into calls brings back the per-call argument passing it exists to remove."""
     g, pl, hands, piles, rng, ev, evn = (
-        borrow(g),
-        borrow(pl),
-        borrow(hands),
-        borrow(piles),
-        borrow(rng),
-        borrow(ev),
-        borrow(evn),
+        borrow(v.g),
+        borrow(v.pl),
+        borrow(v.hands),
+        borrow(v.piles),
+        borrow(v.rng),
+        borrow(v.events),
+        borrow(v.event_counts),
     )
-    cfg, points, deck, codes = borrow(cfg), borrow(points), borrow(deck), borrow(codes)
-    obs, mask, cur, term, trunc = borrow(obs), borrow(mask), borrow(cur), borrow(term), borrow(trunc)
-    rewards, final_obs = borrow(rewards), borrow(final_obs)
+    cfg, points, deck, codes = borrow(v.cfg), borrow(v.points), borrow(v.deck), borrow(codes)
+    obs, mask, cur = borrow(v.observation), borrow(v.legal_mask), borrow(v.current_player)
+    term, trunc = borrow(v.terminated), borrow(v.truncated)
+    rewards, final_obs = borrow(v.rewards), borrow(v.final_observation)
     s = (g, pl, hands, piles, rng, ev, evn)
     for again in range(2):
         for b in range(lo, hi):
@@ -305,40 +293,20 @@ def step_batch_parallel(buf, actions, validate):
     """step_batch with the games spread over numba's threads in contiguous chunks
     (Engine(parallel=True)); every game touches only its own rows, so the result is the same
     as the serial driver's."""
-    (g, pl, hands, piles, rng, ev, evn, cfg, points, deck, obs, mask, cur, rewards, term, trunc, final_obs, _codes) = (
-        unpack(buf)
-    )
-    if actions.shape[0] != g.shape[0]:
+    v = unpack(buf)
+    if actions.shape[0] != v.g.shape[0]:
         return ERR_SHAPE * 2**32
     if validate:
-        err = validate_batch((g, pl, hands, piles, rng, ev, evn), cfg, actions, mask, rewards)
+        err = validate_batch(game_state(v), v.cfg, actions, v.legal_mask, v.rewards)
         if err:
             return err
     n = actions.shape[0]
     chunks = min(n, 64)  # prange hands each thread a contiguous run of chunks
+    # numba's parallel lowering cannot name a namedtuple type that enters the loop: the arrays
+    # go in as a plain tuple and are named again inside.
+    arrays = v[:]
     for c in prange(chunks):
-        _run_range(
-            g,
-            pl,
-            hands,
-            piles,
-            rng,
-            ev,
-            evn,
-            cfg,
-            points,
-            deck,
-            actions,
-            obs,
-            mask,
-            cur,
-            term,
-            trunc,
-            rewards,
-            final_obs,
-            c * n // chunks,
-            (c + 1) * n // chunks,
-        )
+        _run_range(Buffers(*arrays), actions, c * n // chunks, (c + 1) * n // chunks)
     return 0
 
 
@@ -346,27 +314,8 @@ def step_batch_parallel(buf, actions, validate):
 def observe_batch(buf, seats, which, out):
     """Observation of game b from seat seats[b] into out[b], for every game b with which[b]
     (one entry for all games or some: each entry point costs compile time)."""
-    (
-        g,
-        pl,
-        hands,
-        piles,
-        rng,
-        ev,
-        evn,
-        cfg,
-        _points,
-        _deck,
-        _obs,
-        _mask,
-        _cur,
-        _rewards,
-        _term,
-        _trunc,
-        _final_obs,
-        _codes,
-    ) = unpack(buf)
-    s = (g, pl, hands, piles, rng, ev, evn)
+    v = unpack(buf)
+    s, cfg = game_state(v), v.cfg
     for b in range(seats.shape[0]):
         if which[b]:
             write_obs_call(s, cfg, b, seats[b], out, b)
@@ -392,27 +341,8 @@ def shuffle_draw_batch(s, games, u, seeds):
 def state_batch(buf, seats, which, out):
     """The whole state of game b from seat seats[b] into out[b] (``observation.STATE_FIELDS``),
     for every game b with which[b]."""
-    (
-        g,
-        pl,
-        hands,
-        piles,
-        rng,
-        ev,
-        evn,
-        cfg,
-        _points,
-        _deck,
-        _obs,
-        _mask,
-        _cur,
-        _rewards,
-        _term,
-        _trunc,
-        _final_obs,
-        _codes,
-    ) = unpack(buf)
-    s = (g, pl, hands, piles, rng, ev, evn)
+    v = unpack(buf)
+    s, cfg, g, hands, piles = game_state(v), v.cfg, v.g, v.hands, v.piles
     n = cfg[C_NUM_PLAYERS]
     for b in range(seats.shape[0]):
         if not which[b]:

@@ -155,6 +155,18 @@ def _check_out(arr: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
     return arr
 
 
+# The views of the engine's buffer that are public outputs; every other field is a private ``_name``.
+_OUTPUT_VIEWS = (
+    "observation",
+    "legal_mask",
+    "current_player",
+    "rewards",
+    "terminated",
+    "truncated",
+    "final_observation",
+)
+
+
 class Engine:
     """A batch of ``num_envs`` UNO games with ``num_players`` seats each, under one ``UnoRules``.
 
@@ -246,29 +258,7 @@ class Engine:
         self._bind_views()
 
     # Attribute names of the views of ``_buf`` (``layout.FIELDS`` order).
-    _VIEW_NAMES = (
-        "_g",
-        "_pl",
-        "_hands",
-        "_piles",
-        "_rng",
-        "_events",
-        "_event_counts",
-        "_cfg",
-        "_points",
-        "_deck",
-        "observation",
-        "legal_mask",
-        "current_player",
-        "rewards",
-        "terminated",
-        "truncated",
-        "final_observation",
-        "_codes",
-        "_history",
-        "_history_meta",
-        "_history_counts",
-    )
+    _VIEW_NAMES = tuple(name if name in _OUTPUT_VIEWS else f"_{name}" for name, _dtype, _dims in L.FIELDS)
     _DERIVED = ("_state", "_result")
     # The views' types (made by _bind_views, so a type checker cannot see them being set).
     _g: np.ndarray

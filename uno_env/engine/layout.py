@@ -213,9 +213,9 @@ H_OBS_SIZE = 2
 H_EVENT_WIDTH = 3
 H_HISTORY = 4  # K, the rows of each game's history ring (0: no history)
 H_OFFSETS = 5  # byte offset of field k (FIELDS order) in slot H_OFFSETS + k
-# (name, dtype name, shape in terms of B, P, D, W, K); the kernels make the same views (batch.unpack,
-# history.unpack_history)
-# and the Engine keeps them as the attributes Engine._VIEW_NAMES: a new array goes in all three.
+# (name, dtype name, shape in terms of B, P, D, W, K); the kernels make the same views by name
+# (batch.unpack's Buffers, history.unpack_history), and the Engine keeps each as the attribute of
+# its name (Engine._VIEW_NAMES): a new array goes here and in the kernels' unpacking.
 FIELDS = (
     ("g", "int64", ("B", G_SIZE)),
     ("pl", "int64", ("B", "P", PL_SIZE)),
