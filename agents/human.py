@@ -8,6 +8,7 @@ from typing import TextIO
 
 import numpy as np
 
+from uno_env import palette
 from uno_env.actions import (
     ACCEPT,
     CALL_UNO,
@@ -62,33 +63,17 @@ from uno_env.observation import (
     top_of,
     wd4_prev_color_of,
 )
+from uno_env.palette import bold, paint
 from uno_env.policy import as_batch
-
-# ANSI SGR colours per card colour (R1 order) and for wilds.
-_ANSI = ("\x1b[1;31m", "\x1b[1;33m", "\x1b[1;32m", "\x1b[1;34m")
-_ANSI_WILD = "\x1b[1;35m"
-_BOLD = "\x1b[1m"
-_RESET = "\x1b[0m"
 
 
 class HumanQuit(Exception):
     """The person asked to stop (``q``, ``quit`` or the end of the input)."""
 
 
-def paint(text: str, card_or_color: int, *, color: bool, is_color: bool = False) -> str:
-    """``text`` in the terminal colour of a card type (or of a colour 0–3 with ``is_color``)."""
-    if not color:
-        return text
-    if is_color:
-        code = _ANSI[card_or_color]
-    else:
-        code = _ANSI[CARD_COLOR[card_or_color]] if card_or_color < WILD else _ANSI_WILD
-    return f"{code}{text}{_RESET}"
-
-
 def card_text(card: int, *, color: bool = True) -> str:
-    """A card's name, coloured for a terminal."""
-    return paint(card_name(card), card, color=color)
+    """A card's name, coloured for a terminal (``uno_env.palette``)."""
+    return palette.card_text(card, ansi=color)
 
 
 def action_text(action: int, *, color: bool = True) -> str:
@@ -97,12 +82,12 @@ def action_text(action: int, *, color: bool = True) -> str:
     if action < NUM_CARD_TYPES:
         return "play " + card_text(action, color=color)
     if CHOOSE_RED <= action <= CHOOSE_BLUE:
-        c = action - CHOOSE_RED
-        return "choose " + paint(COLOR_NAMES[c], c, color=color, is_color=True)
+        c = COLOR_NAMES[action - CHOOSE_RED]
+        return "choose " + paint(c, c, ansi=color)
     if action >= DOUBLE_FIRST:
         card = card_of_double(action)
-        c = int(CARD_COLOR[card])
-        return "play double " + paint(f"{COLOR_NAMES[c]} {CARD_RANK[card]}", c, color=color, is_color=True)
+        c = COLOR_NAMES[int(CARD_COLOR[card])]
+        return "play double " + paint(f"{c} {CARD_RANK[card]}", c, ansi=color)
     return name
 
 
@@ -118,11 +103,10 @@ def describe_observation(o: np.ndarray, names: Sequence[str] | None = None, *, c
     phase = PHASE_NAMES[phase_of(o)]
     top = top_of(o)
     c = color_of(o)
-    bold = (lambda s: f"{_BOLD}{s}{_RESET}") if color else (lambda s: s)
     direction = "clockwise" if o[OBS_DIRECTION] > 0 else "counter-clockwise"
-    colour = paint(COLOR_NAMES[c], c, color=color, is_color=True) if c >= 0 else "none yet"
+    colour = paint(COLOR_NAMES[c], COLOR_NAMES[c], ansi=color) if c >= 0 else "none yet"
     lines = [
-        bold(f"Top card: {card_text(top, color=color)}") + f" | colour: {colour} | play goes {direction}"
+        bold(f"Top card: {card_text(top, color=color)}", ansi=color) + f" | colour: {colour} | play goes {direction}"
         f" | draw pile: {int(round(o[OBS_DRAW_PILE]))}",
     ]
     pending = int(round(o[OBS_PENDING]))

@@ -22,7 +22,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .cards import COLOR_NAMES, NUM_RANKS, card_name
+from .cards import COLOR_NAMES, NUM_RANKS
+from .palette import bold, card_text, paint
 
 try:  # gymnasium is a hard dependency, but keep this module importable on its own.
     from gymnasium.error import DependencyNotInstalled as _DependencyNotInstalled
@@ -74,41 +75,26 @@ def _winners(state: dict[str, Any]) -> list[int]:
 
 # --- text ------------------------------------------------------------------------------------
 
-# ANSI SGR colours per card colour (R1 order), and for wilds.
-_ANSI = ("\x1b[1;31m", "\x1b[1;33m", "\x1b[1;32m", "\x1b[1;34m")
-_ANSI_WILD = "\x1b[1;35m"
-_ANSI_BOLD = "\x1b[1m"
-_ANSI_RESET = "\x1b[0m"
-
-
-def _card_text(card: int, ansi_colors: bool) -> str:
-    name = card_name(card)
-    if not ansi_colors:
-        return name
-    code = _ANSI[card // NUM_RANKS] if card < 4 * NUM_RANKS else _ANSI_WILD
-    return f"{code}{name}{_ANSI_RESET}"
-
 
 def _color_text(color: int | None, ansi_colors: bool) -> str:
     if color is None:
         return "none (a wild awaits its colour)"
-    name = COLOR_NAMES[color]
-    return f"{_ANSI[color]}{name}{_ANSI_RESET}" if ansi_colors else name
+    return paint(COLOR_NAMES[color], COLOR_NAMES[color], ansi=ansi_colors)
 
 
 def render_text(state: dict[str, Any], names: Sequence[str] | None = None, *, ansi_colors: bool = False) -> str:
     """The table as text: what the acting player may see (module docstring).
 
-    ``names`` labels the seats (default ``player_0``…); ``ansi_colors`` adds terminal colours.
+    ``names`` labels the seats (default ``player_0``…); ``ansi_colors`` adds terminal colours
+    (``uno_env.palette``).
     """
     names = _seat_names(state, names)
     acting = _acting_seat(state)
     winners = _winners(state)
-    bold = (lambda s: f"{_ANSI_BOLD}{s}{_ANSI_RESET}") if ansi_colors else (lambda s: s)
     direction = "clockwise" if state["direction"] == 1 else "counter-clockwise"
     lines = [
-        bold(f"UNO - turn {state['turn']} - phase {state['phase']} - {direction}"),
-        f"Top card: {_card_text(state['top_card'], ansi_colors)} | current colour: "
+        bold(f"UNO - turn {state['turn']} - phase {state['phase']} - {direction}", ansi=ansi_colors),
+        f"Top card: {card_text(state['top_card'], ansi=ansi_colors)} | current colour: "
         f"{_color_text(state['current_color'], ansi_colors)} | draw pile: {state['draw_pile_size']}"
         + (f" | pending draw: {state['pending_draw']}" if state["pending_draw"] else ""),
     ]
@@ -134,7 +120,7 @@ def render_text(state: dict[str, Any], names: Sequence[str] | None = None, *, an
         else:
             lines.append("Round over: no winner (turn limit).")
     else:
-        hand = ", ".join(_card_text(c, ansi_colors) for c in state["hands"][acting]) or "(empty)"
+        hand = ", ".join(card_text(c, ansi=ansi_colors) for c in state["hands"][acting]) or "(empty)"
         lines.append(f"{names[acting]}'s hand: {hand}")
     return "\n".join(lines)
 
