@@ -7,7 +7,8 @@ Colours are named as ``uno_env.seat_view`` names them: ``COLOR_NAMES`` (R1 order
 
 from __future__ import annotations
 
-from .cards import CARD_COLOR, COLOR_NAMES, card_name
+from .cards import COLOR_NAMES, card_name
+from .seat_view import card_color
 
 __all__ = ["ANSI", "BOLD", "RESET", "bold", "card_text", "paint"]
 
@@ -31,5 +32,4 @@ def bold(text: str, *, ansi: bool = True) -> str:
 
 def card_text(card: int, *, ansi: bool = True) -> str:
     """A card type's name, painted in its colour."""
-    c = int(CARD_COLOR[card])
-    return paint(card_name(card), COLOR_NAMES[c] if c >= 0 else "wild", ansi=ansi)
+    return paint(card_name(card), card_color(card), ansi=ansi)
