@@ -45,7 +45,7 @@ REQUIRED_API = [
     "uno_env.sb3_vec_env.UnoSB3VecEnv",
     "agents.registry",
     "agents.HeuristicAgent",
-    "agents.SearchAgent",
+    "agents.FlatMCAgent",
     "arena.match",
     "arena.tournament",
     "arena.ratings",

@@ -9,8 +9,8 @@ import textwrap
 import numpy as np
 import pytest
 
+from agents.flatmc import FlatMCAgent
 from agents.registry import check_spec, make_agent, parse_list, parse_mix, parse_spec
-from agents.search import SearchAgent
 from uno_env import UnoRules
 
 FIRST_LEGAL = textwrap.dedent(
@@ -237,7 +237,7 @@ def test_a_budget_in_a_mix_is_the_searchs_budget_not_a_weight():
     from training.opponents import parse_mix as training_mix
 
     (group,) = opponent_groups(training_mix("search:64"), 4, UnoRules())
-    assert isinstance(group.agent, SearchAgent) and group.agent.rollouts == 64 and group.agent.time_ms is None
+    assert isinstance(group.agent, FlatMCAgent) and group.agent.rollouts == 64 and group.agent.time_ms is None
     groups = opponent_groups(training_mix("0.5*heuristic,0.5*search:20ms"), 10, UnoRules())
     assert [(g.kind, g.games) for g in groups] == [("heuristic", 5), ("search:20ms", 5)]
     assert groups[1].agent.time_ms == 20.0
