@@ -25,8 +25,9 @@ from uno_env import Engine, parse_rules
 from uno_env.actions import DOUBLE_FIRST, card_of_double
 from uno_env.cards import NUM_CARD_TYPES
 from uno_env.compile_notice import announce_compiling
+from uno_env.policy import history_length_of
 from uno_env.rules import PRESETS_HELP
-from uno_env.table import ask_one, history_length_of
+from uno_env.table import ask_one
 
 from .human import HumanAgent, HumanQuit, action_text, card_text
 from .registry import AGENT_SPECS, make_agent, parse_list

@@ -77,10 +77,10 @@ from training.sb3 import (
 )
 from uno_env import parse_rules
 from uno_env.compile_notice import announce_compiling
+from uno_env.policy import uses_engine
 from uno_env.rules import PRESETS_HELP
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 from uno_env.spaces import MAX_HISTORY
-from uno_env.table import uses_engine
 
 
 @dataclass
