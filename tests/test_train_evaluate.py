@@ -223,7 +223,7 @@ def test_uno_play_refuses_a_model_on_another_table(trained, capsys):
 
     path = str(run_dir_model(trained))
     out = io.StringIO()
-    assert play_main(["--opponents", path, "--players", "3", "--seed", "1"], io.StringIO("q\n"), out) == 2
+    assert play_main(["--opponents", path, "--num-players", "3", "--seed", "1"], io.StringIO("q\n"), out) == 2
     assert "trained for 2 players, rules classic; asked for 3 players" in capsys.readouterr().err
     assert out.getvalue() == ""
 
