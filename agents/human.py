@@ -16,12 +16,12 @@ from uno_env.actions import (
     CHALLENGE,
     CHOOSE_BLUE,
     CHOOSE_RED,
-    DOUBLE_FIRST,
     DRAW,
     NUM_ACTIONS,
     PASS,
-    SWAP_FIRST,
-    SWAP_LAST,
+    PLAY_DOUBLE_FIRST,
+    SWAP_WITH_FIRST,
+    SWAP_WITH_LAST,
     action_name,
     card_of_double,
 )
@@ -60,7 +60,7 @@ def action_text(action: int, *, color: bool = True) -> str:
     if CHOOSE_RED <= action <= CHOOSE_BLUE:
         c = COLOR_NAMES[action - CHOOSE_RED]
         return "choose " + paint(c, c, ansi=color)
-    if action >= DOUBLE_FIRST:
+    if action >= PLAY_DOUBLE_FIRST:
         card = int(card_of_double(action))
         c = card_color(card)
         return "play double " + paint(f"{c} {CARD_RANK[card]}", c, ansi=color)
@@ -150,7 +150,7 @@ def explain_action(o: np.ndarray, action: int, names: Sequence[str] | None = Non
         effect = _WILD_EFFECT[action] if action >= WILD else _CARD_EFFECT.get(int(CARD_RANK[action]), "")
         why = "the card you just drew; " if phase == "post_draw" else ""
         return why + _why_playable(view, action) + (f"; {effect}" if effect else "")
-    if action >= DOUBLE_FIRST:
+    if action >= PLAY_DOUBLE_FIRST:
         return "play both copies of this number card at once (allow_doubles)"
     if action == DRAW:
         if pending:
@@ -177,8 +177,8 @@ def explain_action(o: np.ndarray, action: int, names: Sequence[str] | None = Non
         return "announce UNO (one card left after this turn); without it you may be caught and draw a penalty"
     if action == CATCH_UNO:
         return "the previous player is down to one card and did not call UNO: they draw the penalty"
-    if SWAP_FIRST <= action <= SWAP_LAST:
-        k = action - SWAP_FIRST + 1
+    if SWAP_WITH_FIRST <= action <= SWAP_WITH_LAST:
+        k = action - SWAP_WITH_FIRST + 1
         who = (
             names[k]
             if names is not None and k < len(names)

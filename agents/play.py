@@ -22,7 +22,7 @@ import numpy as np
 import tyro
 
 from uno_env import Engine, parse_rules
-from uno_env.actions import DOUBLE_FIRST, card_of_double
+from uno_env.actions import PLAY_DOUBLE_FIRST, card_of_double
 from uno_env.cards import NUM_CARD_TYPES
 from uno_env.compile_notice import announce_compiling
 from uno_env.policy import history_length_of
@@ -176,7 +176,7 @@ class ConsoleGame:
         played = Counter()
         if action < NUM_CARD_TYPES:
             played[action] = 1
-        elif action >= DOUBLE_FIRST:
+        elif action >= PLAY_DOUBLE_FIRST:
             played[int(card_of_double(action))] = 2
         for p in range(after["num_players"]):
             old, new = Counter(before["hands"][p]), Counter(after["hands"][p])

@@ -27,10 +27,10 @@ from .actions import (
     CATCH_UNO,
     CHALLENGE,
     CHOOSE_COLOR_FIRST,
-    DOUBLE_FIRST,
     DRAW,
     PASS,
-    SWAP_FIRST,
+    PLAY_DOUBLE_FIRST,
+    SWAP_WITH_FIRST,
     action_name,
     card_of_double,
 )
@@ -80,7 +80,7 @@ def action_info(action: int) -> dict[str, Any]:
     info: dict[str, Any] = {"id": a, "name": action_name(a)}
     if a < NUM_CARD_TYPES:
         info.update(kind="play", card=a)
-    elif a >= DOUBLE_FIRST:
+    elif a >= PLAY_DOUBLE_FIRST:
         info.update(kind="double", card=int(card_of_double(a)))
     elif a == DRAW:
         info["kind"] = "draw"
@@ -92,8 +92,8 @@ def action_info(action: int) -> dict[str, Any]:
         info["kind"] = "challenge" if a == CHALLENGE else "accept"
     elif a in (CALL_UNO, CATCH_UNO):
         info["kind"] = "call_uno" if a == CALL_UNO else "catch_uno"
-    elif a >= SWAP_FIRST:
-        info.update(kind="swap", offset=a - SWAP_FIRST + 1)
+    elif a >= SWAP_WITH_FIRST:
+        info.update(kind="swap", offset=a - SWAP_WITH_FIRST + 1)
     return info
 
 

@@ -28,10 +28,10 @@ from ..actions import (
     CATCH_UNO,
     CHALLENGE,
     CHOOSE_RED,
-    DOUBLE_FIRST,
     DRAW,
     PASS,
-    SWAP_FIRST,
+    PLAY_DOUBLE_FIRST,
+    SWAP_WITH_FIRST,
 )
 from ..cards import (
     CARD_COLOR,
@@ -491,7 +491,7 @@ def write_mask(s, cfg, b, mask):
         n = cfg[C_NUM_PLAYERS]
         for k in range(1, n):
             if not pl[b, (p + k) % n, PL_ELIMINATED]:
-                mask[b, SWAP_FIRST + k - 1] = True
+                mask[b, SWAP_WITH_FIRST + k - 1] = True
     elif phase == PHASE_RESPOND_DRAW_TWO:
         # R5 stacking: any Draw Two answers; R12.7 without always_respond one is held here.
         for c in range(4):
@@ -516,7 +516,7 @@ def write_mask(s, cfg, b, mask):
 
 @njit(cache=True)
 def any_double(mask, b):
-    for a in range(DOUBLE_FIRST, DOUBLE_FIRST + 40):
+    for a in range(PLAY_DOUBLE_FIRST, PLAY_DOUBLE_FIRST + 40):
         if mask[b, a]:
             return True
     return False
@@ -561,7 +561,7 @@ def write_play_mask(s, cfg, b, p, mask):
         for c in range(4):
             for r in range(10):
                 t = c * 13 + r
-                mask[b, DOUBLE_FIRST + c * 10 + r] = (h[b, p, t] >= 2) & mask[b, t]
+                mask[b, PLAY_DOUBLE_FIRST + c * 10 + r] = (h[b, p, t] >= 2) & mask[b, t]
     return count > 0
 
 
@@ -1171,10 +1171,10 @@ def apply_action(s, cfg, points, deck, b, action, legal, rewards):
         pl[b, p, PL_UNO_CALLED] = 1
     elif action == CATCH_UNO:
         draw_n(s, b, catch, cfg[C_UNO_PENALTY], np.int64(DRAW_UNO_PENALTY), cfg[C_RESHUFFLE_ALL])
-    elif action < NUM_CARD_TYPES or action >= DOUBLE_FIRST:
+    elif action < NUM_CARD_TYPES or action >= PLAY_DOUBLE_FIRST:
         card, count = action, 1
-        if action >= DOUBLE_FIRST:
-            k = action - DOUBLE_FIRST
+        if action >= PLAY_DOUBLE_FIRST:
+            k = action - PLAY_DOUBLE_FIRST
             card, count = (k // 10) * 13 + k % 10, 2
         play_card(s, cfg, points, deck, b, card, count, rewards)
     elif action == DRAW:
@@ -1185,7 +1185,7 @@ def apply_action(s, cfg, points, deck, b, action, legal, rewards):
     elif phase == PHASE_CHOOSE_COLOR:
         choose_color(s, cfg, b, action - CHOOSE_RED)
     elif phase == PHASE_CHOOSE_SWAP_TARGET:
-        swap_hands(s, cfg, b, p, action - SWAP_FIRST + 1)
+        swap_hands(s, cfg, b, p, action - SWAP_WITH_FIRST + 1)
         if g[b, G_FIRST_CARD]:
             g[b, G_FIRST_CARD] = 0
             g[b, G_PHASE] = PHASE_PLAY
