@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from builder import act, check
 from builder import position as scenario
+from helpers import OTHER_RULE_SETS
 
 from agents import AGENT_SPECS, FlatMCAgent, GreedyAgent, HeuristicAgent, RandomAgent, RLCardRuleAgent, agent_names
 from agents.registry import SEARCH, SEARCHES, TIMED_ROUND_ROLLOUTS, make_agent
@@ -65,16 +66,6 @@ def test_agents_only_return_legal_actions(rules_name, num_players):
         assert {PHASE["play"], PHASE["post_draw"], PHASE["choose_color"]} <= seen, (name, seen)
         if rules.challenge:
             assert PHASE["respond_draw_four"] in seen, (name, seen)
-
-
-OTHER_RULE_SETS = {
-    "official": UnoRules.preset("official"),
-    "swap_hands": UnoRules.preset("swap_hands", custom_wild_rule="others_draw_two"),
-    "house": UnoRules.preset("house"),
-    "explicit_uno_doubles": UnoRules.preset("classic", uno_call="explicit", allow_doubles=True),
-    "teams": UnoRules.preset("classic", teams=True),
-    "elimination": UnoRules.preset("classic", scoring="elimination", episode="match", target_points=100),
-}
 
 
 @pytest.mark.parametrize("rules_name", list(OTHER_RULE_SETS))

@@ -6,13 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from builder import act, position
+from helpers import EVERY_RULE_SET as RULE_SETS
+from helpers import walk
 
 from agents import FlatMCAgent, HeuristicAgent, make_agent
 from agents.ismcts import ISMCTSAgent
 from agents.registry import SEARCH, SEARCHES
 from arena import play_match
 from arena.ladder import LADDER_V1, LADDER_V2, _rung_agents
-from tests.test_search_agent import RULE_SETS, walk
 from uno_env import Engine, UnoRules, action_name
 
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from builder import act, position
+from helpers import EVERY_RULE_SET, walk
 
 from agents import FlatMCAgent, HeuristicAgent, RandomAgent
 from arena import play_match
-from tests.test_agents import OTHER_RULE_SETS
 from uno_env import Engine, UnoRules, action_name
 from uno_env.actions import Action
 
-RULE_SETS = {"classic": UnoRules.preset("classic"), **OTHER_RULE_SETS}
+RULE_SETS = EVERY_RULE_SET
 
 
 def small(rules, **kw):
@@ -23,27 +23,6 @@ def small(rules, **kw):
 def plain(rules=None, **kw):
     """The search alone: no heuristic replies in the rollouts and no pull towards its move."""
     return FlatMCAgent(rules or UnoRules(), heuristic_plies=0, confidence=None, **kw)
-
-
-def walk(agent, engine, rng, steps, use_engine):
-    """Let the agent play every seat for a number of steps; return its actions."""
-    out = []
-    B = engine.num_envs
-    for _ in range(steps):
-        before = [engine.game_state(i) for i in range(B)]
-        obs, mask = engine.observation.copy(), engine.legal_mask.copy()
-        if use_engine:
-            actions = np.array([agent.act_in(engine, i, rng) for i in range(B)], np.int64)
-        else:
-            actions = agent.act(obs, mask, rng)
-        # Searching never touches the game it searches.
-        assert [engine.game_state(i) for i in range(B)] == before
-        assert np.array_equal(engine.observation, obs) and np.array_equal(engine.legal_mask, mask)
-        ok = mask[np.arange(B), actions]
-        assert ok.all(), [action_name(a) for a in actions[~ok]]
-        out.append(actions)
-        engine.step(actions)
-    return np.stack(out)
 
 
 @pytest.mark.parametrize("rules_name", list(RULE_SETS))
