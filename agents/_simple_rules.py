@@ -1,6 +1,6 @@
 """Decisions the simple rule-based players share (numba, one observation row at a time).
 
-``RLCardRuleAgent``, ``GreedyAgent`` and ``SearchAgent``'s rollouts differ only in which card
+``RLCardRuleAgent``, ``GreedyAgent`` and ``FlatMCAgent``'s rollouts differ only in which card
 they play in phase ``play``; every other decision is ``routine_action``:
 
 | decision | action |

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from uno_env.actions import ACCEPT, CALL_UNO, CATCH_UNO, DRAW, SWAP_FIRST
+from uno_env.actions import ACCEPT, CALL_UNO, CATCH_UNO, DRAW, SWAP_WITH_FIRST
 from uno_env.cards import DRAW_TWO, NUM_COLORS, NUM_RANKS, WILD_DRAW_FOUR
 from uno_env.observation import PHASE_RESPOND_DRAW_FOUR, PHASE_RESPOND_DRAW_TWO, hand_size_at, is_partner, wd4_legal
 from uno_env.rules import UnoRules
@@ -40,7 +40,7 @@ def smallest_hand_swap(o, m, n):
     """SWAP_WITH the opponent holding the fewest cards among those offered (R5), or -1."""
     best, best_h = -1, 1 << 30
     for k in range(1, n):
-        a = SWAP_FIRST + k - 1
+        a = SWAP_WITH_FIRST + k - 1
         if m[a] and not is_partner(o, k) and hand_size_at(o, k) < best_h:
             best, best_h = a, hand_size_at(o, k)
     return best

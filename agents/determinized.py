@@ -1,4 +1,4 @@
-"""``DeterminizedSearch``: what flat Monte Carlo (``SearchAgent``) and ISMCTS (``ISMCTSAgent``) share.
+"""``DeterminizedSearch``: what flat Monte Carlo (``FlatMCAgent``) and ISMCTS (``ISMCTSAgent``) share.
 
 Both decide by searching determinizations — copies of the game in which everything the seat
 cannot see is dealt anew from its belief (``agents.beliefs``) — and finish their games by

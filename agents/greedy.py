@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from uno_env.actions import DOUBLE_FIRST, NUM_DOUBLES, card_of_double
+from uno_env.actions import NUM_DOUBLES, PLAY_DOUBLE_FIRST, card_of_double
 from uno_env.cards import NUM_CARD_TYPES, WILD_DRAW_FOUR
 from uno_env.observation import phase_of, wd4_legal
 from uno_env.policy import as_batch, kth_legal
@@ -23,7 +23,7 @@ def _greedy_play(o, m, u, points, wilds_match):
     # (R4 `allow_doubles`), each worth the points it sheds.
     best = -1
     ties = 0
-    for a in range(DOUBLE_FIRST + NUM_DOUBLES):
+    for a in range(PLAY_DOUBLE_FIRST + NUM_DOUBLES):
         v = _shed_points(a, m, legal_wd4, points)
         if v > best:
             best = v
@@ -34,7 +34,7 @@ def _greedy_play(o, m, u, points, wilds_match):
         # Uniform among the candidates tied on points, so equal cards of two colours are
         # not always resolved towards red.
         k = min(int(u * ties), ties - 1)
-        for a in range(DOUBLE_FIRST + NUM_DOUBLES):
+        for a in range(PLAY_DOUBLE_FIRST + NUM_DOUBLES):
             if _shed_points(a, m, legal_wd4, points) == best:
                 if k == 0:
                     return a
@@ -50,7 +50,7 @@ def _shed_points(a, m, legal_wd4, points):
         if not m[a] or (a == WILD_DRAW_FOUR and not legal_wd4):
             return -1
         return points[a]
-    if a >= DOUBLE_FIRST and m[a]:
+    if a >= PLAY_DOUBLE_FIRST and m[a]:
         return 2 * points[card_of_double(a)]
     return -1
 

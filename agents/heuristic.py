@@ -58,7 +58,7 @@ class HeuristicParams(NamedTuple):
     """The heuristic's weights, one named field each (the rules that use them are in ``HeuristicAgent``'s
     docstring); ``HeuristicAgent(rules, **overrides)`` builds one. The defaults were tuned in 2-player
     matches against RLCardRuleAgent (benchmarks/agents_table.py). The kernels get it as a float64 array
-    and read each weight by name, ``prm[P.follow]`` (``P`` below). (Not the tuple itself: numba would
+    and read each weight by name, ``prm[W.follow]`` (``W`` below). (Not the tuple itself: numba would
     unbox its fields one by one on every call, a cost the search agents' one-row calls feel.)"""
 
     follow: float = 1.0
@@ -115,8 +115,8 @@ class HeuristicParams(NamedTuple):
     """weight of wilds in the hand of a next player that drew on a colour"""
 
 
-P = HeuristicParams._make(range(len(HeuristicParams._fields)))
-"""each weight's position in the kernels' array ``prm`` (``np.array(params)``): they read ``prm[P.follow]``"""
+W = HeuristicParams._make(range(len(HeuristicParams._fields)))
+"""each weight's position in the kernels' array ``prm`` (``np.array(params)``): they read ``prm[W.follow]``"""
 
 # Slots of the per-decision context vector shared by the scoring functions.
 X_TWO = 0  # 1 when two players are left (action cards give the turn back, R5)
@@ -224,7 +224,7 @@ def _goes_out(hand, color, rank, wilds_match, may_bluff):
 @njit(cache=True)
 def _attack(h, prm):
     """How urgently a player holding h cards must be stopped (0 when not close to going out)."""
-    return max(prm[P.attack_size] + 1.0 - h, 0.0)
+    return max(prm[W.attack_size] + 1.0 - h, 0.0)
 
 
 @njit(cache=True)
@@ -255,7 +255,7 @@ def _leave_value(cnt, unseen, unseen_color, total_unseen, h_next, foe, c, r, prm
         if cnt[c2] > 0:
             spread += 1
     stuck = prob_lacks(total_unseen, fits, h_next)
-    return prm[P.follow] * follow + foe * prm[P.lack] * stuck + prm[P.spread] * spread
+    return prm[W.follow] * follow + foe * prm[W.lack] * stuck + prm[W.spread] * spread
 
 
 @njit(cache=True)
@@ -288,7 +288,7 @@ def _setup_bonus(hand, x, prm):
         k += hand[t]
     if k < 2 or k > MAX_OUT_CARDS:
         return 0.0
-    return prm[P.setup] if _goes_out(hand, -1, -1, x[X_WILDS_MATCH] > 0, False) else 0.0
+    return prm[W.setup] if _goes_out(hand, -1, -1, x[X_WILDS_MATCH] > 0, False) else 0.0
 
 
 @njit(cache=True)
@@ -314,13 +314,13 @@ def _continuation(hand, cnt, c, r, unseen, unseen_color, total_unseen, h_next, f
         c2 = CARD_COLOR[t]
         r2 = CARD_RANK[t]
         cnt[c2] -= 1
-        v = prm[P.points] * points[t] / 50.0
+        v = prm[W.points] * points[t] / 50.0
         v += _leave_value(cnt, unseen, unseen_color, total_unseen, h_next, foe, c2, r2, prm)
         hand[t] -= 1
         if r2 >= SKIP:
             # A follow-up that is itself an action card is worth its tempo only if something
             # follows it in turn (checked one more level, not scored).
-            v += prm[P.tempo] if _has_follow(hand, c2, r2) else -prm[P.no_follow]
+            v += prm[W.tempo] if _has_follow(hand, c2, r2) else -prm[W.no_follow]
         else:
             v += _setup_bonus(hand, x, prm)
         hand[t] += 1
@@ -351,12 +351,12 @@ def _score_wild(t, hand, cnt, unseen, unseen_color, total_unseen, points, x, blu
     """Value of playing a wild (rules 1, 5, 6, 7 of the docstring)."""
     h_next = x[X_H_NEXT]
     foe = x[X_FOE]
-    v = prm[P.points] * points[t] / 50.0
+    v = prm[W.points] * points[t] / 50.0
     threat = _attack(h_next, prm)
     if t == WILD_DRAW_FOUR:
-        v += foe * (prm[P.wd4] + 2.0 * prm[P.attack] * threat) - prm[P.wd4_keep]
+        v += foe * (prm[W.wd4] + 2.0 * prm[W.attack] * threat) - prm[W.wd4_keep]
         if bluff:
-            v -= prm[P.bluff_risk]
+            v -= prm[W.bluff_risk]
         if x[X_TWO] > 0:
             # The turn comes straight back (R5): it may go out, else a coloured card follows.
             hand[t] -= 1
@@ -364,17 +364,17 @@ def _score_wild(t, hand, cnt, unseen, unseen_color, total_unseen, points, x, blu
             hand[t] += 1
             if out:
                 return WIN / 2
-            v += prm[P.tempo] if cnt[0] + cnt[1] + cnt[2] + cnt[3] > 0 else -prm[P.no_follow]
+            v += prm[W.tempo] if cnt[0] + cnt[1] + cnt[2] + cnt[3] > 0 else -prm[W.no_follow]
         return v + _best_color(cnt, unseen, unseen_color, total_unseen, h_next, foe, prm)[1]
     v += _best_color(cnt, unseen, unseen_color, total_unseen, h_next, foe, prm)[1]
-    v += foe * prm[P.attack] * threat - prm[P.wild_keep]
+    v += foe * prm[W.attack] * threat - prm[W.wild_keep]
     hand[t] -= 1
     v += _setup_bonus(hand, x, prm)
     hand[t] += 1
     if t == WILD_SHUFFLE_HANDS:
-        v += prm[P.hand_gain] * x[X_SHUFFLE_GAIN]
+        v += prm[W.hand_gain] * x[X_SHUFFLE_GAIN]
     elif t == WILD_SWAP_HANDS:
-        v += prm[P.hand_gain] * x[X_SWAP_GAIN]
+        v += prm[W.hand_gain] * x[X_SWAP_GAIN]
     return v
 
 
@@ -385,7 +385,7 @@ def _score_coloured(t, hand, cnt, unseen, unseen_color, total_unseen, points, x,
     r = CARD_RANK[t]
     h_next = x[X_H_NEXT]
     foe = x[X_FOE]
-    v = prm[P.points] * points[t] / 50.0
+    v = prm[W.points] * points[t] / 50.0
     hand[t] -= 1
     cnt[c] -= 1
     if x[X_TWO] > 0 and r >= SKIP:
@@ -397,12 +397,12 @@ def _score_coloured(t, hand, cnt, unseen, unseen_color, total_unseen, points, x,
         else:
             cont = _continuation(hand, cnt, c, r, unseen, unseen_color, total_unseen, h_after, foe, points, x, prm)
             if cont > -1e17:
-                v += prm[P.tempo] + cont
+                v += prm[W.tempo] + cont
             else:
                 # No coloured card follows: the extra turn draws, or plays a wild (a Wild Draw
                 # Four is legal then, as no card of colour c is left, unless R12.9 forbids it).
                 alt = _leave_value(cnt, unseen, unseen_color, total_unseen, h_after, foe, c, r, prm)
-                alt -= prm[P.no_follow]
+                alt -= prm[W.no_follow]
                 x2 = x.copy()
                 x2[X_H_NEXT] = h_after
                 for w in range(WILD, NUM_CARD_TYPES):
@@ -410,7 +410,7 @@ def _score_coloured(t, hand, cnt, unseen, unseen_color, total_unseen, points, x,
                         continue
                     if w == WILD_DRAW_FOUR and x[X_WILDS_MATCH] > 0 and _holds_plain_wild(hand):
                         continue
-                    vw = prm[P.tempo] + _score_wild(
+                    vw = prm[W.tempo] + _score_wild(
                         w, hand, cnt, unseen, unseen_color, total_unseen, points, x2, False, prm
                     )
                     if vw > alt:
@@ -425,14 +425,14 @@ def _score_coloured(t, hand, cnt, unseen, unseen_color, total_unseen, points, x,
         return v
     threat = _attack(h_next, prm)
     if r == DRAW_TWO:
-        v += foe * (prm[P.draw_two] + 2.0 * prm[P.attack] * threat)
+        v += foe * (prm[W.draw_two] + 2.0 * prm[W.attack] * threat)
     elif r == SKIP or (r == REVERSE and x[X_TWO] > 0):
-        v += foe * prm[P.attack] * threat
+        v += foe * prm[W.attack] * threat
         if x[X_TWO] == 0:
-            v += foe * prm[P.skip_multi]
+            v += foe * prm[W.skip_multi]
     elif r == REVERSE:
         # The previous player moves next instead of the next one.
-        v += prm[P.attack] * (foe * threat - x[X_PREV_FOE] * _attack(x[X_H_PREV], prm))
+        v += prm[W.attack] * (foe * threat - x[X_PREV_FOE] * _attack(x[X_H_PREV], prm))
     return v
 
 
@@ -468,9 +468,9 @@ def _challenge(o, unseen, unseen_color, total_unseen, h_prev, wilds_match, prm):
                 of_color += unseen[t]
     # Bayes: a player holding the colour plays the Draw Four only when bluffing.
     p_has = 1.0 - prob_lacks(total_unseen, of_color, h_prev)
-    guilty = prm[P.bluff_prior] * p_has
+    guilty = prm[W.bluff_prior] * p_has
     q = guilty / max(guilty + (1.0 - p_has), 1e-12)
-    return q > prm[P.challenge_at]
+    return q > prm[W.challenge_at]
 
 
 # --- one decision, by phase ---------------------------------------------------------------------
@@ -483,8 +483,8 @@ def _play_or_draw(o, m, u, phase, hand, cnt, opp_unseen, opp_color, total_unseen
     """Phases play and post_draw: the best-scoring card (as a double when allowed), else draw
     or pass; -1 when none of these is offered."""
     legal_wd4 = wd4_legal(o, wilds_match)
-    attack = x[X_FOE] > 0 and x[X_H_NEXT] <= prm[P.attack_size]
-    x[X_BLUFF_OK] = 1.0 if u[1] < (prm[P.bluff_attack] if attack else prm[P.bluff]) else 0.0
+    attack = x[X_FOE] > 0 and x[X_H_NEXT] <= prm[W.attack_size]
+    x[X_BLUFF_OK] = 1.0 if u[1] < (prm[W.bluff_attack] if attack else prm[W.bluff]) else 0.0
     only = drawn_of(o) if phase == PHASE_POST_DRAW else -1
     best = _best_play(m, only, legal_wd4, hand, cnt, opp_unseen, opp_color, total_unseen, points, x, prm)[0]
     if best >= 0:
@@ -517,7 +517,7 @@ def _choose_color(o, hand, cnt, opp_unseen, opp_color, total_unseen, points, x, 
 def _respond_draw_four(o, m, u, unseen, unseen_color, total_unseen, x, wilds_match, prm):
     """Phase respond_draw_four: stack, challenge or accept; -1 when none is offered."""
     # Stacking (R5): pass the sum on with a Wild Draw Four (legal, or a bluff when allowed).
-    if m[WILD_DRAW_FOUR] and (wd4_legal(o, wilds_match) or u[1] < prm[P.bluff_attack]):
+    if m[WILD_DRAW_FOUR] and (wd4_legal(o, wilds_match) or u[1] < prm[W.bluff_attack]):
         return WILD_DRAW_FOUR
     if m[CHALLENGE] and _challenge(o, unseen, unseen_color, total_unseen, x[X_H_PREV], wilds_match, prm):
         return CHALLENGE
@@ -555,20 +555,20 @@ def _act_row(o, m, u, deck, points, wilds_match, prm):
     # players have been shedding the colour in play, and a wild names its player's colour.
     in_play_color = color_of(o)
     wild_on_top = top_of(o) >= WILD
-    bias = np.full(NUM_COLORS, prm[P.other_bias])
+    bias = np.full(NUM_COLORS, prm[W.other_bias])
     if in_play_color >= 0:
-        bias[in_play_color] = prm[P.named_bias] if wild_on_top else prm[P.in_play_bias]
+        bias[in_play_color] = prm[W.named_bias] if wild_on_top else prm[W.in_play_bias]
     # Public history (R11) of the next player: the colour named with its last wild (unless
     # that is the wild on top, counted above), and the colour it last drew on: it held no
     # card of that colour and no wild then, and has not played since.
     named = named_color_of(o, ns)
     if named >= 0 and not (wild_on_top and named == in_play_color):
-        bias[named] *= prm[P.seat_named_bias]
+        bias[named] *= prm[W.seat_named_bias]
     wild_bias = 1.0
     drew_on = drew_on_color_of(o, ns)
     if drew_on >= 0:
-        bias[drew_on] *= prm[P.drew_bias]
-        wild_bias = prm[P.drew_wild_bias]
+        bias[drew_on] *= prm[W.drew_bias]
+        wild_bias = prm[W.drew_wild_bias]
     opp_unseen = np.empty(NUM_CARD_TYPES)
     opp_color = np.zeros(NUM_COLORS)
     for t in range(NUM_CARD_TYPES):

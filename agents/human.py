@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 
+from uno_env import palette
 from uno_env.actions import (
     ACCEPT,
     CALL_UNO,
@@ -15,17 +16,16 @@ from uno_env.actions import (
     CHALLENGE,
     CHOOSE_BLUE,
     CHOOSE_RED,
-    DOUBLE_FIRST,
     DRAW,
     NUM_ACTIONS,
     PASS,
-    SWAP_FIRST,
-    SWAP_LAST,
+    PLAY_DOUBLE_FIRST,
+    SWAP_WITH_FIRST,
+    SWAP_WITH_LAST,
     action_name,
     card_of_double,
 )
 from uno_env.cards import (
-    CARD_COLOR,
     CARD_RANK,
     COLOR_NAMES,
     DRAW_TWO,
@@ -37,58 +37,19 @@ from uno_env.cards import (
     WILD_DRAW_FOUR,
     WILD_SHUFFLE_HANDS,
     WILD_SWAP_HANDS,
-    card_name,
 )
-from uno_env.observation import (
-    OBS_DIRECTION,
-    OBS_DRAW_PILE,
-    OBS_PENDING,
-    OBS_SCORES,
-    OBS_UNO,
-    PHASE_CHOOSE_COLOR,
-    PHASE_CHOOSE_SWAP_TARGET,
-    PHASE_NAMES,
-    PHASE_PLAY,
-    PHASE_POST_DRAW,
-    PHASE_RESPOND_DRAW_FOUR,
-    PHASE_RESPOND_DRAW_TWO,
-    SCORE_SCALE,
-    color_of,
-    drawn_of,
-    hand_size_at,
-    held,
-    num_seats,
-    phase_of,
-    top_of,
-    wd4_prev_color_of,
-)
+from uno_env.palette import bold, paint
 from uno_env.policy import as_batch
-
-# ANSI SGR colours per card colour (R1 order) and for wilds.
-_ANSI = ("\x1b[1;31m", "\x1b[1;33m", "\x1b[1;32m", "\x1b[1;34m")
-_ANSI_WILD = "\x1b[1;35m"
-_BOLD = "\x1b[1m"
-_RESET = "\x1b[0m"
+from uno_env.seat_view import card_color, seat_view
 
 
 class HumanQuit(Exception):
     """The person asked to stop (``q``, ``quit`` or the end of the input)."""
 
 
-def paint(text: str, card_or_color: int, *, color: bool, is_color: bool = False) -> str:
-    """``text`` in the terminal colour of a card type (or of a colour 0–3 with ``is_color``)."""
-    if not color:
-        return text
-    if is_color:
-        code = _ANSI[card_or_color]
-    else:
-        code = _ANSI[CARD_COLOR[card_or_color]] if card_or_color < WILD else _ANSI_WILD
-    return f"{code}{text}{_RESET}"
-
-
 def card_text(card: int, *, color: bool = True) -> str:
-    """A card's name, coloured for a terminal."""
-    return paint(card_name(card), card, color=color)
+    """A card's name, coloured for a terminal (``uno_env.palette``)."""
+    return palette.card_text(card, ansi=color)
 
 
 def action_text(action: int, *, color: bool = True) -> str:
@@ -97,61 +58,53 @@ def action_text(action: int, *, color: bool = True) -> str:
     if action < NUM_CARD_TYPES:
         return "play " + card_text(action, color=color)
     if CHOOSE_RED <= action <= CHOOSE_BLUE:
-        c = action - CHOOSE_RED
-        return "choose " + paint(COLOR_NAMES[c], c, color=color, is_color=True)
-    if action >= DOUBLE_FIRST:
-        card = card_of_double(action)
-        c = int(CARD_COLOR[card])
-        return "play double " + paint(f"{COLOR_NAMES[c]} {CARD_RANK[card]}", c, color=color, is_color=True)
+        c = COLOR_NAMES[action - CHOOSE_RED]
+        return "choose " + paint(c, c, ansi=color)
+    if action >= PLAY_DOUBLE_FIRST:
+        card = int(card_of_double(action))
+        c = card_color(card)
+        return "play double " + paint(f"{c} {CARD_RANK[card]}", c, ansi=color)
     return name
-
-
-def _hand(o: np.ndarray) -> list[int]:
-    return [t for t in range(NUM_CARD_TYPES) for _ in range(held(o, t))]
 
 
 def describe_observation(o: np.ndarray, names: Sequence[str] | None = None, *, color: bool = True) -> str:
     """What a player sees (R11), as text: table, own hand. ``names`` label relative seats
     (slot 0 is the observer, slot k the seat k places clockwise)."""
-    n = num_seats(o)
+    view = seat_view(o)  # as seat 0: seats[k] is the seat k places clockwise from the observer
+    n = len(view["seats"])
     names = list(names) if names is not None else ["you"] + [f"seat +{k}" for k in range(1, n)]
-    phase = PHASE_NAMES[phase_of(o)]
-    top = top_of(o)
-    c = color_of(o)
-    bold = (lambda s: f"{_BOLD}{s}{_RESET}") if color else (lambda s: s)
-    direction = "clockwise" if o[OBS_DIRECTION] > 0 else "counter-clockwise"
-    colour = paint(COLOR_NAMES[c], c, color=color, is_color=True) if c >= 0 else "none yet"
+    direction = "clockwise" if view["direction"] > 0 else "counter-clockwise"
+    c = view["current_color"]
+    colour = paint(c, c, ansi=color) if c is not None else "none yet"
+    top = view["top_card"]["id"]
     lines = [
-        bold(f"Top card: {card_text(top, color=color)}") + f" | colour: {colour} | play goes {direction}"
-        f" | draw pile: {int(round(o[OBS_DRAW_PILE]))}",
+        bold(f"Top card: {card_text(top, color=color)}", ansi=color) + f" | colour: {colour} | play goes {direction}"
+        f" | draw pile: {view['draw_pile_size']}",
     ]
-    pending = int(round(o[OBS_PENDING]))
-    if pending:
-        lines.append(f"Pending draw: {pending} cards")
+    if view["pending_draw"]:
+        lines.append(f"Pending draw: {view['pending_draw']} cards")
     width = max(len(x) for x in names[:n])
-    for k in range(n):
-        size = hand_size_at(o, k)
-        uno = "  UNO!" if o[OBS_UNO + k] > 0.5 else ""
-        score = int(round(SCORE_SCALE * o[OBS_SCORES + k]))
-        lines.append(f"  {names[k]:<{width}}  {size:>3} card{'s' if size != 1 else ' '}  score {score}{uno}")
-    lines.append("Your hand: " + (", ".join(card_text(t, color=color) for t in _hand(o)) or "(empty)"))
-    drawn = drawn_of(o)
-    if drawn >= 0:
-        lines.append(f"You drew: {card_text(drawn, color=color)}")
-    lines.append(f"Phase: {phase}")
+    for k, seat in enumerate(view["seats"]):
+        size = seat["hand_size"]
+        uno = "  UNO!" if seat["uno"] else ""
+        lines.append(f"  {names[k]:<{width}}  {size:>3} card{'s' if size != 1 else ' '}  score {seat['score']}{uno}")
+    lines.append("Your hand: " + (", ".join(card_text(t["id"], color=color) for t in view["hand"]) or "(empty)"))
+    if view["drawn_card"] is not None:
+        lines.append(f"You drew: {card_text(view['drawn_card']['id'], color=color)}")
+    lines.append(f"Phase: {view['phase']}")
     return "\n".join(lines)
 
 
 # What each phase asks of the player, in words (docs/rules.md R4-R7); {pending} is the penalty.
 _PHASE_HELP = {
-    PHASE_PLAY: "It is your turn: play a card that matches the top card's colour or its number or "
+    "play": "It is your turn: play a card that matches the top card's colour or its number or "
     "symbol, or a wild card; or draw a card.",
-    PHASE_POST_DRAW: "You have just drawn a card: play it now if it fits, or pass to keep it and end your turn.",
-    PHASE_CHOOSE_COLOR: "You played a wild card: name the colour the next player must match.",
-    PHASE_CHOOSE_SWAP_TARGET: "You played Wild Swap Hands: choose whose hand you take (they get yours).",
-    PHASE_RESPOND_DRAW_TWO: "A Draw Two is aimed at you ({pending} cards so far): stack another Draw Two "
+    "post_draw": "You have just drawn a card: play it now if it fits, or pass to keep it and end your turn.",
+    "choose_color": "You played a wild card: name the colour the next player must match.",
+    "choose_swap_target": "You played Wild Swap Hands: choose whose hand you take (they get yours).",
+    "respond_draw_two": "A Draw Two is aimed at you ({pending} cards so far): stack another Draw Two "
     "to pass the penalty on, or draw to take all of it and lose your turn.",
-    PHASE_RESPOND_DRAW_FOUR: "A Wild Draw Four is aimed at you ({pending} cards): accept it (draw and lose your "
+    "respond_draw_four": "A Wild Draw Four is aimed at you ({pending} cards): accept it (draw and lose your "
     "turn), or challenge it if you think it was played while holding a card of "
     "the colour in play before it.",
 }
@@ -171,48 +124,49 @@ _WILD_EFFECT = {
 }
 
 
-def _why_playable(o: np.ndarray, card: int) -> str:
+def _why_playable(view: dict[str, Any], card: int) -> str:
     """Why a card may go on the pile now, from the observation only."""
     if card >= WILD:
         return "a wild card, playable on anything"
-    top, c = top_of(o), color_of(o)
+    top, c = view["top_card"], view["current_color"]
     reasons = []
-    if CARD_COLOR[card] == c:
-        reasons.append(f"matches the colour {COLOR_NAMES[c]}")
-    if top < WILD and CARD_RANK[card] == CARD_RANK[top]:
-        reasons.append(f"matches the {card_name(top).split(' ', 1)[1]}")
+    if c is not None and card_color(card) == c:
+        reasons.append(f"matches the colour {c}")
+    if top["id"] < WILD and CARD_RANK[card] == CARD_RANK[top["id"]]:
+        reasons.append(f"matches the {top['name'].split(' ', 1)[1]}")
     return " and ".join(reasons) or "allowed by the table's rules"
 
 
 def explain_action(o: np.ndarray, action: int, names: Sequence[str] | None = None) -> str:
     """One legal action in words: what it does now, and why it is allowed (observation only)."""
-    phase = phase_of(o)
-    pending = int(round(o[OBS_PENDING]))
+    view = seat_view(o)
+    phase = view["phase"]
+    pending = view["pending_draw"]
     if action < NUM_CARD_TYPES:
-        if phase == PHASE_RESPOND_DRAW_TWO or phase == PHASE_RESPOND_DRAW_FOUR:
+        if phase == "respond_draw_two" or phase == "respond_draw_four":
             return (
                 f"stack it: the penalty grows to {pending + (2 if action < WILD else 4)} and passes to the next player"
             )
         effect = _WILD_EFFECT[action] if action >= WILD else _CARD_EFFECT.get(int(CARD_RANK[action]), "")
-        why = "the card you just drew; " if phase == PHASE_POST_DRAW else ""
-        return why + _why_playable(o, action) + (f"; {effect}" if effect else "")
-    if action >= DOUBLE_FIRST:
+        why = "the card you just drew; " if phase == "post_draw" else ""
+        return why + _why_playable(view, action) + (f"; {effect}" if effect else "")
+    if action >= PLAY_DOUBLE_FIRST:
         return "play both copies of this number card at once (allow_doubles)"
     if action == DRAW:
         if pending:
             return f"take the {pending} penalty cards and lose your turn"
         return "take one card from the pile; if it fits you may play it straight away"
     if action == PASS:
-        if drawn_of(o) >= 0:
+        if view["drawn_card"] is not None:
             return "keep the card you drew and end your turn"
         return "end your turn (nothing can be played or drawn)"
     if CHOOSE_RED <= action <= CHOOSE_BLUE:
-        c = action - CHOOSE_RED
-        mine = sum(held(o, t) for t in range(WILD) if CARD_COLOR[t] == c)
-        return f"the next player must match {COLOR_NAMES[c]} (you hold {mine} {COLOR_NAMES[c]} card{'s' if mine != 1 else ''})"
+        c = COLOR_NAMES[action - CHOOSE_RED]
+        mine = sum(1 for t in view["hand"] if t["color"] == c)
+        return f"the next player must match {c} (you hold {mine} {c} card{'s' if mine != 1 else ''})"
     if action == CHALLENGE:
-        prev = wd4_prev_color_of(o)
-        before = f" ({COLOR_NAMES[prev]})" if prev >= 0 else ""
+        prev = view["wd4_prev_color"]
+        before = f" ({prev})" if prev is not None else ""
         return (
             f"accuse the player of holding a card of the colour in play before it{before}: if right, they "
             f"draw the penalty instead of you; if wrong, you draw it plus the rules' extra cards"
@@ -223,14 +177,14 @@ def explain_action(o: np.ndarray, action: int, names: Sequence[str] | None = Non
         return "announce UNO (one card left after this turn); without it you may be caught and draw a penalty"
     if action == CATCH_UNO:
         return "the previous player is down to one card and did not call UNO: they draw the penalty"
-    if SWAP_FIRST <= action <= SWAP_LAST:
-        k = action - SWAP_FIRST + 1
+    if SWAP_WITH_FIRST <= action <= SWAP_WITH_LAST:
+        k = action - SWAP_WITH_FIRST + 1
         who = (
             names[k]
             if names is not None and k < len(names)
             else f"the player {k} seat{'s' if k != 1 else ''} clockwise"
         )
-        return f"take the hand of {who} ({hand_size_at(o, k)} cards); they get yours"
+        return f"take the hand of {who} ({view['seats'][k]['hand_size']} cards); they get yours"
     return action_name(action)
 
 
@@ -238,9 +192,10 @@ def explain_decision(
     o: np.ndarray, legal: Sequence[int], names: Sequence[str] | None = None, *, color: bool = True
 ) -> str:
     """The help behind ``?``: the current phase and every legal action, in words."""
-    phase = phase_of(o)
-    text = _PHASE_HELP.get(phase, f"Phase {PHASE_NAMES[phase]}.").format(pending=int(round(o[OBS_PENDING])))
-    lines = [f"Phase {PHASE_NAMES[phase]}: {text}", "Your legal moves:"]
+    view = seat_view(o)
+    phase = view["phase"]
+    text = _PHASE_HELP.get(phase, f"Phase {phase}.").format(pending=view["pending_draw"])
+    lines = [f"Phase {phase}: {text}", "Your legal moves:"]
     for k, a in enumerate(legal, 1):
         lines.append(f"  {k:>2}) {action_text(int(a), color=color)}: {explain_action(o, int(a), names)}")
     lines.append("Type a move's number or its name (e.g. 'draw', 'play red 7'); Enter shows the table again; q quits.")

@@ -1,6 +1,6 @@
 """``uno-play``: play UNO in the terminal against any mix of agents.
 
-    uno-play --opponents heuristic,random --players 3 --preset classic
+    uno-play --opponents heuristic,random --num-players 3 --preset classic
 
 Each opponent is an agent spec of ``agents.registry.make_agent`` (a baseline name, ``search``
 with an optional budget, a saved model, an RLlib checkpoint, ``label=spec``); one spec for all
@@ -22,11 +22,12 @@ import numpy as np
 import tyro
 
 from uno_env import Engine, parse_rules
-from uno_env.actions import DOUBLE_FIRST, card_of_double
+from uno_env.actions import PLAY_DOUBLE_FIRST, card_of_double
 from uno_env.cards import NUM_CARD_TYPES
 from uno_env.compile_notice import announce_compiling
+from uno_env.policy import history_length_of
 from uno_env.rules import PRESETS_HELP
-from uno_env.table import ask_one, history_length_of
+from uno_env.table import ask_one
 
 from .human import HumanAgent, HumanQuit, action_text, card_text
 from .registry import AGENT_SPECS, make_agent, parse_list
@@ -39,11 +40,11 @@ class Args:
     """Command-line options of ``uno-play``."""
 
     opponents: Annotated[str, tyro.conf.arg(help=_OPPONENTS_HELP)] = "heuristic"
-    players: int = 2
+    num_players: int = 2
     """number of players, you included (2-10)"""
     preset: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
     seat: int = 0
-    """your seat, 0 .. players-1 (seats run clockwise; the dealer is drawn at random, R3)"""
+    """your seat, 0 .. num-players - 1 (seats run clockwise; the dealer is drawn at random, R3)"""
     games: int = 1
     """rounds to play one after another"""
     seed: int | None = None
@@ -56,8 +57,25 @@ class Args:
     """let saved models play rules or a table size their card says they were not trained for"""
 
 
+# Old spellings of options, still read (and named as deprecated on stderr) so old commands run.
+_RENAMED_FLAGS = {"--players": "--num-players"}
+
+
+def _renamed(argv: Sequence[str]) -> list[str]:
+    """``argv`` with every deprecated option spelling replaced by its name (a note on stderr for each)."""
+    out = []
+    for arg in argv:
+        flag, eq, value = arg.partition("=")
+        if flag in _RENAMED_FLAGS:
+            sys.stderr.write(f"uno-play: {flag} is deprecated: use {_RENAMED_FLAGS[flag]}\n")
+            arg = _RENAMED_FLAGS[flag] + eq + value
+        out.append(arg)
+    return out
+
+
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """``Args`` from the command line (tyro: each field's docstring is its help)."""
+    argv = _renamed(sys.argv[1:] if argv is None else argv)
     return tyro.cli(Args, args=argv, prog="uno-play", description=__doc__.splitlines()[0])
 
 
@@ -65,10 +83,10 @@ class ConsoleGame:
     """One person and ``agents`` around one engine game, narrated on ``output``."""
 
     def __init__(self, args: Args, input: TextIO, output: TextIO) -> None:
-        if not 2 <= args.players <= 10:
-            raise ValueError(f"--players must be 2..10, got {args.players}")
-        if not 0 <= args.seat < args.players:
-            raise ValueError(f"--seat must be 0..{args.players - 1}, got {args.seat}")
+        if not 2 <= args.num_players <= 10:
+            raise ValueError(f"--num-players must be 2..10, got {args.num_players}")
+        if not 0 <= args.seat < args.num_players:
+            raise ValueError(f"--seat must be 0..{args.num_players - 1}, got {args.seat}")
         if args.games < 1:
             raise ValueError(f"--games must be at least 1, got {args.games}")
         if args.save and not os.path.isdir(os.path.dirname(os.path.abspath(args.save))):
@@ -76,7 +94,7 @@ class ConsoleGame:
             raise ValueError(f"--save: the folder of {args.save!r} does not exist")
         self.rules = parse_rules(args.preset)
         specs = parse_list(args.opponents)
-        others = args.players - 1
+        others = args.num_players - 1
         if len(specs) == 1:
             specs = specs * others
         if len(specs) != others:
@@ -84,7 +102,7 @@ class ConsoleGame:
         self.args = args
         self.output = output
         self.color = args.color and "NO_COLOR" not in os.environ
-        n, me = args.players, args.seat
+        n, me = args.num_players, args.seat
         self.agents: list[Any] = [None] * n
         self.names = ["you"] * n
         for k, spec in enumerate(specs):
@@ -113,7 +131,7 @@ class ConsoleGame:
                     self.records.append(self.engine.record(0))
                 self.engine.reset()
             self.say(
-                f"=== Round {game + 1} of {self.args.games}: {self.args.players} players, preset "
+                f"=== Round {game + 1} of {self.args.games}: {self.args.num_players} players, preset "
                 f"{self.args.preset!r}; you are seat {self.args.seat} ==="
             )
             self.play_round()
@@ -158,7 +176,7 @@ class ConsoleGame:
         played = Counter()
         if action < NUM_CARD_TYPES:
             played[action] = 1
-        elif action >= DOUBLE_FIRST:
+        elif action >= PLAY_DOUBLE_FIRST:
             played[int(card_of_double(action))] = 2
         for p in range(after["num_players"]):
             old, new = Counter(before["hands"][p]), Counter(after["hands"][p])

@@ -14,7 +14,7 @@ grammar of specs, lists of specs and weighted mixes that every command and the w
 | ``search`` | the stronger search at equal time (``SEARCH``, below) with its default budget |
 | ``search:N`` / ``search:Tms`` | that search with N iterations (rollouts) or about T milliseconds per decision |
 | ``ismcts``, ``ismcts:N``, ``ismcts:Tms`` | ``ISMCTSAgent``: information-set MCTS, N iterations (default 2048) or T ms per decision |
-| ``flatmc``, ``flatmc:N``, ``flatmc:Tms`` | ``SearchAgent``: determinized flat Monte Carlo, N rollouts (default 2900) or T ms per decision |
+| ``flatmc``, ``flatmc:N``, ``flatmc:Tms`` | ``FlatMCAgent``: determinized flat Monte Carlo, N rollouts (default 2900) or T ms per decision |
 | any search spec ``@BELIEF`` | that search dealing its determinizations from ``agents.beliefs.BELIEFS[BELIEF]`` (``search@uniform``; default ``public``) |
 | any search spec ``@peek`` | that search seeing every hand (``peek=True``: only the draw pile is shuffled): reads hidden state, a measurement of the perfect-information ceiling, never a fair opponent; plays with engine access only |
 | ``pretrained`` | ``PPOAgent`` over the shipped 2-player model (``agents.pretrained``: checks rules and players; imports torch) |
@@ -74,9 +74,9 @@ from uno_env.rules import UnoRules, parse_rules
 
 from .baselines import BASELINES
 from .beliefs import BELIEFS
-from .mcts import ISMCTSAgent
+from .flatmc import FlatMCAgent
+from .ismcts import ISMCTSAgent
 from .pretrained import PRETRAINED, pretrained_agent
-from .search import SearchAgent
 
 __all__ = [
     "AGENT_SPECS",
@@ -111,7 +111,7 @@ LIST, TABLE, WEIGHT, LABEL, BUDGET, AT = ",", "+", "*", "=", ":", "@"
 # search stop close to the budget (benchmarks/results/search.md).
 TIMED_ROUND_ROLLOUTS = 128
 
-SEARCHES = {"ismcts": ISMCTSAgent, "flatmc": SearchAgent}
+SEARCHES = {"ismcts": ISMCTSAgent, "flatmc": FlatMCAgent}
 """The search agents by spec name."""
 # ``search`` names the stronger at equal time per decision (benchmarks/results/search.md).
 SEARCH = "flatmc"
@@ -433,13 +433,13 @@ def make_agent(
     return agent
 
 
-def _search_agent(s: Spec, rules: UnoRules) -> SearchAgent:
+def _search_agent(s: Spec, rules: UnoRules) -> FlatMCAgent:
     cls = SEARCHES[SEARCH if s.target == "search" else s.target]
     budget: dict[str, Any] = {}
     if s.time_ms is not None:
         # Flat MC repeats small rounds of play-outs until the time is spent, ISMCTS its waves.
         budget = (
-            {"rollouts": TIMED_ROUND_ROLLOUTS, "time_ms": s.time_ms} if cls is SearchAgent else {"time_ms": s.time_ms}
+            {"rollouts": TIMED_ROUND_ROLLOUTS, "time_ms": s.time_ms} if cls is FlatMCAgent else {"time_ms": s.time_ms}
         )
     elif s.iterations is not None:
         budget = {"iterations" if cls is ISMCTSAgent else "rollouts": s.iterations}

@@ -39,7 +39,7 @@ class RLCardRuleAgent:
       random.
 
     Everything but the play-phase choice is shared with ``GreedyAgent`` (``agents/_simple_rules.py``);
-    ``SearchAgent``'s rollouts play this policy.
+    ``FlatMCAgent``'s rollouts play this policy.
     """
 
     name = "rlcard_rule"

@@ -8,7 +8,7 @@
 | seats | game g puts agent i in seat ``(i + g) % P`` with ``rotate_seats`` (over a multiple of P games every agent sits in every seat equally often), else seat i |
 | seeds | ``SeedSequence(seed)`` spawns P + 1 streams: the engine's games, then one generator per agent; the games are a function of ``seed`` and ``batch_size`` |
 | ``duplicate`` | duplicate deals (``DuplicateDeals``): game g replays deal ``g // P`` (same deck, same draws) with the seats rotated by ``g % P``; each seat's generator comes from the deal, so the games do not depend on ``batch_size``, and results get paired intervals over deals (``arena.ratings.paired_interval``) |
-| agents | asked through one ``uno_env.table.Table`` (the engine keeps the public history the agents read, ``history_length``): ``engine_access`` lets an agent with ``act_in(engine, i, rng) -> action`` (``SearchAgent``) be asked game by game with the engine, so it can copy the game and re-deal what its seat cannot see; without it every agent acts on observations |
+| agents | asked through one ``uno_env.table.Table`` (the engine keeps the public history the agents read, ``history_length``): ``engine_access`` lets an agent with ``act_in(engine, i, rng) -> action`` (``FlatMCAgent``) be asked game by game with the engine, so it can copy the game and re-deal what its seat cannot see; without it every agent acts on observations |
 | ``on_finish(engine, rows, won, seats, games)`` | called when games end, before their rows are reset: ``won[r, i]`` whether agent i's seat was rewarded +1, ``seats[r, i]`` its seat, ``games[r]`` the game's number |
 | ``seat_games[i, s]`` | games agent i played in seat s |
 """

@@ -37,7 +37,7 @@ Z = 1.959963984540054
 class Args:
     pairs: tuple[str, ...] = ("heuristic/rlcard_rule", "pretrained/heuristic", "search/heuristic")
     """pairings A/B (agents.registry specs): A is rated against copies of B"""
-    players: tuple[int, ...] = (2, 4)
+    num_players: tuple[int, ...] = (2, 4)
     """table sizes"""
     games: int = 4000
     """games per pairing, table size and mode"""
@@ -101,7 +101,7 @@ def main(args: Args) -> list[dict[str, float | int | str]]:
     for pair in args.pairs:
         a, b = pair.split("/")
         search = any(x.split(":")[0] in ("search", "ismcts", "flatmc") for x in (a, b))
-        for players in args.players:
+        for players in args.num_players:
             r = _row(a, b, players, args.search_games if search else args.games, args.seed)
             rows.append(r)
             print(

@@ -99,7 +99,7 @@ class Args:
     """minimum game steps per measurement (default 0; 300 with --quick)"""
     batch_sizes: str = "1,64,1024,4096"
     """comma-separated batch sizes"""
-    players: str = "2,4"
+    num_players: str = "2,4"
     """comma-separated player counts"""
     presets: str = "official,house"
     """comma-separated presets measured besides classic, at batch 1 and the largest batch ('' for none)"""
@@ -137,7 +137,7 @@ def parse_args(argv: list[str] | None = None) -> Config:
         seconds=a.seconds if a.seconds is not None else (0.0 if a.quick else 1.0),
         min_steps=a.min_steps if a.min_steps is not None else (300 if a.quick else 0),
         batch_sizes=ints(a.batch_sizes, "batch-sizes"),
-        players=ints(a.players, "players"),
+        players=ints(a.num_players, "num-players"),
         presets=tuple(x.strip() for x in a.presets.split(",") if x.strip()),
         cached_runs=a.cached_runs if a.cached_runs is not None else (1 if a.quick else 3),
         cold=not (a.quick or a.skip_cold or a.skip_startup),

@@ -12,7 +12,7 @@ finished agents). Rows:
 | ``env()`` | ``uno_env.env()``: the classic checks built in |
 | ``wrapped raw_env`` | ``raw_env`` under PettingZoo's three classic wrappers (what ``env()`` replaces), with ``--wrapped`` |
 
-Usage: ``python -m benchmarks.env_loop [--steps 100000] [--runs 5] [--players 2 4] [--wrapped] [--profile]``
+Usage: ``python -m benchmarks.env_loop [--steps 100000] [--runs 5] [--num-players 2 4] [--wrapped] [--profile]``
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ class Args:
     """AEC steps per timed run"""
     runs: int = 5
     """timed runs per row (median reported)"""
-    players: tuple[int, ...] = (2, 4)
+    num_players: tuple[int, ...] = (2, 4)
     """player counts"""
     wrapped: bool = False
     """also time raw_env under the three wrappers"""
@@ -147,8 +147,8 @@ class Args:
 def main() -> None:
     """Time every row and print the table."""
     args = tyro.cli(Args, description=__doc__.splitlines()[0])
-    if args.steps < 1 or args.runs < 1 or not args.players:
-        raise SystemExit("--steps and --runs must be positive and --players must name a player count")
+    if args.steps < 1 or args.runs < 1 or not args.num_players:
+        raise SystemExit("--steps and --runs must be positive and --num-players must name a player count")
 
     envs: list[tuple[str, Callable[[int], object]]] = [
         ("raw_env", lambda n: uno_env.raw_env(num_players=n)),
@@ -165,7 +165,7 @@ def main() -> None:
     # CPU-time rates are shown too: on a shared machine they move less than wall-clock ones.
     print("| env | players | steps/s (wall, median) | µs/step | steps/s (CPU time, median) | runs (wall, k steps/s) |")
     print("|---|---|---|---|---|---|")
-    for n in args.players:
+    for n in args.num_players:
         for name, make in envs:
             wall, cpu, rates = measure(lambda make=make, n=n: make(n), args.steps, args.runs)
             runs_text = " ".join(f"{r / 1e3:.0f}" for r in rates)
@@ -173,11 +173,11 @@ def main() -> None:
 
     if args.profile:
         for name, make in envs:
-            env = make(args.players[0])
+            env = make(args.num_players[0])
             run_loop(env, 5_000, seed=0)
             print_profile(
                 lambda env=env: run_loop(env, args.steps, seed=0),
-                f"{name}, {args.players[0]} players, {args.steps} steps",
+                f"{name}, {args.num_players[0]} players, {args.steps} steps",
             )
 
 

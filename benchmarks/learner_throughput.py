@@ -75,7 +75,7 @@ class LearnerBench:
         rules = parse_rules(d.rules)
         # Snapshots of the learner play as the untrained model itself: throughput does not depend on the weights.
         mix = {k: v for k, v in parse_mix(d.opponent_mix).items() if k not in ("self", "league")} or {"random": 1.0}
-        groups = opponent_groups(mix, d.num_envs, rules)
+        groups = opponent_groups(mix, d.num_envs, rules, num_players=d.num_players)
         venv = UnoSB3VecEnv(
             d.num_envs, d.num_players, rules, seed=d.seed, opponents=[(g.agent, g.games) for g in groups]
         )

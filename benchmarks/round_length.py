@@ -8,7 +8,7 @@ same agent: ``random`` (uniform over legal actions, what an untrained masked pol
 longest round, and the share of rounds a limit of 500 / 1000 / 2000 / 5000 actions would have
 truncated.
 
-Usage: ``python -m benchmarks.round_length [--rounds 2000] [--players 2 4]``.
+Usage: ``python -m benchmarks.round_length [--rounds 2000] [--num-players 2 4]``.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def lengths(agent, rules: UnoRules, players: int, rounds: int, seed: int) -> np.
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=2000)
-    p.add_argument("--players", type=int, nargs="+", default=[2, 4])
+    p.add_argument("--num-players", type=int, nargs="+", default=[2, 4])
     p.add_argument("--rules", default="classic")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
@@ -60,7 +60,7 @@ def main() -> None:
     print(head)
     print("|---|---:|---:|---:|---:|---:|" + "---:|" * len(LIMITS))
     for name, agent in (("random", Random()), ("heuristic", HeuristicAgent())):
-        for players in args.players:
+        for players in args.num_players:
             n = lengths(agent, rules, players, args.rounds, args.seed)
             q = np.percentile(n, [50, 90, 99])
             over = " | ".join(f"{(n > lim).mean():.1%}" for lim in LIMITS)

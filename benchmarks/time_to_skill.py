@@ -240,7 +240,9 @@ class Ours(Learner):
 
         t = time.perf_counter()
         rules = parse_rules(d.rules)
-        groups = opponent_groups(parse_mix(d.opponent_mix), d.num_envs, rules, d.self_play_groups, d.league_groups)
+        groups = opponent_groups(
+            parse_mix(d.opponent_mix), d.num_envs, rules, d.self_play_groups, d.league_groups, num_players=d.num_players
+        )
         self.venv = UnoSB3VecEnv(
             d.num_envs,
             d.num_players,

@@ -1,6 +1,6 @@
 """Learner steps per second of the batched Gymnasium env ``UnoVectorEnv`` and its SB3 adapter (a markdown table).
 
-    python -m benchmarks.vector_env [--num-envs 1024] [--players 2] [--steps 200] [--runs 5] [--profile]
+    python -m benchmarks.vector_env [--num-envs 1024] [--num-players 2] [--steps 200] [--runs 5] [--profile]
 
 The loop is a training loop without the network: one uniformly random legal action per game
 for the learner (``uno_env.sample_legal`` on the masks), then ``step``; the opponents are
@@ -44,7 +44,7 @@ TARGET = 500_000  # learner steps/s with 1024 games and RandomAgent opponents (i
 class Args:
     num_envs: int = 1024
     """games per vector env"""
-    players: int = 2
+    num_players: int = 2
     """players per game"""
     steps: int = 200
     """vector steps per timed run"""
@@ -146,14 +146,17 @@ def run(loop, steps: int, seed: int) -> tuple[float, float]:
 def main() -> None:
     args = parse_args()
     rows: list[tuple[str, Callable[[], object]]] = [
-        ("engine loop (floor)", lambda: EngineLoop(args.num_envs, args.players)),
-        ("UnoVectorEnv", lambda: VectorLoop(args.num_envs, args.players, copy=True)),
-        ("UnoVectorEnv copy=False", lambda: VectorLoop(args.num_envs, args.players, copy=False)),
+        ("engine loop (floor)", lambda: EngineLoop(args.num_envs, args.num_players)),
+        ("UnoVectorEnv", lambda: VectorLoop(args.num_envs, args.num_players, copy=True)),
+        ("UnoVectorEnv copy=False", lambda: VectorLoop(args.num_envs, args.num_players, copy=False)),
     ]
     if args.sb3:
         rows += [
-            ("UnoSB3VecEnv, masks as MaskablePPO gets them", lambda: SB3Loop(args.num_envs, args.players, stack=True)),
-            ("UnoSB3VecEnv, masks from action_masks()", lambda: SB3Loop(args.num_envs, args.players, stack=False)),
+            (
+                "UnoSB3VecEnv, masks as MaskablePPO gets them",
+                lambda: SB3Loop(args.num_envs, args.num_players, stack=True),
+            ),
+            ("UnoSB3VecEnv, masks from action_masks()", lambda: SB3Loop(args.num_envs, args.num_players, stack=False)),
         ]
     loops = {name: make() for name, make in rows}
     for loop in loops.values():
@@ -172,7 +175,7 @@ def main() -> None:
 
     print(
         f"uno_env {uno_env.__version__}, Python {platform.python_version()}, numpy {np.__version__}, "
-        f"{os.cpu_count()} CPUs; {args.num_envs} games, {args.players} players, RandomAgent opponents; "
+        f"{os.cpu_count()} CPUs; {args.num_envs} games, {args.num_players} players, RandomAgent opponents; "
         f"{args.runs} runs x {args.steps} vector steps, median reported; load average (1 min) "
         f"{load_before[0]:.2f} before, {load_after[0]:.2f} after"
     )

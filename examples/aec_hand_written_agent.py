@@ -1,7 +1,7 @@
 """A hand-written agent in a plain PettingZoo AEC loop on ``uno_env.env()``: no framework at all.
 
     pip install -e .
-    python examples/aec_hand_written_agent.py --rounds 20 --players 3
+    python examples/aec_hand_written_agent.py --rounds 20 --num-players 3
 
 ``player_0`` follows three lines of strategy, the other seats play uniformly random legal
 moves. The loop is PettingZoo's standard one (``agent_iter`` / ``last`` / ``step``; ``None``
@@ -60,13 +60,13 @@ def main() -> None:
     """Play ``--rounds`` rounds and print the careful agent's record."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=20, help="rounds to play (>= 1)")
-    p.add_argument("--players", type=int, default=3, help="players at the table, 2-10")
+    p.add_argument("--num-players", type=int, default=3, help="players at the table, 2-10")
     p.add_argument("--rules", default="classic", help="a preset or JSON options (uno_env.parse_rules)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
     if args.rounds < 1:
         p.error(f"--rounds must be at least 1, got {args.rounds}")
-    env = uno_env.env(num_players=args.players, rules=args.rules)
+    env = uno_env.env(num_players=args.num_players, rules=args.rules)
     rng = np.random.default_rng(args.seed)
     wins = 0
     for r in range(args.rounds):
@@ -83,7 +83,7 @@ def main() -> None:
                 action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
             env.step(action)
         wins += total["player_0"] > 0
-    print(f"player_0 (careful) won {wins} of {args.rounds} rounds against {args.players - 1} random players")
+    print(f"player_0 (careful) won {wins} of {args.rounds} rounds against {args.num_players - 1} random players")
 
 
 if __name__ == "__main__":

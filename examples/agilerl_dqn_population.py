@@ -47,7 +47,7 @@ class Args:
     population: int = 4
     num_envs: int = 16
     evo_steps: int = 10_000  # steps between evolutions (tournament + mutation)
-    players: int = 2
+    num_players: int = 2
     max_turns: int = 500
     seed: int = 0
 
@@ -70,7 +70,7 @@ def main() -> None:
     np.random.seed(args.seed)
     torch.set_num_threads(1)
     env = UnoVectorEnv(
-        args.num_envs, num_players=args.players, rules={"max_turns": args.max_turns}, autoreset_mode="same_step"
+        args.num_envs, num_players=args.num_players, rules={"max_turns": args.max_turns}, autoreset_mode="same_step"
     )
     env.reset(seed=args.seed)
     init_hp = {"BATCH_SIZE": 64, "LR": 1e-3, "GAMMA": 0.99, "LEARN_STEP": 1, "TAU": 1e-3, "POP_SIZE": args.population}

@@ -55,7 +55,7 @@ def main() -> None:
     p.add_argument("--budget", type=int, default=200_000, help="learner steps in total (>= num-envs * num-steps)")
     p.add_argument("--num-envs", type=int, default=64, help="games in the batch")
     p.add_argument("--num-steps", type=int, default=64, help="steps per game per rollout")
-    p.add_argument("--players", type=int, default=2, help="players at the table, 2-10 (random opponents)")
+    p.add_argument("--num-players", type=int, default=2, help="players at the table, 2-10 (random opponents)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
     batch = args.num_envs * args.num_steps
@@ -69,7 +69,7 @@ def main() -> None:
     gamma, lam, clip, epochs, minibatches, lr = 0.99, 0.95, 0.2, 4, 4, 2.5e-4
 
     # SAME_STEP: an ended game's next observation is already the new round's, as the GAE loop expects.
-    envs = UnoVectorEnv(num_envs=args.num_envs, num_players=args.players, autoreset_mode="same_step")
+    envs = UnoVectorEnv(num_envs=args.num_envs, num_players=args.num_players, autoreset_mode="same_step")
     obs_size, num_actions = envs.single_observation_space.shape[0], int(envs.single_action_space.n)
     agent = Agent(obs_size, num_actions)
     optimizer = torch.optim.Adam(agent.parameters(), lr=lr, eps=1e-5)

@@ -34,7 +34,7 @@ def main() -> None:
     """Show the rule set's forms, play ``--matches`` engine matches and reset both envs under it."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--matches", type=int, default=3, help="matches (to 200 points) for the heuristic agents (>= 1)")
-    p.add_argument("--players", type=int, default=4, help="players at the table, 2-10")
+    p.add_argument("--num-players", type=int, default=4, help="players at the table, 2-10")
     args = p.parse_args()
     if args.matches < 1:
         p.error(f"--matches must be at least 1, got {args.matches}")
@@ -50,7 +50,7 @@ def main() -> None:
         print("a bad option is refused:", err)
 
     # The engine: heuristic agents (agents.registry) play whole matches under the rule set.
-    engine = Engine(1, args.players, HOUSE_PLUS, seed=0)
+    engine = Engine(1, args.num_players, HOUSE_PLUS, seed=0)
     agent = make_agent("heuristic", HOUSE_PLUS)
     rng = np.random.default_rng(0)
     for r in range(args.matches):
@@ -62,9 +62,9 @@ def main() -> None:
         print(f"match {r + 1}: winner seat {state['winner']} after {state['round']} rounds, scores {state['scores']}")
 
     # The PettingZoo and Gymnasium envs take the very same argument.
-    aec = uno_env.env(num_players=args.players, rules=options)
+    aec = uno_env.env(num_players=args.num_players, rules=options)
     aec.reset(seed=1)
-    single = gym.make("uno_env/Uno-v0", num_players=args.players, rules=json.dumps(options))
+    single = gym.make("uno_env/Uno-v0", num_players=args.num_players, rules=json.dumps(options))
     obs, info = single.reset(seed=1)
     assert aec.unwrapped.rules == single.unwrapped.rules == HOUSE_PLUS
     print(

@@ -7,7 +7,7 @@
 RLCard's ``run_rl.py`` with ``"uno"`` replaced by ``"uno-env"``: ``rlcard.make``, ``env.run``,
 ``rlcard.utils.reorganize``, ``DQNAgent.feed`` and ``tournament`` are RLCard's code, unchanged.
 The differences from RLCard's own UNO (``rlcard.make("uno")``): the rules are ``uno_env``'s (any
-rule set, ``--rules``; 2 to 10 players, ``--players``), the actions are uno_env's 116 ids (a wild
+rule set, ``--rules``; 2 to 10 players, ``--num-players``), the actions are uno_env's 116 ids (a wild
 and its colour are two decisions), an illegal action raises instead of being replaced at random,
 and payoffs are right for more than two players (``uno_env/rlcard_env.py``). ``--rules rlcard``
 plays RLCard's own UNO rules (the ``rlcard`` preset, docs/rules.md), still with uno_env's
@@ -36,7 +36,7 @@ import uno_env.rlcard_env
 @dataclass
 class Args:
     episodes: int = 5000  # games of RLCard's env.run used for training
-    players: int = 2
+    num_players: int = 2
     rules: str = "classic"  # a preset name or JSON options (uno_env.parse_rules)
     max_turns: int = 500  # actions per round before truncation
     eval_every: int = 1000  # episodes between evaluations
@@ -66,8 +66,8 @@ def parse_args() -> Args:
     args = Args(**vars(p.parse_args()))
     if args.episodes < 1 or args.eval_every < 1 or args.eval_games < 1 or args.max_turns < 1:
         p.error("--episodes, --eval-every, --eval-games and --max-turns must be at least 1")
-    if not 2 <= args.players <= 10:
-        p.error(f"--players must be in 2..10, got {args.players}")
+    if not 2 <= args.num_players <= 10:
+        p.error(f"--num-players must be in 2..10, got {args.num_players}")
     return args
 
 
@@ -76,7 +76,7 @@ def main() -> None:
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     rules = uno_env.parse_rules(args.rules).replace(max_turns=args.max_turns)
-    config = {"seed": args.seed, "game_num_players": args.players, "game_rules": rules}
+    config = {"seed": args.seed, "game_num_players": args.num_players, "game_rules": rules}
     env, eval_env = (
         rlcard.make("uno-env", config=config),
         rlcard.make("uno-env", config={**config, "seed": args.seed + 1}),
@@ -89,7 +89,7 @@ def main() -> None:
         replay_memory_init_size=min(1000, 20 * args.episodes),
         device=torch.device("cpu"),
     )
-    opponents = [RandomLegal(args.seed + s) for s in range(1, args.players)]
+    opponents = [RandomLegal(args.seed + s) for s in range(1, args.num_players)]
     env.set_agents([agent, *opponents])
     eval_env.set_agents([agent, *opponents])
 

@@ -48,7 +48,7 @@ def main() -> None:
     """Train PPO for ``--budget`` env steps and print the steps sampled and the mean episode length."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=20_000, help="env steps to train for (>= 256)")
-    parser.add_argument("--players", type=int, default=2, help="players at the table, 2-10")
+    parser.add_argument("--num-players", type=int, default=2, help="players at the table, 2-10")
     parser.add_argument("--rules", default="classic", help="a preset or JSON options (uno_env.parse_rules)")
     args = parser.parse_args()
     if args.budget < 256:
@@ -63,9 +63,11 @@ def main() -> None:
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
     from ray.tune.registry import register_env
 
-    uno_env.env(num_players=args.players, rules=args.rules)  # a bad --players/--rules fails here, before Ray starts
+    uno_env.env(
+        num_players=args.num_players, rules=args.rules
+    )  # a bad --num-players/--rules fails here, before Ray starts
     register_env(
-        "uno", lambda cfg: PettingZooEnv(ObservationsKey(uno_env.env(num_players=args.players, rules=args.rules)))
+        "uno", lambda cfg: PettingZooEnv(ObservationsKey(uno_env.env(num_players=args.num_players, rules=args.rules)))
     )
     batch = min(args.budget, 2000)
     config = (

@@ -92,14 +92,14 @@ def table(learner: DQN, seat: int, env: PettingZooEnv) -> MultiAgentOffPolicyAlg
 def evaluate(learner: DQN, args: argparse.Namespace) -> tuple[int, int]:
     """Wins and rounds with the learner greedy at each seat in turn, ``--eval-rounds`` rounds a seat."""
     wins = 0
-    for seat in range(args.players):
-        envs = DummyVectorEnv([lambda: make_env(args.players, args.rules)])
+    for seat in range(args.num_players):
+        envs = DummyVectorEnv([lambda: make_env(args.num_players, args.rules)])
         envs.seed(args.seed + 1000 * (seat + 1))  # fresh deals, none of them seen in training
-        collector = Collector[CollectStats](table(learner, seat, make_env(args.players, args.rules)), envs)
+        collector = Collector[CollectStats](table(learner, seat, make_env(args.num_players, args.rules)), envs)
         stats = collector.collect(n_episode=args.eval_rounds, reset_before_collect=True)
         wins += int((stats.returns[:, seat] > 0).sum())  # R8: +1 to the winner, -1 to the others
         envs.close()
-    return wins, args.eval_rounds * args.players
+    return wins, args.eval_rounds * args.num_players
 
 
 def main() -> None:
@@ -108,9 +108,9 @@ def main() -> None:
     parser.add_argument(
         "--budget", type=int, default=20_000, help=f"env steps to train for, every seat's (>= {NUM_ENVS})"
     )
-    parser.add_argument("--players", type=int, default=2, help="players at the table, 2-10")
+    parser.add_argument("--num-players", type=int, default=2, help="players at the table, 2-10")
     parser.add_argument("--rules", default=RULES, help="a preset or JSON options (uno_env.parse_rules)")
-    parser.add_argument("--seat", type=int, default=0, help="the learner's seat in training, 0..players-1")
+    parser.add_argument("--seat", type=int, default=0, help="the learner's seat in training, 0..num-players - 1")
     parser.add_argument("--eval-rounds", type=int, default=20, help="rounds played after training at each seat (>= 1)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -120,17 +120,17 @@ def main() -> None:
     # warning at every collect; evaluate() reads the learner's column itself.
     logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)
     try:
-        env = make_env(args.players, args.rules)
-    except ValueError as err:  # a bad --players or --rules: uno_env's message says what is allowed
+        env = make_env(args.num_players, args.rules)
+    except ValueError as err:  # a bad --num-players or --rules: uno_env's message says what is allowed
         parser.error(str(err))
-    if not 0 <= args.seat < args.players:
-        parser.error(f"--seat must be in 0..{args.players - 1} (--players {args.players}), got {args.seat}")
+    if not 0 <= args.seat < args.num_players:
+        parser.error(f"--seat must be in 0..{args.num_players - 1} (--num-players {args.num_players}), got {args.seat}")
     np.random.seed(args.seed)  # Tianshou's epsilon-greedy and random policy draw from numpy's global RNG
     torch.manual_seed(args.seed)
 
     learner = make_learner(env)
     algorithm = table(learner, args.seat, env)
-    envs = DummyVectorEnv([lambda: make_env(args.players, args.rules) for _ in range(NUM_ENVS)])
+    envs = DummyVectorEnv([lambda: make_env(args.num_players, args.rules) for _ in range(NUM_ENVS)])
     envs.seed(args.seed)
     collector = Collector[CollectStats](algorithm, envs, VectorReplayBuffer(20_000, NUM_ENVS), exploration_noise=True)
     collector.reset()
@@ -152,7 +152,7 @@ def main() -> None:
     lo, hi = wilson_interval(wins, rounds)
     print(
         f"evaluation: {wins} wins in {rounds} rounds ({args.eval_rounds} at each seat) against "
-        f"{args.players - 1} random, win rate {wins / rounds:.2f} (95% CI {lo:.2f}-{hi:.2f})"
+        f"{args.num_players - 1} random, win rate {wins / rounds:.2f} (95% CI {lo:.2f}-{hi:.2f})"
     )
 
 

@@ -36,7 +36,7 @@ import uno_env
 @dataclass
 class Args:
     episodes: int = 300  # rounds played and learned from (self-play)
-    players: int = 2
+    num_players: int = 2
     max_turns: int = 300  # actions per round before truncation
     eval_rounds: int = 50  # rounds of seat 0 (greedy) against a random seat
     lr: float = 1e-3
@@ -50,8 +50,8 @@ def parse_args() -> Args:
     args = Args(**vars(p.parse_args()))
     if args.episodes < 1 or args.eval_rounds < 1 or args.max_turns < 1:
         p.error("--episodes, --eval-rounds and --max-turns must be at least 1")
-    if not 2 <= args.players <= 10:
-        p.error(f"--players must be in 2..10, got {args.players}")
+    if not 2 <= args.num_players <= 10:
+        p.error(f"--num-players must be in 2..10, got {args.num_players}")
     return args
 
 
@@ -89,7 +89,7 @@ def main() -> None:
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     rules = {"max_turns": args.max_turns}
-    env = PettingZooWrapper(env=uno_env.env(num_players=args.players, rules=rules), use_mask=True, seed=args.seed)
+    env = PettingZooWrapper(env=uno_env.env(num_players=args.num_players, rules=rules), use_mask=True, seed=args.seed)
     groups = list(env.group_map)
     obs_size = env.observation_spec[groups[0], "observation", "observation"].shape[-1]
     logits = Logits(obs_size, uno_env.NUM_ACTIONS)
@@ -118,7 +118,7 @@ def main() -> None:
             print(f"episode {episode}: {decisions} decisions, {time.time() - start:.0f} s", flush=True)
 
     # Evaluation in a plain PettingZoo loop: seat 0 greedy, the others random legal.
-    game, rng, wins = uno_env.env(num_players=args.players, rules=rules), np.random.default_rng(args.seed), 0
+    game, rng, wins = uno_env.env(num_players=args.num_players, rules=rules), np.random.default_rng(args.seed), 0
     for r in range(args.eval_rounds):
         game.reset(seed=10_000 + r)
         for agent in game.agent_iter():

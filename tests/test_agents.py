@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from builder import act, check
 from builder import position as scenario
+from helpers import OTHER_RULE_SETS
 
-from agents import AGENT_SPECS, GreedyAgent, HeuristicAgent, RandomAgent, RLCardRuleAgent, SearchAgent, agent_names
+from agents import AGENT_SPECS, FlatMCAgent, GreedyAgent, HeuristicAgent, RandomAgent, RLCardRuleAgent, agent_names
 from agents.registry import SEARCH, SEARCHES, TIMED_ROUND_ROLLOUTS, make_agent
 from arena import play_match, play_table, wilson_interval
 from uno_env import ACTION_NAMES, Engine, UnoRules, action_name, parse_card
@@ -65,16 +66,6 @@ def test_agents_only_return_legal_actions(rules_name, num_players):
         assert {PHASE["play"], PHASE["post_draw"], PHASE["choose_color"]} <= seen, (name, seen)
         if rules.challenge:
             assert PHASE["respond_draw_four"] in seen, (name, seen)
-
-
-OTHER_RULE_SETS = {
-    "official": UnoRules.preset("official"),
-    "swap_hands": UnoRules.preset("swap_hands", custom_wild_rule="others_draw_two"),
-    "house": UnoRules.preset("house"),
-    "explicit_uno_doubles": UnoRules.preset("classic", uno_call="explicit", allow_doubles=True),
-    "teams": UnoRules.preset("classic", teams=True),
-    "elimination": UnoRules.preset("classic", scoring="elimination", episode="match", target_points=100),
-}
 
 
 @pytest.mark.parametrize("rules_name", list(OTHER_RULE_SETS))
@@ -478,16 +469,30 @@ def test_every_plain_name_builds_its_agent():
     [("flatmc:64", 64, None), ("flatmc:20ms", TIMED_ROUND_ROLLOUTS, 20.0), ("flatmc:2.5ms", TIMED_ROUND_ROLLOUTS, 2.5)],
 )
 def test_search_budget_in_the_spec(spec, rollouts, time_ms):
-    # "search" names agents.registry.SEARCH (tests/test_mcts.py); flatmc is SearchAgent whatever it is.
+    # "search" names agents.registry.SEARCH (tests/test_mcts.py); flatmc is FlatMCAgent whatever it is.
     agent = make_agent(spec)
-    assert isinstance(agent, SearchAgent)
+    assert isinstance(agent, FlatMCAgent)
     assert agent.rollouts == rollouts and agent.time_ms == time_ms
     assert agent.name == spec  # two budgets of one table keep apart
 
 
+def test_the_old_search_names_still_load_with_a_deprecation_warning():
+    import importlib
+    import sys
+
+    import agents
+    from agents.ismcts import ISMCTSAgent
+
+    with pytest.warns(DeprecationWarning, match="agents.FlatMCAgent"):
+        assert agents.SearchAgent is FlatMCAgent
+    sys.modules.pop("agents.mcts", None)
+    with pytest.warns(DeprecationWarning, match="agents.ismcts"):
+        assert importlib.import_module("agents.mcts").ISMCTSAgent is ISMCTSAgent is agents.ISMCTSAgent
+
+
 def test_label_names_the_agent_only():
     fast = make_agent("fast=search:64")
-    assert isinstance(fast, SearchAgent) and fast.name == "fast" and fast.rollouts == 64
+    assert isinstance(fast, FlatMCAgent) and fast.name == "fast" and fast.rollouts == 64
     mine = make_agent(" mine = heuristic ")
     assert isinstance(mine, HeuristicAgent) and mine.name == "mine"
     assert make_agent("heuristic").name == "heuristic" and HeuristicAgent.name == "heuristic"

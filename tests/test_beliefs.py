@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from builder import act, position
 
-from agents import SearchAgent, make_agent
+from agents import FlatMCAgent, make_agent
 from agents.beliefs import HistoryBelief, PolicyBelief, PublicBelief, UniformBelief, make_belief, playable_set
 from agents.determinized import Deal
-from agents.mcts import ISMCTSAgent
+from agents.ismcts import ISMCTSAgent
 from uno_env import Engine, UnoRules
 from uno_env.cards import WILD, parse_card
 
@@ -72,11 +72,11 @@ def test_the_twins_differ_only_in_hidden_cards():
 @pytest.mark.parametrize(
     "agent",
     [
-        SearchAgent(UnoRules.preset("classic"), rollouts=64, max_depth=20),
+        FlatMCAgent(UnoRules.preset("classic"), rollouts=64, max_depth=20),
         ISMCTSAgent(UnoRules.preset("classic"), iterations=32, wave=16, max_depth=20),
-        SearchAgent(UnoRules.preset("classic"), rollouts=64, max_depth=20, belief="policy"),
+        FlatMCAgent(UnoRules.preset("classic"), rollouts=64, max_depth=20, belief="policy"),
         ISMCTSAgent(UnoRules.preset("classic"), iterations=32, wave=16, max_depth=20, belief="policy"),
-        SearchAgent(UnoRules.preset("classic"), rollouts=64, max_depth=20, belief="history"),
+        FlatMCAgent(UnoRules.preset("classic"), rollouts=64, max_depth=20, belief="history"),
         ISMCTSAgent(UnoRules.preset("classic"), iterations=32, wave=16, max_depth=20, belief="history"),
     ],
     ids=["flatmc", "ismcts", "flatmc-policy", "ismcts-policy", "flatmc-history", "ismcts-history"],
@@ -97,7 +97,7 @@ def test_no_cheating_same_beliefs_and_decisions(agent, pair):
 def test_the_determinizations_respect_the_belief():
     """Every deal the search makes gives seat 1 no red card and no wild after it drew on red."""
     a, _ = twins()
-    agent = SearchAgent(UnoRules.preset("classic"), rollouts=8)
+    agent = FlatMCAgent(UnoRules.preset("classic"), rollouts=8)
     ex = agent.belief.exclusions(a.observation[0], 0)
     play = Engine(64, 2, a.rules, seed=0)
     play.copy_games(a, np.zeros(64, np.int64), np.arange(64))
@@ -112,7 +112,7 @@ def test_a_belief_is_named_or_given():
     b = UniformBelief()
     assert make_belief(b) is b
     with pytest.raises(ValueError, match="belief must be one of"):
-        SearchAgent(belief="psychic")
+        FlatMCAgent(belief="psychic")
     with pytest.raises(ValueError, match="belief must be one of"):
         ISMCTSAgent(belief=3)
 
@@ -126,7 +126,7 @@ def test_the_registry_names_a_search_with_its_belief():
         make_agent("flatmc:64@psychic")
 
 
-@pytest.mark.parametrize("cls", [SearchAgent, ISMCTSAgent])
+@pytest.mark.parametrize("cls", [FlatMCAgent, ISMCTSAgent])
 def test_peek_keeps_the_true_hands_and_shuffles_only_the_draw_pile(cls):
     """The ceiling measurement (peek=True) sees every hand: each twin's determinizations hold its
     own true hands, and only the draw pile's order varies."""
@@ -146,7 +146,7 @@ def test_peek_is_named_and_kept_out_of_fair_play():
 
     agent = make_agent("flatmc:64@peek")
     assert agent.peek and agent.name == "flatmc:64@peek"
-    assert SearchAgent(peek=True).name == "flatmc@peek" and not make_agent("search").peek
+    assert FlatMCAgent(peek=True).name == "flatmc@peek" and not make_agent("search").peek
     a, _ = twins()
     with pytest.raises(ValueError, match="act_in"):
         agent.act(a.observation, a.legal_mask, np.random.default_rng(0))
@@ -158,7 +158,7 @@ def test_peek_is_named_and_kept_out_of_fair_play():
 
 def blue_in_deals(belief: str, engine: Engine, seed: int = 0, size: int = 512) -> np.ndarray:
     """Blue cards in seat 1's hand over ``size`` determinizations of seat 0's position."""
-    agent = SearchAgent(engine.rules, rollouts=8, belief=belief)
+    agent = FlatMCAgent(engine.rules, rollouts=8, belief=belief)
     play = Engine(size, 2, engine.rules, seed=0)
     play.copy_games(engine, np.zeros(size, np.int64), np.arange(size))
     agent._determinize(play, np.arange(size), 0, agent._deal(engine.observation[0], 0), np.random.default_rng(seed))

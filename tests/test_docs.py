@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import FENCE, page_text, snippets
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -45,7 +46,7 @@ REQUIRED_API = [
     "uno_env.sb3_vec_env.UnoSB3VecEnv",
     "agents.registry",
     "agents.HeuristicAgent",
-    "agents.SearchAgent",
+    "agents.FlatMCAgent",
     "arena.match",
     "arena.tournament",
     "arena.ratings",
@@ -247,19 +248,6 @@ def test_the_benchmark_plots_are_published():
 
 # --- the pages' code and commands ----------------------------------------------------------------
 
-FENCE = re.compile(r"^(<!-- no-run -->\n)?```python\n(.*?)^```", re.M | re.S)
-
-
-def _text(page: str) -> str:
-    """A page of the site, or "../README.md" for the README (the front page, outside the site)."""
-    return (DOCS / page).read_text()
-
-
-def snippets(page: str) -> list[str]:
-    """The ```python blocks of a page, except those right after a `<!-- no-run -->` line."""
-    return [m.group(2) for m in FENCE.finditer(_text(page)) if not m.group(1)]
-
-
 README = "../README.md"
 RUN_PAGES = [p for p in [*site_pages(), README] if not p.startswith("api/") and p != "rules.md" and snippets(p)]
 
@@ -318,7 +306,7 @@ def test_documented_options_exist(script):
     options = _options(script)
     used = {}
     for page in [*site_pages(), README]:
-        for line in re.findall(rf"python {script}\.py([^\n`]*)", _text(page)):
+        for line in re.findall(rf"python {script}\.py([^\n`]*)", page_text(page)):
             for flag in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", line.split("#")[0]):
                 used.setdefault(flag, page)
     assert used, f"no page shows a {script}.py command"

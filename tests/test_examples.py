@@ -14,8 +14,8 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 # script -> (tiny arguments, a line its output must hold, modules it needs)
 RUNS = {
-    "aec_hand_written_agent.py": (["--rounds", "2", "--players", "3"], "player_0 (careful) won", []),
-    "custom_rules.py": (["--matches", "1", "--players", "3"], "envs ready: PettingZoo 3 agents", []),
+    "aec_hand_written_agent.py": (["--rounds", "2", "--num-players", "3"], "player_0 (careful) won", []),
+    "custom_rules.py": (["--matches", "1", "--num-players", "3"], "envs ready: PettingZoo 3 agents", []),
     "cleanrl_masked_ppo.py": (
         ["--budget", "512", "--num-envs", "8", "--num-steps", "32"],
         "done: trained 512 learner steps",
@@ -95,9 +95,13 @@ def test_example_runs(script):
         ("aec_hand_written_agent.py", ["--rounds", "0"], "--rounds must be at least 1"),
         ("cleanrl_masked_ppo.py", ["--budget", "10"], "--budget >= num-envs * num-steps"),
         ("custom_rules.py", ["--matches", "0"], "--matches must be at least 1"),
-        ("tianshou_multiagent.py", ["--players", "3", "--seat", "3"], "--seat must be in 0..2 (--players 3), got 3"),
+        (
+            "tianshou_multiagent.py",
+            ["--num-players", "3", "--seat", "3"],
+            "--seat must be in 0..2 (--num-players 3), got 3",
+        ),
         ("rlcard_dqn.py", ["--episodes", "0"], "--episodes, --eval-every, --eval-games and --max-turns must be"),
-        ("torchrl_pettingzoo.py", ["--players", "11"], "--players must be in 2..10, got 11"),
+        ("torchrl_pettingzoo.py", ["--num-players", "11"], "--num-players must be in 2..10, got 11"),
     ],
 )
 def test_bad_budgets_are_refused_with_what_is_allowed(script, argv, message):

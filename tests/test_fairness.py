@@ -17,7 +17,8 @@ from builder import redeal_hidden
 
 from agents.registry import make_agent
 from uno_env import Engine, UnoRules
-from uno_env.table import ask_one, history_length_of
+from uno_env.policy import history_length_of
+from uno_env.table import ask_one
 
 # Every name of agents.registry.agent_names() and every belief of the searches, at small budgets.
 SHIPPED_2P = [

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from agents import HeuristicAgent
-from agents.heuristic import HeuristicParams, P
+from agents.heuristic import HeuristicParams, W
 from uno_env import NUM_ACTIONS, UnoRules
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "heuristic_positions.npz")
@@ -56,7 +56,7 @@ def test_the_recorded_parameter_sets_differ_where_it_matters():
 
 def test_parameters_are_named_and_overridable():
     assert len(HeuristicParams._fields) == 26 and all(isinstance(v, float) for v in HeuristicParams())
-    assert [getattr(P, f) for f in HeuristicParams._fields] == list(range(26))  # the kernels' array slots
+    assert [getattr(W, f) for f in HeuristicParams._fields] == list(range(26))  # the kernels' array slots
     agent = HeuristicAgent(UnoRules(), bluff=1, challenge_at=0.5)
     assert agent.params == HeuristicParams(bluff=1.0, challenge_at=0.5)
     assert isinstance(agent.params.bluff, float)

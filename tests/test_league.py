@@ -124,7 +124,7 @@ def _league_setup(seed: int = 0, pool_size: int = 2):
     from uno_env.sb3_vec_env import UnoSB3VecEnv
 
     rules = UnoRules()
-    groups = opponent_groups(parse_mix("0.25*greedy,0.75*league"), 8, rules, league_groups=3)
+    groups = opponent_groups(parse_mix("0.25*greedy,0.75*league"), 8, rules, league_groups=3, num_players=2)
     assert [(g.kind, g.games) for g in groups] == [("greedy", 2), (LEAGUE, 2), (LEAGUE, 2), (LEAGUE, 2)]
     assert isinstance(groups[1].agent, PendingSnapshot) and groups[1].agent.name == LEAGUE
     venv = UnoSB3VecEnv(8, 2, rules, learner_seat="random", opponents=[(g.agent, g.games) for g in groups], seed=0)
@@ -193,7 +193,9 @@ def test_self_and_league_groups_draw_from_one_pool_and_resume_what_they_played()
     from uno_env.sb3_vec_env import UnoSB3VecEnv
 
     rules = UnoRules()
-    groups = opponent_groups(parse_mix("0.5*self,0.5*league"), 8, rules, self_play_groups=2, league_groups=2)
+    groups = opponent_groups(
+        parse_mix("0.5*self,0.5*league"), 8, rules, self_play_groups=2, league_groups=2, num_players=2
+    )
     assert [g.kind for g in groups] == ["self", "self", LEAGUE, LEAGUE]
 
     def setup(seed):

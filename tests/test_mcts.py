@@ -6,13 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from builder import act, position
+from helpers import EVERY_RULE_SET as RULE_SETS
+from helpers import walk
 
-from agents import HeuristicAgent, SearchAgent, make_agent
-from agents.mcts import ISMCTSAgent
+from agents import FlatMCAgent, HeuristicAgent, make_agent
+from agents.ismcts import ISMCTSAgent
 from agents.registry import SEARCH, SEARCHES
 from arena import play_match
 from arena.ladder import LADDER_V1, LADDER_V2, _rung_agents
-from tests.test_search_agent import RULE_SETS, walk
 from uno_env import Engine, UnoRules, action_name
 
 
@@ -159,9 +160,9 @@ def test_bad_settings_are_named(kwargs, message):
         ("ismcts", ISMCTSAgent, {"iterations": ISMCTSAgent().iterations, "time_ms": None}),
         ("ismcts:64", ISMCTSAgent, {"iterations": 64, "time_ms": None}),
         ("ismcts:20ms", ISMCTSAgent, {"time_ms": 20.0}),
-        ("flatmc", SearchAgent, {"rollouts": SearchAgent().rollouts, "time_ms": None}),
-        ("flatmc:64", SearchAgent, {"rollouts": 64, "time_ms": None}),
-        ("flatmc:20ms", SearchAgent, {"time_ms": 20.0}),
+        ("flatmc", FlatMCAgent, {"rollouts": FlatMCAgent().rollouts, "time_ms": None}),
+        ("flatmc:64", FlatMCAgent, {"rollouts": 64, "time_ms": None}),
+        ("flatmc:20ms", FlatMCAgent, {"time_ms": 20.0}),
     ],
 )
 def test_both_searches_are_nameable(spec, cls, budget):
@@ -179,11 +180,11 @@ def test_search_names_the_stronger_and_keeps_its_budget_forms():
 
 
 def test_ladder_v1_rung_is_still_the_flat_search():
-    """Ladder v1's stored games were played by SearchAgent(rollouts=64) named search:64; v2 names
+    """Ladder v1's stored games were played by FlatMCAgent(rollouts=64) named search:64; v2 names
     the same agent flatmc:64@uniform."""
     rung = _rung_agents(LADDER_V1, 2)[LADDER_V1.rungs.index("search:64")]
-    assert type(rung) is SearchAgent and rung.rollouts == 64 and rung.time_ms is None and rung.name == "search:64"
+    assert type(rung) is FlatMCAgent and rung.rollouts == 64 and rung.time_ms is None and rung.name == "search:64"
     assert rung.belief.name == "uniform"
     for players in (2, 4):
         v2 = _rung_agents(LADDER_V2, players)[LADDER_V2.rungs_for(players).index("flatmc:64@uniform")]
-        assert type(v2) is SearchAgent and (v2.rollouts, v2.time_ms, v2.belief.name) == (64, None, "uniform")
+        assert type(v2) is FlatMCAgent and (v2.rollouts, v2.time_ms, v2.belief.name) == (64, None, "uniform")

@@ -6,7 +6,7 @@ import io
 import re
 from pathlib import Path
 
-from test_docs import snippets
+from helpers import snippets
 
 from uno_env.actions import NUM_ACTIONS
 from uno_env.docs import ACTION_GROUPS, readme_tables, render_readme

@@ -7,7 +7,6 @@ change nothing; rules whose deal could never turn a first card are refused inste
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import os
 import pickle
@@ -18,27 +17,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import OUTPUTS, engine_view, play_digest
 
 from uno_env import Engine, UnoEnv, UnoRules, UnoVectorEnv, env, raw_env, sample_legal
 from uno_env.engine import game_seeds
 
 REPO = Path(__file__).resolve().parents[1]
 RULES = UnoRules.preset("official", uno_call="explicit", allow_doubles=True, hand_size=5)
-OUTPUTS = ("observation", "legal_mask", "current_player", "rewards", "terminated", "truncated", "final_observation")
 CLONES = {"pickle": lambda x: pickle.loads(pickle.dumps(x)), "deepcopy": copy.deepcopy}
-
-
-def engine_view(e: Engine) -> str:
-    """Everything observable about an engine's games, as one JSON string."""
-    return json.dumps(
-        {
-            "states": [e.game_state(b) for b in range(e.num_envs)],
-            "draw_piles": [e.draw_pile(b) for b in range(e.num_envs)],
-            "records": [e.record(b) for b in range(e.num_envs)],
-            "last_records": [e.last_record(b) for b in range(e.num_envs)],
-            "outputs": [getattr(e, name).tolist() for name in OUTPUTS],
-        }
-    )
 
 
 # --- copies ----------------------------------------------------------------------------------
@@ -140,29 +126,15 @@ def test_gymnasium_copy_mid_episode_continues_as_the_same_game(clone):
 # --- threads -----------------------------------------------------------------------------------
 
 
-def _play(rules: UnoRules, players: int, seed: int, steps: int, start: threading.Barrier | None = None) -> str:
-    e = Engine(16, players, rules, seed=seed, autoreset=True, record=True)
-    rng = np.random.default_rng(seed)
-    digest = hashlib.sha256()
-    if start is not None:
-        start.wait()
-    for _ in range(steps):
-        res = e.step(sample_legal(e.legal_mask, rng))
-        for arr in res:
-            digest.update(arr.tobytes())
-    digest.update(engine_view(e).encode())
-    return digest.hexdigest()
-
-
 def test_engines_in_two_threads_do_not_interfere():
     jobs = [(RULES, 4, 1, 400), (UnoRules.preset("house"), 3, 2, 400), (UnoRules.preset("swap_hands"), 5, 3, 400)]
-    sequential = [_play(*job) for job in jobs]
+    sequential = [play_digest(*job) for job in jobs]
     for _ in range(2):
         results: list[str | None] = [None] * len(jobs)
         start = threading.Barrier(len(jobs))
 
         def run(k: int, results: list = results, start: threading.Barrier = start) -> None:
-            results[k] = _play(*jobs[k], start=start)
+            results[k] = play_digest(*jobs[k], start=start)
 
         threads = [threading.Thread(target=run, args=(k,)) for k in range(len(jobs))]
         for t in threads:
@@ -177,20 +149,21 @@ def test_engines_in_two_threads_do_not_interfere():
 _DIGEST = """
 import sys
 sys.path.insert(0, {repo!r}); sys.path.insert(0, {tests!r})
-from test_robustness import _play, RULES
-print(_play(RULES, 4, 123, 200))
+from helpers import play_digest
+from uno_env import UnoRules
+print(play_digest(UnoRules.from_dict({rules!r}), 4, 123, 200))
 """
 
 
 def test_a_seed_gives_the_same_games_in_another_process():
-    code = _DIGEST.format(repo=str(REPO), tests=str(REPO / "tests"))
+    code = _DIGEST.format(repo=str(REPO), tests=str(REPO / "tests"), rules=RULES.to_dict())
     env_vars = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
     env_vars["PYTHONHASHSEED"] = "12345"  # a different hash seed must not matter either
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env_vars, timeout=600, cwd=REPO
     )
     assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.strip() == _play(RULES, 4, 123, 200)
+    assert out.stdout.strip() == play_digest(RULES, 4, 123, 200)
 
 
 def _play_rows(e: Engine, steps: int, first: int = 0) -> None:

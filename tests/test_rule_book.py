@@ -169,15 +169,15 @@ def action_problems(book: str) -> list[str]:
         str(A.ACCEPT): "ACCEPT",
         str(A.CALL_UNO): "CALL_UNO",
         str(A.CATCH_UNO): "CATCH_UNO",
-        f"{A.SWAP_FIRST}–{A.SWAP_LAST}": "SWAP_WITH",
-        f"{A.DOUBLE_FIRST}–{A.NUM_ACTIONS - 1}": "PLAY_DOUBLE",
+        f"{A.SWAP_WITH_FIRST}–{A.SWAP_WITH_LAST}": "SWAP_WITH",
+        f"{A.PLAY_DOUBLE_FIRST}–{A.NUM_ACTIONS - 1}": "PLAY_DOUBLE",
     }
     out = []
     for ids, action in want.items():
         row = rows.get(ids)
         if row is None or not row[1].startswith(action):
             out.append(f"R2: ids {ids} should be {action}, row {row}")
-    if f"`{A.DOUBLE_FIRST} + color*10 + rank`" not in book:
+    if f"`{A.PLAY_DOUBLE_FIRST} + color*10 + rank`" not in book:
         out.append("R2: the PLAY_DOUBLE formula is missing or wrong")
     if f"Discrete({A.NUM_ACTIONS})" not in book:
         out.append(f"R2: the action space Discrete({A.NUM_ACTIONS}) is not named")
@@ -224,6 +224,15 @@ CHECKS = (
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
 def test_rule_book_matches_the_code(check):
     assert check(BOOK) == []
+
+
+def test_the_action_ids_have_one_vocabulary():
+    """Each ``Action`` member's plain int (what kernels and agents import) has the member's name."""
+    for member in A.Action:
+        assert getattr(A, member.name) == member, member.name
+    assert A.SWAP_WITH_LAST == A.SWAP_WITH_FIRST + 8 and A.PLAY_DOUBLE_FIRST == A.SWAP_WITH_LAST + 1
+    for old in ("SWAP_FIRST", "SWAP_LAST", "DOUBLE_FIRST"):
+        assert not hasattr(A, old)
 
 
 def test_every_option_has_a_rule_section_in_the_code():

@@ -1,4 +1,4 @@
-"""SearchAgent (issue "Agents that compete"): legality, determinism, the information it uses,
+"""FlatMCAgent (issue "Agents that compete"): legality, determinism, the information it uses,
 scenarios where the search must find the win, and play_match(engine_access=True)."""
 
 from __future__ import annotations
@@ -6,44 +6,23 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from builder import act, position
+from helpers import EVERY_RULE_SET, walk
 
-from agents import HeuristicAgent, RandomAgent, SearchAgent
+from agents import FlatMCAgent, HeuristicAgent, RandomAgent
 from arena import play_match
-from tests.test_agents import OTHER_RULE_SETS
 from uno_env import Engine, UnoRules, action_name
 from uno_env.actions import Action
 
-RULE_SETS = {"classic": UnoRules.preset("classic"), **OTHER_RULE_SETS}
+RULE_SETS = EVERY_RULE_SET
 
 
 def small(rules, **kw):
-    return SearchAgent(rules, rollouts=kw.pop("rollouts", 8), max_depth=kw.pop("max_depth", 12), **kw)
+    return FlatMCAgent(rules, rollouts=kw.pop("rollouts", 8), max_depth=kw.pop("max_depth", 12), **kw)
 
 
 def plain(rules=None, **kw):
     """The search alone: no heuristic replies in the rollouts and no pull towards its move."""
-    return SearchAgent(rules or UnoRules(), heuristic_plies=0, confidence=None, **kw)
-
-
-def walk(agent, engine, rng, steps, use_engine):
-    """Let the agent play every seat for a number of steps; return its actions."""
-    out = []
-    B = engine.num_envs
-    for _ in range(steps):
-        before = [engine.game_state(i) for i in range(B)]
-        obs, mask = engine.observation.copy(), engine.legal_mask.copy()
-        if use_engine:
-            actions = np.array([agent.act_in(engine, i, rng) for i in range(B)], np.int64)
-        else:
-            actions = agent.act(obs, mask, rng)
-        # Searching never touches the game it searches.
-        assert [engine.game_state(i) for i in range(B)] == before
-        assert np.array_equal(engine.observation, obs) and np.array_equal(engine.legal_mask, mask)
-        ok = mask[np.arange(B), actions]
-        assert ok.all(), [action_name(a) for a in actions[~ok]]
-        out.append(actions)
-        engine.step(actions)
-    return np.stack(out)
+    return FlatMCAgent(rules or UnoRules(), heuristic_plies=0, confidence=None, **kw)
 
 
 @pytest.mark.parametrize("rules_name", list(RULE_SETS))
@@ -149,7 +128,7 @@ def test_without_evidence_the_heuristic_move_stands():
     the search keeps HeuristicAgent's move (asked first, with the same generator)."""
     rules = UnoRules()
     engine = Engine(8, 2, rules, seed=6, autoreset=True)
-    heuristic, agent = HeuristicAgent(rules), SearchAgent(rules, rollouts=2)
+    heuristic, agent = HeuristicAgent(rules), FlatMCAgent(rules, rollouts=2)
     rng = np.random.default_rng(0)
     searched = 0
     for step in range(40):
@@ -167,7 +146,7 @@ def test_without_evidence_the_heuristic_move_stands():
 
 def test_trivial_decisions_are_not_searched():
     engine = position(["green 5, blue 7", "green 1"], "red 3", allow_voluntary_draw=True)
-    agent = SearchAgent(UnoRules())
+    agent = FlatMCAgent(UnoRules())
     assert np.flatnonzero(engine.legal_mask[0]).tolist() == [int(Action.DRAW)]
     assert agent.act_in(engine, 0, np.random.default_rng(0)) == int(Action.DRAW)
     assert not agent.last_searched
@@ -175,7 +154,7 @@ def test_trivial_decisions_are_not_searched():
 
 def test_time_budget_runs_at_least_one_round():
     engine = position(["red 5, red 7, blue 3", "green 1, green 2"], "red 3")
-    agent = SearchAgent(UnoRules(), rollouts=16, time_ms=1e-6)
+    agent = FlatMCAgent(UnoRules(), rollouts=16, time_ms=1e-6)
     a = agent.act_in(engine, 0, np.random.default_rng(0))
     assert engine.legal_mask[0, a]
 
@@ -192,17 +171,17 @@ def test_time_budget_runs_at_least_one_round():
 )
 def test_bad_settings_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        SearchAgent(UnoRules(), **kwargs)
+        FlatMCAgent(UnoRules(), **kwargs)
 
 
 def test_beats_random_in_a_short_match():
     """A sanity check of strength, not the README figure (benchmarks/search_agent.py)."""
     rules = UnoRules()
     r = play_match(
-        [SearchAgent(rules, rollouts=32, max_depth=40), RandomAgent()], 40, 2, rules, seed=1, engine_access=True
+        [FlatMCAgent(rules, rollouts=32, max_depth=40), RandomAgent()], 40, 2, rules, seed=1, engine_access=True
     )
     assert r.wins[0] >= 30
-    r = play_match([SearchAgent(rules, rollouts=32, max_depth=40), RandomAgent()], 20, 2, rules, seed=1)
+    r = play_match([FlatMCAgent(rules, rollouts=32, max_depth=40), RandomAgent()], 20, 2, rules, seed=1)
     assert r.wins[0] >= 14
 
 

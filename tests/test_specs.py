@@ -9,8 +9,8 @@ import textwrap
 import numpy as np
 import pytest
 
+from agents.flatmc import FlatMCAgent
 from agents.registry import check_spec, make_agent, parse_list, parse_mix, parse_spec
-from agents.search import SearchAgent
 from uno_env import UnoRules
 
 FIRST_LEGAL = textwrap.dedent(
@@ -236,13 +236,24 @@ def test_a_budget_in_a_mix_is_the_searchs_budget_not_a_weight():
     from training.opponents import opponent_groups
     from training.opponents import parse_mix as training_mix
 
-    (group,) = opponent_groups(training_mix("search:64"), 4, UnoRules())
-    assert isinstance(group.agent, SearchAgent) and group.agent.rollouts == 64 and group.agent.time_ms is None
-    groups = opponent_groups(training_mix("0.5*heuristic,0.5*search:20ms"), 10, UnoRules())
+    (group,) = opponent_groups(training_mix("search:64"), 4, UnoRules(), num_players=2)
+    assert isinstance(group.agent, FlatMCAgent) and group.agent.rollouts == 64 and group.agent.time_ms is None
+    groups = opponent_groups(training_mix("0.5*heuristic,0.5*search:20ms"), 10, UnoRules(), num_players=2)
     assert [(g.kind, g.games) for g in groups] == [("heuristic", 5), ("search:20ms", 5)]
     assert groups[1].agent.time_ms == 20.0
     with pytest.raises(ValueError, match="write the weight first: 0.5\\*heuristic"):
         training_mix("heuristic:0.5,search:20ms")
+
+
+def test_opponent_groups_check_a_mixed_tables_seats_as_seat_agents_does():
+    from training.opponents import opponent_groups, seat_agents
+    from training.opponents import parse_mix as training_mix
+
+    (group,) = opponent_groups(training_mix("heuristic+random+greedy"), 4, UnoRules(), num_players=4)
+    assert [a.name for a in group.agent] == ["heuristic", "random", "greedy"]
+    for check in (seat_agents, lambda spec, rules, n: opponent_groups(training_mix(spec), 4, rules, num_players=n)):
+        with pytest.raises(ValueError, match="names 2 seats; a table of 4 players needs 3"):
+            check("heuristic+random", UnoRules(), 4)
 
 
 # --- your own agent class ---------------------------------------------------------------------
@@ -299,7 +310,7 @@ def test_a_mix_and_uno_play_play_an_agent_class_from_a_file(agent_file):
     from uno_env.sb3_vec_env import UnoSB3VecEnv
 
     module_class = type(make_agent(f"{agent_file}:FirstLegal"))
-    groups = opponent_groups(training_mix(f"0.5*random, 0.5*{agent_file}:FirstLegal"), 4, UnoRules())
+    groups = opponent_groups(training_mix(f"0.5*random, 0.5*{agent_file}:FirstLegal"), 4, UnoRules(), num_players=2)
     assert [g.games for g in groups] == [2, 2] and type(groups[1].agent) is module_class
     venv = UnoSB3VecEnv(4, 2, learner_seat=0, opponents=[(g.agent, g.games) for g in groups], seed=0)
     venv.reset()

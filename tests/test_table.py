@@ -16,7 +16,8 @@ from agents.registry import make_agent
 from arena import play_match, play_table, tournament
 from arena.ratings import paired_interval
 from uno_env import Engine, RandomAgent
-from uno_env.table import EngineAgent, Table, ask_one, uses_engine
+from uno_env.policy import EngineAgent, uses_engine
+from uno_env.table import Table, ask_one
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -211,4 +212,4 @@ def test_no_loop_asks_agents_outside_the_table(path, scope):
         and any(isinstance(a, ast.Constant) and a.value == "act_in" for a in n.args)
     ]
     assert not calls, f"{path} calls {calls}: ask agents through uno_env.table (Table.ask / ask_one)"
-    assert not checks, f"{path} checks for act_in itself: use uno_env.table.uses_engine"
+    assert not checks, f"{path} checks for act_in itself: use uno_env.policy.uses_engine"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from uno_env import PRESETS, Engine, action_name, parse_rules, redact, sample_legal
-from uno_env.actions import CALL_UNO, CHOOSE_COLOR_FIRST, DRAW, NUM_ACTIONS, PASS, SWAP_FIRST, play_double
+from uno_env.actions import CALL_UNO, CHOOSE_COLOR_FIRST, DRAW, NUM_ACTIONS, PASS, SWAP_WITH_FIRST, play_double
 from uno_env.cards import parse_card
 from uno_env.text import BadReply, build_prompt, engine_prompt, legal_moves, parse_reply, refusal, seat_intro
 
@@ -19,7 +19,7 @@ def _mask(*actions: int) -> np.ndarray:
 
 RED7, RED3, WD4, WILD = (parse_card(c) for c in ("red 7", "red 3", "wild draw four", "wild"))
 MOVES = legal_moves(
-    _mask(RED3, RED7, WILD, WD4, DRAW, CHOOSE_COLOR_FIRST + 3, CALL_UNO, play_double(RED7), SWAP_FIRST + 1),
+    _mask(RED3, RED7, WILD, WD4, DRAW, CHOOSE_COLOR_FIRST + 3, CALL_UNO, play_double(RED7), SWAP_WITH_FIRST + 1),
     seat=0,
     num_players=4,
 )
@@ -46,8 +46,8 @@ MOVES = legal_moves(
         ("Blue!", CHOOSE_COLOR_FIRST + 3),
         ("call_uno", CALL_UNO),
         ("play double red 7", play_double(RED7)),  # "red 7" inside "double red 7" is the double
-        ("swap with +2", SWAP_FIRST + 1),
-        ("swap with player 2", SWAP_FIRST + 1),
+        ("swap with +2", SWAP_WITH_FIRST + 1),
+        ("swap with player 2", SWAP_WITH_FIRST + 1),
         ("2. play red 7", RED7),
     ],
 )

@@ -223,7 +223,7 @@ def test_uno_play_refuses_a_model_on_another_table(trained, capsys):
 
     path = str(run_dir_model(trained))
     out = io.StringIO()
-    assert play_main(["--opponents", path, "--players", "3", "--seed", "1"], io.StringIO("q\n"), out) == 2
+    assert play_main(["--opponents", path, "--num-players", "3", "--seed", "1"], io.StringIO("q\n"), out) == 2
     assert "trained for 2 players, rules classic; asked for 3 players" in capsys.readouterr().err
     assert out.getvalue() == ""
 
@@ -657,7 +657,9 @@ def test_opponent_groups_share_one_env_and_self_play_swaps_in_snapshots():
     from training.sb3 import WinsByKind
     from uno_env.sb3_vec_env import UnoSB3VecEnv
 
-    groups = opponent_groups(parse_mix("0.5*random,0.2*greedy,0.3*self"), 10, UnoRules(), self_play_groups=2)
+    groups = opponent_groups(
+        parse_mix("0.5*random,0.2*greedy,0.3*self"), 10, UnoRules(), self_play_groups=2, num_players=2
+    )
     assert [(g.kind, g.games) for g in groups] == [("random", 5), ("greedy", 2), ("self", 2), ("self", 1)]
     assert isinstance(groups[2].agent, PendingSnapshot) and groups[1].agent.name == "greedy"
     venv = UnoSB3VecEnv(10, 2, learner_seat="random", opponents=[(g.agent, g.games) for g in groups], seed=0)

@@ -22,7 +22,7 @@ from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import pytest
-from test_docs import snippets
+from helpers import snippets
 
 REPO = Path(__file__).resolve().parents[1]
 TOP_LEVEL = ("uno_env", "agents", "arena", "training", "uno_web")  # [tool.setuptools.packages.find]

@@ -45,7 +45,8 @@ from arena.match import agent_name, play_games
 from training.opponents import seat_agents
 from uno_env import Engine, UnoRules
 from uno_env.gym_env import UnoVectorEnv
-from uno_env.table import ask_one, history_length_of, uses_engine
+from uno_env.policy import history_length_of, uses_engine
+from uno_env.table import ask_one
 
 __all__ = ["Positions", "label_positions", "clone", "save_positions", "load_positions"]
 

@@ -1,7 +1,7 @@
 """The opponents made of the learner: one pool of its frozen snapshots, drawn by self-play and by the PFSP league.
 
 ```python
-groups = opponent_groups(parse_mix("0.25*self,0.5*league,0.25*heuristic"), 256, rules, 2, league_groups=4)
+groups = opponent_groups(parse_mix("0.25*self,0.5*league,0.25*heuristic"), 256, rules, 2, league_groups=4, num_players=2)
 venv = UnoSB3VecEnv(256, 2, rules, opponents=[(g.agent, g.games) for g in groups])
 league = League(venv, groups, ["rlcard_rule", "heuristic", "search:32"], rules, seed=1)
 league.start(model.policy)                       # the first snapshot; every self and league group gets its opponent

@@ -77,10 +77,10 @@ from training.sb3 import (
 )
 from uno_env import parse_rules
 from uno_env.compile_notice import announce_compiling
+from uno_env.policy import uses_engine
 from uno_env.rules import PRESETS_HELP
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 from uno_env.spaces import MAX_HISTORY
-from uno_env.table import uses_engine
 
 
 @dataclass
@@ -448,7 +448,12 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     clock = Stopwatch()
     rules = parse_rules(args.rules)
     groups = opponent_groups(
-        parse_mix(args.opponent_mix), args.num_envs, rules, args.self_play_groups, args.league_groups
+        parse_mix(args.opponent_mix),
+        args.num_envs,
+        rules,
+        args.self_play_groups,
+        args.league_groups,
+        num_players=args.num_players,
     )
     eval_specs = parse_specs(args.eval_opponents, rules, args.num_players)
     if args.bc_positions:  # a bad spec fails before anything is written

@@ -2,7 +2,7 @@
 
 ```python
 mix = parse_mix("0.5*rlcard_rule,0.25*search:64,0.25*self")
-groups = opponent_groups(mix, 256, rules, self_play_groups=2)
+groups = opponent_groups(mix, 256, rules, self_play_groups=2, num_players=2)
 venv = UnoSB3VecEnv(256, 2, rules, opponents=[(g.agent, g.games) for g in groups])
 ```
 
@@ -10,7 +10,7 @@ venv = UnoSB3VecEnv(256, 2, rules, opponents=[(g.agent, g.games) for g in groups
 |---|---|
 | ``parse_mix(text)`` | ``"weight*spec,..."`` -> ``{spec: weight}`` (``agents.registry.parse_mix``: weights >= 0, normalised); a spec is any ``agents.registry.make_agent`` spec, ``self``, ``league``, or a mixed table ``a+b+c`` (one spec per other seat, clockwise from the learner) |
 | ``split_games(n, weights)`` | how many of ``n`` games each kind gets (largest remainders; every kind with a positive weight gets at least one game when ``n`` allows) |
-| ``opponent_groups(mix, n, rules, self_play_groups, league_groups)`` | the groups ``(kind, agent, games)`` in game order: one per kind, the ``self`` games split into ``self_play_groups`` groups and the ``league`` games into ``league_groups`` |
+| ``opponent_groups(mix, n, rules, self_play_groups, league_groups, num_players=P)`` | the groups ``(kind, agent, games)`` in game order: one per kind, the ``self`` games split into ``self_play_groups`` groups and the ``league`` games into ``league_groups``; a mixed table must name ``P - 1`` seats (``seat_agents``) |
 | ``seat_agents(spec, rules, num_players)`` | the agents of the other seats for one spec: ``num_players - 1`` copies of a registry agent, or a mixed table's one per seat |
 | ``PendingSnapshot`` | the agent of a ``self`` or ``league`` group until the learner exists (``training.league.League`` swaps in their opponents) |
 
@@ -115,9 +115,17 @@ def seat_agents(spec: str, rules: UnoRules | Any, num_players: int) -> list[Agen
 
 
 def opponent_groups(
-    mix: dict[str, float], num_envs: int, rules: UnoRules | Any, self_play_groups: int = 1, league_groups: int = 1
+    mix: dict[str, float],
+    num_envs: int,
+    rules: UnoRules | Any,
+    self_play_groups: int = 1,
+    league_groups: int = 1,
+    *,
+    num_players: int,
 ) -> list[OpponentGroup]:
-    """The batch split by ``mix`` into groups in game order (module docstring); agents from ``make_agent``."""
+    """The batch split by ``mix`` into groups in game order (module docstring) for tables of
+    ``num_players``; agents from ``make_agent``, a mixed table's from ``seat_agents`` (ValueError
+    unless it names ``num_players - 1`` seats)."""
     counts = split_games(int(num_envs), list(mix.values()))
     split = {SELF: int(self_play_groups), LEAGUE: int(league_groups)}
     groups = []
@@ -128,7 +136,7 @@ def opponent_groups(
             if kind in split:
                 agent = PendingSnapshot(kind)
             elif TABLE in kind:
-                agent = [make_agent(spec, rules) for spec in parse_table(kind)]
+                agent = seat_agents(kind, rules, num_players)
             else:
                 agent = make_agent(kind, rules)
             groups.append(OpponentGroup(kind, agent, n_part))

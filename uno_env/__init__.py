@@ -12,7 +12,7 @@ from .cards import CARD_NAMES, NUM_CARD_TYPES, card_name, parse_card
 from .engine import Engine, StepResult, describe_event, hands_from_events, record_start, redact, replay
 from .gym_env import UnoEnv, UnoVectorEnv, register_envs
 from .pettingzoo_env import env, parallel_env, raw_env
-from .policy import Agent, RandomAgent, sample_legal
+from .policy import Agent, EngineAgent, RandomAgent, sample_legal
 from .rules import PRESETS, UnoRules, parse_rules
 
 PETTINGZOO_ID = "uno_env/uno_v0"  # pettingzoo.make("aec" or "parallel", PETTINGZOO_ID); stored as uno_env/uno-v0
@@ -63,6 +63,7 @@ __all__ = [
     "UnoRules",
     "parse_rules",
     "Agent",
+    "EngineAgent",
     "RandomAgent",
     "sample_legal",
     "env",

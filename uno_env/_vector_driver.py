@@ -16,7 +16,7 @@ are in; every opponent draws from the one generator ``rng``.
 
 **History.** ``history=K`` (0: none) makes the engine keep each game's public history
 (``Engine(history=K)``) and ``histories()`` read the last K events from each learner's seat.
-Opponents that read the history (``uno_env.table.history_length_of``) make the engine keep
+Opponents that read the history (``uno_env.policy.history_length_of``) make the engine keep
 as many events as the longest reader needs; the learner still gets K.
 """
 
@@ -33,9 +33,9 @@ from .engine.history import HISTORY_COUNTS_SIZE, HISTORY_SIZE
 from .engine.layout import MAX_HISTORY
 from .engine.rng import splitmix64
 from .observation import STATE_SIZE
-from .policy import RandomAgent
+from .policy import RandomAgent, history_length_of
 from .rules import MAX_PLAYERS, parse_rules
-from .table import Table, check_history, history_length_of
+from .table import Table, check_history
 
 # Reading final views: Engine.observe writes every game of the batch (measured ~0.06 µs per
 # game at 2 players), while Engine.copy_game into a one-game engine and its observe cost ~7 µs

@@ -27,8 +27,9 @@ from .rules import MAX_PLAYERS
 
 NUM_ACTIONS = 116
 
-# The ids as plain ints: the one source for the engine's kernels, agents and docs (numba folds
-# module-level ints into compiled code as constants; IntEnum members would be objects).
+# The ids as plain ints, each named as its ``Action`` member (the public names): the one source
+# for the engine's kernels, agents and docs (numba folds module-level ints into compiled code as
+# constants; IntEnum members would be objects). Ranges are named by R2's action and _FIRST/_LAST.
 PLAY_FIRST = 0
 DRAW = 57
 PASS = 58
@@ -40,12 +41,11 @@ CHALLENGE = 63
 ACCEPT = 64
 CALL_UNO = 65
 CATCH_UNO = 66
-SWAP_FIRST = 67
-SWAP_LAST = SWAP_FIRST + MAX_PLAYERS - 2  # SWAP_WITH +1 .. +9
-DOUBLE_FIRST = SWAP_LAST + 1
+SWAP_WITH_FIRST = 67
+SWAP_WITH_LAST = SWAP_WITH_FIRST + MAX_PLAYERS - 2  # SWAP_WITH +1 .. +9
+PLAY_DOUBLE_FIRST = SWAP_WITH_LAST + 1
 NUM_DOUBLES = NUM_COLORS * NUM_NUMBER_RANKS
 CHOOSE_COLOR_FIRST = CHOOSE_RED
-SWAP_WITH_LAST = SWAP_LAST
 
 
 class Action(IntEnum):
@@ -61,8 +61,8 @@ class Action(IntEnum):
     ACCEPT = ACCEPT
     CALL_UNO = CALL_UNO
     CATCH_UNO = CATCH_UNO
-    SWAP_WITH_FIRST = SWAP_FIRST
-    PLAY_DOUBLE_FIRST = DOUBLE_FIRST
+    SWAP_WITH_FIRST = SWAP_WITH_FIRST
+    PLAY_DOUBLE_FIRST = PLAY_DOUBLE_FIRST
 
 
 @njit(cache=True)
@@ -70,13 +70,13 @@ def double_of(card):
     """PLAY_DOUBLE action id of a number card type (R2), or -1 for any other card."""
     if card >= WILD or CARD_RANK[card] >= NUM_NUMBER_RANKS:
         return -1
-    return DOUBLE_FIRST + CARD_COLOR[card] * NUM_NUMBER_RANKS + CARD_RANK[card]
+    return PLAY_DOUBLE_FIRST + CARD_COLOR[card] * NUM_NUMBER_RANKS + CARD_RANK[card]
 
 
 @njit(cache=True)
 def card_of_double(action):
     """Number card type played twice by a PLAY_DOUBLE action id."""
-    k = action - DOUBLE_FIRST
+    k = action - PLAY_DOUBLE_FIRST
     return (k // NUM_NUMBER_RANKS) * NUM_RANKS + k % NUM_NUMBER_RANKS
 
 
@@ -87,13 +87,13 @@ def choose_color(color: int) -> int:
 
 def swap_with(offset: int) -> int:
     """Action id of SWAP_WITH the player ``offset`` (1–9) seats further clockwise."""
-    return SWAP_FIRST + int(offset) - 1
+    return SWAP_WITH_FIRST + int(offset) - 1
 
 
 def play_double(card: int) -> int:
     """Action id of PLAY_DOUBLE for a number card type."""
     color, rank = divmod(int(card), NUM_RANKS)
-    return DOUBLE_FIRST + color * NUM_NUMBER_RANKS + rank
+    return PLAY_DOUBLE_FIRST + color * NUM_NUMBER_RANKS + rank
 
 
 def _build_names() -> tuple[str, ...]:

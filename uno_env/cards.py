@@ -20,15 +20,6 @@ MAX_DECK_SIZE = 112
 COLOR_NAMES = ("red", "yellow", "green", "blue")
 
 
-class Color(IntEnum):
-    """The four colours (R1)."""
-
-    RED = 0
-    YELLOW = 1
-    GREEN = 2
-    BLUE = 3
-
-
 class Rank(IntEnum):
     """Coloured ranks: numbers 0–9 and the three coloured action cards (R1)."""
 
@@ -49,7 +40,7 @@ WILD_SHUFFLE_HANDS = 54
 WILD_SWAP_HANDS = 55
 WILD_CUSTOMIZABLE = 56
 
-_RANK_NAMES = tuple(str(r) for r in range(10)) + ("skip", "reverse", "draw two")
+_RANK_NAMES = tuple(str(r) for r in range(NUM_NUMBER_RANKS)) + ("skip", "reverse", "draw two")
 _WILD_NAMES = ("wild", "wild draw four", "wild shuffle hands", "wild swap hands", "wild customizable")
 
 
@@ -59,7 +50,7 @@ def card_type(color: int, rank: int) -> int:
 
 
 def _build_names() -> tuple[str, ...]:
-    names = [f"{COLOR_NAMES[t // NUM_RANKS]} {_RANK_NAMES[t % NUM_RANKS]}" for t in range(52)]
+    names = [f"{COLOR_NAMES[t // NUM_RANKS]} {_RANK_NAMES[t % NUM_RANKS]}" for t in range(WILD)]
     return tuple(names) + _WILD_NAMES
 
 
@@ -67,10 +58,10 @@ CARD_NAMES: tuple[str, ...] = _build_names()
 _NAME_TO_TYPE = {name: t for t, name in enumerate(CARD_NAMES)}
 
 # Per-type lookup tables used by the kernels. -1 marks "not applicable" (wilds have no colour).
-CARD_COLOR = np.array([t // NUM_RANKS if t < 52 else -1 for t in range(NUM_CARD_TYPES)], np.int8)
-CARD_RANK = np.array([t % NUM_RANKS if t < 52 else -1 for t in range(NUM_CARD_TYPES)], np.int8)
-IS_WILD = np.array([t >= 52 for t in range(NUM_CARD_TYPES)], bool)
-IS_NUMBER = np.array([t < 52 and t % NUM_RANKS < 10 for t in range(NUM_CARD_TYPES)], bool)
+CARD_COLOR = np.array([t // NUM_RANKS if t < WILD else -1 for t in range(NUM_CARD_TYPES)], np.int8)
+CARD_RANK = np.array([t % NUM_RANKS if t < WILD else -1 for t in range(NUM_CARD_TYPES)], np.int8)
+IS_WILD = np.array([t >= WILD for t in range(NUM_CARD_TYPES)], bool)
+IS_NUMBER = np.array([t < WILD and t % NUM_RANKS < NUM_NUMBER_RANKS for t in range(NUM_CARD_TYPES)], bool)
 for _table in (CARD_COLOR, CARD_RANK, IS_WILD, IS_NUMBER):
     _table.flags.writeable = False
 
@@ -116,9 +107,9 @@ def deck_counts(deck: str, custom_wild_count: int = 3) -> np.ndarray:
 def default_card_points(deck: str) -> tuple[int, ...]:
     """Points of each card type under R8 for a deck."""
     points = [0] * NUM_CARD_TYPES
-    for t in range(52):
+    for t in range(WILD):
         rank = t % NUM_RANKS
-        points[t] = rank if rank < 10 else 20
+        points[t] = rank if rank < NUM_NUMBER_RANKS else 20
     points[WILD] = points[WILD_DRAW_FOUR] = 50
     extra = 40 if deck == "swap_hands" else 50
     points[WILD_SHUFFLE_HANDS] = points[WILD_SWAP_HANDS] = points[WILD_CUSTOMIZABLE] = extra

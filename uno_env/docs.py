@@ -27,13 +27,13 @@ from .actions import (
     CHALLENGE,
     CHOOSE_BLUE,
     CHOOSE_RED,
-    DOUBLE_FIRST,
     DRAW,
     NUM_DOUBLES,
     PASS,
+    PLAY_DOUBLE_FIRST,
     PLAY_FIRST,
-    SWAP_FIRST,
-    SWAP_LAST,
+    SWAP_WITH_FIRST,
+    SWAP_WITH_LAST,
 )
 from .cards import CARD_NAMES, COLOR_NAMES, NUM_CARD_TYPES, NUM_NUMBER_RANKS, NUM_RANKS, WILD, Rank
 from .observation import OBS_BASE_SIZE, OBS_FIELDS, OBS_OFFSETS, OBS_OPEN_SIZE, STATE_FIELDS
@@ -70,12 +70,16 @@ ACTION_GROUPS: tuple[tuple[int, int, str], ...] = (
     (ACCEPT, ACCEPT, "ACCEPT a Wild Draw Four: draw the penalty and lose the turn (R6)"),
     (CALL_UNO, CALL_UNO, "CALL_UNO (R7, `uno_call='explicit'`)"),
     (CATCH_UNO, CATCH_UNO, "CATCH_UNO: accuse the previous player of not calling (R7)"),
-    (SWAP_FIRST, SWAP_LAST, f"SWAP_WITH the player 1-{MAX_PLAYERS - 1} seats further clockwise (Wild Swap Hands)"),
     (
-        DOUBLE_FIRST,
-        DOUBLE_FIRST + NUM_DOUBLES - 1,
+        SWAP_WITH_FIRST,
+        SWAP_WITH_LAST,
+        f"SWAP_WITH the player 1-{MAX_PLAYERS - 1} seats further clockwise (Wild Swap Hands)",
+    ),
+    (
+        PLAY_DOUBLE_FIRST,
+        PLAY_DOUBLE_FIRST + NUM_DOUBLES - 1,
         f"PLAY_DOUBLE of number card `color*{NUM_RANKS} + rank` → "
-        f"`{DOUBLE_FIRST} + color*{NUM_NUMBER_RANKS} + rank` (`allow_doubles`)",
+        f"`{PLAY_DOUBLE_FIRST} + color*{NUM_NUMBER_RANKS} + rank` (`allow_doubles`)",
     ),
 )
 

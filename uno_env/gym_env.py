@@ -194,11 +194,11 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ._vector_driver import Driver, StepLog, first_out_of_range, seed_list
 from .actions import ACTION_NAMES, NUM_ACTIONS
-from .cards import COLOR_NAMES, card_name
 from .checks import check_int, is_int
 from .docs import action_table, fill_doc, observation_table
 from .observation import observation_size
 from .render import render_rgb
+from .seat_view import state_view
 from .spaces import action_space, history_spaces, observation_space
 
 __all__ = ["UnoEnv", "UnoVectorEnv", "LegalDiscrete", "ENV_ID", "RENDER_MODES", "register_envs"]
@@ -405,14 +405,17 @@ class UnoEnv(gym.Env):
 def _render_text(engine: Any, game: int, seat: int, legal_mask: np.ndarray) -> str:
     """One game's table as text from the learner's seat: its own hand and its legal actions."""
     s = engine.game_state(game)
-    color = COLOR_NAMES[s["current_color"]] if s["current_color"] is not None else "none"
-    sizes = ", ".join(f"seat {p}{' (you)' if p == seat else ''}: {len(h)}" for p, h in enumerate(s["hands"]))
-    hand = ", ".join(card_name(c) for c in s["hands"][seat])
+    view = state_view(s, seat)
+    sizes = ", ".join(
+        f"seat {t['seat']}{' (you)' if t['seat'] == seat else ''}: {t['hand_size']}" for t in view["seats"]
+    )
+    hand = ", ".join(c["name"] for c in view["hands"][seat])
     legal = ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(legal_mask))
     return (
-        f"turn {s['turn']}, phase {s['phase']}, seat {s['current_player']} to act, "
-        f"direction {'clockwise' if s['direction'] == 1 else 'counter-clockwise'}\n"
-        f"top card: {card_name(s['top_card'])}, colour: {color}, draw pile: {s['draw_pile_size']}\n"
+        f"turn {s['turn']}, phase {view['phase']}, seat {s['current_player']} to act, "
+        f"direction {'clockwise' if view['direction'] == 1 else 'counter-clockwise'}\n"
+        f"top card: {view['top_card']['name']}, colour: {view['current_color'] or 'none'}, "
+        f"draw pile: {view['draw_pile_size']}\n"
         f"cards held: {sizes}\nyour hand: {hand}\nlegal: {legal or '-'}\n"
     )
 

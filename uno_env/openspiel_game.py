@@ -40,8 +40,9 @@ from .engine import Engine
 from .engine.events import EV_SHUFFLE_HANDS, EV_SWAP, EVENT_NAMES
 from .engine.history import HISTORY_COUNTS_SIZE, HISTORY_OFFSETS, HISTORY_SIZE
 from .engine.layout import MAX_HISTORY
-from .observation import OBS_FIELDS, OBS_OFFSETS, observation_size
+from .observation import OBS_OFFSETS
 from .rules import MAX_PLAYERS, MIN_PLAYERS, UnoRules, parse_rules
+from .seat_view import observation_fields
 
 __all__ = [
     "MINI_DEFAULTS",
@@ -121,20 +122,20 @@ def observation_key(obs: np.ndarray) -> str:
 
 
 def observation_string(obs: np.ndarray) -> str:
-    """The R11 observation as text: each field's non-zero entries (index, or index=value)."""
+    """The R11 observation as text: each field's non-zero entries (index, or index=value), the
+    fields cut by ``uno_env.seat_view.observation_fields``. Exact, not friendly: OpenSpiel's
+    tabular algorithms key on it, so two observations give two strings."""
     parts = []
-    for name, size, _ in OBS_FIELDS:
-        start = OBS_OFFSETS[name]
-        seg = obs[start : start + size]
+    for name, seg in observation_fields(obs).items():
         nz = np.flatnonzero(seg)
-        if nz.size:
+        if name == "open_hands":  # (R11)
+            parts.append("open: " + ",".join(str(i) for i in nz))
+        elif nz.size:
             if name in ("hand", "top_card", "discard_counts"):
                 items = [CARD_NAMES[i] + ("" if seg[i] == 1 else f" x{seg[i]:g}") for i in nz]
             else:
                 items = [str(i) if seg[i] == 1 else f"{i}={seg[i]:g}" for i in nz]
             parts.append(f"{name}: {', '.join(items)}")
-    if obs.size > observation_size(False):  # open_hands (R11)
-        parts.append("open: " + ",".join(str(i) for i in np.flatnonzero(obs[observation_size(False) :])))
     return "; ".join(parts)
 
 

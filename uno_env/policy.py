@@ -1,15 +1,41 @@
-"""The policy protocol every agent follows, uniform legal sampling, and ``RandomAgent``.
+"""The agent protocols, uniform legal sampling, and ``RandomAgent``.
+
+| protocol | what an agent declares | who reads it |
+|---|---|---|
+| ``Agent`` | ``name``; ``act(observation, action_mask, rng) -> actions`` over a batch | every table (``uno_env.table``) |
+| ``EngineAgent`` | an ``Agent`` with ``act_in(engine, i, rng) -> action`` (``uses_engine``): search agents | tables with ``engine_access`` |
+| ``history_length`` | the events of public history its ``act`` reads (``history_length_of``): it then gets a dict observation | tables, the envs' opponents |
+| ``fair_engine_access = True`` | its ``act_in`` reads only what its seat sees (``fair_engine_access``) | every table, which asks it with ``act_in`` |
 
 They live in the library, not in ``agents``, because the envs need a default opponent and the
-harness needs the protocol; ``agents`` re-exports them.
+harness needs the protocols; ``agents`` re-exports ``Agent``.
 """
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 from numba import njit
+
+from .checks import is_int
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+__all__ = [
+    "Agent",
+    "EngineAgent",
+    "RandomAgent",
+    "agent_label",
+    "as_batch",
+    "fair_engine_access",
+    "history_length_of",
+    "kth_legal",
+    "pick_legal",
+    "sample_legal",
+    "uses_engine",
+]
 
 
 @runtime_checkable
@@ -25,6 +51,48 @@ class Agent(Protocol):
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One legal action id per row (int64 [B])."""
         ...
+
+
+@runtime_checkable
+class EngineAgent(Protocol):
+    """An agent that may read the engine: ``act_in(engine, i, rng) -> action`` for game ``i``.
+
+    It must act only on what the player to act in game ``i`` may know (R11): search agents copy
+    the game and re-deal the hidden cards (``Engine.resample_hidden``) before looking ahead.
+    """
+
+    name: str
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One legal action id per row (int64 [B])."""
+        ...
+
+    def act_in(self, engine: Engine, i: int, rng: np.random.Generator) -> int:
+        """One legal action id for the player to act in game ``i`` of ``engine``."""
+        ...
+
+
+def uses_engine(agent: Any) -> bool:
+    """Whether ``agent`` follows ``EngineAgent`` (has a callable ``act_in``)."""
+    return callable(getattr(agent, "act_in", None))
+
+
+def history_length_of(agent: Any) -> int:
+    """The events of public history ``agent`` reads: its ``history_length`` (0 when it has none)."""
+    k = getattr(agent, "history_length", 0)
+    return int(k) if is_int(k) and k > 0 else 0
+
+
+def fair_engine_access(agent: Any) -> bool:
+    """Whether ``agent`` reads from the engine only what its seat sees (its class says
+    ``fair_engine_access = True``: ``agents.llm.ChatAgent`` reads the round's events through
+    ``Engine.history_events``), so every table asks it with ``act_in``, ``engine_access`` or not."""
+    return getattr(agent, "fair_engine_access", False) is True
+
+
+def agent_label(agent: Any) -> str:
+    """The agent's ``name``, else its class name (for error messages and tables)."""
+    return str(getattr(agent, "name", type(agent).__name__))
 
 
 @njit(cache=True)

@@ -1,7 +1,8 @@
 """Pictures of a game for people: text (``ansi`` / ``human``) and an RGB image (``rgb_array``).
 
 Everything here reads one ``game_state()`` dict (schema: ``Engine.game_state``) and nothing else, so it
-works for any engine game, not only the PettingZoo env. What is drawn is what the player to
+works for any engine game, not only the PettingZoo env; the text goes through
+``uno_env.seat_view.state_view``, the decoder every text view shares. What is drawn is what the player to
 act may see (docs/rules.md R11): the top card, the current colour, the direction, the phase, every
 seat's card count, UNO calls and scores, and the hand of the acting player only. Other
 seats' hands are never shown, even though ``game_state()`` holds them; when the round is over
@@ -22,7 +23,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .cards import COLOR_NAMES, NUM_RANKS, card_name
+from .cards import COLOR_NAMES, NUM_RANKS
+from .palette import bold, paint
+from .seat_view import state_view
 
 try:  # gymnasium is a hard dependency, but keep this module importable on its own.
     from gymnasium.error import DependencyNotInstalled as _DependencyNotInstalled
@@ -74,59 +77,46 @@ def _winners(state: dict[str, Any]) -> list[int]:
 
 # --- text ------------------------------------------------------------------------------------
 
-# ANSI SGR colours per card colour (R1 order), and for wilds.
-_ANSI = ("\x1b[1;31m", "\x1b[1;33m", "\x1b[1;32m", "\x1b[1;34m")
-_ANSI_WILD = "\x1b[1;35m"
-_ANSI_BOLD = "\x1b[1m"
-_ANSI_RESET = "\x1b[0m"
 
-
-def _card_text(card: int, ansi_colors: bool) -> str:
-    name = card_name(card)
-    if not ansi_colors:
-        return name
-    code = _ANSI[card // NUM_RANKS] if card < 4 * NUM_RANKS else _ANSI_WILD
-    return f"{code}{name}{_ANSI_RESET}"
-
-
-def _color_text(color: int | None, ansi_colors: bool) -> str:
+def _color_text(color: str | None, ansi_colors: bool) -> str:
     if color is None:
         return "none (a wild awaits its colour)"
-    name = COLOR_NAMES[color]
-    return f"{_ANSI[color]}{name}{_ANSI_RESET}" if ansi_colors else name
+    return paint(color, color, ansi=ansi_colors)
 
 
 def render_text(state: dict[str, Any], names: Sequence[str] | None = None, *, ansi_colors: bool = False) -> str:
     """The table as text: what the acting player may see (module docstring).
 
-    ``names`` labels the seats (default ``player_0``…); ``ansi_colors`` adds terminal colours.
+    ``names`` labels the seats (default ``player_0``…); ``ansi_colors`` adds terminal colours
+    (``uno_env.palette``).
     """
     names = _seat_names(state, names)
     acting = _acting_seat(state)
     winners = _winners(state)
-    bold = (lambda s: f"{_ANSI_BOLD}{s}{_ANSI_RESET}") if ansi_colors else (lambda s: s)
-    direction = "clockwise" if state["direction"] == 1 else "counter-clockwise"
+    # The acting seat's view; at round_over nobody acts and no hand is shown.
+    view = state_view(state, acting, names)
+    direction = "clockwise" if view["direction"] == 1 else "counter-clockwise"
+    top = view["top_card"]
     lines = [
-        bold(f"UNO - turn {state['turn']} - phase {state['phase']} - {direction}"),
-        f"Top card: {_card_text(state['top_card'], ansi_colors)} | current colour: "
-        f"{_color_text(state['current_color'], ansi_colors)} | draw pile: {state['draw_pile_size']}"
-        + (f" | pending draw: {state['pending_draw']}" if state["pending_draw"] else ""),
+        bold(f"UNO - turn {state['turn']} - phase {view['phase']} - {direction}", ansi=ansi_colors),
+        f"Top card: {paint(top['name'], top['color'], ansi=ansi_colors)} | current colour: "
+        f"{_color_text(view['current_color'], ansi_colors)} | draw pile: {view['draw_pile_size']}"
+        + (f" | pending draw: {view['pending_draw']}" if view["pending_draw"] else ""),
     ]
     width = max(len(x) for x in names)
-    for p in range(state["num_players"]):
-        count = len(state["hands"][p])
+    for seat in view["seats"]:
+        p, count = seat["seat"], seat["hand_size"]
         marks = []
         if p == acting:
             marks.append("to act")
-        if state["uno_called"][p]:
+        if seat["uno"]:
             marks.append("UNO")
         if p in winners:
             marks.append("WINNER")
         pointer = ">" if p == acting else " "
         extra = f" [{', '.join(marks)}]" if marks else ""
         lines.append(
-            f" {pointer} {names[p]:<{width}}  {count:>3} card{'s' if count != 1 else ' '}  "
-            f"score {state['scores'][p]}{extra}"
+            f" {pointer} {names[p]:<{width}}  {count:>3} card{'s' if count != 1 else ' '}  score {seat['score']}{extra}"
         )
     if acting is None:
         if winners:
@@ -134,7 +124,7 @@ def render_text(state: dict[str, Any], names: Sequence[str] | None = None, *, an
         else:
             lines.append("Round over: no winner (turn limit).")
     else:
-        hand = ", ".join(_card_text(c, ansi_colors) for c in state["hands"][acting]) or "(empty)"
+        hand = ", ".join(paint(c["name"], c["color"], ansi=ansi_colors) for c in view["hands"][acting]) or "(empty)"
         lines.append(f"{names[acting]}'s hand: {hand}")
     return "\n".join(lines)
 

@@ -10,7 +10,7 @@ A record is what ``Engine(..., record=True).record(i)`` returns (``uno-play --sa
 holds one record as JSON, a JSON list of records, or JSON Lines (one record a line); ``--game``
 picks one. The record is first replayed and checked (``uno_env.replay``), then shown step by
 step: step 0 is the deal, step k the k-th action with the events it caused
-(``uno_env.describe_event``) and the table after it.
+(``uno_env.describe_event``) and the table after it (``uno_env.seat_view.state_view``).
 
 Keys while paused: Enter or ``n`` next step, ``p`` previous, a number jumps to that step,
 ``v N`` shows seat N's view, ``v all`` the omniscient view, ``q`` quits.
@@ -28,13 +28,11 @@ import numpy as np
 import tyro
 
 from .actions import action_name
-from .cards import COLOR_NAMES, card_name
 from .compile_notice import announce_compiling
 from .engine import describe_event, record_start, redact, replay
+from .seat_view import state_view
 
 __all__ = ["Args", "load_records", "ReplaySteps", "main"]
-
-# Events that name cards only their owner may see (R11); other seats' views show the count.
 
 
 @dataclass
@@ -119,23 +117,22 @@ def _event_text(event: dict[str, Any], view: int | None, open_hands: bool) -> st
 
 def _table(state: dict[str, Any], view: int | None, open_hands: bool) -> str:
     """The table after a step: public facts, every seat's count, the hands ``view`` may see."""
-    color = COLOR_NAMES[state["current_color"]] if state["current_color"] is not None else "none"
-    direction = "clockwise" if state["direction"] == 1 else "counter-clockwise"
+    table = state_view(state, view, open_hands=open_hands)
+    color = table["current_color"] or "none"
+    direction = "clockwise" if table["direction"] == 1 else "counter-clockwise"
     lines = [
-        f"  top card {card_name(state['top_card'])}, colour {color}, {direction}, draw pile "
-        f"{state['draw_pile_size']}"
-        + (f", pending draw {state['pending_draw']}" if state["pending_draw"] else "")
-        + f"; phase {state['phase']}"
+        f"  top card {table['top_card']['name']}, colour {color}, {direction}, draw pile "
+        f"{table['draw_pile_size']}"
+        + (f", pending draw {table['pending_draw']}" if table["pending_draw"] else "")
+        + f"; phase {table['phase']}"
     ]
     acting = None if state["phase"] == "round_over" else state["current_player"]
-    for p, hand in enumerate(state["hands"]):
+    for seat, hand in zip(table["seats"], table["hands"], strict=True):
+        p, size = seat["seat"], seat["hand_size"]
         mark = ">" if p == acting else " "
-        shown = view is None or p == view or open_hands
-        cards = ": " + (", ".join(card_name(c) for c in hand) or "(empty)") if shown else ""
+        cards = ": " + (", ".join(c["name"] for c in hand) or "(empty)") if hand is not None else ""
         you = " (this view)" if p == view else ""
-        lines.append(
-            f"  {mark} player {p}{you}  {len(hand)} card{'s' * (len(hand) != 1)}  score {state['scores'][p]}{cards}"
-        )
+        lines.append(f"  {mark} player {p}{you}  {size} card{'s' * (size != 1)}  score {seat['score']}{cards}")
     return "\n".join(lines)
 
 

@@ -1,9 +1,18 @@
-"""What a seat sees, decoded from its observation row alone (R11): its hand, the table, every
-seat's public counts, and its legal moves as named records.
+"""What a seat sees, decoded once for every view of the game in words (R11).
 
-The one decoder of an observation for people and language models: the web table
-(``uno_web.views``) and the text seat (``uno_env.text``) both read a seat through it. It reads
-the observation vector and the legal mask only, never ``game_state()``'s hands.
+| function | reads | gives |
+|---|---|---|
+| ``observation_fields(row)`` | an observation row (float32 [D]) | its named fields (``OBS_FIELDS``), the one place a row is cut by name |
+| ``seat_view(row, seat, ...)`` | an observation row | the table as that seat sees it: its hand, the top card, colour, direction, phase, every seat's public counts |
+| ``state_view(state, viewer, ...)`` | ``game_state()`` | the same record from the referee's dict, with the hands ``viewer`` may see (None: every hand) |
+| ``card_info(card)``, ``action_info(action)`` | an id | a card or a legal action as a named record |
+
+Every text view reads a seat through these: the web table (``uno_web.views``), the text seat of
+language models (``uno_env.text``), ``uno-play``'s prompt (``agents.human``), the env renderings
+(``uno_env.render``, the Gymnasium env's ``ansi`` mode), ``uno-replay`` and OpenSpiel's
+observation string. ``seat_view`` reads the observation vector only, never ``game_state()``'s
+hands; ``state_view`` applies R11 itself (the viewer's own hand, or every hand with
+``open_hands``). The colours a terminal paints them in are ``uno_env.palette``'s.
 """
 
 from __future__ import annotations
@@ -18,23 +27,28 @@ from .actions import (
     CATCH_UNO,
     CHALLENGE,
     CHOOSE_COLOR_FIRST,
-    DOUBLE_FIRST,
     DRAW,
     PASS,
-    SWAP_FIRST,
+    PLAY_DOUBLE_FIRST,
+    SWAP_WITH_FIRST,
     action_name,
     card_of_double,
 )
 from .cards import CARD_COLOR, COLOR_NAMES, NUM_CARD_TYPES, card_name
-from .observation import OBS_OFFSETS, PHASE_NAMES, SCORE_SCALE
-from .rules import MAX_PLAYERS
+from .observation import OBS_BASE_SIZE, OBS_FIELDS, OBS_OFFSETS, PHASE_NAMES, SCORE_SCALE
 
-__all__ = ["action_info", "card_info", "seat_view"]
+__all__ = ["action_info", "card_color", "card_info", "observation_fields", "seat_view", "state_view"]
 
 
-def _field(o: np.ndarray, name: str, size: int) -> np.ndarray:
-    at = OBS_OFFSETS[name]
-    return o[at : at + size]
+def observation_fields(observation: np.ndarray) -> dict[str, np.ndarray]:
+    """The row's fields by name, in ``OBS_FIELDS`` order (views into the row), and
+    ``open_hands`` (the other seats' hands, relative seats 1..9 by 57 counts, flat) when the row
+    is an ``open_hands`` one (R11)."""
+    o = np.asarray(observation)
+    out = {name: o[OBS_OFFSETS[name] : OBS_OFFSETS[name] + size] for name, size, _ in OBS_FIELDS}
+    if o.shape[-1] > OBS_BASE_SIZE:
+        out["open_hands"] = o[OBS_BASE_SIZE:]
+    return out
 
 
 def _counts_to_cards(counts: np.ndarray) -> list[int]:
@@ -49,10 +63,15 @@ def _one_hot(values: np.ndarray) -> int | None:
     return int(hits[0]) if hits.size else None
 
 
+def card_color(card: int) -> str:
+    """The name of a card type's colour (``COLOR_NAMES``), or ``"wild"``."""
+    color = int(CARD_COLOR[card])
+    return COLOR_NAMES[color] if color >= 0 else "wild"
+
+
 def card_info(card: int) -> dict[str, Any]:
     """A card as the browser draws it: id, name and colour name (``wild`` for wilds)."""
-    color = int(CARD_COLOR[card])
-    return {"id": int(card), "name": card_name(card), "color": COLOR_NAMES[color] if color >= 0 else "wild"}
+    return {"id": int(card), "name": card_name(card), "color": card_color(card)}
 
 
 def action_info(action: int) -> dict[str, Any]:
@@ -61,7 +80,7 @@ def action_info(action: int) -> dict[str, Any]:
     info: dict[str, Any] = {"id": a, "name": action_name(a)}
     if a < NUM_CARD_TYPES:
         info.update(kind="play", card=a)
-    elif a >= DOUBLE_FIRST:
+    elif a >= PLAY_DOUBLE_FIRST:
         info.update(kind="double", card=int(card_of_double(a)))
     elif a == DRAW:
         info["kind"] = "draw"
@@ -73,8 +92,8 @@ def action_info(action: int) -> dict[str, Any]:
         info["kind"] = "challenge" if a == CHALLENGE else "accept"
     elif a in (CALL_UNO, CATCH_UNO):
         info["kind"] = "call_uno" if a == CALL_UNO else "catch_uno"
-    elif a >= SWAP_FIRST:
-        info.update(kind="swap", offset=a - SWAP_FIRST + 1)
+    elif a >= SWAP_WITH_FIRST:
+        info.update(kind="swap", offset=a - SWAP_WITH_FIRST + 1)
     return info
 
 
@@ -85,21 +104,15 @@ def seat_view(
 
     ``num_players`` (None: read from the row's ``seat_present``) and ``names`` (None: "player p")
     only label the seats; slot k of the row is the seat k places clockwise from ``seat``."""
-    o = np.asarray(observation)
-    n = int(_field(o, "seat_present", MAX_PLAYERS).sum() + 0.5) if num_players is None else int(num_players)
+    f = observation_fields(observation)
+    n = int(f["seat_present"].sum() + 0.5) if num_players is None else int(num_players)
     names = [f"player {p}" for p in range(n)] if names is None else list(names)
-    hand = _counts_to_cards(_field(o, "hand", NUM_CARD_TYPES))
-    top = _one_hot(_field(o, "top_card", NUM_CARD_TYPES))
-    color = _one_hot(_field(o, "current_color", 4))
-    phase = _one_hot(_field(o, "phase", len(PHASE_NAMES)))
-    drawn = _one_hot(_field(o, "drawn_card", NUM_CARD_TYPES))
-    prev_color = _one_hot(_field(o, "wd4_prev_color", 4))
-    sizes = _field(o, "hand_sizes", n)
-    scores = _field(o, "scores", n)
-    uno = _field(o, "uno_called", n)
-    eliminated = _field(o, "eliminated", n)
-    catchable = _field(o, "catchable", n)
-    partner = _field(o, "partner", n)
+    hand = _counts_to_cards(f["hand"])
+    top = _one_hot(f["top_card"])
+    color = _one_hot(f["current_color"])
+    phase = _one_hot(f["phase"])
+    drawn = _one_hot(f["drawn_card"])
+    prev_color = _one_hot(f["wd4_prev_color"])
     seats: list[dict[str, Any]] = []
     for slot in range(n):
         s = (seat + slot) % n  # slot k is the seat k places clockwise from the observer
@@ -107,12 +120,12 @@ def seat_view(
             {
                 "seat": s,
                 "name": names[s],
-                "hand_size": int(sizes[slot] + 0.5),
-                "score": int(round(float(scores[slot]) * SCORE_SCALE)),
-                "uno": bool(uno[slot] > 0.5),
-                "eliminated": bool(eliminated[slot] > 0.5),
-                "catchable": bool(catchable[slot] > 0.5),
-                "partner": bool(partner[slot] > 0.5),
+                "hand_size": int(f["hand_sizes"][slot] + 0.5),
+                "score": int(round(float(f["scores"][slot]) * SCORE_SCALE)),
+                "uno": bool(f["uno_called"][slot] > 0.5),
+                "eliminated": bool(f["eliminated"][slot] > 0.5),
+                "catchable": bool(f["catchable"][slot] > 0.5),
+                "partner": bool(f["partner"][slot] > 0.5),
             }
         )
     seats.sort(key=lambda x: x["seat"])
@@ -122,11 +135,54 @@ def seat_view(
         "top_card": card_info(top) if top is not None else None,
         "current_color": COLOR_NAMES[color] if color is not None else None,
         "phase": PHASE_NAMES[phase] if phase is not None else None,
-        "direction": int(round(float(_field(o, "direction", 1)[0]))),
-        "pending_draw": int(_field(o, "pending_draw", 1)[0] + 0.5),
+        "direction": int(round(float(f["direction"][0]))),
+        "pending_draw": int(f["pending_draw"][0] + 0.5),
         "drawn_card": card_info(drawn) if drawn is not None else None,
         "wd4_prev_color": COLOR_NAMES[prev_color] if prev_color is not None else None,
-        "draw_pile_size": int(_field(o, "draw_pile_size", 1)[0] + 0.5),
-        "round": int(_field(o, "round", 1)[0] + 0.5),
+        "draw_pile_size": int(f["draw_pile_size"][0] + 0.5),
+        "round": int(f["round"][0] + 0.5),
         "seats": seats,
+    }
+
+
+def state_view(
+    state: dict[str, Any], viewer: int | None = None, names: list[str] | None = None, open_hands: bool = False
+) -> dict[str, Any]:
+    """The table from ``game_state()`` as ``viewer`` may see it (R11), in ``seat_view``'s keys.
+
+    ``hands`` holds, per seat, its cards (``card_info``, sorted) where ``viewer`` may see them and
+    None where not: every hand for ``viewer`` None (replays, never live play) or with
+    ``open_hands``, else the viewer's own. The fields only an observation carries
+    (``drawn_card``, ``wd4_prev_color``, ``catchable``, ``partner``) are None or False."""
+    n = state["num_players"]
+    names = [f"player {p}" for p in range(n)] if names is None else list(names)
+    color = state["current_color"]
+    return {
+        "seat": viewer,
+        "hands": [
+            [card_info(c) for c in sorted(h)] if viewer is None or p == viewer or open_hands else None
+            for p, h in enumerate(state["hands"])
+        ],
+        "top_card": card_info(state["top_card"]),
+        "current_color": COLOR_NAMES[color] if color is not None else None,
+        "phase": state["phase"],
+        "direction": state["direction"],
+        "pending_draw": state["pending_draw"],
+        "drawn_card": None,
+        "wd4_prev_color": None,
+        "draw_pile_size": state["draw_pile_size"],
+        "round": state["round"],
+        "seats": [
+            {
+                "seat": s,
+                "name": names[s],
+                "hand_size": len(state["hands"][s]),
+                "score": state["scores"][s],
+                "uno": state["uno_called"][s],
+                "eliminated": state["eliminated"][s],
+                "catchable": False,
+                "partner": False,
+            }
+            for s in range(n)
+        ],
     }

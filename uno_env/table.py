@@ -9,12 +9,11 @@ web table, expert-iteration labelling, ``uno-play``) asks its agents through a `
 | ``Table.ask(rows, actions)`` | each agent called once on the ``rows`` where one of its seats is to act (its observation and mask rows gathered), its answer checked, written into ``actions[rows]`` |
 | ``Table.step(active)`` | ask for every active unfinished game whose player to act is the table's, then one ``Engine.step``; returns the actions taken |
 | ``seat_rngs`` | ``None``: each agent draws from its own generator (or all from one); else one generator per game and seat (duplicate deals: a seat's randomness depends on the deal, not on who sits there): an agent is asked in a batch with ``RowStreams`` (row j draws from its game's seat generator), or game by game if it draws in a way that has no per-row form |
-| ``EngineAgent`` / ``uses_engine`` | the engine-access protocol of search agents, ``act_in(engine, i, rng) -> action``: with ``engine_access`` they are asked game by game with the engine (to copy the game and re-deal what their seat cannot see) |
-| ``fair_engine_access`` / ``wanted_history`` | an agent whose class says it reads only its seat's view from the engine (``ChatAgent``: the round's events) is asked with ``act_in`` at every table; ``wanted_history`` the history its table's engine keeps for it |
+| engine access | an agent of the ``EngineAgent`` protocol (``uno_env.policy``: ``act_in(engine, i, rng) -> action``) is asked game by game with the engine under ``engine_access`` (to copy the game and re-deal what its seat cannot see), and at every table when it declares ``fair_engine_access`` (``ChatAgent``: it reads only its seat's view, the round's events) |
+| ``wanted_history`` | the history the table's engine keeps for the agents with fair engine access |
 | ``ask_one(agent, engine, i, rng)`` | one agent's checked action in game ``i`` (a table of one game) |
-| ``history_length_of(agent)`` | the events of public history an agent reads (its ``history_length``, 0 without one): such an agent's ``act`` gets a dict observation (below) |
 
-**Agents that read the history.** An agent with ``history_length = K > 0`` (a ``PPOAgent``
+**Agents that read the history.** An agent with ``history_length = K > 0`` (``uno_env.policy.history_length_of``; a ``PPOAgent``
 trained with ``history=K``) is asked with the observation of the Gymnasium envs'
 ``history=K``: a dict ``{"observation": [B, D], "history": [B, K, HISTORY_SIZE],
 "history_counts": [B, 10, HISTORY_COUNTS_SIZE]}``, the history read from the engine for the
@@ -30,7 +29,7 @@ unchanged (``Engine.step``), and ``Table.step`` names the agent that chose it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -39,47 +38,9 @@ from .actions import NUM_ACTIONS
 from .checks import is_int
 from .engine import Engine
 from .engine.layout import MAX_HISTORY
-from .policy import Agent
+from .policy import Agent, agent_label, fair_engine_access, history_length_of, uses_engine
 
-__all__ = [
-    "EngineAgent",
-    "Table",
-    "ask_one",
-    "fair_engine_access",
-    "history_length_of",
-    "uses_engine",
-    "wanted_history",
-]
-
-
-@runtime_checkable
-class EngineAgent(Protocol):
-    """An agent that may read the engine: ``act_in(engine, i, rng) -> action`` for game ``i``.
-
-    It must act only on what the player to act in game ``i`` may know (R11): search agents copy
-    the game and re-deal the hidden cards (``Engine.resample_hidden``) before looking ahead.
-    """
-
-    name: str
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """One legal action id per row (int64 [B])."""
-        ...
-
-    def act_in(self, engine: Engine, i: int, rng: np.random.Generator) -> int:
-        """One legal action id for the player to act in game ``i`` of ``engine``."""
-        ...
-
-
-def uses_engine(agent: Any) -> bool:
-    """Whether ``agent`` follows ``EngineAgent`` (has a callable ``act_in``)."""
-    return callable(getattr(agent, "act_in", None))
-
-
-def history_length_of(agent: Any) -> int:
-    """The events of public history ``agent`` reads: its ``history_length`` (0 when it has none)."""
-    k = getattr(agent, "history_length", 0)
-    return int(k) if is_int(k) and k > 0 else 0
+__all__ = ["Table", "ask_one", "wanted_history"]
 
 
 def check_history(agent: Any, engine: Engine) -> int:
@@ -100,23 +61,11 @@ def history_observation(engine: Engine, observation: np.ndarray, rows: np.ndarra
     return {"observation": observation, "history": history[rows, :k], "history_counts": counts[rows]}
 
 
-def fair_engine_access(agent: Any) -> bool:
-    """Whether ``agent`` reads from the engine only what its seat sees (its class says
-    ``fair_engine_access = True``: ``agents.llm.ChatAgent`` reads the round's events through
-    ``Engine.history_events``), so every table asks it with ``act_in``, ``engine_access`` or not."""
-    return getattr(agent, "fair_engine_access", False) is True
-
-
 def wanted_history(agents: Sequence[Any]) -> int:
     """The longest round history (events per game) that ``agents`` with fair engine access ask
     for in their ``history``; the engine of their table keeps that many."""
     wanted = [getattr(a, "history", 0) for a in agents if fair_engine_access(a)]
     return max((min(int(h), MAX_HISTORY) for h in wanted if is_int(h) and h > 0), default=0)
-
-
-def agent_label(agent: Any) -> str:
-    """The agent's ``name``, else its class name (for error messages and tables)."""
-    return str(getattr(agent, "name", type(agent).__name__))
 
 
 @njit(cache=True)

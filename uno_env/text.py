@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .actions import CHOOSE_COLOR_FIRST, DOUBLE_FIRST, NUM_ACTIONS, SWAP_FIRST, action_name
+from .actions import CHOOSE_COLOR_FIRST, NUM_ACTIONS, PLAY_DOUBLE_FIRST, SWAP_WITH_FIRST, action_name
 from .cards import NUM_CARD_TYPES
 from .checks import is_int
 from .engine import describe_event, redact
@@ -107,12 +107,12 @@ def legal_moves(
     for number, a in enumerate(np.flatnonzero(mask).tolist(), start=1):
         name = action_name(a)
         aliases: list[str] = []
-        if a < NUM_CARD_TYPES or a >= DOUBLE_FIRST:
+        if a < NUM_CARD_TYPES or a >= PLAY_DOUBLE_FIRST:
             aliases.append(name[len("play ") :])  # "red 7", "double red 7"
         elif CHOOSE_COLOR_FIRST <= a < CHOOSE_COLOR_FIRST + 4:
             aliases.append(name[len("choose ") :])  # "blue"
-        elif SWAP_FIRST <= a < DOUBLE_FIRST:
-            aliases.append(f"swap with {seat_names[(seat + a - SWAP_FIRST + 1) % num_players]}")
+        elif SWAP_WITH_FIRST <= a < PLAY_DOUBLE_FIRST:
+            aliases.append(f"swap with {seat_names[(seat + a - SWAP_WITH_FIRST + 1) % num_players]}")
         moves.append(Move(number, a, name, tuple(aliases)))
     return moves
 

@@ -15,8 +15,9 @@ import numpy as np
 from uno_env import Engine, UnoRules, hands_from_events, record_start, replay
 from uno_env.cards import CARD_COLOR, COLOR_NAMES
 from uno_env.checks import is_int
+from uno_env.policy import history_length_of
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
-from uno_env.table import ask_one, history_length_of
+from uno_env.table import ask_one
 
 from .views import action_info, card_info, omniscient_view, public_event, seat_view
 

@@ -32,7 +32,7 @@ class Args:
 
     games: int = 200
     """games played at once"""
-    players: int = 2
+    num_players: int = 2
     """players per game (one of them the scripted human)"""
     agent: str = "heuristic"
     """agent at every other seat"""
@@ -63,7 +63,8 @@ def _cpu_s(pid: int) -> float:
 async def _play(client: httpx.AsyncClient, args: Args, k: int, latencies: list[float]) -> int:
     rng = random.Random(args.seed * 100_003 + k)
     r = await client.post(
-        "/api/games", json={"players": args.players, "seat": 0, "agents": [args.agent], "seed": args.seed * 100_003 + k}
+        "/api/games",
+        json={"players": args.num_players, "seat": 0, "agents": [args.agent], "seed": args.seed * 100_003 + k},
     )
     r.raise_for_status()
     view = r.json()
@@ -125,7 +126,7 @@ async def _run(args: Args, url: str, pid: int) -> dict:
         await prober
     return {
         "games": args.games,
-        "players": args.players,
+        "players": args.num_players,
         "agent": args.agent,
         "requests": sum(counts),
         "wall_s": round(wall, 1),
@@ -149,8 +150,8 @@ async def _run(args: Args, url: str, pid: int) -> dict:
 def main(argv: list[str] | None = None) -> int:
     """Start a server, play the games, print the figures; 2 on bad options."""
     args = tyro.cli(Args, args=argv, prog="python -m uno_web.loadtest", description=__doc__.splitlines()[0])
-    if args.games < 1 or not 2 <= args.players <= 10 or (args.requests_per_game or 1) < 1:
-        sys.stderr.write("loadtest: error: --games and --requests-per-game must be >= 1 and --players 2..10\n")
+    if args.games < 1 or not 2 <= args.num_players <= 10 or (args.requests_per_game or 1) < 1:
+        sys.stderr.write("loadtest: error: --games and --requests-per-game must be >= 1 and --num-players 2..10\n")
         return 2
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))

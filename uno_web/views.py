@@ -1,5 +1,5 @@
 """What the browser may see (R11): a seat's table view decoded from ``Engine.observe(seat)``
-(``uno_env.seat_view``, the one decoder, shared with the text seat), record events with other
+(``uno_env.seat_view``, the one decoder, shared with every text view), record events with other
 seats' hidden cards removed, and the omniscient view of a replay.
 
 Nothing here reads ``game_state()``'s hands for a live game: the seat view comes from the
@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from uno_env import describe_event, redact
-from uno_env.cards import COLOR_NAMES
-from uno_env.seat_view import action_info, card_info, seat_view
+from uno_env.seat_view import action_info, card_info, seat_view, state_view
 
 __all__ = ["action_info", "card_info", "omniscient_view", "public_event", "seat_view"]
 
@@ -31,31 +30,6 @@ def public_event(
 
 
 def omniscient_view(state: dict[str, Any], names: list[str]) -> dict[str, Any]:
-    """Every hand and the whole table from ``game_state()``: for replays, never for live play."""
-    n = state["num_players"]
-    return {
-        "seat": None,
-        "hands": [[card_info(c) for c in sorted(h)] for h in state["hands"]],
-        "top_card": card_info(state["top_card"]),
-        "current_color": COLOR_NAMES[state["current_color"]] if state["current_color"] is not None else None,
-        "phase": state["phase"],
-        "direction": state["direction"],
-        "pending_draw": state["pending_draw"],
-        "drawn_card": None,
-        "wd4_prev_color": None,
-        "draw_pile_size": state["draw_pile_size"],
-        "round": state["round"],
-        "seats": [
-            {
-                "seat": s,
-                "name": names[s],
-                "hand_size": len(state["hands"][s]),
-                "score": state["scores"][s],
-                "uno": state["uno_called"][s],
-                "eliminated": state["eliminated"][s],
-                "catchable": False,
-                "partner": False,
-            }
-            for s in range(n)
-        ],
-    }
+    """Every hand and the whole table from ``game_state()`` (``uno_env.seat_view.state_view``):
+    for replays, never for live play."""
+    return state_view(state, None, names)

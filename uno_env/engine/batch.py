@@ -22,7 +22,7 @@ from ..cards import MAX_DECK_SIZE, NUM_CARD_TYPES
 from ..observation import STATE_DRAW_PILE, STATE_OTHER_HANDS, STATE_TO_ACT
 from .borrow import borrow, view_at
 from .deal import deal_pool
-from .kernels import DOUBLE_FIRST, apply_action, redeal_hidden, reset_game, shuffle_draw, write_mask, write_obs
+from .kernels import PLAY_DOUBLE_FIRST, apply_action, redeal_hidden, reset_game, shuffle_draw, write_mask, write_obs
 from .layout import (
     C_AUTORESET,
     C_NUM_PLAYERS,
@@ -103,7 +103,7 @@ def validate_batch(s, cfg, actions, mask, rewards):
             penalised = (
                 cfg[C_PENALTY]
                 and (phase == PHASE_PLAY or phase == PHASE_POST_DRAW)
-                and (a < NUM_CARD_TYPES or a >= DOUBLE_FIRST)
+                and (a < NUM_CARD_TYPES or a >= PLAY_DOUBLE_FIRST)
             )
             if not penalised:
                 return ERR_ILLEGAL * 2**32 + b

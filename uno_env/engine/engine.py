@@ -9,7 +9,7 @@ import numba
 import numpy as np
 
 from ..actions import NUM_ACTIONS, action_name
-from ..cards import IS_NUMBER, IS_WILD, MAX_DECK_SIZE, NUM_CARD_TYPES, WILD_DRAW_FOUR
+from ..cards import CARD_COLOR, IS_NUMBER, IS_WILD, MAX_DECK_SIZE, NUM_CARD_TYPES, NUM_COLORS, WILD_DRAW_FOUR
 from ..checks import is_int
 from ..rules import CUSTOM_WILD_RULES, UnoRules
 from . import batch, invariants, kernels
@@ -965,10 +965,14 @@ class Engine:
     def _current_color(self, top: int, current_player: int, current_color: Any, direction: Any) -> int:
         """The position's colour: the one given, else the top card's (a wild's must be given)."""
         if current_color is None:
-            if top >= 52:
+            if IS_WILD[top]:
                 raise ValueError("current_color must be given when the top card is a wild")
-            current_color = top // 13
-        if not 0 <= current_color < 4 or direction not in (1, -1) or not 0 <= current_player < self.num_players:
+            current_color = int(CARD_COLOR[top])
+        if (
+            not 0 <= current_color < NUM_COLORS
+            or direction not in (1, -1)
+            or not 0 <= current_player < self.num_players
+        ):
             raise ValueError("current_color must be 0..3, direction +1/-1, current_player a seat")
         return current_color
 

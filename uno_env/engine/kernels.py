@@ -28,16 +28,21 @@ from ..actions import (
     CATCH_UNO,
     CHALLENGE,
     CHOOSE_RED,
-    DOUBLE_FIRST,
     DRAW,
+    NUM_DOUBLES,
     PASS,
-    SWAP_FIRST,
+    PLAY_DOUBLE_FIRST,
+    SWAP_WITH_FIRST,
+    card_of_double,
 )
 from ..cards import (
     CARD_COLOR,
     CARD_RANK,
     DRAW_TWO,
     NUM_CARD_TYPES,
+    NUM_COLORS,
+    NUM_NUMBER_RANKS,
+    NUM_RANKS,
     REVERSE,
     SKIP,
     WILD,
@@ -385,8 +390,8 @@ def holds(s, b, seat, card):
 @njit(cache=True)
 def holds_draw_two(s, b, seat):
     h = s[2]
-    for c in range(4):
-        if h[b, seat, c * 13 + DRAW_TWO] > 0:
+    for c in range(NUM_COLORS):
+        if h[b, seat, c * NUM_RANKS + DRAW_TWO] > 0:
             return True
     return False
 
@@ -485,17 +490,17 @@ def write_mask(s, cfg, b, mask):
         if cfg[C_EXPLICIT_UNO] and not pl[b, p, PL_UNO_CALLED] and pl[b, p, PL_HAND_SIZE] == 2:
             mask[b, CALL_UNO] = True
     elif phase == PHASE_CHOOSE_COLOR:
-        for c in range(4):
+        for c in range(NUM_COLORS):
             mask[b, CHOOSE_RED + c] = True
     elif phase == PHASE_CHOOSE_SWAP_TARGET:
         n = cfg[C_NUM_PLAYERS]
         for k in range(1, n):
             if not pl[b, (p + k) % n, PL_ELIMINATED]:
-                mask[b, SWAP_FIRST + k - 1] = True
+                mask[b, SWAP_WITH_FIRST + k - 1] = True
     elif phase == PHASE_RESPOND_DRAW_TWO:
         # R5 stacking: any Draw Two answers; R12.7 without always_respond one is held here.
-        for c in range(4):
-            t = c * 13 + DRAW_TWO
+        for c in range(NUM_COLORS):
+            t = c * NUM_RANKS + DRAW_TWO
             if h[b, p, t] > 0 and not (pl[b, p, PL_HAND_SIZE] == 1 and last_card_forbidden(cfg, t)):
                 mask[b, t] = True
         mask[b, DRAW] = True
@@ -516,7 +521,7 @@ def write_mask(s, cfg, b, mask):
 
 @njit(cache=True)
 def any_double(mask, b):
-    for a in range(DOUBLE_FIRST, DOUBLE_FIRST + 40):
+    for a in range(PLAY_DOUBLE_FIRST, PLAY_DOUBLE_FIRST + NUM_DOUBLES):
         if mask[b, a]:
             return True
     return False
@@ -548,8 +553,8 @@ def write_play_mask(s, cfg, b, p, mask):
     if cfg[C_FORBID_LAST_ACTION] and s[1][b, p, PL_HAND_SIZE] == 1:
         mask[b, WILD] = False
         mask[b, WILD_DRAW_FOUR] = False
-        for c in range(4):
-            mask[b, c * 13 + REVERSE] = False
+        for c in range(NUM_COLORS):
+            mask[b, c * NUM_RANKS + REVERSE] = False
         count = 0
         for t in range(NUM_CARD_TYPES):
             count += mask[b, t]
@@ -558,10 +563,10 @@ def write_play_mask(s, cfg, b, p, mask):
         count -= 1
     if cfg[C_DOUBLES]:
         # R4 allow_doubles: two identical number cards, when one of them may be played.
-        for c in range(4):
-            for r in range(10):
-                t = c * 13 + r
-                mask[b, DOUBLE_FIRST + c * 10 + r] = (h[b, p, t] >= 2) & mask[b, t]
+        for c in range(NUM_COLORS):
+            for r in range(NUM_NUMBER_RANKS):
+                t = c * NUM_RANKS + r
+                mask[b, PLAY_DOUBLE_FIRST + c * NUM_NUMBER_RANKS + r] = (h[b, p, t] >= 2) & mask[b, t]
     return count > 0
 
 
@@ -752,7 +757,7 @@ def first_card_redrawn(cfg, card):
     """R9: whether the turned card goes back into the draw pile."""
     if card == WILD_DRAW_FOUR:
         return True
-    if cfg[C_REDRAW_SPECIAL] and (card >= WILD or CARD_RANK[card] >= 10):
+    if cfg[C_REDRAW_SPECIAL] and (card >= WILD or CARD_RANK[card] >= NUM_NUMBER_RANKS):
         return True
     return cfg[C_REDRAW_WILD] and card >= WILD
 
@@ -1171,11 +1176,10 @@ def apply_action(s, cfg, points, deck, b, action, legal, rewards):
         pl[b, p, PL_UNO_CALLED] = 1
     elif action == CATCH_UNO:
         draw_n(s, b, catch, cfg[C_UNO_PENALTY], np.int64(DRAW_UNO_PENALTY), cfg[C_RESHUFFLE_ALL])
-    elif action < NUM_CARD_TYPES or action >= DOUBLE_FIRST:
+    elif action < NUM_CARD_TYPES or action >= PLAY_DOUBLE_FIRST:
         card, count = action, 1
-        if action >= DOUBLE_FIRST:
-            k = action - DOUBLE_FIRST
-            card, count = (k // 10) * 13 + k % 10, 2
+        if action >= PLAY_DOUBLE_FIRST:
+            card, count = card_of_double(action), 2
         play_card(s, cfg, points, deck, b, card, count, rewards)
     elif action == DRAW:
         draw_action(s, cfg, b)
@@ -1185,7 +1189,7 @@ def apply_action(s, cfg, points, deck, b, action, legal, rewards):
     elif phase == PHASE_CHOOSE_COLOR:
         choose_color(s, cfg, b, action - CHOOSE_RED)
     elif phase == PHASE_CHOOSE_SWAP_TARGET:
-        swap_hands(s, cfg, b, p, action - SWAP_FIRST + 1)
+        swap_hands(s, cfg, b, p, action - SWAP_WITH_FIRST + 1)
         if g[b, G_FIRST_CARD]:
             g[b, G_FIRST_CARD] = 0
             g[b, G_PHASE] = PHASE_PLAY

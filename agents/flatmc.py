@@ -1,4 +1,4 @@
-"""``SearchAgent``: determinized flat Monte Carlo search with batched rollouts inside the engine."""
+"""``FlatMCAgent``: determinized flat Monte Carlo search with batched rollouts inside the engine."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .beliefs import Belief
 from .determinized import Deal, DeterminizedSearch
 
 
-class SearchAgent(DeterminizedSearch):
+class FlatMCAgent(DeterminizedSearch):
     """Determinized flat Monte Carlo: deal the hidden cards from a belief, play out every legal move.
 
     For one decision of seat ``s``:
