@@ -150,7 +150,9 @@ class SearchTree:
             np.full((capacity, NUM_ACTIONS), -1, np.int64),
             np.full(capacity, -1, np.int64),
             np.full(capacity, -1, np.int64),
-            *(np.zeros((capacity, NUM_ACTIONS)) for _ in range(3)),
+            np.zeros((capacity, NUM_ACTIONS)),
+            np.zeros((capacity, NUM_ACTIONS)),
+            np.zeros((capacity, NUM_ACTIONS)),
         )
 
     @property

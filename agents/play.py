@@ -173,7 +173,7 @@ class ConsoleGame:
 
     def _narrate(self, seat: int, action: int, before: dict, after: dict) -> None:
         self.say(f"{self.names[seat]}: {action_text(action, color=self.color)}")
-        played = Counter()
+        played: Counter[int] = Counter()
         if action < NUM_CARD_TYPES:
             played[action] = 1
         elif action >= PLAY_DOUBLE_FIRST:

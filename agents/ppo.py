@@ -109,7 +109,8 @@ class UnoFeatures(BaseFeaturesExtractor):
                     f"a Dict observation space must hold exactly {HISTORY_KEYS} (an env's history=K), with inputs=0; "
                     f"got keys {sorted(observation_space.spaces)} and inputs={inputs!r}"
                 )
-            parts = [np.asarray(observation_space[k].high, np.float64).reshape(-1) for k in HISTORY_KEYS]
+            boxes: list[Any] = [observation_space[k] for k in HISTORY_KEYS]
+            parts = [np.asarray(box.high, np.float64).reshape(-1) for box in boxes]
             # The history's unbounded entries are counts that grow with the round: divided by the cap.
             parts[1:] = [np.where(np.isfinite(p), p, scale_cap) for p in parts[1:]]
             full_high = np.concatenate(parts)
@@ -132,6 +133,8 @@ class UnoFeatures(BaseFeaturesExtractor):
             layers += [nn.Linear(width, h), ACTIVATIONS[activation]()]
             width = h
         self.trunk = nn.Sequential(*layers)
+
+    scale: torch.Tensor  # a registered buffer
 
     def forward(self, observations: torch.Tensor | dict[str, torch.Tensor]) -> torch.Tensor:
         """Scaled observation through the trunk."""
@@ -299,8 +302,8 @@ class PPOAgent:
                     f"{self.name}: a Dict observation space must be an env's history=K space {HISTORY_KEYS}, "
                     f"got keys {sorted(space.spaces)}"
                 )
-            self.history_length = int(space["history"].shape[0])
-            self._history_shapes = {k: tuple(space[k].shape) for k in HISTORY_KEYS if k != "observation"}
+            self.history_length = int(space["history"].shape[0])  # type: ignore[index]
+            self._history_shapes = {k: tuple(space[k].shape or ()) for k in HISTORY_KEYS if k != "observation"}
             space = space["observation"]
         # A privileged policy's space also holds the critic's hidden state: the actor reads less.
         self.obs_size = int(getattr(policy, "actor_inputs", 0) or np.prod(space.shape))
@@ -362,7 +365,9 @@ class PPOAgent:
             )
         return obs
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def act(
+        self, observation: np.ndarray | dict[str, np.ndarray], action_mask: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
         """One legal action per row (int64 [B])."""
         mask = np.asarray(action_mask).astype(bool, copy=False)
         flat = self._observation(observation)

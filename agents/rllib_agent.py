@@ -68,6 +68,7 @@ class RLlibAgent:
         if (path is None) == (module is None):
             raise ValueError("RLlibAgent needs exactly one of path (a checkpoint directory) or module")
         if module is None:
+            assert path is not None  # one of the two, checked above
             module = RLModule.from_checkpoint(module_path(path))
             if name is None:
                 # runs/<run>/checkpoint is named after its run.
@@ -92,14 +93,16 @@ class RLlibAgent:
             }
         }
         with torch.no_grad():
-            logits = _numpy(self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]).astype(np.float64)
+            logits: np.ndarray = _numpy(self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]).astype(
+                np.float64
+            )
         logits = np.where(mask, logits, -np.inf)
         if self.deterministic:
             return logits.argmax(1).astype(np.int64)
         # Inverse-CDF sampling with the caller's generator: reproducible from the rng.
         p = np.exp(logits - logits.max(1, keepdims=True))
         cdf = np.cumsum(p, 1)
-        u = rng.random(mask.shape[0])[:, None] * cdf[:, -1:]
+        u = np.asarray(rng.random(mask.shape[0]))[:, None] * cdf[:, -1:]
         return np.minimum((cdf <= u).sum(1), mask.shape[1] - 1).astype(np.int64)
 
 
@@ -107,7 +110,7 @@ class AgentRLModule(RLModule):
     """A baseline agent as a (non-learning) RLlib module; ``model_config`` names it (module docstring)."""
 
     def setup(self) -> None:
-        config = dict(self.model_config or {})
+        config: dict[str, Any] = dict(self.model_config or {})  # type: ignore[arg-type]
         name = config.get("agent", "random")
         if name not in BASELINES:
             raise ValueError(f"AgentRLModule plays a baseline, one of {sorted(BASELINES)}; got {name!r}")

@@ -71,7 +71,11 @@ def _fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
-def atomic_write(path: str, write: Callable[[IO[bytes]], None]) -> None:
+def _write_bytes(f: IO[bytes], data: bytes) -> None:
+    f.write(data)
+
+
+def atomic_write(path: str, write: Callable[[IO[bytes]], object]) -> None:
     """Write ``path`` with ``write(file)`` via a temporary in the same directory, fsync and ``os.replace``.
 
     If ``write`` raises (or the process dies), ``path`` keeps its previous content; the
@@ -119,16 +123,18 @@ def save_checkpoint(
     """Write ``step_<step>.zip`` (``model.save``), ``step_<step>.state.pt`` (``state``), the model's card
     ``step_<step>.json`` (``agents.model_card``, when given), then ``latest.json``."""
     os.makedirs(directory, exist_ok=True)
-    ckpt = Checkpoint(
-        os.path.join(directory, f"step_{step}.zip"), os.path.join(directory, f"step_{step}.state.pt"), int(step)
+    model_file, state_file = (
+        os.path.join(directory, f"step_{step}.zip"),
+        os.path.join(directory, f"step_{step}.state.pt"),
     )
-    atomic_write(ckpt.model, model.save)
-    atomic_write(ckpt.state, lambda f: torch.save(state, f))
+    atomic_write(model_file, model.save)
+    atomic_write(state_file, lambda f: torch.save(state, f))
     if card is not None:
-        write_card(ckpt.model, card)
-    pointer = {"step": int(step), "model": os.path.basename(ckpt.model), "state": os.path.basename(ckpt.state)}
+        write_card(model_file, card)
+    pointer = {"step": int(step), "model": os.path.basename(model_file), "state": os.path.basename(state_file)}
     # Last: until this replace, latest.json names the previous complete checkpoint.
-    atomic_write(os.path.join(directory, LATEST), lambda f: f.write(json.dumps(pointer).encode()))
+    atomic_write(os.path.join(directory, LATEST), lambda f: _write_bytes(f, json.dumps(pointer).encode()))
+    ckpt = Checkpoint(model_file, state_file, int(step))
     return ckpt
 
 
@@ -161,7 +167,7 @@ def find_checkpoint(path: str) -> Checkpoint:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{pointer} is not a checkpoint pointer ({exc}): {accepted}") from exc
         for file in (ckpt.model, ckpt.state):
-            if not os.path.isfile(file):
+            if file is None or not os.path.isfile(file):
                 raise ValueError(f"{pointer} names {file}, which does not exist")
         return ckpt
     if os.path.isfile(path) and path.endswith(".zip"):

@@ -97,9 +97,15 @@ class Args:
     """the figure's title"""
 
 
+def _named_run(run: str) -> tuple[str, str]:
+    """``NAME=DIR``, or a bare ``DIR`` named after its last component."""
+    name, sep, directory = run.partition("=")
+    return (name, directory) if sep else (os.path.basename(os.path.normpath(run)), run)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = tyro.cli(Args, args=argv)
-    runs = dict(r.split("=", 1) if "=" in r else (os.path.basename(os.path.normpath(r)), r) for r in args.runs)
+    runs = dict(_named_run(r) for r in args.runs)
     names = plot_curves(
         runs, args.out, parse_list(args.opponents, tables=True, empty=True, exists=False) or None, args.title
     )

@@ -65,7 +65,9 @@ class Positions:
 
     def rows(self, index: np.ndarray) -> np.ndarray | dict[str, np.ndarray]:
         """The observations of rows ``index`` (each entry's, for a history's dict)."""
-        return {k: v[index] for k, v in self.obs.items()} if isinstance(self.obs, dict) else self.obs[index]
+        if isinstance(self.obs, dict):
+            return {k: v[index] for k, v in self.obs.items()}
+        return self.obs[index]
 
 
 class _Labeller:
@@ -160,6 +162,7 @@ def _label_batched(
         history=history,
     )
     rng = np.random.default_rng(seed)
+    obs: Any
     obs, info = env.reset(seed=seed)
     # A teacher that reads no history is handed the dict's observation.
     reads_history = history_length_of(teacher) > 0
@@ -273,10 +276,14 @@ def _check_shapes(policy: Any, data: Positions) -> int:
     space = policy.observation_space
     if isinstance(data.obs, dict) or hasattr(space, "spaces"):
         wanted = {k: tuple(s.shape) for k, s in getattr(space, "spaces", {}).items()}
-        held = {k: tuple(v.shape[1:]) for k, v in data.obs.items()} if isinstance(data.obs, dict) else {}
+        held = (
+            {k: tuple(v.shape[1:]) for k, v in data.obs.items()}
+            if isinstance(data.obs, dict)
+            else {"observation": tuple(data.obs.shape[1:])}
+        )
         if wanted != held:
             raise ValueError(
-                f"the positions hold observations {held or data.obs.shape[1:]}; the policy reads {wanted or space.shape} "
+                f"the positions hold observations {held}; the policy reads {wanted or space.shape} "
                 "(another history length, rule set or player count?)"
             )
         return 0

@@ -105,7 +105,7 @@ class SnapshotPool:
         return list(self.snapshots)[int(rng.integers(len(self.snapshots)))]
 
 
-def pfsp_probabilities(win_rates: Sequence[float], power: float = 2.0) -> np.ndarray:
+def pfsp_probabilities(win_rates: Sequence[float] | np.ndarray, power: float = 2.0) -> np.ndarray:
     """Draw probabilities ``(1 - p) ** power`` normalised, ``p`` the learner's win rate per member.
 
     Members the learner always beats (``p == 1``) get 0; when it beats all of them, uniform."""
@@ -149,7 +149,9 @@ class League(BaseCallback):
         self.frozen: list[PPOAgent] = []
         self.self_agents: list[PPOAgent] = []
         self.window, self.power, self.latest_prob = int(window), float(power), float(latest_prob)
-        self.results = {spec: collections.deque(maxlen=self.window) for spec in self.specs}
+        self.results: dict[str, collections.deque[float]] = {
+            spec: collections.deque(maxlen=self.window) for spec in self.specs
+        }
         self.current: list[str] = [""] * len(self.groups)
         self.self_current: list[str] = [""] * len(self.self_groups)
         self.rng = np.random.default_rng(seed)  # the league's draws
@@ -205,6 +207,7 @@ class League(BaseCallback):
             self._install(k, members[int(self.rng.choice(len(members), p=probs))])
 
     def _install(self, k: int, member: str) -> None:
+        agent: Any
         if member in self.snapshots:
             self.frozen[k].load_state(self.snapshots[member])
             agent = self.frozen[k]
@@ -284,7 +287,7 @@ class League(BaseCallback):
         self_current = list(state.get("self_current", []))
         for k in range(len(self.self_groups)):
             name = self_current[k] if k < len(self_current) else None
-            self._install_self(k, name if name in self.snapshots else self.pool.newest())
+            self._install_self(k, str(name) if name in self.snapshots else self.pool.newest())
 
 
 def saved_league(run_state: dict[str, Any]) -> dict[str, Any]:

@@ -48,7 +48,7 @@ from typing import Annotated, Any, Literal
 import torch
 import tyro
 from stable_baselines3.common.logger import configure
-from tqdm import tqdm
+from tqdm import tqdm  # type: ignore[import-untyped]
 
 from agents.model_card import table_card, write_card
 from agents.ppo import Activation, PPOAgent
@@ -380,7 +380,7 @@ def warm_start(args: Args, model: Any, rules: Any) -> dict[str, Any]:
             atomic_write(args.bc_data, lambda f: save_positions(f, data, meta))
     label_seconds, label_cpu = watch.seconds(), watch.cpu_seconds()
     with update_threads(args.update_threads):  # the cloning is one long update
-        stats = clone(
+        stats: dict[str, Any] = clone(
             model.policy,
             data,
             args.bc_epochs,
@@ -531,7 +531,7 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     if model.num_timesteps < args.total_timesteps:
         print(f"stopped at {model.num_timesteps:,} steps: --max-minutes {args.max_minutes:g} reached")
     model_path = os.path.join(run_dir, "model.zip")
-    atomic_write(model_path, model.save)
+    atomic_write(model_path, lambda f: model.save(f))  # type: ignore[arg-type]  # sb3 saves to any binary file
     write_card(model_path, model_card(args, rules, model.num_timesteps, script))
     trained, seconds, cpu = model.num_timesteps - start_step, training.seconds(), training.cpu_seconds()
     print(

@@ -90,7 +90,7 @@ def rllib_config(args: Any, rules: UnoRules) -> PPOConfig:
         )
         .multi_agent(
             policies=set(modules),
-            policy_mapping_fn=SelfPlayMapping(args.num_players, weights, args.seed),
+            policy_mapping_fn=SelfPlayMapping(args.num_players, weights, args.seed),  # type: ignore[arg-type]
             policies_to_train=[LEARNER],
         )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=modules))

@@ -110,7 +110,7 @@ class WinsByKind(BaseCallback):
     def __init__(self, groups: Sequence[OpponentGroup], window: int = 1000) -> None:
         super().__init__()
         self.kind_of_game = np.array([g.kind for g in groups for _ in range(g.games)], dtype=object)
-        self.recent = {g.kind: collections.deque(maxlen=window) for g in groups}
+        self.recent: dict[str, collections.deque[float]] = {g.kind: collections.deque(maxlen=window) for g in groups}
 
     def _on_step(self) -> bool:
         dones = self.locals["dones"]
