@@ -223,6 +223,9 @@ class HistoryBelief(PublicBelief):
         return out
 
 
+_TYPE_ROWS = np.arange(NUM_CARD_TYPES) * (MAX_COPIES + 1)
+
+
 class NetBelief(PublicBelief):
     """``public``'s exclusions, and deals weighted by the belief network's prediction of the other
     hand (``agents.belief_net``; module docs). 2 players: at other tables, and without the
@@ -264,8 +267,9 @@ class NetBelief(PublicBelief):
         if self.mode in ("voids", "both"):
             out += (colour_sums(hands) == 0) @ theta_v
         if self.mode in ("types", "both"):
-            k = np.minimum(hands, MAX_COPIES)
-            out += theta_t[np.arange(NUM_CARD_TYPES)[None, :], k].sum(1)
+            # One flat gather: theta_t[t, copies of t] for every type of every hand.
+            at = np.minimum(hands, MAX_COPIES) + _TYPE_ROWS
+            out += np.take(theta_t.ravel(), at).sum(1)
         return out
 
     def log_weights(
