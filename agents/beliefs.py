@@ -11,6 +11,7 @@ games that differ only in hidden cards give the same exclusions.
 | ``public`` | a seat whose last turn ended drawing (``drew_on_color`` = c) is dealt no card of colour c and no wild |
 | ``policy`` | ``public``'s exclusions, and deals weighted by the soft evidence of a policy model (below) |
 | ``history`` | ``public``'s exclusions, and deals weighted by every voluntary draw of the round (below) |
+| ``net`` | ``public``'s exclusions, and deals weighted by a learned network's prediction of the other hand (below) |
 
 Why ``public`` excludes what it does: a seat that ends its turn by drawing had nothing it chose
 to play. Under R4 with ``allow_voluntary_draw`` off that is a fact (no card of the colour, no
@@ -41,16 +42,40 @@ plays). Every voluntary draw of the round (the seat's history, ``Engine.history_
 searches read it when the engine keeps one) is such a constraint; a deal that breaks one by x
 cards weighs ``epsilon ** x``: the chance that a player drew holding x playable cards. A Swap
 Hands moves a seat's constraints with its hand; a Shuffle Hands ends them.
+
+**The network** (``net``, 2 players): a small MLP (``agents.belief_net``, trained on games of the
+ladder's agents by ``python -m training.belief_net``, its card beside its weights) reads the
+seat's observation, its last ``NET_ROWS`` history rows and the round's history counts
+(``Engine.history``: the search asks for them, ``history_form = "arrays"``) and predicts, per card
+type, the distribution of the other seat's copies, and per colour the chance of a void. A deal's
+log-weight (``mode`` ``types``) is the sum over types of log(network's marginal / the ``public``
+deal's hypergeometric marginal) of the copies it deals (``voids``: the log-odds ratio of each
+colour void instead; ``both``: the two added, which counts the voids twice). Probabilities are
+clipped to [0.001, 0.999]: the network never rules a deal out. Without the history (an engine
+that keeps none) or at other table sizes it weighs nothing, as ``public``.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from uno_env.cards import CARD_COLOR, NUM_CARD_TYPES, NUM_COLORS, NUM_RANKS, WILD
 from uno_env.observation import color_of, drew_on_color_of, named_color_of, num_seats, top_of
+
+from .belief_net import (
+    MAX_COPIES,
+    MODEL_PATH,
+    NET_ROWS,
+    BeliefNet,
+    colour_sums,
+    count_log_marginals,
+    hypergeometric_voids,
+    net_features,
+    public_view,
+)
 
 
 class Belief(Protocol):
@@ -71,12 +96,12 @@ class Belief(Protocol):
 
 
 def log_weights_of(
-    belief: Belief, observation: np.ndarray, seat: int, hands: np.ndarray, events: list[dict[str, Any]] | None = None
+    belief: Belief, observation: np.ndarray, seat: int, hands: np.ndarray, events: Any = None
 ) -> np.ndarray | None:
     """A belief's soft evidence for the dealt ``hands`` (int [G, num_players, 57], absolute
     seats), float [G] up to a constant; None when it has none (a belief without
     ``log_weights``, or nothing in the observation to weigh). ``events``: the round so far as
-    ``seat`` saw it (``Engine.history_events``), for a belief that reads the history
+    ``seat`` saw it, in the belief's ``history_form`` (``Engine.history_events``, or ``Engine.history``'s rows and counts), for a belief that reads the history
     (``history_length`` > 0); None when the engine keeps none."""
     weigh = getattr(belief, "log_weights", None)
     if weigh is None:
@@ -198,6 +223,71 @@ class HistoryBelief(PublicBelief):
         return out
 
 
+_TYPE_ROWS = np.arange(NUM_CARD_TYPES) * (MAX_COPIES + 1)
+
+
+class NetBelief(PublicBelief):
+    """``public``'s exclusions, and deals weighted by the belief network's prediction of the other
+    hand (``agents.belief_net``; module docs). 2 players: at other tables, and without the
+    seat's history, it weighs nothing (``public``)."""
+
+    name = "net"
+    history_length = NET_ROWS
+    """history rows the network reads (the engine keeps them: ``Engine(history=K)``)"""
+    history_form = "arrays"
+    """the search hands it the seat's encoded history (``Engine.history``: rows and counts), not events"""
+    mode = "types"
+    """what the weights tilt: ``voids`` (each colour void), ``types`` (copies of each type), ``both``"""
+    clip = 1e-3
+    """probabilities are kept in [clip, 1 - clip]: no deal is ruled out by the network"""
+
+    def __init__(self, path: str | Path | None = None, mode: str = "types") -> None:
+        if mode not in ("voids", "types", "both"):
+            raise ValueError(f"mode must be one of 'voids', 'types', 'both', got {mode!r}")
+        self.mode = mode
+        self.net = BeliefNet(MODEL_PATH if path is None else path)
+
+    def tilts(self, x: np.ndarray, allowed: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """From features ``x`` [N, F] (``net_features``) and the public deal (``allowed`` [N, 57],
+        ``sizes`` [N]): the log-odds a colour void gains over the public deal [N, 4], and per
+        type and count the log-ratio of the network's marginal to the public deal's [N, 57, 5]."""
+        void_logits, count_logits = self.net(x)
+        p = np.clip(1.0 / (1.0 + np.exp(-void_logits.astype(np.float64))), self.clip, 1 - self.clip)
+        q = np.clip(hypergeometric_voids(allowed, sizes), self.clip, 1 - self.clip)
+        theta_v = np.log(p / (1 - p)) - np.log(q / (1 - q))
+        feasible = np.arange(MAX_COPIES + 1)[None, None, :] <= allowed[:, :, None]
+        z = np.where(feasible, count_logits, -np.inf)
+        net = np.log(np.clip(np.exp(z - np.logaddexp.reduce(z, axis=-1, keepdims=True)), self.clip, None))
+        theta_t = np.where(feasible, net - count_log_marginals(allowed, sizes), 0.0)
+        return theta_v, theta_t
+
+    def hand_log_weights(self, hands: np.ndarray, theta_v: np.ndarray, theta_t: np.ndarray) -> np.ndarray:
+        """Log-weights [G] of one seat's dealt hands [G, 57] under one decision's tilts (``tilts``' rows)."""
+        out = np.zeros(hands.shape[0])
+        if self.mode in ("voids", "both"):
+            out += (colour_sums(hands) == 0) @ theta_v
+        if self.mode in ("types", "both"):
+            # One flat gather: theta_t[t, copies of t] for every type of every hand.
+            at = np.minimum(hands, MAX_COPIES) + _TYPE_ROWS
+            out += np.take(theta_t.ravel(), at).sum(1)
+        return out
+
+    def log_weights(
+        self, observation: np.ndarray, seat: int, hands: np.ndarray, history: tuple[np.ndarray, np.ndarray] | None
+    ) -> np.ndarray | None:
+        """The network's log-weights of the other seat's dealt hands; None at other than 2
+        players or without the seat's ``history`` (rows [K, 122], counts [10, 14])."""
+        if history is None or int(num_seats(observation)) != 2:
+            return None
+        if hands.shape[0] == 0:
+            return np.zeros(0)
+        rows, counts = history
+        o = observation[None]
+        _, allowed, sizes = public_view(o)
+        theta_v, theta_t = self.tilts(net_features(o, rows[None], counts[None]), allowed, sizes)
+        return self.hand_log_weights(hands[:, 1 - seat], theta_v[0], theta_t[0])
+
+
 def playable_set(top: int, color: int) -> np.ndarray:
     """Bool [57]: the card types a player could play on ``top`` with ``color`` in play (R4: the
     colour, the top card's rank or symbol, any wild)."""
@@ -214,6 +304,7 @@ BELIEFS: dict[str, type] = {
     "public": PublicBelief,
     "policy": PolicyBelief,
     "history": HistoryBelief,
+    "net": NetBelief,
 }
 """The beliefs by name (the searches' ``belief`` setting)."""
 

@@ -139,8 +139,9 @@ class Deal(NamedTuple):
     """the belief's exclusions (``Belief.exclusions``), None for none"""
     observation: np.ndarray | None = None
     """the seat's observation, for the belief's soft evidence (``log_weights``); None: not weighed"""
-    events: list | None = None
-    """the round so far as the seat saw it (``Engine.history_events``), for a belief that reads it"""
+    events: Any = None
+    """the round so far as the seat saw it, for a belief that reads it, in its ``history_form``:
+    ``Engine.history_events`` (``events``, the default) or ``Engine.history``'s rows and counts (``arrays``)"""
 
 
 class DeterminizedSearch:
@@ -224,6 +225,7 @@ class DeterminizedSearch:
         self._deck = rule_tables(self.rules)[0]
         self._heuristics: dict[UnoRules, HeuristicAgent] = {}
         self._engines: dict[Any, Engine] = {}
+        self._history_buffers: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
         self.last_searched = False  # whether the last decision was searched (for timings)
 
     # --- the two entry points --------------------------------------------------------------
@@ -236,7 +238,11 @@ class DeterminizedSearch:
                 "(arena.play_match(..., engine_access=True)); from an observation alone it cannot peek"
             )
         self.last_searched = False
-        if isinstance(observation, dict):  # a table's history-reading form: from an observation the belief reads none
+        history = None
+        if isinstance(observation, dict):  # a table's history-reading form (uno_env.table)
+            if getattr(self.belief, "history_form", "events") == "arrays":
+                history = (np.asarray(observation["history"]), np.asarray(observation["history_counts"]))
+                history = tuple(h[None] if h.ndim == 2 else h for h in history)
             observation = observation["observation"]
         obs, mask = as_batch(observation, action_mask)
         out = np.empty(obs.shape[0], np.int64)
@@ -244,7 +250,9 @@ class DeterminizedSearch:
         for b in range(obs.shape[0]):
             a = self._trivial(mask[b])
             if a < 0 and phase_of(obs[b]) == PHASE_PLAY:
-                a = self._search_observation(obs[b], mask[b], rng)
+                a = self._search_observation(
+                    obs[b], mask[b], rng, None if history is None else (history[0][b], history[1][b])
+                )
             if a >= 0:
                 out[b] = a
             else:
@@ -269,8 +277,22 @@ class DeterminizedSearch:
         moves = np.flatnonzero(m)
         seat = int(engine.current_player[i])
         # The round's public history, when the belief reads it and the engine keeps it (R11: the seat's view).
-        events = engine.history_events(int(i), seat) if self.history_length and engine.history_length else None
+        events = self._history_of(engine, int(i), seat) if self.history_length and engine.history_length else None
         return self._search(engine, int(i), seat, self._deal(o, seat, events), moves, base, rng)
+
+    def _history_of(self, engine: Engine, i: int, seat: int) -> Any:
+        """The round so far as ``seat`` saw it in game ``i``, in the form the belief reads
+        (``history_form``): its events (``Engine.history_events``), or its encoded rows and counts
+        (``Engine.history``, into buffers kept per engine shape)."""
+        if getattr(self.belief, "history_form", "events") == "events":
+            return engine.history_events(i, seat)
+        key = ("history", engine.num_envs, engine.history_length)
+        out = self._history_buffers.get(key)
+        if out is None:
+            out = self._history_buffers[key] = engine.history(seat, games=[i])
+        else:
+            engine.history(seat, games=[i], out=out)
+        return out[0][i].copy(), out[1][i].copy()
 
     def _search(
         self,
@@ -341,7 +363,7 @@ class DeterminizedSearch:
             play.copy_games(cand, keep, games)
             play.shuffle_draw_pile(games, rng)
 
-    def _search_observation(self, o: np.ndarray, m: np.ndarray, rng: np.random.Generator) -> int:
+    def _search_observation(self, o: np.ndarray, m: np.ndarray, rng: np.random.Generator, history: Any = None) -> int:
         n = int(num_seats(o))
         if any(not in_play(o, k) for k in range(n)):
             return -1
@@ -354,7 +376,7 @@ class DeterminizedSearch:
         moves = np.flatnonzero(m)
         if moves.size == 1:
             return int(moves[0])
-        return self._search(probe, 0, 0, self._deal(o, 0), moves, base, rng)
+        return self._search(probe, 0, 0, self._deal(o, 0, history), moves, base, rng)
 
     def _rollouts(
         self,

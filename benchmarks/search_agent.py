@@ -22,7 +22,8 @@ Decision times are measured around every ``act_in`` call, wall clock and process
 the searched decisions (the agent's ``last_searched``: two or more legal moves) and for all of
 them; an agent without ``act_in`` has no decision times. The machine's 1-minute load average is
 printed with them: other processes on a shared machine stretch the wall times (CPU time much
-less). The games are played in seeded chunks and the figures so far are printed after each one.
+less). The games are played in seeded chunks, every agent's chunk c before any chunk c + 1, and
+the figures so far (with the paired differences) are printed after each one.
 Nothing is hard-coded: every number is measured on each run.
 """
 
@@ -153,45 +154,79 @@ class Args:
     """also write the figures (a list, one entry per agent) to this JSON file"""
 
 
-def run_agent(spec: str, args: Args, rules: UnoRules, games: int, done: list[dict]) -> dict:
-    """Play one agent's games chunk by chunk, printing the figures so far (and writing them with
-    the finished agents' rows ``done`` to --json)."""
-    timed = TimedSearch(make_agent(spec, rules))
-    opponents = [TimedSearch(make_agent(args.opponent, rules)) for _ in range(args.num_players - 1)]
-    loads = [os.getloadavg()[0]]
-    deal_scores: list[float] | None = [] if args.duplicate else None
-    wins = truncated = played = 0
-    cpu = wall = 0.0
-    for c, start in enumerate(range(0, games, args.chunk_games)):
-        n = min(args.chunk_games, games - start)
+class AgentRun:
+    """One agent's games so far: its timed agent and opponents, its counts and its figures."""
+
+    def __init__(self, spec: str, args: Args, rules: UnoRules) -> None:
+        self.spec, self.args, self.rules = spec, args, rules
+        self.timed = TimedSearch(make_agent(spec, rules))
+        self.opponents = [TimedSearch(make_agent(args.opponent, rules)) for _ in range(args.num_players - 1)]
+        self.loads = [os.getloadavg()[0]]
+        self.deal_scores: list[float] | None = [] if args.duplicate else None
+        self.wins = self.truncated = self.played = 0
+        self.cpu = self.wall = 0.0
+        self.figures: dict = {}
+
+    def play_chunk(self, c: int, n: int) -> dict:
+        """Play chunk ``c`` (``n`` games, seeded from (seed, c)) and print the figures so far."""
+        args = self.args
         cpu0 = time.process_time()
         r = play_match(
-            [timed, *opponents],
+            [self.timed, *self.opponents],
             n,
             args.num_players,
-            rules,
+            self.rules,
             seed=args.seed if c == 0 else derive_seed(args.seed, c),
             batch_size=args.batch_size,
             engine_access=True,
             duplicate=args.duplicate,
         )
-        cpu += time.process_time() - cpu0
-        if deal_scores is not None and r.deal_wins is not None:
-            deal_scores += (r.deal_wins[:, 0] / args.num_players).tolist()
-        wall += r.seconds
-        loads.append(os.getloadavg()[0])
-        wins, truncated, played = wins + int(r.wins[0]), truncated + r.no_winner, played + n
-        f = figures_of(spec, args.num_players, played, wins, truncated, timed, cpu, wall, loads, deal_scores, opponents)
+        self.cpu += time.process_time() - cpu0
+        if self.deal_scores is not None and r.deal_wins is not None:
+            self.deal_scores += (r.deal_wins[:, 0] / args.num_players).tolist()
+        self.wall += r.seconds
+        self.loads.append(os.getloadavg()[0])
+        self.wins, self.truncated = self.wins + int(r.wins[0]), self.truncated + r.no_winner
+        self.played += n
+        f = self.figures = figures_of(
+            self.spec,
+            args.num_players,
+            self.played,
+            self.wins,
+            self.truncated,
+            self.timed,
+            self.cpu,
+            self.wall,
+            self.loads,
+            self.deal_scores,
+            self.opponents,
+        )
         print(
-            f"{spec}: after {played} games {wins} wins = {f['win_rate']:.1%} (95% CI {f['ci95'][0]:.1%} – "
+            f"{self.spec}: after {self.played} games {self.wins} wins = {f['win_rate']:.1%} (95% CI {f['ci95'][0]:.1%} – "
             f"{f['ci95'][1]:.1%}); searched decision median {f['searched_wall_ms_median']:.1f} ms wall / "
-            f"{f['searched_cpu_ms_median']:.1f} ms CPU; load {loads[-1]:.1f}",
+            f"{f['searched_cpu_ms_median']:.1f} ms CPU; load {self.loads[-1]:.1f}",
             flush=True,
         )
+        return f
+
+
+def run_agents(specs: tuple[str, ...], args: Args, rules: UnoRules, games: int) -> list[dict]:
+    """Play every agent's games chunk by chunk, every agent's chunk c before any chunk c + 1 (so
+    that an interrupted run still has paired figures), printing the figures so far and the
+    paired differences from the first agent, and writing every row to --json after each chunk."""
+    runs = [AgentRun(spec, args, rules) for spec in specs]
+    for c, start in enumerate(range(0, games, args.chunk_games)):
+        n = min(args.chunk_games, games - start)
+        for run in runs:
+            run.play_chunk(c, n)
+        if args.duplicate and len(runs) > 1:
+            for run in runs[1:]:
+                d, lo, hi = paired_difference(run.deal_scores, runs[0].deal_scores)
+                print(f"  {run.spec} minus {runs[0].spec}, paired so far: {d:+.1%} ({lo:+.1%} – {hi:+.1%})", flush=True)
         if args.json:
             with open(args.json, "w") as fh:
-                json.dump([*done, f], fh, indent=1)
-    return f
+                json.dump([run.figures for run in runs], fh, indent=1)
+    return [run.figures for run in runs]
 
 
 def main() -> None:
@@ -227,9 +262,7 @@ def main() -> None:
         f"{os.cpu_count()} CPUs\n",
         flush=True,
     )
-    rows = []
-    for spec in specs:
-        rows.append(run_agent(spec, args, rules, games, rows))
+    rows = run_agents(specs, args, rules, games)
     loads = [x for f in rows for x in (f["loadavg_1min_min"], f["loadavg_1min_max"])]
     print(
         f"\nmachine: {os.cpu_count()} CPUs, 1-minute load average {min(loads):.1f}–{max(loads):.1f} during the runs\n"

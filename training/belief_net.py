@@ -1,0 +1,371 @@
+"""The belief network (``agents.belief_net``, ``NetBelief``): its training data, its training, its calibration.
+
+    python -m training.belief_net generate --games 8000 --seed 0 --out runs/belief_net/train.npz
+    python -m training.belief_net generate --games 1000 --seed 1 --out runs/belief_net/test.npz
+    python -m training.belief_net train --data runs/belief_net/train.npz --test runs/belief_net/test.npz
+
+``generate`` plays 2-player classic rounds between the ladder's agents (every pair of
+``--agents``, both seat orders, one pair per game slot) in one batched engine that keeps the
+history, and at a share ``--keep`` of the decisions with two or more legal moves records what
+the seat to act knows (its observation, its last ``NET_ROWS`` history rows, the round's history
+counts) and, as the label, the other seat's hand (``Engine.hand_counts``: this script is the
+judge, not a player), with the two agents' names. Seeded: the same flags give the same file.
+
+``train`` fits the MLP of ``agents.belief_net`` on CPU (one torch thread): a Bernoulli loss per
+colour void and a categorical loss per card type's copies (counts the seat can rule out masked
+out), then prints, on the held-out file, each head's log-loss against the ``public`` belief's
+own prediction (a hypergeometric deal of the cards it allows, mixed with ``--eps`` of the
+unconstrained deal so that its log-loss is finite), by the other seat's agent; the reliability
+of the void probabilities in bins; and the gain of ``NetBelief``'s deal weights over ``public``
+(importance weights over hands drawn from the ``public`` deal). With ``--save`` it writes the
+weights (``agents/pretrained/belief_net.npz``) and their card.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import os
+import platform
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import tyro
+
+from agents import make_agent
+from agents.belief_net import (
+    MAX_COPIES,
+    MODEL_PATH,
+    NET_ROWS,
+    colour_sums,
+    count_log_marginals,
+    hypergeometric_voids,
+    net_features,
+    public_view,
+    save_net,
+)
+from uno_env import Engine, UnoRules
+from uno_env.cards import NUM_CARD_TYPES, NUM_COLORS
+
+LADDER = ("heuristic", "rlcard_rule", "greedy", "random")
+
+
+@dataclasses.dataclass
+class Generate:
+    """Record decisions of engine games with the other seat's hand as the label."""
+
+    games: int = 8000
+    """rounds to finish"""
+    seed: int = 0
+    agents: tuple[str, ...] = LADDER
+    """agents.registry specs; every ordered pair plays (one pair per game slot)"""
+    keep: float = 0.3
+    """share of the decisions with two or more legal moves that are recorded"""
+    batch_size: int = 256
+    out: str = "runs/belief_net/train.npz"
+
+
+@dataclasses.dataclass
+class Train:
+    """Fit the network and print its held-out calibration."""
+
+    data: str = "runs/belief_net/train.npz"
+    test: str = "runs/belief_net/test.npz"
+    hidden: int = 256
+    epochs: int = 6
+    batch_size: int = 512
+    learning_rate: float = 1e-3
+    seed: int = 0
+    exclude_agents: tuple[str, ...] = ()
+    """train without the samples whose other seat is one of these agents (held out to judge generalisation)"""
+    eps: float = 0.05
+    """weight of the unconstrained deal in the public baseline (finite log-loss where public is wrong)"""
+    proposals: int = 256
+    """hands drawn from the public deal to estimate the deal weights' normaliser"""
+    weight_samples: int = 4000
+    """held-out decisions on which the deal weights are judged"""
+    save: bool = False
+    """write the weights to agents/pretrained/belief_net.npz and the card beside them"""
+    out: str = "runs/belief_net/net.npz"
+    """where the weights go without --save"""
+
+
+def generate(args: Generate) -> dict[str, np.ndarray]:
+    """The recorded decisions (module docs) as arrays."""
+    if not 0 < args.keep <= 1:
+        raise SystemExit(f"--keep must be in (0, 1], got {args.keep}")
+    rules = UnoRules.preset("classic")
+    agents = [make_agent(spec, rules) for spec in args.agents]
+    pairs = np.array([(a, b) for a in range(len(agents)) for b in range(len(agents))], np.int64)
+    B = args.batch_size
+    seat_agent = pairs[np.arange(B) % len(pairs)]  # [B, 2]
+    engine = Engine(B, 2, rules, seed=args.seed, autoreset=True, history=NET_ROWS)
+    rng = np.random.default_rng(args.seed)
+    out: dict[str, list[np.ndarray]] = {k: [] for k in ("obs", "rows", "counts", "label", "me", "other")}
+    finished = 0
+    games = np.arange(B)
+    while finished < args.games:
+        obs, mask, cur = engine.observation, engine.legal_mask, engine.current_player.astype(np.int64)
+        pick = (mask.sum(1) >= 2) & (rng.random(B) < args.keep)
+        if pick.any():
+            idx = np.flatnonzero(pick)
+            rows, counts = engine.history(cur, games=pick)
+            hands = engine.hand_counts(idx)
+            out["obs"].append(obs[idx].copy())
+            out["rows"].append(rows[idx].astype(np.float16))
+            out["counts"].append(counts[idx, :2].astype(np.float16))
+            out["label"].append(hands[np.arange(idx.size), 1 - cur[idx]].astype(np.uint8))
+            out["me"].append(seat_agent[idx, cur[idx]])
+            out["other"].append(seat_agent[idx, 1 - cur[idx]])
+        actions = np.empty(B, np.int64)
+        for a, agent in enumerate(agents):
+            rows_a = np.flatnonzero(seat_agent[games, cur] == a)
+            if rows_a.size:
+                actions[rows_a] = agent.act(obs[rows_a], mask[rows_a], rng)
+        r = engine.step(actions)
+        finished += int((r.terminated | r.truncated).sum())
+    data = {k: np.concatenate(v) for k, v in out.items()}
+    data["agents"] = np.array(args.agents)
+    return data
+
+
+# --- the baseline and the losses -----------------------------------------------------------
+
+
+def public_count_logp(unseen: np.ndarray, allowed: np.ndarray, sizes: np.ndarray, eps: float) -> np.ndarray:
+    """log P(k copies of type t) for k = 0..MAX_COPIES under the public deal mixed with ``eps``
+    of the unconstrained one (hypergeometric marginals): float [N, 57, MAX_COPIES + 1]."""
+    p = (1 - eps) * np.exp(count_log_marginals(allowed, sizes)) + eps * np.exp(count_log_marginals(unseen, sizes))
+    with np.errstate(divide="ignore"):
+        return np.log(p)
+
+
+def public_void_p(unseen: np.ndarray, allowed: np.ndarray, sizes: np.ndarray, eps: float) -> np.ndarray:
+    """P(colour void) [N, 4] under the same mixture."""
+    return (1 - eps) * hypergeometric_voids(allowed, sizes) + eps * hypergeometric_voids(unseen, sizes)
+
+
+def bernoulli_nll(p: np.ndarray, y: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 1e-6, 1 - 1e-6)
+    return -(y * np.log(p) + (1 - y) * np.log1p(-p))
+
+
+def count_mask(unseen: np.ndarray) -> np.ndarray:
+    """Bool [N, 57, MAX_COPIES + 1]: the counts a hand can hold (at most the unseen copies)."""
+    return np.arange(MAX_COPIES + 1)[None, None, :] <= unseen[:, :, None]
+
+
+def train(args: Train) -> None:
+    import torch
+
+    torch.set_num_threads(1)
+    torch.manual_seed(args.seed)
+    t0, cpu0 = time.time(), time.process_time()
+
+    def load(path: str, exclude: tuple[str, ...] = ()):
+        with np.load(path) as f:
+            d = {k: f[k] for k in f.files}
+        names = [str(a) for a in d["agents"]]
+        keep = ~np.isin(np.array(names)[d["other"]], exclude) if exclude else np.ones(d["label"].shape[0], bool)
+        idx = np.flatnonzero(keep)
+        # Built in slices into float16: the features of a million decisions do not fit twice in float32.
+        x = np.empty((idx.size, net_features(d["obs"][:1], d["rows"][:1], d["counts"][:1]).shape[1]), np.float16)
+        for s in range(0, idx.size, 50_000):
+            j = idx[s : s + 50_000]
+            x[s : s + j.size] = net_features(d["obs"][j], d["rows"][j], d["counts"][j])
+        unseen, allowed, sizes = public_view(d["obs"][keep])
+        return x, d["label"][keep].astype(np.int64), unseen, allowed, sizes, np.array(names)[d["other"][keep]]
+
+    x, y, unseen, _, _, _ = load(args.data, args.exclude_agents)
+    xt, yt, unseen_t, allowed_t, sizes_t, other_t = load(args.test)
+    sample = x[np.random.default_rng(args.seed).choice(len(x), size=min(len(x), 100_000), replace=False)]
+    mean = sample.astype(np.float32).mean(0)
+    scale = 1.0 / np.maximum(sample.astype(np.float32).std(0), 1e-2)
+    n_in = x.shape[1]
+    n_out = NUM_COLORS + NUM_CARD_TYPES * (MAX_COPIES + 1)
+    net = torch.nn.Sequential(
+        torch.nn.Linear(n_in, args.hidden),
+        torch.nn.ReLU(),
+        torch.nn.Linear(args.hidden, args.hidden),
+        torch.nn.ReLU(),
+        torch.nn.Linear(args.hidden, n_out),
+    )
+    opt = torch.optim.Adam(net.parameters(), lr=args.learning_rate)
+    X = torch.from_numpy(x)
+    mean_t, scale_t = torch.from_numpy(mean), torch.from_numpy(scale)
+    held = np.random.default_rng(args.seed + 1).choice(len(xt), size=min(len(xt), 5000), replace=False)
+    Xh = (torch.from_numpy(xt[held]).float() - mean_t) * scale_t
+    vh = torch.from_numpy((colour_sums(yt[held]) == 0).astype(np.float32))
+    ch, mh = torch.from_numpy(np.minimum(yt[held], MAX_COPIES)), torch.from_numpy(count_mask(unseen_t[held]))
+    void_y = torch.from_numpy((colour_sums(y) == 0).astype(np.float32))
+    count_y = torch.from_numpy(np.minimum(y, MAX_COPIES))
+    cmask = torch.from_numpy(count_mask(unseen))
+    steps = args.epochs * (len(X) // args.batch_size)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, max(steps, 1))
+
+    def losses(out, vy, cy, cm):
+        void = torch.nn.functional.binary_cross_entropy_with_logits(out[:, :NUM_COLORS], vy, reduction="none").sum(1)
+        logits = out[:, NUM_COLORS:].reshape(-1, NUM_CARD_TYPES, MAX_COPIES + 1).masked_fill(~cm, -1e9)
+        count = torch.nn.functional.cross_entropy(logits.transpose(1, 2), cy, reduction="none").sum(1)
+        return void, count
+
+    for epoch in range(args.epochs):
+        perm = torch.randperm(len(X))
+        tot = 0.0
+        for s in range(0, len(X) - args.batch_size + 1, args.batch_size):
+            b = perm[s : s + args.batch_size]
+            void, count = losses(net((X[b].float() - mean_t) * scale_t), void_y[b], count_y[b], cmask[b])
+            loss = (void + count).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += float(loss.detach()) * len(b)
+        with torch.no_grad():
+            hv, hc = losses(net(Xh), vh, ch, mh)
+        print(
+            f"epoch {epoch + 1}: train loss {tot / len(X):.4f}, held-out {float((hv + hc).mean()):.4f} nats per decision",
+            flush=True,
+        )
+
+    layers = [(m.weight.detach().numpy().T, m.bias.detach().numpy()) for m in net if isinstance(m, torch.nn.Linear)]
+    path = MODEL_PATH if args.save else Path(args.out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_net(path, mean, scale, layers)
+    train_minutes, cpu_minutes = (time.time() - t0) / 60, (time.process_time() - cpu0) / 60
+    report = evaluate(path, xt, yt, unseen_t, allowed_t, sizes_t, other_t, args)
+    report.update(
+        samples=int(len(X)),
+        test_samples=int(len(xt)),
+        train_minutes=round(train_minutes, 2),
+        train_cpu_minutes=round(cpu_minutes, 2),
+    )
+    if args.save:
+        write_card(path, args, report)
+
+
+def evaluate(path, x, y, unseen, allowed, sizes, other, args: Train) -> dict:
+    """Held-out log-loss against public, reliability of the voids, the deal weights' gain: printed, and returned."""
+    from agents.belief_net import BeliefNet
+    from agents.beliefs import NetBelief
+
+    net = BeliefNet(path)
+    vl, cl = net(x)
+    cm = count_mask(unseen)
+    cl = np.where(cm, cl, -np.inf)
+    clogp = cl - np.logaddexp.reduce(cl, axis=-1, keepdims=True)
+    yk = np.minimum(y, MAX_COPIES)
+    net_count = -np.take_along_axis(clogp, yk[:, :, None], -1)[..., 0].sum(1)
+    plogp = public_count_logp(unseen, allowed, sizes, args.eps)
+    pub_count = -np.take_along_axis(plogp, yk[:, :, None], -1)[..., 0].sum(1)
+    void = (colour_sums(y) == 0).astype(np.float64)
+    p_net = 1 / (1 + np.exp(-vl.astype(np.float64)))
+    p_pub = public_void_p(unseen, allowed, sizes, args.eps)
+    net_void, pub_void = bernoulli_nll(p_net, void).sum(1), bernoulli_nll(p_pub, void).sum(1)
+
+    print("\nHeld-out log-loss, nats per hidden hand (lower is better), by the other seat's agent:\n")
+    print("| other seat | decisions | voids: public | voids: net | gain | copies per type: public | net | gain |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    rows = []
+    for name in [*sorted(set(other)), "all"]:
+        s = np.ones(len(y), bool) if name == "all" else other == name
+        r = [pub_void[s].mean(), net_void[s].mean(), pub_count[s].mean(), net_count[s].mean()]
+        rows.append({"other": name, "decisions": int(s.sum()), "void_public": r[0], "void_net": r[1]})
+        rows[-1].update(count_public=r[2], count_net=r[3])
+        print(
+            f"| {name} | {s.sum()} | {r[0]:.3f} | {r[1]:.3f} | {r[0] - r[1]:+.3f} | {r[2]:.3f} | {r[3]:.3f} | "
+            f"{r[2] - r[3]:+.3f} |"
+        )
+    print("\nReliability of P(colour void), all (seat, colour) pairs of the held-out decisions:\n")
+    print(
+        "| predicted | pairs (net) | voids observed (net) | mean predicted (net) | pairs (public) | observed (public) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    edges = np.array([0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0001])
+    reliability = []
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        sn, sp = (p_net >= lo) & (p_net < hi), (p_pub >= lo) & (p_pub < hi)
+        fn = void[sn].mean() if sn.any() else float("nan")
+        fp = void[sp].mean() if sp.any() else float("nan")
+        mn = p_net[sn].mean() if sn.any() else float("nan")
+        reliability.append(
+            [float(lo), float(min(hi, 1)), int(sn.sum()), float(fn), float(mn), int(sp.sum()), float(fp)]
+        )
+        print(f"| {lo:.2f}–{min(hi, 1):.2f} | {sn.sum()} | {fn:.3f} | {mn:.3f} | {sp.sum()} | {fp:.3f} |")
+    found = (p_net > 0.5) & (void > 0)
+    print(
+        f"\nVoids: {void.mean():.1%} of (seat, colour) pairs; net P > 0.5 finds {found.sum() / max(void.sum(), 1):.1%} "
+        f"of them at {found.sum() / max((p_net > 0.5).sum(), 1):.1%} precision"
+    )
+    gains = weight_gains(NetBelief(path), x, y, allowed, sizes, args)
+    return {"by_agent": rows, "reliability": reliability, "weight_gain": gains}
+
+
+def weight_gains(belief, x, y, allowed, sizes, args: Train) -> dict:
+    """The gain in nats per hand of the deal weights over public: log w(true) − log mean w(h_m),
+    h_m drawn from the public deal (only decisions whose true hand respects public's exclusions,
+    where both are finite), for each weighting mode."""
+    rng = np.random.default_rng(args.seed)
+    ok = np.flatnonzero((y <= allowed).all(1))
+    pick = rng.choice(ok, size=min(args.weight_samples, ok.size), replace=False)
+    out = {}
+    for mode in ("voids", "types", "both"):
+        belief.mode = mode
+        g = []
+        for j in pick:
+            theta_v, theta_t = belief.tilts(x[j : j + 1], allowed[j : j + 1], sizes[j : j + 1])
+            pool = np.repeat(np.arange(NUM_CARD_TYPES), allowed[j])
+            hands = np.zeros((args.proposals, NUM_CARD_TYPES), np.int64)
+            for m in range(args.proposals):
+                np.add.at(hands[m], rng.choice(pool, size=sizes[j], replace=False), 1)
+            lw = belief.hand_log_weights(hands, theta_v[0], theta_t[0])
+            lt = belief.hand_log_weights(y[j : j + 1], theta_v[0], theta_t[0])[0]
+            g.append(lt - (np.logaddexp.reduce(lw) - np.log(lw.size)))
+        out[mode] = float(np.mean(g))
+        print(f"deal weights ({mode}): {np.mean(g):+.3f} nats per hand over public ({len(g)} held-out decisions)")
+    return out
+
+
+def write_card(path: Path, args: Train, report: dict) -> None:
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    machine = next(
+        (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+        platform.processor(),
+    )
+    card = {
+        "name": "belief_net",
+        "model_file": path.name,
+        "model_bytes": path.stat().st_size,
+        "what": "P(colour void) and copies per card type of the other seat's hand, 2 players, classic (agents.belief_net)",
+        "command": "python -m training.belief_net train "
+        + " ".join(
+            f"--{k.replace('_', '-')} {v}"
+            for k, v in dataclasses.asdict(args).items()
+            if not isinstance(v, (tuple, bool))
+        ),
+        "train_args": dataclasses.asdict(args),
+        "commit": commit,
+        "finished": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": f"{machine}, {os.cpu_count()} CPUs",
+        "evaluation": report,
+    }
+    path.with_suffix(".json").write_text(json.dumps(card, indent=1, default=float) + "\n")
+
+
+def main() -> None:
+    args = tyro.extras.subcommand_cli_from_dict({"generate": Generate, "train": Train})
+    if isinstance(args, Generate):
+        t0 = time.time()
+        data = generate(args)
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        np.savez(args.out, **data)
+        print(f"{data['label'].shape[0]} decisions from {args.games} rounds in {time.time() - t0:.0f} s -> {args.out}")
+    else:
+        train(args)
+
+
+if __name__ == "__main__":
+    main()
