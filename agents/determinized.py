@@ -238,7 +238,7 @@ class DeterminizedSearch:
                 "(arena.play_match(..., engine_access=True)); from an observation alone it cannot peek"
             )
         self.last_searched = False
-        history = None
+        history: tuple[np.ndarray, ...] | None = None
         if isinstance(observation, dict):  # a table's history-reading form (uno_env.table)
             if getattr(self.belief, "history_form", "events") == "arrays":
                 history = (np.asarray(observation["history"]), np.asarray(observation["history_counts"]))

@@ -561,8 +561,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         same = all(stored[p]["tables"] == players[p]["tables"] for p in players)
         print(f"the reference games of ladder {spec.version} {'match' if same else 'DO NOT match'} {path}")
         return 0 if same else 1
+    seconds = round(time.time() - t0, 1)
     build = {
-        "seconds": round(time.time() - t0, 1),
+        "seconds": seconds,
         "cpu_seconds": round(time.process_time() - cpu0, 1),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}",
         "load_average_1_5_15_min": {
@@ -570,8 +571,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "end": [round(x, 2) for x in os.getloadavg()],
         },
     }
-    write_reference(spec, players, path, build_seconds=build["seconds"], build=build)
-    print(f"wrote {path} in {build['seconds']:.0f} s ({build['cpu_seconds']:.0f} CPU-s)")
+    write_reference(spec, players, path, build_seconds=seconds, build=build)
+    print(f"wrote {path} in {seconds:.0f} s ({build['cpu_seconds']:.0f} CPU-s)")
     return 0
 
 

@@ -101,7 +101,8 @@ class TableResult(WinRates):
 
 def unique_names(agents: Sequence[Any]) -> list[str]:
     """Agent names, with ``#2``, ``#3``... appended to repeats (``random``, ``random#2``)."""
-    names, seen = [], {}
+    names: list[str] = []
+    seen: dict[str, int] = {}
     for a in agents:
         base = agent_name(a)
         seen[base] = seen.get(base, 0) + 1
@@ -225,9 +226,9 @@ def merge_tables(parts: Sequence[TableResult]) -> TableResult:
     return TableResult(
         parts[0].names,
         sum(p.games for p in parts),
-        sum(p.wins for p in parts),
-        sum(p.points for p in parts),
-        sum(p.beat for p in parts),
+        np.sum([p.wins for p in parts], axis=0),
+        np.sum([p.points for p in parts], axis=0),
+        np.sum([p.beat for p in parts], axis=0),
         sum(p.truncated for p in parts),
         sum(p.steps for p in parts),
         sum(p.seconds for p in parts),

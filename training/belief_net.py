@@ -361,7 +361,7 @@ def main() -> None:
         t0 = time.time()
         data = generate(args)
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        np.savez(args.out, **data)
+        np.savez(args.out, **data)  # type: ignore[arg-type]  # numpy's stub reads a key as allow_pickle
         print(f"{data['label'].shape[0]} decisions from {args.games} rounds in {time.time() - t0:.0f} s -> {args.out}")
     else:
         train(args)

@@ -324,7 +324,7 @@ class Engine:
 
     def reset(
         self,
-        seed: int | Sequence[int] | None = None,
+        seed: int | Sequence[int] | np.ndarray | None = None,
         games: Any = None,
         *,
         rng_state: int | Sequence[int] | None = None,
