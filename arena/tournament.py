@@ -292,7 +292,7 @@ def tournament(
     if rules is None:
         rules = UnoRules()
     elif not isinstance(rules, UnoRules):
-        raise TypeError(
+        raise ValueError(
             f"rules must be a UnoRules or None (classic), got {rules!r}: uno_env.parse_rules reads a preset name, "
             "a dict or JSON text into one"
         )

@@ -59,6 +59,7 @@ import tyro
 
 from benchmarks._timing import loadavg
 from benchmarks.engine import machine_info, machine_lines
+from uno_env import UnoRules
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -200,7 +201,7 @@ class Learner:
             self.train_wall += time.perf_counter() - t
             self.train_cpu += time.process_time() - c
 
-    def evaluate(self, opponent: str, games: int, seed: int, rules: Any, num_players: int) -> dict[str, Any]:
+    def evaluate(self, opponent: str, games: int, seed: int, rules: UnoRules, num_players: int) -> dict[str, Any]:
         """``training.evaluation.eval_rows`` of the current policy (deterministic) vs ``opponent``."""
         from agents.ppo import PPOAgent
         from training.evaluation import eval_rows

@@ -115,7 +115,7 @@ def test_a_card_whose_observation_size_is_not_the_rules_is_refused():
         match=rf"observation of {observation_size(True)} values; these rules give "
         rf"{observation_size(False)}",
     ):
-        check_fits(card, "classic", 2)
+        check_fits(card, parse_rules("classic"), 2)
 
 
 def test_an_unknown_pretrained_name_lists_the_shipped_ones():

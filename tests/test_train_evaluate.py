@@ -171,7 +171,7 @@ def test_a_model_refuses_a_table_it_was_not_trained_for_unless_allowed(trained, 
     with pytest.raises(ValueError, match="trained for 2 players, asked to play at a table of 3"):
         agent.act(engine.observation, engine.legal_mask, np.random.default_rng(0))
     with pytest.raises(ValueError, match=f"{trained_for}; asked for 3"):
-        agent.check_table("classic", 3)
+        agent.check_table(UnoRules(), 3)
     # The override: a deliberate transfer experiment.
     other = make_agent(path, "house", num_players=3, allow_other_table=True)
     assert other.act(engine.observation, engine.legal_mask, np.random.default_rng(0)).shape == (4,)
@@ -776,7 +776,7 @@ def test_bradley_terry_recovers_known_odds():
 def test_a_tournament_takes_parsed_rules():
     """Rules are read at the edges (arena.play, the scripts, the envs); a tournament takes a UnoRules."""
     with pytest.raises(
-        TypeError, match=r"rules must be a UnoRules or None \(classic\), got 'house': uno_env.parse_rules"
+        ValueError, match=r"rules must be a UnoRules or None \(classic\), got 'house': uno_env.parse_rules"
     ):
         tournament([RandomAgent(), RandomAgent()], 10, rules="house")
 
