@@ -19,7 +19,7 @@ itself).
 With 2 players every pairing plays ``--games`` games; with n players every table of n distinct
 entries of ``--agents`` does. Seats are rotated (game g puts the table's agent i in seat
 ``(i + g) % n``), all games of a table run in one batched engine, and everything is
-reproducible from ``--seed`` (see ``arena.tournament``, which also documents the counting,
+reproducible from ``--seed`` (see ``arena.tournament``, ``arena.match`` for the counting,
 and ``arena.ratings`` for the Bradley–Terry ratings on the Elo scale).
 
 **Chunks and Ray.** Each table's games are played in chunks of ``--chunk-games`` games; chunk
