@@ -2,8 +2,9 @@
 
 ```python
 from agents.model_card import read_card, check_fits
+from uno_env import UnoRules
 card = read_card("runs/uno_ppo/model.zip")      # runs/uno_ppo/model.json, or None for an old model
-check_fits(card, "classic", num_players=2)     # ValueError saying what it was trained for
+check_fits(card, UnoRules(), num_players=2)    # ValueError saying what it was trained for
 ```
 
 The card of ``X.zip`` is ``X.json`` beside it: ``train.py`` writes ``runs/<exp>/model.json`` with
@@ -39,7 +40,7 @@ import os
 from typing import Any
 
 from uno_env.observation import observation_size
-from uno_env.rules import UnoRules, parse_rules
+from uno_env.rules import UnoRules
 
 __all__ = [
     "OVERRIDE",
@@ -55,30 +56,30 @@ OVERRIDE = "allow_other_table=True (--allow-other-table on the commands) plays i
 """How to play a model at a table it was not trained for, as error messages say it."""
 
 
-def observation_options(rules: Any) -> dict[str, Any]:
+def observation_options(rules: UnoRules) -> dict[str, Any]:
     """What the observation of ``rules`` depends on, beyond the table size: the card's ``observation``."""
-    return {"open_hands": bool(parse_rules(rules).open_hands)}
+    return {"open_hands": bool(rules.open_hands)}
 
 
 def table_card(
     name: str,
-    rules: Any,
+    rules: UnoRules,
     num_players: int,
     command: str,
     rules_name: str | None = None,
     history: int = 0,
     **extra: Any,
 ) -> dict[str, Any]:
-    """The fields every card holds (module table), then ``extra`` (``train_args``, ``steps``...)."""
-    parsed = parse_rules(rules)
+    """The fields every card holds (module table), then ``extra`` (``train_args``, ``steps``...);
+    ``rules_name``: the rules as the command gave them (None: ``custom``)."""
     return {
         "name": name,
         "command": command,
-        "rules_name": rules_name if rules_name is not None else (rules if isinstance(rules, str) else "custom"),
-        "rules": parsed.to_dict(),
+        "rules_name": rules_name if rules_name is not None else "custom",
+        "rules": rules.to_dict(),
         "num_players": int(num_players),
-        "observation": {**observation_options(parsed), "history": int(history)},
-        "observation_size": observation_size(parsed.open_hands),
+        "observation": {**observation_options(rules), "history": int(history)},
+        "observation_size": observation_size(rules.open_hands),
         **extra,
     }
 
@@ -126,14 +127,16 @@ def _rules_difference(trained: UnoRules, asked: UnoRules) -> str:
     return ", ".join(f"{k}: trained {a[k]!r}, asked {b[k]!r}" for k in a if a[k] != b[k])
 
 
-def check_fits(card: dict[str, Any], rules: Any = None, num_players: int | None = None, hint: str = "") -> UnoRules:
+def check_fits(
+    card: dict[str, Any], rules: UnoRules | None = None, num_players: int | None = None, hint: str = ""
+) -> UnoRules:
     """The rules of ``card``, after checking ``rules`` and ``num_players`` (None: not checked) and the
     observation against what is asked; ``ValueError`` saying what differs, what the model was trained
     for and how to override. ``hint``: another way out, added to the player-count message."""
     trained = UnoRules.from_dict(card["rules"])
     what = trained_for(card)
     if rules is not None:
-        asked = parse_rules(rules)
+        asked = rules
         if asked != trained:
             raise ValueError(
                 f"{what}; the rules asked for differ in {_rules_difference(trained, asked)}. Use it with the "

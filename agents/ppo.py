@@ -42,7 +42,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from uno_env.observation import OBS_PRESENT
-from uno_env.rules import MAX_PLAYERS
+from uno_env.rules import MAX_PLAYERS, UnoRules, parse_rules
 
 from .model_card import OVERRIDE, card_path_of, check_fits, read_card
 
@@ -237,7 +237,7 @@ class PPOAgent:
     | ``deterministic`` | True: the most likely legal action; False (default): sample from the masked policy with ``rng`` |
     | ``name`` | the agent's name in tables (default ``"ppo"``, or the file name of a path) |
     | ``num_players`` | the table size asked for: checked against the model's card, and ``act`` refuses another (None: the card's, or unchecked without one) |
-    | ``rules`` | the rules asked for (anything ``parse_rules`` takes): checked against the card (None: not checked) |
+    | ``rules`` | the rules asked for (anything ``uno_env.parse_rules`` takes): checked against the card (None: not checked) |
     | ``allow_other_table`` | play whatever table is asked, whatever the card says: for deliberate transfer experiments |
 
     A path's card (``X.json`` beside ``X.zip``, ``agents.model_card``) says the rules and table size
@@ -280,7 +280,8 @@ class PPOAgent:
                     stacklevel=2,
                 )
             elif card is not None and not allow_other_table:
-                check_fits(card, rules, num_players)  # before the load: a refusal costs no torch work
+                # before the load: a refusal costs no torch work
+                check_fits(card, None if rules is None else parse_rules(rules), num_players)
             model = load_model(path, device=device)
         else:
             default_name = "ppo"
@@ -317,7 +318,7 @@ class PPOAgent:
             num_players = int(card["num_players"])  # act refuses another table size
         self.num_players = None if allow_other_table else num_players
 
-    def check_table(self, rules: Any, num_players: int) -> None:
+    def check_table(self, rules: UnoRules, num_players: int) -> None:
         """``ValueError`` unless the model's card says it was trained for ``rules`` and ``num_players``
         (``agents.model_card.check_fits``); a model without a card passes."""
         if self.card is not None:

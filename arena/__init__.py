@@ -2,44 +2,34 @@
 
 | module | what it holds |
 |---|---|
-| ``arena.match`` | ``play_games`` (the one batched game loop), ``play_match``, ``play_recorded``, ``MatchResult`` |
-| ``arena.tournament`` | ``play_table``, ``tournament`` (every table, in seeded chunks), ``TournamentResult`` |
+| ``arena.match`` | ``play`` (agents against each other: seats, seeds, duplicate deals, engine access) and ``PlayResult`` |
+| ``arena.tournament`` | ``tournament`` (every table, in seeded chunks, through ``play``), ``TournamentResult`` |
 | ``arena.ratings`` | ``wilson_interval``, ``paired_interval``, ``bradley_terry``, ``paired_standard_errors`` |
 | ``arena.remote`` | Ray: ``init_ray``, ``ray_chunks`` (not imported here: it needs ``ray``) |
 | ``arena.ladder`` | the versioned reference ladder (``LADDER_V1``, ``LADDER_V2``, ``rate_on_ladder``; not imported here: it builds agents with ``agents.registry``) |
+
+``play_match`` and ``play_table`` are deprecated names of ``play`` (a ``DeprecationWarning``).
 
 Layer: the harness imports ``uno_env``'s public names (and callers pass agents in); nothing in
 ``uno_env`` or ``agents`` imports it.
 """
 
-from .match import MatchResult, WinRates, agent_name, play_games, play_match, play_recorded
+from .match import PlayResult, agent_name, play, play_match, unique_names
 from .ratings import bradley_terry, wilson_interval
-from .tournament import (
-    Chunk,
-    TableResult,
-    TournamentResult,
-    chunk_plan,
-    derive_seed,
-    play_table,
-    tournament,
-    unique_names,
-)
+from .tournament import Chunk, TournamentResult, chunk_plan, derive_seed, play_table, tournament
 
 __all__ = [
-    "play_match",
-    "play_games",
-    "play_recorded",
-    "MatchResult",
-    "WinRates",
+    "play",
+    "PlayResult",
     "agent_name",
+    "unique_names",
     "wilson_interval",
     "bradley_terry",
-    "play_table",
     "tournament",
-    "TableResult",
     "TournamentResult",
     "Chunk",
     "chunk_plan",
     "derive_seed",
-    "unique_names",
+    "play_match",
+    "play_table",
 ]

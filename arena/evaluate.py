@@ -19,14 +19,14 @@ itself).
 With 2 players every pairing plays ``--games`` games; with n players every table of n distinct
 entries of ``--agents`` does. Seats are rotated (game g puts the table's agent i in seat
 ``(i + g) % n``), all games of a table run in one batched engine, and everything is
-reproducible from ``--seed`` (see ``arena.tournament``, which also documents the counting,
+reproducible from ``--seed`` (see ``arena.tournament``, ``arena.match`` for the counting,
 and ``arena.ratings`` for the Bradley–Terry ratings on the Elo scale).
 
 **Chunks and Ray.** Each table's games are played in chunks of ``--chunk-games`` games; chunk
 c of table t is seeded from ``(seed, t, c)`` alone (``arena.tournament.chunk_plan``), so the
 table is a function of ``--seed``, ``--games``, ``--batch-size`` and ``--chunk-games`` and
 never of where the chunks run. With ``--ray`` the chunks are Ray tasks
-(``arena.remote.ray_chunks``: ``ray.remote(play_table)``) spread over a local Ray
+(``arena.remote.ray_chunks``: ``ray.remote(arena.play)``) spread over a local Ray
 (``--num-cpus``) or the cluster at ``--address``; without it they run one after the other
 here. Both give exactly the same table for the same arguments. A chunk is a unit of work:
 with ``--chunk-games`` >= ``--games`` (the default for up to 10,000 games) a table is one
@@ -68,9 +68,9 @@ import numpy as np
 import tyro
 
 from agents.registry import make_agent, parse_list
-from arena import TableResult, TournamentResult, play_recorded, tournament, unique_names
+from arena import PlayResult, TournamentResult, play, tournament, unique_names
 from arena.ladder import LADDER, LADDERS, LadderResult, rate_on_ladder
-from uno_env import parse_rules
+from uno_env import UnoRules, parse_rules
 from uno_env.compile_notice import announce_compiling
 from uno_env.rules import PRESETS_HELP
 
@@ -225,7 +225,7 @@ def ladder_main(args: Args) -> LadderResult:
     spec.games_per_table(args.num_players)  # a ValueError naming the player counts the ladder defines
     agent = make_agent(
         args.ladder,
-        spec.rules,
+        spec.uno_rules,
         deterministic=args.deterministic,
         num_players=args.num_players,
         allow_other_table=args.allow_other_table,
@@ -267,13 +267,13 @@ def agent_stats(agents: list) -> dict[str, Any]:
     return out
 
 
-def save_games(agents: list, args: Args, rules) -> str:
+def save_games(agents: list, args: Args, rules: UnoRules) -> str:
     """Play ``--save-games`` recorded rounds of the first table and write them as JSON Lines; the path."""
     table = [agents[k % len(agents)] for k in range(args.num_players)]  # seat k: the k-th agent given
-    records = play_recorded(table, args.save_games, rules, seed=args.seed, batch_size=args.batch_size)
+    played = play(table, args.save_games, rules, args.seed, batch_size=args.batch_size, rotate_seats=False, record=True)
     path = os.path.join(args.output_dir, "games.jsonl")
     with open(path, "w") as f:
-        f.writelines(json.dumps(record) + "\n" for record in records)
+        f.writelines(json.dumps(record) + "\n" for record in played.records or [])
     return path
 
 
@@ -289,7 +289,7 @@ def prepare_play(args: Args) -> tuple[Any, Any]:
 
         play_chunks = ray_chunks(args.address, args.num_cpus)
 
-    def progress(r: TableResult) -> None:
+    def progress(r: PlayResult) -> None:
         print(f"  {' vs '.join(r.names)}: {r.games:,} games in {r.seconds:.1f} s", file=sys.stderr, flush=True)
 
     return play_chunks, progress

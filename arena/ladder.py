@@ -62,11 +62,11 @@ import numpy as np
 import tyro
 
 from agents.registry import make_agent
-from uno_env import Agent, parse_rules
+from uno_env import Agent, UnoRules, parse_rules
 
-from .match import agent_name
+from .match import PlayResult, agent_name
 from .ratings import bradley_terry, paired_interval, paired_standard_errors, wilson_interval
-from .tournament import Chunk, PlayChunks, TableResult, derive_seed, play_chunks_here
+from .tournament import Chunk, PlayChunks, derive_seed, play_chunks_here
 
 __all__ = [
     "LadderSpec",
@@ -108,6 +108,11 @@ class LadderSpec:
     reference_scale: int = 1
     """the rungs' own tables play this many times the games of a newcomer's table"""
 
+    @property
+    def uno_rules(self) -> UnoRules:
+        """``rules`` read into a ``UnoRules`` (the definition stores the rules as written)."""
+        return parse_rules(self.rules)
+
     def __post_init__(self) -> None:
         if self.reference_scale < 1:
             raise ValueError(f"reference_scale must be >= 1, got {self.reference_scale}")
@@ -116,7 +121,7 @@ class LadderSpec:
             if p not in defined:
                 raise ValueError(f"player_rungs names {p} players, for which the ladder defines no games")
         if self.duplicate:
-            if parse_rules(self.rules).teams:
+            if self.uno_rules.teams:
                 raise ValueError("a ladder on duplicate deals reads each deal's winner: its rules cannot have teams")
             counts = [*self.games, *(pg for _, caps in self.rung_games for pg in caps)]
             bad = [(p, g) for p, g in counts if g % p]
@@ -212,7 +217,7 @@ RUNG_BUILDS = {"search:64": "search:64=flatmc:64@uniform"}
 
 
 def _rung_agents(spec: LadderSpec, num_players: int) -> list[Agent]:
-    rules = parse_rules(spec.rules)
+    rules = spec.uno_rules
     return [make_agent(RUNG_BUILDS.get(s, s), rules, num_players=num_players) for s in spec.rungs_for(num_players)]
 
 
@@ -241,18 +246,18 @@ def _play(
     names: Sequence[str],
     spec: LadderSpec,
     play_chunks: PlayChunks | None,
-    progress: Callable[[TableResult], None] | None,
-) -> list[TableResult]:
+    progress: Callable[[PlayResult], None] | None,
+) -> list[PlayResult]:
     """Each chunk of ``plan`` (one per table) played; results in plan order."""
     out = []
-    for part in (play_chunks or play_chunks_here)(plan, agents, names, parse_rules(spec.rules), spec.batch_size):
+    for part in (play_chunks or play_chunks_here)(plan, agents, names, spec.uno_rules, spec.batch_size):
         out.append(part)
         if progress is not None:
             progress(out[-1])
     return out
 
 
-def _table_dict(seats: Sequence[str], r: TableResult) -> dict[str, Any]:
+def _table_dict(seats: Sequence[str], r: PlayResult) -> dict[str, Any]:
     d = {
         "seats": list(seats),
         "games": r.games,
@@ -270,7 +275,7 @@ def build_reference(
     spec: LadderSpec,
     num_players: int,
     play_chunks: PlayChunks | None = None,
-    progress: Callable[[TableResult], None] | None = None,
+    progress: Callable[[PlayResult], None] | None = None,
 ) -> dict[str, Any]:
     """The rungs' games among themselves with ``num_players`` players and their ratings (JSON-ready)."""
     names = list(spec.rungs_for(num_players))
@@ -368,7 +373,7 @@ class LadderResult:
     rating_se: float
     rung_ratings: np.ndarray
     rung_se: np.ndarray
-    tables: list[tuple[list[str], TableResult]]  # (seat names, result), the newcomer first
+    tables: list[tuple[list[str], PlayResult]]  # (seat names, result), the newcomer first
     reference_tables: list[dict[str, Any]] = field(repr=False)
 
     @property
@@ -465,7 +470,7 @@ class LadderResult:
         }
 
 
-def _deal_wins(r: TableResult) -> np.ndarray:
+def _deal_wins(r: PlayResult) -> np.ndarray:
     if r.deal_wins is None:
         raise ValueError(f"the table {r.names} was not played on duplicate deals")
     return r.deal_wins
@@ -477,7 +482,7 @@ def rate_on_ladder(
     spec: LadderSpec = LADDER,
     name: str | None = None,
     play_chunks: PlayChunks | None = None,
-    progress: Callable[[TableResult], None] | None = None,
+    progress: Callable[[PlayResult], None] | None = None,
     reference: dict[str, Any] | None = None,
     allow_other_table: bool = False,
 ) -> LadderResult:
@@ -487,7 +492,7 @@ def rate_on_ladder(
     is refused a ladder of other rules or players before any game, unless ``allow_other_table``."""
     check_table = getattr(agent, "check_table", None)
     if check_table is not None and not allow_other_table:
-        check_table(spec.rules, num_players)
+        check_table(spec.uno_rules, num_players)
     if getattr(agent, "peek", False) is True:
         raise ValueError(
             f"{agent_name(agent)} reads the hidden hands (peek): it measures the perfect-information ceiling "
@@ -548,7 +553,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     spec = LADDERS[args.version]
     path = reference_path(spec)
 
-    def progress(r: TableResult) -> None:
+    def progress(r: PlayResult) -> None:
         print(f"  {' vs '.join(r.names)}: {r.games:,} games in {r.seconds:.1f} s", file=sys.stderr, flush=True)
 
     t0, cpu0, load0 = time.time(), time.process_time(), os.getloadavg()

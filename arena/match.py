@@ -1,21 +1,38 @@
-"""The batched game loop (``play_games``) and ``play_match``: many games between agents, win rates with Wilson intervals.
+"""Playing agents against each other: ``play``, the one function, and its ``PlayResult``.
 
-``play_games`` is the one loop behind ``play_match`` and ``arena.tournament.play_table``.
+```python
+from arena import play
+r = play([HeuristicAgent(), RLCardRuleAgent()], num_games=2_000, seed=0)   # seats rotated
+print(r.summary())          # wins, win rate and 95% interval per agent
+```
 
-| aspect | what ``play_games`` does |
+``play(agents, num_games, rules, seed, ...)`` seats one agent per seat (the player count is
+``len(agents)``, 2..10) and plays ``num_games`` games (episodes); ``rules`` is anything
+``uno_env.parse_rules`` takes (default classic). Its options:
+
+| option | what it does |
 |---|---|
-| batching | ``min(num_games, batch_size)`` games side by side in one ``Engine``; each step calls every agent once, on the rows where its seat is to act; a finished row is dealt the next game (``reset(games=...)``) until ``num_games`` were started |
-| seats | game g puts agent i in seat ``(i + g) % P`` with ``rotate_seats`` (over a multiple of P games every agent sits in every seat equally often), else seat i |
-| seeds | ``SeedSequence(seed)`` spawns P + 1 streams: the engine's games, then one generator per agent; the games are a function of ``seed`` and ``batch_size`` |
-| ``duplicate`` | duplicate deals (``DuplicateDeals``): game g replays deal ``g // P`` (same deck, same draws) with the seats rotated by ``g % P``; each seat's generator comes from the deal, so the games do not depend on ``batch_size``, and results get paired intervals over deals (``arena.ratings.paired_interval``) |
-| agents | asked through one ``uno_env.table.Table`` (the engine keeps the public history the agents read, ``history_length``): ``engine_access`` lets an agent with ``act_in(engine, i, rng) -> action`` (``FlatMCAgent``) be asked game by game with the engine, so it can copy the game and re-deal what its seat cannot see; without it every agent acts on observations |
-| ``on_finish(engine, rows, won, seats, games)`` | called when games end, before their rows are reset: ``won[r, i]`` whether agent i's seat was rewarded +1, ``seats[r, i]`` its seat, ``games[r]`` the game's number |
-| ``seat_games[i, s]`` | games agent i played in seat s |
+| ``batch_size`` | ``min(num_games, batch_size)`` games side by side in one ``Engine``; each step calls every agent once, on the rows where its seat is to act; a finished row is dealt the next game until ``num_games`` were started |
+| ``rotate_seats`` | game g puts agent i in seat ``(i + g) % P`` (over a multiple of P games every agent sits in every seat equally often); False: agent i always in seat i |
+| ``seed`` | ``SeedSequence(seed)`` spawns P + 1 streams: the engine's games, then one generator per agent; the games are a function of ``seed`` and ``batch_size`` |
+| ``duplicate`` | duplicate deals (``DuplicateDeals``): game g replays deal ``g // P`` (same deck, same draws) with the seats rotated by ``g % P``; each seat's generator comes from the deal, so the games do not depend on ``batch_size``, and the intervals are paired over deals (``arena.ratings.paired_interval``); ``num_games`` a multiple of P, seats rotated |
+| ``engine_access`` | an agent with ``act_in(engine, i, rng) -> action`` (a search) is asked game by game with the engine, so it can copy the game and re-deal what its seat cannot see; without it every agent acts on observations. The agents are asked through one ``uno_env.table.Table``, whose engine keeps the public history they read |
+| ``names`` | the agents' names in the result (default ``unique_names``: ``random``, ``random#2``) |
+| ``record`` | the engine records its games: ``PlayResult.records``, in the order the games ended |
+| ``on_finish(engine, rows, won, seats, games)`` | called when games end, before their rows are dealt anew: ``won[r, i]`` whether agent i's seat was rewarded +1, ``seats[r, i]`` its seat, ``games[r]`` the game's number (expert-iteration labelling reads the finished games here) |
+
+**Counting.** A game's winners are the seats the engine rewards +1 (R8; both partners with
+``teams``). A round cut at ``max_turns`` has no winner unless ``turn_limit_rule`` names one: it
+counts as a game played and won by nobody (``truncated``). *Points* are the agent's score at
+the end of the episode as the engine keeps it (``Engine.scores``; R8 ``scoring``: with
+``winner_takes`` the winner scores the points left in the other hands, the others 0; with
+``elimination`` each player's own hand points, where lower is better).
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,21 +40,33 @@ from typing import Any
 import numpy as np
 
 from uno_env import Agent, Engine, UnoRules, parse_rules
-from uno_env.checks import is_int
+from uno_env.checks import check_int
 from uno_env.table import Table, agent_label, history_length_of, wanted_history
 
 from .ratings import paired_interval, wilson_interval
 
-__all__ = ["WinRates", "MatchResult", "agent_name", "play_games", "play_match"]
+__all__ = ["PlayResult", "agent_name", "play", "play_match", "unique_names"]
 
 OnFinish = Callable[[Engine, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
 
 
-class WinRates:
-    """``win_rate`` and ``ci95`` of a result with ``wins`` (per agent) out of ``games``."""
+@dataclass
+class PlayResult:
+    """What ``play`` returns: per agent, in the order given, over ``games`` games (module docstring: counting)."""
 
-    wins: np.ndarray
+    names: list[str]
     games: int
+    wins: np.ndarray  # int64 [n]: games in which the agent's seat was rewarded +1
+    points: np.ndarray  # float64 [n]: sum over games of the agent's final score
+    beat: np.ndarray  # int64 [n, n]: games where i won and j did not
+    truncated: int  # games won by nobody: rounds cut at max_turns (R8) with no winner named
+    steps: int  # engine actions taken over all games
+    seconds: float
+    seat_games: np.ndarray = field(repr=False)  # int64 [n, n]: games agent i played in seat s
+    # Duplicate deals: wins and points per deal (summed over its seat rotations), [deals, n].
+    deal_wins: np.ndarray | None = field(default=None, repr=False)
+    deal_points: np.ndarray | None = field(default=None, repr=False)
+    records: list[dict[str, Any]] | None = field(default=None, repr=False)  # ``record``: Engine.record of each game
 
     @property
     def win_rate(self) -> np.ndarray:
@@ -47,9 +76,8 @@ class WinRates:
     @property
     def ci95(self) -> list[tuple[float, float]]:
         """95% interval of each agent's win rate: paired over deals with duplicate deals, else Wilson."""
-        deal_wins = getattr(self, "deal_wins", None)
-        if deal_wins is not None:
-            return [paired_interval(deal_wins[:, i] / self.rotations) for i in range(deal_wins.shape[1])]
+        if self.deal_wins is not None:
+            return [paired_interval(self.deal_wins[:, i] / self.rotations) for i in range(self.deal_wins.shape[1])]
         return [wilson_interval(float(w), self.games) for w in self.wins]
 
     @property
@@ -57,19 +85,10 @@ class WinRates:
         """Games per deal with duplicate deals (the number of seats)."""
         return len(self.wins)
 
-
-@dataclass
-class MatchResult(WinRates):
-    """Outcome of ``play_match``: wins per agent (in the order given) over ``games`` games."""
-
-    names: list[str]
-    games: int
-    wins: np.ndarray  # int64 [num_agents]: games in which the agent's seat was rewarded +1
-    no_winner: int  # truncated games (R8 max_turns), counted as a loss for every agent
-    steps: int  # engine actions taken over all games
-    seconds: float
-    seat_games: np.ndarray = field(repr=False)  # int64 [num_agents, num_players]
-    deal_wins: np.ndarray | None = field(default=None, repr=False)  # duplicate: int64 [deals, agents]
+    @property
+    def mean_points(self) -> np.ndarray:
+        """Each agent's mean final score per game."""
+        return self.points / max(self.games, 1)
 
     def summary(self) -> str:
         """One line per agent: wins, rate and interval."""
@@ -78,11 +97,113 @@ class MatchResult(WinRates):
             lines.append(f"{name}: {w}/{self.games} = {r:.3f} (95% CI {lo:.3f}–{hi:.3f})")
         return "\n".join(lines)
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary."""
+        return {
+            "agents": self.names,
+            "games": self.games,
+            "wins": self.wins.tolist(),
+            "win_rate": self.win_rate.tolist(),
+            "ci95": [list(c) for c in self.ci95],
+            "mean_points": self.mean_points.tolist(),
+            "truncated": self.truncated,
+            "steps": self.steps,
+            "seconds": self.seconds,
+            "duplicate_deals": None if self.deal_wins is None else int(self.deal_wins.shape[0]),
+        }
+
 
 agent_name = agent_label  # the agent's ``name``, else its class name
 
 
-def play_games(
+def unique_names(agents: Sequence[Any]) -> list[str]:
+    """Agent names, with ``#2``, ``#3``... appended to repeats (``random``, ``random#2``)."""
+    names: list[str] = []
+    seen: dict[str, int] = {}
+    for a in agents:
+        base = agent_name(a)
+        seen[base] = seen.get(base, 0) + 1
+        names.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return names
+
+
+def play(
+    agents: Sequence[Agent],
+    num_games: int,
+    rules: Any = None,
+    seed: int = 0,
+    *,
+    batch_size: int = 1024,
+    rotate_seats: bool = True,
+    duplicate: bool = False,
+    engine_access: bool = False,
+    names: Sequence[str] | None = None,
+    record: bool = False,
+    on_finish: OnFinish | None = None,
+) -> PlayResult:
+    """Play ``num_games`` games with ``agents[i]`` in seat i, rotated, and count them (module docstring).
+
+    The player count is ``len(agents)`` (2..10); ``rules``: anything ``uno_env.parse_rules``
+    takes (default classic). The result is reproducible for a given ``seed`` and
+    ``batch_size`` (with ``duplicate``, for a given ``seed``).
+    """
+    P = check_int("the number of agents (one per seat)", len(agents), 2, 10)
+    check_int("num_games", num_games, 1)
+    check_int("batch_size", batch_size, 1)
+    if duplicate and (not rotate_seats or num_games % P):
+        raise ValueError(
+            f"duplicate deals play every deal once per seat rotation: rotate_seats must be True and num_games a "
+            f"multiple of the {P} players, got num_games={num_games}, rotate_seats={rotate_seats}"
+        )
+    rules = parse_rules(rules)
+    names = list(names) if names is not None else unique_names(agents)
+    if len(names) != P:
+        raise ValueError(f"names: one per agent, got {len(names)} names for {P} agents")
+    start = time.perf_counter()
+    wins = np.zeros(P, np.int64)
+    points = np.zeros(P, np.float64)
+    beat = np.zeros((P, P), np.int64)
+    truncated = 0
+    deals = num_games // P if duplicate else 0
+    deal_wins = np.zeros((deals, P), np.int64) if duplicate else None
+    deal_points = np.zeros((deals, P), np.float64) if duplicate else None
+    records: list[dict[str, Any]] | None = [] if record else None
+
+    def count(engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray, games: np.ndarray) -> None:
+        nonlocal truncated
+        wins[:] += won.sum(0)
+        beat[:] += np.einsum("ri,rj->ij", won.astype(np.int64), (~won).astype(np.int64))
+        truncated += int((~won.any(1)).sum())
+        scored = np.take_along_axis(engine.scores[rows], seats, axis=1)
+        points[:] += scored.sum(0)
+        if deal_wins is not None and deal_points is not None:
+            np.add.at(deal_wins, games // P, won.astype(np.int64))
+            np.add.at(deal_points, games // P, scored)
+        if records is not None:
+            records.extend(engine.record(int(r)) for r in rows)
+        if on_finish is not None:
+            on_finish(engine, rows, won, seats, games)
+
+    steps, seat_games = _play_games(
+        agents, num_games, rules, seed, batch_size, count, rotate_seats, engine_access, record, duplicate
+    )
+    return PlayResult(
+        names=names,
+        games=int(num_games),
+        wins=wins,
+        points=points,
+        beat=beat,
+        truncated=truncated,
+        steps=steps,
+        seconds=time.perf_counter() - start,
+        seat_games=seat_games,
+        deal_wins=deal_wins,
+        deal_points=deal_points,
+        records=records,
+    )
+
+
+def _play_games(
     agents: Sequence[Agent],
     num_games: int,
     rules: UnoRules,
@@ -94,22 +215,13 @@ def play_games(
     record: bool = False,
     duplicate: bool = False,
 ) -> tuple[int, np.ndarray]:
-    """Play ``num_games`` games with one agent per seat (module table); returns (actions taken, seat_games).
+    """``play``'s loop (module table); returns (actions taken, seat_games).
 
     The agents are asked through one ``uno_env.table.Table`` (seat routing, the ``act_in``
     protocol, the answer checks). With ``record`` the engine records its games, so ``on_finish``
     can read ``engine.record(row)`` of each finished row before the row is dealt a new game.
-    With ``duplicate`` (seats rotated; ``num_games`` a multiple of the players) game g replays
-    deal ``g // P`` (``duplicate_deals``).
     """
-    _check_positive("num_games", num_games)
-    _check_positive("batch_size", batch_size)
     P = len(agents)
-    if duplicate and (not rotate_seats or num_games % P):
-        raise ValueError(
-            f"duplicate deals play every deal once per seat rotation: rotate_seats must be True and num_games a "
-            f"multiple of the {P} players, got num_games={num_games}, rotate_seats={rotate_seats}"
-        )
     B = int(min(num_games, batch_size))
     game_ss, *agent_ss = np.random.SeedSequence(seed).spawn(P + 1)
     # An agent that reads the public history (a PPOAgent trained with history=K, a search with the
@@ -184,24 +296,6 @@ def _seat_table(table: Table, rows: np.ndarray, seat_of: np.ndarray) -> None:
     table.seat_agent[rows[:, None], seat_of] = np.arange(seat_of.shape[1])[None, :]
 
 
-def play_recorded(
-    agents: Sequence[Agent], num_games: int, rules: UnoRules, seed: int = 0, batch_size: int = 1024
-) -> list[dict[str, Any]]:
-    """Records (``Engine.record``) of ``num_games`` games with agent k in seat k (no rotation)."""
-    records: list[dict[str, Any]] = []
-
-    def keep(engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray, games: np.ndarray) -> None:
-        records.extend(engine.record(int(r)) for r in rows)
-
-    play_games(agents, num_games, rules, seed, batch_size, keep, rotate_seats=False, record=True)
-    return records
-
-
-def _check_positive(name: str, value: Any) -> None:
-    if not is_int(value) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-
-
 def _seats(game_ids: np.ndarray, num_players: int, rotate: bool) -> np.ndarray:
     """``[game, agent] -> seat``: agent i sits in seat ``(i + g) % P`` in game g when rotating."""
     shift = game_ids % num_players if rotate else np.zeros_like(game_ids)
@@ -224,41 +318,25 @@ def play_match(
     batch_size: int = 1024,
     engine_access: bool = False,
     duplicate: bool = False,
-) -> MatchResult:
-    """Play ``num_games`` games (episodes) with ``agents[i]`` in seat i, rotated, and count wins.
-
-    The games run through ``play_games`` (seats, seeds, batching, ``engine_access`` and
-    ``duplicate`` are described there): with ``rotate_seats`` game g puts agent i in seat
-    ``(i + g) % num_players``. A match is reproducible for a given ``seed`` and ``batch_size``
-    (with ``duplicate``, for a given ``seed``). ``rules``: anything ``uno_env.parse_rules``
-    takes (default classic). With ``duplicate`` the result's ``deal_wins`` holds each deal's
-    wins and ``ci95`` is paired over the deals.
-    """
-    P = int(num_players)
-    if len(agents) != P:
-        raise ValueError(f"need one agent per seat: {P} players but {len(agents)} agents")
-    start = time.perf_counter()
-    wins = np.zeros(P, np.int64)
-    no_winner = 0
-    deal_wins = np.zeros((num_games // P, P), np.int64) if duplicate else None
-
-    def count(engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray, games: np.ndarray) -> None:
-        nonlocal no_winner
-        wins[:] += won.sum(0)
-        no_winner += int((~won.any(1)).sum())
-        if deal_wins is not None:
-            np.add.at(deal_wins, games // P, won.astype(np.int64))
-
-    steps, seat_games = play_games(
-        agents, num_games, parse_rules(rules), seed, batch_size, count, rotate_seats, engine_access, duplicate=duplicate
+) -> PlayResult:
+    """Deprecated: ``play(agents, num_games, rules, seed, ...)``, whose player count is ``len(agents)``."""
+    warnings.warn(
+        "arena.play_match is deprecated and will be removed in 0.2.0: use arena.play(agents, num_games, rules, "
+        "seed, ...), which takes the player count from len(agents); its result names games won by nobody "
+        "'truncated' (play_match's 'no_winner')",
+        DeprecationWarning,
+        stacklevel=2,
     )
-    return MatchResult(
+    if len(agents) != num_players:
+        raise ValueError(f"need one agent per seat: {num_players} players but {len(agents)} agents")
+    return play(
+        agents,
+        num_games,
+        rules,
+        seed,
+        batch_size=batch_size,
+        rotate_seats=rotate_seats,
+        engine_access=engine_access,
+        duplicate=duplicate,
         names=[agent_name(a) for a in agents],
-        games=int(num_games),
-        wins=wins,
-        no_winner=no_winner,
-        steps=steps,
-        seconds=time.perf_counter() - start,
-        seat_games=seat_games,
-        deal_wins=deal_wins,
     )

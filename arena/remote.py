@@ -2,7 +2,7 @@
 
 Needs the ``distributed`` extra (``ray``); import this module only where Ray is wanted.
 ``tournament(..., play_chunks=ray_chunks(address, num_cpus))`` plays every chunk as one Ray
-task (``ray.remote(play_table)``, 1 CPU); the chunks' seeds do not depend on where they run,
+task (``ray.remote(arena.play)``, 1 CPU); the chunks' seeds do not depend on where they run,
 so the result equals the one played here.
 """
 
@@ -14,7 +14,8 @@ import ray
 
 from uno_env import Agent, UnoRules
 
-from .tournament import Chunk, PlayChunks, TableResult, play_table
+from .match import PlayResult, play
+from .tournament import Chunk, PlayChunks
 
 __all__ = ["init_ray", "ray_chunks"]
 
@@ -36,19 +37,19 @@ def init_ray(address: str = "", num_cpus: int = 2) -> None:
 def ray_chunks(address: str = "", num_cpus: int = 2) -> PlayChunks:
     """A ``play_chunks`` for ``arena.tournament`` that plays every chunk as a Ray task (``init_ray`` first)."""
 
-    def play(
+    def play_chunks(
         chunks: Sequence[Chunk], agents: Sequence[Agent], names: Sequence[str], rules: UnoRules, batch_size: int
-    ) -> Iterable[TableResult]:
+    ) -> Iterable[PlayResult]:
         init_ray(address, num_cpus)
         # Each table's agents go to the object store once; its chunks get a reference, not a copy each.
         seated = {c.seats: ray.put([agents[i] for i in c.seats]) for c in chunks}
-        remote = ray.remote(num_cpus=1)(play_table)
+        remote = ray.remote(num_cpus=1)(play)
         futures = [
             remote.remote(
                 seated[c.seats],
                 c.games,
-                rules=rules,
-                seed=c.seed,
+                rules,
+                c.seed,
                 batch_size=batch_size,
                 names=[names[i] for i in c.seats],
                 duplicate=c.duplicate,
@@ -57,4 +58,4 @@ def ray_chunks(address: str = "", num_cpus: int = 2) -> PlayChunks:
         ]
         return ray.get(futures)
 
-    return play
+    return play_chunks

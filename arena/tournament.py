@@ -1,24 +1,15 @@
-"""Tournaments: batched games between agents, win rates with 95% intervals, points, Bradley–Terry ratings.
+"""Tournaments: every table of agents, win rates with 95% intervals, points, Bradley–Terry ratings.
 
 ```python
-from arena import play_table, tournament
-r = play_table([HeuristicAgent(), RandomAgent()], num_games=10_000, seed=0)   # one table
+from arena import tournament
 t = tournament(agents, num_games=10_000, num_players=2, seed=0)                # every pairing
 print(t.markdown())
 ```
 
 | piece | what it is |
 |---|---|
-| ``play_table(agents, num_games, ...)`` | ``len(agents) == num_players`` agents at one table; game g puts agent i in seat ``(i + g) % num_players`` (seats rotated: over a multiple of ``num_players`` games each agent sits in each seat equally often); all games in one ``Engine``, each agent called once per engine step on the rows where it is to act (``arena.match.play_games``, the loop ``play_match`` uses too) |
-| ``tournament(agents, num_games, num_players, ...)`` | every table of ``num_players`` distinct entries of ``agents`` (every pairing with 2 players), ``num_games`` each, played in chunks (``chunk_plan``), then ratings (``arena.ratings.bradley_terry``) |
-| ``TableResult`` | wins, points and win rates (95% Wilson intervals) per agent of one table, and who beat whom |
-
-**Counting.** A game's winners are the seats the engine rewards +1 (R8; both partners with
-``teams``). A truncated round (``max_turns``) has no winner: it counts as a game played and
-not won by anyone (reported as ``truncated``). *Points* are the agent's score at the end of
-the episode as the engine keeps it (``Engine.scores``; R8 ``scoring``: with ``winner_takes``
-the winner scores the points left in the other hands, the others 0; with ``elimination`` each
-player's own hand points, where lower is better).
+| ``tournament(agents, num_games, num_players, ...)`` | every table of ``num_players`` distinct entries of ``agents`` (every pairing with 2 players), ``num_games`` each, played in chunks (``chunk_plan``) by ``arena.play`` (seats rotated; the counting is described there), then ratings (``arena.ratings.bradley_terry``) |
+| ``TournamentResult`` | each table's ``arena.PlayResult`` and the pooled numbers per agent: wins, win rates, mean points, who beat whom, ratings |
 
 **Chunks and reproducibility.** A table's games are played in chunks of ``chunk_games``
 (default: the whole table in one). Chunk 0 of table t is seeded with ``derive_seed(seed, t)``,
@@ -35,134 +26,34 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from uno_env import Agent, Engine, UnoRules, parse_rules
+from uno_env import Agent, UnoRules
 from uno_env.checks import check_int
 
-from .match import WinRates, agent_name, play_games
+from .match import PlayResult, play, unique_names
 from .ratings import bradley_terry, paired_interval, wilson_interval
 
 __all__ = [
-    "TableResult",
     "TournamentResult",
     "Chunk",
+    "PlayChunks",
     "play_table",
     "tournament",
     "chunk_plan",
     "play_chunks_here",
-    "merge_tables",
-    "unique_names",
     "derive_seed",
 ]
-
-
-@dataclass
-class TableResult(WinRates):
-    """One table: ``names[i]`` played ``games`` games, seats rotated."""
-
-    names: list[str]
-    games: int
-    wins: np.ndarray  # int64 [n]: games the agent won
-    points: np.ndarray  # float64 [n]: sum over games of the agent's final score
-    beat: np.ndarray  # int64 [n, n]: games where i won and j did not
-    truncated: int  # games with no winner
-    steps: int  # engine actions over all games
-    seconds: float
-    # Duplicate deals: wins and points per deal (summed over its seat rotations), [deals, n].
-    deal_wins: np.ndarray | None = field(default=None, repr=False)
-    deal_points: np.ndarray | None = field(default=None, repr=False)
-
-    @property
-    def mean_points(self) -> np.ndarray:
-        """Each agent's mean final score per game."""
-        return self.points / max(self.games, 1)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready summary."""
-        return {
-            "agents": self.names,
-            "games": self.games,
-            "wins": self.wins.tolist(),
-            "win_rate": self.win_rate.tolist(),
-            "ci95": [list(c) for c in self.ci95],
-            "mean_points": self.mean_points.tolist(),
-            "truncated": self.truncated,
-            "steps": self.steps,
-            "seconds": self.seconds,
-            "duplicate_deals": None if self.deal_wins is None else int(self.deal_wins.shape[0]),
-        }
-
-
-def unique_names(agents: Sequence[Any]) -> list[str]:
-    """Agent names, with ``#2``, ``#3``... appended to repeats (``random``, ``random#2``)."""
-    names: list[str] = []
-    seen: dict[str, int] = {}
-    for a in agents:
-        base = agent_name(a)
-        seen[base] = seen.get(base, 0) + 1
-        names.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
-    return names
 
 
 def derive_seed(seed: int, index: int) -> int:
     """A seed for part ``index`` of a job seeded with ``seed`` (independent streams per part)."""
     return int(np.random.SeedSequence([int(seed), int(index)]).generate_state(1, np.uint64)[0])
-
-
-def play_table(
-    agents: Sequence[Agent],
-    num_games: int,
-    rules: Any = None,
-    seed: int = 0,
-    batch_size: int = 1024,
-    names: Sequence[str] | None = None,
-    duplicate: bool = False,
-) -> TableResult:
-    """``num_games`` games with one agent per seat (``num_players = len(agents)``), seats rotated;
-    with ``duplicate``, on duplicate deals (``arena.match.play_games``), intervals paired over deals."""
-    P = len(agents)
-    if not 2 <= P <= 10:
-        raise ValueError(f"a table seats 2..10 agents (one per seat), got {P}")
-    names = list(names) if names is not None else unique_names(agents)
-    start = time.perf_counter()
-    wins = np.zeros(P, np.int64)
-    points = np.zeros(P, np.float64)
-    beat = np.zeros((P, P), np.int64)
-    truncated = 0
-    deals = num_games // P if duplicate else 0
-    deal_wins = np.zeros((deals, P), np.int64) if duplicate else None
-    deal_points = np.zeros((deals, P), np.float64) if duplicate else None
-
-    def count(engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray, games: np.ndarray) -> None:
-        nonlocal truncated
-        wins[:] += won.sum(0)
-        beat[:] += np.einsum("ri,rj->ij", won.astype(np.int64), (~won).astype(np.int64))
-        truncated += int((~won.any(1)).sum())
-        scored = np.take_along_axis(engine.scores[rows], seats, axis=1)
-        points[:] += scored.sum(0)
-        if deal_wins is not None and deal_points is not None:
-            np.add.at(deal_wins, games // P, won.astype(np.int64))
-            np.add.at(deal_points, games // P, scored)
-
-    steps, _ = play_games(agents, num_games, parse_rules(rules), seed, batch_size, count, duplicate=duplicate)
-    return TableResult(
-        names,
-        int(num_games),
-        wins,
-        points,
-        beat,
-        truncated,
-        steps,
-        time.perf_counter() - start,
-        deal_wins,
-        deal_points,
-    )
 
 
 class Chunk(NamedTuple):
@@ -175,7 +66,7 @@ class Chunk(NamedTuple):
     duplicate: bool = False
 
 
-PlayChunks = Callable[[Sequence[Chunk], Sequence[Agent], Sequence[str], UnoRules, int], Iterable[TableResult]]
+PlayChunks = Callable[[Sequence[Chunk], Sequence[Agent], Sequence[str], UnoRules, int], Iterable[PlayResult]]
 
 
 def chunk_plan(
@@ -205,36 +96,42 @@ def chunk_plan(
 
 def play_chunks_here(
     chunks: Sequence[Chunk], agents: Sequence[Agent], names: Sequence[str], rules: UnoRules, batch_size: int
-) -> Iterable[TableResult]:
+) -> Iterable[PlayResult]:
     """The chunks played one after the other in this process, each result as soon as it is done."""
     for c in chunks:
-        yield play_table(
+        yield play(
             [agents[i] for i in c.seats],
             c.games,
-            rules=rules,
-            seed=c.seed,
+            rules,
+            c.seed,
             batch_size=batch_size,
             names=[names[i] for i in c.seats],
             duplicate=c.duplicate,
         )
 
 
-def merge_tables(parts: Sequence[TableResult]) -> TableResult:
-    """One ``TableResult`` from the chunks of a table (counts and seconds summed)."""
+def _merge(parts: Sequence[PlayResult]) -> PlayResult:
+    """One ``PlayResult`` from the chunks of a table (counts and seconds summed)."""
     if len(parts) == 1:
         return parts[0]
-    return TableResult(
-        parts[0].names,
-        sum(p.games for p in parts),
-        np.sum([p.wins for p in parts], axis=0),
-        np.sum([p.points for p in parts], axis=0),
-        np.sum([p.beat for p in parts], axis=0),
-        sum(p.truncated for p in parts),
-        sum(p.steps for p in parts),
-        sum(p.seconds for p in parts),
-        _stack([p.deal_wins for p in parts]),
-        _stack([p.deal_points for p in parts]),
+    return PlayResult(
+        names=parts[0].names,
+        games=sum(p.games for p in parts),
+        wins=_total([p.wins for p in parts]),
+        points=_total([p.points for p in parts]),
+        beat=_total([p.beat for p in parts]),
+        truncated=sum(p.truncated for p in parts),
+        steps=sum(p.steps for p in parts),
+        seconds=sum(p.seconds for p in parts),
+        seat_games=_total([p.seat_games for p in parts]),
+        deal_wins=_stack([p.deal_wins for p in parts]),
+        deal_points=_stack([p.deal_points for p in parts]),
     )
+
+
+def _total(counts: Sequence[np.ndarray]) -> np.ndarray:
+    """The chunks' counts added up, in chunk order."""
+    return np.asarray(sum(counts))
 
 
 def _stack(per_deal: Sequence[np.ndarray | None]) -> np.ndarray | None:
@@ -248,7 +145,7 @@ class TournamentResult:
 
     names: list[str]
     num_players: int
-    tables: list[tuple[list[int], TableResult]]  # (agent indices, result)
+    tables: list[tuple[list[int], PlayResult]]  # (agent indices, result)
     ratings: np.ndarray
     rating_se: np.ndarray
     anchor: str | None
@@ -366,21 +263,23 @@ def tournament(
     agents: Sequence[Agent],
     num_games: int,
     num_players: int = 2,
-    rules: Any = None,
+    rules: UnoRules | None = None,
     seed: int = 0,
     batch_size: int = 1024,
     anchor: str | None = "random",
     anchor_rating: float = 1000.0,
     names: Sequence[str] | None = None,
-    progress: Callable[[TableResult], None] | None = None,
+    progress: Callable[[PlayResult], None] | None = None,
     chunk_games: int | None = None,
     play_chunks: PlayChunks | None = None,
     duplicate: bool = False,
 ) -> TournamentResult:
     """Every table of ``num_players`` distinct entries of ``agents``, ``num_games`` games each (module docstring).
 
-    With 2 players that is every pairing. ``progress``, if given, is called with each table's
-    ``TableResult`` as it completes. ``play_chunks`` plays the chunks (default: here, in turn).
+    With 2 players that is every pairing. ``rules``: a ``UnoRules`` (None: classic;
+    ``uno_env.parse_rules`` reads a preset name, a dict or JSON text into one). ``progress``, if
+    given, is called with each table's ``PlayResult`` as it completes. ``play_chunks`` plays the
+    chunks (default: here, in turn).
     """
     check_int("num_players", num_players, 2, 10)
     if len(agents) < num_players:
@@ -390,19 +289,25 @@ def tournament(
         )
     for name, value in (("num_games", num_games), ("chunk_games", num_games if chunk_games is None else chunk_games)):
         check_int(name, value, 1)
-    rules = parse_rules(rules)
+    if rules is None:
+        rules = UnoRules()
+    elif not isinstance(rules, UnoRules):
+        raise ValueError(
+            f"rules must be a UnoRules or None (classic), got {rules!r}: uno_env.parse_rules reads a preset name, "
+            "a dict or JSON text into one"
+        )
     names = list(names) if names is not None else unique_names(agents)
     chunk_games = int(num_games if chunk_games is None else chunk_games)
     plan = chunk_plan(len(agents), num_players, num_games, chunk_games, seed, duplicate)
     per_table = math.ceil(num_games / chunk_games)
-    parts: dict[int, list[TableResult]] = {}
+    parts: dict[int, list[PlayResult]] = {}
     tables = []
     for chunk, part in zip(
         plan, (play_chunks or play_chunks_here)(plan, agents, names, rules, batch_size), strict=True
     ):
         parts.setdefault(chunk.table, []).append(part)
         if len(parts[chunk.table]) == per_table:
-            tables.append((list(chunk.seats), merge_tables(parts.pop(chunk.table))))
+            tables.append((list(chunk.seats), _merge(parts.pop(chunk.table))))
             if progress is not None:
                 progress(tables[-1][1])
     anchor_idx = names.index(anchor) if anchor in names else None
@@ -423,3 +328,22 @@ def tournament(
     return TournamentResult(
         names, int(num_players), tables, ratings, se, names[anchor_idx] if anchor_idx is not None else None, config
     )
+
+
+def play_table(
+    agents: Sequence[Agent],
+    num_games: int,
+    rules: Any = None,
+    seed: int = 0,
+    batch_size: int = 1024,
+    names: Sequence[str] | None = None,
+    duplicate: bool = False,
+) -> PlayResult:
+    """Deprecated: ``arena.play``, which takes the same arguments (after ``seed``, by keyword)."""
+    warnings.warn(
+        "arena.play_table is deprecated and will be removed in 0.2.0: use arena.play(agents, num_games, rules, "
+        "seed, ...), which takes the same arguments and returns the same result",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return play(agents, num_games, rules, seed, batch_size=batch_size, names=names, duplicate=duplicate)

@@ -2,7 +2,7 @@
 
     python -m benchmarks.agents_table [--games 10000] [--seed 0] [--quick]
 
-Each row is one ``arena.play_match`` between two agents; the win rate and its 95% Wilson
+Each row is one ``arena.play`` between two agents; the win rate and its 95% Wilson
 interval are the first agent's. Nothing is hard-coded: every number is measured on each run.
 """
 
@@ -13,7 +13,7 @@ import dataclasses
 import tyro
 
 from agents import GreedyAgent, HeuristicAgent, RandomAgent, RLCardRuleAgent
-from arena import play_match
+from arena import play
 from uno_env import UnoRules
 
 
@@ -42,16 +42,16 @@ def main() -> None:
     ]
     # Compile every kernel first so that the time column measures play, not numba.
     for a, b in matches:
-        play_match([a, b], 4, num_players=2, rules=rules, seed=args.seed)
+        play([a, b], 4, rules, args.seed)
     print(f"2 players, preset classic, {games} games per match, seats rotated, seed {args.seed}\n")
     print("| agent | opponent | games | wins | win rate | 95% CI | truncated | time |")
     print("|---|---|---|---|---|---|---|---|")
     for a, b in matches:
-        r = play_match([a, b], games, num_players=2, rules=rules, seed=args.seed)
+        r = play([a, b], games, rules, args.seed)
         lo, hi = r.ci95[0]
         print(
             f"| {r.names[0]} | {r.names[1]} | {r.games} | {r.wins[0]} | {r.win_rate[0]:.1%} | "
-            f"{lo:.1%} – {hi:.1%} | {r.no_winner} | {r.seconds:.1f} s |",
+            f"{lo:.1%} – {hi:.1%} | {r.truncated} | {r.seconds:.1f} s |",
             flush=True,
         )
 

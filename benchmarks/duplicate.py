@@ -4,8 +4,8 @@
     python -m benchmarks.duplicate --games 400 --pairs heuristic/rlcard_rule
 
 For each pairing ``A/B`` and table size (``pretrained`` is the shipped model of that size), agent A plays ``--games`` games against copies of B,
-seats rotated, twice: as independent games (``play_table``) and on duplicate deals
-(``play_table(duplicate=True)``: every deal once per seat rotation). From each sample:
+seats rotated, twice: as independent games (``arena.play``) and on duplicate deals
+(``play(duplicate=True)``: every deal once per seat rotation). From each sample:
 
 * independent: each game is a Bernoulli trial, variance ``p(1 - p)``; games for a ±1 point
   interval: ``(1.96 / 0.01)² · p(1 - p)``;
@@ -27,7 +27,7 @@ import time
 import tyro
 
 from agents.registry import make_agent
-from arena import play_table
+from arena import play
 from uno_env import parse_rules
 
 Z = 1.959963984540054
@@ -60,9 +60,9 @@ def _row(a: str, b: str, players: int, games: int, seed: int) -> dict[str, float
     agents = [make_agent(a, rules)] + [make_agent(b, rules) for _ in range(players - 1)]
     games -= games % players
     t0 = time.process_time()
-    ind = play_table(agents, games, rules=rules, seed=seed)
+    ind = play(agents, games, rules, seed)
     t1 = time.process_time()
-    dup = play_table(agents, games, rules=rules, seed=seed, duplicate=True)
+    dup = play(agents, games, rules, seed, duplicate=True)
     t2 = time.process_time()
     p = float(ind.win_rate[0])
     assert dup.deal_wins is not None

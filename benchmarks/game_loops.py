@@ -5,10 +5,11 @@
 | row | what it plays |
 |---|---|
 | ``training driver`` | ``UnoVectorEnv`` with 256 games, the learner seated at random and a ``HeuristicAgent`` opponent played in-batch; the learner picks a uniformly random legal action |
-| ``arena`` | ``arena.play_match`` of ``HeuristicAgent`` against ``RLCardRuleAgent``, seats rotated |
+| ``arena`` | ``arena.play`` of ``HeuristicAgent`` against ``RLCardRuleAgent``, seats rotated |
 
-It uses only the public API that both sides of the one-table change have, so the same file
-runs on a checkout from before it (``PYTHONPATH=<checkout> python benchmarks/game_loops.py``)
+It uses only the public API that both sides of the one-table change have (``arena.play``, or
+``arena.play_match`` on a checkout from before ``play``), so the same file runs on a checkout
+from before it (``PYTHONPATH=<checkout> python benchmarks/game_loops.py``)
 to compare the loops across commits (docs/benchmarks.md, "The one table, before and after").
 """
 
@@ -22,7 +23,6 @@ import numpy as np
 import tyro
 
 from agents import HeuristicAgent, RLCardRuleAgent
-from arena import play_match
 from uno_env import UnoVectorEnv, sample_legal
 
 
@@ -46,7 +46,11 @@ def driver(steps: int) -> int:
 
 def arena(games: int) -> int:
     """Play ``games`` games in the arena; returns them."""
-    play_match([HeuristicAgent(), RLCardRuleAgent()], num_games=games, seed=0)
+    try:
+        from arena import play
+    except ImportError:  # a checkout from before arena.play: its play_match plays the same games
+        from arena import play_match as play
+    play([HeuristicAgent(), RLCardRuleAgent()], num_games=games, seed=0)
     return games
 
 

@@ -7,12 +7,12 @@
 Every agent is an ``agents.registry`` spec (``search``, ``flatmc:N``, ``ismcts:20ms``, a
 baseline, a model path; ``flatmc:1024@uniform`` deals its determinizations uniformly). Each plays ``--games`` games, 2 players (or ``--num-players``: the
 agent against ``P - 1`` copies of the opponent; its baseline is then ``1/P``), preset classic,
-seats rotated, by ``arena.play_match(engine_access=True)`` (a search agent gets the engine and
+seats rotated, by ``arena.play(engine_access=True)`` (a search agent gets the engine and
 the game index, ``act_in``), on the same seeds for every agent. For an equal-time comparison
 give budgets of equal time: ``:Tms`` specs, or rollout/iteration counts calibrated so that the
 median CPU time per searched decision matches (the table prints both, so a reader can check).
 
-With ``--duplicate`` every deal is played once per seat rotation (``play_match(duplicate=True)``)
+With ``--duplicate`` every deal is played once per seat rotation (``play(duplicate=True)``)
 and the intervals are paired over deals (``arena.paired_interval``). Every agent then plays
 the same deals, so the table adds each agent's difference from the first one, paired deal by
 deal (mean ± 1.96 standard errors of the per-deal difference). An opponent that searches
@@ -40,7 +40,7 @@ import numpy as np
 import tyro
 
 from agents import make_agent
-from arena import derive_seed, play_match, wilson_interval
+from arena import derive_seed, play, wilson_interval
 from arena.ratings import paired_interval
 from uno_env import UnoRules
 
@@ -171,12 +171,11 @@ class AgentRun:
         """Play chunk ``c`` (``n`` games, seeded from (seed, c)) and print the figures so far."""
         args = self.args
         cpu0 = time.process_time()
-        r = play_match(
+        r = play(
             [self.timed, *self.opponents],
             n,
-            args.num_players,
             self.rules,
-            seed=args.seed if c == 0 else derive_seed(args.seed, c),
+            args.seed if c == 0 else derive_seed(args.seed, c),
             batch_size=args.batch_size,
             engine_access=True,
             duplicate=args.duplicate,
@@ -186,7 +185,7 @@ class AgentRun:
             self.deal_scores += (r.deal_wins[:, 0] / args.num_players).tolist()
         self.wall += r.seconds
         self.loads.append(os.getloadavg()[0])
-        self.wins, self.truncated = self.wins + int(r.wins[0]), self.truncated + r.no_winner
+        self.wins, self.truncated = self.wins + int(r.wins[0]), self.truncated + r.truncated
         self.played += n
         f = self.figures = figures_of(
             self.spec,
@@ -246,14 +245,7 @@ def main() -> None:
         make_agent(spec, rules)
     # Warm the numba caches outside the measurement.
     for spec in ("flatmc:8", "ismcts:8"):
-        play_match(
-            [make_agent(spec, rules), make_agent(args.opponent, rules)],
-            2,
-            2,
-            rules,
-            seed=args.seed + 1,
-            engine_access=True,
-        )
+        play([make_agent(spec, rules), make_agent(args.opponent, rules)], 2, rules, args.seed + 1, engine_access=True)
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(
         f"{when}; {args.num_players} players, preset classic, {games} games per agent in chunks of "

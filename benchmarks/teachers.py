@@ -7,7 +7,7 @@ For each teacher (an ``agents.registry`` spec): ``training.expert.label_position
 ``--positions`` positions in games against ``--opponents`` (the same seed for every teacher),
 ``training.expert.clone`` fits a new policy of ``train.py``'s default network to them with
 ``train.py``'s cloning settings, and the clone (``agents.ppo.PPOAgent``, deterministic) plays each
-of ``--eval-opponents`` on duplicate deals (``arena.play_table(duplicate=True)``: the same deals
+of ``--eval-opponents`` on duplicate deals (``arena.play(duplicate=True)``: the same deals
 for every clone, intervals paired over deals). No PPO: the table isolates what the teacher gives
 the warm start of ``train.py --bc-teacher``. A table of labelling CPU time, held-out agreement
 with the teacher and the clone's win rates, with date, machine and load.
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
 
     from agents.ppo import PPOAgent
     from agents.registry import parse_list
-    from arena import play_table
+    from arena import play
     from training.evaluation import parse_specs
     from training.expert import clone, label_positions
     from training.opponents import seat_agents
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         agent = PPOAgent(model.policy, deterministic=True, name=f"clone of {teacher}")
         row = {"teacher": teacher, "label_cpu_s": label_cpu, "agreement": fit["agreement_after"], "vs": {}}
         for spec in eval_specs:
-            r = play_table([agent, *seat_agents(spec, rules, 2)], games, rules=rules, seed=args.seed, duplicate=True)
+            r = play([agent, *seat_agents(spec, rules, 2)], games, rules, args.seed, duplicate=True)
             row["vs"][spec] = (float(r.win_rate[0]), *map(float, r.ci95[0]))
         rows.append(row)
         print(f"{teacher}: {row}", flush=True)

@@ -22,7 +22,7 @@ How it is measured:
   opponent, when its training
   clock passes ``--budget-minutes``, or (ours) when train.py's ``total_timesteps`` are done
   (its learning rate is then 0).
-- The evaluation is the same code for both: ``training.evaluation.eval_rows`` (``arena.play_table``)
+- The evaluation is the same code for both: ``training.evaluation.eval_rows`` (``arena.play``)
   plays the learner's current policy (``agents.ppo.PPOAgent``, deterministic: the most likely legal
   action) against ``rlcard_rule`` over ``--eval-games`` games, seats rotated, on the same deals at
   every evaluation (one seed), with the 95% Wilson interval.
@@ -59,6 +59,7 @@ import tyro
 
 from benchmarks._timing import loadavg
 from benchmarks.engine import machine_info, machine_lines
+from uno_env import UnoRules
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -200,7 +201,7 @@ class Learner:
             self.train_wall += time.perf_counter() - t
             self.train_cpu += time.process_time() - c
 
-    def evaluate(self, opponent: str, games: int, seed: int, rules: Any, num_players: int) -> dict[str, Any]:
+    def evaluate(self, opponent: str, games: int, seed: int, rules: UnoRules, num_players: int) -> dict[str, Any]:
         """``training.evaluation.eval_rows`` of the current policy (deterministic) vs ``opponent``."""
         from agents.ppo import PPOAgent
         from training.evaluation import eval_rows
@@ -494,7 +495,7 @@ def notes(report: dict[str, Any]) -> list[str]:
         f"evaluations are excluded and reported on their own. Each learner is evaluated every "
         f"{a['eval_every_minutes']:g} training wall-minutes (resolution: one interval plus at most one rollout), "
         f"capped at {a['budget_minutes']:g} training wall-minutes.",
-        f"Evaluation, the same code for both: training.evaluation.eval_rows (arena.play_table), the policy "
+        f"Evaluation, the same code for both: training.evaluation.eval_rows (arena.play), the policy "
         f"(PPOAgent, deterministic) against each of {a['opponents']} (until reached) over {a['eval_games']:,} games, seats rotated, the same "
         "deals at every evaluation, 95% Wilson intervals. 'Reached' uses the point estimate; repeated looks make "
         "an early crossing by chance likelier, hence the interval beside it.",

@@ -11,7 +11,7 @@ from helpers import OTHER_RULE_SETS
 
 from agents import AGENT_SPECS, FlatMCAgent, GreedyAgent, HeuristicAgent, RandomAgent, RLCardRuleAgent, agent_names
 from agents.registry import SEARCH, SEARCHES, TIMED_ROUND_ROLLOUTS, make_agent
-from arena import play_match, play_table, wilson_interval
+from arena import play, play_match, play_table, wilson_interval
 from uno_env import ACTION_NAMES, Engine, UnoRules, action_name, parse_card
 from uno_env.actions import Action
 from uno_env.cards import deck_counts
@@ -381,29 +381,34 @@ def test_wilson_interval_is_exactly_clamped_at_no_wins_and_all_wins(n):
 
 
 def test_arena_agent_against_itself_is_near_half():
-    result = play_match([HeuristicAgent(), HeuristicAgent()], 2000, seed=5)
-    assert result.games == 2000 and result.wins.sum() + result.no_winner == 2000
+    result = play([HeuristicAgent(), HeuristicAgent()], 2000, seed=5)
+    assert result.games == 2000 and result.wins.sum() + result.truncated == 2000
     assert (result.seat_games == 1000).all()
     # 3.6 standard deviations of a fair coin over 2000 games.
     assert abs(result.win_rate[0] - 0.5) < 0.04
 
 
 def test_arena_greedy_beats_random():
-    result = play_match([RandomAgent(), GreedyAgent()], 1000, seed=1)
+    result = play([RandomAgent(), GreedyAgent()], 1000, seed=1)
     assert result.names == ["random", "greedy"]
     assert result.win_rate[1] > 0.8 and result.ci95[1][0] > 0.5
 
 
 def test_arena_rotates_seats_and_is_reproducible():
     agents = [RLCardRuleAgent(), GreedyAgent(), RandomAgent()]
-    a = play_match(agents, 300, num_players=3, seed=4, batch_size=64)
-    b = play_match(agents, 300, num_players=3, seed=4, batch_size=64)
+    a = play(agents, 300, seed=4, batch_size=64)
+    b = play(agents, 300, seed=4, batch_size=64)
     assert (a.seat_games == 100).all()
     assert np.array_equal(a.wins, b.wins) and a.steps == b.steps
-    fixed = play_match(agents, 300, num_players=3, seed=4, rotate_seats=False, batch_size=64)
+    fixed = play(agents, 300, seed=4, rotate_seats=False, batch_size=64)
     assert (np.diag(fixed.seat_games) == 300).all()
-    with pytest.raises(ValueError, match="one agent per seat"):
-        play_match(agents, 10, num_players=2)
+    for seated in (agents[:1], [RandomAgent()] * 11):
+        with pytest.raises(ValueError, match=r"number of agents \(one per seat\) must be an integer in 2\.\.10"):
+            play(seated, 10)
+    with pytest.raises(ValueError, match="names: one per agent"):
+        play(agents, 10, names=["a", "b"])
+    with pytest.raises(ValueError, match="num_games must be a positive integer"):
+        play(agents, 0)
 
     class Stuck:
         name = "stuck"
@@ -412,19 +417,45 @@ def test_arena_rotates_seats_and_is_reproducible():
             return np.full(len(observation), -1, np.int64)
 
     with pytest.raises(ValueError, match="stuck"):
-        play_match([Stuck(), RandomAgent()], 10)
+        play([Stuck(), RandomAgent()], 10)
 
 
-def test_play_match_and_play_table_share_one_game_loop():
-    """Both count the games of arena.play_games: same seed, same games, same wins."""
+def test_play_records_its_games_and_reports_each_end():
+    """record=True keeps every game's record; on_finish sees every game end once, before its row is dealt anew."""
+    rules = UnoRules.preset("classic")
+    agents = [HeuristicAgent(rules), RandomAgent()]
+    ended = []
+
+    def finish(engine, rows, won, seats, games):
+        ended.extend(games.tolist())
+
+    r = play(agents, 12, rules, seed=3, batch_size=5, rotate_seats=False, record=True, on_finish=finish)
+    assert r.records is not None and len(r.records) == 12 and sorted(ended) == list(range(12))
+    assert sum(len(rec["actions"]) for rec in r.records) == r.steps
+    assert play(agents, 12, rules, seed=3, batch_size=5).records is None
+
+
+def test_play_match_and_play_table_are_deprecated_names_of_play():
+    """Both warn and return play's result: same seed, same games, same counts."""
     rules = UnoRules.preset("classic")
     agents = [HeuristicAgent(rules), RLCardRuleAgent(rules), GreedyAgent(rules)]
-    m = play_match(agents, 300, num_players=3, rules=rules, seed=7, batch_size=64)
-    t = play_table(agents, 300, rules=rules, seed=7, batch_size=64)
-    assert m.wins.tolist() == t.wins.tolist() and m.steps == t.steps and m.no_winner == t.truncated
+    p = play(agents, 300, rules, seed=7, batch_size=64)
+    with pytest.warns(DeprecationWarning, match="arena.play_match is deprecated"):
+        m = play_match(agents, 300, num_players=3, rules=rules, seed=7, batch_size=64)
+    with pytest.warns(DeprecationWarning, match="arena.play_table is deprecated"):
+        t = play_table(agents, 300, rules=rules, seed=7, batch_size=64)
+    for r in (m, t):
+        assert (r.wins.tolist(), r.steps, r.truncated, r.points.tolist()) == (
+            p.wins.tolist(),
+            p.steps,
+            p.truncated,
+            p.points.tolist(),
+        )
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="one agent per seat"):
+        play_match(agents, 10, num_players=2)
     # Agents without act_in play the same games whether or not the engine is offered.
-    e = play_match(agents, 300, num_players=3, rules=rules, seed=7, batch_size=64, engine_access=True)
-    assert e.wins.tolist() == m.wins.tolist()
+    e = play(agents, 300, rules, seed=7, batch_size=64, engine_access=True)
+    assert e.wins.tolist() == p.wins.tolist()
 
 
 def test_sample_legal_into_a_buffer():

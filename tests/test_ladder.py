@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from agents.registry import make_agent
-from arena import bradley_terry, play_table
+from arena import bradley_terry, play
 from arena.ladder import (
     LADDER,
     LADDER_V1,
@@ -134,7 +134,7 @@ def test_a_newcomer_is_rated_the_same_on_every_run_and_never_moves_a_rung(tiny_r
 def test_the_newcomers_games_follow_the_ladders_seeds(tiny_reference):
     r = rate_on_ladder(make_agent("greedy"), 2, TINY, reference=tiny_reference)
     seed = derive_seed(derive_seed(TINY.seed, 1000 + 2), 3)  # table 3: against the fourth rung
-    alone = play_table([make_agent("greedy"), make_agent("heuristic")], 60, rules="classic", seed=seed, batch_size=64)
+    alone = play([make_agent("greedy"), make_agent("heuristic")], 60, rules="classic", seed=seed, batch_size=64)
     assert r.tables[3][0] == ["greedy (newcomer)", "heuristic"]
     assert r.tables[3][1].wins.tolist() == alone.wins.tolist() and r.tables[3][1].steps == alone.steps
 
@@ -176,7 +176,7 @@ def test_a_duplicate_ladder_rates_the_same_on_every_run_from_paired_deals(tiny_d
 def test_the_duplicate_newcomers_tables_are_the_seeded_duplicate_tables(tiny_duplicate_reference):
     r = rate_on_ladder(make_agent("greedy"), 2, TINY_DUPLICATE, reference=tiny_duplicate_reference)
     seed = derive_seed(derive_seed(TINY_DUPLICATE.seed, 1000 + 2), 2)  # table 2: against rlcard_rule
-    alone = play_table(
+    alone = play(
         [make_agent("greedy"), make_agent("rlcard_rule")], 20, rules="classic", seed=seed, batch_size=7, duplicate=True
     )
     assert r.tables[2][0] == ["greedy (newcomer)", "rlcard_rule"]
@@ -252,7 +252,7 @@ def test_the_stored_v1_games_replay_from_their_seeds():
         t = 0  # table 0: the first rungs (random, greedy[, rlcard_rule, heuristic]), no search
         stored = data["players"][str(p)]["tables"][t]
         assert "search:64" not in stored["seats"]
-        r = play_table(
+        r = play(
             [make_agent(s, "classic") for s in stored["seats"]],
             stored["games"],
             rules="classic",

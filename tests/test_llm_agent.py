@@ -14,7 +14,7 @@ import pytest
 
 from agents import HeuristicAgent, make_agent
 from agents.llm import ChatAgent, chat_url
-from arena import play_match
+from arena import play
 from uno_env import PRESETS, Engine, parse_rules
 from uno_env.table import ask_one
 
@@ -111,7 +111,7 @@ def _agent(chat: FakeChat, rules="classic", **kw) -> ChatAgent:
 def test_complete_games_through_the_endpoint(chat, num_players):
     agent = _agent(chat, api_key="secret")
     others = [HeuristicAgent(parse_rules("classic")) for _ in range(num_players - 1)]
-    result = play_match([agent, *others], 2 * num_players, num_players, "classic", seed=1, batch_size=2)
+    result = play([agent, *others], 2 * num_players, "classic", seed=1, batch_size=2)
     assert result.games == 2 * num_players and result.seat_games[0].sum() == 2 * num_players
     stats = agent.stats()
     assert stats["decisions"] > 0 and stats["fallbacks"] == 0 and stats["bad_replies"] == 0
@@ -131,7 +131,7 @@ def test_complete_games_through_the_endpoint(chat, num_players):
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_a_game_under_every_preset(chat, preset):
     agent = _agent(chat, preset)
-    result = play_match([agent, HeuristicAgent(parse_rules(preset))], 1, 2, preset, seed=3, batch_size=1)
+    result = play([agent, HeuristicAgent(parse_rules(preset))], 1, preset, seed=3, batch_size=1)
     assert result.games == 1 and agent.stats()["decisions"] > 0 and agent.stats()["fallbacks"] == 0
 
 
@@ -187,7 +187,7 @@ def test_act_on_observations_alone(chat):
 
 def test_transcripts_written_per_game(chat, tmp_path):
     agent = _agent(chat, transcript_dir=str(tmp_path))
-    play_match([agent, HeuristicAgent(parse_rules("classic"))], 2, 2, "classic", seed=4, batch_size=1)
+    play([agent, HeuristicAgent(parse_rules("classic"))], 2, "classic", seed=4, batch_size=1)
     files = sorted(p.name for p in tmp_path.iterdir())
     assert files == ["game-0.jsonl", "game-1.jsonl"]
     lines = (tmp_path / "game-0.jsonl").read_text().splitlines()

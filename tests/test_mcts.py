@@ -12,7 +12,7 @@ from helpers import walk
 from agents import FlatMCAgent, HeuristicAgent, make_agent
 from agents.ismcts import ISMCTSAgent
 from agents.registry import SEARCH, SEARCHES
-from arena import play_match
+from arena import play
 from arena.ladder import LADDER_V1, LADDER_V2, _rung_agents
 from uno_env import Engine, UnoRules, action_name
 
@@ -61,11 +61,11 @@ def test_deterministic_given_the_rng(use_engine):
 def test_engine_access_match_is_reproducible():
     rules = UnoRules()
     runs = [
-        play_match([small(rules), HeuristicAgent(rules)], 6, 2, rules, seed=3, batch_size=3, engine_access=True)
+        play([small(rules), HeuristicAgent(rules)], 6, rules, seed=3, batch_size=3, engine_access=True)
         for _ in range(2)
     ]
     assert runs[0].wins.tolist() == runs[1].wins.tolist()
-    assert runs[0].wins.sum() + runs[0].no_winner == 6
+    assert runs[0].wins.sum() + runs[0].truncated == 6
 
 
 def test_decisions_depend_only_on_the_information_set():

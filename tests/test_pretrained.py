@@ -22,7 +22,7 @@ from agents.pretrained import PRETRAINED, card_path, check_fits, load_card, mode
 from agents.pretrained.card import Args as CardArgs
 from agents.pretrained.card import make_card
 from agents.registry import AGENT_SPECS, make_agent
-from arena import play_table
+from arena import play
 from uno_env import Engine, action_name, parse_rules
 from uno_env.observation import observation_size
 
@@ -73,7 +73,7 @@ def test_loads_by_name_and_plays_only_legal_actions(name):
         assert ok.all(), [action_name(a) for a in actions[~ok]]
         engine.step(actions)
     # and through the arena, as evaluate.py plays it
-    result = play_table([agent] + [make_agent("heuristic", "classic") for _ in range(n - 1)], 8, seed=1)
+    result = play([agent] + [make_agent("heuristic", "classic") for _ in range(n - 1)], 8, seed=1)
     assert result.games == 8
 
 
@@ -105,7 +105,7 @@ def test_an_agent_loaded_without_a_player_count_refuses_another_table_when_it_pl
     agent = make_agent(name, "classic")
     others = [make_agent("random") for _ in range(table - 1)]
     with pytest.raises(ValueError, match=rf"trained for {PLAYERS[name]} players, asked to play at a table of {table}"):
-        play_table([agent, *others], 4, seed=0)
+        play([agent, *others], 4, seed=0)
 
 
 def test_a_card_whose_observation_size_is_not_the_rules_is_refused():
@@ -115,7 +115,7 @@ def test_a_card_whose_observation_size_is_not_the_rules_is_refused():
         match=rf"observation of {observation_size(True)} values; these rules give "
         rf"{observation_size(False)}",
     ):
-        check_fits(card, "classic", 2)
+        check_fits(card, parse_rules("classic"), 2)
 
 
 def test_an_unknown_pretrained_name_lists_the_shipped_ones():

@@ -18,7 +18,7 @@ sys.path.insert(0, ROOT)
 import train  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.rllib_agent import LEARNER, SNAPSHOT, RLlibAgent, SelfPlayMapping, module_path  # noqa: E402
-from arena import play_table, tournament  # noqa: E402
+from arena import play, tournament  # noqa: E402
 from arena.remote import ray_chunks  # noqa: E402
 from training.rllib_trainer import rllib_config  # noqa: E402
 from uno_env import Agent, Engine, RandomAgent, UnoRules, sample_legal  # noqa: E402
@@ -159,7 +159,7 @@ def test_checkpoint_loads_as_an_agent_and_plays_only_legal_actions(trained):
     for deterministic in (True, False):
         agent.deterministic = deterministic
         # The engine raises on an illegal action, so a finished table means every action was legal.
-        r = play_table([agent, RandomAgent(), make_agent("greedy", rules)], 60, rules=rules, seed=1, batch_size=32)
+        r = play([agent, RandomAgent(), make_agent("greedy", rules)], 60, rules=rules, seed=1, batch_size=32)
         assert r.wins.sum() + r.truncated == 60
     engine = Engine(64, 2, rules, seed=5)
     a = agent.act(engine.observation, engine.legal_mask, np.random.default_rng(9))

@@ -1,5 +1,5 @@
 """FlatMCAgent (issue "Agents that compete"): legality, determinism, the information it uses,
-scenarios where the search must find the win, and play_match(engine_access=True)."""
+scenarios where the search must find the win, and play(engine_access=True)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from builder import act, position
 from helpers import EVERY_RULE_SET, walk
 
 from agents import FlatMCAgent, HeuristicAgent, RandomAgent
-from arena import play_match
+from arena import play
 from uno_env import Engine, UnoRules, action_name
 from uno_env.actions import Action
 
@@ -58,11 +58,11 @@ def test_deterministic_given_the_rng(use_engine):
 def test_engine_access_match_is_reproducible_and_counts_every_game():
     rules = UnoRules()
     runs = [
-        play_match([small(rules), HeuristicAgent(rules)], 6, 2, rules, seed=3, batch_size=3, engine_access=True)
+        play([small(rules), HeuristicAgent(rules)], 6, rules, seed=3, batch_size=3, engine_access=True)
         for _ in range(2)
     ]
     assert runs[0].wins.tolist() == runs[1].wins.tolist()
-    assert runs[0].wins.sum() + runs[0].no_winner == 6
+    assert runs[0].wins.sum() + runs[0].truncated == 6
     assert runs[0].seat_games.tolist() == [[3, 3], [3, 3]]
 
 
@@ -177,11 +177,9 @@ def test_bad_settings_are_named(kwargs, message):
 def test_beats_random_in_a_short_match():
     """A sanity check of strength, not the README figure (benchmarks/search_agent.py)."""
     rules = UnoRules()
-    r = play_match(
-        [FlatMCAgent(rules, rollouts=32, max_depth=40), RandomAgent()], 40, 2, rules, seed=1, engine_access=True
-    )
+    r = play([FlatMCAgent(rules, rollouts=32, max_depth=40), RandomAgent()], 40, rules, seed=1, engine_access=True)
     assert r.wins[0] >= 30
-    r = play_match([FlatMCAgent(rules, rollouts=32, max_depth=40), RandomAgent()], 20, 2, rules, seed=1)
+    r = play([FlatMCAgent(rules, rollouts=32, max_depth=40), RandomAgent()], 20, rules, seed=1)
     assert r.wins[0] >= 14
 
 

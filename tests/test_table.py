@@ -1,4 +1,4 @@
-"""The one table (``uno_env.table``) and duplicate deals (``arena.match.play_games(duplicate=True)``).
+"""The one table (``uno_env.table``) and duplicate deals (``arena.play(duplicate=True)``).
 
 Every game loop asks its agents through ``Table``: the checks below hold for all of them, and
 ``test_no_loop_asks_agents_outside_the_table`` keeps it so.
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from agents.registry import make_agent
-from arena import play_match, play_table, tournament
+from arena import play, tournament
 from arena.ratings import paired_interval
 from uno_env import Engine, RandomAgent
 from uno_env.policy import EngineAgent, uses_engine
@@ -122,7 +122,7 @@ def test_engine_agent_protocol():
 
 def test_a_mirrored_agent_scores_exactly_half_on_duplicate_deals():
     for agents, players in (([RandomAgent(), RandomAgent()], 2), ([make_agent("heuristic")] * 4, 4)):
-        r = play_match(agents, 40 * players, num_players=players, seed=5, duplicate=True, batch_size=64)
+        r = play(agents, 40 * players, seed=5, duplicate=True, batch_size=64)
         assert len(set(r.wins.tolist())) == 1, r.wins  # every agent won as often as every other
         assert r.deal_wins is not None and r.deal_wins.shape == (40, players)
 
@@ -135,13 +135,11 @@ def test_duplicate_deals_replay_the_same_cards_for_every_rotation():
         def act_in(self, engine, i, rng):
             return int(engine.legal_mask[i].argmax())
 
-    import arena.match as match
-
     def record(engine, rows, won, seats, games):
         for r, g in zip(rows.tolist(), games.tolist(), strict=True):
             starts.setdefault(g // 2, set()).add(engine.record(r)["start"]["rng_state"])
 
-    match.play_games([Spy(), RandomAgent()], 40, engine_rules(), 3, 7, record, duplicate=True, record=True)
+    play([Spy(), RandomAgent()], 40, engine_rules(), 3, batch_size=7, duplicate=True, record=True, on_finish=record)
     assert len(starts) == 20 and all(len(hands) == 1 for hands in starts.values())
 
 
@@ -153,21 +151,21 @@ def engine_rules():
 
 def test_duplicate_results_do_not_depend_on_the_batch_size():
     agents = [make_agent("heuristic"), RandomAgent()]
-    a = play_match(agents, 60, seed=2, duplicate=True, batch_size=7)
-    b = play_match(agents, 60, seed=2, duplicate=True, batch_size=60)
+    a = play(agents, 60, seed=2, duplicate=True, batch_size=7)
+    b = play(agents, 60, seed=2, duplicate=True, batch_size=60)
     np.testing.assert_array_equal(a.deal_wins, b.deal_wins)
 
 
 def test_duplicate_needs_whole_rotations():
     with pytest.raises(ValueError, match="multiple of the 2 players"):
-        play_match([RandomAgent(), RandomAgent()], 11, duplicate=True)
+        play([RandomAgent(), RandomAgent()], 11, duplicate=True)
     with pytest.raises(ValueError, match="multiples of the 3 players"):
         tournament([RandomAgent()] * 3, 30, num_players=3, chunk_games=10, duplicate=True)
 
 
 def test_duplicate_tables_and_tournaments_report_paired_intervals():
     agents = [make_agent("heuristic"), make_agent("rlcard_rule")]
-    r = play_table(agents, 200, seed=1, duplicate=True)
+    r = play(agents, 200, seed=1, duplicate=True)
     assert r.deal_wins is not None and r.deal_wins.sum() == r.wins.sum()
     assert r.ci95[0] == pytest.approx(paired_interval(r.deal_wins[:, 0] / 2))
     t = tournament(agents, 200, seed=1, chunk_games=100, duplicate=True)

@@ -17,7 +17,7 @@ pytest.importorskip("sb3_contrib")
 
 from agents import RLCardRuleAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from arena import bradley_terry, play_table, tournament  # noqa: E402
+from arena import bradley_terry, play, tournament  # noqa: E402
 from training.league import League, SnapshotPool, saved_league  # noqa: E402
 from training.opponents import PendingSnapshot, opponent_groups, parse_mix, split_games  # noqa: E402
 from uno_env import Engine, RandomAgent, UnoRules, sample_legal  # noqa: E402
@@ -171,7 +171,7 @@ def test_a_model_refuses_a_table_it_was_not_trained_for_unless_allowed(trained, 
     with pytest.raises(ValueError, match="trained for 2 players, asked to play at a table of 3"):
         agent.act(engine.observation, engine.legal_mask, np.random.default_rng(0))
     with pytest.raises(ValueError, match=f"{trained_for}; asked for 3"):
-        agent.check_table("classic", 3)
+        agent.check_table(UnoRules(), 3)
     # The override: a deliberate transfer experiment.
     other = make_agent(path, "house", num_players=3, allow_other_table=True)
     assert other.act(engine.observation, engine.legal_mask, np.random.default_rng(0)).shape == (4,)
@@ -543,7 +543,7 @@ def test_a_model_trained_with_history_loads_and_plays_as_an_agent(history_model)
     assert np.array_equal(agent.act(obs, masks, np.random.default_rng(0)), predicted)
     with pytest.raises(ValueError, match="this policy reads history=4"):
         agent.act(obs["observation"], masks, np.random.default_rng(0))
-    result = play_table([agent, RandomAgent()], 12, json.loads(HISTORY_RULES), seed=3, batch_size=6)
+    result = play([agent, RandomAgent()], 12, json.loads(HISTORY_RULES), seed=3, batch_size=6)
     assert result.games == 12 and result.wins.sum() + result.truncated == 12
     with pytest.raises(ValueError, match="reads the last 4 events of public history, but the engine keeps 0"):
         from uno_env.table import ask_one
@@ -755,7 +755,7 @@ class DrawAlwaysAgent:
 def test_an_agent_against_itself_wins_half_over_rotated_seats():
     rules = UnoRules()
     n = 4000
-    r = play_table([RLCardRuleAgent(rules), RLCardRuleAgent(rules)], n, rules=rules, seed=11)
+    r = play([RLCardRuleAgent(rules), RLCardRuleAgent(rules)], n, rules=rules, seed=11)
     assert r.wins.sum() + r.truncated == n
     # 4 standard errors: fails by chance about once in 16,000 seeds.
     assert abs(r.win_rate[0] - 0.5) < 4 * math.sqrt(0.25 / n)
@@ -779,8 +779,8 @@ def test_a_legal_but_terrible_agent_loses_to_random_and_gets_the_lower_rating():
 def test_tables_are_reproducible_from_the_seed_and_rotate_seats():
     rules = UnoRules()
     agents = [RLCardRuleAgent(rules), RandomAgent(), RandomAgent()]
-    a = play_table(agents, 300, rules=rules, seed=4, batch_size=64)
-    b = play_table(agents, 300, rules=rules, seed=4, batch_size=64)
+    a = play(agents, 300, rules=rules, seed=4, batch_size=64)
+    b = play(agents, 300, rules=rules, seed=4, batch_size=64)
     assert (a.wins == b.wins).all() and (a.points == b.points).all() and a.steps == b.steps
     # Each game has at most one winner; the strong agent wins most 3-player games.
     assert a.wins.sum() + a.truncated == 300
@@ -797,6 +797,14 @@ def test_bradley_terry_recovers_known_odds():
     beat = np.array([[0, 200, 400], [100, 0, 200], [100, 100, 0]])
     r, _ = bradley_terry(beat, prior=0.0)
     assert abs((r[0] - r[1]) - 400 * math.log10(2)) < 0.5 and abs((r[1] - r[2]) - 400 * math.log10(2)) < 0.5
+
+
+def test_a_tournament_takes_parsed_rules():
+    """Rules are read at the edges (arena.play, the scripts, the envs); a tournament takes a UnoRules."""
+    with pytest.raises(
+        ValueError, match=r"rules must be a UnoRules or None \(classic\), got 'house': uno_env.parse_rules"
+    ):
+        tournament([RandomAgent(), RandomAgent()], 10, rules="house")
 
 
 def test_four_player_tournament_plays_every_table():

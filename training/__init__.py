@@ -6,7 +6,7 @@
 | ``training.league`` | ``SnapshotPool``, ``League``, ``pfsp_probabilities`` (one pool of frozen snapshots of the learner: the ``self`` groups draw the newest or a recent one, the ``league`` groups draw baselines, ``search`` and snapshots by prioritized fictitious self-play) |
 | ``training.expert`` | ``label_positions``, ``clone`` (expert iteration's warm start: a teacher such as ``search:256`` labels positions, the policy is cloned on them) |
 | ``training.sb3`` | the MaskablePPO model, its learning-rate schedule, win counts per opponent kind |
-| ``training.evaluation`` | the learner's table against each evaluation opponent (``arena.play_table``) |
+| ``training.evaluation`` | the learner's table against each evaluation opponent (``arena.play``) |
 | ``training.checkpoint`` | crash-safe checkpoints: atomic writes, the ``latest.json`` pointer, what ``--resume`` finds and restores |
 | ``training.run`` | seeds, the run folder, periodic events, the summary file |
 | ``training.rllib_trainer`` | ``train.py --backend rllib`` (needs ray) |

@@ -1,6 +1,6 @@
 """Measuring the learner during and after training: its table against each evaluation opponent.
 
-``eval_rows`` plays ``arena.play_table`` with the learner in one seat and copies of one
+``eval_rows`` plays ``arena.play`` with the learner in one seat and copies of one
 opponent (built by ``agents.registry.make_agent``) in the others, or a mixed table's seats
 (``heuristic+rlcard_rule+greedy``, ``training.opponents.seat_agents``), seats rotated, for each
 opponent in turn; ``eval_line`` is the one-line form printed as training goes and
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.registry import parse_list
-from arena import play_table
+from arena import play
 from training.opponents import seat_agents
 from uno_env import Agent, UnoRules
 
@@ -36,7 +36,7 @@ def eval_rows(
     rows = []
     for spec in specs:
         table = [learner, *seat_agents(spec, rules, num_players)]
-        r = play_table(table, num_games, rules=rules, seed=seed)
+        r = play(table, num_games, rules, seed)
         lo, hi = r.ci95[0]
         rows.append(
             {

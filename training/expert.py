@@ -13,7 +13,7 @@ stats = clone(model.policy, data, epochs=4, batch_size=1024, learning_rate=1e-3,
 | ``save_positions`` / ``load_positions`` | an ``.npz`` cache of labelled positions with what produced them (``train.py --bc-data``) |
 
 **Fast and seeded.** A teacher that reads the engine (``act_in``: a search) plays through
-``arena.play_games`` with ``engine_access``: it re-deals what its seat cannot see from a copy
+``arena.play`` with ``engine_access``: it re-deals what its seat cannot see from a copy
 of the game, batched inside the engine, and never reads hidden cards; the games are played
 ``chunk`` at a time side by side, chunk k with seed ``seed + k`` against
 ``opponents[k % len(opponents)]``. A teacher without ``act_in`` (``heuristic``, a saved model)
@@ -41,7 +41,7 @@ import torch
 
 from agents.ppo import PPOAgent
 from agents.registry import make_agent
-from arena.match import agent_name, play_games
+from arena import agent_name, play
 from training.opponents import seat_agents
 from uno_env import Engine, UnoRules
 from uno_env.gym_env import UnoVectorEnv
@@ -88,11 +88,11 @@ class _Labeller:
         return a
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Not used: ``play_games`` asks this agent through ``act_in``."""
-        raise ValueError("the labeller needs engine access (arena.play_games(..., engine_access=True))")
+        """Not used: ``play`` asks this agent through ``act_in``."""
+        raise ValueError("the labeller needs engine access (arena.play(..., engine_access=True))")
 
     def finish(self, engine: Engine, rows: np.ndarray, won: np.ndarray, seats: np.ndarray, games: np.ndarray) -> None:
-        """``play_games``' ``on_finish``: the finished games' positions get their outcome."""
+        """``play``'s ``on_finish``: the finished games' positions get their outcome."""
         for r, seat in zip(rows, seats[:, 0], strict=True):
             reward = float(engine.rewards[r, seat])
             self.done.extend((o, m, a, reward) for o, m, a in self.pending.pop(int(r), []))
@@ -129,7 +129,7 @@ def label_positions(
     k = 0
     while len(labeller.done) < num_positions:
         table = [labeller, *seats[opponents[k % len(opponents)]]]
-        play_games(table, chunk, rules, seed + k, chunk, labeller.finish, engine_access=True)
+        play(table, chunk, rules, seed + k, batch_size=chunk, engine_access=True, on_finish=labeller.finish)
         k += 1
     rows = labeller.done[:num_positions]
     return Positions(

@@ -75,7 +75,7 @@ from training.sb3 import (
     update_threads,
     with_update_threads,
 )
-from uno_env import parse_rules
+from uno_env import UnoRules, parse_rules
 from uno_env.compile_notice import announce_compiling
 from uno_env.policy import uses_engine
 from uno_env.rules import PRESETS_HELP
@@ -297,7 +297,7 @@ def check_args(args: Args) -> None:
         )
 
 
-def build_env(args: Args, rules: Any, groups: list[OpponentGroup]) -> tuple[UnoSB3VecEnv, League]:
+def build_env(args: Args, rules: UnoRules, groups: list[OpponentGroup]) -> tuple[UnoSB3VecEnv, League]:
     """The training env of the opponent groups, and the league: the snapshot pool the ``self`` and ``league``
     groups draw from."""
     venv = UnoSB3VecEnv(
@@ -349,7 +349,7 @@ def warm_start_positions(args: Args) -> int:
     return min(args.bc_positions, args.total_timesteps // WARM_START_STEPS_PER_POSITION)
 
 
-def warm_start(args: Args, model: Any, rules: Any) -> dict[str, Any]:
+def warm_start(args: Args, model: Any, rules: UnoRules) -> dict[str, Any]:
     """Expert iteration's first step: ``--bc-teacher`` labels positions (or ``--bc-data`` holds them), the
     policy is cloned on them (``training.expert``); returns the labelling and cloning figures."""
     watch = Stopwatch()
@@ -421,7 +421,7 @@ def restore_run(resume: Any, model: Any, league: League) -> list[dict[str, Any]]
     return history
 
 
-def model_card(args: Args, rules: Any, steps: int, script: str) -> dict[str, Any]:
+def model_card(args: Args, rules: UnoRules, steps: int, script: str) -> dict[str, Any]:
     """The card saved beside every model of the run (``agents.model_card``): the table it is trained for,
     the command and arguments that made it, its step count."""
     return table_card(

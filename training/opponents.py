@@ -100,7 +100,7 @@ class OpponentGroup:
     games: int
 
 
-def seat_agents(spec: str, rules: UnoRules | Any, num_players: int) -> list[Agent]:
+def seat_agents(spec: str, rules: UnoRules, num_players: int) -> list[Agent]:
     """The other seats' agents for ``spec``: a mixed table ``a+b+c`` (one spec per seat, clockwise from
     the learner; ValueError unless it names ``num_players - 1``), else that many fresh copies of one agent."""
     specs = parse_table(spec)
@@ -117,7 +117,7 @@ def seat_agents(spec: str, rules: UnoRules | Any, num_players: int) -> list[Agen
 def opponent_groups(
     mix: dict[str, float],
     num_envs: int,
-    rules: UnoRules | Any,
+    rules: UnoRules,
     self_play_groups: int = 1,
     league_groups: int = 1,
     *,

@@ -34,7 +34,7 @@ from .engine.layout import MAX_HISTORY
 from .engine.rng import splitmix64
 from .observation import STATE_SIZE
 from .policy import RandomAgent, history_length_of
-from .rules import MAX_PLAYERS, parse_rules
+from .rules import MAX_PLAYERS, UnoRules
 from .table import Table, check_history
 
 # Reading final views: Engine.observe writes every game of the batch (measured ~0.06 µs per
@@ -204,10 +204,10 @@ class Driver:
     """One ``Engine`` (true rules, no engine autoreset) plus the learner seats and the opponents."""
 
     def __init__(
-        self, num_envs: int, num_players: int, rules: Any, learner_seat: Any, opponents: Any, history: int = 0
+        self, num_envs: int, num_players: int, rules: UnoRules, learner_seat: Any, opponents: Any, history: int = 0
     ) -> None:
         self.num_players = P = check_int("num_players", num_players, 2, MAX_PLAYERS)
-        self.rules = parse_rules(rules)
+        self.rules = rules
         self.fixed_seat = _check_learner_seat(learner_seat, P)
         self.history = check_int("history", history, 0, MAX_HISTORY)
         check_int("num_envs", num_envs, 1)

@@ -198,6 +198,7 @@ from .checks import check_int, is_int
 from .docs import action_table, fill_doc, observation_table
 from .observation import observation_size
 from .render import render_rgb
+from .rules import UnoRules, parse_rules
 from .seat_view import state_view
 from .spaces import action_space, history_spaces, observation_space
 
@@ -216,7 +217,7 @@ def register_envs() -> None:
         gym.register(ENV_ID, entry_point="uno_env.gym_env:UnoEnv", vector_entry_point="uno_env.gym_env:UnoVectorEnv")
 
 
-def _single_space(rules: Any, num_players: int, history: int) -> gym_spaces.Space:
+def _single_space(rules: UnoRules, num_players: int, history: int) -> gym_spaces.Space:
     """One game's observation space: the Box, or with ``history`` the Dict of it and ``history_spaces``."""
     box = observation_space(rules, num_players)
     if not history:
@@ -294,7 +295,7 @@ class UnoEnv(gym.Env):
             raise ValueError(f"on_illegal must be 'raise' or 'terminate', got {on_illegal!r}")
         self.render_mode = render_mode
         self.on_illegal = on_illegal
-        self._driver = Driver(1, num_players, rules, learner_seat, opponents, history)
+        self._driver = Driver(1, num_players, parse_rules(rules), learner_seat, opponents, history)
         self.engine = self._driver.engine
         self.rules = self._driver.rules
         self.num_players = self._driver.num_players
@@ -503,7 +504,7 @@ class UnoVectorEnv(VectorEnv):
             )
         if not isinstance(copy, bool):
             raise ValueError(f"copy must be True or False, got {copy!r}")
-        self._driver = d = Driver(num_envs, num_players, rules, learner_seat, opponents, history)
+        self._driver = d = Driver(num_envs, num_players, parse_rules(rules), learner_seat, opponents, history)
         self.history = d.history
         self.engine = d.engine
         self.rules = d.rules

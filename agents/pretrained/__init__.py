@@ -37,6 +37,8 @@ import json
 from importlib import resources
 from typing import Any
 
+from uno_env.rules import parse_rules
+
 from ..model_card import check_fits
 
 __all__ = ["PRETRAINED", "card_path", "check_fits", "load_card", "model_path", "pretrained_agent"]
@@ -84,6 +86,7 @@ def pretrained_agent(
     from ..ppo import PPOAgent
 
     card = load_card(name)
+    rules = parse_rules(rules)
     if not allow_other_table:
         others = ", ".join(n for n in PRETRAINED if n != name)
         check_fits(card, rules, num_players, hint=f"The package also ships {others}; ")
