@@ -166,7 +166,7 @@ class DeterminizedSearch:
     Four was a bluff (the engine judges a challenge on the hand at the time it was played), so
     the challenge is never searched; ``HeuristicAgent`` estimates it from public odds.
 
-    - ``act_in(engine, i, rng)`` (``arena.play_match(..., engine_access=True)``, ``uno-play``,
+    - ``act_in(engine, i, rng)`` (``arena.play(..., engine_access=True)``, ``uno-play``,
       anyone holding the engine): ``Engine.copy_game(s)`` copies game ``i`` into a scratch
       engine, then the determinizations are dealt. With ``open_hands`` the other hands are
       re-dealt too: the search does not use what it could see.
@@ -235,7 +235,7 @@ class DeterminizedSearch:
         if self.peek:
             raise ValueError(
                 f"{self.name} reads the hidden hands from the engine: ask it through act_in(engine, i, rng) "
-                "(arena.play_match(..., engine_access=True)); from an observation alone it cannot peek"
+                "(arena.play(..., engine_access=True)); from an observation alone it cannot peek"
             )
         self.last_searched = False
         history: tuple[np.ndarray, ...] | None = None

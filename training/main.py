@@ -465,7 +465,8 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
                 f"model): {args.bc_teacher!r} searches the engine, and its positions carry no history"
             )
     seed_everything(args.seed, args.torch_threads)
-    # The categorical's argument checks cost ~10% of an update and can never fail here (masked logits).
+    # The categorical's argument checks are a noticeable share of an update and can never fail
+    # here (masked logits).
     torch.distributions.Distribution.set_default_validate_args(False)
     venv, league = build_env(args, rules, groups)
     schedule = LinearSchedule(args.learning_rate, args.total_timesteps, args.anneal_lr)
