@@ -1,6 +1,6 @@
 """Calibration of the searches' beliefs: how likely are the true hidden hands under a belief vs uniform?
 
-    python benchmarks/beliefs.py [--games 400] [--num-players 2] [--plot benchmarks/results/beliefs.png]
+    python -m benchmarks.beliefs [--games 400] [--num-players 2] [--plot benchmarks/results/beliefs.png]
 
 Games of ``--agent`` in every seat (preset classic, seeded) are played in one batch; at every
 decision of every seat, for every other seat ``p`` in play, the belief's exclusions are
@@ -35,14 +35,11 @@ import dataclasses
 import datetime
 import os
 import platform
-import sys
-from pathlib import Path
 
 import numpy as np
 import tyro
 from scipy.special import gammaln
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
 from agents import make_agent
 from agents.beliefs import make_belief
 from uno_env import Engine, UnoRules

@@ -1,7 +1,7 @@
 """OpenSpiel's ISMCTS bot on ``python_uno`` against our agents, at equal time per decision.
 
-    python benchmarks/openspiel_ismcts.py [--games 100] [--time-ms 20] [--opponents search heuristic]
-    python benchmarks/openspiel_ismcts.py --quick
+    python -m benchmarks.openspiel_ismcts [--games 100] [--time-ms 20] [--opponents search heuristic]
+    python -m benchmarks.openspiel_ismcts --quick
 
 2 players, classic rules, seats rotated (the bot sits at seat ``k % 2`` in game k), the same
 deals for every opponent (the game's ``seed``). The bot is ``open_spiel.python.algorithms.ismcts``
@@ -19,22 +19,19 @@ import datetime
 import json
 import os
 import platform
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import tyro
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
 import pyspiel
+import tyro
 from open_spiel.python.algorithms import ismcts, mcts
 
 import uno_env.openspiel_game  # noqa: F401  (registers python_uno)
 from agents import make_agent
 from arena import wilson_interval
-from uno_env import NUM_ACTIONS
+from uno_env.table import ask_one
 
 
 @dataclasses.dataclass
@@ -77,14 +74,9 @@ class TimedISMCTSBot(ismcts.ISMCTSBot):
 
 
 def our_action(agent: Any, state: Any, rng: np.random.Generator) -> int:
-    """Our agent's move: through the engine (``act_in``) for a search, else from the R11 view."""
-    if callable(getattr(agent, "act_in", None)):
-        return int(agent.act_in(state.position_engine(), 0, rng))
-    p = state.current_player()
-    obs = np.asarray(state.observation_tensor(p), np.float32)[None]
-    mask = np.zeros((1, NUM_ACTIONS), bool)
-    mask[0, state.legal_actions()] = True
-    return int(agent.act(obs, mask, rng)[0])
+    """Our agent's move in the state's engine (``ask_one``: with the engine for a search, else from
+    the seat's observation), checked."""
+    return ask_one(agent, state.position_engine(), 0, rng)
 
 
 def play(args: Args, opponent: str) -> dict[str, Any]:
@@ -153,7 +145,7 @@ def markdown(r: dict[str, Any]) -> str:
         "",
         f"Machine: {r['machine']}, 1-minute load {r['load_1min_start']:.1f} at the start and "
         f"{r['load_1min_end']:.1f} at the end. 2 players, classic, seats rotated, {r['time_ms']:g} ms of CPU "
-        "per decision for the bot and for `search`. Command: `python benchmarks/openspiel_ismcts.py` "
+        "per decision for the bot and for `search`. Command: `python -m benchmarks.openspiel_ismcts` "
         "(this file is its output).",
         "",
         "| bot vs | games | bot wins | bot win rate (95% CI) | bot ms/decision | bot simulations/decision | opponent ms/decision |",

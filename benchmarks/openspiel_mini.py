@@ -1,9 +1,9 @@
 """CFR, CFR+ and Deep CFR on ``python_mini_uno``: NashConv over iterations and CPU time, and the
 NashConv of our agents' policies on the same game (docs/openspiel.md).
 
-    python benchmarks/openspiel_mini.py [--iterations 100] [--out benchmarks/results/openspiel_mini]
-    python benchmarks/openspiel_mini.py --solvers CFR CFR+ DeepCFR --iterations 16
-    python benchmarks/openspiel_mini.py --quick
+    python -m benchmarks.openspiel_mini [--iterations 100] [--out benchmarks/results/openspiel_mini]
+    python -m benchmarks.openspiel_mini --solvers CFR CFR+ DeepCFR --iterations 16
+    python -m benchmarks.openspiel_mini --quick
 
 Deep CFR (OpenSpiel's PyTorch ``deep_cfr``) learns from the information state tensor alone, where
 CFR keeps a table keyed by the information state string; its policy network's output, renormalised
@@ -26,16 +26,13 @@ import datetime
 import json
 import os
 import platform
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import tyro
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from a checkout
 import pyspiel
+import tyro
 from open_spiel.python import policy as os_policy
 from open_spiel.python.algorithms import cfr, exploitability
 
@@ -233,7 +230,7 @@ def markdown(r: dict[str, Any]) -> str:
         f"Machine: {r['machine']}, 1-minute load {r['load_1min_start']:.1f} at the start and "
         f"{r['load_1min_end']:.1f} at the end (a shared machine: CPU seconds are the figure to read).",
         f"Game: `python_mini_uno` {r['params']}: {r['information_states']} information states.",
-        "Command: `python benchmarks/openspiel_mini.py` with the arguments below (this file is its output).",
+        "Command: `python -m benchmarks.openspiel_mini` with the arguments below (this file is its output).",
         f"Arguments: {r['args']}",
         "",
         "| solver | iterations | solver CPU s | NashConv | exploitability |",
