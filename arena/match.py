@@ -41,7 +41,8 @@ import numpy as np
 
 from uno_env import Agent, Engine, UnoRules, parse_rules
 from uno_env.checks import check_int
-from uno_env.table import Table, agent_label, history_length_of, wanted_history
+from uno_env.policy import agent_label, history_length_of
+from uno_env.table import Table, wanted_history
 
 from .ratings import paired_interval, wilson_interval
 
