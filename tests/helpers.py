@@ -40,6 +40,20 @@ def page_text(page: str) -> str:
     return (DOCS / page).read_text()
 
 
+def printed_twice(code: str) -> list[str]:
+    """What ``code`` prints, run twice in fresh namespaces (a seeded snippet prints the same)."""
+    import contextlib
+    import io
+
+    printed = []
+    for _ in range(2):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(code, {})
+        printed.append(out.getvalue())
+    return printed
+
+
 def snippets(page: str) -> list[str]:
     """The ```python blocks of a page, except those right after a `<!-- no-run -->` line."""
     return [m.group(2) for m in FENCE.finditer(page_text(page)) if not m.group(1)]

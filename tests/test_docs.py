@@ -10,11 +10,9 @@ is the one CI runs.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import importlib
 import importlib.util
-import io
 import re
 import subprocess
 import sys
@@ -22,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import FENCE, page_text, snippets
+from helpers import FENCE, page_text, printed_twice, snippets
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -272,12 +270,7 @@ def test_the_pettingzoo_game_prints_the_same_on_every_run(page):
     """reset(seed=...) seeds the game; the page's first snippet seeds its random play (the action spaces) too."""
     code = snippets(page)[0]
     assert "env.reset(seed=42)" in code
-    printed = []
-    for _ in range(2):
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(code, {})
-        printed.append(out.getvalue())
+    printed = printed_twice(code)
     assert printed[0].strip() and printed[0] == printed[1]
 
 

@@ -103,8 +103,8 @@ def test_pfsp_probabilities_refuses_bad_input(win_rates, power, match):
 # --- the league -------------------------------------------------------------------------------
 
 
-def _tiny_model(venv):
-    """A MaskablePPO of 8 hidden units on ``venv``: rollouts of 8 steps, minibatches of 32."""
+def _tiny_model(venv, hidden=8, batch_size=32):
+    """A MaskablePPO of ``hidden`` units on ``venv``: rollouts of 8 steps, minibatches of ``batch_size``."""
     from sb3_contrib import MaskablePPO
 
     from agents.ppo import UnoFeatures, UnoMaskablePolicy
@@ -113,10 +113,10 @@ def _tiny_model(venv):
         UnoMaskablePolicy,
         venv,
         n_steps=8,
-        batch_size=32,
+        batch_size=batch_size,
         seed=0,
         device="cpu",
-        policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(8,))),
+        policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(hidden,))),
     )
 
 
@@ -268,22 +268,12 @@ def test_a_teacher_without_engine_access_labels_a_whole_batch_at_once():
 
 
 def test_cloning_fits_the_teachers_actions():
-    from sb3_contrib import MaskablePPO
 
-    from agents.ppo import UnoFeatures, UnoMaskablePolicy
     from uno_env.sb3_vec_env import UnoSB3VecEnv
 
     data = label_positions("heuristic", ["random"], UnoRules(), 2, 300, seed=0, chunk=16)
     venv = UnoSB3VecEnv(2, 2, seed=0)
-    model = MaskablePPO(
-        UnoMaskablePolicy,
-        venv,
-        n_steps=8,
-        batch_size=16,
-        seed=0,
-        device="cpu",
-        policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(64,))),
-    )
+    model = _tiny_model(venv, hidden=64, batch_size=16)
     # All positions held in training (holdout 0): the agreement is measured on what it was fitted to.
     stats = clone(model.policy, data, epochs=60, batch_size=64, learning_rate=3e-3, holdout=0.0, seed=0)
     assert stats["positions"] == 300 and np.isnan(stats["agreement_after"])
@@ -299,9 +289,8 @@ def test_positions_with_a_history_hold_the_same_games_and_clone_a_history_policy
     """history=K labels the same seeded games (the teacher reads the observation alone) and adds each
     position's history as the learner's env shows it; the dict saves, loads and clones a Dict policy;
     positions of another history length are refused."""
-    from sb3_contrib import MaskablePPO
 
-    from agents.ppo import PPOAgent, UnoFeatures, UnoMaskablePolicy
+    from agents.ppo import PPOAgent
     from uno_env.sb3_vec_env import UnoSB3VecEnv
     from uno_env.spaces import history_spaces
 
@@ -318,15 +307,7 @@ def test_positions_with_a_history_hold_the_same_games_and_clone_a_history_policy
     back = load_positions(str(tmp_path / "h.npz"), meta)
     assert all(np.array_equal(back.obs[k], data.obs[k]) for k in data.obs)
     venv = UnoSB3VecEnv(2, 2, seed=0, history=4)
-    model = MaskablePPO(
-        UnoMaskablePolicy,
-        venv,
-        n_steps=8,
-        batch_size=16,
-        seed=0,
-        device="cpu",
-        policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(64,))),
-    )
+    model = _tiny_model(venv, hidden=64, batch_size=16)
     clone(model.policy, data, epochs=60, batch_size=64, learning_rate=3e-3, holdout=0.0, seed=0)
     chosen = PPOAgent(model.policy, deterministic=True).act(data.obs, data.mask, np.random.default_rng(0))
     assert (chosen == data.action).mean() > 0.9

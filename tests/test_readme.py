@@ -1,12 +1,10 @@
 """The README tells the truth: its tables are the ones built from the code, its test command is CI's,
 and its seeded snippets print the same on every run."""
 
-import contextlib
-import io
 import re
 from pathlib import Path
 
-from helpers import snippets
+from helpers import printed_twice, snippets
 
 from uno_env.actions import NUM_ACTIONS
 from uno_env.docs import ACTION_GROUPS, readme_tables, render_readme
@@ -52,10 +50,5 @@ def test_readme_test_command_is_what_ci_runs():
 def test_the_pettingzoo_snippet_prints_the_same_game_on_every_run():
     """reset(seed=...) seeds the game; the snippet seeds its random play (the action spaces) too."""
     (code,) = [s for s in snippets("../README.md") if "uno_env.env(" in s]
-    printed = []
-    for _ in range(2):
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(code, {})
-        printed.append(out.getvalue())
+    printed = printed_twice(code)
     assert printed[0].strip() and printed[0] == printed[1]
