@@ -12,6 +12,8 @@ games that differ only in hidden cards give the same exclusions.
 | ``policy`` | ``public``'s exclusions, and deals weighted by the soft evidence of a policy model (below) |
 | ``history`` | ``public``'s exclusions, and deals weighted by every voluntary draw of the round (below) |
 | ``net`` | ``public``'s exclusions, and deals weighted by a learned network's prediction of the other hand (below) |
+| ``replay`` | ``public``'s exclusions, and deals weighted by a learned policy's (``pretrained``) likelihood of every decision of the round, replayed in whole worlds (``agents.replay_belief``) |
+| ``replay-heuristic`` | the same with ``HeuristicAgent``'s code as the model: against ``heuristic``, the true policy (a measurement of the upper bound) |
 
 Why ``public`` excludes what it does: a seat that ends its turn by drawing had nothing it chose
 to play. Under R4 with ``allow_voluntary_draw`` off that is a fact (no card of the colour, no
@@ -64,6 +66,7 @@ import numpy as np
 
 from uno_env.cards import CARD_COLOR, NUM_CARD_TYPES, NUM_COLORS, NUM_RANKS, WILD
 from uno_env.observation import color_of, drew_on_color_of, named_color_of, num_seats, top_of
+from uno_env.rules import UnoRules
 
 from .belief_net import (
     MAX_COPIES,
@@ -308,13 +311,21 @@ BELIEFS: dict[str, type] = {
 }
 """The beliefs by name (the searches' ``belief`` setting)."""
 
+# ``replay`` builds on ``PublicBelief`` and ``playable_set`` above, so it is imported after them.
+from .replay_belief import HeuristicReplayBelief, ReplayBelief  # noqa: E402
 
-def make_belief(belief: str | Belief) -> Belief:
-    """A belief from its name (``BELIEFS``) or a ``Belief`` object as it is."""
+BELIEFS["replay"] = ReplayBelief
+BELIEFS["replay-heuristic"] = HeuristicReplayBelief
+
+
+def make_belief(belief: str | Belief, rules: UnoRules | None = None) -> Belief:
+    """A belief from its name (``BELIEFS``; one that replays the round is built for ``rules``,
+    classic by default) or a ``Belief`` object as it is."""
     if isinstance(belief, str):
         if belief not in BELIEFS:
             raise ValueError(f"belief must be one of {sorted(BELIEFS)} or a Belief object, got {belief!r}")
-        return BELIEFS[belief]()
+        cls = BELIEFS[belief]
+        return cls(rules) if getattr(cls, "needs_rules", False) else cls()
     if not callable(getattr(belief, "exclusions", None)):
         raise ValueError(f"belief must be one of {sorted(BELIEFS)} or a Belief object, got {belief!r}")
     return belief

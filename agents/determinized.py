@@ -219,7 +219,7 @@ class DeterminizedSearch:
         self.rules = UnoRules() if rules is None else rules
         self.time_ms = time_ms
         self.confidence = confidence
-        self.belief = make_belief(belief)
+        self.belief = make_belief(belief, self.rules)
         # The history the belief reads: tables keep it in their engines for this agent (uno_env.table).
         self.history_length = int(getattr(self.belief, "history_length", 0))
         self._deck = rule_tables(self.rules)[0]
@@ -340,7 +340,8 @@ class DeterminizedSearch:
         see; with ``peek`` only the draw pile (class docs).
 
         A belief with soft evidence (``agents.beliefs``: ``log_weights``) is sampled by
-        importance resampling: ``proposals`` candidates per game are dealt from its exclusions,
+        importance resampling: ``proposals`` candidates per game (or the belief's own number of
+        ``candidates`` in all) are dealt from its exclusions,
         weighed, and as many as there are games drawn in proportion to their weights
         (systematic resampling); the draw pile of each kept deal is then shuffled and its
         generator reseeded, so a candidate kept twice still has futures of its own.
@@ -350,14 +351,14 @@ class DeterminizedSearch:
         elif deal.observation is None:
             play.resample_hidden(games, seat, rng, exclude=deal.exclude)
         else:
-            cand = self._engine(
-                ("proposals", play.rules, play.num_players), games.size * self.proposals, play.num_players, play.rules
-            )
-            k = np.arange(games.size * self.proposals)
+            # A belief that weighs whole worlds (``replay``) sets how many candidates it can afford.
+            size = int(getattr(self.belief, "candidates", 0)) or games.size * self.proposals
+            cand = self._engine(("proposals", play.rules, play.num_players), size, play.num_players, play.rules)
+            k = np.arange(size)
             cand.copy_games(play, np.resize(games, k.size), k)
             cand.resample_hidden(k, seat, rng, exclude=deal.exclude)
             w = log_weights_of(self.belief, deal.observation, seat, cand.hand_counts(k), deal.events)
-            p = np.ones(k.size) if w is None else np.exp(w - w.max())
+            p = np.ones(k.size) if w is None or not np.isfinite(w.max()) else np.exp(w - w.max())
             cum = np.cumsum(p / p.sum())
             keep = np.minimum(np.searchsorted(cum, (rng.random() + np.arange(games.size)) / games.size), k.size - 1)
             play.copy_games(cand, keep, games)

@@ -918,6 +918,14 @@ class Engine:
             ("draw_pile", draw_pile),
         ]
         for name, cards in piles:
+            arr = np.asarray(cards) if isinstance(cards, (list, tuple, np.ndarray)) else None
+            if (
+                arr is not None
+                and arr.ndim == 1
+                and arr.dtype.kind in "iu"
+                and ((arr >= 0) & (arr < NUM_CARD_TYPES)).all()
+            ):
+                continue  # the common case, checked at once (searches set many positions)
             bad = [c for c in cards if not is_int(c) or not 0 <= c < NUM_CARD_TYPES]
             if bad:
                 raise ValueError(f"{name} holds {bad[:3]!r}: card type ids are integers 0..{NUM_CARD_TYPES - 1} (R1)")

@@ -1,0 +1,485 @@
+"""``replay``: policy-based inference over the whole round (the belief ``@replay``).
+
+A candidate deal of the hidden hands is weighed by how likely a model of the other seats makes
+every decision they took this round, as in policy-based inference for Skat (Solinas et al.,
+2019) and SPARTA's belief for Hanabi (Lerer et al., 2020). The hands changed during the round,
+so a deal of today's hands is not enough: for each candidate the belief builds whole worlds.
+
+1. **Where the cards came from.** A seat's cards of the round are its hand at the deal, the cards
+   it drew since, and nothing else (no swap or shuffle of hands: those rounds are not weighed).
+   What it holds now plus what it played is therefore what it received. An *assignment* puts
+   each of these cards in one receiving slot (the deal, or one of its draws), every played card
+   in a slot before its play, uniformly at random otherwise (``assignments`` per candidate).
+2. **Replay.** Each world starts at the position before the round's first decision (the first
+   card turned, the hands at the deal) with the draw pile ordered so that every draw of the
+   round gives the cards the world assigned (the seat's own draws are the cards it saw), and
+   the round's public actions are played again in the engine, one batch of worlds at once.
+3. **Weigh.** At every decision of another seat with a choice, the model (``HeuristicAgent`` by
+   default) is asked what it would do in each world: the action taken has probability
+   ``1 - epsilon`` when it is the model's, else ``epsilon`` spread over the other legal moves.
+   A world whose replay leaves the hands of the candidate, or where an action was illegal, is
+   impossible. A candidate's weight is the mean likelihood of its worlds.
+
+The engine is the one source of rules: the replay follows every effect the engine applies
+(draws, skips, the turns that pass after an unplayable draw). It reads only the seat's view of
+the round (``Engine.history_events``, R11) and its observation; the random choices are seeded
+from them, so a decision is a function of the information set.
+
+**What it is a measurement of.** Against ``heuristic`` the model is the opponent's own code:
+the weights are then the true policy's likelihood, and the search that uses them is the upper
+bound of what reading the history can do for it. Against any other opponent it is a generic
+model (a fair agent: it does not know who it plays). Rounds it cannot replay are not weighed
+(the ``public`` deal): a reshuffle of the discard pile (the new pile's order is hidden), hand
+swaps and shuffles, R10 penalties, or a history shorter than the round.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from uno_env import Engine, UnoRules
+from uno_env.actions import ACCEPT, CALL_UNO, CATCH_UNO, CHALLENGE, CHOOSE_RED, DRAW, PASS, double_of
+from uno_env.cards import CARD_COLOR, CARD_RANK, NUM_CARD_TYPES, REVERSE, WILD
+from uno_env.observation import OBS_HAND, OBS_SCORES, SCORE_SCALE, num_seats
+
+from ._tactics import rule_tables
+from .beliefs import PublicBelief, playable_set
+from .heuristic import HeuristicAgent
+
+# Event kinds that are a seat's decision, and the action id each stands for (play: per card).
+_CHOICES = {"pass": PASS, "accept": ACCEPT, "challenge": CHALLENGE, "call_uno": CALL_UNO, "catch_uno": CATCH_UNO}
+# Kinds after which the round cannot be replayed from the seat's view (module docs).
+_UNREPLAYABLE = {"reshuffle", "swap", "shuffle_hands", "penalty", "discard_wild", "redeal", "eliminated"}
+
+
+class _Round:
+    """The round as the seat saw it, in the form the replay needs (``_read_round``)."""
+
+    def __init__(self) -> None:
+        self.top = -1  # the card turned before the first decision
+        self.color = -1  # the colour in play at the first decision (a wild turned: the colour named)
+        self.first = -1  # the seat of the first decision
+        self.actions: list[tuple[int, int, int]] = []  # (event index, seat, action id)
+        self.draws: list[tuple[int, int, list[int] | int]] = []  # (event index, seat, cards seen or count)
+        self.plays: list[tuple[int, int, int]] = []  # (event index, seat, card) per copy played
+        # Per voluntary draw (event index): the cards it could be played on then (R4), and what
+        # followed: the card played at once (it is the card drawn), kept by a pass (it could be
+        # played), or the turn passed by itself (it could not).
+        self.playable: dict[int, np.ndarray] = {}
+        self.drawn_played: dict[int, int] = {}  # play event index -> the draw it played
+        self.kept: dict[int, bool] = {}  # draw event index -> whether its card could be played
+        # Wild Draw Fours challenged and found innocent (R6): (seat, play event index, colour
+        # then): the seat held no card of that colour when it played it.
+        self.innocent: list[tuple[int, int, int]] = []
+
+
+def _read_round(events: list[dict[str, Any]]) -> _Round | None:
+    """Parse the round's events (a seat's view) into a ``_Round``; None when it cannot be replayed."""
+    if not events or events[0]["type"] != "flip":
+        return None  # the history does not reach back to the round's start
+    r = _Round()
+    started = False
+    top = color = -1
+    before = (-1, -1)  # the last play's event index and the colour in play before it
+    for t, ev in enumerate(events):
+        kind = ev["type"]
+        if kind in _UNREPLAYABLE:
+            return None
+        p = ev.get("player", -1)
+        if not started:
+            if kind == "flip":
+                r.top = top = ev["card"]
+                r.color = color = int(CARD_COLOR[top])
+                continue
+            if kind == "return_first_card" or (kind == "draw" and ev["reason"] != "voluntary"):
+                continue  # a first card's effects: part of the hands the world is dealt
+            if kind == "color" and r.top >= WILD:
+                r.color = color = ev["color"]  # the first player names the colour of a wild turned up
+                continue
+            started = True
+            r.first = p
+        last = r.actions[-1] if r.actions else None
+        if last is not None and last[2] == DRAW and last[0] == t - 1:
+            if kind == "play" and p == last[1]:
+                r.drawn_played[t] = t - 1
+            else:
+                r.kept[t - 1] = kind == "pass" and p == last[1]
+        if kind == "play":
+            count = ev.get("count", 1)
+            before = (t, color)
+            r.actions.append((t, p, ev["card"] if count == 1 else int(double_of(ev["card"]))))
+            r.plays += [(t, p, ev["card"])] * count
+            top = ev["card"]
+            color = int(CARD_COLOR[top]) if top < WILD else color
+        elif kind == "color":
+            r.actions.append((t, p, CHOOSE_RED + ev["color"]))
+            color = ev["color"]
+        elif kind == "draw":
+            if ev["reason"] == "voluntary":
+                r.actions.append((t, p, DRAW))
+                r.playable[t] = playable_set(top, color)
+            elif ev["reason"] == "draw_until_color":
+                return None
+            r.draws.append((t, p, ev["cards"] if "cards" in ev else ev["count"]))
+        elif kind in _CHOICES:
+            r.actions.append((t, p, _CHOICES[kind]))
+            if kind == "challenge" and ev.get("verdict") == "innocent":
+                r.innocent.append((ev["challenged"], *before))
+        elif kind not in ("flip", "return_first_card"):
+            return None  # a kind this replay does not know: do not guess
+    if r.actions and r.actions[-1][2] == DRAW:
+        r.kept[r.actions[-1][0]] = False  # the turn passed to the seat by itself
+    if not started or r.top < 0 or r.color < 0:
+        return None
+    return r
+
+
+class _Slots(NamedTuple):
+    """Where seat q's cards of the round arrived, the same for every candidate (its hand size is public)."""
+
+    times: np.ndarray  # int64 [S]: the event index of each receiving slot, -1 for the deal
+    rule: np.ndarray  # int64 [S]: 1 its card could be played then, 0 it could not, -1 no rule
+    playable: np.ndarray  # bool [S, 57]: the cards that could be played then (rule >= 0)
+    play_time: np.ndarray  # int64 [P]: the event index of each card q played
+    play_card: np.ndarray  # int64 [P]
+    play_slot: np.ndarray  # int64 [P]: the slot of a drawn card played at once, else -1
+    lacked: np.ndarray  # int64 [K, 2]: (event index, colour) of each time q held no card of the colour
+
+
+def _slots(r: _Round, q: int, size: int) -> _Slots | None:
+    """Seat q's ``_Slots`` given its hand ``size`` now; None when the counts do not add up."""
+    played = [(t, c) for t, p, c in r.plays if p == q]
+    n_slots = size + len(played)
+    at = n_slots - sum(c if isinstance(c, int) else len(c) for _, p, c in r.draws if p == q)
+    if at < 0:
+        return None
+    times = np.full(n_slots, -1, np.int64)
+    rule = np.full(n_slots, -1, np.int64)
+    playable = np.zeros((n_slots, NUM_CARD_TYPES), bool)
+    first_of: dict[int, int] = {}
+    for t, p, c in r.draws:
+        if p == q:
+            k = c if isinstance(c, int) else len(c)
+            times[at : at + k] = t
+            first_of[t] = at
+            if t in r.kept:
+                rule[at] = int(r.kept[t])
+                playable[at] = r.playable[t]
+            at += k
+    play_slot = np.array([first_of[r.drawn_played[t]] if t in r.drawn_played else -1 for t, _ in played], np.int64)
+    return _Slots(
+        times,
+        rule,
+        playable,
+        np.array([t for t, _ in played], np.int64),
+        np.array([c for _, c in played], np.int64),
+        play_slot,
+        np.array([(t, c) for p, t, c in r.innocent if p == q], np.int64).reshape(-1, 2),
+    )
+
+
+@njit(cache=True)
+def _assign_batch(hands, times, rule, playable, play_time, play_card, play_slot, lacked, u, cards, ok):
+    """One assignment per candidate hand (``hands`` [W, 57]) of the cards seat q received to
+    its slots (``_Slots``), into ``cards`` [W, S]; ``ok`` [W] False where there is none.
+
+    A card may go to a slot that came before it was played (held cards: any slot) and that fits
+    the slot's rule (a draw whose card could, or could not, be played then) and that does not
+    put a card of a colour in the hand when the seat held none of it (``lacked``); a drawn card
+    played at once is its draw's. The rest is a bipartite matching found by augmenting paths (Kuhn's
+    algorithm), cards and slots visited in the random orders of ``u`` [W, 2S]: a random valid
+    assignment whenever one exists, but not drawn from the uniform law over them (module docs).
+    """
+    n_slots = times.shape[0]
+    n_play = play_time.shape[0]
+    kind = np.empty(n_slots, np.int64)
+    deadline = np.empty(n_slots, np.int64)
+    compat = np.empty((n_slots, n_slots), np.bool_)
+    match_item = np.empty(n_slots, np.int64)  # the slot of each card
+    match_slot = np.empty(n_slots, np.int64)  # the card in each slot
+    from_item = np.empty(n_slots, np.int64)
+    seen = np.empty(n_slots, np.bool_)
+    queue = np.empty(n_slots, np.int64)
+    fixed = np.zeros(n_slots, np.bool_)  # the draws of cards played at once stay theirs
+    for j in range(n_play):
+        if play_slot[j] >= 0:
+            fixed[play_slot[j]] = True
+    for w in range(hands.shape[0]):
+        ok[w] = False
+        n_items = n_play
+        for j in range(n_play):
+            kind[j] = play_card[j]
+            deadline[j] = play_time[j]
+        for t in range(hands.shape[1]):
+            for _ in range(hands[w, t]):
+                if n_items < n_slots:
+                    kind[n_items] = t
+                    deadline[n_items] = 1 << 40
+                n_items += 1
+        if n_items != n_slots:
+            continue
+        for i in range(n_slots):
+            for s in range(n_slots):
+                compat[i, s] = times[s] < deadline[i] and (rule[s] < 0 or playable[s, kind[i]] == (rule[s] == 1))
+                for k in range(lacked.shape[0]):
+                    t = lacked[k, 0]
+                    if CARD_COLOR[kind[i]] == lacked[k, 1] and times[s] < t < deadline[i]:
+                        compat[i, s] = False
+        match_item[:] = -1
+        match_slot[:] = -1
+        good = True
+        for j in range(n_play):
+            s = play_slot[j]
+            if s >= 0:
+                if match_slot[s] >= 0 or not compat[j, s]:
+                    good = False
+                match_slot[s] = j
+                match_item[j] = s
+        if not good:
+            continue
+        item_order = np.argsort(u[w, :n_slots])
+        slot_order = np.argsort(u[w, n_slots:])
+        for i0 in item_order:
+            if match_item[i0] >= 0:
+                continue
+            # Breadth-first search for an augmenting path from card i0.
+            seen[:] = False
+            head, tail = 0, 1
+            queue[0] = i0
+            found = -1
+            while head < tail and found < 0:
+                i = queue[head]
+                head += 1
+                for s in slot_order:
+                    if compat[i, s] and not seen[s] and not fixed[s]:
+                        seen[s] = True
+                        from_item[s] = i
+                        if match_slot[s] < 0:
+                            found = s
+                            break
+                        queue[tail] = match_slot[s]
+                        tail += 1
+            if found < 0:
+                good = False
+                break
+            s = found
+            while True:  # flip the path: each card on it moves to the slot that reached it
+                it = from_item[s]
+                prev = match_item[it]
+                match_slot[s] = it
+                match_item[it] = s
+                if it == i0:
+                    break
+                s = prev
+        if not good:
+            continue
+        for s in range(n_slots):
+            cards[w, s] = kind[match_slot[s]]
+        ok[w] = True
+
+
+class ReplayBelief(PublicBelief):
+    """``public``'s exclusions, and deals weighted by a model's likelihood of every decision of
+    the round, replayed in candidate worlds (module docs)."""
+
+    name = "replay"
+    history_length = 256
+    """events of the round it reads (the engine keeps them: ``Engine(history=K)``)"""
+    candidates = 64
+    """candidate deals weighed per decision; the search draws its determinizations from them"""
+    assignments = 4
+    """worlds per candidate: orders in which its cards may have arrived"""
+    epsilon = 0.1
+    """the model's probability of any action other than its own, spread over them"""
+    power = 1.0
+    """the likelihood is raised to this power (below 1: a model trusted less than its word)"""
+    needs_rules = True
+
+    def __init__(self, rules: UnoRules | None = None, model: Any = None) -> None:
+        """``rules`` of the rounds it replays; ``model``: what stands for every other seat, an
+        agent with ``logits(obs)`` (a policy: the probability it gives the action) or with only
+        ``act(obs, mask, rng)`` (its action has ``1 - epsilon``); ``None``: the class's
+        ``default_model``."""
+        self.rules = UnoRules() if rules is None else rules
+        self.model = self._default_model(self.rules) if model is None else model
+        self._deck = rule_tables(self.rules)[0]
+        self._engines: dict[tuple[int, int], Engine] = {}
+
+    @staticmethod
+    def _default_model(rules: UnoRules) -> Any:
+        """The shipped 2-player policy (``pretrained``): learned from games, not any opponent's code."""
+        from .pretrained import pretrained_agent  # torch loads only when this belief is built
+
+        return pretrained_agent("pretrained", rules, allow_other_table=True)
+
+    def log_weights(
+        self, observation: np.ndarray, seat: int, hands: np.ndarray, events: list[dict[str, Any]] | None
+    ) -> np.ndarray | None:
+        """Log of each candidate's mean likelihood over its worlds (module docs), -inf for a
+        candidate no world of which replays; None when the round cannot be replayed."""
+        n = int(num_seats(observation))
+        r = _read_round(events or [])
+        if r is None or not any(p != seat for _, p, _ in r.actions):
+            return None
+        if hands.shape[0] == 0:
+            return np.zeros(0)
+        rng = np.random.default_rng(zlib.crc32(observation.tobytes()) + len(r.actions))
+        worlds = np.repeat(hands, self.assignments, axis=0)
+        size = worlds.shape[0]
+        live = np.ones(size, bool)
+        received: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for q in range(n):
+            if q == seat:
+                continue
+            slots = _slots(r, q, int(worlds[0, q].sum()))
+            if slots is None:
+                return None
+            cards = np.empty((size, slots.times.size), np.int64)
+            ok = np.empty(size, bool)
+            u = rng.random((size, 2 * slots.times.size))
+            _assign_batch(worlds[:, q], *slots, u, cards, ok)
+            live &= ok
+            received[q] = (cards, slots.times)
+        own = self._own_at_deal(r, observation, seat)
+        if own is None:
+            return None
+        engine = self._engine(size, n)
+        for w in np.flatnonzero(live):
+            live[w] = self._set_world(engine, int(w), r, observation, seat, own, received, rng)
+        ll = self._replay(engine, live, r, seat, rng)
+        # The replay must leave every hand as the candidate deals it (a challenge judged on
+        # another hand, or a draw out of order, shows here).
+        live &= (engine.hand_counts(np.arange(size)) == worlds).all(axis=(1, 2))
+        live &= ~(engine.terminated[:size] | engine.truncated[:size])
+        ll = np.where(live, self.power * ll, -np.inf).reshape(-1, self.assignments)
+        top = ll.max(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore"):
+            out = np.log(np.exp(ll - top).mean(axis=1)) + top[:, 0]
+        return np.where(np.isfinite(top[:, 0]), out, -np.inf)
+
+    def _engine(self, size: int, n: int) -> Engine:
+        engine = self._engines.get((size, n))
+        if engine is None:
+            engine = self._engines[(size, n)] = Engine(size, n, self.rules, seed=0)
+        return engine
+
+    @staticmethod
+    def _own_at_deal(r: _Round, o: np.ndarray, seat: int) -> np.ndarray | None:
+        """The seat's own hand at the round's first decision: today's, plus what it played, less
+        what it drew since (copies per type); None if that does not add up."""
+        own = np.rint(o[OBS_HAND : OBS_HAND + NUM_CARD_TYPES]).astype(np.int64)
+        for _, p, c in r.plays:
+            if p == seat:
+                own[c] += 1
+        for _, p, drawn in r.draws:
+            if p == seat and not isinstance(drawn, int):
+                np.subtract.at(own, drawn, 1)
+        return None if (own < 0).any() else own
+
+    def _set_world(
+        self,
+        engine: Engine,
+        w: int,
+        r: _Round,
+        o: np.ndarray,
+        seat: int,
+        own: np.ndarray,
+        received: dict[int, tuple[np.ndarray, np.ndarray]],
+        rng: np.random.Generator,
+    ) -> bool:
+        """Put world ``w`` at the round's first decision: the hands at the deal and a draw pile
+        that gives every draw of the round the card the world assigned. False if it cannot be."""
+        n = len(received) + 1
+        hands = []
+        later: dict[int, list[int]] = {}
+        for q in range(n):
+            if q == seat:
+                hands.append(np.repeat(np.arange(NUM_CARD_TYPES), own).tolist())
+            else:
+                cards, times = received[q]
+                hands.append(cards[w, times < 0].tolist())
+                later[q] = cards[w, times >= 0].tolist()
+        sequence: list[int] = []  # every draw after the first decision, first drawn first
+        for _, p, c in r.draws:
+            if p == seat:
+                sequence += list(c) if not isinstance(c, int) else []
+            else:
+                k = c if isinstance(c, int) else len(c)
+                sequence += later[p][:k]
+                later[p] = later[p][k:]
+        placed = np.bincount(
+            np.concatenate(
+                [np.asarray(h, np.int64) for h in hands] + [np.asarray(sequence, np.int64), np.array([r.top])]
+            ),
+            minlength=NUM_CARD_TYPES,
+        )
+        rest_pile = self._deck - placed
+        if (rest_pile < 0).any():
+            return False
+        below = rng.permutation(np.repeat(np.arange(NUM_CARD_TYPES), rest_pile)).tolist()
+        scores = [0] * n
+        for k in range(n):
+            scores[(seat + k) % n] = int(round(SCORE_SCALE * o[OBS_SCORES + k]))
+        try:
+            engine.set_game(
+                w,
+                hands=hands,
+                discard_pile=[r.top],
+                draw_pile=below + sequence[::-1],
+                current_player=r.first,
+                current_color=r.color,
+                direction=-1 if n > 2 and CARD_RANK[r.top] == REVERSE else 1,
+                scores=scores,
+            )
+        except ValueError:
+            return False
+        return True
+
+    def _replay(self, engine: Engine, live: np.ndarray, r: _Round, seat: int, rng: np.random.Generator) -> np.ndarray:
+        """Play the round's actions again in every live world; the model's log-likelihood of the
+        other seats' decisions per world (``live`` is cleared where a replay breaks)."""
+        size = live.size
+        ll = np.zeros(size)
+        acts = np.full(engine.num_envs, -1, np.int64)
+        for _, p, a in r.actions:
+            m = engine.legal_mask[:size]
+            live &= (engine.current_player[:size] == p) & m[:, a]
+            if p != seat:
+                choice = live & (m.sum(1) >= 2)
+                if choice.any():
+                    idx = np.flatnonzero(choice)
+                    ll[idx] += self._log_likelihood(engine.observation[idx], m[idx], a, rng)
+            acts[:size] = np.where(live, a, -1)
+            engine.step(acts)
+        return ll
+
+    def _log_likelihood(self, obs: np.ndarray, mask: np.ndarray, a: int, rng: np.random.Generator) -> np.ndarray:
+        """log P(action ``a``) under the model in each row: a policy's probability mixed with
+        ``epsilon`` spread over the legal moves, or ``1 - epsilon`` for an agent's own action and
+        ``epsilon`` spread over the others."""
+        k = mask.sum(1)
+        logits = getattr(self.model, "logits", None)
+        if logits is not None:
+            z = np.where(mask, logits(obs).astype(np.float64), -np.inf)
+            z -= z.max(1, keepdims=True)
+            p = np.exp(z[:, a]) / np.exp(z).sum(1)
+            return np.log((1 - self.epsilon) * p + self.epsilon / k)
+        pred = self.model.act(obs, mask, rng)
+        return np.where(pred == a, np.log(1 - self.epsilon), np.log(self.epsilon / (k - 1)))
+
+
+class HeuristicReplayBelief(ReplayBelief):
+    """``replay`` with ``HeuristicAgent``'s code as the model of every other seat. Against
+    ``heuristic`` that is the opponent's own policy: a measurement of the most the round's
+    decisions can tell (module docs), not a model a fair agent learned."""
+
+    name = "replay-heuristic"
+
+    @staticmethod
+    def _default_model(rules: UnoRules) -> Any:
+        """``HeuristicAgent`` for the rules."""
+        return HeuristicAgent(rules)
