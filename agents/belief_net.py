@@ -23,7 +23,6 @@ The weights ship in ``agents/pretrained/belief_net.npz`` (float16) with their ca
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -31,6 +30,8 @@ from uno_env.cards import CARD_COLOR, NUM_CARD_TYPES, NUM_COLORS, WILD
 from uno_env.observation import OBS_DISCARD, OBS_HAND, OBS_HAND_SIZES, drew_on_color_of
 from uno_env.rules import UnoRules
 from uno_env.spaces import HISTORY_COUNTS_SIZE, HISTORY_SIZE
+
+from .mlp import NumpyMLP
 
 NET_ROWS = 8
 """the history rows the network reads (newest first)"""
@@ -120,34 +121,13 @@ def net_features(observation: np.ndarray, rows: np.ndarray, counts: np.ndarray) 
     )
 
 
-class BeliefNet:
+class BeliefNet(NumpyMLP):
     """The trained network in numpy (loaded from ``MODEL_PATH`` or a given ``.npz``)."""
 
     def __init__(self, path: str | Path = MODEL_PATH) -> None:
-        if not Path(path).is_file():
-            raise ValueError(
-                f"no belief network at {str(path)!r}: give the .npz that `python -m training.belief_net train` writes"
-            )
-        with np.load(path) as f:
-            self.mean, self.scale = f["mean"].astype(np.float32), f["scale"].astype(np.float32)
-            self.layers = [
-                (f[f"w{i}"].astype(np.float32), f[f"b{i}"].astype(np.float32)) for i in range(int(f["depth"]))
-            ]
-        self.num_features = self.mean.size
+        super().__init__(path, "belief network", "python -m training.belief_net train")
 
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Void logits [N, 4] and count logits [N, 57, MAX_COPIES + 1] for features ``x`` [N, F]."""
-        h = (x - self.mean) * self.scale
-        for i, (w, b) in enumerate(self.layers):
-            h = h @ w + b
-            if i < len(self.layers) - 1:
-                np.maximum(h, 0.0, out=h)
+        h = self.forward(x)
         return h[:, :NUM_COLORS], h[:, NUM_COLORS:].reshape(-1, NUM_CARD_TYPES, MAX_COPIES + 1)
-
-
-def save_net(path: str | Path, mean: np.ndarray, scale: np.ndarray, layers: list[tuple[Any, Any]]) -> None:
-    """Write a network ``BeliefNet`` loads (float16: the shipped file stays small)."""
-    arrays = {"mean": mean.astype(np.float16), "scale": scale.astype(np.float16), "depth": np.int64(len(layers))}
-    for i, (w, b) in enumerate(layers):
-        arrays[f"w{i}"], arrays[f"b{i}"] = np.asarray(w, np.float16), np.asarray(b, np.float16)
-    np.savez_compressed(path, **arrays)

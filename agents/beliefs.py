@@ -64,8 +64,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from uno_env.cards import CARD_COLOR, NUM_CARD_TYPES, NUM_COLORS, NUM_RANKS, WILD
-from uno_env.observation import color_of, drew_on_color_of, named_color_of, num_seats, top_of
+from uno_env.cards import CARD_COLOR, NUM_CARD_TYPES, NUM_COLORS, WILD
+from uno_env.observation import color_of, named_color_of, num_seats, top_of
 from uno_env.rules import UnoRules
 
 from .belief_net import (
@@ -79,6 +79,8 @@ from .belief_net import (
     net_features,
     public_view,
 )
+from .public_belief import PublicBelief, playable_set
+from .replay_belief import HeuristicReplayBelief, ReplayBelief
 
 
 class Belief(Protocol):
@@ -122,24 +124,6 @@ class UniformBelief:
     def exclusions(self, observation: np.ndarray, seat: int) -> np.ndarray | None:
         """None: the uniform deal."""
         return None
-
-
-class PublicBelief:
-    """Hard constraints read from the public history in the observation (module table)."""
-
-    name = "public"
-
-    def exclusions(self, observation: np.ndarray, seat: int) -> np.ndarray | None:
-        """The exclusions of the module table; None when no seat has any."""
-        n = int(num_seats(observation))
-        ex = np.zeros((n, NUM_CARD_TYPES), bool)
-        for k in range(1, n):  # relative slot k is absolute seat (seat + k) % n
-            c = int(drew_on_color_of(observation, k))
-            if c >= 0:
-                p = (seat + k) % n
-                ex[p, c * NUM_RANKS : (c + 1) * NUM_RANKS] = True
-                ex[p, WILD:] = True
-        return ex if ex.any() else None
 
 
 class PolicyBelief(PublicBelief):
@@ -291,31 +275,16 @@ class NetBelief(PublicBelief):
         return self.hand_log_weights(hands[:, 1 - seat], theta_v[0], theta_t[0])
 
 
-def playable_set(top: int, color: int) -> np.ndarray:
-    """Bool [57]: the card types a player could play on ``top`` with ``color`` in play (R4: the
-    colour, the top card's rank or symbol, any wild)."""
-    out = np.zeros(NUM_CARD_TYPES, bool)
-    out[color * NUM_RANKS : (color + 1) * NUM_RANKS] = True
-    if top < WILD:
-        out[top % NUM_RANKS : WILD : NUM_RANKS] = True
-    out[WILD:] = True
-    return out
-
-
 BELIEFS: dict[str, type] = {
     "uniform": UniformBelief,
     "public": PublicBelief,
     "policy": PolicyBelief,
     "history": HistoryBelief,
     "net": NetBelief,
+    "replay": ReplayBelief,
+    "replay-heuristic": HeuristicReplayBelief,
 }
 """The beliefs by name (the searches' ``belief`` setting)."""
-
-# ``replay`` builds on ``PublicBelief`` and ``playable_set`` above, so it is imported after them.
-from .replay_belief import HeuristicReplayBelief, ReplayBelief  # noqa: E402
-
-BELIEFS["replay"] = ReplayBelief
-BELIEFS["replay-heuristic"] = HeuristicReplayBelief
 
 
 def make_belief(belief: str | Belief, rules: UnoRules | None = None) -> Belief:

@@ -8,29 +8,38 @@ so a deal of today's hands is not enough: for each candidate the belief builds w
 1. **Where the cards came from.** A seat's cards of the round are its hand at the deal, the cards
    it drew since, and nothing else (no swap or shuffle of hands: those rounds are not weighed).
    What it holds now plus what it played is therefore what it received. An *assignment* puts
-   each of these cards in one receiving slot (the deal, or one of its draws), every played card
-   in a slot before its play, uniformly at random otherwise (``assignments`` per candidate).
+   each of these cards in the slot it arrived in (the deal, or one of its draws): every played
+   card before its play, a drawn card played at once in its draw, a drawn card the turn then
+   passed on unplayable (R4) and one kept by a pass playable, none of a colour the seat was
+   shown to lack by an innocent Wild Draw Four (R6). ``assignments`` random valid ones per
+   candidate are found by augmenting paths (``_assign_batch``).
 2. **Replay.** Each world starts at the position before the round's first decision (the first
    card turned, the hands at the deal) with the draw pile ordered so that every draw of the
    round gives the cards the world assigned (the seat's own draws are the cards it saw), and
    the round's public actions are played again in the engine, one batch of worlds at once.
-3. **Weigh.** At every decision of another seat with a choice, the model (``HeuristicAgent`` by
-   default) is asked what it would do in each world: the action taken has probability
-   ``1 - epsilon`` when it is the model's, else ``epsilon`` spread over the other legal moves.
-   A world whose replay leaves the hands of the candidate, or where an action was illegal, is
-   impossible. A candidate's weight is the mean likelihood of its worlds.
+3. **Weigh.** At every decision of another seat with a choice, the model is asked about each
+   world: a policy (``logits``) gives the action taken its probability, mixed with ``epsilon``
+   spread over the legal moves; an agent (``act`` only) gives it ``1 - epsilon`` when it is its
+   own action, else ``epsilon`` spread over the others. A world whose replay leaves other hands
+   than the candidate's, or where an action was illegal, is impossible. A candidate's weight is
+   the mean over its worlds of the likelihood raised to ``power``: the assignments are a few
+   random guesses at the order the cards came in, so late in a round even the true hand's
+   worlds miss decisions the true order would explain, and a full-strength likelihood then
+   rules out more than the evidence does (``benchmarks/results/replay_belief.md``).
 
 The engine is the one source of rules: the replay follows every effect the engine applies
 (draws, skips, the turns that pass after an unplayable draw). It reads only the seat's view of
 the round (``Engine.history_events``, R11) and its observation; the random choices are seeded
 from them, so a decision is a function of the information set.
 
-**What it is a measurement of.** Against ``heuristic`` the model is the opponent's own code:
-the weights are then the true policy's likelihood, and the search that uses them is the upper
-bound of what reading the history can do for it. Against any other opponent it is a generic
-model (a fair agent: it does not know who it plays). Rounds it cannot replay are not weighed
-(the ``public`` deal): a reshuffle of the discard pile (the new pile's order is hidden), hand
-swaps and shuffles, R10 penalties, or a history shorter than the round.
+**The models.** ``replay`` models every other seat by the learned opponent model
+(``agents.opponent_model``: behaviour cloning of the ladder's agents; a fair agent, it does not
+know whom it plays). ``replay-heuristic`` models them by ``HeuristicAgent``'s code: against
+``heuristic`` that is the opponent's own policy, and the search that uses it measures the most
+reading the round's decisions can do for it — a measurement, not a learned model. Rounds it
+cannot replay are not weighed (the ``public`` deal): after a reshuffle of the discard pile (the
+new pile's order is hidden), with hands swapped or shuffled, after R10 penalties, or with a
+history shorter than the round.
 """
 
 from __future__ import annotations
@@ -47,8 +56,9 @@ from uno_env.cards import CARD_COLOR, CARD_RANK, NUM_CARD_TYPES, REVERSE, WILD
 from uno_env.observation import OBS_HAND, OBS_SCORES, SCORE_SCALE, num_seats
 
 from ._tactics import rule_tables
-from .beliefs import PublicBelief, playable_set
 from .heuristic import HeuristicAgent
+from .opponent_model import OpponentModel
+from .public_belief import PublicBelief, playable_set
 
 # Event kinds that are a seat's decision, and the action id each stands for (play: per card).
 _CHOICES = {"pass": PASS, "accept": ACCEPT, "challenge": CHALLENGE, "call_uno": CALL_UNO, "catch_uno": CATCH_UNO}
@@ -311,10 +321,9 @@ class ReplayBelief(PublicBelief):
 
     @staticmethod
     def _default_model(rules: UnoRules) -> Any:
-        """The shipped 2-player policy (``pretrained``): learned from games, not any opponent's code."""
-        from .pretrained import pretrained_agent  # torch loads only when this belief is built
-
-        return pretrained_agent("pretrained", rules, allow_other_table=True)
+        """The learned opponent model (``agents.opponent_model``): a population of the ladder's
+        agents cloned from their games, not any opponent's code."""
+        return OpponentModel()
 
     def log_weights(
         self, observation: np.ndarray, seat: int, hands: np.ndarray, events: list[dict[str, Any]] | None

@@ -15,8 +15,10 @@ is the information the belief adds to ``public``, in nats per hidden hand.
 
 ``replay-heuristic`` models the opponent by ``HeuristicAgent``'s own code: against ``heuristic``
 it is the true policy (the upper bound of what the round's decisions tell); against the other
-opponents, and for ``replay`` (the learned ``pretrained`` policy as the model) and ``net`` (the
-belief network), the model is generic. Decisions where a belief weighs nothing (no decision of
+opponents, and for ``replay`` (the learned opponent model, ``agents.opponent_model``, or
+``--opponent-model``) and ``net`` (the belief network), the model is generic. ``--powers``
+judges the replay beliefs at several powers of their likelihood (``ReplayBelief.power``; a row
+each, named ``replay^0.3``). Decisions where a belief weighs nothing (no decision of
 the opponent yet, or a round ``replay`` cannot follow: ``agents.replay_belief``) count as 0 for
 it, and their share is shown.
 """
@@ -36,6 +38,7 @@ import tyro
 
 from agents import make_agent
 from agents.beliefs import PublicBelief, log_weights_of, make_belief
+from agents.opponent_model import OpponentModel
 from uno_env import Engine, UnoRules
 
 PHASES = ((0, 10), (10, 20), (20, 40), (40, 10**9))
@@ -53,6 +56,8 @@ class Args:
     """beliefs with soft evidence to judge (agents.beliefs.BELIEFS)"""
     powers: tuple[float, ...] = (1.0,)
     """powers of the replay beliefs' likelihood to judge (``ReplayBelief.power``), a row each"""
+    opponent_model: str | None = None
+    """another opponent model (.npz of ``python -m training.opponent_model``) for the ``replay`` belief"""
     keep: float = 0.5
     """share of the observer's decisions with a choice that are judged"""
     candidates: int = 128
@@ -80,6 +85,8 @@ def measure(args: Args, opponent: str, rules: UnoRules) -> dict[str, Any]:
             b = beliefs[name if power == 1.0 else f"{name}^{power:g}"] = make_belief(name, rules)
             if power != 1.0:
                 b.power = power  # type: ignore[attr-defined]
+            if name == "replay" and args.opponent_model:
+                b.model = OpponentModel(args.opponent_model)  # type: ignore[attr-defined]
     public = PublicBelief()
     agents = [make_agent(args.observer, rules), make_agent(opponent, rules)]
     rng = np.random.default_rng(args.seed)

@@ -45,8 +45,8 @@ from agents.belief_net import (
     hypergeometric_voids,
     net_features,
     public_view,
-    save_net,
 )
+from agents.mlp import save_mlp
 from uno_env import Engine, UnoRules
 from uno_env.cards import NUM_CARD_TYPES, NUM_COLORS
 
@@ -234,7 +234,7 @@ def train(args: Train) -> None:
     layers = [(m.weight.detach().numpy().T, m.bias.detach().numpy()) for m in net if isinstance(m, torch.nn.Linear)]
     path = MODEL_PATH if args.save else Path(args.out)
     path.parent.mkdir(parents=True, exist_ok=True)
-    save_net(path, mean, scale, layers)
+    save_mlp(path, mean, scale, layers)
     train_minutes, cpu_minutes = (time.time() - t0) / 60, (time.process_time() - cpu0) / 60
     report = evaluate(path, xt, yt, unseen_t, allowed_t, sizes_t, other_t, args)
     report.update(
