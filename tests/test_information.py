@@ -73,8 +73,9 @@ PHASES = {
 
 def hidden_twin(engine: Engine, seat: int, rng: np.random.Generator) -> tuple[Engine, int]:
     """A deep copy of the engine with every game's hidden information redealt for ``seat``;
-    also the number of games in which something moved."""
-    twin = copy.deepcopy(engine)
+    also the number of games in which something moved. The copy does not record: the record
+    (the whole match so far) is not shown to a seat, and copying it would cost most of the test."""
+    twin = copy.deepcopy(engine, {id(engine._recorder): None})
     moved = sum(redeal_hidden(twin, b, seat, rng) for b in range(engine.num_envs))
     return twin, moved
 

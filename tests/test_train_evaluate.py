@@ -423,7 +423,7 @@ def test_train_against_a_mix_of_registry_agents(tmp_path):
         "train.py",
         *args,
         "--opponent-mix",
-        "0.5*heuristic,0.5*search",
+        "0.5*heuristic,0.5*search:16",
         "--checkpoint-every",
         "0",
         "--output-dir",
@@ -432,7 +432,7 @@ def test_train_against_a_mix_of_registry_agents(tmp_path):
         "mix",
     )
     final = json.loads((tmp_path / "mix" / "final_eval.json").read_text())
-    assert final["steps"] == 2048 and final["args"]["opponent_mix"] == "0.5*heuristic,0.5*search"
+    assert final["steps"] == 2048 and final["args"]["opponent_mix"] == "0.5*heuristic,0.5*search:16"
     assert [r["opponent"] for r in final["final_eval"]] == ["random", "search:16"]
     assert all(r["games"] == 20 for r in final["final_eval"]) and "| search:16 |" in proc.stdout
 
