@@ -305,8 +305,9 @@ class ReplayBelief(PublicBelief):
     """worlds per candidate: orders in which its cards may have arrived"""
     epsilon = 0.1
     """the model's probability of any action other than its own, spread over them"""
-    power = 1.0
-    """the likelihood is raised to this power (below 1: a model trusted less than its word)"""
+    power = 0.3
+    """the likelihood is raised to this power (below 1: a model trusted less than its word;
+    fitted on ladder games, ``benchmarks/results/replay_belief.md``)"""
     needs_rules = True
 
     def __init__(self, rules: UnoRules | None = None, model: Any = None) -> None:
@@ -487,6 +488,8 @@ class HeuristicReplayBelief(ReplayBelief):
     decisions can tell (module docs), not a model a fair agent learned."""
 
     name = "replay-heuristic"
+    power = 1.0
+    """the true policy's likelihood as it is: the measurement does not temper it"""
 
     @staticmethod
     def _default_model(rules: UnoRules) -> Any:

@@ -54,8 +54,9 @@ class Args:
     """the agents.registry specs of the other seat, one block of rounds each"""
     beliefs: tuple[str, ...] = ("net", "replay", "replay-heuristic")
     """beliefs with soft evidence to judge (agents.beliefs.BELIEFS)"""
-    powers: tuple[float, ...] = (1.0,)
-    """powers of the replay beliefs' likelihood to judge (``ReplayBelief.power``), a row each"""
+    powers: tuple[float, ...] = ()
+    """powers of the replay beliefs' likelihood to judge (``ReplayBelief.power``), a row each;
+    none: each belief's own"""
     opponent_model: str | None = None
     """another opponent model (.npz of ``python -m training.opponent_model``) for the ``replay`` belief"""
     keep: float = 0.5
@@ -67,6 +68,8 @@ class Args:
     """also draw the mean gain by phase of the round to this PNG"""
     json: str | None = None
     """also write the figures to this JSON file"""
+    from_json: str | None = None
+    """measure nothing: draw --plot from the figures of an earlier --json"""
 
 
 def history_of(belief: Any, engine: Engine, i: int, seat: int) -> Any:
@@ -81,9 +84,10 @@ def measure(args: Args, opponent: str, rules: UnoRules) -> dict[str, Any]:
     """Gains per belief and phase against one opponent (module docs)."""
     beliefs = {}
     for name in args.beliefs:
-        for power in args.powers if name.startswith("replay") else (1.0,):
-            b = beliefs[name if power == 1.0 else f"{name}^{power:g}"] = make_belief(name, rules)
-            if power != 1.0:
+        powers = args.powers if name.startswith("replay") and args.powers else (None,)
+        for power in powers:
+            b = beliefs[name if power is None else f"{name}^{power:g}"] = make_belief(name, rules)
+            if power is not None:
                 b.power = power  # type: ignore[attr-defined]
             if name == "replay" and args.opponent_model:
                 b.model = OpponentModel(args.opponent_model)  # type: ignore[attr-defined]
@@ -149,6 +153,10 @@ def _mean(xs: list[float]) -> float:
 
 
 def main(args: Args) -> None:
+    if args.from_json:
+        with open(args.from_json) as f:
+            plot(json.load(f)["rows"], args.plot or "history_information.png")
+        return
     rules = UnoRules()
     started = datetime.datetime.now(datetime.timezone.utc)
     load0 = os.getloadavg()[0]
@@ -187,21 +195,33 @@ def main(args: Args) -> None:
                 indent=1,
             )
     if args.plot:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(7, 4))
-        for r in rows:
-            ax.plot(heads, list(r["by_phase"].values()), marker="o", label=f"{r['belief']} vs {r['opponent']}")
-        ax.axhline(0, color="grey", lw=0.8)
-        ax.set_ylabel("nats per hidden hand over public")
-        ax.set_title("What the round's history tells about the other hand (2 players)")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(args.plot, dpi=110)
+        plot(rows, args.plot)
         print(f"plot: {args.plot}")
+
+
+def plot(rows: list[dict[str, Any]], path: str) -> None:
+    """The mean gain by phase of the round, one panel per opponent, one line per belief."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    heads = [f"turns {a}-{b}" if b < 10**9 else f"turns {a}+" for a, b in PHASES]
+
+    opponents = list(dict.fromkeys(r["opponent"] for r in rows))
+    fig, axes = plt.subplots(1, len(opponents), figsize=(4 * len(opponents), 3.6), sharey=True, squeeze=False)
+    for ax, opponent in zip(axes[0], opponents, strict=True):
+        for r in rows:
+            if r["opponent"] == opponent:
+                ax.plot(heads, list(r["by_phase"].values()), marker="o", label=r["belief"])
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_title(f"against {opponent}")
+        ax.tick_params(axis="x", labelsize=7)
+    axes[0][0].set_ylabel("nats per hidden hand over public")
+    axes[0][-1].legend(fontsize=7)
+    fig.suptitle("What the round's history tells about the other hand (2 players)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
 
 
 if __name__ == "__main__":
