@@ -62,6 +62,9 @@ from .public_belief import PublicBelief, playable_set
 
 # Event kinds that are a seat's decision, and the action id each stands for (play: per card).
 _CHOICES = {"pass": PASS, "accept": ACCEPT, "challenge": CHALLENGE, "call_uno": CALL_UNO, "catch_uno": CATCH_UNO}
+# An action id below this is taken only in worlds waiting for that seat's decision:
+# ``_IF_ASKED - a`` stands for action ``a``.
+_IF_ASKED = -1
 # Kinds after which the round cannot be replayed from the seat's view (module docs).
 _UNREPLAYABLE = {"reshuffle", "swap", "shuffle_hands", "penalty", "discard_wild", "redeal", "eliminated"}
 
@@ -73,7 +76,7 @@ class _Round:
         self.top = -1  # the card turned before the first decision
         self.color = -1  # the colour in play at the first decision (a wild turned: the colour named)
         self.first = -1  # the seat of the first decision
-        self.actions: list[tuple[int, int, int]] = []  # (event index, seat, action id)
+        self.actions: list[tuple[int, int, int]] = []  # (event index, seat, action id or _IF_ASKED - id)
         self.draws: list[tuple[int, int, list[int] | int]] = []  # (event index, seat, cards seen or count)
         self.plays: list[tuple[int, int, int]] = []  # (event index, seat, card) per copy played
         # Per voluntary draw (event index): the cards it could be played on then (R4), and what
@@ -134,6 +137,10 @@ def _read_round(events: list[dict[str, Any]]) -> _Round | None:
                 r.playable[t] = playable_set(top, color)
             elif ev["reason"] == "draw_until_color":
                 return None
+            elif ev["reason"] in ("draw_two", "draw_four"):
+                # Taking a Draw Two or Four is a decision where it could be stacked (R6), else
+                # the engine's own step: the replay takes it where the world waits for it.
+                r.actions.append((t, p, _IF_ASKED - DRAW))
             r.draws.append((t, p, ev["cards"] if "cards" in ev else ev["count"]))
         elif kind in _CHOICES:
             r.actions.append((t, p, _CHOICES[kind]))
@@ -156,7 +163,7 @@ class _Slots(NamedTuple):
     playable: np.ndarray  # bool [S, 57]: the cards that could be played then (rule >= 0)
     play_time: np.ndarray  # int64 [P]: the event index of each card q played
     play_card: np.ndarray  # int64 [P]
-    play_slot: np.ndarray  # int64 [P]: the slot of a drawn card played at once, else -1
+    play_slot: np.ndarray  # int64 [P]: the slot of a drawn card played at once (a draw's last), else -1
     lacked: np.ndarray  # int64 [K, 2]: (event index, colour) of each time q held no card of the colour
 
 
@@ -170,17 +177,19 @@ def _slots(r: _Round, q: int, size: int) -> _Slots | None:
     times = np.full(n_slots, -1, np.int64)
     rule = np.full(n_slots, -1, np.int64)
     playable = np.zeros((n_slots, NUM_CARD_TYPES), bool)
-    first_of: dict[int, int] = {}
+    last_of: dict[int, int] = {}
     for t, p, c in r.draws:
         if p == q:
             k = c if isinstance(c, int) else len(c)
             times[at : at + k] = t
-            first_of[t] = at
-            if t in r.kept:
-                rule[at] = int(r.kept[t])
-                playable[at] = r.playable[t]
+            last_of[t] = at + k - 1
+            if t in r.playable:  # a voluntary draw: several cards only until one could be played (R4)
+                playable[at : at + k] = r.playable[t]
+                rule[at : at + k - 1] = 0
+                if t in r.kept:
+                    rule[at + k - 1] = int(r.kept[t])
             at += k
-    play_slot = np.array([first_of[r.drawn_played[t]] if t in r.drawn_played else -1 for t, _ in played], np.int64)
+    play_slot = np.array([last_of[r.drawn_played[t]] if t in r.drawn_played else -1 for t, _ in played], np.int64)
     return _Slots(
         times,
         rule,
@@ -457,14 +466,21 @@ class ReplayBelief(PublicBelief):
         acts = np.full(engine.num_envs, -1, np.int64)
         for _, p, a in r.actions:
             m = engine.legal_mask[:size]
-            live &= (engine.current_player[:size] == p) & m[:, a]
+            asked = (engine.current_player[:size] == p) & m[:, a if a >= 0 else _IF_ASKED - a]
+            if a >= 0:
+                live &= asked
+            else:
+                a = _IF_ASKED - a
+                asked &= live
+            go = live & asked
             if p != seat:
-                choice = live & (m.sum(1) >= 2)
+                choice = go & (m.sum(1) >= 2)
                 if choice.any():
                     idx = np.flatnonzero(choice)
                     ll[idx] += self._log_likelihood(engine.observation[idx], m[idx], a, rng)
-            acts[:size] = np.where(live, a, -1)
-            engine.step(acts)
+            if go.any():
+                acts[:size] = np.where(go, a, -1)
+                engine.step(acts)
         return ll
 
     def _log_likelihood(self, obs: np.ndarray, mask: np.ndarray, a: int, rng: np.random.Generator) -> np.ndarray:

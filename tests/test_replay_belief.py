@@ -40,14 +40,21 @@ def weights(belief, engine: Engine, seat: int, hands: np.ndarray):
     return log_weights_of(belief, engine.observation[0], seat, hands, engine.history_events(0, seat))
 
 
-@pytest.mark.parametrize(("num_players", "opponent"), [(2, "heuristic"), (2, "random"), (3, "rlcard_rule")])
-def test_the_true_hands_always_replay(num_players, opponent):
+OTHER_RULES = UnoRules(draw_until_playable=True, allow_doubles=True, stack_draw_two=True)
+
+
+@pytest.mark.parametrize(
+    ("num_players", "opponent", "rules"),
+    [(2, "heuristic", None), (2, "random", None), (3, "rlcard_rule", None), (2, "random", OTHER_RULES)],
+)
+def test_the_true_hands_always_replay(num_players, opponent, rules):
     """Every decision's true deal has a world that replays the round (finite weight), whatever the
-    other seats play; only rounds the replay cannot follow (a reshuffle) weigh nothing."""
-    belief = HeuristicReplayBelief()
+    other seats play, under the classic rules and others (drawing until a card can be played,
+    doubles, stacked Draw Twos); only rounds it cannot follow (a reshuffle) weigh nothing."""
+    belief = HeuristicReplayBelief(rules)
     belief.assignments = 8
     seen = weighed = 0
-    for engine, seat in decisions(num_players, 6, seed=num_players, opponent=opponent):
+    for engine, seat in decisions(num_players, 6, seed=num_players, opponent=opponent, rules=rules):
         seen += 1
         w = weights(belief, engine, seat, engine.hand_counts([0]))
         if w is None:
