@@ -24,6 +24,8 @@ class OpponentModel:
     """The learned model of a seat (module docs), loaded from ``MODEL_PATH`` or a given ``.npz``."""
 
     name = "opponent_model"
+    num_players = 2
+    """the table size it was trained at (``training.opponent_model`` plays 2-player games)"""
 
     def __init__(self, path: str | Path = MODEL_PATH) -> None:
         self.net = NumpyMLP(path, "opponent model", "python -m training.opponent_model")

@@ -34,7 +34,7 @@ from them, so a decision is a function of the information set.
 
 **The models.** ``replay`` models every other seat by the learned opponent model
 (``agents.opponent_model``: behaviour cloning of the ladder's agents; a fair agent, it does not
-know whom it plays). ``replay-heuristic`` models them by ``HeuristicAgent``'s code: against
+know whom it plays; 2 players: at other tables it weighs nothing). ``replay-heuristic`` models them by ``HeuristicAgent``'s code: against
 ``heuristic`` that is the opponent's own policy, and the search that uses it measures the most
 reading the round's decisions can do for it — a measurement, not a learned model. Rounds it
 cannot replay are not weighed (the ``public`` deal): after a reshuffle of the discard pile (the
@@ -344,6 +344,8 @@ class ReplayBelief(PublicBelief):
         r = _read_round(events or [])
         if r is None or not any(p != seat for _, p, _ in r.actions):
             return None
+        if getattr(self.model, "num_players", n) != n:
+            return None  # a model of another table size (the opponent model's is 2 players)
         if hands.shape[0] == 0:
             return np.zeros(0)
         rng = np.random.default_rng(zlib.crc32(observation.tobytes()) + len(r.actions))

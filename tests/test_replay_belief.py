@@ -159,6 +159,13 @@ def test_the_opponent_model_is_a_legal_policy_over_the_observation():
     for agent, figures in card["evaluation"]["held_out"].items():
         assert figures["log_loss"] < figures["uniform_log_loss"], agent
     assert isinstance(make_belief("replay").model, OpponentModel)
+    engine, seat = next(decisions(3, 1, seed=1))  # a table the model was not trained for: no weights
+    assert (
+        make_belief("replay").log_weights(
+            engine.observation[0], seat, engine.hand_counts([0]), engine.history_events(0, seat)
+        )
+        is None
+    )
     with pytest.raises(ValueError, match="no opponent model at"):
         OpponentModel("missing.npz")
 
