@@ -318,12 +318,13 @@ class ReplayBelief(PublicBelief):
     """the likelihood is raised to this power (below 1: a model trusted less than its word;
     fitted on ladder games, ``benchmarks/results/replay_belief.md``)"""
     needs_rules = True
+    """``make_belief`` builds it for the search's rules (it replays them)"""
 
     def __init__(self, rules: UnoRules | None = None, model: Any = None) -> None:
         """``rules`` of the rounds it replays; ``model``: what stands for every other seat, an
         agent with ``logits(obs)`` (a policy: the probability it gives the action) or with only
         ``act(obs, mask, rng)`` (its action has ``1 - epsilon``); ``None``: the class's
-        ``default_model``."""
+        ``_default_model``."""
         self.rules = UnoRules() if rules is None else rules
         self.model = self._default_model(self.rules) if model is None else model
         self._deck = rule_tables(self.rules)[0]

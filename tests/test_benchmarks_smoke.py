@@ -168,3 +168,33 @@ def test_history_benchmark_runs():
     rows = [line for line in proc.stdout.splitlines() if line.startswith("| heuristic |")]
     assert len(rows) == 2, proc.stdout
     assert [line.split("|")[1].strip() for line in proc.stdout.splitlines() if line.startswith("| 4 |")] == ["4"]
+
+
+def test_history_information_benchmark_writes_rows_and_a_plot(tmp_path):
+    out, png = tmp_path / "info.json", tmp_path / "info.png"
+    _run(
+        [
+            "-m",
+            "benchmarks.history_information",
+            "--games",
+            "2",
+            "--opponents",
+            "greedy",
+            "--beliefs",
+            "net",
+            "replay-heuristic",
+            "--powers",
+            "0.5",
+            "--keep",
+            "0.3",
+            "--candidates",
+            "16",
+            "--json",
+            str(out),
+            "--plot",
+            str(png),
+        ]
+    )
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["belief"] for r in rows] == ["net", "replay-heuristic^0.5"] and rows[0]["judged"] > 0
+    assert png.stat().st_size > 0
