@@ -12,7 +12,7 @@ games that differ only in hidden cards give the same exclusions.
 | ``policy`` | ``public``'s exclusions, and deals weighted by the soft evidence of a policy model (below) |
 | ``history`` | ``public``'s exclusions, and deals weighted by every voluntary draw of the round (below) |
 | ``net`` | ``public``'s exclusions, and deals weighted by a learned network's prediction of the other hand (below) |
-| ``replay`` | ``public``'s exclusions, and deals weighted by a learned policy's (``pretrained``) likelihood of every decision of the round, replayed in whole worlds (``agents.replay_belief``) |
+| ``replay`` | ``public``'s exclusions, and deals weighted by the learned opponent model's (``agents.opponent_model``) likelihood of every decision of the round, replayed in whole worlds (``agents.replay_belief``) |
 | ``replay-heuristic`` | the same with ``HeuristicAgent``'s code as the model: against ``heuristic``, the true policy (a measurement of the upper bound) |
 
 Why ``public`` excludes what it does: a seat that ends its turn by drawing had nothing it chose

@@ -24,11 +24,6 @@ weights (``agents/pretrained/belief_net.npz``) and their card.
 from __future__ import annotations
 
 import dataclasses
-import datetime
-import json
-import os
-import platform
-import subprocess
 import time
 from pathlib import Path
 
@@ -47,6 +42,7 @@ from agents.belief_net import (
     public_view,
 )
 from agents.mlp import save_mlp
+from training.mlp_card import write_mlp_card
 from uno_env import Engine, UnoRules
 from uno_env.cards import NUM_CARD_TYPES, NUM_COLORS
 
@@ -330,29 +326,11 @@ def weight_gains(belief, x, y, allowed, sizes, args: Train) -> dict:
 
 
 def write_card(path: Path, args: Train, report: dict) -> None:
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    machine = next(
-        (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-        platform.processor(),
+    command = "python -m training.belief_net train " + " ".join(
+        f"--{k.replace('_', '-')} {v}" for k, v in dataclasses.asdict(args).items() if not isinstance(v, (tuple, bool))
     )
-    card = {
-        "name": "belief_net",
-        "model_file": path.name,
-        "model_bytes": path.stat().st_size,
-        "what": "P(colour void) and copies per card type of the other seat's hand, 2 players, classic (agents.belief_net)",
-        "command": "python -m training.belief_net train "
-        + " ".join(
-            f"--{k.replace('_', '-')} {v}"
-            for k, v in dataclasses.asdict(args).items()
-            if not isinstance(v, (tuple, bool))
-        ),
-        "train_args": dataclasses.asdict(args),
-        "commit": commit,
-        "finished": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": f"{machine}, {os.cpu_count()} CPUs",
-        "evaluation": report,
-    }
-    path.with_suffix(".json").write_text(json.dumps(card, indent=1, default=float) + "\n")
+    what = "P(colour void) and copies per card type of the other seat's hand, 2 players, classic (agents.belief_net)"
+    write_mlp_card(path, "belief_net", what, command, args, report)
 
 
 def main() -> None:

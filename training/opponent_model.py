@@ -17,11 +17,7 @@ card; otherwise ``--out``.
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import json
-import os
-import platform
-import subprocess
 import time
 from pathlib import Path
 
@@ -30,6 +26,7 @@ import tyro
 
 from agents.mlp import save_mlp
 from agents.opponent_model import MODEL_PATH, OpponentModel
+from training.mlp_card import write_mlp_card
 from uno_env import NUM_ACTIONS, UnoRules
 
 
@@ -141,29 +138,13 @@ def evaluate(model: OpponentModel, tests: dict[str, tuple[np.ndarray, np.ndarray
 
 
 def write_card(path: Path, args: Args, report: dict) -> None:
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    machine = next(
-        (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-        platform.processor(),
+    command = "python -m training.opponent_model --save " + " ".join(
+        f"--{k.replace('_', '-')} {' '.join(map(str, v)) if isinstance(v, tuple) else v}"
+        for k, v in dataclasses.asdict(args).items()
+        if k not in ("save", "out") and (v or v == 0)
     )
-    card = {
-        "name": "opponent_model",
-        "model_file": path.name,
-        "model_bytes": path.stat().st_size,
-        "what": "P(action | observation) of a seat of the ladder, 2 players, classic (agents.opponent_model)",
-        "command": "python -m training.opponent_model --save "
-        + " ".join(
-            f"--{k.replace('_', '-')} {' '.join(map(str, v)) if isinstance(v, tuple) else v}"
-            for k, v in dataclasses.asdict(args).items()
-            if k not in ("save", "out") and (v or v == 0)
-        ),
-        "train_args": dataclasses.asdict(args),
-        "commit": commit,
-        "finished": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": f"{machine}, {os.cpu_count()} CPUs",
-        "evaluation": report,
-    }
-    path.with_suffix(".json").write_text(json.dumps(card, indent=1, default=float) + "\n")
+    what = "P(action | observation) of a seat of the ladder, 2 players, classic (agents.opponent_model)"
+    write_mlp_card(path, "opponent_model", what, command, args, report)
 
 
 if __name__ == "__main__":
