@@ -1,44 +1,65 @@
 """The belief network's inputs and its forward pass (``NetBelief``, ``agents.beliefs``).
 
 A small MLP, trained by ``python -m training.belief_net`` on engine games (labels from the
-engine: the other seat's hand), reads what one seat of a 2-player classic round knows and
-predicts the other seat's hand: for each colour the chance it holds none of it (a colour void),
-and for each card type a distribution of its copies (0 to ``MAX_COPIES``). The features are
-built here only, for the training data and for the belief alike:
+engine: another seat's hand), reads what one seat of a classic round knows and predicts the
+hand of the seat in one relative slot: for each colour the chance it holds none of it (a colour
+void), and for each card type a distribution of its copies (0 to ``MAX_COPIES``). One network
+per table size (``MODEL_PATHS``). The features are built here only, for the training data and
+for the belief alike:
 
 | block | width | what |
 |---|---|---|
 | observation | D | the seat's observation (``uno_env.observation``) |
-| history counts | 2 × 14 | the per-seat counts of the round (``HISTORY_COUNT_FIELDS``), the seat and the other |
+| history counts | 2 × 14 | the per-seat counts of the round (``HISTORY_COUNT_FIELDS``), the seat and the one predicted |
 | recent history | ``NET_ROWS`` × 122 | the last ``NET_ROWS`` rows of its history (``HISTORY_FIELDS``), newest first |
+| void evidence | 4 × 6 | per colour, what the whole round says about the seat predicted lacking it (``void_evidence``) |
+| slot | 10 | one-hot relative slot of the seat predicted |
 | unseen | 57 | copies of each type the seat cannot see (deck − own hand − discard pile), / 4 |
-| allowed | 57 | those the ``public`` belief lets the other seat be dealt, / 4 |
+| allowed | 57 | those the ``public`` belief lets the seat predicted be dealt, / 4 |
 | public voids | 4 | the chance of each colour void under ``public`` (a hypergeometric deal) |
-| hand size | 1 | the other seat's cards, / 10 |
+| hand size | 1 | the predicted seat's cards, / 10 |
 
-The weights ship in ``agents/pretrained/belief_net.npz`` (float16) with their card
-``belief_net.json`` (how they were trained, and on what).
+The weights ship in ``agents/pretrained/belief_net.npz`` (2 players) and ``belief_net_4p.npz``
+(4 players), float16, each with its card (how it was trained, and on what).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from uno_env.cards import CARD_COLOR, NUM_CARD_TYPES, NUM_COLORS, WILD
+from uno_env.engine.events import DRAW_VOLUNTARY, EVENT_NAMES, NUM_EVENT_KINDS
 from uno_env.observation import OBS_DISCARD, OBS_HAND, OBS_HAND_SIZES, drew_on_color_of
-from uno_env.rules import UnoRules
-from uno_env.spaces import HISTORY_COUNTS_SIZE, HISTORY_SIZE
+from uno_env.rules import MAX_PLAYERS, UnoRules
+from uno_env.spaces import HISTORY_COUNTS_SIZE, HISTORY_OFFSETS, HISTORY_SIZE
 
 from .mlp import NumpyMLP
 
 NET_ROWS = 8
-"""the history rows the network reads (newest first)"""
+"""the history rows the network reads whole (newest first)"""
+EVIDENCE_ROWS = 128
+"""the history rows the void evidence reads: the whole round but for the longest rounds"""
+EVIDENCE_SIZE = 6 * NUM_COLORS
 MAX_COPIES = 4
 """the largest count of one type in a hand the count head predicts (the classic deck's wilds)"""
-CLASSIC_DECK = UnoRules.preset("classic").counts.astype(np.int64)
+TRAINED_RULES = UnoRules.preset("classic")
+"""the rules of the rounds the network learned from"""
+_OUTSIDE_THE_ROUND = ("card_points", "scoring", "target_points", "episode", "max_turns", "turn_limit_rule")
+
+
+def reads_rules(rules: UnoRules) -> bool:
+    """Whether the network reads rounds under ``rules``: those it learned, scoring and limits
+    aside (a match of classic rounds plays each round as it learned)."""
+    return rules.replace(**{k: getattr(TRAINED_RULES, k) for k in _OUTSIDE_THE_ROUND}) == TRAINED_RULES
+
+
+CLASSIC_DECK = TRAINED_RULES.counts.astype(np.int64)
 MODEL_PATH = Path(__file__).resolve().parent / "pretrained" / "belief_net.npz"
+MODEL_PATHS = {2: MODEL_PATH, 4: MODEL_PATH.with_name("belief_net_4p.npz")}
+"""the shipped network of each table size it reads"""
 _LOG_FACT = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, 256)))])
 
 
@@ -78,39 +99,109 @@ def count_log_marginals(allowed: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     return log_choose(a, k) + log_choose(total - a, h - k) - log_choose(total, h)
 
 
-def public_view(observation: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For observations [N, D] of a 2-player classic round: the unseen copies [N, 57], those the
-    ``public`` belief lets the other seat hold [N, 57] (no colour it drew on, no wild; all unseen
-    when too few remain for its hand) and the other seat's hand size [N]."""
+def public_view(observation: np.ndarray, slot: Any = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For observations [N, D] of a classic round: the unseen copies [N, 57], those the
+    ``public`` belief lets the seat in relative ``slot`` (an int, or one per observation) hold
+    [N, 57] (no colour it drew on, no wild; all unseen when too few remain for its hand) and
+    that seat's hand size [N]."""
+    n = observation.shape[0]
+    slots = np.broadcast_to(np.asarray(slot, np.int64), (n,))
     own = np.rint(observation[:, OBS_HAND : OBS_HAND + NUM_CARD_TYPES]).astype(np.int64)
     discard = np.rint(observation[:, OBS_DISCARD : OBS_DISCARD + NUM_CARD_TYPES]).astype(np.int64)
     unseen = np.maximum(CLASSIC_DECK - own - discard, 0)
     allowed = unseen.copy()
     for j, o in enumerate(observation):
-        c = int(drew_on_color_of(o, 1))
+        c = int(drew_on_color_of(o, slots[j]))
         if c >= 0:
             allowed[j, :WILD][CARD_COLOR[:WILD] == c] = 0
             allowed[j, WILD:] = 0
-    sizes = np.rint(observation[:, OBS_HAND_SIZES + 1]).astype(np.int64)
+    sizes = np.rint(observation[np.arange(n), OBS_HAND_SIZES + slots]).astype(np.int64)
     short = allowed.sum(-1) < sizes  # a deal that cannot meet the exclusions drops them (Engine.resample_hidden)
     allowed[short] = unseen[short]
     return unseen, allowed, sizes
 
 
-def net_features(observation: np.ndarray, rows: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """The network's input (module table) for observations [N, D], history rows [N, K >=
-    NET_ROWS, 122] and history counts [N, >= 2, 14] of a 2-player round: float32 [N, F]."""
+_CARD_COLOURS = np.zeros((NUM_CARD_TYPES, NUM_COLORS), np.float32)
+_CARD_COLOURS[np.arange(WILD), CARD_COLOR[:WILD]] = 1.0
+_PLAY, _DRAW = EVENT_NAMES.index("play"), EVENT_NAMES.index("draw")
+
+
+def void_evidence(rows: np.ndarray, slot: Any = 1) -> np.ndarray:
+    """What the history rows [N, K, 122] (newest first) of a round say about the seat in
+    relative ``slot`` (an int, or one per row) lacking each colour: float32 [N, 4 × 6].
+
+    A seat that faced colour c and played a card of another colour (a wild, or by rank) or chose
+    to draw probably held no c then; a hand only gains cards by drawing, so each such fact holds
+    until the seat's next draw. Per colour: log(1 + off-colour plays on c), log(1 + voluntary
+    draws on c), whether any such fact is on record, how many of them came after the seat's last
+    draw, the cards it drew after the latest one (/ 5), and whether it played a c card since.
+    A policy decides how much each is worth; the network learns that from games."""
+    o = HISTORY_OFFSETS
+    r = rows.astype(np.float32, copy=False)
+    slots = np.broadcast_to(np.asarray(slot, np.int64), (r.shape[0],))
+    actor = np.take_along_axis(r[..., o["actor"] : o["actor"] + MAX_PLAYERS], slots[:, None, None], 2)[..., 0]
+    other = (r[..., o["present"]] > 0.5) & (actor > 0.5)
+    kind = r[..., o["kind"] : o["kind"] + NUM_EVENT_KINDS]
+    play = other & (kind[..., _PLAY] > 0.5)
+    draw = other & (kind[..., _DRAW] > 0.5)
+    voluntary = draw & (r[..., o["reason"] + DRAW_VOLUNTARY] > 0.5)
+    before = r[..., o["color_before"] : o["color_before"] + NUM_COLORS] > 0.5
+    played = (r[..., o["card"] : o["card"] + NUM_CARD_TYPES] @ _CARD_COLOURS > 0.5) & play[..., None]
+    off = play[..., None] & before & ~played
+    on_draw = voluntary[..., None] & before
+    fact = off | on_draw
+    # Rows are newest first: what came after row t is rows 0..t-1.
+    d = draw.astype(np.float32)
+    drawn_after = np.cumsum(d, 1) - d
+    played_after: np.ndarray = np.cumsum(played, 1) - played
+    has = fact.any(1)
+    latest = fact.argmax(1)[:, None, :]  # the newest fact per colour (0 where none: masked by has)
+    drawn_since = np.take_along_axis(np.broadcast_to(drawn_after[..., None], fact.shape), latest, 1)[:, 0]
+    played_since = np.take_along_axis(played_after, latest, 1)[:, 0] > 0
+    fresh = (fact & (drawn_after[..., None] == 0)).sum(1)
+    return np.concatenate(
+        [
+            np.log1p(off.sum(1)),
+            np.log1p(on_draw.sum(1)),
+            has,
+            np.log1p(fresh),
+            np.where(has, drawn_since / 5.0, 0.0),
+            has & played_since,
+        ],
+        axis=1,
+        dtype=np.float32,
+    )
+
+
+def net_features(
+    observation: np.ndarray, rows: np.ndarray, counts: np.ndarray, evidence: np.ndarray | None = None, slot: Any = 1
+) -> np.ndarray:
+    """The network's input (module table) about the seat in relative ``slot`` (an int, or one
+    per observation) for observations [N, D], history rows [N, K >= NET_ROWS, 122] and
+    history counts [N, > slot, 14]: float32 [N, F]. ``evidence``: ``void_evidence`` of the
+    round's rows [N, 24] when ``rows`` hold only the recent ones (training data); None: read
+    from ``rows``."""
+    n = observation.shape[0]
+    slots = np.broadcast_to(np.asarray(slot, np.int64), (n,))
     if rows.ndim != 3 or rows.shape[1] < NET_ROWS or rows.shape[2] != HISTORY_SIZE:
         raise ValueError(f"rows must have shape [N, K >= {NET_ROWS}, {HISTORY_SIZE}], got {rows.shape}")
-    if counts.ndim != 3 or counts.shape[1] < 2 or counts.shape[2] != HISTORY_COUNTS_SIZE:
-        raise ValueError(f"counts must have shape [N, >= 2, {HISTORY_COUNTS_SIZE}], got {counts.shape}")
-    unseen, allowed, sizes = public_view(observation)
-    n = observation.shape[0]
+    if counts.ndim != 3 or counts.shape[1] <= slots.max(initial=1) or counts.shape[2] != HISTORY_COUNTS_SIZE:
+        raise ValueError(
+            f"counts must have shape [N, > {slots.max(initial=1)}, {HISTORY_COUNTS_SIZE}], got {counts.shape}"
+        )
+    if evidence is None:
+        evidence = void_evidence(rows, slots)
+    elif evidence.shape != (n, EVIDENCE_SIZE):
+        raise ValueError(f"evidence must have shape [{n}, {EVIDENCE_SIZE}], got {evidence.shape}")
+    unseen, allowed, sizes = public_view(observation, slots)
+    pair = np.stack([counts[:, 0], counts[np.arange(n), slots]], axis=1)
     return np.concatenate(
         [
             observation.astype(np.float32),
-            counts[:, :2].reshape(n, -1).astype(np.float32),
+            pair.reshape(n, -1).astype(np.float32),
             rows[:, :NET_ROWS].reshape(n, -1).astype(np.float32),
+            evidence.astype(np.float32),
+            np.eye(MAX_PLAYERS, dtype=np.float32)[slots],
             unseen / 4.0,
             allowed / 4.0,
             hypergeometric_voids(allowed, sizes),

@@ -45,16 +45,19 @@ searches read it when the engine keeps one) is such a constraint; a deal that br
 cards weighs ``epsilon ** x``: the chance that a player drew holding x playable cards. A Swap
 Hands moves a seat's constraints with its hand; a Shuffle Hands ends them.
 
-**The network** (``net``, 2 players): a small MLP (``agents.belief_net``, trained on games of the
-ladder's agents by ``python -m training.belief_net``, its card beside its weights) reads the
-seat's observation, its last ``NET_ROWS`` history rows and the round's history counts
-(``Engine.history``: the search asks for them, ``history_form = "arrays"``) and predicts, per card
-type, the distribution of the other seat's copies, and per colour the chance of a void. A deal's
-log-weight (``mode`` ``types``) is the sum over types of log(network's marginal / the ``public``
-deal's hypergeometric marginal) of the copies it deals (``voids``: the log-odds ratio of each
-colour void instead; ``both``: the two added, which counts the voids twice). Probabilities are
-clipped to [0.001, 0.999]: the network never rules a deal out. Without the history (an engine
-that keeps none) or at other table sizes it weighs nothing, as ``public``.
+**The network** (``net``, 2 and 4 players): a small MLP per table size (``agents.belief_net``,
+trained on games of the ladder's agents by ``python -m training.belief_net``, its card beside
+its weights) reads the seat's observation, its last ``NET_ROWS`` history rows, the round's
+history counts and, per colour, the evidence of the whole round that a seat lacks it
+(``void_evidence``; ``Engine.history``: the search asks for them, ``history_form = "arrays"``)
+and predicts, for each other seat, the distribution of its copies of each card type and per
+colour the chance of a void. A deal's log-weight (``mode`` ``types``) is the sum over the other
+seats and the types of log(network's marginal / the ``public`` deal's hypergeometric marginal)
+of the copies it deals (``voids``: the log-odds ratio of each colour void instead; ``both``: the
+two added, which counts the voids twice). Probabilities are clipped to [0.001, 0.999]: the
+network never rules a deal out. Without the history (an engine that keeps none), at a table
+size with no network (3, 5 or more players) or at rules other than classic (scoring aside) it
+weighs nothing, as ``public``.
 """
 
 from __future__ import annotations
@@ -69,15 +72,16 @@ from uno_env.observation import color_of, named_color_of, num_seats, top_of
 from uno_env.rules import UnoRules
 
 from .belief_net import (
+    EVIDENCE_ROWS,
     MAX_COPIES,
-    MODEL_PATH,
-    NET_ROWS,
+    MODEL_PATHS,
     BeliefNet,
     colour_sums,
     count_log_marginals,
     hypergeometric_voids,
     net_features,
     public_view,
+    reads_rules,
 )
 from .public_belief import PublicBelief, playable_set
 from .replay_belief import HeuristicReplayBelief, ReplayBelief
@@ -214,12 +218,12 @@ _TYPE_ROWS = np.arange(NUM_CARD_TYPES) * (MAX_COPIES + 1)
 
 
 class NetBelief(PublicBelief):
-    """``public``'s exclusions, and deals weighted by the belief network's prediction of the other
-    hand (``agents.belief_net``; module docs). 2 players: at other tables, and without the
-    seat's history, it weighs nothing (``public``)."""
+    """``public``'s exclusions, and deals weighted by the belief network's prediction of every
+    other hand (``agents.belief_net``; module docs). At a table size with no network, at other
+    rules, and without the seat's history, it weighs nothing (``public``)."""
 
     name = "net"
-    history_length = NET_ROWS
+    history_length = EVIDENCE_ROWS
     """history rows the network reads (the engine keeps them: ``Engine(history=K)``)"""
     history_form = "arrays"
     """the search hands it the seat's encoded history (``Engine.history``: rows and counts), not events"""
@@ -227,18 +231,29 @@ class NetBelief(PublicBelief):
     """what the weights tilt: ``voids`` (each colour void), ``types`` (copies of each type), ``both``"""
     clip = 1e-3
     """probabilities are kept in [clip, 1 - clip]: no deal is ruled out by the network"""
+    needs_rules = True
+    """``make_belief`` builds it for the search's rules: it weighs only under the rules it learned"""
 
-    def __init__(self, path: str | Path | None = None, mode: str = "types") -> None:
+    def __init__(
+        self, rules: UnoRules | None = None, models: dict[int, str | Path] | None = None, mode: str = "types"
+    ) -> None:
+        """``rules`` of the rounds it reads (None: classic); at other rules than the networks
+        learned (``agents.belief_net.reads_rules``) it weighs nothing, as ``public``.
+        ``models``: the network for each table size (None: the shipped ones, ``MODEL_PATHS``)."""
         if mode not in ("voids", "types", "both"):
             raise ValueError(f"mode must be one of 'voids', 'types', 'both', got {mode!r}")
         self.mode = mode
-        self.net = BeliefNet(MODEL_PATH if path is None else path)
+        self.nets = {int(n): BeliefNet(p) for n, p in (MODEL_PATHS if models is None else models).items()}
+        self.applies = reads_rules(UnoRules() if rules is None else rules)
 
-    def tilts(self, x: np.ndarray, allowed: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def tilts(
+        self, x: np.ndarray, allowed: np.ndarray, sizes: np.ndarray, num_players: int = 2
+    ) -> tuple[np.ndarray, np.ndarray]:
         """From features ``x`` [N, F] (``net_features``) and the public deal (``allowed`` [N, 57],
-        ``sizes`` [N]): the log-odds a colour void gains over the public deal [N, 4], and per
-        type and count the log-ratio of the network's marginal to the public deal's [N, 57, 5]."""
-        void_logits, count_logits = self.net(x)
+        ``sizes`` [N]) of the seats predicted: the log-odds a colour void gains over the public
+        deal [N, 4], and per type and count the log-ratio of the network's marginal to the public
+        deal's [N, 57, 5], by the network of ``num_players``."""
+        void_logits, count_logits = self.nets[num_players](x)
         p = np.clip(1.0 / (1.0 + np.exp(-void_logits.astype(np.float64))), self.clip, 1 - self.clip)
         q = np.clip(hypergeometric_voids(allowed, sizes), self.clip, 1 - self.clip)
         theta_v = np.log(p / (1 - p)) - np.log(q / (1 - q))
@@ -262,17 +277,24 @@ class NetBelief(PublicBelief):
     def log_weights(
         self, observation: np.ndarray, seat: int, hands: np.ndarray, history: tuple[np.ndarray, np.ndarray] | None
     ) -> np.ndarray | None:
-        """The network's log-weights of the other seat's dealt hands; None at other than 2
-        players or without the seat's ``history`` (rows [K, 122], counts [10, 14])."""
-        if history is None or int(num_seats(observation)) != 2:
+        """The network's log-weights of the dealt hands [G, n, 57]: the sum over the other seats
+        of each hand's weight; None where it weighs nothing (class docs; ``history``: rows
+        [K, 122], counts [10, 14])."""
+        n = int(num_seats(observation))
+        if history is None or not self.applies or n not in self.nets:
             return None
         if hands.shape[0] == 0:
             return np.zeros(0)
         rows, counts = history
-        o = observation[None]
-        _, allowed, sizes = public_view(o)
-        theta_v, theta_t = self.tilts(net_features(o, rows[None], counts[None]), allowed, sizes)
-        return self.hand_log_weights(hands[:, 1 - seat], theta_v[0], theta_t[0])
+        slots = np.arange(1, n)
+        o = np.repeat(observation[None], n - 1, 0)
+        x = net_features(o, np.repeat(rows[None], n - 1, 0), np.repeat(counts[None], n - 1, 0), slot=slots)
+        _, allowed, sizes = public_view(o, slots)
+        theta_v, theta_t = self.tilts(x, allowed, sizes, n)
+        out = np.zeros(hands.shape[0])
+        for j, k in enumerate(slots):
+            out += self.hand_log_weights(hands[:, (seat + k) % n], theta_v[j], theta_t[j])
+        return out
 
 
 BELIEFS: dict[str, type] = {

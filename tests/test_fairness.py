@@ -32,12 +32,20 @@ SHIPPED_2P = [
     "flatmc:24@uniform",
     "flatmc:24@policy",
     "flatmc:24@history",
+    "flatmc:24@net",
     "flatmc:24@replay",
     "flatmc:24@replay-heuristic",
     "ismcts:24",
     "ismcts:24@history",
 ]
-SHIPPED_4P = ["pretrained-4p", "heuristic", "flatmc:16@history", "flatmc:16@replay-heuristic", "ismcts:16"]
+SHIPPED_4P = [
+    "pretrained-4p",
+    "heuristic",
+    "flatmc:16@history",
+    "flatmc:16@net",
+    "flatmc:16@replay-heuristic",
+    "ismcts:16",
+]
 HISTORY = 256  # events the engine keeps: as many as any agent here reads
 
 

@@ -4,42 +4,49 @@
     python -m training.belief_net generate --games 1000 --seed 1 --out runs/belief_net/test.npz
     python -m training.belief_net train --data runs/belief_net/train.npz --test runs/belief_net/test.npz
 
-``generate`` plays 2-player classic rounds between the ladder's agents (every pair of
-``--agents``, both seat orders, one pair per game slot) in one batched engine that keeps the
-history, and at a share ``--keep`` of the decisions with two or more legal moves records what
-the seat to act knows (its observation, its last ``NET_ROWS`` history rows, the round's history
-counts) and, as the label, the other seat's hand (``Engine.hand_counts``: this script is the
-judge, not a player), with the two agents' names. Seeded: the same flags give the same file.
+``generate`` plays classic rounds of ``--num-players`` between the ladder's agents (every
+seating of ``--agents``, one per game slot) in one batched engine that keeps the history, and
+at a share ``--keep`` of the decisions with two or more legal moves records, once for each
+other seat, what the seat to act knows (its observation, its last ``NET_ROWS`` history rows,
+the round's history counts, the void evidence of its last ``EVIDENCE_ROWS`` rows about that
+seat) and, as the label, that seat's hand (``Engine.hand_counts``: this script is the judge,
+not a player), with the agents' names. Seeded: the same flags give the same file.
 
-``train`` fits the MLP of ``agents.belief_net`` on CPU (one torch thread): a Bernoulli loss per
-colour void and a categorical loss per card type's copies (counts the seat can rule out masked
-out), then prints, on the held-out file, each head's log-loss against the ``public`` belief's
-own prediction (a hypergeometric deal of the cards it allows, mixed with ``--eps`` of the
-unconstrained deal so that its log-loss is finite), by the other seat's agent; the reliability
-of the void probabilities in bins; and the gain of ``NetBelief``'s deal weights over ``public``
-(importance weights over hands drawn from the ``public`` deal). With ``--save`` it writes the
-weights (``agents/pretrained/belief_net.npz``) and their card.
+``train`` fits the MLP of ``agents.belief_net`` on CPU (one torch thread) for the data's table
+size: a Bernoulli loss per colour void and a categorical loss per card type's copies (counts
+the seat can rule out masked out), then prints, on the held-out file, each head's log-loss
+against the ``public`` belief's own prediction (a hypergeometric deal of the cards it allows,
+mixed with ``--eps`` of the unconstrained deal so that its log-loss is finite), by the
+predicted seat's agent; the reliability of the void probabilities in bins; and the gain of
+``NetBelief``'s deal weights over ``public`` (importance weights over hands drawn from the
+``public`` deal). With ``--save`` it writes the weights (``agents.belief_net.MODEL_PATHS``) and
+their card.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import json
 import time
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import tyro
 
 from agents import make_agent
 from agents.belief_net import (
+    EVIDENCE_ROWS,
     MAX_COPIES,
-    MODEL_PATH,
+    MODEL_PATHS,
     NET_ROWS,
     colour_sums,
     count_log_marginals,
     hypergeometric_voids,
     net_features,
     public_view,
+    void_evidence,
 )
 from agents.mlp import save_mlp
 from training.mlp_card import write_mlp_card
@@ -57,7 +64,9 @@ class Generate:
     """rounds to finish"""
     seed: int = 0
     agents: tuple[str, ...] = LADDER
-    """agents.registry specs; every ordered pair plays (one pair per game slot)"""
+    """agents.registry specs; every seating of them plays (one per game slot, cycled)"""
+    num_players: Literal[2, 4] = 2
+    """players per table (one network per table size)"""
     keep: float = 0.3
     """share of the decisions with two or more legal moves that are recorded"""
     batch_size: int = 256
@@ -93,14 +102,15 @@ def generate(args: Generate) -> dict[str, np.ndarray]:
     """The recorded decisions (module docs) as arrays."""
     if not 0 < args.keep <= 1:
         raise SystemExit(f"--keep must be in (0, 1], got {args.keep}")
-    rules = UnoRules.preset("classic")
+    rules, n = UnoRules.preset("classic"), args.num_players
     agents = [make_agent(spec, rules) for spec in args.agents]
-    pairs = np.array([(a, b) for a in range(len(agents)) for b in range(len(agents))], np.int64)
+    seatings = np.array(list(itertools.product(range(len(agents)), repeat=n)), np.int64)
     B = args.batch_size
-    seat_agent = pairs[np.arange(B) % len(pairs)]  # [B, 2]
-    engine = Engine(B, 2, rules, seed=args.seed, autoreset=True, history=NET_ROWS)
+    seat_agent = seatings[np.arange(B) % len(seatings)]  # [B, n]
+    engine = Engine(B, n, rules, seed=args.seed, autoreset=True, history=EVIDENCE_ROWS)
     rng = np.random.default_rng(args.seed)
-    out: dict[str, list[np.ndarray]] = {k: [] for k in ("obs", "rows", "counts", "label", "me", "other")}
+    keys = ("obs", "rows", "counts", "evidence", "label", "me", "other", "slot")
+    out: dict[str, list[np.ndarray]] = {k: [] for k in keys}
     finished = 0
     games = np.arange(B)
     while finished < args.games:
@@ -110,12 +120,16 @@ def generate(args: Generate) -> dict[str, np.ndarray]:
             idx = np.flatnonzero(pick)
             rows, counts = engine.history(cur, games=pick)
             hands = engine.hand_counts(idx)
-            out["obs"].append(obs[idx].copy())
-            out["rows"].append(rows[idx].astype(np.float16))
-            out["counts"].append(counts[idx, :2].astype(np.float16))
-            out["label"].append(hands[np.arange(idx.size), 1 - cur[idx]].astype(np.uint8))
-            out["me"].append(seat_agent[idx, cur[idx]])
-            out["other"].append(seat_agent[idx, 1 - cur[idx]])
+            for k in range(1, n):  # one sample per other seat, in relative slot k
+                them = (cur[idx] + k) % n
+                out["obs"].append(obs[idx].copy())
+                out["rows"].append(rows[idx, :NET_ROWS].astype(np.float16))
+                out["evidence"].append(void_evidence(rows[idx], k).astype(np.float16))
+                out["counts"].append(counts[idx, :n].astype(np.float16))
+                out["label"].append(hands[np.arange(idx.size), them].astype(np.uint8))
+                out["me"].append(seat_agent[idx, cur[idx]])
+                out["other"].append(seat_agent[idx, them])
+                out["slot"].append(np.full(idx.size, k, np.int8))
         actions = np.empty(B, np.int64)
         for a, agent in enumerate(agents):
             rows_a = np.flatnonzero(seat_agent[games, cur] == a)
@@ -125,6 +139,8 @@ def generate(args: Generate) -> dict[str, np.ndarray]:
         finished += int((r.terminated | r.truncated).sum())
     data = {k: np.concatenate(v) for k, v in out.items()}
     data["agents"] = np.array(args.agents)
+    data["num_players"] = np.array(n)
+    data["generate_args"] = np.array(json.dumps(dataclasses.asdict(args)))
     return data
 
 
@@ -167,16 +183,24 @@ def train(args: Train) -> None:
         names = [str(a) for a in d["agents"]]
         keep = ~np.isin(np.array(names)[d["other"]], exclude) if exclude else np.ones(d["label"].shape[0], bool)
         idx = np.flatnonzero(keep)
+
         # Built in slices into float16: the features of a million decisions do not fit twice in float32.
-        x = np.empty((idx.size, net_features(d["obs"][:1], d["rows"][:1], d["counts"][:1]).shape[1]), np.float16)
+        def features(j: np.ndarray) -> np.ndarray:
+            return net_features(d["obs"][j], d["rows"][j], d["counts"][j], d["evidence"][j], d["slot"][j])
+
+        x = np.empty((idx.size, features(idx[:1]).shape[1]), np.float16)
         for s in range(0, idx.size, 50_000):
             j = idx[s : s + 50_000]
-            x[s : s + j.size] = net_features(d["obs"][j], d["rows"][j], d["counts"][j])
-        unseen, allowed, sizes = public_view(d["obs"][keep])
-        return x, d["label"][keep].astype(np.int64), unseen, allowed, sizes, np.array(names)[d["other"][keep]]
+            x[s : s + j.size] = features(j)
+        unseen, allowed, sizes = public_view(d["obs"][keep], d["slot"][keep])
+        other = np.array(names)[d["other"][keep]]
+        info = {"num_players": int(d["num_players"]), "generate": json.loads(str(d["generate_args"]))}
+        return x, d["label"][keep].astype(np.int64), unseen, allowed, sizes, other, info
 
-    x, y, unseen, _, _, _ = load(args.data, args.exclude_agents)
-    xt, yt, unseen_t, allowed_t, sizes_t, other_t = load(args.test)
+    x, y, unseen, _, _, _, data_info = load(args.data, args.exclude_agents)
+    xt, yt, unseen_t, allowed_t, sizes_t, other_t, test_info = load(args.test)
+    if data_info["num_players"] != test_info["num_players"]:
+        raise SystemExit(f"--data and --test are of {data_info['num_players']} and {test_info['num_players']} players")
     sample = x[np.random.default_rng(args.seed).choice(len(x), size=min(len(x), 100_000), replace=False)]
     mean = sample.astype(np.float32).mean(0)
     scale = 1.0 / np.maximum(sample.astype(np.float32).std(0), 1e-2)
@@ -228,12 +252,16 @@ def train(args: Train) -> None:
         )
 
     layers = [(m.weight.detach().numpy().T, m.bias.detach().numpy()) for m in net if isinstance(m, torch.nn.Linear)]
-    path = MODEL_PATH if args.save else Path(args.out)
+    num_players = data_info["num_players"]
+    path = MODEL_PATHS[num_players] if args.save else Path(args.out)
     path.parent.mkdir(parents=True, exist_ok=True)
     save_mlp(path, mean, scale, layers)
     train_minutes, cpu_minutes = (time.time() - t0) / 60, (time.process_time() - cpu0) / 60
-    report = evaluate(path, xt, yt, unseen_t, allowed_t, sizes_t, other_t, args)
+    report = evaluate(path, num_players, xt, yt, unseen_t, allowed_t, sizes_t, other_t, args)
     report.update(
+        num_players=num_players,
+        data=data_info["generate"],
+        test_data=test_info["generate"],
         samples=int(len(X)),
         test_samples=int(len(xt)),
         train_minutes=round(train_minutes, 2),
@@ -243,7 +271,7 @@ def train(args: Train) -> None:
         write_card(path, args, report)
 
 
-def evaluate(path, x, y, unseen, allowed, sizes, other, args: Train) -> dict:
+def evaluate(path, num_players, x, y, unseen, allowed, sizes, other, args: Train) -> dict:
     """Held-out log-loss against public, reliability of the voids, the deal weights' gain: printed, and returned."""
     from agents.belief_net import BeliefNet
     from agents.beliefs import NetBelief
@@ -296,11 +324,11 @@ def evaluate(path, x, y, unseen, allowed, sizes, other, args: Train) -> dict:
         f"\nVoids: {void.mean():.1%} of (seat, colour) pairs; net P > 0.5 finds {found.sum() / max(void.sum(), 1):.1%} "
         f"of them at {found.sum() / max((p_net > 0.5).sum(), 1):.1%} precision"
     )
-    gains = weight_gains(NetBelief(path), x, y, allowed, sizes, args)
+    gains = weight_gains(NetBelief(models={num_players: path}), num_players, x, y, allowed, sizes, args)
     return {"by_agent": rows, "reliability": reliability, "weight_gain": gains}
 
 
-def weight_gains(belief, x, y, allowed, sizes, args: Train) -> dict:
+def weight_gains(belief, num_players, x, y, allowed, sizes, args: Train) -> dict:
     """The gain in nats per hand of the deal weights over public: log w(true) − log mean w(h_m),
     h_m drawn from the public deal (only decisions whose true hand respects public's exclusions,
     where both are finite), for each weighting mode."""
@@ -312,7 +340,7 @@ def weight_gains(belief, x, y, allowed, sizes, args: Train) -> dict:
         belief.mode = mode
         g = []
         for j in pick:
-            theta_v, theta_t = belief.tilts(x[j : j + 1], allowed[j : j + 1], sizes[j : j + 1])
+            theta_v, theta_t = belief.tilts(x[j : j + 1], allowed[j : j + 1], sizes[j : j + 1], num_players)
             pool = np.repeat(np.arange(NUM_CARD_TYPES), allowed[j])
             hands = np.zeros((args.proposals, NUM_CARD_TYPES), np.int64)
             for m in range(args.proposals):
@@ -329,7 +357,10 @@ def write_card(path: Path, args: Train, report: dict) -> None:
     command = "python -m training.belief_net train " + " ".join(
         f"--{k.replace('_', '-')} {v}" for k, v in dataclasses.asdict(args).items() if not isinstance(v, (tuple, bool))
     )
-    what = "P(colour void) and copies per card type of the other seat's hand, 2 players, classic (agents.belief_net)"
+    what = (
+        f"P(colour void) and copies per card type of another seat's hand, {report['num_players']} players, "
+        "classic (agents.belief_net)"
+    )
     write_mlp_card(path, "belief_net", what, command, args, report)
 
 
