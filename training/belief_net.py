@@ -49,7 +49,7 @@ from agents.belief_net import (
     void_evidence,
 )
 from agents.mlp import save_mlp
-from training.mlp_card import write_mlp_card
+from training.mlp_card import command_line, write_mlp_card
 from uno_env import Engine, UnoRules
 from uno_env.cards import NUM_CARD_TYPES, NUM_COLORS
 
@@ -354,9 +354,7 @@ def weight_gains(belief, num_players, x, y, allowed, sizes, args: Train) -> dict
 
 
 def write_card(path: Path, args: Train, report: dict) -> None:
-    command = "python -m training.belief_net train " + " ".join(
-        f"--{k.replace('_', '-')} {v}" for k, v in dataclasses.asdict(args).items() if not isinstance(v, (tuple, bool))
-    )
+    command = command_line("training.belief_net train", args)
     what = (
         f"P(colour void) and copies per card type of another seat's hand, {report['num_players']} players, "
         "classic (agents.belief_net)"

@@ -12,6 +12,17 @@ from pathlib import Path
 from typing import Any
 
 
+def command_line(command: str, args: Any) -> str:
+    """``python -m COMMAND --save`` and the other fields of the dataclass ``args`` as flags (tuples
+    spaced, empty ones and booleans left out): how the shipped weights were made."""
+    flags = []
+    for k, v in dataclasses.asdict(args).items():
+        if k in ("save", "out") or isinstance(v, bool) or v is None or v == ():
+            continue
+        flags.append(f"--{k.replace('_', '-')} {' '.join(map(str, v)) if isinstance(v, tuple) else v}")
+    return " ".join(["python -m", command, "--save", *flags])
+
+
 def write_mlp_card(path: Path, name: str, what: str, command: str, args: Any, report: dict) -> None:
     """Write ``path`` with suffix ``.json``: the network's file and size, ``what`` it predicts,
     the ``command`` and dataclass ``args`` that trained it, the commit, the time, the machine and

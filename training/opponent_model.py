@@ -26,7 +26,7 @@ import tyro
 
 from agents.mlp import save_mlp
 from agents.opponent_model import MODEL_PATH, OpponentModel
-from training.mlp_card import write_mlp_card
+from training.mlp_card import command_line, write_mlp_card
 from uno_env import NUM_ACTIONS, UnoRules
 
 
@@ -138,11 +138,7 @@ def evaluate(model: OpponentModel, tests: dict[str, tuple[np.ndarray, np.ndarray
 
 
 def write_card(path: Path, args: Args, report: dict) -> None:
-    command = "python -m training.opponent_model --save " + " ".join(
-        f"--{k.replace('_', '-')} {' '.join(map(str, v)) if isinstance(v, tuple) else v}"
-        for k, v in dataclasses.asdict(args).items()
-        if k not in ("save", "out") and (v or v == 0)
-    )
+    command = command_line("training.opponent_model", args)
     what = "P(action | observation) of a seat of the ladder, 2 players, classic (agents.opponent_model)"
     write_mlp_card(path, "opponent_model", what, command, args, report)
 
