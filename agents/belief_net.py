@@ -31,10 +31,9 @@ from typing import Any
 import numpy as np
 
 from uno_env.cards import CARD_COLOR, NUM_CARD_TYPES, NUM_COLORS, WILD
-from uno_env.engine.events import DRAW_VOLUNTARY, EVENT_NAMES, NUM_EVENT_KINDS
 from uno_env.observation import OBS_DISCARD, OBS_HAND, OBS_HAND_SIZES, drew_on_color_of
 from uno_env.rules import MAX_PLAYERS, UnoRules
-from uno_env.spaces import HISTORY_COUNTS_SIZE, HISTORY_OFFSETS, HISTORY_SIZE
+from uno_env.spaces import DRAW_REASONS, EVENT_NAMES, HISTORY_COUNTS_SIZE, HISTORY_OFFSETS, HISTORY_SIZE
 
 from .mlp import NumpyMLP
 
@@ -124,6 +123,7 @@ def public_view(observation: np.ndarray, slot: Any = 1) -> tuple[np.ndarray, np.
 _CARD_COLOURS = np.zeros((NUM_CARD_TYPES, NUM_COLORS), np.float32)
 _CARD_COLOURS[np.arange(WILD), CARD_COLOR[:WILD]] = 1.0
 _PLAY, _DRAW = EVENT_NAMES.index("play"), EVENT_NAMES.index("draw")
+_VOLUNTARY = DRAW_REASONS.index("voluntary")
 
 
 def void_evidence(rows: np.ndarray, slot: Any = 1) -> np.ndarray:
@@ -141,10 +141,10 @@ def void_evidence(rows: np.ndarray, slot: Any = 1) -> np.ndarray:
     slots = np.broadcast_to(np.asarray(slot, np.int64), (r.shape[0],))
     actor = np.take_along_axis(r[..., o["actor"] : o["actor"] + MAX_PLAYERS], slots[:, None, None], 2)[..., 0]
     other = (r[..., o["present"]] > 0.5) & (actor > 0.5)
-    kind = r[..., o["kind"] : o["kind"] + NUM_EVENT_KINDS]
+    kind = r[..., o["kind"] : o["kind"] + len(EVENT_NAMES)]
     play = other & (kind[..., _PLAY] > 0.5)
     draw = other & (kind[..., _DRAW] > 0.5)
-    voluntary = draw & (r[..., o["reason"] + DRAW_VOLUNTARY] > 0.5)
+    voluntary = draw & (r[..., o["reason"] + _VOLUNTARY] > 0.5)
     before = r[..., o["color_before"] : o["color_before"] + NUM_COLORS] > 0.5
     played = (r[..., o["card"] : o["card"] + NUM_CARD_TYPES] @ _CARD_COLOURS > 0.5) & play[..., None]
     off = play[..., None] & before & ~played

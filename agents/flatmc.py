@@ -23,8 +23,9 @@ class FlatMCAgent(DeterminizedSearch):
        of the draw pile, from the cards ``s`` has not seen (deck − own hand − discard pile),
        uniformly among the deals its ``belief`` allows (``agents.beliefs``: ``public`` deals a
        seat that last ended its turn drawing on colour c no card of c and no wild), or in
-       proportion to the belief's soft evidence (``policy``); the engine's generator of each
-       copy is reseeded. What ``s`` sees (R11) is kept exactly.
+       proportion to the belief's soft evidence (``net``, the default: the learned belief
+       network's reading of the whole round, at 2 and 4 players); the engine's generator of
+       each copy is reseeded. What ``s`` sees (R11) is kept exactly.
     2. **Play out.** Every legal move ``m`` is applied in each of the ``D`` copies (the same
        determinizations for every move, and the same rollout random numbers, so the moves are
        compared on the same deals), and each copy is finished by a rollout
@@ -38,35 +39,46 @@ class FlatMCAgent(DeterminizedSearch):
 
     | setting | default | meaning |
     |---|---|---|
-    | ``rollouts`` | 2900 | play-outs per decision, split evenly among the legal moves (``D = rollouts // moves``, at least 1) |
+    | ``rollouts`` | None | play-outs per decision, split evenly among the legal moves (``D = rollouts // moves``, at least 1); None: 640 at 2 players, 1,024 at more (``default_rollouts``) |
     | ``time_ms`` | None | if set: rounds of ``rollouts`` play-outs repeated until this time is spent (at least one; the agent is then no longer deterministic given the rng) |
     | ``heuristic_plies`` | 2 | first actions of every rollout taken by ``HeuristicAgent`` |
     | ``confidence`` | 1.0 | standard errors by which a move must beat the heuristic's move (None: always the best mean) |
     | ``max_depth`` | 120 | actions per rollout before the leaf value |
-    | ``belief`` | ``"public"`` | what the determinizations may deal (``agents.beliefs``: ``"uniform"``, ``"public"``, ``"policy"``, or a ``Belief``) |
+    | ``belief`` | ``"net"`` | what the determinizations may deal (``agents.beliefs.BELIEFS``: ``"uniform"``, ``"public"``, ``"net"``, ..., or a ``Belief``) |
     | ``peek`` | False | True: the determinizations keep every true hand and shuffle only the draw pile — reads hidden state, a measurement of the perfect-information ceiling, not a fair agent (``DeterminizedSearch``) |
 
     Measured figures (win rates against ``HeuristicAgent``, decision times, the belief's
     effect) are in ``benchmarks/results/search.md``; the decisions that are not searched and
     why the search never reads hidden state are ``DeterminizedSearch``'s.
+
+    Version history:
+
+    - unreleased: dealt from the ``net`` belief with 640 rollouts at 2 players and 1,024 at
+      more by default (was 2,900 from ``public``; ``benchmarks/results/search.md``);
+      ``flatmc:2900@public`` plays as before.
     """
 
     name = "flatmc"
+    default_rollouts = {2: 640}
+    """rollouts per decision by table size when none are given; 1,024 at the others (more
+    hidden hands need more deals; ``benchmarks/results/search.md``)"""
+    more_players_rollouts = 1024
 
     def __init__(
         self,
         rules: UnoRules | None = None,
-        rollouts: int = 2900,
+        rollouts: int | None = None,
         time_ms: float | None = None,
         heuristic_plies: int = 2,
         confidence: float | None = 1.0,
         max_depth: int = 120,
-        belief: str | Belief = "public",
+        belief: str | Belief = "net",
         peek: bool = False,
     ) -> None:
         """``rules`` of the games it will play (its deck and points for ``act``; ``act_in``
         uses the engine's own); the other settings are in the class table."""
-        check_int("rollouts", rollouts, 1)
+        if rollouts is not None:
+            check_int("rollouts", rollouts, 1)
         super().__init__(
             rules,
             time_ms=time_ms,
@@ -76,7 +88,7 @@ class FlatMCAgent(DeterminizedSearch):
             belief=belief,
             peek=peek,
         )
-        self.rollouts = int(rollouts)
+        self.rollouts = None if rollouts is None else int(rollouts)
 
     def _search(
         self,
@@ -89,7 +101,8 @@ class FlatMCAgent(DeterminizedSearch):
         rng: np.random.Generator,
     ) -> int:
         start = time.perf_counter()
-        per_move = max(self.rollouts // moves.size, 1)
+        rollouts = self.rollouts or self.default_rollouts.get(source.num_players, self.more_players_rollouts)
+        per_move = max(rollouts // moves.size, 1)
         rounds = []
         while True:
             rounds.append(self._play_out(source, i, seat, deal, moves, per_move, rng))

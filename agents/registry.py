@@ -14,8 +14,8 @@ grammar of specs, lists of specs and weighted mixes that every command and the w
 | ``search`` | the stronger search at equal time (``SEARCH``, below) with its default budget |
 | ``search:N`` / ``search:Tms`` | that search with N iterations (rollouts) or about T milliseconds per decision |
 | ``ismcts``, ``ismcts:N``, ``ismcts:Tms`` | ``ISMCTSAgent``: information-set MCTS, N iterations (default 2048) or T ms per decision |
-| ``flatmc``, ``flatmc:N``, ``flatmc:Tms`` | ``FlatMCAgent``: determinized flat Monte Carlo, N rollouts (default 2900) or T ms per decision |
-| any search spec ``@BELIEF`` | that search dealing its determinizations from ``agents.beliefs.BELIEFS[BELIEF]`` (``search@uniform``; ``flatmc:1024@net`` weighs them by the learned belief network; default ``public``) |
+| ``flatmc``, ``flatmc:N``, ``flatmc:Tms`` | ``FlatMCAgent``: determinized flat Monte Carlo, N rollouts (default 640 at 2 players, 1,024 at more) or T ms per decision |
+| any search spec ``@BELIEF`` | that search dealing its determinizations from ``agents.beliefs.BELIEFS[BELIEF]`` (``search@public``; ``net``, the learned belief network, is ``flatmc``'s default and ``public`` ``ismcts``') |
 | any search spec ``@peek`` | that search seeing every hand (``peek=True``: only the draw pile is shuffled): reads hidden state, a measurement of the perfect-information ceiling, never a fair opponent; plays with engine access only |
 | ``pretrained`` | ``PPOAgent`` over the shipped 2-player model (``agents.pretrained``: checks rules and players; imports torch) |
 | ``pretrained-4p`` | ``PPOAgent`` over the shipped 4-player model |

@@ -31,6 +31,10 @@ from gymnasium import spaces
 from .actions import NUM_ACTIONS
 from .cards import NUM_CARD_TYPES
 from .checks import check_int
+
+# The vocabularies of a history row's kind and reason, for readers of the rows.
+from .engine.events import DRAW_REASONS as DRAW_REASONS
+from .engine.events import EVENT_NAMES as EVENT_NAMES
 from .engine.history import HISTORY_COUNTS_SIZE, HISTORY_OFFSETS, HISTORY_SIZE
 from .engine.layout import MAX_HISTORY
 from .observation import (
