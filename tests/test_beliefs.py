@@ -118,7 +118,7 @@ def test_a_belief_is_named_or_given():
 
 
 def test_the_registry_names_a_search_with_its_belief():
-    assert make_agent("search").belief.name == "public"
+    assert make_agent("search").belief.name == "net"
     assert make_agent("search:64@uniform").belief.name == "uniform"
     agent = make_agent("ismcts:20ms@public")
     assert type(agent) is ISMCTSAgent and agent.time_ms == 20.0 and agent.belief.name == "public"

@@ -65,7 +65,7 @@ from training.checkpoint import (
 from training.evaluation import eval_line, eval_rows, final_table, final_title, parse_specs
 from training.expert import clone, label_positions, load_positions, save_positions
 from training.league import League, saved_league
-from training.opponents import OpponentGroup, opponent_groups, parse_mix
+from training.opponents import LEAGUE, OpponentGroup, PendingSnapshot, opponent_groups, parse_mix
 from training.run import Every, Stopwatch, command_line, seed_everything, start_run, write_summary
 from training.sb3 import (
     LinearSchedule,
@@ -77,7 +77,7 @@ from training.sb3 import (
 )
 from uno_env import UnoRules, parse_rules
 from uno_env.compile_notice import announce_compiling
-from uno_env.policy import uses_engine
+from uno_env.policy import history_length_of, uses_engine
 from uno_env.rules import PRESETS_HELP
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 from uno_env.spaces import MAX_HISTORY
@@ -300,6 +300,13 @@ def check_args(args: Args) -> None:
 def build_env(args: Args, rules: UnoRules, groups: list[OpponentGroup]) -> tuple[UnoSB3VecEnv, League]:
     """The training env of the opponent groups, and the league: the snapshot pool the ``self`` and ``league``
     groups draw from."""
+    if any(g.kind == LEAGUE for g in groups):
+        reads = max(
+            (history_length_of(make_agent(spec, rules)) for spec in parse_list(args.league_opponents)), default=0
+        )
+        for g in groups:
+            if g.kind == LEAGUE and isinstance(g.agent, PendingSnapshot):
+                g.agent.history_length = reads
     venv = UnoSB3VecEnv(
         args.num_envs,
         args.num_players,

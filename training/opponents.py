@@ -85,6 +85,8 @@ class PendingSnapshot:
 
     def __init__(self, name: str = SELF) -> None:
         self.name = name
+        # The history the opponents installed later read: the env's engine keeps it from the start.
+        self.history_length = 0
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Refuses: there is no snapshot yet."""
