@@ -42,6 +42,7 @@ NET_ROWS = 8
 EVIDENCE_ROWS = 128
 """the history rows the void evidence reads: the whole round but for the longest rounds"""
 EVIDENCE_SIZE = 6 * NUM_COLORS
+"""the void evidence's width: six figures per colour (``void_evidence``)"""
 MAX_COPIES = 4
 """the largest count of one type in a hand the count head predicts (the classic deck's wilds)"""
 TRAINED_RULES = UnoRules.preset("classic")
