@@ -10,6 +10,7 @@ says how the deals are searched (``_search``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -35,11 +36,13 @@ from uno_env.observation import (
     top_of,
 )
 from uno_env.policy import as_batch
+from uno_env.rules import MAX_PLAYERS
 
 from ._simple_rules import rlcard_row
 from ._tactics import rule_tables, uno_call_action
 from .beliefs import Belief, log_weights_of, make_belief
 from .heuristic import HeuristicAgent
+from .pretrained import shipped_policy
 
 # --- rollouts: one numba call per engine step -------------------------------------------------
 
@@ -132,6 +135,27 @@ def _deal_from_observation(target: Engine, j: int, o: np.ndarray, deck: np.ndarr
     return True
 
 
+BLUEPRINTS = ("heuristic", "pretrained")
+"""What a search's ``blueprint`` may name: ``HeuristicAgent``, or the shipped model trained for the table."""
+
+
+def _check_blueprint(blueprint: Any) -> str | dict[int, str]:
+    """``blueprint`` checked: one of ``BLUEPRINTS``, or a mapping of table sizes (2..10) to them."""
+    allowed = f"one of {BLUEPRINTS} or a mapping of table sizes to them (e.g. {{2: 'pretrained'}})"
+    if isinstance(blueprint, str):
+        if blueprint not in BLUEPRINTS:
+            raise ValueError(f"blueprint must be {allowed}, got {blueprint!r}")
+        return blueprint
+    if not isinstance(blueprint, Mapping):
+        raise ValueError(f"blueprint must be {allowed}, got {type(blueprint).__name__}")
+    out = {}
+    for n, name in blueprint.items():
+        if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= MAX_PLAYERS or name not in BLUEPRINTS:
+            raise ValueError(f"blueprint must be {allowed}; got the entry {n!r}: {name!r}")
+        out[n] = name
+    return out
+
+
 class Deal(NamedTuple):
     """What one decision's determinizations are dealt from: the belief read at the seat's observation."""
 
@@ -204,7 +228,9 @@ class DeterminizedSearch:
         max_depth: int,
         belief: str | Belief,
         peek: bool = False,
+        blueprint: str | Mapping[int, str] = "heuristic",
     ) -> None:
+        self.blueprint = _check_blueprint(blueprint)
         if not isinstance(peek, bool):
             raise ValueError(f"peek must be True or False, got {peek!r}")
         self.peek = peek
@@ -224,6 +250,7 @@ class DeterminizedSearch:
         self.history_length = int(getattr(self.belief, "history_length", 0))
         self._deck = rule_tables(self.rules)[0]
         self._heuristics: dict[UnoRules, HeuristicAgent] = {}
+        self._blueprints: dict[tuple[UnoRules, int], Any] = {}
         self._engines: dict[Any, Engine] = {}
         self._history_buffers: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
         self.last_searched = False  # whether the last decision was searched (for timings)
@@ -258,7 +285,8 @@ class DeterminizedSearch:
             else:
                 fallback.append(b)
         if fallback:
-            out[fallback] = self._heuristic(self.rules).act(obs[fallback], mask[fallback], rng)
+            n = int(num_seats(obs[fallback[0]]))
+            out[fallback] = self._blueprint_act(self.rules, n, obs[fallback], mask[fallback], rng)
         return out
 
     def act_in(self, engine: Engine, i: int, rng: np.random.Generator) -> int:
@@ -271,7 +299,7 @@ class DeterminizedSearch:
         a = self._trivial(m)
         if a >= 0:
             return a
-        base = int(self._heuristic(engine.rules).act(o[None], m[None], rng)[0])
+        base = int(self._blueprint_act(engine.rules, engine.num_players, o[None], m[None], rng)[0])
         if phase_of(o) == PHASE_RESPOND_DRAW_FOUR:
             return base
         moves = np.flatnonzero(m)
@@ -323,6 +351,20 @@ class DeterminizedSearch:
             agent = self._heuristics[rules] = HeuristicAgent(rules)
         return agent
 
+    def _blueprint_act(
+        self, rules: UnoRules, num_players: int, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        """The blueprint's actions at this table (class docs): the shipped policy trained for it,
+        where the blueprint names it and one was, else ``HeuristicAgent``'s."""
+        key = (rules, num_players)
+        if key not in self._blueprints:
+            name = self.blueprint if isinstance(self.blueprint, str) else self.blueprint.get(num_players, "heuristic")
+            self._blueprints[key] = shipped_policy(rules, num_players) if name == "pretrained" else None
+        policy = self._blueprints[key]
+        if policy is None:
+            return self._heuristic(rules).act(obs, mask, rng)
+        return policy.act(obs, mask)
+
     def _engine(self, key: Any, size: int, num_players: int, rules: UnoRules) -> Engine:
         engine = self._engines.get(key)
         if engine is None or engine.num_envs < size:
@@ -373,7 +415,7 @@ class DeterminizedSearch:
             return -1
         if not np.array_equal(probe.legal_mask[0], m):
             return -1  # a fact the position cannot hold (an UNO call, a catch) changes the moves
-        base = int(self._heuristic(self.rules).act(o[None], m[None], rng)[0])
+        base = int(self._blueprint_act(self.rules, n, o[None], m[None], rng)[0])
         moves = np.flatnonzero(m)
         if moves.size == 1:
             return int(moves[0])

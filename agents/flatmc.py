@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -33,19 +34,22 @@ class FlatMCAgent(DeterminizedSearch):
        ``Engine`` batch. The first ``heuristic_plies`` actions after the move are
        ``HeuristicAgent``'s (the opponents' answer to the move matters most), the rest
        RLCard's ``uno-rule-v1`` for every seat.
-    3. **Pick** the move with the best mean value, but keep ``HeuristicAgent``'s own move
-       unless the best one beats it by more than ``confidence`` standard errors of their
-       paired difference: among near-equal moves the rollout noise would otherwise decide.
+    3. **Pick** the move with the best mean value, but keep the blueprint's move
+       (``HeuristicAgent``'s, or with ``blueprint="pretrained"`` the shipped policy's) unless
+       the best one beats it by more than ``confidence`` standard errors of their paired
+       difference: among near-equal moves the rollout noise would otherwise decide. The search
+       improves on the blueprint it starts from (SPARTA's search on top of a blueprint).
 
     | setting | default | meaning |
     |---|---|---|
     | ``rollouts`` | None | play-outs per decision, split evenly among the legal moves (``D = rollouts // moves``, at least 1); None: 640 at 2 players, 1,024 at more (``default_rollouts``) |
     | ``time_ms`` | None | if set: rounds of ``rollouts`` play-outs repeated until this time is spent (at least one; the agent is then no longer deterministic given the rng) |
     | ``heuristic_plies`` | 2 | first actions of every rollout taken by ``HeuristicAgent`` |
-    | ``confidence`` | 1.0 | standard errors by which a move must beat the heuristic's move (None: always the best mean) |
+    | ``confidence`` | 1.0 | standard errors by which a move must beat the blueprint's move (None: always the best mean) |
     | ``max_depth`` | 120 | actions per rollout before the leaf value |
     | ``belief`` | ``"net"`` | what the determinizations may deal (``agents.beliefs.BELIEFS``: ``"uniform"``, ``"public"``, ``"net"``, ..., or a ``Belief``) |
     | ``peek`` | False | True: the determinizations keep every true hand and shuffle only the draw pile — reads hidden state, a measurement of the perfect-information ceiling, not a fair agent (``DeterminizedSearch``) |
+    | ``blueprint`` | ``"heuristic"`` | the policy whose move is kept unless beaten, and that takes the decisions not searched: ``"heuristic"``, ``"pretrained"`` (the shipped model trained for the table, run in numpy; the heuristic where none was), or by table size (``{2: "pretrained"}``: the heuristic elsewhere; the registry's ``search``) |
 
     Measured figures (win rates against ``HeuristicAgent``, decision times, the belief's
     effect) are in ``benchmarks/results/search.md``; the decisions that are not searched and
@@ -74,6 +78,7 @@ class FlatMCAgent(DeterminizedSearch):
         max_depth: int = 120,
         belief: str | Belief = "net",
         peek: bool = False,
+        blueprint: str | Mapping[int, str] = "heuristic",
     ) -> None:
         """``rules`` of the games it will play (its deck and points for ``act``; ``act_in``
         uses the engine's own); the other settings are in the class table."""
@@ -87,6 +92,7 @@ class FlatMCAgent(DeterminizedSearch):
             max_depth=max_depth,
             belief=belief,
             peek=peek,
+            blueprint=blueprint,
         )
         self.rollouts = None if rollouts is None else int(rollouts)
 

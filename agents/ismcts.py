@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Mapping
 
 import numpy as np
 from numba import njit
@@ -203,9 +204,10 @@ class ISMCTSAgent(DeterminizedSearch):
     | ``max_depth`` | 120 | actions per rollout before the leaf value |
     | ``opponents`` | ``"ucb"`` | ``"heuristic"``: the other seats' tree moves are ``HeuristicAgent``'s (an opponent model) instead of UCB |
     | ``tree_prior`` | False | below the root too, the searcher tries ``HeuristicAgent``'s move first (one heuristic call per tree level) |
-    | ``confidence`` | None | if set: keep ``HeuristicAgent``'s move unless the chosen one's mean beats it by this many standard errors |
+    | ``confidence`` | None | if set: keep the blueprint's move unless the chosen one's mean beats it by this many standard errors |
     | ``belief`` | ``"public"`` | what the determinizations may deal (``agents.beliefs``) |
     | ``peek`` | False | True: the determinizations keep every true hand and shuffle only the draw pile — reads hidden state, a measurement of the perfect-information ceiling, not a fair agent (``DeterminizedSearch``) |
+    | ``blueprint`` | ``"heuristic"`` | the policy whose move the root prefers and that takes the decisions not searched (``DeterminizedSearch``) |
 
     Measured figures against ``HeuristicAgent`` and ``FlatMCAgent`` at equal time are in
     ``benchmarks/results/search.md`` (``search`` names the stronger). Its opponents choose by
@@ -229,6 +231,7 @@ class ISMCTSAgent(DeterminizedSearch):
         confidence: float | None = None,
         belief: str | Belief = "public",
         peek: bool = False,
+        blueprint: str | Mapping[int, str] = "heuristic",
     ) -> None:
         """``rules`` of the games it will play (as ``FlatMCAgent``); the rest in the class table."""
         if opponents not in ("ucb", "heuristic"):
@@ -245,6 +248,7 @@ class ISMCTSAgent(DeterminizedSearch):
             max_depth=max_depth,
             belief=belief,
             peek=peek,
+            blueprint=blueprint,
         )
         self.exploration = float(exploration)
         self.opponents = opponents

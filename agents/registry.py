@@ -11,7 +11,7 @@ grammar of specs, lists of specs and weighted mixes that every command and the w
 | ``rlcard_rule`` | ``RLCardRuleAgent``: RLCard's ``uno-rule-v1`` under our rules |
 | ``greedy`` | ``GreedyAgent``: never draws when it can play; the highest-point legal card |
 | ``heuristic`` | ``HeuristicAgent``: the strongest rule-based player |
-| ``search`` | the stronger search at equal time (``SEARCH``, below) with its default budget |
+| ``search`` | the stronger search at equal time (``SEARCH``, below) with its default budget, on top of the shipped policy at 2 players (``SEARCH_BLUEPRINT``) |
 | ``search:N`` / ``search:Tms`` | that search with N iterations (rollouts) or about T milliseconds per decision |
 | ``ismcts``, ``ismcts:N``, ``ismcts:Tms`` | ``ISMCTSAgent``: information-set MCTS, N iterations (default 2048) or T ms per decision |
 | ``flatmc``, ``flatmc:N``, ``flatmc:Tms`` | ``FlatMCAgent``: determinized flat Monte Carlo, N rollouts (default 640 at 2 players, 1,024 at more) or T ms per decision |
@@ -115,6 +115,10 @@ SEARCHES = {"ismcts": ISMCTSAgent, "flatmc": FlatMCAgent}
 """The search agents by spec name."""
 # ``search`` names the stronger at equal time per decision (benchmarks/results/search.md).
 SEARCH = "flatmc"
+SEARCH_BLUEPRINT = {2: "pretrained"}
+"""``search``'s blueprint (``DeterminizedSearch``): the move it keeps unless the search beats it is
+the shipped policy's at 2 players, the heuristic's at other table sizes, where the shipped model
+helped nothing (benchmarks/results/search.md)."""
 SEARCH_NAMES = ("search", *SEARCHES)
 
 CHAT = "chat"  # chat:MODEL, a language model at an OpenAI-compatible endpoint (agents.llm)
@@ -435,18 +439,20 @@ def make_agent(
 
 def _search_agent(s: Spec, rules: UnoRules) -> FlatMCAgent:
     cls = SEARCHES[SEARCH if s.target == "search" else s.target]
-    budget: dict[str, Any] = {}
+    settings: dict[str, Any] = {}
     if s.time_ms is not None:
         # Flat MC repeats small rounds of play-outs until the time is spent, ISMCTS its waves.
-        budget = (
+        settings = (
             {"rollouts": TIMED_ROUND_ROLLOUTS, "time_ms": s.time_ms} if cls is FlatMCAgent else {"time_ms": s.time_ms}
         )
     elif s.iterations is not None:
-        budget = {"iterations" if cls is ISMCTSAgent else "rollouts": s.iterations}
+        settings = {"iterations" if cls is ISMCTSAgent else "rollouts": s.iterations}
+    if s.target == "search":
+        settings["blueprint"] = SEARCH_BLUEPRINT
     if s.belief == "peek":
-        agent = cls(rules, **budget, peek=True)
+        agent = cls(rules, **settings, peek=True)
     else:
-        agent = cls(rules, **budget, **({"belief": s.belief} if s.belief else {}))
+        agent = cls(rules, **settings, **({"belief": s.belief} if s.belief else {}))
     agent.name = s.body
     return agent
 

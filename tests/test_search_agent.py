@@ -9,6 +9,8 @@ from builder import act, position
 from helpers import EVERY_RULE_SET, walk
 
 from agents import FlatMCAgent, HeuristicAgent, RandomAgent
+from agents.pretrained import shipped_policy
+from agents.registry import SEARCH_BLUEPRINT, make_agent
 from arena import play
 from uno_env import Engine, UnoRules, action_name
 from uno_env.actions import Action
@@ -144,6 +146,44 @@ def test_without_evidence_the_heuristic_move_stands():
     assert searched > 50
 
 
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_without_evidence_the_blueprint_move_stands(num_players):
+    """blueprint: the move kept unless beaten is the shipped policy's where one was trained for
+    the table (2 and 4 players, classic) when the blueprint names it, the heuristic's elsewhere:
+    {2: "pretrained"}, the registry's search, names it at 2 players only."""
+    rules = UnoRules()
+    engine = Engine(8, num_players, rules, seed=6, autoreset=True)
+    policy = shipped_policy(rules, num_players)
+    assert (policy is None) == (num_players == 3)
+    heuristic = HeuristicAgent(rules)
+    agents = {
+        "pretrained": FlatMCAgent(rules, rollouts=2, blueprint="pretrained"),
+        "by table": FlatMCAgent(rules, rollouts=2, blueprint={2: "pretrained"}),
+    }
+    rng = np.random.default_rng(0)
+    searched = 0
+    for step in range(30):
+        for i in range(8):
+            o, m = engine.observation[i : i + 1], engine.legal_mask[i : i + 1]
+            h = heuristic.act(o, m, np.random.default_rng(step))[0]
+            for kind, agent in agents.items():
+                a = agent.act_in(engine, i, np.random.default_rng(step))
+                if agent.last_searched:
+                    searched += 1
+                    if kind == "by table" and num_players != 2 or policy is None:
+                        assert a == h
+                    else:
+                        assert a == policy.act(o, m)[0]
+        engine.step(RandomAgent().act(engine.observation, engine.legal_mask, rng))
+    assert searched > 50
+
+
+def test_registry_search_is_on_top_of_the_shipped_policy():
+    assert make_agent("search").blueprint == SEARCH_BLUEPRINT == {2: "pretrained"}
+    assert make_agent("search:64@public").blueprint == SEARCH_BLUEPRINT
+    assert make_agent("flatmc").blueprint == make_agent("ismcts").blueprint == "heuristic"
+
+
 def test_trivial_decisions_are_not_searched():
     engine = position(["green 5, blue 7", "green 1"], "red 3", allow_voluntary_draw=True)
     agent = FlatMCAgent(UnoRules())
@@ -167,6 +207,10 @@ def test_time_budget_runs_at_least_one_round():
         ({"time_ms": -1}, "time_ms must be None or a positive"),
         ({"confidence": -1}, "confidence must be None or a number >= 0"),
         ({"heuristic_plies": -2}, "heuristic_plies must be an integer >= 0"),
+        ({"blueprint": "ppo"}, "blueprint must be one of .'heuristic', 'pretrained'. or a mapping"),
+        ({"blueprint": {1: "pretrained"}}, r"got the entry 1: 'pretrained'"),
+        ({"blueprint": {2: "greedy"}}, r"got the entry 2: 'greedy'"),
+        ({"blueprint": ["pretrained"]}, "got list"),
     ],
 )
 def test_bad_settings_are_named(kwargs, message):

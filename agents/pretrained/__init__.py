@@ -34,14 +34,16 @@ module does not.
 from __future__ import annotations
 
 import json
+from functools import cache
 from importlib import resources
 from typing import Any
 
-from uno_env.rules import parse_rules
+from uno_env.rules import UnoRules, parse_rules
 
 from ..model_card import check_fits
+from ..policy_net import PolicyNet
 
-__all__ = ["PRETRAINED", "card_path", "check_fits", "load_card", "model_path", "pretrained_agent"]
+__all__ = ["PRETRAINED", "card_path", "check_fits", "load_card", "model_path", "pretrained_agent", "shipped_policy"]
 
 PRETRAINED = ("pretrained", "pretrained-4p")
 """The registry names of the shipped models; ``NAME.zip`` and ``NAME.json`` are in this folder."""
@@ -98,3 +100,17 @@ def pretrained_agent(
         num_players=num_players,
         allow_other_table=allow_other_table,
     )
+
+
+@cache
+def shipped_policy(rules: UnoRules, num_players: int) -> PolicyNet | None:
+    """The actor, in numpy (``agents.policy_net``: no torch), of the shipped model trained for these
+    rules and this table size; None when none was. Read once per table."""
+    for name in PRETRAINED:
+        card = load_card(name)
+        try:
+            check_fits(card, rules, num_players)
+        except ValueError:
+            continue
+        return PolicyNet(model_path(name), card["train_args"]["activation"])
+    return None
