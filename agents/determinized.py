@@ -175,10 +175,19 @@ class DeterminizedSearch:
     |---|---|
     | one legal action | that action, no search |
     | CALL_UNO / CATCH_UNO offered (R7 explicit) | taken at once (they only help, as in the heuristic) |
-    | respond to a Wild Draw Four (R6) | ``HeuristicAgent`` (see below) |
+    | respond to a Wild Draw Four (R6) | the blueprint (see below) |
     | any other decision, with ``act_in(engine, i, rng)`` | search |
     | phase ``play``, with ``act(observation, mask, rng)`` only | search |
-    | other phases, with ``act`` only | ``HeuristicAgent`` |
+    | other phases, with ``act`` only | the blueprint |
+
+    **The blueprint** (``blueprint``) is the policy the search starts from: a searched
+    decision keeps its move unless the search finds a better one (``confidence``), and it
+    takes the decisions that are not searched. ``"heuristic"`` (the default) is
+    ``HeuristicAgent``; ``"pretrained"`` is the shipped model trained for the table's rules
+    and size (``agents.pretrained.shipped_policy``: its most likely legal action, run in numpy),
+    and ``HeuristicAgent`` at a table no shipped model was trained for; a mapping names one per
+    table size (``{2: "pretrained"}``, the registry's ``search``: the heuristic at the others).
+    Both read the seat's observation only.
 
     **Why the search never reads hidden state** (unless built with ``peek``, below). Every
     determinization is dealt by ``_determinize``: ``Engine.resample_hidden`` re-deals every
@@ -188,7 +197,7 @@ class DeterminizedSearch:
     decision is a function of the information set and the rng (tests check two games that
     differ only in hidden cards). One hidden fact survives a copy: whether a pending Wild Draw
     Four was a bluff (the engine judges a challenge on the hand at the time it was played), so
-    the challenge is never searched; ``HeuristicAgent`` estimates it from public odds.
+    the challenge is never searched; the blueprint decides it from what the seat sees.
 
     - ``act_in(engine, i, rng)`` (``arena.play(..., engine_access=True)``, ``uno-play``,
       anyone holding the engine): ``Engine.copy_game(s)`` copies game ``i`` into a scratch
@@ -199,7 +208,7 @@ class DeterminizedSearch:
       ``play`` only: own hand, top card and colour, direction, hand sizes, scores and the
       discard pile's contents; its order below the top card is not observed and does not
       matter, a reshuffle shuffles it). UNO calls, eliminations and the other phases cannot be
-      rebuilt this way: those decisions follow ``HeuristicAgent``.
+      rebuilt this way: those decisions follow the blueprint.
 
     **``peek=True``: not a fair agent.** Each determinization keeps the true hands of every
     seat and only re-shuffles the draw pile (``Engine.shuffle_draw_pile``; the generator of

@@ -42,7 +42,7 @@ def _select(
 
     SO-ISMCTS: a node's statistics pool every determinization that reached it, so the
     exploration term counts how often a move was *available* at the node (``edge_avail``), not
-    the node's visits. An untried legal move is tried first (``prefer``, the heuristic's move,
+    the node's visits. An untried legal move is tried first (``prefer``, the blueprint's move,
     before a random one); ``forced[b] >= 0`` is played as it is (an opponent model). The visit is counted now (a virtual loss until ``_backprop`` adds the
     value), which spreads a wave's games over different moves.
     """
@@ -321,7 +321,7 @@ class ISMCTSAgent(DeterminizedSearch):
         path_node, path_act, path_actor = (np.zeros((W, depth_cap), np.int64) for _ in range(3))
         path_len = np.zeros(W, np.int64)
         actions = np.full(W, -1, np.int64)
-        prefer = np.full(W, base, np.int64)  # at the root: the heuristic's move, asked once
+        prefer = np.full(W, base, np.int64)  # at the root: the blueprint's move, asked once
         forced = np.full(W, -1, np.int64)
         finished = np.zeros(W, bool)
         values = np.zeros((W, P))

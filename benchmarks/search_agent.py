@@ -6,7 +6,7 @@
 
 Every agent is an ``agents.registry`` spec (``search``, ``flatmc:N``, ``ismcts:20ms``, a
 baseline, a model path; ``flatmc:1024@uniform`` deals its determinizations uniformly). Each plays ``--games`` games, 2 players (or ``--num-players``: the
-agent against ``P - 1`` copies of the opponent; its baseline is then ``1/P``), preset classic,
+agent against ``P - 1`` copies of the opponent, or a mixed table ``--opponent a+b+c``; its baseline is then ``1/P``), preset classic,
 seats rotated, by ``arena.play(engine_access=True)`` (a search agent gets the engine and
 the game index, ``act_in``), on the same seeds for every agent. For an equal-time comparison
 give budgets of equal time: ``:Tms`` specs, or rollout/iteration counts calibrated so that the
@@ -40,6 +40,7 @@ import numpy as np
 import tyro
 
 from agents import make_agent
+from agents.registry import parse_table
 from arena import derive_seed, play, wilson_interval
 from arena.ratings import paired_interval
 from uno_env import UnoRules
@@ -133,9 +134,10 @@ class Args:
     agents: tuple[str, ...] = ("ismcts:2048", "flatmc:2900")
     """agents.registry specs to compare, one table row each (give them equal time: see the module docs)"""
     opponent: str = "heuristic"
-    """the agents.registry spec every agent plays against"""
+    """the agents.registry spec of the other seats (num_players - 1 copies), or a mixed table, one spec per other
+    seat (heuristic+rlcard_rule+greedy)"""
     num_players: int = 2
-    """players per game: the agent and num_players - 1 copies of the opponent"""
+    """players per game: the agent and num_players - 1 opponents"""
     games: int = 2000
     """games per agent (seats rotated)"""
     chunk_games: int = 500
@@ -160,7 +162,7 @@ class AgentRun:
     def __init__(self, spec: str, args: Args, rules: UnoRules) -> None:
         self.spec, self.args, self.rules = spec, args, rules
         self.timed = TimedSearch(make_agent(spec, rules))
-        self.opponents = [TimedSearch(make_agent(args.opponent, rules)) for _ in range(args.num_players - 1)]
+        self.opponents = [TimedSearch(make_agent(o, rules)) for o in opponent_specs(args)]
         self.loads = [os.getloadavg()[0]]
         self.deal_scores: list[float] | None = [] if args.duplicate else None
         self.wins = self.truncated = self.played = 0
@@ -228,6 +230,19 @@ def run_agents(specs: tuple[str, ...], args: Args, rules: UnoRules, games: int) 
     return [run.figures for run in runs]
 
 
+def opponent_specs(args: Args) -> list[str]:
+    """The spec of every other seat: ``--opponent`` once per seat, or its mixed table (checked)."""
+    seats = parse_table(args.opponent)
+    if len(seats) == 1:
+        return seats * (args.num_players - 1)
+    if len(seats) != args.num_players - 1:
+        raise ValueError(
+            f"--opponent {args.opponent!r} names {len(seats)} seats; a mixed table names one per other seat "
+            f"({args.num_players - 1} at --num-players {args.num_players})"
+        )
+    return seats
+
+
 def main() -> None:
     """Play every agent's match and print the comparison table (and JSON with --json)."""
     args = tyro.cli(Args, description=__doc__.splitlines()[0])
@@ -241,11 +256,14 @@ def main() -> None:
     rules = UnoRules.preset("classic")
     games = 40 if args.quick else args.games
     specs = ("flatmc:64", "ismcts:64") if args.quick else args.agents
-    for spec in specs:  # a bad spec fails here, before any game, with the registry's message
-        make_agent(spec, rules)
+    try:  # a bad spec fails here, before any game, with the registry's message
+        for spec in (*specs, *opponent_specs(args)):
+            make_agent(spec, rules)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
     # Warm the numba caches outside the measurement.
     for spec in ("flatmc:8", "ismcts:8"):
-        play([make_agent(spec, rules), make_agent(args.opponent, rules)], 2, rules, args.seed + 1, engine_access=True)
+        play([make_agent(spec, rules), make_agent("heuristic", rules)], 2, rules, args.seed + 1, engine_access=True)
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(
         f"{when}; {args.num_players} players, preset classic, {games} games per agent in chunks of "

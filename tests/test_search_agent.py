@@ -319,3 +319,13 @@ def test_batched_redeal_keeps_what_the_seat_knows(preset):
     assert len(deals) == 32
     with pytest.raises(ValueError, match="games"):
         root.resample_hidden(np.arange(33), seat, rng)
+
+
+def test_benchmark_opponents_are_copies_or_a_mixed_table():
+    from benchmarks.search_agent import Args, opponent_specs
+
+    assert opponent_specs(Args(opponent="heuristic", num_players=3)) == ["heuristic", "heuristic"]
+    mixed = Args(opponent="heuristic + rlcard_rule+greedy", num_players=4)
+    assert opponent_specs(mixed) == ["heuristic", "rlcard_rule", "greedy"]
+    with pytest.raises(ValueError, match=r"names 2 seats; a mixed table names one per other seat \(3 at"):
+        opponent_specs(Args(opponent="heuristic+greedy", num_players=4))
