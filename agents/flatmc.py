@@ -59,7 +59,8 @@ class FlatMCAgent(DeterminizedSearch):
 
     - unreleased: dealt from the ``net`` belief with 640 rollouts at 2 players and 1,024 at
       more by default (was 2,900 from ``public``; ``benchmarks/results/search.md``);
-      ``flatmc:2900@public`` plays as before.
+      ``flatmc:2900@public`` plays as before. The ``blueprint`` setting (``"heuristic"``, as
+      before, by default); the registry's ``search`` starts from the shipped policy at 2 players.
     """
 
     name = "flatmc"
