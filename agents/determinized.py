@@ -293,9 +293,11 @@ class DeterminizedSearch:
                 out[b] = a
             else:
                 fallback.append(b)
-        if fallback:
-            n = int(num_seats(obs[fallback[0]]))
-            out[fallback] = self._blueprint_act(self.rules, n, obs[fallback], mask[fallback], rng)
+        rows = np.asarray(fallback, np.int64)
+        sizes = np.array([num_seats(obs[b]) for b in rows], np.int64)
+        for n in np.unique(sizes):  # the blueprint is per table size
+            at = rows[sizes == n]
+            out[at] = self._blueprint_act(self.rules, int(n), obs[at], mask[at], rng)
         return out
 
     def act_in(self, engine: Engine, i: int, rng: np.random.Generator) -> int:
