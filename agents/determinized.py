@@ -186,7 +186,8 @@ class DeterminizedSearch:
     ``HeuristicAgent``; ``"pretrained"`` is the shipped model trained for the table's rules
     and size (``agents.pretrained.shipped_policy``: its most likely legal action, run in numpy),
     and ``HeuristicAgent`` at a table no shipped model was trained for; a mapping names one per
-    table size (``{2: "pretrained"}``, the registry's ``search``: the heuristic at the others).
+    table size (``{2: "pretrained"}``: the heuristic at the others). The registry's ``search``
+    takes ``"pretrained"``.
     Both read the seat's observation only.
 
     **Why the search never reads hidden state** (unless built with ``peek``, below). Every

@@ -11,7 +11,7 @@ grammar of specs, lists of specs and weighted mixes that every command and the w
 | ``rlcard_rule`` | ``RLCardRuleAgent``: RLCard's ``uno-rule-v1`` under our rules |
 | ``greedy`` | ``GreedyAgent``: never draws when it can play; the highest-point legal card |
 | ``heuristic`` | ``HeuristicAgent``: the strongest rule-based player |
-| ``search`` | the stronger search at equal time (``SEARCH``, below) with its default budget, on top of the shipped policy at 2 players (``SEARCH_BLUEPRINT``) |
+| ``search`` | the stronger search at equal time (``SEARCH``, below) with its default budget, on top of the shipped policy trained for the table (``SEARCH_BLUEPRINT``) |
 | ``search:N`` / ``search:Tms`` | that search with N iterations (rollouts) or about T milliseconds per decision |
 | ``ismcts``, ``ismcts:N``, ``ismcts:Tms`` | ``ISMCTSAgent``: information-set MCTS, N iterations (default 2048) or T ms per decision |
 | ``flatmc``, ``flatmc:N``, ``flatmc:Tms`` | ``FlatMCAgent``: determinized flat Monte Carlo, N rollouts (default 640 at 2 players, 1,024 at more) or T ms per decision |
@@ -115,10 +115,10 @@ SEARCHES = {"ismcts": ISMCTSAgent, "flatmc": FlatMCAgent}
 """The search agents by spec name."""
 # ``search`` names the stronger at equal time per decision (benchmarks/results/search.md).
 SEARCH = "flatmc"
-SEARCH_BLUEPRINT = {2: "pretrained"}
+SEARCH_BLUEPRINT = "pretrained"
 """``search``'s blueprint (``DeterminizedSearch``): the move it keeps unless the search beats it is
-the shipped policy's at 2 players, the heuristic's at other table sizes, where the shipped model
-helped nothing (benchmarks/results/search.md)."""
+the shipped policy's trained for the table (2 and 4 players, classic), the heuristic's at other
+tables (benchmarks/results/search.md)."""
 SEARCH_NAMES = ("search", *SEARCHES)
 
 CHAT = "chat"  # chat:MODEL, a language model at an OpenAI-compatible endpoint (agents.llm)

@@ -41,6 +41,7 @@ SHIPPED_2P = [
 SHIPPED_4P = [
     "pretrained-4p",
     "heuristic",
+    "search:16",
     "flatmc:16@history",
     "flatmc:16@net",
     "flatmc:16@replay-heuristic",

@@ -150,7 +150,7 @@ def test_without_evidence_the_heuristic_move_stands():
 def test_without_evidence_the_blueprint_move_stands(num_players):
     """blueprint: the move kept unless beaten is the shipped policy's where one was trained for
     the table (2 and 4 players, classic) when the blueprint names it, the heuristic's elsewhere:
-    {2: "pretrained"}, the registry's search, names it at 2 players only."""
+    {2: "pretrained"} names it at 2 players only."""
     rules = UnoRules()
     engine = Engine(8, num_players, rules, seed=6, autoreset=True)
     policy = shipped_policy(rules, num_players)
@@ -179,7 +179,7 @@ def test_without_evidence_the_blueprint_move_stands(num_players):
 
 
 def test_registry_search_is_on_top_of_the_shipped_policy():
-    assert make_agent("search").blueprint == SEARCH_BLUEPRINT == {2: "pretrained"}
+    assert make_agent("search").blueprint == SEARCH_BLUEPRINT == "pretrained"
     assert make_agent("search:64@public").blueprint == SEARCH_BLUEPRINT
     assert make_agent("flatmc").blueprint == make_agent("ismcts").blueprint == "heuristic"
 
