@@ -260,7 +260,6 @@ class DeterminizedSearch:
         self.history_length = int(getattr(self.belief, "history_length", 0))
         self._deck = rule_tables(self.rules)[0]
         self._heuristics: dict[UnoRules, HeuristicAgent] = {}
-        self._blueprints: dict[tuple[UnoRules, int], Any] = {}
         self._engines: dict[Any, Engine] = {}
         self._history_buffers: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
         self.last_searched = False  # whether the last decision was searched (for timings)
@@ -368,11 +367,8 @@ class DeterminizedSearch:
     ) -> np.ndarray:
         """The blueprint's actions at this table (class docs): the shipped policy trained for it,
         where the blueprint names it and one was, else ``HeuristicAgent``'s."""
-        key = (rules, num_players)
-        if key not in self._blueprints:
-            name = self.blueprint if isinstance(self.blueprint, str) else self.blueprint.get(num_players, "heuristic")
-            self._blueprints[key] = shipped_policy(rules, num_players) if name == "pretrained" else None
-        policy = self._blueprints[key]
+        name = self.blueprint if isinstance(self.blueprint, str) else self.blueprint.get(num_players, "heuristic")
+        policy = shipped_policy(rules, num_players) if name == "pretrained" else None  # read once per table
         if policy is None:
             return self._heuristic(rules).act(obs, mask, rng)
         return policy.act(obs, mask)

@@ -9,7 +9,8 @@ installed: this module reads the weights a ``MaskablePPO.save`` wrote and runs t
 The weights are ``policy.pth`` inside the model's zip: torch's own format, a zip holding a
 pickled state dict and one raw little-endian buffer per tensor. The pickle is read by an
 unpickler that builds only an ordered dict and float tensors; anything else is refused, so a
-file cannot run code. A model that reads history (a Dict observation) is refused: none ships.
+file cannot run code. Models that read history (a Dict observation) are not read: none ships,
+and such a model's scale is wider than the observation, so ``logits`` refuses every input.
 """
 
 from __future__ import annotations
