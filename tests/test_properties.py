@@ -143,7 +143,7 @@ def rule_sets(draw) -> tuple[UnoRules, int]:
 
         reject()
     # Small hands end rounds within an example, so round ends, matches and eliminations happen.
-    options["hand_size"] = draw(st.one_of(st.just(min(7, most)), st.integers(1, 3), st.integers(1, most)))
+    options["hand_size"] = draw(st.one_of(st.just(min(7, most)), st.integers(1, min(3, most)), st.integers(1, most)))
     try:
         rules = UnoRules(**options)
     except ValueError as err:  # a contradiction _tidy does not know: filter it out
