@@ -35,9 +35,20 @@ def textarena_python() -> str:
 
 
 def test_textarena_cases_pass_in_their_own_venv():
-    # `-m pytest` from the root puts this tree first on the path, whatever the venv installed.
+    # `-m pytest` from the root puts this tree first on the path, whatever the venv installed. The
+    # root's addopts run the suite on pytest-xdist, which that venv lacks: one process, -q as there.
     done = subprocess.run(
-        [textarena_python(), "-m", "pytest", "tests/textarena_cases.py", "-p", "no:cacheprovider"],
+        [
+            textarena_python(),
+            "-m",
+            "pytest",
+            "tests/textarena_cases.py",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            "-q",
+        ],
         capture_output=True,
         text=True,
         timeout=1800,
