@@ -36,7 +36,8 @@ def textarena_python() -> str:
 
 def test_textarena_cases_pass_in_their_own_venv():
     # `-m pytest` from the root puts this tree first on the path, whatever the venv installed. The
-    # root's addopts run the suite on pytest-xdist, which that venv lacks: one process, -q as there.
+    # root's addopts ask for pytest-xdist, which that venv lacks, so they are dropped; -q is kept
+    # because the summary line is read below.
     done = subprocess.run(
         [
             textarena_python(),
