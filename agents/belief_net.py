@@ -223,3 +223,40 @@ class BeliefNet(NumpyMLP):
         """Void logits [N, 4] and count logits [N, 57, MAX_COPIES + 1] for features ``x`` [N, F]."""
         h = self.forward(x)
         return h[:, :NUM_COLORS], h[:, NUM_COLORS:].reshape(-1, NUM_CARD_TYPES, MAX_COPIES + 1)
+
+
+POLICY_INPUTS = NUM_COLORS + NUM_CARD_TYPES
+"""what ``policy_inputs`` gives a policy about each other seat: its colour voids and expected copies"""
+
+
+def policy_inputs(
+    observation: np.ndarray, rows: np.ndarray, counts: np.ndarray, net: BeliefNet, num_players: int
+) -> np.ndarray:
+    """The network's reading of every other hand as inputs for a policy (``agents.belief_policy``):
+    float32 [N, POLICY_INPUTS × (n − 1)] for observations [N, D] of ``num_players``-seat rounds,
+    their history rows [N, K >= NET_ROWS, 122] (newest first; the evidence reads the first
+    ``EVIDENCE_ROWS``) and counts [N, >= n, 14], by ``net`` (the network of that table size). Per other seat
+    (relative slots 1..n−1, in order): the chance it holds no card of each colour, then its
+    expected copies of each type / 4, the count head's distribution over the copies the
+    ``public`` belief allows (``public_view``)."""
+    if not isinstance(num_players, int) or not 2 <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be an int in 2..{MAX_PLAYERS}, got {num_players!r}")
+    if rows.ndim != 3 or rows.shape[1] < NET_ROWS or rows.shape[2] != HISTORY_SIZE:
+        raise ValueError(f"rows must have shape [N, K >= {NET_ROWS}, {HISTORY_SIZE}], got {rows.shape}")
+    present = rows[..., HISTORY_OFFSETS["present"]] > 0.5
+    # A round's rows are a prefix (newest first); the empty tail changes no feature.
+    keep = max(int(present.sum(1).max(initial=0)), NET_ROWS)
+    rows = rows[:, :keep]
+    evidence_rows = rows[:, :EVIDENCE_ROWS]
+    out = []
+    for slot in range(1, num_players):
+        x = net_features(observation, rows, counts, void_evidence(evidence_rows, slot), slot)
+        void_logits, count_logits = net(x)
+        _, allowed, _ = public_view(observation, slot)
+        feasible = np.arange(MAX_COPIES + 1)[None, None, :] <= allowed[:, :, None]
+        z = np.where(feasible, count_logits.astype(np.float64), -np.inf)
+        p = np.exp(z - z.max(-1, keepdims=True))
+        expected = (p * np.arange(MAX_COPIES + 1)).sum(-1) / p.sum(-1) / MAX_COPIES
+        voids = 1.0 / (1.0 + np.exp(-void_logits.astype(np.float64)))
+        out += [voids, expected]
+    return np.concatenate(out, axis=1).astype(np.float32)

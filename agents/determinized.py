@@ -40,6 +40,8 @@ from uno_env.rules import MAX_PLAYERS
 
 from ._simple_rules import rlcard_row
 from ._tactics import rule_tables, uno_call_action
+from .belief_net import EVIDENCE_ROWS
+from .belief_policy import shipped_belief_policy
 from .beliefs import Belief, log_weights_of, make_belief
 from .heuristic import HeuristicAgent
 from .pretrained import shipped_policy
@@ -135,8 +137,9 @@ def _deal_from_observation(target: Engine, j: int, o: np.ndarray, deck: np.ndarr
     return True
 
 
-BLUEPRINTS = ("heuristic", "pretrained")
-"""What a search's ``blueprint`` may name: ``HeuristicAgent``, or the shipped model trained for the table."""
+BLUEPRINTS = ("heuristic", "pretrained", "belief")
+"""What a search's ``blueprint`` may name: ``HeuristicAgent``, the shipped model trained for the
+table, or the shipped policy that reads the round through the belief network (``agents.belief_policy``)."""
 
 
 def _check_blueprint(blueprint: Any) -> str | dict[int, str]:
@@ -186,9 +189,11 @@ class DeterminizedSearch:
     ``HeuristicAgent``; ``"pretrained"`` is the shipped model trained for the table's rules
     and size (``agents.pretrained.shipped_policy``: its most likely legal action, run in numpy),
     and ``HeuristicAgent`` at a table no shipped model was trained for; a mapping names one per
-    table size (``{2: "pretrained"}``: the heuristic at the others). The registry's ``search``
-    takes ``"pretrained"``.
-    Both read the seat's observation only.
+    table size (``{2: "pretrained"}``: the heuristic at the others). ``"belief"`` is the shipped
+    policy that also reads the belief network's reading of the round (``agents.belief_policy``,
+    from the seat's public history: the search then keeps ``EVIDENCE_ROWS`` events) where one was
+    trained for the table, else as ``"pretrained"``. The registry's ``search`` takes
+    ``agents.registry.SEARCH_BLUEPRINT``. Each reads what the seat sees only.
 
     **Why the search never reads hidden state** (unless built with ``peek``, below). Every
     determinization is dealt by ``_determinize``: ``Engine.resample_hidden`` re-deals every
@@ -256,8 +261,9 @@ class DeterminizedSearch:
         self.time_ms = time_ms
         self.confidence = confidence
         self.belief = make_belief(belief, self.rules)
-        # The history the belief reads: tables keep it in their engines for this agent (uno_env.table).
-        self.history_length = int(getattr(self.belief, "history_length", 0))
+        # The history the belief and the blueprint read: tables keep it in their engines for this agent (uno_env.table).
+        reads = EVIDENCE_ROWS if "belief" in self._blueprint_names() else 0
+        self.history_length = max(int(getattr(self.belief, "history_length", 0)), reads)
         self._deck = rule_tables(self.rules)[0]
         self._heuristics: dict[UnoRules, HeuristicAgent] = {}
         self._engines: dict[Any, Engine] = {}
@@ -276,19 +282,19 @@ class DeterminizedSearch:
         self.last_searched = False
         history: tuple[np.ndarray, ...] | None = None
         if isinstance(observation, dict):  # a table's history-reading form (uno_env.table)
-            if getattr(self.belief, "history_form", "events") == "arrays":
-                history = (np.asarray(observation["history"]), np.asarray(observation["history_counts"]))
-                history = tuple(h[None] if h.ndim == 2 else h for h in history)
+            history = (np.asarray(observation["history"]), np.asarray(observation["history_counts"]))
+            history = tuple(h[None] if h.ndim == 2 else h for h in history)
             observation = observation["observation"]
+        # The belief reads the rows and counts only if its form is theirs; the blueprint always may.
+        to_belief = history is not None and getattr(self.belief, "history_form", "events") == "arrays"
         obs, mask = as_batch(observation, action_mask)
         out = np.empty(obs.shape[0], np.int64)
         fallback = []
         for b in range(obs.shape[0]):
             a = self._trivial(mask[b])
             if a < 0 and phase_of(obs[b]) == PHASE_PLAY:
-                a = self._search_observation(
-                    obs[b], mask[b], rng, None if history is None else (history[0][b], history[1][b])
-                )
+                arrays = None if history is None else (history[0][b], history[1][b])
+                a = self._search_observation(obs[b], mask[b], rng, arrays if to_belief else None, arrays)
             if a >= 0:
                 out[b] = a
             else:
@@ -297,7 +303,8 @@ class DeterminizedSearch:
         sizes = np.array([num_seats(obs[b]) for b in rows], np.int64)
         for n in np.unique(sizes):  # the blueprint is per table size
             at = rows[sizes == n]
-            out[at] = self._blueprint_act(self.rules, int(n), obs[at], mask[at], rng)
+            arrays = None if history is None else (history[0][at], history[1][at])
+            out[at] = self._blueprint_act(self.rules, int(n), obs[at], mask[at], rng, arrays)
         return out
 
     def act_in(self, engine: Engine, i: int, rng: np.random.Generator) -> int:
@@ -310,21 +317,40 @@ class DeterminizedSearch:
         a = self._trivial(m)
         if a >= 0:
             return a
-        base = int(self._blueprint_act(engine.rules, engine.num_players, o[None], m[None], rng)[0])
+        seat = int(engine.current_player[i])
+        # The round's public history, when the blueprint reads it and the engine keeps it (R11: the seat's view).
+        reads = self._blueprint_name(engine.num_players) == "belief" and engine.history_length >= EVIDENCE_ROWS
+        arrays = self._history_arrays(engine, int(i), seat) if reads else None
+        base = int(
+            self._blueprint_act(
+                engine.rules,
+                engine.num_players,
+                o[None],
+                m[None],
+                rng,
+                None if arrays is None else (arrays[0][None], arrays[1][None]),
+            )[0]
+        )
         if phase_of(o) == PHASE_RESPOND_DRAW_FOUR:
             return base
         moves = np.flatnonzero(m)
-        seat = int(engine.current_player[i])
-        # The round's public history, when the belief reads it and the engine keeps it (R11: the seat's view).
-        events = self._history_of(engine, int(i), seat) if self.history_length and engine.history_length else None
+        # The same history for the belief, in the form it reads.
+        events = (
+            self._history_of(engine, int(i), seat, arrays) if self.history_length and engine.history_length else None
+        )
         return self._search(engine, int(i), seat, self._deal(o, seat, events), moves, base, rng)
 
-    def _history_of(self, engine: Engine, i: int, seat: int) -> Any:
+    def _history_of(self, engine: Engine, i: int, seat: int, arrays: Any = None) -> Any:
         """The round so far as ``seat`` saw it in game ``i``, in the form the belief reads
         (``history_form``): its events (``Engine.history_events``), or its encoded rows and counts
-        (``Engine.history``, into buffers kept per engine shape)."""
+        (``_history_arrays``; ``arrays``: those, already read)."""
         if getattr(self.belief, "history_form", "events") == "events":
             return engine.history_events(i, seat)
+        return self._history_arrays(engine, i, seat) if arrays is None else arrays
+
+    def _history_arrays(self, engine: Engine, i: int, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """The encoded rows and counts of ``seat``'s history in game ``i`` (``Engine.history``, into
+        buffers kept per engine shape)."""
         key = ("history", engine.num_envs, engine.history_length)
         out = self._history_buffers.get(key)
         if out is None:
@@ -362,13 +388,31 @@ class DeterminizedSearch:
             agent = self._heuristics[rules] = HeuristicAgent(rules)
         return agent
 
+    def _blueprint_names(self) -> set[str]:
+        return {self.blueprint} if isinstance(self.blueprint, str) else set(self.blueprint.values())
+
+    def _blueprint_name(self, num_players: int) -> str:
+        return self.blueprint if isinstance(self.blueprint, str) else self.blueprint.get(num_players, "heuristic")
+
     def _blueprint_act(
-        self, rules: UnoRules, num_players: int, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
+        self,
+        rules: UnoRules,
+        num_players: int,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        rng: np.random.Generator,
+        history: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> np.ndarray:
-        """The blueprint's actions at this table (class docs): the shipped policy trained for it,
-        where the blueprint names it and one was, else ``HeuristicAgent``'s."""
-        name = self.blueprint if isinstance(self.blueprint, str) else self.blueprint.get(num_players, "heuristic")
-        policy = shipped_policy(rules, num_players) if name == "pretrained" else None  # read once per table
+        """The blueprint's actions at this table (class docs): the shipped belief policy where the
+        blueprint names it, one was trained for the table and the seat's ``history`` (rows
+        [N, K, 122], counts [N, 10, 14]) is at hand; else the shipped policy trained for it, where
+        the blueprint names either and one was; else ``HeuristicAgent``'s."""
+        name = self._blueprint_name(num_players)
+        if name == "belief" and history is not None:
+            reader = shipped_belief_policy(rules, num_players)  # read once per table
+            if reader is not None:
+                return reader.act({"observation": obs, "history": history[0], "history_counts": history[1]}, mask)
+        policy = shipped_policy(rules, num_players) if name in ("pretrained", "belief") else None
         if policy is None:
             return self._heuristic(rules).act(obs, mask, rng)
         return policy.act(obs, mask)
@@ -414,7 +458,9 @@ class DeterminizedSearch:
             play.copy_games(cand, keep, games)
             play.shuffle_draw_pile(games, rng)
 
-    def _search_observation(self, o: np.ndarray, m: np.ndarray, rng: np.random.Generator, history: Any = None) -> int:
+    def _search_observation(
+        self, o: np.ndarray, m: np.ndarray, rng: np.random.Generator, history: Any = None, arrays: Any = None
+    ) -> int:
         n = int(num_seats(o))
         if any(not in_play(o, k) for k in range(n)):
             return -1
@@ -423,7 +469,8 @@ class DeterminizedSearch:
             return -1
         if not np.array_equal(probe.legal_mask[0], m):
             return -1  # a fact the position cannot hold (an UNO call, a catch) changes the moves
-        base = int(self._blueprint_act(self.rules, n, o[None], m[None], rng)[0])
+        rows = None if arrays is None else (arrays[0][None], arrays[1][None])
+        base = int(self._blueprint_act(self.rules, n, o[None], m[None], rng, rows)[0])
         moves = np.flatnonzero(m)
         if moves.size == 1:
             return int(moves[0])

@@ -49,7 +49,7 @@ class FlatMCAgent(DeterminizedSearch):
     | ``max_depth`` | 120 | actions per rollout before the leaf value |
     | ``belief`` | ``"net"`` | what the determinizations may deal (``agents.beliefs.BELIEFS``: ``"uniform"``, ``"public"``, ``"net"``, ..., or a ``Belief``) |
     | ``peek`` | False | True: the determinizations keep every true hand and shuffle only the draw pile — reads hidden state, a measurement of the perfect-information ceiling, not a fair agent (``DeterminizedSearch``) |
-    | ``blueprint`` | ``"heuristic"`` | the policy whose move is kept unless beaten, and that takes the decisions not searched: ``"heuristic"``, ``"pretrained"`` (the shipped model trained for the table, run in numpy; the heuristic where none was), or by table size (``{2: "pretrained"}``: the heuristic elsewhere); the registry's ``search`` takes ``"pretrained"`` |
+    | ``blueprint`` | ``"heuristic"`` | the policy whose move is kept unless beaten, and that takes the decisions not searched: ``"heuristic"``, ``"pretrained"`` (the shipped model trained for the table, run in numpy; the heuristic where none was), ``"belief"`` (the shipped policy that reads the round through the belief network, ``agents.belief_policy``, where one was trained for the table; else as ``"pretrained"``), or by table size (``{2: "pretrained"}``: the heuristic elsewhere); the registry's ``search`` takes ``agents.registry.SEARCH_BLUEPRINT`` |
 
     Measured figures (win rates against ``HeuristicAgent``, decision times, the belief's
     effect) are in ``benchmarks/results/search.md``; the decisions that are not searched and
@@ -60,7 +60,8 @@ class FlatMCAgent(DeterminizedSearch):
     - unreleased: dealt from the ``net`` belief with 640 rollouts at 2 players and 1,024 at
       more by default (was 2,900 from ``public``; ``benchmarks/results/search.md``);
       ``flatmc:2900@public`` plays as before. The ``blueprint`` setting (``"heuristic"``, as
-      before, by default); the registry's ``search`` starts from the shipped policy trained for the table.
+      before, by default); the registry's ``search`` starts from the shipped policy trained for the
+      table, and at 2 players from the one that reads the belief network (``"belief"``).
     """
 
     name = "flatmc"

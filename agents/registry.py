@@ -115,10 +115,11 @@ SEARCHES = {"ismcts": ISMCTSAgent, "flatmc": FlatMCAgent}
 """The search agents by spec name."""
 # ``search`` names the stronger at equal time per decision (benchmarks/results/search.md).
 SEARCH = "flatmc"
-SEARCH_BLUEPRINT = "pretrained"
+SEARCH_BLUEPRINT = "belief"
 """``search``'s blueprint (``DeterminizedSearch``): the move it keeps unless the search beats it is
-the shipped policy's trained for the table (2 and 4 players, classic), the heuristic's at other
-tables (benchmarks/results/search.md)."""
+the shipped policy's trained for the table: at 2 players the one that reads the belief network
+(``agents.belief_policy``), at 4 ``pretrained-4p``; the heuristic's at other tables and rules
+(benchmarks/results/search.md)."""
 SEARCH_NAMES = ("search", *SEARCHES)
 
 CHAT = "chat"  # chat:MODEL, a language model at an OpenAI-compatible endpoint (agents.llm)

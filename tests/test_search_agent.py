@@ -9,6 +9,8 @@ from builder import act, position
 from helpers import EVERY_RULE_SET, walk
 
 from agents import FlatMCAgent, HeuristicAgent, RandomAgent
+from agents.belief_net import EVIDENCE_ROWS
+from agents.belief_policy import shipped_belief_policy
 from agents.pretrained import shipped_policy
 from agents.registry import SEARCH_BLUEPRINT, make_agent
 from arena import play
@@ -178,8 +180,45 @@ def test_without_evidence_the_blueprint_move_stands(num_players):
     assert searched > 50
 
 
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_the_belief_blueprint_reads_the_round_where_a_belief_policy_was_trained(num_players):
+    """blueprint="belief": at 2 players the shipped belief policy's move, from the seat's history;
+    where the engine keeps no history, or at a table no belief policy was trained for, the
+    shipped policy's (4 players), else the heuristic's (3)."""
+    rules = UnoRules()
+    engines = {k: Engine(8, num_players, rules, seed=6, autoreset=True, history=k) for k in (0, EVIDENCE_ROWS)}
+    reader = shipped_belief_policy(rules, num_players)
+    policy = shipped_policy(rules, num_players)
+    assert (reader is None) == (num_players != 2)
+    heuristic = HeuristicAgent(rules)
+    agent = FlatMCAgent(rules, rollouts=2, blueprint="belief")
+    assert agent.history_length == EVIDENCE_ROWS
+    rng = np.random.default_rng(0)
+    searched, differ = 0, 0
+    for step in range(30):
+        for k, engine in engines.items():
+            for i in range(8):
+                o, m = engine.observation[i : i + 1], engine.legal_mask[i : i + 1]
+                a = agent.act_in(engine, i, np.random.default_rng(step))
+                if not agent.last_searched:
+                    continue
+                searched += 1
+                if k and reader is not None:
+                    rows, counts = engine.history(int(engine.current_player[i]), games=[i])
+                    view = {"observation": o, "history": rows[i : i + 1], "history_counts": counts[i : i + 1]}
+                    assert a == reader.act(view, m)[0]
+                    differ += int(a != policy.act(o, m)[0])
+                elif policy is not None:
+                    assert a == policy.act(o, m)[0]
+                else:
+                    assert a == heuristic.act(o, m, np.random.default_rng(step))[0]
+            engine.step(RandomAgent().act(engine.observation, engine.legal_mask, rng))
+    assert searched > 50
+    assert reader is None or differ > 0  # the reader is not the plain policy under another name
+
+
 def test_registry_search_is_on_top_of_the_shipped_policy():
-    assert make_agent("search").blueprint == SEARCH_BLUEPRINT == "pretrained"
+    assert make_agent("search").blueprint == SEARCH_BLUEPRINT == "belief"
     assert make_agent("search:64@public").blueprint == SEARCH_BLUEPRINT
     assert make_agent("flatmc").blueprint == make_agent("ismcts").blueprint == "heuristic"
 
@@ -207,7 +246,7 @@ def test_time_budget_runs_at_least_one_round():
         ({"time_ms": -1}, "time_ms must be None or a positive"),
         ({"confidence": -1}, "confidence must be None or a number >= 0"),
         ({"heuristic_plies": -2}, "heuristic_plies must be an integer >= 0"),
-        ({"blueprint": "ppo"}, "blueprint must be one of .'heuristic', 'pretrained'. or a mapping"),
+        ({"blueprint": "ppo"}, "blueprint must be one of .'heuristic', 'pretrained', 'belief'. or a mapping"),
         ({"blueprint": {1: "pretrained"}}, r"got the entry 1: 'pretrained'"),
         ({"blueprint": {2: "greedy"}}, r"got the entry 2: 'greedy'"),
         ({"blueprint": ["pretrained"]}, "got list"),

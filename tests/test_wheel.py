@@ -114,6 +114,7 @@ def test_the_wheel_holds_the_packages_and_their_data(venv):
         "arena/ladder_v1.json",
         "arena/ladder_v2.json",
         "agents/pretrained/pretrained.zip",
+        "agents/pretrained/belief_policy.zip",
     ):
         assert data in names, f"{data} is not in the wheel (package-data in pyproject.toml)"
     assert not [n for n in names if "__pycache__" in n or n.startswith(("tests/", "benchmarks/"))]

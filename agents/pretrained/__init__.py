@@ -11,6 +11,7 @@ card = load_card("pretrained")       # how it was trained and what it measured
 |---|---|
 | ``pretrained`` | a ``MaskablePPO`` trained by ``train.py`` for 2 players, classic rules |
 | ``pretrained-4p`` | a ``MaskablePPO`` trained by ``train.py`` for 4 players, classic rules |
+| ``belief_policy`` (not a registry name) | ``pretrained`` fine-tuned to read the belief network's reading of the round (``agents.belief_policy``, ``python -m training.belief_finetune``): the searches' ``"belief"`` blueprint, 2 players; its card is that recipe's (``training.belief_finetune.ship``) |
 
 Each model is ``NAME.zip`` in this folder (package data: nothing is downloaded) with its card
 ``NAME.json`` beside it, written from the training run by ``python -m agents.pretrained.card``
@@ -43,15 +44,30 @@ from uno_env.rules import UnoRules, parse_rules
 from ..model_card import check_fits
 from ..policy_net import PolicyNet
 
-__all__ = ["PRETRAINED", "card_path", "check_fits", "load_card", "model_path", "pretrained_agent", "shipped_policy"]
+__all__ = [
+    "BELIEF_POLICIES",
+    "PRETRAINED",
+    "card_path",
+    "check_fits",
+    "load_card",
+    "model_path",
+    "pretrained_agent",
+    "shipped_policy",
+]
 
 PRETRAINED = ("pretrained", "pretrained-4p")
 """The registry names of the shipped models; ``NAME.zip`` and ``NAME.json`` are in this folder."""
+BELIEF_POLICIES = ("belief_policy",)
+"""The shipped policies that read the round through the belief network (``agents.belief_policy``,
+trained by ``python -m training.belief_finetune``), each ``NAME.zip`` with its card ``NAME.json``:
+the searches' ``"belief"`` blueprint (``agents.belief_policy.shipped_belief_policy``)."""
 
 
 def _file(name: str, suffix: str) -> str:
-    if name not in PRETRAINED:
-        raise ValueError(f"unknown pretrained agent {name!r}; the package ships {', '.join(PRETRAINED)}")
+    if name not in PRETRAINED + BELIEF_POLICIES:
+        raise ValueError(
+            f"unknown pretrained agent {name!r}; the package ships {', '.join(PRETRAINED + BELIEF_POLICIES)}"
+        )
     path = resources.files(__name__) / f"{name}{suffix}"
     if not path.is_file():
         raise ValueError(f"{name}: {path} is missing from the installed package (package data of agents.pretrained)")
@@ -87,6 +103,8 @@ def pretrained_agent(
     # Imported here so that torch loads only when a model is asked for.
     from ..ppo import PPOAgent
 
+    if name not in PRETRAINED:
+        raise ValueError(f"unknown pretrained agent {name!r}; the registry's are {', '.join(PRETRAINED)}")
     card = load_card(name)
     rules = parse_rules(rules)
     if not allow_other_table:

@@ -76,7 +76,7 @@ def training_command(run_dir: str) -> str:
         return f.read().strip()
 
 
-def _commit_at(when: float) -> str:
+def commit_at(when: float) -> str:
     try:
         out = subprocess.run(
             ["git", "rev-list", "-1", f"--before={int(when)}", "HEAD"],
@@ -90,7 +90,7 @@ def _commit_at(when: float) -> str:
         return "unknown (not a git checkout)"
 
 
-def _machine() -> str:
+def machine() -> str:
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
@@ -156,10 +156,10 @@ def make_card(args: Args) -> dict[str, Any]:
             model_file=f"{args.name}.zip",
             train_args=train_args,
         ),
-        "commit": _commit_at(os.path.getmtime(files["args.json"])),
+        "commit": commit_at(os.path.getmtime(files["args.json"])),
         "started": _utc(files["args.json"]),
         "finished": _utc(files["final_eval.json"]),
-        "machine": _machine(),
+        "machine": machine(),
         "steps": final["steps"],
         "train_minutes": round(final["train_seconds"] / 60, 1),
         "train_cpu_minutes": round(final["train_cpu_seconds"] / 60, 1),

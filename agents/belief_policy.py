@@ -1,0 +1,130 @@
+"""``BeliefPolicyAgent``: a policy that reads the round through the belief network.
+
+A memoryless policy sees what is on the table now; what the other seats played, drew and
+passed on is gone. This agent gives its policy the belief network's reading of the whole
+round besides the observation (``agents.belief_net.policy_inputs``: per other seat the chance
+of each colour void and the expected copies of each type, ``POLICY_INPUTS`` numbers). Its
+models are trained by ``python -m training.belief_finetune``, which starts from a trained policy
+(``pretrained`` by default) with the new inputs at zero weight, so training starts from that
+policy's play. The actor runs in numpy (``agents.policy_net``), as do the features.
+
+The shipped one (2 players, ``agents/pretrained/belief_policy.zip``) is the searches'
+``"belief"`` blueprint and plays as the class spec ``agents.belief_policy:shipped``.
+
+It reads the seat's public history (``history_length = EVIDENCE_ROWS``): a table asks it with
+the dict observation ``{"observation", "history", "history_counts"}`` (``uno_env.table``).
+Like the belief network, it plays only the rules and table sizes the network learned
+(classic rules, 2 or 4 players). Measured figures: ``benchmarks/results/training.md``.
+
+Version history:
+
+- unreleased: added (issue 39).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from uno_env.observation import num_seats, observation_size
+from uno_env.rules import UnoRules
+
+from .belief_net import EVIDENCE_ROWS, MODEL_PATHS, POLICY_INPUTS, BeliefNet, policy_inputs, reads_rules
+from .policy_net import PolicyNet
+from .pretrained import BELIEF_POLICIES, load_card, model_path
+
+
+def input_size(rules: UnoRules, num_players: int) -> int:
+    """The width a belief policy reads at this table: the observation, then ``POLICY_INPUTS`` per other seat."""
+    return observation_size(rules.open_hands) + POLICY_INPUTS * (num_players - 1)
+
+
+class BeliefPolicyAgent:
+    """A saved policy over the observation and the belief network's reading (module docs).
+
+    | argument | meaning |
+    |---|---|
+    | ``model`` | the ``.zip`` of ``python -m training.belief_finetune`` |
+    | ``num_players`` | its table size: 2 or 4 (a shipped belief network's) |
+    | ``rules`` | the rules it plays: the network's (classic) |
+    | ``activation`` | the activation it was trained with |
+    | ``name`` | its name in tables (default: the file's stem) |
+    """
+
+    history_length = EVIDENCE_ROWS
+    """history rows it reads: those the belief network's evidence reads"""
+
+    def __init__(
+        self,
+        model: str | Path,
+        num_players: int = 2,
+        rules: UnoRules | None = None,
+        activation: str = "relu",
+        name: str | None = None,
+    ) -> None:
+        rules = UnoRules() if rules is None else rules
+        if num_players not in MODEL_PATHS:
+            raise ValueError(
+                f"num_players must be one of {sorted(MODEL_PATHS)} (a belief network's), got {num_players!r}"
+            )
+        if not reads_rules(rules):
+            raise ValueError("a belief policy plays the rules the belief network learned (classic), not these")
+        self.num_players = num_players
+        self.policy = PolicyNet(model, activation)
+        want = input_size(rules, num_players)
+        if self.policy.obs_size != want:
+            raise ValueError(
+                f"{model}: the policy reads {self.policy.obs_size} inputs, but a belief policy at {num_players} "
+                f"players reads {want} (the observation and {POLICY_INPUTS} per other seat): "
+                "train it with python -m training.belief_finetune"
+            )
+        self.net = BeliefNet(MODEL_PATHS[num_players])
+        self.name = name or Path(model).stem
+
+    def inputs(self, observation: Any) -> np.ndarray:
+        """The policy's inputs [N, input_size] for a table's dict observation (one seat's or a batch)."""
+        if not isinstance(observation, dict) or not {"observation", "history", "history_counts"} <= set(observation):
+            raise ValueError(
+                f"{self.name} reads the round's history: give it the dict observation "
+                "{'observation', 'history', 'history_counts'} of a table whose engine keeps "
+                f"history >= {EVIDENCE_ROWS} events (Engine(..., history=K))"
+            )
+        obs, rows, counts = (
+            np.asarray(observation[k], np.float32) for k in ("observation", "history", "history_counts")
+        )
+        if obs.ndim == 1:
+            obs, rows, counts = obs[None], rows[None], counts[None]
+        seats = {int(num_seats(o)) for o in obs}
+        if seats != {self.num_players}:
+            raise ValueError(f"{self.name} plays {self.num_players} players; the observations are of {sorted(seats)}")
+        return np.concatenate([obs, policy_inputs(obs, rows, counts, self.net, self.num_players)], axis=1)
+
+    def act(self, observation: Any, action_mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+        """The policy's most likely legal action per row (the rng is not used: it is deterministic)."""
+        x = self.inputs(observation)
+        return self.policy.act(x, np.asarray(action_mask, bool).reshape(x.shape[0], -1))
+
+
+@cache
+def shipped_belief_policy(rules: UnoRules, num_players: int) -> BeliefPolicyAgent | None:
+    """The shipped belief policy (``agents.pretrained.BELIEF_POLICIES``) trained for these rules and
+    this table size; None when none was. Read once per table."""
+    if not reads_rules(rules):
+        return None
+    for name in BELIEF_POLICIES:
+        card = load_card(name)
+        if card["num_players"] == num_players:
+            return BeliefPolicyAgent(model_path(name), num_players, rules, card["activation"], name=name)
+    return None
+
+
+def shipped(rules: UnoRules | None = None) -> BeliefPolicyAgent:
+    """The shipped 2-player belief policy (``agents/pretrained/belief_policy.zip``), as the class spec
+    ``agents.belief_policy:shipped`` (``agents.registry.make_agent``): a ``ValueError`` at other rules."""
+    agent = shipped_belief_policy(UnoRules() if rules is None else rules, 2)
+    if agent is None:
+        raise ValueError("the shipped belief policy plays the rules the belief network learned (classic), not these")
+    return agent
