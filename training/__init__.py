@@ -10,6 +10,7 @@
 | ``training.checkpoint`` | crash-safe checkpoints: atomic writes, the ``latest.json`` pointer, what ``--resume`` finds and restores |
 | ``training.run`` | seeds, the run folder, periodic events, the summary file |
 | ``training.rllib_trainer`` | ``train.py --backend rllib`` (needs ray) |
+| ``training.belief_finetune`` | ``python -m training.belief_finetune``: a trained policy widened with the belief network's reading of the round as inputs, fine-tuned by PPO (``agents.belief_policy``); ``--ship`` puts a run in the package |
 
 Layer: above ``arena``, ``agents`` and ``uno_env``; only the scripts import it. Import the
 submodules: this package imports nothing itself, so torch, SB3 and ray load only where used.
