@@ -17,6 +17,7 @@ from sb3_contrib import MaskablePPO
 
 from agents.belief_net import (
     EVIDENCE_ROWS,
+    MODEL_PATHS,
     POLICY_INPUTS,
     BeliefNet,
     net_features,
@@ -66,7 +67,7 @@ def belief_model(tmp_path_factory):
 @pytest.mark.parametrize("num_players", [2, 4])
 def test_policy_inputs_are_the_networks_reading_of_each_other_seat(num_players):
     obs, _ = played_envs(num_players)
-    net = BeliefNet(__import__("agents.belief_net", fromlist=["MODEL_PATHS"]).MODEL_PATHS[num_players])
+    net = BeliefNet(MODEL_PATHS[num_players])
     o, rows, counts = obs["observation"], obs["history"], obs["history_counts"]
     x = policy_inputs(o, rows, counts, net, num_players)
     assert x.shape == (o.shape[0], POLICY_INPUTS * (num_players - 1)) and x.dtype == np.float32
@@ -179,7 +180,7 @@ def test_the_shipped_belief_policy_matches_its_card():
     from pathlib import Path
 
     from agents.belief_policy import shipped_belief_policy
-    from agents.pretrained import BELIEF_POLICIES, load_card
+    from agents.pretrained import BELIEF_POLICIES, load_card, pretrained_agent
 
     for name in BELIEF_POLICIES:
         card, data = load_card(name), Path(model_path(name)).read_bytes()
@@ -190,7 +191,7 @@ def test_the_shipped_belief_policy_matches_its_card():
     assert shipped_belief_policy(UnoRules(stack_draw_two=True), 2) is None
     assert shipped_belief_policy(UnoRules(), 3) is None
     with pytest.raises(ValueError, match="unknown pretrained agent 'belief_policy'; the registry's are"):
-        __import__("agents.pretrained", fromlist=["pretrained_agent"]).pretrained_agent("belief_policy")
+        pretrained_agent("belief_policy")
 
 
 def test_ship_writes_the_model_and_its_card(tmp_path):

@@ -53,7 +53,7 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 
 from agents.belief_net import EVIDENCE_ROWS, MODEL_PATHS, POLICY_INPUTS, BeliefNet, policy_inputs
 from agents.belief_policy import input_size
-from agents.ppo import UnoMaskablePolicy, load_model
+from agents.ppo import load_model
 from agents.pretrained import model_path
 from agents.pretrained.card import commit_at, machine
 from agents.registry import make_agent
@@ -61,6 +61,7 @@ from uno_env import UnoRules
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 
 from .opponents import parse_mix, split_games
+from .sb3 import new_ppo
 
 
 @dataclass
@@ -205,24 +206,7 @@ def build(args: Args) -> tuple[MaskablePPO, BeliefInputs]:
         args.num_players,
     )
     base = load_model(args.base if args.base.endswith(".zip") else model_path(args.base))
-    model = MaskablePPO(
-        UnoMaskablePolicy,
-        venv,
-        learning_rate=LinearSchedule(args.learning_rate, 0.0, 1.0),
-        n_steps=args.n_steps,
-        batch_size=args.batch_size,
-        n_epochs=args.n_epochs,
-        gamma=args.gamma,
-        gae_lambda=args.gae_lambda,
-        clip_range=args.clip_range,
-        ent_coef=args.ent_coef,
-        vf_coef=args.vf_coef,
-        max_grad_norm=args.max_grad_norm,
-        seed=args.seed,
-        device="cpu",
-        verbose=0,
-        policy_kwargs=base.policy_kwargs,
-    )
+    model = new_ppo(args, venv, LinearSchedule(args.learning_rate, 0.0, 1.0), base.policy_kwargs)
     if args.init:
         model.policy.load_state_dict(MaskablePPO.load(args.init, device="cpu").policy.state_dict())
     else:

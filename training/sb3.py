@@ -2,6 +2,7 @@
 
 | piece | what it is |
 |---|---|
+| ``new_ppo(args, venv, learning_rate, policy_kwargs)`` | a ``MaskablePPO`` with ``args``' PPO settings (also ``training.belief_finetune``'s) |
 | ``make_model(args, venv, schedule, resume)`` | a new ``MaskablePPO`` over ``agents.ppo.UnoMaskablePolicy`` (``UnoPrivilegedPolicy`` with ``args.privileged_critic``) from ``args``, or the checkpoint ``.zip`` ``resume`` continued |
 | ``with_update_threads(model, n)`` | the PPO update on ``n`` torch threads, the rollouts on the current count |
 | ``update_threads(n)`` | a context: the block (an update, the warm start's cloning) on ``n`` torch threads |
@@ -27,7 +28,15 @@ from agents.ppo import ACTIVATIONS, UnoFeatures, UnoMaskablePolicy, UnoPrivilege
 
 from .opponents import OpponentGroup
 
-__all__ = ["LinearSchedule", "WinsByKind", "make_model", "log_formats", "update_threads", "with_update_threads"]
+__all__ = [
+    "LinearSchedule",
+    "WinsByKind",
+    "log_formats",
+    "make_model",
+    "new_ppo",
+    "update_threads",
+    "with_update_threads",
+]
 
 
 class LinearSchedule:
@@ -59,10 +68,19 @@ def make_model(args: Any, venv: Any, schedule: LinearSchedule, resume: str | Non
     )
     if privileged:
         policy_kwargs["actor_inputs"] = venv.actor_inputs
+    return new_ppo(args, venv, schedule, policy_kwargs, UnoPrivilegedPolicy if privileged else UnoMaskablePolicy)
+
+
+def new_ppo(
+    args: Any, venv: Any, learning_rate: Any, policy_kwargs: dict[str, Any], policy: type = UnoMaskablePolicy
+) -> MaskablePPO:
+    """A new ``MaskablePPO`` on the CPU with the PPO settings of ``args`` (``n_steps``, ``batch_size``,
+    ``n_epochs``, ``gamma``, ``gae_lambda``, ``clip_range``, ``ent_coef``, ``vf_coef``,
+    ``max_grad_norm``, ``seed``): ``train.py``'s and ``training.belief_finetune``'s."""
     return MaskablePPO(
-        UnoPrivilegedPolicy if privileged else UnoMaskablePolicy,
+        policy,
         venv,
-        learning_rate=schedule,
+        learning_rate=learning_rate,
         n_steps=args.n_steps,
         batch_size=args.batch_size,
         n_epochs=args.n_epochs,
