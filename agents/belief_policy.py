@@ -9,7 +9,7 @@ models are trained by ``python -m training.belief_finetune``, which starts from 
 policy's play. The actor runs in numpy (``agents.policy_net``), as do the features.
 
 The shipped one (2 players, ``agents/pretrained/belief_policy.zip``) is the searches'
-``"belief"`` blueprint and plays as the class spec ``agents.belief_policy:shipped``.
+``"belief"`` blueprint and plays as the registry's ``belief_policy`` (``belief_policy_agent``).
 
 It reads the seat's public history (``history_length = EVIDENCE_ROWS``): a table asks it with
 the dict observation ``{"observation", "history", "history_counts"}`` (``uno_env.table``).
@@ -119,6 +119,24 @@ def shipped_belief_policy(rules: UnoRules, num_players: int) -> BeliefPolicyAgen
         if card["num_players"] == num_players:
             return BeliefPolicyAgent(model_path(name), num_players, rules, card["activation"], name=name)
     return None
+
+
+def belief_policy_agent(
+    name: str, rules: UnoRules | None = None, num_players: int | None = None, label: str | None = None
+) -> BeliefPolicyAgent:
+    """The shipped belief policy ``name`` (``agents.pretrained.BELIEF_POLICIES``; the registry's spec
+    ``belief_policy``): a ``ValueError`` at a table size (None: not said) or rules it was not trained for."""
+    if name not in BELIEF_POLICIES:
+        raise ValueError(f"unknown belief policy {name!r}; the package ships {', '.join(BELIEF_POLICIES)}")
+    card = load_card(name)
+    if num_players is not None and num_players != card["num_players"]:
+        others = [n for n in BELIEF_POLICIES if load_card(n)["num_players"] == num_players]
+        hint = f"{others[0]} plays that table" if others else "no shipped belief policy plays that table"
+        raise ValueError(
+            f"{name} was trained for {card['num_players']} players; asked for {num_players} ({hint}; "
+            f"python -m training.belief_finetune --num-players {num_players} trains one)"
+        )
+    return BeliefPolicyAgent(model_path(name), card["num_players"], rules, card["activation"], name=label or name)
 
 
 def shipped(rules: UnoRules | None = None) -> BeliefPolicyAgent:

@@ -19,6 +19,7 @@ grammar of specs, lists of specs and weighted mixes that every command and the w
 | any search spec ``@peek`` | that search seeing every hand (``peek=True``: only the draw pile is shuffled): reads hidden state, a measurement of the perfect-information ceiling, never a fair opponent; plays with engine access only |
 | ``pretrained`` | ``PPOAgent`` over the shipped 2-player model (``agents.pretrained``: checks rules and players; imports torch) |
 | ``pretrained-4p`` | ``PPOAgent`` over the shipped 4-player model |
+| ``belief_policy`` | ``agents.belief_policy.BeliefPolicyAgent``: the shipped 2-player policy that reads the round through the belief network (the search's blueprint) |
 | ``MODULE:NAME`` | your own agent: ``NAME`` (a class or a function) imported from the module ``MODULE`` (``my_pkg.agents:MyAgent``) |
 | ``FILE.py:NAME`` | your own agent: ``NAME`` from the Python file ``FILE.py`` (``my_agent.py:MyAgent``) |
 | a path to a ``.zip`` | ``PPOAgent`` over a ``MaskablePPO`` saved by ``train.py`` (imports torch) |
@@ -76,7 +77,7 @@ from .baselines import BASELINES
 from .beliefs import BELIEFS
 from .flatmc import FlatMCAgent
 from .ismcts import ISMCTSAgent
-from .pretrained import PRETRAINED, pretrained_agent
+from .pretrained import BELIEF_POLICIES, PRETRAINED, pretrained_agent
 
 __all__ = [
     "AGENT_SPECS",
@@ -94,8 +95,8 @@ __all__ = [
 
 AGENT_SPECS = (
     "random, rlcard_rule, greedy, heuristic, search[:N | :Tms][@BELIEF] (N rollouts or T milliseconds per "
-    "decision), ismcts[:N | :Tms], flatmc[:N | :Tms], pretrained, pretrained-4p (shipped models: 2 and 4 "
-    "players, classic), MODULE:NAME or FILE.py:NAME (your own agent class), PATH.zip (a MaskablePPO saved by "
+    "decision), ismcts[:N | :Tms], flatmc[:N | :Tms], pretrained, pretrained-4p, belief_policy (shipped "
+    "models: 2 and 4 players, classic), MODULE:NAME or FILE.py:NAME (your own agent class), PATH.zip (a MaskablePPO saved by "
     "train.py), DIR (an RLlib checkpoint), chat:MODEL (a language model at the OpenAI-compatible endpoint "
     "$UNO_CHAT_BASE_URL), LABEL=SPEC"
 )
@@ -155,9 +156,9 @@ class Spec:
 
 def agent_names(models: bool = True) -> list[str]:
     """Every spec that names an agent by one word: the baselines, the searches (``search``, ``flatmc``,
-    ``ismcts``) and the shipped models (``agents.pretrained.PRETRAINED``; they need torch, and
-    ``models=False`` leaves them out)."""
-    return [*BASELINES, "search", *SEARCHES, *(PRETRAINED if models else ())]
+    ``ismcts``) and the shipped models (``agents.pretrained.PRETRAINED``, which need torch, and
+    ``BELIEF_POLICIES``; ``models=False`` leaves them out)."""
+    return [*BASELINES, "search", *SEARCHES, *((*PRETRAINED, *BELIEF_POLICIES) if models else ())]
 
 
 def parse_spec(text: Any) -> Spec:
@@ -193,7 +194,7 @@ def parse_spec(text: Any) -> Spec:
         if _IDENTIFIER.fullmatch(attr) and (left.endswith(".py") or _MODULE.fullmatch(left)):
             norm = f"{left}{BUDGET}{attr}"
             return Spec(f"{named}{norm}", "class", norm, label, target=left, attr=attr)
-        if left in BASELINES or left in PRETRAINED:
+        if left in BASELINES or left in PRETRAINED or left in BELIEF_POLICIES:
             raise ValueError(
                 f"{raw!r}: {left} takes no ':' (a budget follows {', '.join(SEARCH_NAMES)} only, and "
                 f"MODULE:NAME or FILE.py:NAME names your own agent class); in an opponent mix a weight is "
@@ -201,7 +202,7 @@ def parse_spec(text: Any) -> Spec:
             )
     if body in BASELINES:
         return Spec(f"{named}{body}", "baseline", body, label, target=body)
-    if body in PRETRAINED:
+    if body in PRETRAINED or body in BELIEF_POLICIES:
         return Spec(f"{named}{body}", "pretrained", body, label, target=body)
     return Spec(f"{named}{body}", "path", body, label, target=body)
 
@@ -423,6 +424,12 @@ def make_agent(
         agent = BASELINES[s.body](rules)
     elif s.kind == "search":
         agent = _search_agent(s, rules)
+    elif s.kind == "pretrained" and s.body in BELIEF_POLICIES:
+        if allow_other_table:
+            raise ValueError(f"{s.body} reads a fixed table size: it plays only the table it was trained for")
+        from .belief_policy import belief_policy_agent  # numpy only, but it reads the belief network's file
+
+        return belief_policy_agent(s.body, rules, num_players, s.label)
     elif s.kind == "pretrained":
         return pretrained_agent(s.body, rules, num_players, deterministic, s.label, allow_other_table)
     elif s.kind == "class":

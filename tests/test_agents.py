@@ -486,7 +486,7 @@ def test_every_plain_name_builds_its_agent():
         "search": SEARCHES[SEARCH],
     }
     assert agent_names(models=False) == [*kinds, "ismcts", "flatmc"]
-    assert agent_names() == [*kinds, "ismcts", "flatmc", "pretrained", "pretrained-4p"]
+    assert agent_names() == [*kinds, "ismcts", "flatmc", "pretrained", "pretrained-4p", "belief_policy"]
     kinds.update(ismcts=SEARCHES["ismcts"], flatmc=SEARCHES["flatmc"])
     for name, cls in kinds.items():
         agent = make_agent(name)

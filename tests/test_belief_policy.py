@@ -165,6 +165,18 @@ def test_hidden_twins_get_the_same_decision(belief_model):
     assert checked >= 6
 
 
+def test_a_four_player_run_seats_mixed_tables_and_refuses_self_play():
+    model, venv = build(
+        Args(num_players=4, base="pretrained-4p", opponents="0.5*heuristic+rlcard_rule+greedy,0.5*heuristic", **TINY)
+    )
+    assert venv.observation_space.shape == (input_size(UnoRules(), 4),)
+    venv.reset()
+    model.learn(16)  # the mixed table's three seats and the heuristic games play
+    venv.close()
+    with pytest.raises(ValueError, match="not 'self' or 'league'"):
+        build(Args(opponents="0.5*self,0.5*heuristic", **TINY))
+
+
 def test_a_run_writes_its_model_and_record(tmp_path):
     import json
 
@@ -210,13 +222,18 @@ def test_ship_writes_the_model_and_its_card(tmp_path):
     assert card["command"].startswith("python -m training.belief_finetune")
 
 
-def test_the_shipped_policy_plays_as_a_class_spec_at_a_table():
+def test_the_shipped_policy_plays_by_its_registry_name_at_a_table():
     from agents.registry import make_agent
     from arena import play
 
-    agent = make_agent("agents.belief_policy:shipped")
+    agent = make_agent("belief_policy")
     assert agent.name == "belief_policy" and agent.history_length == EVIDENCE_ROWS
+    assert make_agent("agents.belief_policy:shipped").policy.obs_size == agent.policy.obs_size
     result = play([agent, make_agent("heuristic")], 8, seed=3)
     assert result.games == 8 and result.wins.sum() + result.truncated == 8
     with pytest.raises(ValueError, match="the rules the belief network learned"):
-        make_agent("agents.belief_policy:shipped", "house")
+        make_agent("belief_policy", "house")
+    with pytest.raises(ValueError, match="trained for 2 players; asked for 3"):
+        make_agent("belief_policy", num_players=3)
+    with pytest.raises(ValueError, match="plays only the table it was trained for"):
+        make_agent("belief_policy", num_players=4, allow_other_table=True)

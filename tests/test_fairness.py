@@ -27,6 +27,7 @@ SHIPPED_2P = [
     "greedy",
     "heuristic",
     "pretrained",
+    "belief_policy",
     "search:24",
     "flatmc:24",
     "flatmc:24@uniform",

@@ -245,6 +245,28 @@ def test_labelled_positions_are_seeded_legal_choices_with_outcomes(tmp_path):
         load_positions(str(tmp_path / "p.npz"), {**meta, "teacher": "heuristic"})
 
 
+def test_a_searching_teacher_labels_positions_with_the_seats_history():
+    """With history=K a search's positions carry the dict observation a history=K table hands the seat to act:
+    the same games and labels as without, and the seat's last K public events."""
+    from uno_env import Engine
+    from uno_env.table import history_observation
+
+    rules = UnoRules()
+    plain = label_positions("search:8", ["heuristic"], rules, 2, 120, seed=4, chunk=8)
+    a = label_positions("search:8", ["heuristic"], rules, 2, 120, seed=4, chunk=8, history=16)
+    assert isinstance(a.obs, dict) and set(a.obs) == {"observation", "history", "history_counts"}
+    assert np.array_equal(a.obs["observation"], plain.obs) and np.array_equal(a.action, plain.action)
+    assert a.obs["history"].shape[:2] == (120, 16) and a.obs["history"].dtype == np.float32
+    # A round's first decision with a choice may come before any event; most come after several.
+    events = (a.obs["history"] != 0).any(axis=2).sum(axis=1)
+    assert (events > 0).mean() > 0.9 and (events == 16).any()
+    # The rows are what the table's reader gives: one seat to act, its events in the engine's order.
+    e = Engine(1, 2, rules, seed=0, history=16)
+    seen = history_observation(e, e.observation, np.array([0]), 16)
+    assert seen["history"].shape[1:] == a.obs["history"].shape[1:]
+    assert seen["history_counts"].shape[1:] == a.obs["history_counts"].shape[1:]
+
+
 def test_a_teacher_without_engine_access_labels_a_whole_batch_at_once():
     """A heuristic teacher sits in the learner's seat of a vector env (training.expert._label_batched): the
     positions are seeded, legal, real choices seen by the player to act, with each round's result; a mixed

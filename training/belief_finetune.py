@@ -20,7 +20,8 @@ The run:
    rollout).
 
 ``--ship RUN_DIR`` (no training) copies a finished run's model into ``agents/pretrained`` as
-``belief_policy.zip`` with its card (``ship``): the searches' ``"belief"`` blueprint.
+``belief_policy.zip`` (a 4-player run's as ``belief_policy-4p.zip``) with its card (``ship``):
+the searches' ``"belief"`` blueprint at that table.
 
 Why not ``train.py``: its models read the observation (or raw history rows) and it starts from
 a random or cloned policy; this recipe widens a trained one, and its inputs need the belief
@@ -56,11 +57,10 @@ from agents.belief_policy import input_size
 from agents.ppo import load_model
 from agents.pretrained import model_path
 from agents.pretrained.card import commit_at, machine
-from agents.registry import make_agent
 from uno_env import UnoRules
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 
-from .opponents import parse_mix, split_games
+from .opponents import LEAGUE, SELF, opponent_groups, parse_mix
 from .sb3 import new_ppo
 
 
@@ -77,7 +77,7 @@ class Args:
     num_players: int = 2
     """players per table: 2 or 4 (a shipped belief network's)"""
     opponents: str = "0.5*heuristic,0.25*rlcard_rule,0.25*pretrained"
-    """opponent mix, 'weight*spec,...' (agents.registry specs that read observations)"""
+    """opponent mix, 'weight*spec,...': agents.registry specs that read observations, or mixed tables 'a+b+c' (one per other seat)"""
     total_timesteps: int = 6_000_000
     """learner decisions to train on"""
     max_minutes: float = 0.0
@@ -109,7 +109,7 @@ class Args:
     torch_threads: int = 1
     """torch CPU threads"""
     ship: str = ""
-    """no training: copy this finished run's model into agents/pretrained as belief_policy.zip, with its card"""
+    """no training: copy this finished run's model into agents/pretrained as belief_policy.zip (4 players: belief_policy-4p.zip), with its card"""
     note: str = ""
     """with --ship: free text for the card, what the run does not record (the machine's load, say)"""
 
@@ -189,10 +189,11 @@ def build(args: Args) -> tuple[MaskablePPO, BeliefInputs]:
         raise ValueError(f"--num-players must be one of {sorted(MODEL_PATHS)}, got {args.num_players}")
     rules = UnoRules()
     mix = parse_mix(args.opponents)
-    games = split_games(args.num_envs, list(mix.values()))
-    opponents = [
-        (make_agent(spec, rules, num_players=args.num_players), g) for spec, g in zip(mix, games, strict=True) if g
-    ]
+    if {SELF, LEAGUE} & set(mix):
+        raise ValueError(
+            f"--opponents names agents or mixed tables, not {SELF!r} or {LEAGUE!r}: got {args.opponents!r}"
+        )
+    opponents = [(g.agent, g.games) for g in opponent_groups(mix, args.num_envs, rules, num_players=args.num_players)]
     venv = BeliefInputs(
         UnoSB3VecEnv(
             args.num_envs,
@@ -262,14 +263,16 @@ def main(args: Args) -> str:
     return path
 
 
-def ship(run_dir: str, note: str = "", out_dir: str = "", name: str = "belief_policy") -> str:
+def ship(run_dir: str, note: str = "", out_dir: str = "", name: str = "") -> str:
     """Copy ``run_dir``'s model into ``out_dir`` (default: the ``agents.pretrained`` folder) as
     ``NAME.zip``, with its card ``NAME.json``: the run's record (``run.json``: arguments, command,
     commit, times, machine, steps), the table it plays, its input size and activation, and the
-    model's size and hash. Returns the card's path."""
+    model's size and hash. ``NAME`` defaults to ``belief_policy`` at 2 players, ``belief_policy-4p``
+    at 4. Returns the card's path."""
     with open(os.path.join(run_dir, "run.json")) as f:
         run = json.load(f)
     args = Args(**run["args"])
+    name = name or ("belief_policy" if args.num_players == 2 else f"belief_policy-{args.num_players}p")
     rules = UnoRules()
     out_dir = out_dir or os.path.dirname(os.path.abspath(model_path("pretrained")))
     model = os.path.join(out_dir, f"{name}.zip")

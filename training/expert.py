@@ -46,7 +46,7 @@ from training.opponents import seat_agents
 from uno_env import Engine, UnoRules
 from uno_env.gym_env import UnoVectorEnv
 from uno_env.policy import history_length_of, uses_engine
-from uno_env.table import ask_one
+from uno_env.table import ask_one, history_observation
 
 __all__ = ["Positions", "label_positions", "clone", "save_positions", "load_positions"]
 
@@ -73,18 +73,26 @@ class Positions:
 class _Labeller:
     """The teacher, writing down each of its non-forced decisions until its game's result is known."""
 
-    def __init__(self, teacher: Any) -> None:
+    def __init__(self, teacher: Any, history: int = 0) -> None:
         self.teacher = teacher
         self.name = agent_name(teacher)
-        self.pending: dict[int, list[tuple[np.ndarray, np.ndarray, int]]] = {}
-        self.done: list[tuple[np.ndarray, np.ndarray, int, float]] = []
+        self.history = history
+        # The table's engine keeps what the teacher and the noted positions read.
+        self.history_length = max(history, history_length_of(teacher))
+        self.pending: dict[int, list[tuple[Any, np.ndarray, int]]] = {}
+        self.done: list[tuple[Any, np.ndarray, int, float]] = []
 
     def act_in(self, engine: Engine, i: int, rng: np.random.Generator) -> int:
-        """The teacher's action in game ``i``, noted when there was a choice."""
+        """The teacher's action in game ``i``, noted (with the seat's last ``history`` events) when there was a choice."""
         o, m = engine.observation[i], engine.legal_mask[i]
+        if m.sum() > 1 and self.history:
+            given = history_observation(engine, o[None], np.array([i]), self.history)
+            seen: Any = {k: np.array(v[0]) for k, v in given.items()}  # copies: the engine's arrays move on
+        else:
+            seen = o.copy()
         a = ask_one(self.teacher, engine, i, rng)
         if m.sum() > 1:
-            self.pending.setdefault(i, []).append((o.copy(), m.copy(), a))
+            self.pending.setdefault(i, []).append((seen, m.copy(), a))
         return a
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -110,8 +118,8 @@ def label_positions(
 ) -> Positions:
     """``num_positions`` positions labelled by ``teacher`` in games against ``opponents`` (module docstring).
 
-    With ``history=K`` the positions' observations are a ``history=K`` env's dicts, for a policy
-    that reads the history; the teacher must then act on observations (not a search)."""
+    With ``history=K`` the positions' observations are a ``history=K`` env's dicts (the seat's
+    last K public events), for a policy that reads the history."""
     if num_positions < 1 or chunk < 1:
         raise ValueError(f"num_positions and chunk must be >= 1, got {num_positions} and {chunk}")
     if not opponents:
@@ -119,12 +127,7 @@ def label_positions(
     agent = make_agent(teacher, rules)
     if not uses_engine(agent):
         return _label_batched(agent, opponents, rules, num_players, num_positions, seed, chunk, history)
-    if history:
-        raise ValueError(
-            f"positions with a history are labelled by a teacher acting on observations (heuristic, a saved "
-            f"model); {teacher!r} searches the engine"
-        )
-    labeller = _Labeller(agent)
+    labeller = _Labeller(agent, history)
     seats = {spec: seat_agents(spec, rules, num_players) for spec in opponents}
     k = 0
     while len(labeller.done) < num_positions:
@@ -132,8 +135,13 @@ def label_positions(
         play(table, chunk, rules, seed + k, batch_size=chunk, engine_access=True, on_finish=labeller.finish)
         k += 1
     rows = labeller.done[:num_positions]
+    observations: Any = (
+        {key: np.stack([r[0][key] for r in rows]).astype(np.float32) for key in rows[0][0]}
+        if history
+        else np.stack([r[0] for r in rows]).astype(np.float32)
+    )
     return Positions(
-        obs=np.stack([r[0] for r in rows]).astype(np.float32),
+        obs=observations,
         mask=np.stack([r[1] for r in rows]),
         action=np.array([r[2] for r in rows], np.int64),
         outcome=np.array([r[3] for r in rows], np.float32),
