@@ -335,8 +335,6 @@ def test_positions_with_a_history_hold_the_same_games_and_clone_a_history_policy
     assert (chosen == data.action).mean() > 0.9
     with pytest.raises(ValueError, match="another history length"):
         clone(model.policy, label_positions("heuristic", ["random"], rules, 2, 50, seed=0, history=2))
-    with pytest.raises(ValueError, match="acting on observations"):
-        label_positions("search:8", ["random"], rules, 2, 10, seed=0, history=4)
 
 
 # --- train.py with both -------------------------------------------------------------------------

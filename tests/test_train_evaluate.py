@@ -373,7 +373,6 @@ def test_find_checkpoint_says_what_resume_accepts(tmp_path):
         (["--learner-seat", "2"], "--learner-seat must be 'random' or a seat 0..1"),
         (["--resume", "no/such/run"], "nothing to resume at 'no/such/run': --resume takes a run directory"),
         (["--history", "-1"], "--history must be in 0..1024"),
-        (["--history", "4", "--bc-teacher", "search:8"], "needs a --bc-teacher acting on observations"),
         (["--history", "4", "--privileged-critic"], "--history is for the sb3 backend, without --privileged-critic"),
     ],
 )

@@ -77,7 +77,7 @@ from training.sb3 import (
 )
 from uno_env import UnoRules, parse_rules
 from uno_env.compile_notice import announce_compiling
-from uno_env.policy import history_length_of, uses_engine
+from uno_env.policy import history_length_of
 from uno_env.rules import PRESETS_HELP
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 from uno_env.spaces import MAX_HISTORY
@@ -146,8 +146,7 @@ class Args:
     history: int = 0
     """public events the policy reads besides its observation (UnoSB3VecEnv(history=K): a Dict
     observation, read by agents.ppo.UnoFeatures); 0: none. The saved model plays with it anywhere
-    (PPOAgent reads K from the model). The sb3 backend; a warm start's teacher must act on observations
-    (heuristic, a saved model), and its positions then carry the history"""
+    (PPOAgent reads K from the model). The sb3 backend; a warm start's positions then carry the history"""
     learner_seat: Literal["random"] | int = "random"
     """the learner's seat: 'random' (drawn per round) or a seat number"""
     opponent_mix: str = "0.5*heuristic,0.5*rlcard_rule"
@@ -464,13 +463,8 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     )
     eval_specs = parse_specs(args.eval_opponents, rules, args.num_players)
     if args.bc_positions:  # a bad spec fails before anything is written
-        teacher = make_agent(args.bc_teacher, rules)
+        make_agent(args.bc_teacher, rules)
         parse_specs(args.bc_opponents, rules, args.num_players)
-        if args.history and uses_engine(teacher):
-            raise ValueError(
-                f"--history with a warm start needs a --bc-teacher acting on observations (heuristic, a saved "
-                f"model): {args.bc_teacher!r} searches the engine, and its positions carry no history"
-            )
     seed_everything(args.seed, args.torch_threads)
     # The categorical's argument checks are a noticeable share of an update and can never fail
     # here (masked logits).
