@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 import numpy as np
@@ -137,3 +138,22 @@ def redeal_hidden(engine: Engine, b: int, seat: int, rng: np.random.Generator) -
     which[b] = True
     engine._run_codes(which, batch.REFRESH)
     return not (np.array_equal(old[0], hands[b]) and np.array_equal(old[1], piles[b, L.PILE_DRAW, :size]))
+
+
+def twin_positions(num_players: int, games: int, seed: int, history: int = 0) -> list[tuple[Engine, Engine, int]]:
+    """Pairs of one-game engines at a decision with a choice, differing only in what the acting seat
+    cannot see (``redeal_hidden``), with that seat: reached by seeded random play, keeping ``history`` events."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for g in range(games):
+        engine = Engine(1, num_players, UnoRules(), seed=seed + g, history=history)
+        for _ in range(int(rng.integers(4, 40))):
+            if engine.terminated[0] or engine.truncated[0]:
+                break
+            engine.step(np.array([rng.choice(np.flatnonzero(engine.legal_mask[0]))]))
+        if engine.terminated[0] or engine.truncated[0] or engine.legal_mask[0].sum() < 2:
+            continue
+        twin = copy.deepcopy(engine)
+        if redeal_hidden(twin, 0, int(engine.game_state(0)["current_player"]), rng):
+            out.append((engine, twin, int(engine.game_state(0)["current_player"])))
+    return out

@@ -4,15 +4,13 @@ bad inputs refused, and fairness: hidden twins give the same decision."""
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
 
 import torch
-from builder import redeal_hidden
+from builder import twin_positions
 from sb3_contrib import MaskablePPO
 
 from agents.belief_net import (
@@ -28,7 +26,7 @@ from agents.belief_policy import BeliefPolicyAgent, input_size
 from agents.ppo import load_model
 from agents.pretrained import model_path
 from training.belief_finetune import Args, build, main
-from uno_env import Engine, UnoRules
+from uno_env import UnoRules
 from uno_env.observation import observation_size
 from uno_env.table import ask_one
 
@@ -145,20 +143,8 @@ def test_bad_inputs_are_refused(belief_model):
 def test_hidden_twins_get_the_same_decision(belief_model):
     """Everything the seat cannot see redealt: the same inputs and the same move."""
     agent = BeliefPolicyAgent(belief_model)
-    rng = np.random.default_rng(7)
     checked = 0
-    for g in range(12):
-        engine = Engine(1, 2, UnoRules(), seed=100 + g, history=256)
-        for _ in range(int(rng.integers(6, 40))):
-            if engine.terminated[0] or engine.truncated[0]:
-                break
-            engine.step(np.array([rng.choice(np.flatnonzero(engine.legal_mask[0]))]))
-        if engine.terminated[0] or engine.truncated[0] or engine.legal_mask[0].sum() < 2:
-            continue
-        seat = int(engine.current_player[0])
-        twin = copy.deepcopy(engine)
-        if not redeal_hidden(twin, 0, seat, rng):
-            continue
+    for g, (engine, twin, _) in enumerate(twin_positions(2, 12, seed=100, history=256)):
         assert engine.game_state(0)["hands"] != twin.game_state(0)["hands"]
         assert ask_one(agent, engine, 0, np.random.default_rng(g)) == ask_one(agent, twin, 0, np.random.default_rng(g))
         checked += 1

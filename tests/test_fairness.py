@@ -9,11 +9,9 @@ itself, so it is fair only if its re-deals depend on nothing but what the seat s
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pytest
-from builder import redeal_hidden
+from builder import twin_positions
 
 from agents.registry import make_agent
 from uno_env import Engine, UnoRules
@@ -51,32 +49,14 @@ SHIPPED_4P = [
 HISTORY = 256  # events the engine keeps: as many as any agent here reads
 
 
-def twin_positions(num_players: int, games: int, seed: int) -> list[tuple[Engine, Engine, int]]:
-    """Pairs of one-game engines at a decision with a choice, differing only in what the acting seat cannot see."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for g in range(games):
-        engine = Engine(1, num_players, UnoRules(), seed=seed + g, history=HISTORY)
-        for _ in range(int(rng.integers(4, 40))):
-            if engine.terminated[0] or engine.truncated[0]:
-                break
-            engine.step(np.array([rng.choice(np.flatnonzero(engine.legal_mask[0]))]))
-        if engine.terminated[0] or engine.truncated[0] or engine.legal_mask[0].sum() < 2:
-            continue
-        twin = copy.deepcopy(engine)
-        if redeal_hidden(twin, 0, int(engine.game_state(0)["current_player"]), rng):
-            out.append((engine, twin, int(engine.game_state(0)["current_player"])))
-    return out
-
-
 @pytest.fixture(scope="module")
 def positions_2p():
-    return twin_positions(2, 14, seed=11)
+    return twin_positions(2, 14, seed=11, history=HISTORY)
 
 
 @pytest.fixture(scope="module")
 def positions_4p():
-    return twin_positions(4, 10, seed=23)
+    return twin_positions(4, 10, seed=23, history=HISTORY)
 
 
 def _check_fair(agent, positions: list[tuple[Engine, Engine, int]]) -> None:
