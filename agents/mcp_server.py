@@ -29,10 +29,11 @@ import numpy as np
 
 from uno_env import Engine, describe_event, parse_rules, redact
 from uno_env.checks import is_int
+from uno_env.policy import history_length_of
 from uno_env.table import Table
 from uno_env.text import BadReply, engine_prompt, legal_moves, parse_reply
 
-from .registry import AGENT_SPECS, make_agent
+from .registry import REMOTE_LIMITS, agent_names, remote_agent
 
 __all__ = ["MAX_GAMES", "UnoGames", "build_server", "main"]
 
@@ -77,7 +78,7 @@ class UnoGames:
             raise GameError(f"{MAX_GAMES} games are open; end one with end_game first")
         opponents = ["heuristic"] if opponents is None else list(opponents)
         if not 1 <= len(opponents) <= 9 or not all(isinstance(o, str) for o in opponents):
-            raise GameError(f"opponents is a list of 1 to 9 agent specs ({AGENT_SPECS}), got {opponents!r}")
+            raise GameError(f"opponents is a list of 1 to 9 agent names ({', '.join(agent_names())}), got {opponents!r}")
         n = len(opponents) + 1
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
             raise GameError(f"seat must be an integer in 0..{n - 1} for {n} players, got {seat!r}")
@@ -85,8 +86,10 @@ class UnoGames:
             raise GameError(f"seed must be an integer >= 0, got {seed!r}")
         try:
             parsed = parse_rules(rules)
-            agents = [make_agent(spec, parsed, num_players=n) for spec in opponents]
-            engine = Engine(1, n, parsed, seed=seed, record=True)
+            # A tool call is untrusted: it names registry agents only, never a file, module or model.
+            agents = [remote_agent(spec, parsed, n) for spec in opponents]
+            history = max(history_length_of(a) for a in agents)
+            engine = Engine(1, n, parsed, seed=seed, record=True, history=history)
         except ValueError as exc:
             raise GameError(str(exc)) from exc
         table = Table(engine, agents, [np.random.default_rng([seed, k]) for k in range(len(agents))])
@@ -172,7 +175,9 @@ def build_server(games: UnoGames | None = None) -> Any:
         "uno",
         instructions=(
             "Play UNO: new_game seats you against registry agents; view shows your seat and numbers your legal "
-            "moves; play takes one move by number or name. Agent specs: " + AGENT_SPECS
+            "moves; play takes one move by number or name. Opponents: " + ", ".join(agent_names())
+            + f" or a search with a budget up to {REMOTE_LIMITS['max_iterations']} rollouts or "
+            f"{REMOTE_LIMITS['max_ms']:g} ms (search:256, search:20ms)"
         ),
     )
 

@@ -52,12 +52,17 @@ finite number >= 0, the weights normalised to sum to 1. ``:`` is never a weight.
 Empty list items (``a,,b``, a trailing ``,``) are skipped.
 
 ``check_spec(spec, ...)`` reads a spec without building it and refuses what a caller does not
-offer (paths, your own classes, shipped models, ``@peek``, budgets above a limit): the web table's
-limits are its arguments.
+offer (paths, your own classes, shipped models, ``@peek``, budgets above a limit).
+
+**Remote callers** (an MCP tool call, a web request) are untrusted: ``remote_agent`` takes only
+``REMOTE_LIMITS``, registry names (baselines, searches, shipped models) with capped budgets and
+no ``@peek``. A file, a module or a saved model (a pickle) is refused before anything is
+imported or opened. Local commands keep every form.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import importlib.util
@@ -91,6 +96,8 @@ __all__ = [
     "parse_mix",
     "parse_spec",
     "parse_table",
+    "REMOTE_LIMITS",
+    "remote_agent",
 ]
 
 AGENT_SPECS = (
@@ -126,6 +133,17 @@ SEARCH_NAMES = ("search", *SEARCHES)
 CHAT = "chat"  # chat:MODEL, a language model at an OpenAI-compatible endpoint (agents.llm)
 KINDS = ("baseline", "search", "pretrained", "class", "chat", "path")
 """What a spec names (``Spec.kind``)."""
+
+MAX_REMOTE_ROLLOUTS = 20_000
+MAX_REMOTE_MS = 5_000.0
+REMOTE_LIMITS: dict[str, Any] = {
+    "kinds": ("baseline", "search", "pretrained"),
+    "max_iterations": MAX_REMOTE_ROLLOUTS,
+    "max_ms": MAX_REMOTE_MS,
+    "peek": False,
+}
+"""What a remote caller may name (``check_spec``'s limits): loading a file, a module or a saved
+model would run or unpickle what the caller chose, and ``@peek`` reads hidden hands."""
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
@@ -277,7 +295,8 @@ def check_spec(
         and not (os.path.isfile(spec.body) or os.path.isfile(spec.body + ".zip") or os.path.isdir(spec.body))
     ):
         raise ValueError(
-            f"unknown agent {spec.body!r} (no file or directory of that name): an agent spec is one of: {AGENT_SPECS}"
+            f"unknown agent {spec.body!r}{_did_you_mean(spec.body)} (no file or directory of that name either): "
+            f"an agent spec is one of: {AGENT_SPECS}"
         )
     if spec.kind == "class" and exists and spec.target.endswith(".py") and not os.path.isfile(spec.target):
         raise ValueError(f"{spec.text!r}: no file {spec.target!r} to load the agent {spec.attr!r} from")
@@ -294,6 +313,11 @@ def check_spec(
         if spec.belief == "peek" and not peek:
             raise ValueError(f"agent {spec.text!r} is not offered here: @peek sees every hand")
     return spec
+
+
+def _did_you_mean(name: str) -> str:
+    close = difflib.get_close_matches(name, agent_names(), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def parse_table(entry: str, **limits: Any) -> list[str]:
@@ -443,6 +467,23 @@ def make_agent(
     if s.label is not None:
         agent.name = s.label
     return agent
+
+
+def remote_agent(spec: Any, rules: UnoRules, num_players: int | None = None) -> Agent:
+    """The agent an untrusted caller names (``REMOTE_LIMITS``); ``ValueError`` saying what is offered.
+
+    Checked before anything is built, so a refused spec imports, opens and runs nothing."""
+    try:
+        checked = check_spec(spec, **REMOTE_LIMITS)
+    except ValueError as exc:
+        if isinstance(spec, str) and re.fullmatch(r"[\w.-]+", spec.strip()) and not spec.strip().endswith(".zip"):
+            exc = ValueError(f"unknown agent {spec.strip()!r}{_did_you_mean(spec.strip())}")
+        raise ValueError(
+            f"{exc}. A remote caller may name {', '.join(agent_names())}, or a search with a budget: search:N "
+            f"(N rollouts, 1..{MAX_REMOTE_ROLLOUTS}) or search:Tms (T in (0, {MAX_REMOTE_MS:g}]), also ismcts and "
+            "flatmc, each with an optional @BELIEF and LABEL="
+        ) from None
+    return make_agent(checked.text, rules, num_players=num_players)
 
 
 def _search_agent(s: Spec, rules: UnoRules) -> FlatMCAgent:

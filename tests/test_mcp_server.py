@@ -74,7 +74,7 @@ def test_bad_calls_are_refused_and_change_nothing():
             ("play", {"game_id": "g404", "move": "draw"}, "no game 'g404'"),
             ("view", {"game_id": "nope"}, "the games are: g1"),
             ("new_game", {"opponents": ["nobody"]}, "unknown agent 'nobody'"),
-            ("new_game", {"opponents": []}, "1 to 9 agent specs"),
+            ("new_game", {"opponents": []}, "1 to 9 agent names"),
             ("new_game", {"opponents": ["random"], "seat": 2}, "seat must be an integer in 0..1"),
             ("new_game", {"rules": "chess"}, "unknown preset 'chess'"),
             ("new_game", {"seed": -1}, "seed must be an integer >= 0"),
@@ -93,5 +93,18 @@ def test_bad_calls_are_refused_and_change_nothing():
         assert over.is_error and "is over" in over.content[0].text
         ended = await client.call_tool("end_game", {"game_id": game_id})
         assert not ended.is_error and games.games == {}
+
+    _run(script)
+
+
+@pytest.mark.parametrize("opponent", ["search:16", "flatmc:2ms", "belief_policy", "pretrained"])
+def test_the_searches_and_shipped_models_sit_at_the_table(opponent):
+    """Opponents that read the round's history get an engine that keeps it."""
+
+    async def script(client, games):
+        started = await client.call_tool("new_game", {"opponents": [opponent], "seed": 3})
+        assert not started.is_error, started.content[0].text
+        game_id = started.structured_content["game_id"]
+        assert "The game is over" in await _play_out(client, game_id, np.random.default_rng(3))
 
     _run(script)

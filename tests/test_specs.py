@@ -134,7 +134,7 @@ def test_bad_specs_say_what_is_wrong(text, message):
 
 
 def test_check_spec_looks_paths_up_and_enforces_the_callers_limits(agent_file, tmp_path):
-    with pytest.raises(ValueError, match="unknown agent 'nobody' \\(no file or directory of that name\\)"):
+    with pytest.raises(ValueError, match="unknown agent 'nobody' \\(no file or directory of that name either\\)"):
         check_spec("nobody")
     assert check_spec("nobody", exists=False).kind == "path"  # a name read back from results
     with pytest.raises(ValueError, match="no file 'missing.py' to load the agent 'X' from"):

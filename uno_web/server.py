@@ -56,7 +56,16 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from agents.registry import BASELINES, SEARCHES, agent_names, check_spec, make_agent, parse_spec
+from agents.registry import (
+    BASELINES,
+    MAX_REMOTE_MS,
+    MAX_REMOTE_ROLLOUTS,
+    SEARCHES,
+    agent_names,
+    make_agent,
+    parse_spec,
+    remote_agent,
+)
 from uno_env import PRESETS, UnoRules, parse_rules
 from uno_env.compile_notice import announce_compiling
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -67,21 +76,12 @@ STATIC = Path(__file__).parent / "static"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 MAX_BODY = 16 * 1024  # every request but a record upload is a few hundred bytes
 MAX_RECORD_BODY = 4 * 1024 * 1024  # a 20,000-action record is about 1.5 MB of JSON
-MAX_SEARCH_ROLLOUTS = 20_000
 MAX_TURNS = MAX_GAME_ACTIONS
 MAX_TARGET_POINTS = 10_000
 MAX_GAMES = 10_000  # --max-games: each live game holds up to a few MB at its action limit
 MAX_IDLE_MINUTES = 24 * 60.0
-MAX_SEARCH_MS = 5_000.0
 MAX_JSON_DEPTH = 32  # a record nests 5 deep; anything deeper is not one of ours
 BODY_TIMEOUT_S = 10.0  # a body not complete by then is dropped (a slow client holds no worker)
-WEB_SPEC_LIMITS: dict[str, Any] = {
-    "kinds": ("baseline", "search"),
-    "max_iterations": MAX_SEARCH_ROLLOUTS,
-    "max_ms": MAX_SEARCH_MS,
-    "peek": False,
-}
-"""What the table takes of a browser's agent spec (``agents.registry.check_spec``)."""
 AGENT_WORKERS = 2  # agents think on these threads only, so slow ones cannot starve other requests
 STATE_CHANGING = ("POST", "PUT", "PATCH", "DELETE")
 _STRING_RE = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
@@ -364,23 +364,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # A page on another site that rebinds its name to 127.0.0.1 sends its own Host header.
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(s.allowed_hosts))
 
-    offered = [*agent_names(models=False), *s.extra_agents]
+    offered = [*agent_names(), *s.extra_agents]
 
-    def agent_for(spec: Any, rules: UnoRules) -> Any:
+    def agent_for(spec: Any, rules: UnoRules, num_players: int) -> Any:
         if not isinstance(spec, str):
             raise WebError(422, f"an agent is a name, got {spec!r}")
         if spec.strip() in s.extra_agents:
             return s.extra_agents[spec.strip()]
         try:
-            # Paths and classes are never taken from a browser: loading one runs or unpickles a file.
-            checked = check_spec(spec, **WEB_SPEC_LIMITS)
+            return remote_agent(spec, rules, num_players)
         except ValueError as exc:
-            raise WebError(
-                422,
-                f"{exc}. The web table offers {offered}, or a search with a budget: search:N (N rollouts, "
-                f"1..{MAX_SEARCH_ROLLOUTS}) or search:Tms (T in (0, {MAX_SEARCH_MS:g}]), also ismcts and flatmc",
-            ) from None
-        return make_agent(checked.text, rules)
+            raise WebError(422, str(exc)) from None
 
     # Agents think on their own few threads: however many games wait for an agent, the request
     # threads stay free for everything else (a page, a human move, another game's view).
@@ -412,7 +406,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "presets": {k: v for k, v in PRESETS.items()},
             "options": UnoRules().to_dict(),
             "agents": offered,
-            "search_limits": {"rollouts": MAX_SEARCH_ROLLOUTS, "ms": MAX_SEARCH_MS},
+            "search_limits": {"rollouts": MAX_REMOTE_ROLLOUTS, "ms": MAX_REMOTE_MS},
             "players": [MIN_PLAYERS, MAX_PLAYERS],
             "idle_minutes": s.idle_minutes,
         }
@@ -454,7 +448,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         agents: list[Any] = [None] * n
         names = [f"you (seat {body.seat})"] * n
         for k, seat in enumerate(p for p in range(n) if p != body.seat):
-            agents[seat] = agent_for(specs[k], rules)
+            agents[seat] = agent_for(specs[k], rules, n)
             check_table = getattr(agents[seat], "check_table", None)  # a saved model knows its table (its card)
             if check_table is not None and not s.allow_other_table:
                 try:
