@@ -78,7 +78,9 @@ class UnoGames:
             raise GameError(f"{MAX_GAMES} games are open; end one with end_game first")
         opponents = ["heuristic"] if opponents is None else list(opponents)
         if not 1 <= len(opponents) <= 9 or not all(isinstance(o, str) for o in opponents):
-            raise GameError(f"opponents is a list of 1 to 9 agent names ({', '.join(agent_names())}), got {opponents!r}")
+            raise GameError(
+                f"opponents is a list of 1 to 9 agent names ({', '.join(agent_names())}), got {opponents!r}"
+            )
         n = len(opponents) + 1
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
             raise GameError(f"seat must be an integer in 0..{n - 1} for {n} players, got {seat!r}")
@@ -175,7 +177,8 @@ def build_server(games: UnoGames | None = None) -> Any:
         "uno",
         instructions=(
             "Play UNO: new_game seats you against registry agents; view shows your seat and numbers your legal "
-            "moves; play takes one move by number or name. Opponents: " + ", ".join(agent_names())
+            "moves; play takes one move by number or name. Opponents: "
+            + ", ".join(agent_names())
             + f" or a search with a budget up to {REMOTE_LIMITS['max_iterations']} rollouts or "
             f"{REMOTE_LIMITS['max_ms']:g} ms (search:256, search:20ms)"
         ),

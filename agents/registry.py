@@ -476,10 +476,11 @@ def remote_agent(spec: Any, rules: UnoRules, num_players: int | None = None) -> 
     try:
         checked = check_spec(spec, **REMOTE_LIMITS)
     except ValueError as exc:
-        if isinstance(spec, str) and re.fullmatch(r"[\w.-]+", spec.strip()) and not spec.strip().endswith(".zip"):
-            exc = ValueError(f"unknown agent {spec.strip()!r}{_did_you_mean(spec.strip())}")
+        word = spec.strip() if isinstance(spec, str) else ""
+        # A bare word is a misspelled name here, never a path.
+        why = f"unknown agent {word!r}{_did_you_mean(word)}" if re.fullmatch(r"[\w-]+", word) else str(exc)
         raise ValueError(
-            f"{exc}. A remote caller may name {', '.join(agent_names())}, or a search with a budget: search:N "
+            f"{why}. A remote caller may name {', '.join(agent_names())}, or a search with a budget: search:N "
             f"(N rollouts, 1..{MAX_REMOTE_ROLLOUTS}) or search:Tms (T in (0, {MAX_REMOTE_MS:g}]), also ismcts and "
             "flatmc, each with an optional @BELIEF and LABEL="
         ) from None
