@@ -90,3 +90,17 @@ def test_help_texts_name_every_rule_preset(capsys):
     for args_class in classes:
         text = _help(args_class, capsys)
         assert f"a preset ({', '.join(PRESETS)})" in text, (args_class.__module__, text)
+
+
+def test_train_help_is_short_and_says_what_the_command_does():
+    pytest.importorskip("stable_baselines3", reason="the train extra is not installed")
+    out = subprocess.run(
+        [sys.executable, "-c", "from training.main import cli; cli(['--help'], 'train.py')"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    ).stdout
+    lines = out.splitlines()
+    assert lines[2].startswith("Train a UNO agent"), out[:400]
+    assert len(lines) <= 150 and max(len(line) for line in lines) <= 120, (len(lines), out[:400])

@@ -82,9 +82,19 @@ from uno_env.rules import PRESETS_HELP
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 from uno_env.spaces import MAX_HISTORY
 
+HELP = """Train a UNO agent (MaskablePPO) against a mix of opponents, then print its evaluation table.
+
+    python train.py                                     # 2 players, classic: about 13 minutes on 2 cores
+    python train.py --opponent-mix "0.5*heuristic,0.5*self" --total-timesteps 20000000
+    python train.py --num-players 4 --rules house --exp-name house4
+
+Writes runs/<exp-name>/model.zip (load it anywhere by its path). Every option: docs/training.md."""
+
 
 @dataclass
 class Args:
+    """Options of ``train.py`` / ``uno-train`` (their depth: docs/training.md#every-option)."""
+
     exp_name: str = "uno_ppo"
     """name of the run: everything is written to <output_dir>/<exp_name>/"""
     output_dir: str = "runs"
@@ -92,37 +102,30 @@ class Args:
     seed: int = 1
     """seed of python, numpy, torch, the games and the opponents"""
     torch_threads: int = 1
-    """torch CPU threads (0: torch's default). One: on a busy 2-core machine two threads wait on each
-    other and run at about half the speed (docs/training.md)"""
+    """torch CPU threads during rollouts (0: torch's default)"""
     update_threads: int = 0
-    """torch CPU threads during each PPO update and the warm start's cloning, when the games wait (0:
-    --torch-threads); the rollouts keep --torch-threads. 2 on an idle 2-core machine: the update is
-    most of a step's time (docs/training.md)"""
+    """torch CPU threads during each PPO update and the warm start (0: --torch-threads)"""
     num_players: int = 2
     """players per table (2-10)"""
     rules: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
     total_timesteps: int = 8_000_000
-    """learner decisions to train on (all games together), after the warm start"""
+    """learner decisions to train on, after the warm start"""
     max_minutes: float = 0.0
-    """wall-clock limit of the training loop in minutes (0: none); the run stops early, says so,
-    and still saves and evaluates (a capped run is no longer reproducible from the seed)"""
+    """wall-clock limit of the training loop in minutes (0: none); the run still saves and evaluates"""
     num_envs: int = 256
-    """games played at once (the learner's seat in each); rllib: games of each env runner (one engine)"""
+    """games played at once; rllib: games per env runner"""
     n_steps: int = 64
-    """learner decisions per game per rollout (rollout size = num_envs * n_steps); rllib: env steps per
-    game per runner in each training batch (batch = num_envs * n_steps * max(1, num_env_runners))"""
+    """learner decisions per game per rollout"""
     batch_size: int = 4096
     """minibatch size of the PPO update"""
     n_epochs: int = 4
     """passes over each rollout"""
     learning_rate: float = 1e-3
-    """Adam step size at the start (and of the warm start's cloning)"""
+    """Adam step size at the start (also the warm start's)"""
     anneal_lr: bool = True
     """decay the step size linearly to 0 over total_timesteps"""
     gamma: float = 0.999
-    """discount factor (a won round is +1, a lost one -1, at its end). Near 1 on purpose: with a
-    stronger discount, an agent that loses most rounds early on gains by dragging them out
-    (drawing instead of playing), and it can get stuck there"""
+    """discount factor (near 1 on purpose: docs/training.md)"""
     gae_lambda: float = 0.95
     """GAE lambda"""
     clip_range: float = 0.2
@@ -130,106 +133,77 @@ class Args:
     ent_coef: float = 0.01
     """entropy bonus coefficient"""
     vf_coef: float = 0.5
-    """value loss coefficient (also in the warm start's cloning, against the games' results)"""
+    """value loss coefficient (also in the warm start)"""
     max_grad_norm: float = 0.5
     """gradient clipping norm"""
     hidden: tuple[int, ...] = (256, 256)
-    """widths of the trunk shared by the policy and the value heads (agents.ppo.UnoFeatures)"""
+    """widths of the trunk shared by the policy and value heads"""
     head: tuple[int, ...] = ()
     """widths of the separate policy and value layers after the trunk (none: linear heads)"""
     activation: Activation = "relu"
     """activation of the network"""
     privileged_critic: bool = False
-    """asymmetric actor-critic: the value function also sees the hidden state (every hand, the draw
-    pile's composition; uno_env.observation.STATE_FIELDS), the policy only its observation; the saved
-    model acts on observations alone"""
+    """the value function also sees every hand; the saved policy does not"""
     history: int = 0
-    """public events the policy reads besides its observation (UnoSB3VecEnv(history=K): a Dict
-    observation, read by agents.ppo.UnoFeatures); 0: none. The saved model plays with it anywhere
-    (PPOAgent reads K from the model). The sb3 backend; a warm start's positions then carry the history"""
+    """public events the policy reads besides its observation (0: none; sb3 backend)"""
     learner_seat: Literal["random"] | int = "random"
     """the learner's seat: 'random' (drawn per round) or a seat number"""
     opponent_mix: str = "0.5*heuristic,0.5*rlcard_rule"
-    """opponents and their shares of the games, 'weight*spec,...' (agents.registry.parse_mix; no
-    weight: 1): each spec an agent of agents.registry.make_agent (random, rlcard_rule, greedy,
-    heuristic, search, search:N, a saved model, my_agent.py:MyAgent...), a mixed table 'a+b+c' (one
-    spec per other seat), 'self' (frozen snapshots of the learner) or 'league'. The default trains
-    against the two figures that matter (beating heuristic and rlcard_rule); without a warm start,
-    add random games so that the untrained learner has rounds it can win
-    ('0.85*rlcard_rule,0.15*random'). rllib: baselines and self only"""
+    """opponents and their shares, WEIGHT*SPEC,...: agent specs, mixed tables a+b+c, 'self' or 'league'"""
     self_play_groups: int = 2
     """groups the 'self' games are split into, each playing its own snapshot"""
     snapshot_every: int = 500_000
-    """steps between snapshots of the learner added to the snapshot pool that 'self' and 'league' draw from"""
+    """steps between snapshots of the learner added to the pool of 'self' and 'league'"""
     snapshot_pool_size: int = 8
-    """snapshots kept in the one snapshot pool; a self-play group gets the newest with probability
-    snapshot_latest_prob, else a uniformly drawn one"""
+    """snapshots kept in the pool"""
     snapshot_latest_prob: float = 0.5
     """probability that a self-play group plays the newest snapshot"""
     league_opponents: str = "random,rlcard_rule,greedy,heuristic"
-    """the fixed members of the league (comma-separated agents.registry specs), beside the learner's
-    snapshots; used by the 'league' entry of --opponent-mix. The baselines only: a search member
-    (search:32) makes a rollout several times slower (docs/training.md); the longer recipe adds it"""
+    """the fixed members of the 'league', beside the learner's snapshots (agent specs)"""
     league_groups: int = 4
-    """groups the 'league' games are split into, each drawing its own opponent after every rollout"""
+    """groups the 'league' games are split into, each drawing its own opponent per rollout"""
     league_power: float = 2.0
-    """PFSP weighting: a member is drawn with probability proportional to (1 - p) ** league_power, p
-    the learner's recent win rate against it (0: uniform)"""
+    """PFSP weighting: a member is drawn in proportion to (1 - win rate) ** league_power (0: uniform)"""
     league_window: int = 500
     """the learner's last rounds per league member that its win rate is estimated from"""
     bc_positions: int = 1_000_000
-    """expert iteration's warm start: the most positions labelled by --bc-teacher that the new policy
-    is cloned on before PPO. Scaled to the run: it clones on min(--bc-positions, --total-timesteps / 8)
-    (warm_start_positions), so a short run is not mostly cloning (0: none; skipped on --resume, the
-    checkpoint holds the result; with --privileged-critic the actor is cloned, the critic is not)"""
+    """warm start: the most positions cloned from --bc-teacher before PPO (0: none)"""
     bc_teacher: str = "heuristic"
-    """the agents.registry spec labelling the positions: an agent acting on observations (heuristic, a
-    saved model) labels a batch of games at once; a search is asked with the engine and re-deals what its
-    seat cannot see (search:256: slower, stronger; the longer recipe's)"""
+    """the agent spec labelling the warm start's positions"""
     bc_opponents: str = "rlcard_rule,heuristic,random"
-    """opponents of the teacher's labelling games (comma-separated specs or mixed tables 'a+b+c'; a search
-    teacher takes them in turn per 64 games, any other plays 64 games against each at once)"""
+    """opponents of the teacher's labelling games (agent specs or mixed tables a+b+c)"""
     bc_epochs: int = 4
-    """passes of the cloning over the labelled positions (its Adam step size is --learning-rate, its
-    value head's weight against the games' results --vf-coef)"""
+    """passes of the cloning over the labelled positions"""
     bc_batch_size: int = 1024
     """minibatch size of the cloning"""
     bc_data: str = ""
-    """an .npz of labelled positions: loaded when it exists (it must come from the same teacher,
-    opponents, rules, players, seed and count), else written after labelling (empty: not kept)"""
+    """an .npz of labelled positions: loaded when it exists, else written after labelling"""
     eval_every: int = 1_000_000
-    """steps between evaluations against the evaluation opponents during training (0: never)"""
+    """steps between evaluations during training (0: never)"""
     eval_games: int = 1000
     """games per evaluation opponent in those evaluations"""
     eval_opponents: str = "random,rlcard_rule,greedy,heuristic"
-    """opponents of the evaluations (comma-separated agents.registry specs)"""
+    """opponents of the evaluations (agent specs)"""
     final_eval_games: int = 10_000
-    """games per evaluation opponent in the final evaluation table (0: skip it)"""
+    """games per evaluation opponent in the final table (0: skip it)"""
     deterministic_eval: bool = True
     """evaluate with the most likely legal action (False: sample from the policy)"""
     checkpoint_every: int = 2_000_000
-    """steps between checkpoints in <run>/checkpoints/ (0: none); each is written atomically and
-    checkpoints/latest.json points at the newest complete one"""
+    """steps between checkpoints in <run>/checkpoints/ (0: none)"""
     resume: str = ""
-    """what to continue from: a run directory (its checkpoints/latest.json), a checkpoints/ directory,
-    a latest.json or a step_N.zip. Restored: weights, optimizer state, step count, PPO settings
-    (network, n_steps, batch size... come from the checkpoint), and from the step_N.state.pt beside
-    it the python/numpy/torch generators, the snapshot pool (and the league's win rates) and the evaluation history; the
-    learning-rate schedule and everything else come from these arguments; total_timesteps counts
-    from the start of the original run"""
+    """continue from a run directory, a checkpoints/ directory, a latest.json or a step_N.zip"""
     progress: bool = True
     """show a progress bar"""
     tensorboard: bool = True
-    """write TensorBoard logs to <run>/tb when tensorboard is installed (skipped quietly otherwise)"""
+    """write TensorBoard logs to <run>/tb when tensorboard is installed"""
     backend: Literal["sb3", "rllib"] = "sb3"
-    """sb3: MaskablePPO in this process; rllib: Ray RLlib PPO (needs the distributed extra)"""
+    """sb3: MaskablePPO in this process; rllib: Ray RLlib PPO (the distributed extra)"""
     num_env_runners: int = 1
-    """rllib: Ray actors sampling games (0: sample on this process), each with --num-envs games"""
+    """rllib: Ray actors sampling games (0: sample on this process)"""
     address: str = ""
-    """rllib: address of a running Ray cluster ('auto': the one started on this machine by
-    'ray start'); empty: start a local Ray with --num-cpus CPUs"""
+    """rllib: address of a running Ray cluster ('auto': this machine's); empty: a local Ray"""
     num_cpus: int = 2
-    """rllib without --address: CPUs of the local Ray (each env runner takes one)"""
+    """rllib without --address: CPUs of the local Ray"""
 
 
 def check_args(args: Args) -> None:
@@ -565,7 +539,7 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
 
 def cli(argv: list[str] | None = None, script: str = "uno-train") -> None:
     """The command line: ``uno-train`` (the wheel's command) and ``python train.py`` (``script``)."""
-    args = tyro.cli(Args, args=argv, prog=script, description=__doc__)
+    args = tyro.cli(Args, args=argv, prog=script, description=HELP)
     announce_compiling(script)
     try:
         main(args, script)
