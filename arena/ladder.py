@@ -65,7 +65,7 @@ from agents.registry import make_agent
 from uno_env import Agent, UnoRules, parse_rules
 
 from .match import PlayResult, agent_name
-from .ratings import bradley_terry, paired_interval, paired_standard_errors, wilson_interval
+from .ratings import Z95, bradley_terry, paired_interval, paired_standard_errors, wilson_interval
 from .tournament import Chunk, PlayChunks, derive_seed, play_chunks_here
 
 __all__ = [
@@ -83,7 +83,6 @@ __all__ = [
     "rate_against",
 ]
 
-Z95 = 1.959963984540054
 ELO = 400.0 / math.log(10.0)  # Elo points per natural-log unit of odds
 
 

@@ -25,10 +25,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["wilson_interval", "paired_interval", "bradley_terry", "paired_standard_errors"]
+__all__ = ["Z95", "wilson_interval", "paired_interval", "bradley_terry", "paired_standard_errors"]
 
 
-def wilson_interval(wins: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+Z95 = 1.959963984540054
+"""The standard normal's two-sided 95% quantile: every interval here is at 95%."""
+
+
+def wilson_interval(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion (95% by default).
 
     The bounds are exactly 0 at 0 wins and exactly 1 at ``n`` wins (the formula gives them up
@@ -44,7 +48,7 @@ def wilson_interval(wins: float, n: int, z: float = 1.959963984540054) -> tuple[
     return (lo, hi)
 
 
-def paired_interval(per_deal: np.ndarray, z: float = 1.959963984540054) -> tuple[float, float]:
+def paired_interval(per_deal: np.ndarray, z: float = Z95) -> tuple[float, float]:
     """95% interval of a mean over deals (duplicate play): ``mean ± z·sd/√deals`` of the per-deal
     results (each deal's score averaged over its seat rotations), clipped to [0, 1].
 

@@ -42,7 +42,7 @@ import tyro
 from agents import make_agent
 from agents.registry import parse_table
 from arena import derive_seed, play, wilson_interval
-from arena.ratings import paired_interval
+from arena.ratings import Z95, paired_interval
 from uno_env import UnoRules
 
 
@@ -122,7 +122,7 @@ def figures_of(
     }
 
 
-def paired_difference(a: list[float], b: list[float], z: float = 1.959963984540054) -> tuple[float, float, float]:
+def paired_difference(a: list[float], b: list[float], z: float = Z95) -> tuple[float, float, float]:
     """Mean of the per-deal differences ``a - b`` (the same deals) and its 95% interval."""
     d = np.asarray(a, np.float64) - np.asarray(b, np.float64)
     half = z * float(d.std(ddof=1)) / np.sqrt(d.size) if d.size > 1 else 1.0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 import pytest
@@ -176,7 +177,7 @@ def test_duplicate_tables_and_tournaments_report_paired_intervals():
 def test_paired_interval():
     assert paired_interval(np.full(10, 0.5)) == (0.5, 0.5)
     lo, hi = paired_interval(np.array([0.0, 1.0] * 50))
-    assert lo == pytest.approx(0.5 - 1.959963984540054 * np.std([0.0, 1.0] * 50, ddof=1) / 10)
+    assert lo == pytest.approx(0.5 - NormalDist().inv_cdf(0.975) * np.std([0.0, 1.0] * 50, ddof=1) / 10)
     assert hi == pytest.approx(1 - lo)
 
 

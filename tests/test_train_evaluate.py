@@ -367,7 +367,7 @@ def test_find_checkpoint_says_what_resume_accepts(tmp_path):
         (["--opponent-mix", "heuristic:0.5,search:20ms"], "write the weight first: 0.5*heuristic"),
         (["--opponent-mix", "abc*heuristic"], "bad weight 'abc' for heuristic"),
         (["--eval-opponents", "random,nobody"], "unknown agent 'nobody'"),
-        (["--num-players", "1"], "--num-players must be in 2..10"),
+        (["--num-players", "1"], "--num-players must be an integer in 2..10"),
         (["--rules", "casual"], "unknown preset 'casual'"),
         (["--rules", '{"colour": 1}'], "unknown option"),
         (["--learner-seat", "2"], "--learner-seat must be 'random' or a seat 0..1"),

@@ -76,9 +76,10 @@ from training.sb3 import (
     with_update_threads,
 )
 from uno_env import UnoRules, parse_rules
+from uno_env.checks import check_int
 from uno_env.compile_notice import announce_compiling
 from uno_env.policy import history_length_of
-from uno_env.rules import PRESETS_HELP
+from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS_HELP
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 from uno_env.spaces import MAX_HISTORY
 
@@ -240,8 +241,7 @@ def check_args(args: Args) -> None:
     ]:
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
-    if not 2 <= args.num_players <= 10:
-        raise ValueError(f"--num-players must be in 2..10, got {args.num_players}")
+    check_int("--num-players", args.num_players, MIN_PLAYERS, MAX_PLAYERS)
     if not 0 < args.learning_rate < 1:
         raise ValueError(f"--learning-rate must be in (0, 1), got {args.learning_rate}")
     if not 0 <= args.snapshot_latest_prob <= 1:
