@@ -16,7 +16,17 @@ from . import batch, invariants, kernels
 from . import layout as L
 from .borrow import view_at
 from .events import extend_events, redact
-from .history import HISTORY_COUNTS_SIZE, HISTORY_SIZE, clear_history, encode_history, fold_history, history_rows
+from .history import (
+    HISTORY_COUNTS_SIZE,
+    HISTORY_SIZE,
+    HISTORY_TOKEN_SIZE,
+    clear_history,
+    encode_history,
+    fold_history,
+    history_rows,
+    read_new_tokens,
+    read_tokens,
+)
 from .record import Recorder
 from .rng import splitmix64
 
@@ -141,17 +151,19 @@ def _first_card_returned(rules: UnoRules, card: int) -> bool:
     return rules.wild_first_card == "redraw" and bool(IS_WILD[card])
 
 
-def _check_out(arr: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
+def _check_out(arr: Any, shape: tuple[int, ...], name: str, dtype: Any = np.float32) -> np.ndarray:
     """``arr`` if it can take an output of ``shape`` in place, else a ValueError naming ``name``."""
     if (
         not isinstance(arr, np.ndarray)
         or arr.shape != shape
-        or arr.dtype != np.float32
+        or arr.dtype != dtype
         or not arr.flags.c_contiguous
         or not arr.flags.writeable
     ):
         got = f"{arr.dtype} {arr.shape}" if isinstance(arr, np.ndarray) else type(arr).__name__
-        raise ValueError(f"{name} must be a writeable C-contiguous float32 array of shape {shape}, got {got}")
+        raise ValueError(
+            f"{name} must be a writeable C-contiguous {np.dtype(dtype).name} array of shape {shape}, got {got}"
+        )
     return arr
 
 
@@ -282,6 +294,8 @@ class Engine:
     _history: np.ndarray
     _history_meta: np.ndarray
     _history_counts: np.ndarray
+    _history_tokens: np.ndarray
+    _history_read: np.ndarray
 
     def _bind_views(self) -> None:
         """(Re)make the views of ``_buf`` named in ``_VIEW_NAMES`` (after allocation or unpickling)."""
@@ -473,6 +487,60 @@ class Engine:
             rows, counts = _check_out(out[0], shapes[0], "out[0]"), _check_out(out[1], shapes[1], "out[1]")
         encode_history(self._buf, seats_arr, self._all if which is None else which, rows, counts)
         return rows, counts
+
+    def history_tokens(
+        self, seats: np.ndarray | Sequence[int] | int, games: Any = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Each game's last K events of the round as a seat saw them, as tokens for embedding
+        layers (needs ``Engine(history=K)``): int8 [B, K, HISTORY_TOKEN_SIZE], oldest first, the
+        latest in row K - 1, zero rows before the round's first event.
+
+        The columns are ``uno_env.engine.history.HISTORY_TOKEN_FIELDS`` (vocabulary sizes in
+        ``HISTORY_TOKEN_VOCAB``); the events and their redaction are ``history``'s. ``seats``,
+        ``games`` and ``out`` work as in ``observe`` (``out`` int8 [B, K, HISTORY_TOKEN_SIZE])."""
+        seats_arr, which, out = self._token_args(seats, games, out, None)
+        read_tokens(self._buf, seats_arr, self._all if which is None else which, out)
+        return out
+
+    def history_tokens_new(
+        self, seats: np.ndarray | Sequence[int] | int, games: Any = None, out: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The events of each game that the seat has not read yet through this method (read at
+        every decision: the events since its last decision), as ``history_tokens``' tokens, for
+        recurrent policies: ``(tokens, n)``. ``tokens`` int8 [B, M, HISTORY_TOKEN_SIZE] (M = K,
+        or ``out``'s second dimension) holds them oldest first from row 0, zero rows after; ``n``
+        int64 [B] says how many there were (more than min(M, K) only when the oldest are not in
+        ``tokens``). A new round starts with none read. Games not in ``games`` are not read."""
+        seats_arr, which, out = self._token_args(seats, games, out, 0)
+        n = np.zeros(self.num_envs, np.int64)
+        read_new_tokens(self._buf, seats_arr, self._all if which is None else which, out, n)
+        return out, n
+
+    def _token_args(
+        self, seats: Any, games: Any, out: np.ndarray | None, width: int | None
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+        """``history_tokens(_new)``'s arguments checked; ``width`` None: out's rows must be K."""
+        if not self.history_length:
+            raise ValueError("this Engine keeps no history; create it with history=K (events kept per game)")
+        seats_arr, which, _ = self._view_args(seats, None, games, 0)
+        K = self.history_length
+        if out is None:
+            make = np.empty if which is None and width is None else np.zeros
+            return seats_arr, which, make((self.num_envs, K, HISTORY_TOKEN_SIZE), np.int8)
+        if width is None:
+            return seats_arr, which, _check_out(out, (self.num_envs, K, HISTORY_TOKEN_SIZE), "out", np.int8)
+        if (
+            not isinstance(out, np.ndarray)
+            or out.ndim != 3
+            or out.shape[0] != self.num_envs
+            or out.shape[1] < 1
+            or out.shape[2] != HISTORY_TOKEN_SIZE
+        ):
+            raise ValueError(
+                f"out must be an int8 array of shape ({self.num_envs}, M, {HISTORY_TOKEN_SIZE}) with M >= 1, "
+                f"got {getattr(out, 'shape', type(out).__name__)}"
+            )
+        return seats_arr, which, _check_out(out, out.shape, "out", np.int8)
 
     def history_count(self, i: int) -> int:
         """Events of game i's round so far that enter a history (however many ``history`` keeps)."""
@@ -705,7 +773,7 @@ class Engine:
         for dst, src in zip(self._state[:5], source._state[:5], strict=True):
             dst[j] = src[i]
         if self.history_length:  # an engine without one (a search's rollouts) takes the games alone
-            for name in ("_history", "_history_meta", "_history_counts"):
+            for name in ("_history", "_history_meta", "_history_counts", "_history_tokens", "_history_read"):
                 getattr(self, name)[j] = getattr(source, name)[i]
         for name in ("observation", "legal_mask", "current_player", "terminated", "truncated", "rewards"):
             getattr(self, name)[j] = getattr(source, name)[i]
@@ -901,7 +969,7 @@ class Engine:
         which[i] = True
         self._run_codes(which, batch.REFRESH)
         if self.history_length:  # a position has no history: it starts here
-            clear_history(self._history_meta, self._history_counts, i, int(self._g[i, L.G_COLOR]))
+            clear_history(self._history_meta, self._history_counts, self._history_read, i, int(self._g[i, L.G_COLOR]))
         if self._recorder is not None:
             self._recorder.on_set(i, self.game_state(i), self.draw_pile(i))
         return self._result
