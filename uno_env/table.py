@@ -238,11 +238,12 @@ class Table:
         """Agent i's actions for the games ``rows`` (one batched call, or game by game)."""
         e, agent = self.engine, self.agents[i]
         per_row = self.seat_rngs is not None and i in self._per_row
-        if self.searching[i] and callable(getattr(agent, "act_in_rows", None)):
+        act_in_rows = getattr(agent, "act_in_rows", None)
+        if self.searching[i] and callable(act_in_rows):
             # act_in for many games in one call (ChatAgent: their requests run in parallel).
             cur = e.current_player
             rngs = [self.rngs[i] if self.seat_rngs is None else self.seat_rngs[r][int(cur[r])] for r in rows.tolist()]
-            chosen = list(agent.act_in_rows(e, rows.tolist(), rngs))
+            chosen = list(act_in_rows(e, rows.tolist(), rngs))
             if len(chosen) != rows.size:
                 raise _bad_answer(agent, f"{len(chosen)} actions from act_in_rows()", int(rows.size))
             for r, a in zip(rows.tolist(), chosen, strict=True):
