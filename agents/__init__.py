@@ -13,7 +13,6 @@ from uno_env.policy import Agent, RandomAgent, pick_legal, sample_legal
 from .flatmc import FlatMCAgent
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
-from .human import HumanAgent
 from .ismcts import ISMCTSAgent
 from .registry import AGENT_SPECS, BASELINES, agent_names, make_agent
 from .rlcard_rule import RLCardRuleAgent
@@ -32,7 +31,6 @@ __all__ = [
     "HeuristicAgent",
     "FlatMCAgent",
     "ISMCTSAgent",
-    "HumanAgent",
     "PPOAgent",
     "RLlibAgent",
     "ChatAgent",
