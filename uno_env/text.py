@@ -179,7 +179,10 @@ _THINK_CLOSE = re.compile(rf"</(?:{_THINK_TAGS})>", re.I)
 # Marks of a final answer, each capturing the answer; the last one in the reply wins.
 _FINAL_MARKS = (
     re.compile(r"\\boxed\{([^{}\n]*)\}"),
-    re.compile(r"\b(?:final answer|answer|final move|my move|move|action|choice)\s*(?:is)?\s*[:=]\s*([^\n]+)", re.I),
+    # A lookahead, so that a later mark on the same line is found too ("Move: 1, no: Answer: 2").
+    re.compile(
+        r"(?=\b(?:final answer|answer|final move|my move|move|action|choice)\s*(?:is)?\s*[:=]\s*([^\n]+))", re.I
+    ),
     re.compile(r"\b(?:the )?best (?:move|choice|option) (?:is|would be)\s*:?\s*([^\n.,;!]+)", re.I),
 )
 _NEGATIVE = re.compile(r"(?<![A-Za-z0-9])-\d")
@@ -473,7 +476,7 @@ def build_prompt(
     num_players: int | None = None,
     names: Sequence[str] | None = None,
     events: Sequence[dict[str, Any]] | None = None,
-    events_cut: int = 0,
+    events_cut: int | None = 0,
     list_moves: bool = True,
     describe_rules: bool = True,
 ) -> str:
@@ -482,7 +485,7 @@ def build_prompt(
     anything ``parse_rules`` takes, ``seat`` its absolute seat (slot 0 of the row), ``names``
     one per seat (default "player p"), ``events`` the round so far as this seat saw it (record
     events, ``uno_env.redact``ed; None: not shown), ``events_cut`` how many earlier events of the
-    round ``events`` leaves out (said in the prompt), ``list_moves`` whether the legal moves are
+    round ``events`` leaves out (said in the prompt; None: some, how many unknown), ``list_moves`` whether the legal moves are
     listed and numbered (False: the seat names its move, ``parse_reply(..., numbered=False)``),
     ``describe_rules`` whether the goal and the rules are stated in words (``rules_text``)."""
     rules = parse_rules(rules)
@@ -496,8 +499,8 @@ def build_prompt(
     moves = legal_moves(action_mask, seat, n, seat_names)
     hand = view["hand"]
     top = view["top_card"]
-    if not is_int(events_cut) or events_cut < 0:
-        raise ValueError(f"events_cut must be an integer >= 0 (events left out), got {events_cut!r}")
+    if events_cut is not None and (not is_int(events_cut) or events_cut < 0):
+        raise ValueError(f"events_cut must be an integer >= 0 (events left out) or None (some), got {events_cut!r}")
     lines = [_intro_line(rules, seat, seat_names)]
     if describe_rules:
         lines.append(rules_text(rules))
@@ -519,11 +522,14 @@ def build_prompt(
         lines.append("The round so far: not shown at this table (your view above holds the public counts).")
     elif not events:
         lines.append("The round so far: nothing has happened yet.")
-    elif events_cut:
-        lines.append(
-            f"The round so far, oldest first ({events_cut} earlier event{'s' * (events_cut != 1)} of this round "
-            f"{'are' if events_cut != 1 else 'is'} not shown):"
+    elif events_cut != 0:
+        left_out = (
+            "earlier events of this round are not shown"
+            if events_cut is None
+            else f"{events_cut} earlier event{'s' * (events_cut != 1)} of this round "
+            f"{'are' if events_cut != 1 else 'is'} not shown"
         )
+        lines.append(f"The round so far, oldest first ({left_out}):")
         lines += [f"- {describe_event(redact(ev, seat, rules.open_hands), seat, seat_names)}" for ev in events]
     else:
         lines.append("The round so far, oldest first:")
@@ -553,22 +559,25 @@ def build_prompt(
     return "\n".join(lines)
 
 
-def round_window(engine: Any, i: int, seat: int, limit: int | None = None) -> tuple[list[dict[str, Any]] | None, int]:
+def round_window(
+    engine: Any, i: int, seat: int, limit: int | None = None
+) -> tuple[list[dict[str, Any]] | None, int | None]:
     """``(events, cut)``: game ``i``'s round so far as ``seat`` saw it (the engine's history,
     ``history=K``, or its record, ``record=True``, redacted for ``seat``), its last ``limit``
-    events, and how many earlier events of the round are left out (by ``limit`` or by the
-    history's window); ``(None, 0)`` when the engine keeps neither."""
+    events, and how many earlier events of the round are left out: a count, or None when the
+    history's window dropped some (it keeps entries, a card dealt or drawn each, not events, so
+    how many events is unknown); ``(None, 0)`` when the engine keeps neither."""
     if engine.history_length:
         events = engine.history_events(i, seat)
-        total = engine.history_count(i)
+        dropped = engine.history_count(i) > engine.history_length
     else:
         try:
             events = [redact(ev, seat, engine.rules.open_hands) for ev in engine.record_events(i)]
         except ValueError:  # the engine does not record
             return None, 0
-        total = len(events)
+        dropped = False
     shown = events[-limit:] if limit else events
-    return shown, max(0, total - len(shown))
+    return shown, None if dropped else len(events) - len(shown)
 
 
 def round_events(engine: Any, i: int, seat: int, limit: int | None = None) -> list[dict[str, Any]] | None:
