@@ -5,7 +5,8 @@
 Each opponent is an agent spec of ``agents.registry.make_agent`` (a baseline name, ``search``
 with an optional budget, a saved model, an RLlib checkpoint, ``label=spec``); one spec for all
 opponents or one per opponent seat. Cards are shown in colour (``--no-color`` for plain text), the legal
-moves are numbered, and ``q`` or the end of input quits.
+moves are numbered, and ``q`` or the end of input quits. The game is a ``uno_web.session.Session``,
+the host the web table and ``uno-mcp`` share.
 """
 
 from __future__ import annotations
