@@ -271,7 +271,7 @@ class Engine:
 
     # Attribute names of the views of ``_buf`` (``layout.FIELDS`` order).
     _VIEW_NAMES = tuple(name if name in _OUTPUT_VIEWS else f"_{name}" for name, _dtype, _dims in L.FIELDS)
-    _DERIVED = ("_state", "_result")
+    _DERIVED = ("_state", "_result", "_window_out")
     # The views' types (made by _bind_views, so a type checker cannot see them being set).
     _g: np.ndarray
     _pl: np.ndarray
@@ -498,8 +498,11 @@ class Engine:
         The columns are ``uno_env.engine.history.HISTORY_TOKEN_FIELDS`` (vocabulary sizes in
         ``HISTORY_TOKEN_VOCAB``); the events and their redaction are ``history``'s. ``seats``,
         ``games`` and ``out`` work as in ``observe`` (``out`` int8 [B, K, HISTORY_TOKEN_SIZE])."""
-        seats_arr, which, out = self._token_args(seats, games, out, None)
-        read_tokens(self._buf, seats_arr, self._all if which is None else which, out)
+        out = self._token_out(out, None)
+        seats_arr, which = self._token_seats(seats, games)
+        bad = read_tokens(self._buf, seats_arr, self._all if which is None else which, out)
+        if bad >= 0:
+            self._raise_bad_seat(seats_arr, bad)
         return out
 
     def history_tokens_new(
@@ -511,36 +514,50 @@ class Engine:
         or ``out``'s second dimension) holds them oldest first from row 0, zero rows after; ``n``
         int64 [B] says how many there were (more than min(M, K) only when the oldest are not in
         ``tokens``). A new round starts with none read. Games not in ``games`` are not read."""
-        seats_arr, which, out = self._token_args(seats, games, out, 0)
+        out = self._token_out(out, 0)
+        seats_arr, which = self._token_seats(seats, games)
         n = np.zeros(self.num_envs, np.int64)
-        read_new_tokens(self._buf, seats_arr, self._all if which is None else which, out, n)
+        bad = read_new_tokens(self._buf, seats_arr, self._all if which is None else which, out, n)
+        if bad >= 0:
+            self._raise_bad_seat(seats_arr, bad)
         return out, n
 
-    def _token_args(
-        self, seats: Any, games: Any, out: np.ndarray | None, width: int | None
-    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
-        """``history_tokens(_new)``'s arguments checked; ``width`` None: out's rows must be K."""
+    def _token_seats(self, seats: Any, games: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """Seats int64 [B] and the games mask (or None) of a token read; an int64 [B] array of
+        seats passes as it is (the kernel checks its range, which costs a batch of one little)."""
         if not self.history_length:
             raise ValueError("this Engine keeps no history; create it with history=K (events kept per game)")
-        seats_arr, which, _ = self._view_args(seats, None, games, 0)
-        K = self.history_length
-        if out is None:
-            make = np.empty if which is None and width is None else np.zeros
-            return seats_arr, which, make((self.num_envs, K, HISTORY_TOKEN_SIZE), np.int8)
-        if width is None:
-            return seats_arr, which, _check_out(out, (self.num_envs, K, HISTORY_TOKEN_SIZE), "out", np.int8)
         if (
-            not isinstance(out, np.ndarray)
-            or out.ndim != 3
-            or out.shape[0] != self.num_envs
-            or out.shape[1] < 1
-            or out.shape[2] != HISTORY_TOKEN_SIZE
+            type(seats) is np.ndarray
+            and seats.dtype is _INT64
+            and seats.shape == (self.num_envs,)
+            and seats.flags.c_contiguous
         ):
+            return seats, None if games is None else np.ascontiguousarray(self._games_mask(games))
+        seats_arr, which, _ = self._view_args(seats, self._no_out, games, 0)
+        return seats_arr, which
+
+    def _raise_bad_seat(self, seats: np.ndarray, b: int) -> None:
+        raise ValueError(f"seats must be integers in 0..{self.num_players - 1}, got {int(seats[b])} for game {b}")
+
+    def _token_out(self, out: np.ndarray | None, width: int | None) -> np.ndarray:
+        """The int8 out array of a token read (new if None); ``width`` None: its rows must be K."""
+        K = self.history_length
+        if not K:
+            raise ValueError("this Engine keeps no history; create it with history=K (events kept per game)")
+        if out is None:
+            return np.zeros((self.num_envs, K, HISTORY_TOKEN_SIZE), np.int8)
+        if width is None:
+            if out is self._window_out:  # checked at its first read (a batch of one reads every step)
+                return out
+            self._window_out = _check_out(out, (self.num_envs, K, HISTORY_TOKEN_SIZE), "out", np.int8)
+            return out
+        if not isinstance(out, np.ndarray) or out.ndim != 3 or out.shape[1] < 1:
             raise ValueError(
                 f"out must be an int8 array of shape ({self.num_envs}, M, {HISTORY_TOKEN_SIZE}) with M >= 1, "
                 f"got {getattr(out, 'shape', type(out).__name__)}"
             )
-        return seats_arr, which, _check_out(out, out.shape, "out", np.int8)
+        return _check_out(out, (self.num_envs, out.shape[1], HISTORY_TOKEN_SIZE), "out", np.int8)
 
     def history_count(self, i: int) -> int:
         """Events of game i's round so far that enter a history (however many ``history`` keeps)."""
@@ -561,6 +578,9 @@ class Engine:
         extend_events(events, {}, history_rows(self._history[i], self._history_meta[i]))
         return [redact(ev, seat, self.rules.open_hands) for ev in events]
 
+    _no_out = np.zeros(0, np.float32)  # _view_args' out when the caller makes its own
+    _window_out: np.ndarray | None = None  # the last out history_tokens checked
+
     def _view_args(
         self, seats: Any, out: np.ndarray | None, games: Any, size: int
     ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
@@ -579,6 +599,8 @@ class Engine:
                 raise ValueError(f"seats must be integers in 0..{self.num_players - 1}, got {seats!r}")
             seats_arr = np.ascontiguousarray(seats_arr, np.int64)
         which = None if games is None else np.ascontiguousarray(self._games_mask(games))
+        if out is self._no_out:
+            return seats_arr, which, out
         if out is None:
             out = (np.empty if which is None else np.zeros)((self.num_envs, size), np.float32)
         else:

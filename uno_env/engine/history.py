@@ -22,7 +22,7 @@ from numba import njit
 from ..cards import CARD_COLOR, NUM_CARD_TYPES
 from ..observation import field_offsets
 from ..rules import MAX_PLAYERS
-from .borrow import view_at
+from .borrow import prefetch, view_at
 from .events import CARD_COLUMN, DRAW_REASONS, EVENT_NAMES, EXTRA_COLUMN, IN_HISTORY, NUM_EVENT_KINDS
 from .layout import (
     C_OPEN_HANDS,
@@ -181,7 +181,6 @@ _ACTOR_ONLY = 16
 _CARD_COLUMN = CARD_COLUMN
 _EXTRA_COLUMN = EXTRA_COLUMN
 _IN_HISTORY = IN_HISTORY
-_RESET = -2  # batch.RESET: a deal; every code >= 0 is an action
 
 
 @njit(cache=True, inline="always")
@@ -320,6 +319,10 @@ def _fold_row(hist, meta, counts, tok, open_hands, b, kind, p, card, extra):
         counts[b, :, :] = 0
 
 
+_RESET = -2  # batch.RESET: a deal; every code >= 0 is an action
+_AHEAD = 8  # games ahead whose rows the fold asks the CPU to fetch
+
+
 @njit(cache=True)
 def fold_history(buf, codes):
     """Fold the events of this step into the history of every game that stepped or was dealt
@@ -327,7 +330,21 @@ def fold_history(buf, codes):
     g, ev, evn, cfg, hist, meta, counts = unpack_history(buf)
     _meta, tok, read = unpack_tokens(buf)
     open_hands = cfg[C_OPEN_HANDS] != 0
+    K = hist.shape[1]
+    base = buf.ctypes.data
     for b in range(codes.shape[0]):
+        # Each game's rows lie far apart in the buffer, so every game costs cache misses one
+        # after another; fetching a later game's rows now overlaps them with this game's work.
+        a = b + _AHEAD
+        if a < codes.shape[0]:
+            prefetch(buf, ev[a].ctypes.data - base)
+            prefetch(buf, meta[a].ctypes.data - base)
+            prefetch(buf, counts[a].ctypes.data - base)
+            prefetch(buf, g[a].ctypes.data - base)
+            r = meta[a, HM_COUNT] % K  # meta[a] is not fetched yet: a guess from a stale line is fine
+            prefetch(buf, hist[a, r].ctypes.data - base)
+            for q in range(tok.shape[1]):
+                prefetch(buf, tok[a, q, r].ctypes.data - base)
         c = codes[b]
         if c < 0 and c != _RESET:
             continue
@@ -429,12 +446,25 @@ def _zero_bytes(dst, d0, n):
 
 
 @njit(cache=True)
+def _bad_seat(seats, n):
+    """The first game whose seat is not in 0..n-1, else -1 (checked before anything is read)."""
+    for b in range(seats.shape[0]):
+        if seats[b] < 0 or seats[b] >= n:
+            return b
+    return -1
+
+
+@njit(cache=True)
 def read_tokens(buf, seats, which, out):
     """The last K tokens of game b as seat ``seats[b]`` saw them, for every b with ``which[b]``:
     out [B, K, HT_SIZE], oldest first, the latest in row K - 1, zero rows before the round's first.
-    The ring is copied in two pieces: its older part, then its newer."""
+    The ring is copied in two pieces: its older part, then its newer. Returns -1, or the first
+    game whose seat is out of range (nothing read then)."""
     meta, tok, _read = unpack_tokens(buf)
     B, P, K = tok.shape[0], tok.shape[1], tok.shape[2]
+    bad = _bad_seat(seats, P)
+    if bad >= 0:
+        return bad
     W = K * HT_SIZE
     ring = tok.reshape(B, P, W)
     flat = out.reshape(out.shape[0], W)
@@ -451,6 +481,7 @@ def read_tokens(buf, seats, which, out):
             pad = (K - total) * HT_SIZE
             _zero_bytes(dst, 0, pad)
             _copy_bytes(dst, pad, src, 0, W - pad)
+    return -1
 
 
 @njit(cache=True)
@@ -458,9 +489,13 @@ def read_new_tokens(buf, seats, which, out, n_out):
     """The tokens of game b that seat ``seats[b]`` has not read yet (since its last call), for
     every b with ``which[b]``: the last min(n, M, K) of them into out [B, M, HT_SIZE], oldest
     first from row 0, zero rows after; n (events new since the last read) into n_out[b]. The
-    seat has then read them."""
+    seat has then read them. Returns -1, or the first game whose seat is out of range (nothing
+    read then)."""
     meta, tok, read = unpack_tokens(buf)
     B, P, K = tok.shape[0], tok.shape[1], tok.shape[2]
+    bad = _bad_seat(seats, P)
+    if bad >= 0:
+        return bad
     M = out.shape[1]
     ring = tok.reshape(B, P, K * HT_SIZE)
     flat = out.reshape(out.shape[0], M * HT_SIZE)
@@ -479,6 +514,7 @@ def read_new_tokens(buf, seats, which, out, n_out):
         _copy_bytes(dst, 0, src, first * HT_SIZE, head * HT_SIZE)
         _copy_bytes(dst, head * HT_SIZE, src, 0, (m - head) * HT_SIZE)
         _zero_bytes(dst, m * HT_SIZE, (M - m) * HT_SIZE)
+    return -1
 
 
 def history_rows(buf_history: np.ndarray, meta_row: np.ndarray) -> list[tuple[int, int, int, int]]:
