@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import anyio
+import httpx
 import numpy as np
 import pytest
 from builder import redeal_hidden
@@ -359,6 +360,14 @@ def test_over_streamable_http_on_loopback():
                     await _short_game(client)
 
         anyio.run(run)
+        # A page elsewhere that rebinds its name to 127.0.0.1 sends its own Host: refused.
+        rebound = httpx.post(
+            f"http://127.0.0.1:{port}/mcp",
+            headers={"Host": "evil.example", "Content-Type": "application/json", "Accept": "application/json"},
+            content=b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+            timeout=30,
+        )
+        assert rebound.status_code in (403, 421), rebound.text
     finally:
         server.terminate()
         server.wait(timeout=30)

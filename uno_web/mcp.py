@@ -29,8 +29,10 @@ description of every argument; ``main`` serves it over stdio or streamable HTTP 
 
 # No ``from __future__ import annotations``: the SDK reads the tools' annotations, defined in
 # build_server, at run time.
+import functools
 import itertools
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -62,12 +64,24 @@ def _game_id(game_id: Any) -> str:
     return game_id
 
 
+def _locked(method: Any) -> Any:
+    """``method`` under the games' lock: over HTTP the SDK runs tool calls on worker threads."""
+
+    @functools.wraps(method)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    return call
+
+
 class UnoGames:
     """The games of one server (module table); each method raises ``SessionError`` for a bad call."""
 
     def __init__(self) -> None:
         self.games: dict[str, Session] = {}
         self._ids = itertools.count(1)
+        self.lock = threading.RLock()  # one call at a time: a game's engine is not shared between threads
 
     def session(self, game_id: Any) -> Session:
         """The game of ``game_id``; ``SessionError`` naming the open games otherwise."""
@@ -77,6 +91,7 @@ class UnoGames:
             raise SessionError(f"no game {game_id[:64]!r}; the games are: {known}", "unknown")
         return self.games[game_id]
 
+    @_locked
     def new_game(self, opponents: Any = None, rules: Any = "classic", seat: Any = 0, seed: Any = 0) -> dict[str, Any]:
         """Deal a game (module table); its id and state."""
         if len(self.games) >= MAX_GAMES:
@@ -145,14 +160,17 @@ class UnoGames:
             return "The game is over: it was cut off at the turn limit."
         return f"The game is over: you {'won' if s.seat in s.winners else 'lost'}."
 
+    @_locked
     def view(self, game_id: Any) -> dict[str, Any]:
         """The game's state: done, winners, points, the legal moves and the seat's text view."""
         return self._state(game_id, self.session(game_id))
 
+    @_locked
     def legal_moves(self, game_id: Any) -> list[dict[str, Any]]:
         """The numbered legal moves of the seat (empty once the game is over)."""
         return self._moves(self.session(game_id))
 
+    @_locked
     def play(self, game_id: Any, move: Any) -> dict[str, Any]:
         """Play ``move`` (a number 1..k or a move's name); the opponents answer; the new state."""
         s = self.session(game_id)
@@ -162,6 +180,7 @@ class UnoGames:
         s.run_agents()
         return self._state(game_id, s)
 
+    @_locked
     def hint(self, game_id: Any, rollouts: Any = HINT_ROLLOUTS) -> dict[str, Any]:
         """The fair search's move for the seat (it reads only what the seat sees); the game is unchanged."""
         s = self.session(game_id)
@@ -170,6 +189,7 @@ class UnoGames:
         move = next(m for m in s.moves_list() if m.action == action)
         return {"number": move.number, "action": move.action, "name": move.label, "rollouts": rollouts}
 
+    @_locked
     def record(self, game_id: Any, since: Any = 0, limit: Any = 100) -> dict[str, Any]:
         """Events ``since``.. (at most ``limit``) of the game as the seat saw them, each with its ``text``."""
         s = self.session(game_id)
@@ -196,6 +216,7 @@ class UnoGames:
         except (ValueError, TypeError) as exc:
             raise SessionError(str(exc)) from None
 
+    @_locked
     def end_game(self, game_id: Any) -> str:
         """Forget a game."""
         self.session(game_id)
