@@ -16,7 +16,7 @@ numba's dispatcher pays for unboxing every array argument of a call from Python.
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
+from llvmlite import ir  # type: ignore[import-untyped]
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload

@@ -20,6 +20,7 @@ from .history import (
     HISTORY_COUNTS_SIZE,
     HISTORY_SIZE,
     HISTORY_TOKEN_SIZE,
+    check_history_form,
     clear_history,
     encode_history,
     fold_history,
@@ -558,6 +559,26 @@ class Engine:
                 f"got {getattr(out, 'shape', type(out).__name__)}"
             )
         return _check_out(out, (self.num_envs, out.shape[1], HISTORY_TOKEN_SIZE), "out", np.int8)
+
+    def history_observation(
+        self, seats: np.ndarray | Sequence[int] | int, form: str = "rows", length: int | None = None
+    ) -> dict[str, np.ndarray]:
+        """The entries an env adds to a seat's observation for its history (new arrays, every
+        game): ``form="rows"``, ``{"history": rows, "history_counts": counts}`` (``history``);
+        ``form="tokens"``, ``{"history_tokens": tokens}`` (``history_tokens``). ``length``
+        (default K) keeps the latest ``length`` events of the K this engine keeps."""
+        form = check_history_form(form)
+        K = self.history_length
+        if not K:
+            raise ValueError("this Engine keeps no history; create it with history=K (events kept per game)")
+        length = K if length is None else length
+        if not is_int(length) or not 1 <= length <= K:
+            raise ValueError(f"length must be an integer in 1..{K} (the events this engine keeps), got {length!r}")
+        if form == "tokens":
+            tokens = self.history_tokens(seats)
+            return {"history_tokens": tokens if length == K else np.ascontiguousarray(tokens[:, K - length :])}
+        rows, counts = self.history(seats)
+        return {"history": rows if length == K else np.ascontiguousarray(rows[:, :length]), "history_counts": counts}
 
     def history_count(self, i: int) -> int:
         """Events of game i's round so far that enter a history (however many ``history`` keeps)."""
