@@ -444,7 +444,13 @@ class ChatAgent:
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": prompt},
         ]
-        record: dict[str, Any] = {"prompt": prompt, "attempts": [], "prompt_tokens": 0, "completion_tokens": 0}
+        record: dict[str, Any] = {
+            "prompt": prompt,
+            "attempts": [],
+            "fallback": False,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+        }
         action: int | None = None
         for attempt in range(self.max_attempts):
             self._charge(game)

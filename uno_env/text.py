@@ -3,9 +3,10 @@
 | piece | what it does |
 |---|---|
 | ``legal_moves(mask, ...)`` | the legal actions of a mask row as ``Move`` records: number, action id, name (``uno_env.action_name``), the words that also name it |
-| ``build_prompt(observation, mask, ...)`` | the one builder of the prompt: the seat's view (``uno_env.seat_view``: hand, top card, colour, phase, every seat's counts and scores), the round so far in words (record events as the seat saw them, ``describe_event``), the rules that differ from classic, the legal moves as numbered lines |
-| ``engine_prompt(engine, i)`` | ``build_prompt`` for the player to act in game ``i`` of an engine, with the round so far from ``history_events`` (``Engine(history=K)``) or the record (``record=True``) |
-| ``parse_reply(reply, moves)`` | the action a reply names: a move's number or its name; case, spacing, punctuation and a little chatter ("I play 3", "Move: draw") are tolerated; anything else raises ``BadReply`` whose message lists what is allowed |
+| ``build_prompt(observation, mask, ...)`` | the one builder of the prompt: the goal and the rules in words (``rules_text``), the seat's view (``uno_env.seat_view``: hand, top card, colour, phase, every seat's counts and scores), the round so far in words (record events as the seat saw them, ``describe_event``; it says when earlier events are left out), the legal moves as numbered lines (``list_moves=False``: not listed, the move is named) |
+| ``rules_text(rules)`` | the goal, the classic rules in a paragraph and one sentence per option that differs from classic (``RULE_WORDS``) |
+| ``engine_prompt(engine, i)`` | ``build_prompt`` for the player to act in game ``i`` of an engine, with the round so far (``round_window``) from ``history_events`` (``Engine(history=K)``) or the record (``record=True``) |
+| ``parse_reply(reply, moves)`` | the action a reply names: a move's number or its name; case, spacing, punctuation and a little chatter ("I play 3", "Move: draw") are tolerated; a reasoning reply's think block is dropped (``split_reasoning``) and its final answer preferred (``final_answer``); anything else raises ``BadReply`` whose message lists what is allowed |
 | ``seat_intro(rules, seat, num_players, ...)`` | the few lines a seat reads once, before its first prompt (who it is, the rules, how to reply): the game prompt of frameworks that send one (TextArena) |
 | ``refusal(error)`` | the line that sends a refused reply's ``BadReply`` message back to the player |
 
