@@ -52,6 +52,7 @@ class Game:
         self.last_move: dict[str, Any] | None = None
         self.last_play: dict[str, Any] | None = None  # the last card played: who, what, over which colour
         self._color: str | None = None
+        self._round_start = 0  # number of the current round's first event
         self._read(session.engine.record_events(0), 0)
 
     @property
@@ -83,8 +84,6 @@ class Game:
                 self._summarise_round(round_start, first + k)
                 round_start = first + k + 1
         self._round_start = round_start
-
-    _round_start = 0
 
     def _summarise_round(self, start: int, end: int) -> None:
         events = self.engine.record_events(0, start)

@@ -176,7 +176,6 @@ class Session:
         self.moves = 0
         self.last_action = -1  # the last action taken (every action is public)
         self.event_count = 0
-        self.round_start = 0  # number of the current round's first event
         self.winners: list[int] = []
         self.sync()
 
@@ -214,18 +213,16 @@ class Session:
     def sync(self) -> list[dict[str, Any]]:
         """Read the record events the last action added (unredacted: host only); returns them."""
         new = self.engine.record_events(0, self.event_count)
-        for k, ev in enumerate(new):
+        for ev in new:
             if ev["type"] in ("round_end", "match_end"):
                 self.winners = list(ev["winners"])
-            if ev["type"] == "round_end":
-                self.round_start = self.event_count + k + 1
         self.event_count += len(new)
         return new
 
     def reset(self) -> None:
         """A new deal (the next round of ``uno-play --games``): a fresh record, the same agents."""
         self.engine.reset()
-        self.moves, self.last_action, self.event_count, self.round_start, self.winners = 0, -1, 0, 0, []
+        self.moves, self.last_action, self.event_count, self.winners = 0, -1, 0, []
         self.sync()
 
     def check_running(self) -> None:
