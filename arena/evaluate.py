@@ -267,8 +267,8 @@ def ladder_main(args: Args) -> LadderResult:
     if fixed:
         raise ValueError(
             f"--ladder plays the ladder's own games, seed and rules: drop {', '.join(fixed)} (with "
-            f"--ladder only --ladder-version, --num-players 2 or 4, --deterministic, --torch-threads, --output-dir and "
-            f"--ray/--address/--num-cpus apply)"
+            f"--ladder only --ladder-version, --num-players 2 or 4, --deterministic, --torch-threads, --output-dir, "
+            f"--ray/--address/--num-cpus and the --chat-* options apply)"
         )
     if args.ladder_version not in LADDERS:
         raise ValueError(f"--ladder-version must be one of {sorted(LADDERS)}, got {args.ladder_version!r}")
@@ -530,7 +530,8 @@ def cli(argv: list[str] | None = None, script: str = "uno-evaluate") -> None:
     try:
         main(args)
     except (ValueError, ChatFailure) as exc:  # a bad setting or a failing model: one line, not a traceback
-        sys.exit(f"error: {exc}")
+        cause = getattr(exc, "cause", None)  # raised in a Ray task: the worker's own error, without Ray's traceback
+        sys.exit(f"error: {cause if isinstance(cause, Exception) else exc}")
 
 
 if __name__ == "__main__":
