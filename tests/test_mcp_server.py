@@ -170,6 +170,10 @@ def _bad_calls(game_id: str) -> list[tuple[str, dict, str]]:
         ("new_game", {"seed": True}, "seed must be an integer, got bool"),
         ("new_game", {"seed": "5"}, "seed must be an integer, got str"),
         ("end_game", {"game_id": "g9"}, "no game 'g9'"),
+        # Huge arguments are quoted briefly.
+        ("new_game", {"opponents": ["random"] * 10_000}, "1 to 9 agent names"),
+        ("play", {"game_id": game_id, "move": "x" * 100_000}, "names no legal move"),
+        ("view", {"game_id": "g" * 100_000}, "no game 'ggg"),
     ]
 
 
@@ -184,6 +188,7 @@ def test_bad_calls_are_refused_and_change_nothing():
             result = await client.call_tool(tool, args)
             text = result.content[0].text
             assert result.is_error and message in text, (tool, args, text)
+            assert len(text) < 2000, (tool, text[:300])
             assert np.array_equal(session.engine.snapshot(), before), (tool, args)
         bad_move = await client.call_tool("play", {"game_id": game_id, "move": "play purple 12"})
         assert "The legal moves: 1. " in bad_move.content[0].text

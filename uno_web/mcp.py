@@ -48,7 +48,7 @@ from uno_env.seat_view import seat_view
 from uno_env.text import engine_prompt, rules_text
 
 from .games import MAX_GAME_ACTIONS
-from .session import HINT_ROLLOUTS, MAX_HINT_ROLLOUTS, Session, SessionError, build_agents, check_int
+from .session import HINT_ROLLOUTS, MAX_HINT_ROLLOUTS, Session, SessionError, build_agents, check_int, shown
 
 __all__ = ["MAX_GAMES", "MAX_RECORD_PAGE", "VIEW_EVENTS", "UnoGames", "build_server", "main"]
 
@@ -60,7 +60,9 @@ DEFAULT_OPPONENTS = ("heuristic",)
 
 def _game_id(game_id: Any) -> str:
     if not isinstance(game_id, str):
-        raise SessionError(f"game_id is the text new_game gave (like 'g1'), got {type(game_id).__name__} {game_id!r}")
+        raise SessionError(
+            f"game_id is the text new_game gave (like 'g1'), got {type(game_id).__name__} {shown(game_id)}"
+        )
     return game_id
 
 
@@ -88,7 +90,7 @@ class UnoGames:
         game_id = _game_id(game_id)
         if game_id not in self.games:
             known = ", ".join(sorted(self.games)) or "none (start one with new_game)"
-            raise SessionError(f"no game {game_id[:64]!r}; the games are: {known}", "unknown")
+            raise SessionError(f"no game {shown(game_id)}; the games are: {known}", "unknown")
         return self.games[game_id]
 
     @_locked
@@ -104,14 +106,14 @@ class UnoGames:
         ):
             raise SessionError(
                 f"opponents is a list of 1 to {MAX_PLAYERS - 1} agent names ({', '.join(agent_names())}, or "
-                f"search:N), got {opponents!r}"
+                f"search:N), got {shown(opponents)}"
             )
         n = len(opponents) + 1
         seat = check_int("seat", seat, 0, n - 1)
         seed = check_int("seed", seed, 0, 2**63 - 1)
         if not isinstance(rules, str | dict):
             raise SessionError(
-                f"rules is a preset name ({', '.join(PRESETS)}) or JSON options over classic, got {rules!r}"
+                f"rules is a preset name ({', '.join(PRESETS)}) or JSON options over classic, got {shown(rules)}"
             )
         try:
             parsed = parse_rules(rules)
@@ -209,7 +211,7 @@ class UnoGames:
         """The rules of ``rules`` (a preset name or JSON options over classic) in words."""
         if not isinstance(rules, str | dict):
             raise SessionError(
-                f"rules is a preset name ({', '.join(PRESETS)}) or JSON options over classic, got {rules!r}"
+                f"rules is a preset name ({', '.join(PRESETS)}) or JSON options over classic, got {shown(rules)}"
             )
         try:
             return rules_text(rules)

@@ -37,6 +37,7 @@ __all__ = [
     "build_agents",
     "check_int",
     "seat_names",
+    "shown",
 ]
 
 HINT_ROLLOUTS = 256  # the hint's default budget: a fraction of a second per decision
@@ -57,13 +58,19 @@ class SessionError(ValueError):
         self.kind = kind
 
 
+def shown(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters: a refusal quotes what came from outside, briefly."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     """``value`` as an int in ``low..high`` (a JSON number without fraction; never a bool), else ``SessionError``."""
     if not is_int(value) or isinstance(value, bool):
-        raise SessionError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+        raise SessionError(f"{name} must be an integer, got {type(value).__name__} {shown(value)}")
     if value < low or (high is not None and value > high):
         span = f"{low}..{high}" if high is not None else f">= {low}"
-        raise SessionError(f"{name} must be an integer in {span}, got {value!r}")
+        raise SessionError(f"{name} must be an integer in {span}, got {shown(value)}")
     return int(value)
 
 
@@ -105,7 +112,7 @@ def build_agents(
     for k, s in enumerate(p for p in range(num_players) if p != seat):
         spec = specs[k]
         if not isinstance(spec, str):
-            raise SessionError(f"an agent is a name, got {type(spec).__name__} {spec!r}")
+            raise SessionError(f"an agent is a name, got {type(spec).__name__} {shown(spec)}")
         try:
             if spec.strip() in extra:
                 agent = extra[spec.strip()]
@@ -120,10 +127,10 @@ def build_agents(
             try:
                 check_table(rules, num_players)
             except ValueError as exc:
-                raise SessionError(f"agent {spec!r}: {exc}") from None
+                raise SessionError(f"agent {shown(spec)}: {exc}") from None
         size = getattr(agent, "num_players", None)  # a trained policy may know its table size
         if is_int(size) and size != num_players and not allow_other_table:
-            raise SessionError(f"agent {spec!r} was trained for {size} players; this table has {num_players}")
+            raise SessionError(f"agent {shown(spec)} was trained for {size} players; this table has {num_players}")
         agents[s] = agent
         labels[s] = str(getattr(agent, "name", spec.strip()))
     return agents, labels
@@ -252,7 +259,7 @@ class Session:
         if not is_int(action) or isinstance(action, bool) or int(action) not in legal:
             moves = self.moves_list()
             allowed = ", ".join(f"{m.action} ({m.label})" for m in moves)
-            raise SessionError(f"action {action!r} is not legal now; legal actions: {allowed}")
+            raise SessionError(f"action {shown(action)} is not legal now; legal actions: {allowed}")
         return self.step(int(action))
 
     def action_of(self, move: Any) -> int:
@@ -266,11 +273,11 @@ class Session:
         if isinstance(move, bool) or not isinstance(move, int | str):
             raise SessionError(
                 f"a move is its number (an integer 1..{len(moves)}) or its name, got "
-                f"{type(move).__name__} {move!r}{listed}"
+                f"{type(move).__name__} {shown(move)}{listed}"
             )
         if isinstance(move, str) and _NUMBER.fullmatch(move):
             if not move.strip().isdigit():
-                raise SessionError(f"a move number is an integer 1..{len(moves)}, got {move.strip()!r}{listed}")
+                raise SessionError(f"a move number is an integer 1..{len(moves)}, got {shown(move.strip())}{listed}")
             move = int(move)
         if isinstance(move, int):
             if not 1 <= move <= len(moves):
