@@ -28,7 +28,7 @@ def test_the_stored_suite_is_the_version_and_loads_identically(suite):
     assert digest == ys.SUITE_SHA256[ys.VERSION]
     again = ys.load_suite()
     assert again == suite and again.version == ys.VERSION == "v1"
-    assert len(suite.positions) >= 500 and suite.anchors == ["random", "heuristic"]
+    assert len(suite.positions) >= 500 and suite.anchors == ["greedy", "heuristic"]
     for p in suite.positions:
         assert len(p.moves) == len(p.values) >= 2 and all(0.0 <= v <= 1.0 for v in p.values)
 
