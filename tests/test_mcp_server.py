@@ -170,6 +170,9 @@ def _bad_calls(game_id: str) -> list[tuple[str, dict, str]]:
         ("new_game", {"seed": True}, "seed must be an integer, got bool"),
         ("new_game", {"seed": "5"}, "seed must be an integer, got str"),
         ("end_game", {"game_id": "g9"}, "no game 'g9'"),
+        # An argument no tool names is refused, not ignored.
+        ("new_game", {"opponents": ["random"], "sed": 5}, "sed\n  Extra inputs are not permitted"),
+        ("play", {"game_id": game_id, "move": 1, "also": 2}, "also\n  Extra inputs are not permitted"),
         # Huge arguments are quoted briefly.
         ("new_game", {"opponents": ["random"] * 10_000}, "1 to 9 agent names"),
         ("play", {"game_id": game_id, "move": "x" * 100_000}, "names no legal move"),
@@ -210,6 +213,7 @@ def test_every_argument_is_described_and_the_server_has_a_version():
         tools = (await client.list_tools()).tools
         for tool in tools:
             assert tool.description, tool.name
+            assert tool.input_schema["additionalProperties"] is False, tool.name
             for name, schema in tool.input_schema["properties"].items():
                 assert schema.get("description"), (tool.name, name)
         state_tools = {t.name: t for t in tools}

@@ -239,7 +239,8 @@ def build_server(games: UnoGames | None = None) -> Any:
     try:
         from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ToolError
-        from pydantic import BaseModel
+        from mcp.server.mcpserver.tools import Tool
+        from pydantic import BaseModel, ConfigDict
     except ImportError as exc:
         raise ImportError("uno-mcp needs the mcp SDK: pip install 'uno_env[mcp]'") from exc
 
@@ -247,16 +248,6 @@ def build_server(games: UnoGames | None = None) -> Any:
     budget = (
         f"search with a budget up to {REMOTE_LIMITS['max_iterations']} rollouts or {REMOTE_LIMITS['max_ms']:g} ms "
         "(search:256, search:20ms)"
-    )
-    server = MCPServer(
-        "uno",
-        version=uno_env.__version__,
-        log_level="WARNING",  # a refused call is the client's to read, not the server's log
-        instructions=(
-            "Play UNO: new_game seats you against registry agents; view shows your seat and numbers your legal "
-            "moves; play takes one move by number or name; rules explains the rules; hint asks a fair search. "
-            f"Opponents: {', '.join(agent_names())}, or a {budget}"
-        ),
     )
 
     class LegalMove(BaseModel):
@@ -337,46 +328,60 @@ def build_server(games: UnoGames | None = None) -> Any:
         _arg(f"at most this many events, 1..{MAX_RECORD_PAGE}", {"type": "integer", "minimum": 1}),
     ]
 
-    @server.tool()
     def new_game(opponents: Opponents = None, rules: Rules = "classic", seat: Seat = 0, seed: Seed = 0) -> GameState:
         """Deal a game: you at `seat`, one registry agent per other seat; they play until your turn."""
         return GameState(**refusing(games.new_game, opponents, rules, seat, seed))
 
-    @server.tool()
     def view(game_id: GameId) -> GameState:
         """Your seat's state: done, winners, points, the numbered legal moves and the text view."""
         return GameState(**refusing(games.view, game_id))
 
-    @server.tool()
     def legal_moves(game_id: GameId) -> list[LegalMove]:
         """Your legal moves: number, action id and name (none when it is not your turn)."""
         return [LegalMove(**m) for m in refusing(games.legal_moves, game_id)]
 
-    @server.tool()
     def play(game_id: GameId, move: MoveArg) -> GameState:
         """Play one legal move, by its number or its name; the opponents answer; your new state."""
         return GameState(**refusing(games.play, game_id, move))
 
-    @server.tool()
     def hint(game_id: GameId, rollouts: Rollouts = HINT_ROLLOUTS) -> Hint:
         """The fair search's suggested move for your seat (it reads only what you see)."""
         return Hint(**refusing(games.hint, game_id, rollouts))
 
-    @server.tool()
     def record(game_id: GameId, since: Since = 0, limit: Limit = 100) -> RecordPage:
         """A page of the game's events as your seat saw them, each with a line of text; `next` pages on."""
         return RecordPage(**refusing(games.record, game_id, since, limit))
 
-    @server.tool()
     def rules(rules: Rules = "classic") -> str:
         """The rules of a preset or option set, in words: the goal, the classic rules, what differs."""
         return str(refusing(games.rules, rules))
 
-    @server.tool()
     def end_game(game_id: GameId) -> str:
         """Forget a game."""
         return str(refusing(games.end_game, game_id))
 
+    def strict(fn: Any) -> Tool:
+        """The tool of ``fn``, refusing an argument it does not name (a misspelled ``seed`` is not ignored)."""
+        tool = Tool.from_function(fn)
+        base = tool.fn_metadata.arg_model
+        tool.fn_metadata.arg_model = type(
+            f"{fn.__name__} arguments", (base,), {"model_config": ConfigDict(**base.model_config, extra="forbid")}
+        )
+        tool.parameters["additionalProperties"] = False
+        return tool
+
+    tools = [strict(fn) for fn in (new_game, view, legal_moves, play, hint, record, rules, end_game)]
+    server = MCPServer(
+        "uno",
+        version=uno_env.__version__,
+        tools=tools,
+        log_level="WARNING",  # a refused call is the client's to read, not the server's log
+        instructions=(
+            "Play UNO: new_game seats you against registry agents; view shows your seat and numbers your legal "
+            "moves; play takes one move by number or name; rules explains the rules; hint asks a fair search. "
+            f"Opponents: {', '.join(agent_names())}, or a {budget}"
+        ),
+    )
     return server
 
 
