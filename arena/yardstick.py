@@ -16,7 +16,7 @@ never recomputes them, so a version means the same thing next year):
 | part | what the agent does | score |
 |---|---|---|
 | positions | answers each of a fixed suite of 2-player decision positions, reached by replaying a recorded game (its deal's generator state and the actions so far, checked against a digest of the round's events) and asked through its seat's view only (``uno_env.table.ask_one`` on that engine, with engine access: a search copies the game and re-deals what its seat cannot see) | **agreement**: the share of positions where it chose a move the oracle rates best; **regret**: the mean, over positions, of the oracle's best estimated win probability minus that of the chosen move (UNO Arena's ODHR and ADR, arXiv 2406.16382, with a strong oracle) |
-| games | plays fixed duplicate deals (``arena.play(..., duplicate=True)``) against anchors, rungs of ladder v2 | win rate per anchor with its paired 95% interval (``paired_interval``); a rating on ladder v2's scale with the anchors' stored ratings held fixed (``arena.ladder.rate_against``, paired standard error) |
+| games | plays fixed duplicate deals (``arena.play(..., duplicate=True)``) against anchors, rungs of ladder v2 (``greedy`` and ``heuristic`` in v1) | win rate per anchor with its paired 95% interval (``paired_interval``); a rating on ladder v2's scale with the anchors' stored ratings held fixed (``arena.ladder.rate_against``; the standard error the larger of the paired and the binomial one) |
 
 **The oracle** is the registry's ``search`` (flat Monte Carlo on the shipped belief policy,
 ``agents.registry.SEARCH``) at a high budget, with the move kept only on its estimates
@@ -25,17 +25,17 @@ position. It is fair (it re-deals what the seat cannot see), so the suite never 
 knowing hidden cards.
 
 **The combined rating** (ladder v2's scale) is the games' rating and the positions' rating
-weighed by their inverse variances. The positions' rating maps the mean regret through the
-version's stored calibration line (``rating = a + b · log(regret)``), least squares through the
-calibration agents' ladder v2 ratings; its interval maps the regret's interval through the same
-line (the line's own uncertainty is not in it: the calibration table in
-``benchmarks/results/yardstick.md`` shows how far each agent lies from it).
+weighed by their inverse variances. The positions' rating reads the mean regret off the
+version's calibration curve (``curve_rating``: linear in log(regret) between the stored
+(regret, ladder v2 rating) points of the calibration agents); its interval is the regret's
+interval mapped through the curve, widened by the curve's leave-one-out error there. The
+calibration table (``benchmarks/results/yardstick.md``) is what the numbers mean.
 
 **Cost.** Every position asks one decision; a game asks the agent at each of its turns, so the
-games' cost is an estimate (the build's mean decisions per game of the anchors' seat).
-Tokens are estimated from the prompt a chat agent reads at each position
-(``uno_env.text.engine_prompt``, four characters a token). ``plan_cost`` prints both before
-anything runs.
+games' cost is an estimate (the longer of a ``random`` and a ``heuristic`` seat's mean games
+against each anchor, stored with the suite). Tokens are estimated from the prompt a chat agent
+reads at the positions (``uno_env.text.engine_prompt``, four characters a token). ``plan_cost``
+gives both, and ``uno-yardstick`` prints them before anything runs.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ SUITE_SHA256 = {"v1": "da83e49b00ab955b58b56a4c387a77b2624d98102d37765f2c205c87f
 """each stored version's file checksum: a version is never edited (a change is a new version)"""
 ELO = 400.0 / math.log(10.0)
 CHARS_PER_TOKEN = 4.0
-# The smallest regret the calibration line is read at: a perfect oracle copy has regret 0 and log(0).
+# The smallest regret the calibration curve is read at: a perfect oracle copy has regret 0 and log(0).
 REGRET_FLOOR = 1e-4
 
 
@@ -221,7 +221,7 @@ class Cost:
 
     positions: int
     games: int
-    game_decisions: float  # estimated: the build's mean decisions per game of the rated seat
+    game_decisions: float  # estimated from the suite's decisions per game (module docstring)
     prompt_tokens_per_decision: float
 
     @property
