@@ -57,7 +57,7 @@ import tyro
 from agents.llm import ChatFailure, ChatSettings
 from uno_env import Agent, Engine, UnoRules, parse_rules
 from uno_env.policy import history_length_of
-from uno_env.table import ask_one, wanted_history
+from uno_env.table import Table, ask_one, wanted_history
 from uno_env.text import engine_prompt
 
 from .match import PlayResult, agent_name, play
@@ -76,6 +76,7 @@ __all__ = [
     "position_engine",
     "position_rng",
     "ask_position",
+    "ask_positions",
     "events_digest",
     "score_choice",
     "plan_cost",
@@ -298,20 +299,44 @@ def ask_position(agent: Agent, engine: Engine, rng: np.random.Generator) -> int:
     return ask_one(agent, engine, 0, rng, engine_access=True)
 
 
+ROWS_AT_ONCE = 64
+"""positions asked together of an agent that answers many games in one call (``act_in_rows``)"""
+
+
+def ask_positions(agent: Agent, engines: Sequence[Engine], rngs: Sequence[np.random.Generator]) -> list[int]:
+    """``ask_position`` for several positions (game 0 of each engine) in one call of the agent's
+    ``act_in_rows`` (a chat agent's requests then run in parallel), through a ``Table`` of their
+    copies; one at a time for an agent without it."""
+    if not callable(getattr(agent, "act_in_rows", None)) or len(engines) < 2:
+        return [ask_position(agent, e, g) for e, g in zip(engines, rngs, strict=True)]
+    first = engines[0]
+    batch = Engine(len(engines), first.num_players, first.rules, seed=0, history=first.history_length)
+    for j, e in enumerate(engines):
+        batch.copy_game(e, 0, j)
+    table = Table(batch, [agent], rngs[0], engine_access=True)
+    table.seat_agent[:] = 0  # the agent sits wherever a position's player to act is
+    table.seat_rngs = [[g] * first.num_players for g in rngs]
+    actions = np.full(len(engines), -1, np.int64)
+    table.ask(np.arange(len(engines)), actions)
+    return actions.tolist()
+
+
 def score_positions(agent: Agent, suite: Suite, progress: Callable[[int, int], None] | None = None) -> PositionScore:
     """Ask ``agent`` every position of ``suite`` through its seat's view (module table)."""
     start = time.perf_counter()
     history = _history_for(agent)
-    actions, agree, regret = [], [], []
-    for k, p in enumerate(suite.positions):
-        a = ask_position(agent, position_engine(p, suite.rules, history), position_rng(suite, k))
-        ok, r = score_choice(p, a)
-        actions.append(a)
-        agree.append(ok)
-        regret.append(r)
+    actions: list[int] = []
+    n = len(suite.positions)
+    for lo in range(0, n, ROWS_AT_ONCE):
+        ks = range(lo, min(n, lo + ROWS_AT_ONCE))
+        engines = [position_engine(suite.positions[k], suite.rules, history) for k in ks]
+        actions += ask_positions(agent, engines, [position_rng(suite, k) for k in ks])
         if progress is not None:
-            progress(k + 1, len(suite.positions))
-    return PositionScore(actions, np.array(agree, bool), np.array(regret, np.float64), time.perf_counter() - start)
+            progress(len(actions), n)
+    scores = [score_choice(p, a) for p, a in zip(suite.positions, actions, strict=True)]
+    agree = np.array([ok for ok, _ in scores], bool)
+    regret = np.array([r for _, r in scores], np.float64)
+    return PositionScore(actions, agree, regret, time.perf_counter() - start)
 
 
 @dataclass
@@ -537,7 +562,7 @@ def rate(
     positions = None
     if "positions" in parts:
         positions = score_positions(
-            agent, suite, lambda k, n: say(f"  positions: {k}/{n}") if k % 100 == 0 or k == n else None
+            agent, suite, lambda k, n: say(f"  positions: {k}/{n}") if k % 128 == 0 or k == n else None
         )
     games = []
     if "games" in parts:
