@@ -56,6 +56,7 @@ import tyro
 
 from agents.llm import ChatFailure, ChatSettings
 from uno_env import Agent, Engine, UnoRules, parse_rules
+from uno_env.compile_notice import announce_compiling
 from uno_env.policy import history_length_of
 from uno_env.table import Table, ask_one, wanted_history
 from uno_env.text import engine_prompt
@@ -637,6 +638,7 @@ def main(args: Args) -> YardstickResult | None:
 
 def cli(argv: list[str] | None = None) -> None:
     """The ``uno-yardstick`` command; a bad spec or option stops it with the reason."""
+    announce_compiling("uno-yardstick")
     args = tyro.cli(Args, args=argv, prog="uno-yardstick", description=Args.__doc__)
     try:
         main(args)
