@@ -242,7 +242,7 @@ def clear_history(meta, counts, read, b, color):
     read[b, :] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _write_tokens(tok, b, r, open_hands, kind, p, card, extra, color, flags):
     """Row r of game b's token ring of every seat: the event in that seat's frame, redacted."""
     n = tok.shape[1]
@@ -266,7 +266,8 @@ def _write_tokens(tok, b, r, open_hands, kind, p, card, extra, color, flags):
     for seat in range(n):
         row = tok[b, seat, r]
         row[TK_KIND] = kind + 1
-        row[TK_ACTOR] = _rel(p, seat, n) + 1 if p >= 0 else 0
+        rel = p - seat  # _rel without a division: this runs once per event and seat
+        row[TK_ACTOR] = (rel + n if rel < 0 else rel) + 1 if p >= 0 else 0
         c = 0
         if tc == _T_CARD:
             c = card + 1 if p == seat or open_hands or (t_card & _ACTOR_ONLY) == 0 else TOKEN_HIDDEN_CARD
@@ -287,7 +288,7 @@ def _write_tokens(tok, b, r, open_hands, kind, p, card, extra, color, flags):
         row[TK_FLAGS] = flags
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fold_row(hist, meta, counts, tok, open_hands, b, kind, p, card, extra):
     K = hist.shape[1]
     color = meta[b, HM_COLOR]
