@@ -176,9 +176,28 @@ class _RowEvents(nn.Module):
         return self.project(rows * self.scale), rows[..., HISTORY_OFFSETS["present"]] < 0.5
 
 
+class _TokenEvents(nn.Module):
+    """The history's tokens (``Engine.history_tokens``: a few small integers per event) as vectors:
+    an embedding per field, summed. A row whose ``kind`` is 0 (none) is padding."""
+
+    def __init__(self, box: spaces.Box, width: int, scale_cap: float) -> None:
+        super().__init__()
+        vocab = np.asarray(box.high, np.int64)[0] + 1  # every field's values are 0..high
+        self.fields = nn.ModuleList(nn.Embedding(int(v), width) for v in vocab)
+
+    def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(vectors [B, K, width], padding [B, K] bool)``."""
+        t = tokens.long()  # a rollout buffer keeps them as floats
+        vectors = self.fields[0](t[..., 0])
+        for c in range(1, len(self.fields)):
+            vectors = vectors + self.fields[c](t[..., c])
+        return vectors, t[..., 0] == 0
+
+
 # The Dict entry holding the events, and how each form of it is embedded: the one place that
-# knows the history's encodings (a token form embeds each field and sums them).
-EVENT_ENCODERS: dict[str, type[nn.Module]] = {"history": _RowEvents}
+# knows the history's encodings (``uno_env.spaces.history_spaces``' forms: rows, tokens).
+EVENT_ENCODERS: dict[str, type[nn.Module]] = {"history": _RowEvents, "history_tokens": _TokenEvents}
+TOKEN_KEYS = ("observation", "history_tokens")
 
 
 class UnoSequenceFeatures(BaseFeaturesExtractor):
@@ -190,8 +209,9 @@ class UnoSequenceFeatures(BaseFeaturesExtractor):
     | ``width`` | the events' embedding width (the encoder's model width) |
     | ``layers``, ``heads`` | the encoder's layers and attention heads (``width`` a multiple of ``heads``) |
 
-    Each event (row j: the j-th newest) is embedded (``EVENT_ENCODERS``) and given a learned
-    position (its recency); a learned summary token is put first and the encoder (pre-norm,
+    Each event is embedded (``EVENT_ENCODERS``: the float rows of ``history`` projected, or the
+    ``history_tokens`` of an env's ``history_form="tokens"``, an embedding per field, summed)
+    and given a learned position (its slot in the window); a learned summary token is put first and the encoder (pre-norm,
     no dropout, so a rollout's and the update's log-probabilities agree) attends over it and
     the events, padding masked out. The summary token's output, joined to the trunk's, is the
     feature vector: ``hidden[-1] + width`` values. The summary token is never masked, so a
@@ -426,13 +446,14 @@ class PPOAgent:
         self.history_length = 0
         self._history_shapes: dict[str, tuple[int, ...]] = {}
         if isinstance(space, spaces.Dict):
-            if "history" not in space.spaces or "observation" not in space.spaces:
+            events = [k for k in EVENT_ENCODERS if k in space.spaces]
+            if not events or "observation" not in space.spaces:
                 raise ValueError(
-                    f"{self.name}: a Dict observation space must be an env's history=K space {HISTORY_KEYS}, "
-                    f"got keys {sorted(space.spaces)}"
+                    f"{self.name}: a Dict observation space must be an env's history=K space {HISTORY_KEYS} "
+                    f"(or its token form, {TOKEN_KEYS}), got keys {sorted(space.spaces)}"
                 )
-            self.history_length = int(space["history"].shape[0])  # type: ignore[index]
-            self._history_shapes = {k: tuple(space[k].shape or ()) for k in HISTORY_KEYS if k != "observation"}
+            self.history_length = int(space[events[0]].shape[0])  # type: ignore[index]
+            self._history_shapes = {k: tuple(v.shape or ()) for k, v in space.spaces.items() if k != "observation"}
             space = space["observation"]
         # A privileged policy's space also holds the critic's hidden state: the actor reads less.
         self.obs_size = int(getattr(policy, "actor_inputs", 0) or np.prod(space.shape))
@@ -525,11 +546,13 @@ class PPOAgent:
         """The observation array: a history policy's is the dict's ``"observation"``, checked to be one."""
         if not self.history_length:
             return observation
-        if not isinstance(observation, dict) or not set(HISTORY_KEYS) <= set(observation):
+        wanted = {"observation", *self._history_shapes}
+        if not isinstance(observation, dict) or not wanted <= set(observation):
             raise ValueError(
                 f"{self.name}: this policy reads history={self.history_length}; its observation must be the dict "
-                f"{{'observation', 'history', 'history_counts'}} of an env's history={self.history_length} (the arena "
-                f"and the envs' opponents build it from the engine), got {type(observation).__name__}"
+                f"{sorted(wanted)} of an env's history={self.history_length} (the arena and the envs' opponents "
+                f"build it from the engine), got "
+                f"{f'the keys {sorted(observation)}' if isinstance(observation, dict) else type(observation).__name__}"
             )
         return observation["observation"]
 

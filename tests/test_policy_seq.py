@@ -1,0 +1,292 @@
+"""The sequence policy (``train.py --policy seq``): trains, saves with its card, loads by path, plays
+legally and fairly; its extractor masks the padding; bad settings are refused; the benchmark runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+import torch
+from builder import twin_positions
+
+from agents.ppo import PPOAgent, UnoFeatures, UnoSequenceFeatures, policy_kind
+from agents.registry import make_agent
+from arena import play
+from training.main import Args, check_args
+from uno_env import UnoRules
+from uno_env.policy import history_length_of
+from uno_env.sb3_vec_env import UnoSB3VecEnv
+from uno_env.spaces import history_spaces, observation_space
+from uno_env.table import ask_one
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+K = 8
+TINY = [
+    "--total-timesteps",
+    "2048",
+    "--num-envs",
+    "16",
+    "--n-steps",
+    "64",
+    "--batch-size",
+    "512",
+    "--n-epochs",
+    "1",
+    "--hidden",
+    "32",
+    "--bc-positions",
+    "0",
+    "--final-eval-games",
+    "0",
+    "--eval-every",
+    "0",
+    "--checkpoint-every",
+    "0",
+    "--no-progress",
+    "--no-tensorboard",
+]
+
+
+def train(out, *extra: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "train.py"), *TINY, "--output-dir", str(out), *extra],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, f"train.py failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+    return proc
+
+
+@pytest.fixture(scope="module")
+def seq_model(tmp_path_factory):
+    """The path of a tiny ``train.py --policy seq --history 8`` model at 2 players."""
+    out = tmp_path_factory.mktemp("seq")
+    train(out, "--policy", "seq", "--history", str(K), "--exp-name", "seq", "--seed", "5")
+    return str(out / "seq" / "model.zip")
+
+
+def test_train_saves_a_sequence_policy_with_its_card_and_it_loads_by_path(seq_model):
+    card = json.loads(open(seq_model[: -len(".zip")] + ".json").read())
+    assert card["policy"] == "seq" and card["observation"]["history"] == K and card["num_players"] == 2
+    agent = make_agent(seq_model, UnoRules(), num_players=2)
+    assert isinstance(agent, PPOAgent) and agent.policy_kind == "seq" and history_length_of(agent) == K
+    assert isinstance(agent.policy.pi_features_extractor, UnoSequenceFeatures)
+    result = play([agent, make_agent("heuristic", UnoRules())], 8, seed=2, batch_size=4)
+    assert result.games == 8 and result.wins.sum() + result.truncated == 8
+
+
+def test_the_sequence_policy_acts_only_legally_and_masks_its_distribution(seq_model):
+    agent = PPOAgent(seq_model)
+    venv = UnoSB3VecEnv(num_envs=32, seed=4, history=K)
+    obs = venv.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        masks = venv.action_masks()
+        actions = agent.act(obs, masks, rng)
+        assert masks[np.arange(masks.shape[0]), actions].all()
+        obs, *_ = venv.step(actions)
+    masks = venv.action_masks()
+    tensors = {k: torch.as_tensor(v) for k, v in obs.items()}
+    probs = agent.policy.get_distribution(tensors, action_masks=masks).distribution.probs.detach().numpy()
+    assert (probs[~masks] < 1e-6).all() and np.allclose(probs.sum(1), 1.0, rtol=1e-4)
+    # the lean update path (UnoMaskablePolicy.evaluate_actions) gives the same log-probabilities
+    actions = torch.as_tensor(agent.act(obs, masks, rng))
+    _, log_prob, _ = agent.policy.evaluate_actions(tensors, actions, masks)
+    expected = np.log(probs[np.arange(len(actions)), actions.numpy()])
+    np.testing.assert_allclose(log_prob.detach().numpy(), expected, rtol=1e-4, atol=1e-5)
+
+
+def test_the_sequence_policy_decides_the_same_when_the_hidden_cards_are_redealt(seq_model):
+    agent = PPOAgent(seq_model, num_players=2)
+    positions = twin_positions(2, 14, seed=11, history=K)
+    assert len(positions) >= 6
+    for k, (engine, twin, seat) in enumerate(positions):
+        assert engine.game_state(0)["hands"] != twin.game_state(0)["hands"]
+        a = ask_one(agent, engine, 0, np.random.default_rng(k))
+        b = ask_one(agent, twin, 0, np.random.default_rng(k))
+        assert a == b, f"seat {seat} chose {a}, and {b} once the hidden cards were redealt"
+
+
+def _space(history: int) -> object:
+    from gymnasium import spaces
+
+    return spaces.Dict({"observation": observation_space(UnoRules(), 2), **history_spaces(history)})
+
+
+def test_the_extractor_reads_no_padding_and_no_other_row():
+    """Rows past the round's events are padding: their contents change nothing; nor does another batch row."""
+    torch.manual_seed(0)
+    space = _space(6)
+    net = UnoSequenceFeatures(space, hidden=(16,), width=16, heads=2).eval()
+    sample = {k: torch.as_tensor(np.stack([space[k].sample() for _ in range(3)])) for k in space.spaces}
+    sample["history"] = sample["history"].clamp(max=3.0)
+    sample["history"][:, 3:, :] = 0.0  # three events, then padding
+    sample["history"][:, :3, 0] = 1.0
+    sample["history"][2] = 0.0  # a round with no event yet
+    with torch.no_grad():
+        before = net(sample)
+        changed = {k: v.clone() for k, v in sample.items()}
+        changed["history"][:, 3:, 1:] = torch.rand(3, 3, changed["history"].shape[2] - 1)
+        after = net(changed)
+        alone = net({k: v[:1] for k, v in sample.items()})
+    assert before.shape == (3, 16 + 16) and torch.isfinite(before).all()
+    np.testing.assert_allclose(after.numpy(), before.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(alone.numpy(), before[:1].numpy(), rtol=1e-4, atol=1e-5)
+    changed["history"][0, 1, 5] += 1.0  # an event that is there does count
+    with torch.no_grad():
+        assert not torch.allclose(net(changed)[0], before[0])
+
+
+def test_the_extractor_refuses_what_it_cannot_read():
+    with pytest.raises(ValueError, match="reads the public history"):
+        UnoSequenceFeatures(observation_space(UnoRules(), 2))
+    with pytest.raises(ValueError, match="width a multiple of heads"):
+        UnoSequenceFeatures(_space(4), width=10, heads=3)
+    assert policy_kind(object()) == "mlp"
+    assert isinstance(UnoFeatures(_space(4)), UnoFeatures)  # the mlp over a history space is unchanged
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        (dict(policy="seq"), "--policy seq reads the public history: give it --history K"),
+        (dict(policy="seq", history=4, privileged_critic=True), "--history is for the sb3 backend"),
+        (dict(policy="seq", history=4, backend="rllib", bc_positions=0), "--history is for the sb3 backend"),
+        (dict(device="tpu"), "--device"),
+    ],
+)
+def test_bad_combinations_are_refused(settings, message):
+    with pytest.raises(ValueError, match=message):
+        check_args(Args(**settings))
+
+
+def test_train_py_refuses_seq_without_history_before_writing_anything(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "train.py"), "--policy", "seq", "--output-dir", str(tmp_path / "runs")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1 and "--policy seq reads the public history" in proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "runs").exists()
+
+
+def test_train_a_sequence_policy_at_four_players(tmp_path):
+    from training.main import main
+
+    args = Args(
+        policy="seq",
+        history=4,
+        num_players=4,
+        total_timesteps=512,
+        num_envs=8,
+        n_steps=64,
+        batch_size=256,
+        n_epochs=1,
+        hidden=(16,),
+        bc_positions=0,
+        final_eval_games=0,
+        eval_every=0,
+        checkpoint_every=0,
+        progress=False,
+        tensorboard=False,
+        output_dir=str(tmp_path),
+        exp_name="seq4",
+    )
+    main(args)
+    agent = make_agent(str(tmp_path / "seq4" / "model.zip"), UnoRules(), num_players=4)
+    assert agent.policy_kind == "seq" and agent.history_length == 4
+    heuristic = [make_agent("heuristic", UnoRules()) for _ in range(3)]
+    assert play([agent, *heuristic], 4, seed=1).games == 4
+
+
+def test_the_benchmark_trains_evaluates_and_writes_its_table_json_and_curves(tmp_path):
+    out = tmp_path / "seq"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.seq_vs_mlp",
+            "--minutes",
+            "8",
+            "--steps",
+            "1024",
+            "--history",
+            "4",
+            "--eval-deals",
+            "4",
+            "--points",
+            "2",
+            "--checkpoint-every",
+            "512",
+            "--workers",
+            "1",
+            "--no-warm-up",  # the tests before compiled the kernels: the runs load them
+            "--out",
+            str(out),
+            "--train-args=--num-envs 16 --n-steps 32 --batch-size 256 --n-epochs 1 --hidden 32",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    result = json.loads((out / "seq_vs_mlp.json").read_text())
+    assert [c["name"] for c in result["configs"]] == ["mlp", "mlp+h4", "seq+h4"]
+    for c in result["configs"]:
+        assert c["train"]["steps"] == 1024 and c["train"]["cpu_ms_per_step"] > 0
+        assert c["final"]["heuristic"]["deals"] == 4 and 0 <= c["final"]["heuristic"]["win_rate"] <= 1
+        assert [p["step"] for p in c["curve"]] == [512, 1024]
+    assert "| 2 | seq+h4 | 1,024 |" in proc.stdout and (out / "seq_vs_mlp_2p.png").stat().st_size > 0
+    assert len(result["differences"]) == 3
+
+
+def test_the_extractor_reads_the_token_form_of_the_history():
+    """Over an env's history_form="tokens", the same policy trains in MaskablePPO and acts through PPOAgent."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import UnoMaskablePolicy
+
+    torch.manual_seed(0)
+    venv = UnoSB3VecEnv(num_envs=8, seed=2, history=K, history_form="tokens")
+    model = MaskablePPO(
+        UnoMaskablePolicy,
+        venv,
+        n_steps=16,
+        batch_size=64,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+        policy_kwargs=dict(features_extractor_class=UnoSequenceFeatures, features_extractor_kwargs=dict(hidden=(16,))),
+    )
+    model.learn(128)
+    agent = PPOAgent(model, deterministic=True)
+    assert agent.policy_kind == "seq" and agent.history_length == K
+    obs, masks = venv.reset(), venv.action_masks()
+    assert set(obs) == {"observation", "history_tokens"}
+    actions = agent.act(obs, masks, np.random.default_rng(0))
+    assert masks[np.arange(masks.shape[0]), actions].all()
+    with pytest.raises(ValueError, match="history_tokens"):
+        agent.act({"observation": obs["observation"]}, masks, np.random.default_rng(0))
+    # a padding row (kind 0) is not read, whatever its other fields hold
+    tokens = torch.as_tensor(obs["history_tokens"]).clone()
+    pad = tokens[..., 0] == 0
+    assert pad.any()
+    net = agent.policy.pi_features_extractor
+    with torch.no_grad():
+        before = net({"observation": torch.as_tensor(obs["observation"]), "history_tokens": tokens})
+        tokens[..., 1][pad] = 1
+        after = net({"observation": torch.as_tensor(obs["observation"]), "history_tokens": tokens})
+    np.testing.assert_allclose(after.numpy(), before.numpy(), rtol=1e-4, atol=1e-5)
