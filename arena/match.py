@@ -32,7 +32,6 @@ the end of the episode as the engine keeps it (``Engine.scores``; R8 ``scoring``
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,7 +45,7 @@ from uno_env.table import Table, wanted_history
 
 from .ratings import paired_interval, wilson_interval
 
-__all__ = ["PlayResult", "agent_name", "play", "play_match", "unique_names"]
+__all__ = ["PlayResult", "agent_name", "play", "unique_names"]
 
 OnFinish = Callable[[Engine, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
 
@@ -307,37 +306,3 @@ def _count_seats(seat_games: np.ndarray, seat_of: np.ndarray) -> None:
     """Add the seats of ``seat_of`` ([rows, agent]) to ``seat_games[agent, seat]``."""
     P = seat_games.shape[0]
     np.add.at(seat_games, (np.tile(np.arange(P), seat_of.shape[0]), seat_of.reshape(-1)), 1)
-
-
-def play_match(
-    agents: Sequence[Agent],
-    num_games: int,
-    num_players: int = 2,
-    rules: Any = None,
-    seed: int = 0,
-    rotate_seats: bool = True,
-    batch_size: int = 1024,
-    engine_access: bool = False,
-    duplicate: bool = False,
-) -> PlayResult:
-    """Deprecated: ``play(agents, num_games, rules, seed, ...)``, whose player count is ``len(agents)``."""
-    warnings.warn(
-        "arena.play_match is deprecated and will be removed in 0.2.0: use arena.play(agents, num_games, rules, "
-        "seed, ...), which takes the player count from len(agents); its result names games won by nobody "
-        "'truncated' (play_match's 'no_winner')",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    if len(agents) != num_players:
-        raise ValueError(f"need one agent per seat: {num_players} players but {len(agents)} agents")
-    return play(
-        agents,
-        num_games,
-        rules,
-        seed,
-        batch_size=batch_size,
-        rotate_seats=rotate_seats,
-        engine_access=engine_access,
-        duplicate=duplicate,
-        names=[agent_name(a) for a in agents],
-    )

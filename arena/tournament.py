@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -43,7 +42,6 @@ __all__ = [
     "TournamentResult",
     "Chunk",
     "PlayChunks",
-    "play_table",
     "tournament",
     "chunk_plan",
     "play_chunks_here",
@@ -328,22 +326,3 @@ def tournament(
     return TournamentResult(
         names, int(num_players), tables, ratings, se, names[anchor_idx] if anchor_idx is not None else None, config
     )
-
-
-def play_table(
-    agents: Sequence[Agent],
-    num_games: int,
-    rules: Any = None,
-    seed: int = 0,
-    batch_size: int = 1024,
-    names: Sequence[str] | None = None,
-    duplicate: bool = False,
-) -> PlayResult:
-    """Deprecated: ``arena.play``, which takes the same arguments (after ``seed``, by keyword)."""
-    warnings.warn(
-        "arena.play_table is deprecated and will be removed in 0.2.0: use arena.play(agents, num_games, rules, "
-        "seed, ...), which takes the same arguments and returns the same result",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return play(agents, num_games, rules, seed, batch_size=batch_size, names=names, duplicate=duplicate)

@@ -11,7 +11,7 @@ from helpers import OTHER_RULE_SETS
 
 from agents import AGENT_SPECS, FlatMCAgent, GreedyAgent, HeuristicAgent, RandomAgent, RLCardRuleAgent, agent_names
 from agents.registry import SEARCH, SEARCHES, TIMED_ROUND_ROLLOUTS, make_agent
-from arena import play, play_match, play_table, wilson_interval
+from arena import play, wilson_interval
 from uno_env import ACTION_NAMES, Engine, UnoRules, action_name, parse_card
 from uno_env.actions import Action
 from uno_env.cards import deck_counts
@@ -435,25 +435,11 @@ def test_play_records_its_games_and_reports_each_end():
     assert play(agents, 12, rules, seed=3, batch_size=5).records is None
 
 
-def test_play_match_and_play_table_are_deprecated_names_of_play():
-    """Both warn and return play's result: same seed, same games, same counts."""
+def test_agents_without_act_in_play_the_same_games_with_engine_access():
+    """Agents without ``act_in`` play the same games whether or not the engine is offered."""
     rules = UnoRules.preset("classic")
     agents = [HeuristicAgent(rules), RLCardRuleAgent(rules), GreedyAgent(rules)]
     p = play(agents, 300, rules, seed=7, batch_size=64)
-    with pytest.warns(DeprecationWarning, match="arena.play_match is deprecated"):
-        m = play_match(agents, 300, num_players=3, rules=rules, seed=7, batch_size=64)
-    with pytest.warns(DeprecationWarning, match="arena.play_table is deprecated"):
-        t = play_table(agents, 300, rules=rules, seed=7, batch_size=64)
-    for r in (m, t):
-        assert (r.wins.tolist(), r.steps, r.truncated, r.points.tolist()) == (
-            p.wins.tolist(),
-            p.steps,
-            p.truncated,
-            p.points.tolist(),
-        )
-    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="one agent per seat"):
-        play_match(agents, 10, num_players=2)
-    # Agents without act_in play the same games whether or not the engine is offered.
     e = play(agents, 300, rules, seed=7, batch_size=64, engine_access=True)
     assert e.wins.tolist() == p.wins.tolist()
 
@@ -505,20 +491,6 @@ def test_search_budget_in_the_spec(spec, rollouts, time_ms):
     assert isinstance(agent, FlatMCAgent)
     assert agent.rollouts == rollouts and agent.time_ms == time_ms
     assert agent.name == spec  # two budgets of one table keep apart
-
-
-def test_the_old_search_names_still_load_with_a_deprecation_warning():
-    import importlib
-    import sys
-
-    import agents
-    from agents.ismcts import ISMCTSAgent
-
-    with pytest.warns(DeprecationWarning, match="agents.FlatMCAgent"):
-        assert agents.SearchAgent is FlatMCAgent
-    sys.modules.pop("agents.mcts", None)
-    with pytest.warns(DeprecationWarning, match="agents.ismcts"):
-        assert importlib.import_module("agents.mcts").ISMCTSAgent is ISMCTSAgent is agents.ISMCTSAgent
 
 
 def test_label_names_the_agent_only():
