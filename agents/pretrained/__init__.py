@@ -11,7 +11,7 @@ card = load_card("pretrained")       # how it was trained and what it measured
 |---|---|
 | ``pretrained`` | a ``MaskablePPO`` trained by ``train.py`` for 2 players, classic rules |
 | ``pretrained-4p`` | a ``MaskablePPO`` trained by ``train.py`` for 4 players, classic rules |
-| ``belief_policy`` (not a registry name) | ``pretrained`` fine-tuned to read the belief network's reading of the round (``agents.belief_policy``, ``python -m training.belief_finetune``): the searches' ``"belief"`` blueprint, 2 players; its card is that recipe's (``training.belief_finetune.ship``) |
+| ``belief_policy`` (not a registry name) | ``pretrained`` fine-tuned to read the belief network's reading of the round (``agents.belief_policy``, ``python -m training.fit_belief_policy``): the searches' ``"belief"`` blueprint, 2 players; its card is that recipe's (``training.fit_belief_policy.ship``) |
 
 Each model is ``NAME.zip`` in this folder (package data: nothing is downloaded) with its card
 ``NAME.json`` beside it, written from the training run by ``python -m agents.pretrained.card``
@@ -59,7 +59,7 @@ PRETRAINED = ("pretrained", "pretrained-4p")
 """The registry names of the shipped models; ``NAME.zip`` and ``NAME.json`` are in this folder."""
 BELIEF_POLICIES = ("belief_policy",)
 """The shipped policies that read the round through the belief network (``agents.belief_policy``,
-trained by ``python -m training.belief_finetune``), each ``NAME.zip`` with its card ``NAME.json``:
+trained by ``python -m training.fit_belief_policy``), each ``NAME.zip`` with its card ``NAME.json``:
 the searches' ``"belief"`` blueprint (``agents.belief_policy.shipped_belief_policy``)."""
 
 
