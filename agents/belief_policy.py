@@ -73,6 +73,12 @@ class BeliefPolicyAgent:
             )
         if not reads_rules(rules):
             raise ValueError("a belief policy plays the rules the belief network learned (classic), not these")
+        card = read_card(model)
+        if card is not None and card["num_players"] != num_players:
+            raise ValueError(
+                f"{model}: {trained_for(card)}; asked for {num_players} players "
+                f"(python -m training.fit_belief_policy --num-players {num_players} trains one)"
+            )
         self.num_players = num_players
         self.policy = PolicyNet(model, activation)
         want = input_size(rules, num_players)
@@ -81,12 +87,6 @@ class BeliefPolicyAgent:
                 f"{model}: the policy reads {self.policy.obs_size} inputs, but a belief policy at {num_players} "
                 f"players reads {want} (the observation and {POLICY_INPUTS} per other seat): "
                 "train it with python -m training.fit_belief_policy"
-            )
-        card = read_card(model)
-        if card is not None and card["num_players"] != num_players:
-            raise ValueError(
-                f"{model}: {trained_for(card)}; asked for {num_players} players "
-                f"(python -m training.fit_belief_policy --num-players {num_players} trains one)"
             )
         self.net = BeliefNet(MODEL_PATHS[num_players], num_players)
         self.name = name or Path(model).stem

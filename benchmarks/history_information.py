@@ -17,7 +17,7 @@ is the information the belief adds to ``public``, in nats per hidden hand.
 it is the true policy (the upper bound of what the round's decisions tell); against the other
 opponents, and for ``net`` (the belief network), the model is generic. Decisions where a belief
 weighs nothing (no decision of the opponent yet, or a round the replay cannot follow:
-``agents.beliefs.replay``) count as 0 for it, and their share is shown.
+``agents.beliefs.replay_heuristic``) count as 0 for it, and their share is shown.
 """
 
 from __future__ import annotations

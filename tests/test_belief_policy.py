@@ -174,7 +174,7 @@ def test_a_run_writes_its_model_and_record(tmp_path):
     assert BeliefPolicyAgent(path).policy.obs_size == input_size(UnoRules(), 2)
     card = read_card(path)
     assert card is not None and card["num_players"] == 2 and card["input_size"] == input_size(UnoRules(), 2)
-    with pytest.raises(ValueError, match="trained for 2 players; asked for 4"):
+    with pytest.raises(ValueError, match="trained for 2 players, rules classic; asked for 4 players"):
         BeliefPolicyAgent(path, num_players=4)
 
 

@@ -12,7 +12,7 @@ from builder import redeal_hidden
 
 from agents import make_agent
 from agents.beliefs import PublicBelief, log_weights_of, make_belief
-from agents.beliefs.replay import HeuristicReplayBelief, _read_round
+from agents.beliefs.replay_heuristic import HeuristicReplayBelief, _read_round
 from arena import play
 from uno_env import Engine, UnoRules
 

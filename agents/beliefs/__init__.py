@@ -10,7 +10,7 @@ games that differ only in hidden cards give the same exclusions. One module per 
 | ``uniform`` | here | none: the unseen cards dealt uniformly (the searches before beliefs) | the baseline (``flatmc:64@uniform`` on the ladder) |
 | ``public`` | ``agents.beliefs.public`` | a seat whose last turn ended drawing (``drew_on_color`` = c) is dealt no card of colour c and no wild | ISMCTS' default |
 | ``net`` | ``agents.beliefs.net`` | ``public``'s exclusions, and deals weighted by a learned network's prediction of the other hands (below) | the flat search's default |
-| ``replay-heuristic`` | ``agents.beliefs.replay`` | ``public``'s exclusions, and deals weighted by ``HeuristicAgent``'s likelihood of every decision of the round, replayed in whole worlds | a measurement: against ``heuristic``, the opponent's own code (the upper bound of reading the round) |
+| ``replay-heuristic`` | ``agents.beliefs.replay_heuristic`` | ``public``'s exclusions, and deals weighted by ``HeuristicAgent``'s likelihood of every decision of the round, replayed in whole worlds | a measurement: against ``heuristic``, the opponent's own code (the upper bound of reading the round) |
 
 Beliefs that were measured and not adopted (``policy``, ``history``, ``replay`` with a learned
 opponent model) are recorded in the development docs with their figures.
@@ -55,7 +55,7 @@ from uno_env.rules import UnoRules
 
 from .net import NetBelief
 from .public import PublicBelief, playable_set
-from .replay import HeuristicReplayBelief
+from .replay_heuristic import HeuristicReplayBelief
 
 __all__ = [
     "BELIEFS",
