@@ -354,8 +354,8 @@ def weight_gains(belief, num_players, x, y, allowed, sizes, args: Train) -> dict
 
 def net_card(path: Path, args: Train, report: dict) -> dict:
     """The card of the network at ``path`` (``agents.model_card``): its table, the command and
-    arguments that trained it (``python -m training.fit_belief_net train --save`` and the other
-    flags), where and when, and its held-out ``report``."""
+    arguments that trained it (``python -m training.fit_belief_net train``, ``--save`` or
+    ``--out``, and the other flags), where and when, and its held-out ``report``."""
     flags = []
     for k, v in dataclasses.asdict(args).items():
         if k in ("save", "out") or isinstance(v, bool) or v is None or v == ():
@@ -366,7 +366,7 @@ def net_card(path: Path, args: Train, report: dict) -> dict:
         path.stem,
         TRAINED_RULES,
         n,
-        " ".join(["python -m training.fit_belief_net train --save", *flags]),
+        " ".join(["python -m training.fit_belief_net train", "--save" if args.save else f"--out {args.out}", *flags]),
         rules_name="classic",
         history=EVIDENCE_ROWS,
         model_file=path.name,
