@@ -2,8 +2,10 @@
 
 A local vLLM, llama.cpp or Ollama server, or a hosted one: each decision POSTs the seat's
 prompt (``uno_env.text.build_prompt``) to ``<base_url>/chat/completions`` and parses the reply
-(``uno_env.text.parse_reply``). The registry builds it from ``chat:MODEL``
-(``agents.registry``), so ``evaluate.py`` and the ladder rate a model like any agent.
+(``uno_env.text.parse_reply``: a reasoning model's ``<think>`` block is dropped and its final
+answer read). The registry builds it from ``chat:MODEL`` or ``chat:MODEL@ENDPOINT``
+(``agents.registry``, with a ``ChatSettings``), so ``evaluate.py`` and the ladder rate a model
+like any agent.
 
 | setting | default | meaning |
 |---|---|---|
@@ -14,49 +16,97 @@ prompt (``uno_env.text.build_prompt``) to ``<base_url>/chat/completions`` and pa
 | ``fallback`` | ``"random"`` | the move after ``max_attempts`` failures: ``"random"`` (a legal move drawn with the table's seeded generator) or ``"first"`` (the first legal move) |
 | ``timeout`` | 60.0 | seconds per request |
 | ``temperature``, ``max_tokens`` | none | sent when given |
-| ``history`` | 40 | events of the round shown when the table gives engine access (``act_in``) |
-| ``transcript_dir`` | none | also append each decision to ``<dir>/game-<n>.jsonl`` as it is made |
+| ``history`` | 40 | events of the round shown when the table gives engine access (``act_in``); the prompt says how many earlier ones are left out |
+| ``list_moves`` | True | list and number the legal moves in the prompt (False: the model names its move; Kaggle Game Arena's question, docs/llm.md) |
+| ``parallel`` | 8 | requests in flight at once, over the games of a batch the table asks together |
+| ``max_failures`` | 6 | consecutive failed requests (no reply at all) that stop the run (``ChatFailure``) |
+| ``max_fallback_share`` | 0.05 | the share of decisions that may fall back; more stops the run, checked once ``fallback_grace`` decisions were made and at the end (``check``) |
+| ``fallback_grace`` | 20 | decisions made before the share is checked during play |
+| ``max_requests_per_game``, ``max_tokens_per_game`` | none | a game that would go past either stops the run |
+| ``backoff``, ``max_retry_wait`` | 1.0, 60.0 | seconds before retrying a failed request (doubling each time) and the longest wait; a 429 or 5xx answer's ``Retry-After`` is honoured up to ``max_retry_wait`` |
+
+Fallbacks are counted and shown, never quiet: past the thresholds the run stops with
+``ChatFailure`` (what failed, how often, which setting to change), so a dead or failing
+endpoint never gets a rating.
 
 Through ``act`` (observations only) the prompt holds the seat's view without the round's
-events. Tables give it the engine (``act_in``: ``fair_engine_access``, read by
-``uno_env.table.Table``), where it reads the observation, the mask and the round's events as its
-seat saw them (``Engine.history_events``), and nothing hidden; its transcripts are then per game.
+events. Tables give it the engine (``act_in_rows``, else ``act_in``: ``fair_engine_access``,
+read by ``uno_env.table.Table``), where it reads the observation, the mask and the round's
+events as its seat saw them (``Engine.history_events``), and nothing hidden.
 
 ``stats()`` gives the decisions, requests, bad replies, failed requests, fallbacks, tokens
-and seconds, in total and per decision; ``transcripts`` each game's decisions (prompt, the
-model's replies, the parser's messages, the move).
+and seconds, in total and per decision; ``transcripts`` each game's record (seat, decisions
+with the prompt, the model's replies and reasoning, the parser's messages, the move, tokens
+and seconds; the outcome when the table reports it through ``game_over``). ``report()`` and
+``absorb()`` carry both from a copy that played elsewhere (a Ray worker) back to this one.
 """
 
 from __future__ import annotations
 
+import email.utils
 import json
+import math
 import os
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 
 from uno_env import Engine
+from uno_env.actions import action_name
 from uno_env.policy import sample_legal
 from uno_env.rules import parse_rules
-from uno_env.text import BadReply, Move, build_prompt, legal_moves, parse_reply, refusal, round_events
+from uno_env.text import (
+    BadReply,
+    Move,
+    build_prompt,
+    legal_moves,
+    parse_reply,
+    refusal,
+    round_window,
+    split_reasoning,
+)
 
-__all__ = ["BASE_URL_VARIABLE", "API_KEY_VARIABLE", "ChatAgent", "ChatError"]
+__all__ = ["BASE_URL_VARIABLE", "API_KEY_VARIABLE", "ChatAgent", "ChatError", "ChatFailure", "ChatSettings"]
 
 BASE_URL_VARIABLE = "UNO_CHAT_BASE_URL"
 API_KEY_VARIABLE = "UNO_CHAT_API_KEY"
 FALLBACKS = ("random", "first")
+RETRY_STATUSES = (429, 500, 502, 503, 504)
+_sleep = time.sleep  # the wait before a retry (tests read the waits asked for)
 
 SYSTEM_PROMPT = (
-    "You are playing a game of UNO. Each message shows your seat's view of the table and numbers your legal "
-    "moves. Answer with one move: its number or its name, nothing else."
+    "You are playing a game of UNO. Each message states the rules, shows your seat's view of the table and "
+    "says how to name your move. Think as you like, then end with your move alone."
+)
+
+COUNTS = (
+    "decisions",
+    "requests",
+    "bad_replies",
+    "failed_requests",
+    "fallbacks",
+    "prompt_tokens",
+    "completion_tokens",
 )
 
 
 class ChatError(Exception):
     """A request that gave no reply text: the endpoint failed, timed out or answered malformed JSON."""
+
+    def __init__(self, message: str, wait: float | None = None) -> None:
+        super().__init__(message)
+        self.wait = wait  # the answer's Retry-After in seconds, when it gave one
+
+
+class ChatFailure(RuntimeError):
+    """The endpoint or the model failed past a stated threshold: the run stops instead of rating fallbacks."""
 
 
 def chat_url(base_url: str) -> str:
@@ -65,6 +115,100 @@ def chat_url(base_url: str) -> str:
     if not base.startswith(("http://", "https://")):
         raise ValueError(f"the chat base URL must start with http:// or https://, got {base_url!r}")
     return base + ("/chat/completions" if base.endswith("/v1") else "/v1/chat/completions")
+
+
+def retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (seconds or an HTTP date); None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    """The chat settings of a run (``evaluate.py --chat-*``), for every ``chat:`` spec it builds.
+
+    ``endpoints`` names extra endpoints, ``(NAME, URL)`` pairs, that ``chat:MODEL@NAME`` plays at;
+    ``api_key_env`` is the variable holding the default endpoint's key, ``endpoint_keys``
+    ``(NAME, VARIABLE)`` pairs for named ones (default ``UNO_CHAT_API_KEY_<NAME>``). The other
+    fields are ``ChatAgent``'s (module table)."""
+
+    base_url: str | None = None
+    api_key_env: str = API_KEY_VARIABLE
+    endpoints: tuple[tuple[str, str], ...] = ()
+    endpoint_keys: tuple[tuple[str, str], ...] = ()
+    max_attempts: int = 3
+    fallback: str = "random"
+    timeout: float = 60.0
+    temperature: float | None = None
+    max_tokens: int | None = None
+    history: int = 40
+    list_moves: bool = True
+    parallel: int = 8
+    max_failures: int = 6
+    max_fallback_share: float = 0.05
+    fallback_grace: int = 20
+    max_requests_per_game: int | None = None
+    max_tokens_per_game: int | None = None
+    backoff: float = 1.0
+    max_retry_wait: float = 60.0
+
+    def agent_kwargs(self, endpoint: str | None = None) -> dict[str, Any]:
+        """``ChatAgent``'s keywords for a model at ``endpoint`` (a name of ``endpoints``; None: the default)."""
+        named = dict(self.endpoints)
+        keys = dict(self.endpoint_keys)
+        if endpoint is None:
+            base_url = self.base_url if self.base_url is not None else os.environ.get(BASE_URL_VARIABLE)
+            key_env = self.api_key_env
+        elif endpoint in named:
+            base_url = named[endpoint]
+            key_env = keys.get(endpoint, f"{API_KEY_VARIABLE}_{endpoint.upper().replace('-', '_')}")
+        else:
+            given = ", ".join(sorted(named)) or "none"
+            raise ValueError(
+                f"chat endpoint {endpoint!r} is not declared: name it with --chat-endpoint {endpoint}=URL "
+                f"(declared: {given})"
+            )
+        kwargs = {f.name: getattr(self, f.name) for f in fields(self) if f.name in _AGENT_FIELDS}
+        return {
+            **kwargs,
+            "base_url": base_url,
+            "api_key": os.environ.get(key_env) or "",
+            "endpoint": endpoint,
+        }
+
+
+_AGENT_FIELDS = (
+    "max_attempts",
+    "fallback",
+    "timeout",
+    "temperature",
+    "max_tokens",
+    "history",
+    "list_moves",
+    "parallel",
+    "max_failures",
+    "max_fallback_share",
+    "fallback_grace",
+    "max_requests_per_game",
+    "max_tokens_per_game",
+    "backoff",
+    "max_retry_wait",
+)
+
+
+def _check_cap(name: str, value: Any) -> None:
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        raise ValueError(f"{name} must be an integer >= 1 or None (no cap), got {value!r}")
 
 
 class ChatAgent:
@@ -85,148 +229,299 @@ class ChatAgent:
         temperature: float | None = None,
         max_tokens: int | None = None,
         history: int = 40,
-        transcript_dir: str | None = None,
+        list_moves: bool = True,
+        parallel: int = 8,
+        max_failures: int = 6,
+        max_fallback_share: float = 0.05,
+        fallback_grace: int = 20,
+        max_requests_per_game: int | None = None,
+        max_tokens_per_game: int | None = None,
+        backoff: float = 1.0,
+        max_retry_wait: float = 60.0,
+        endpoint: str | None = None,
         name: str | None = None,
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"model must name the endpoint's model (chat:MODEL), got {model!r}")
         base_url = base_url if base_url is not None else os.environ.get(BASE_URL_VARIABLE)
         if not base_url:
+            where = f"--chat-endpoint {endpoint}=URL" if endpoint else f"--chat-base-url or {BASE_URL_VARIABLE}"
             raise ValueError(
-                f"a chat agent needs the endpoint's base URL: pass base_url or set {BASE_URL_VARIABLE} "
-                "(e.g. http://127.0.0.1:8000/v1)"
+                f"a chat agent needs the endpoint's base URL: give {where} (e.g. http://127.0.0.1:8000/v1)"
             )
         if not isinstance(max_attempts, int) or max_attempts < 1:
             raise ValueError(f"max_attempts must be an integer >= 1, got {max_attempts!r}")
         if fallback not in FALLBACKS:
             raise ValueError(f"fallback must be one of {FALLBACKS}, got {fallback!r}")
-        if not timeout > 0:
+        if not (isinstance(timeout, (int, float)) and 0 < timeout < math.inf):
             raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
         if not isinstance(history, int) or history < 0:
             raise ValueError(f"history must be an integer >= 0 (events shown), got {history!r}")
+        if not isinstance(parallel, int) or parallel < 1:
+            raise ValueError(f"parallel must be an integer >= 1 (requests in flight), got {parallel!r}")
+        if not isinstance(max_failures, int) or max_failures < 1:
+            raise ValueError(
+                f"max_failures must be an integer >= 1 (consecutive failed requests), got {max_failures!r}"
+            )
+        if not (isinstance(max_fallback_share, (int, float)) and 0 <= max_fallback_share <= 1):
+            raise ValueError(f"max_fallback_share must be in [0, 1], got {max_fallback_share!r}")
+        if not isinstance(fallback_grace, int) or fallback_grace < 0:
+            raise ValueError(f"fallback_grace must be an integer >= 0 (decisions), got {fallback_grace!r}")
+        _check_cap("max_requests_per_game", max_requests_per_game)
+        _check_cap("max_tokens_per_game", max_tokens_per_game)
+        _check_cap("max_tokens", max_tokens)
+        for label, value in (("backoff", backoff), ("max_retry_wait", max_retry_wait)):
+            if not (isinstance(value, (int, float)) and 0 <= value < math.inf):
+                raise ValueError(f"{label} must be a number of seconds >= 0, got {value!r}")
+        if temperature is not None and not (isinstance(temperature, (int, float)) and 0 <= temperature < math.inf):
+            raise ValueError(f"temperature must be a number >= 0 or None (the server's default), got {temperature!r}")
         self.model = model.strip()
         self.rules = parse_rules(rules)
         self.url = chat_url(base_url)
+        self.endpoint = endpoint
         self.api_key = api_key if api_key is not None else os.environ.get(API_KEY_VARIABLE) or None
         self.max_attempts, self.fallback, self.timeout = max_attempts, fallback, float(timeout)
         self.temperature, self.max_tokens = temperature, max_tokens
-        self.history = history
-        self.transcript_dir = transcript_dir
-        self.name = name or f"chat:{self.model}"
+        self.history, self.list_moves, self.parallel = history, bool(list_moves), parallel
+        self.max_failures, self.max_fallback_share, self.fallback_grace = (
+            max_failures,
+            float(max_fallback_share),
+            fallback_grace,
+        )
+        self.max_requests_per_game, self.max_tokens_per_game = max_requests_per_game, max_tokens_per_game
+        self.backoff, self.max_retry_wait = float(backoff), float(max_retry_wait)
+        self.name = name or f"chat:{self.model}" + (f"@{endpoint}" if endpoint else "")
+        self._fresh()
+
+    def _fresh(self) -> None:
+        """The counters, transcripts and the machinery that a copy does not carry."""
         # No proxy from the environment: the one address called is the one given.
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        self.transcripts: list[list[dict[str, Any]]] = []
-        self._games: dict[tuple[int, int], tuple[int, tuple[int, int]]] = {}  # (engine, row) -> (game, clock)
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        self._stop: str | None = None  # set once the run must stop: every request still queued refuses
+        self._consecutive_failures = 0
+        self.transcripts: list[dict[str, Any]] = []
+        self._games: dict[tuple[int, int, int], tuple[int, tuple[int, int]]] = {}  # (engine, row, seat) -> game
+        self._usage: dict[int, list[int]] = {}  # game -> [requests, tokens]
         self._per_decision: list[tuple[int, float]] = []  # (tokens, seconds)
-        self._counts = dict.fromkeys(
-            (
-                "decisions",
-                "requests",
-                "bad_replies",
-                "failed_requests",
-                "fallbacks",
-                "prompt_tokens",
-                "completion_tokens",
-            ),
-            0,
-        )
+        self._counts = dict.fromkeys(COUNTS, 0)
         self._seconds = 0.0
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy (a Ray worker's) starts with no counts: report() brings its own back to absorb().
+        skip = {"_opener", "_lock", "_pool", "_stop", "_consecutive_failures", "transcripts", "_games", "_usage"}
+        skip |= {"_per_decision", "_counts", "_seconds"}
+        return {k: v for k, v in self.__dict__.items() if k not in skip}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._fresh()
 
     # --- the Agent protocol -----------------------------------------------------------------
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """One move per row, asked row by row from the observation alone (no round events)."""
-        out = np.empty(len(action_mask), np.int64)
+        """One move per row, asked in parallel from the observation alone (no round events)."""
+        asks = []
         for r in range(len(action_mask)):
-            prompt = build_prompt(observation[r], action_mask[r], rules=self.rules)
-            out[r] = self._decide(prompt, legal_moves(action_mask[r]), action_mask[r], rng, None)
-        return out
+            prompt = build_prompt(observation[r], action_mask[r], rules=self.rules, list_moves=self.list_moves)
+            asks.append((prompt, legal_moves(action_mask[r]), action_mask[r], self._loose_game()))
+        return np.asarray(self._decide_all(asks, [rng] * len(asks)), np.int64)
 
     def act_in(self, engine: Engine, i: int, rng: np.random.Generator) -> int:
         """The move of the player to act in game ``i``, with the round's events as its seat saw them."""
-        seat = int(engine.current_player[i])
-        n = engine.num_players
-        mask = engine.legal_mask[i]
-        prompt = build_prompt(
-            engine.observe(seat, games=[i])[i],
-            mask,
-            rules=engine.rules,
-            seat=seat,
-            num_players=n,
-            events=round_events(engine, i, seat, self.history) if self.history else None,
-        )
-        return self._decide(prompt, legal_moves(mask, seat, n), mask, rng, self._game_of(engine, i))
+        return self.act_in_rows(engine, [i], [rng])[0]
 
-    def _game_of(self, engine: Engine, i: int) -> int:
+    def act_in_rows(self, engine: Engine, rows: Sequence[int], rngs: Sequence[np.random.Generator]) -> list[int]:
+        """``act_in`` for the games ``rows`` at once (row k's fallback drawn from ``rngs[k]``): their
+        requests run in parallel, up to ``parallel`` at a time."""
+        asks = []
+        n = engine.num_players
+        for i in rows:
+            seat = int(engine.current_player[i])
+            mask = engine.legal_mask[i]
+            events, cut = round_window(engine, i, seat, self.history) if self.history else (None, 0)
+            prompt = build_prompt(
+                engine.observe(seat, games=[i])[i],
+                mask,
+                rules=engine.rules,
+                seat=seat,
+                num_players=n,
+                events=events,
+                events_cut=cut,
+                list_moves=self.list_moves,
+            )
+            asks.append((prompt, legal_moves(mask, seat, n), mask, self._game_of(engine, int(i), seat)))
+        return self._decide_all(asks, rngs)
+
+    def game_over(self, engine: Engine, row: int, seat: int, won: bool, players: Sequence[str]) -> None:
+        """Game ``row`` ended with this agent at ``seat``: its transcript gets the outcome (``players``
+        the names by seat). Called by the arena's tournament; a table that does not call it leaves
+        the outcome None."""
+        known = self._games.pop((id(engine), int(row), int(seat)), None)
+        if known is None:
+            return  # the game ended before this agent was asked anything
+        self.transcripts[known[0]]["outcome"] = {
+            "won": bool(won),
+            "reward": float(engine.rewards[row, seat]),
+            "points": float(engine.scores[row, seat]),
+            "truncated": bool(engine.truncated[row]),
+        }
+        self.transcripts[known[0]]["players"] = list(players)
+
+    def _new_game(self, seat: int | None) -> int:
+        self.transcripts.append({"game": len(self.transcripts), "seat": seat, "decisions": [], "outcome": None})
+        return len(self.transcripts) - 1
+
+    def _loose_game(self) -> int:
+        """Asked without the engine: one transcript holds every decision."""
+        if not self.transcripts or self.transcripts[-1].get("loose") is not True:
+            self._new_game(None)
+            self.transcripts[-1]["loose"] = True
+        return len(self.transcripts) - 1
+
+    def _game_of(self, engine: Engine, i: int, seat: int) -> int:
         """The transcript of the game in row ``i``: a new one when the row's round restarted."""
         state = engine.game_state(i)  # only its public counters: rounds finished, actions this round
         clock = (int(state["round"]), int(state["turn"]))
-        key = (id(engine), int(i))
+        key = (id(engine), i, seat)
         known = self._games.get(key)
         if known is not None and known[1] <= clock:
             self._games[key] = (known[0], clock)
             return known[0]
-        self.transcripts.append([])
-        game = len(self.transcripts) - 1
+        game = self._new_game(seat)
         self._games[key] = (game, clock)
         return game
 
-    # --- one decision -------------------------------------------------------------------------
+    # --- decisions --------------------------------------------------------------------------
 
-    def _decide(
-        self, prompt: str, moves: list[Move], mask: np.ndarray, rng: np.random.Generator, game: int | None
-    ) -> int:
+    def _decide_all(self, asks: list[tuple[str, list[Move], np.ndarray, int]], rngs: Sequence[Any]) -> list[int]:
+        """Ask every prompt (in parallel when more than one), then settle each in order: the
+        parsed move or a counted fallback drawn from its row's generator, and the thresholds."""
+        if len(asks) == 1 or self.parallel == 1:
+            answers = [self._ask_model(prompt, moves, game) for prompt, moves, _, game in asks]
+        else:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.parallel, thread_name_prefix="chat")
+            futures = [self._pool.submit(self._ask_model, prompt, moves, game) for prompt, moves, _, game in asks]
+            answers = [f.result() for f in futures]  # a ChatFailure in any stops the run here
+        out = []
+        for (_, moves, mask, game), rng, (action, record) in zip(asks, rngs, answers, strict=True):
+            if action is None:
+                self._counts["fallbacks"] += 1
+                action = moves[0].action if self.fallback == "first" else int(sample_legal(mask[None], rng)[0])
+                record["fallback"] = True
+            self._counts["decisions"] += 1
+            self._seconds += record["seconds"]
+            self._per_decision.append((record["tokens"], record["seconds"]))
+            record.update(action=int(action), move=action_name(int(action)))
+            self.transcripts[game]["decisions"].append(record)
+            out.append(int(action))
+        if self._counts["decisions"] >= max(self.fallback_grace, 1):
+            self.check()
+        return out
+
+    def check(self) -> None:
+        """Raise ``ChatFailure`` when more than ``max_fallback_share`` of the decisions fell back."""
+        decisions, fallbacks = self._counts["decisions"], self._counts["fallbacks"]
+        if decisions and fallbacks > self.max_fallback_share * decisions:
+            raise ChatFailure(
+                f"{self.name}: {fallbacks} of {decisions} decisions fell back to a {self.fallback} move "
+                f"({self._counts['failed_requests']} failed requests, {self._counts['bad_replies']} bad replies), more "
+                f"than the {self.max_fallback_share:.0%} allowed (--chat-max-fallback-share); no rating is given. "
+                f"The transcript shows each reply and error."
+            )
+
+    def _stop_run(self, message: str) -> ChatFailure:
+        with self._lock:
+            self._stop = self._stop or message
+        return ChatFailure(message)
+
+    def _ask_model(self, prompt: str, moves: list[Move], game: int) -> tuple[int | None, dict[str, Any]]:
+        """One decision's requests (thread-safe): the move parsed, or None after ``max_attempts``."""
         start = time.perf_counter()
         messages: list[dict[str, str]] = [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": prompt},
         ]
-        tokens = 0
-        record: dict[str, Any] = {"prompt": prompt, "attempts": []}
+        record: dict[str, Any] = {
+            "prompt": prompt,
+            "attempts": [],
+            "fallback": False,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+        }
         action: int | None = None
-        for _ in range(self.max_attempts):
-            self._counts["requests"] += 1
+        for attempt in range(self.max_attempts):
+            self._charge(game)
+            asked = time.perf_counter()
             try:
-                reply, used = self._ask(messages)
+                reply, reasoning, usage = self._ask(messages)
             except ChatError as exc:
-                self._counts["failed_requests"] += 1
-                record["attempts"].append({"error": str(exc)})
+                record["attempts"].append({"error": str(exc), "seconds": time.perf_counter() - asked})
+                self._failed(str(exc))
+                if attempt + 1 < self.max_attempts:
+                    wait = exc.wait if exc.wait is not None else self.backoff * 2**attempt
+                    _sleep(min(wait, self.max_retry_wait))
                 continue
-            tokens += used
+            with self._lock:
+                self._consecutive_failures = 0
+                self._counts["prompt_tokens"] += usage[0]
+                self._counts["completion_tokens"] += usage[1]
+                self._usage[game][1] += sum(usage)
+            record["prompt_tokens"] += usage[0]
+            record["completion_tokens"] += usage[1]
+            thought, _ = split_reasoning(reply)
+            entry: dict[str, Any] = {"reply": reply, "seconds": time.perf_counter() - asked, "tokens": sum(usage)}
+            if reasoning or thought:
+                entry["reasoning"] = "\n\n".join(r for r in (reasoning, thought) if r)
+            record["attempts"].append(entry)
             try:
-                action = parse_reply(reply, moves)
+                action = parse_reply(reply, moves, numbered=self.list_moves)
             except BadReply as exc:
-                self._counts["bad_replies"] += 1
-                record["attempts"].append({"reply": reply, "refused": str(exc)})
+                with self._lock:
+                    self._counts["bad_replies"] += 1
+                entry["refused"] = str(exc)
                 messages += [
                     {"role": "assistant", "content": reply},
                     {"role": "user", "content": refusal(exc)},
                 ]
                 continue
-            record["attempts"].append({"reply": reply})
             break
-        if action is None:
-            self._counts["fallbacks"] += 1
-            action = moves[0].action if self.fallback == "first" else int(sample_legal(mask[None], rng)[0])
-            record["fallback"] = True
-        seconds = time.perf_counter() - start
-        self._counts["decisions"] += 1
-        self._seconds += seconds
-        self._per_decision.append((tokens, seconds))
-        record.update(action=action, tokens=tokens, seconds=seconds)
-        if game is None:
-            if not self.transcripts:
-                self.transcripts.append([])  # asked without the engine: one transcript for every decision
-            game = len(self.transcripts) - 1
-        self.transcripts[game].append(record)
-        if self.transcript_dir:
-            os.makedirs(self.transcript_dir, exist_ok=True)
-            with open(os.path.join(self.transcript_dir, f"game-{game}.jsonl"), "a") as f:
-                f.write(json.dumps(record) + "\n")
-        return action
+        record["tokens"] = record["prompt_tokens"] + record["completion_tokens"]
+        record["seconds"] = time.perf_counter() - start
+        return action, record
 
-    def _ask(self, messages: list[dict[str, str]]) -> tuple[str, int]:
-        """The model's reply to ``messages`` and the tokens the request used."""
+    def _charge(self, game: int) -> None:
+        """Count one request of ``game``, refusing it once the run stopped or the game's caps are spent."""
+        with self._lock:
+            if self._stop is not None:
+                raise ChatFailure(self._stop)
+            usage = self._usage.setdefault(game, [0, 0])
+            cap = None
+            if self.max_requests_per_game is not None and usage[0] >= self.max_requests_per_game:
+                cap = f"its {self.max_requests_per_game} requests (--chat-max-requests-per-game)"
+            elif self.max_tokens_per_game is not None and usage[1] >= self.max_tokens_per_game:
+                cap = f"{usage[1]} tokens, over its cap of {self.max_tokens_per_game} (--chat-max-tokens-per-game)"
+            if cap is None:
+                usage[0] += 1
+                self._counts["requests"] += 1
+        if cap is not None:
+            raise self._stop_run(f"{self.name}: game {game} used {cap}; the run stops rather than play on without it")
+
+    def _failed(self, error: str) -> None:
+        with self._lock:
+            self._counts["failed_requests"] += 1
+            self._consecutive_failures += 1
+            failures = self._consecutive_failures
+        if failures >= self.max_failures:
+            raise self._stop_run(
+                f"{self.name}: {failures} requests in a row to {self.url} failed (--chat-max-failures "
+                f"{self.max_failures}); the last: {error}. Is the server running, and is the model name right?"
+            )
+
+    def _ask(self, messages: list[dict[str, str]]) -> tuple[str, str, tuple[int, int]]:
+        """The model's reply to ``messages``, its ``reasoning_content`` and the (prompt, completion) tokens."""
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         if self.temperature is not None:
             body["temperature"] = self.temperature
@@ -240,22 +535,21 @@ class ChatAgent:
             with self._opener.open(request, timeout=self.timeout) as response:
                 raw = response.read()
         except urllib.error.HTTPError as exc:
-            raise ChatError(f"HTTP {exc.code} from {self.url}: {exc.read()[:200]!r}") from exc
+            wait = retry_after(exc.headers.get("Retry-After")) if exc.code in RETRY_STATUSES else None
+            raise ChatError(f"HTTP {exc.code} from {self.url}: {exc.read()[:200]!r}", wait) from exc
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             raise ChatError(f"no answer from {self.url}: {exc}") from exc
         try:
             data = json.loads(raw)
-            reply = data["choices"][0]["message"]["content"]
-            if not isinstance(reply, str):
-                raise TypeError(f"content is {type(reply).__name__}")
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            message = data["choices"][0]["message"]
+            reply = message.get("content") or ""
+            reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
+            if not isinstance(reply, str) or not isinstance(reasoning, str):
+                raise TypeError("content is not text")
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise ChatError(f"malformed answer from {self.url} ({exc}): {raw[:200]!r}") from exc
         usage = data.get("usage") or {}
-        prompt_tokens = int(usage.get("prompt_tokens") or 0)
-        completion_tokens = int(usage.get("completion_tokens") or 0)
-        self._counts["prompt_tokens"] += prompt_tokens
-        self._counts["completion_tokens"] += completion_tokens
-        return reply, prompt_tokens + completion_tokens
+        return reply, reasoning, (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
 
     # --- results ------------------------------------------------------------------------------
 
@@ -267,7 +561,26 @@ class ChatAgent:
             **self._counts,
             "tokens": tokens,
             "seconds": self._seconds,
+            "fallback_share": self._counts["fallbacks"] / n,
             "tokens_per_decision": tokens / n,
             "seconds_per_decision": self._seconds / n,
             "per_decision": [{"tokens": t, "seconds": s} for t, s in self._per_decision],
         }
+
+    def report(self) -> dict[str, Any]:
+        """What this copy measured (counts, per-decision costs, transcripts), for ``absorb``."""
+        return {
+            "counts": dict(self._counts),
+            "seconds": self._seconds,
+            "per_decision": list(self._per_decision),
+            "transcripts": self.transcripts,
+        }
+
+    def absorb(self, report: dict[str, Any]) -> None:
+        """Add a copy's ``report()`` to this agent's counts and transcripts (its games renumbered)."""
+        for k in COUNTS:
+            self._counts[k] += int(report["counts"][k])
+        self._seconds += float(report["seconds"])
+        self._per_decision += [(int(t), float(s)) for t, s in report["per_decision"]]
+        for t in report["transcripts"]:
+            self.transcripts.append({**t, "game": len(self.transcripts)})

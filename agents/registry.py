@@ -24,7 +24,8 @@ grammar of specs, lists of specs and weighted mixes that every command and the w
 | ``FILE.py:NAME`` | your own agent: ``NAME`` from the Python file ``FILE.py`` (``my_agent.py:MyAgent``) |
 | a path to a ``.zip`` | ``PPOAgent`` over a ``MaskablePPO`` saved by ``train.py`` (imports torch) |
 | a directory | ``RLlibAgent`` over a checkpoint of ``train.py --backend rllib`` (imports ray) |
-| ``chat:MODEL`` | ``ChatAgent``: a language model behind an OpenAI-compatible chat endpoint (``agents.llm``), the base URL from ``$UNO_CHAT_BASE_URL`` and the key from ``$UNO_CHAT_API_KEY`` |
+| ``chat:MODEL`` | ``ChatAgent``: a language model behind an OpenAI-compatible chat endpoint (``agents.llm``), the base URL from ``$UNO_CHAT_BASE_URL`` (or ``evaluate.py --chat-base-url``) and the key from ``$UNO_CHAT_API_KEY`` |
+| ``chat:MODEL@ENDPOINT`` | the same at a named endpoint, declared with ``evaluate.py --chat-endpoint ENDPOINT=URL`` (``ChatSettings.endpoints``), its key from ``$UNO_CHAT_API_KEY_<ENDPOINT>``: several endpoints in one run, so one model plays another. The model is everything between ``chat:`` and the last ``@`` (``chat:qwen2.5:7b@ollama``) |
 | ``LABEL=SPEC`` | any of the above, named ``LABEL`` in tables (``fast=search:64``) |
 
 **What ``:`` means.** A spec is read in this order: ``LABEL=`` is everything before the first
@@ -104,8 +105,8 @@ AGENT_SPECS = (
     "random, rlcard_rule, greedy, heuristic, search[:N | :Tms][@BELIEF] (N rollouts or T milliseconds per "
     "decision), ismcts[:N | :Tms], flatmc[:N | :Tms], pretrained, pretrained-4p, belief_policy (shipped "
     "models: 2 and 4 players, classic), MODULE:NAME or FILE.py:NAME (your own agent class), PATH.zip (a MaskablePPO saved by "
-    "train.py), DIR (an RLlib checkpoint), chat:MODEL (a language model at the OpenAI-compatible endpoint "
-    "$UNO_CHAT_BASE_URL), LABEL=SPEC"
+    "train.py), DIR (an RLlib checkpoint), chat:MODEL[@ENDPOINT] (a language model at the OpenAI-compatible "
+    "endpoint $UNO_CHAT_BASE_URL, or at one named with --chat-endpoint ENDPOINT=URL), LABEL=SPEC"
 )
 """The spec forms in one line, for help texts and error messages."""
 
@@ -130,7 +131,8 @@ the shipped policy's trained for the table: at 2 players the one that reads the 
 (benchmarks/results/search.md)."""
 SEARCH_NAMES = ("search", *SEARCHES)
 
-CHAT = "chat"  # chat:MODEL, a language model at an OpenAI-compatible endpoint (agents.llm)
+CHAT = "chat"  # chat:MODEL[@ENDPOINT], a language model at an OpenAI-compatible endpoint (agents.llm)
+_ENDPOINT = re.compile(r"[A-Za-z_][\w-]*")
 KINDS = ("baseline", "search", "pretrained", "class", "chat", "path")
 """What a spec names (``Spec.kind``)."""
 
@@ -170,6 +172,8 @@ class Spec:
     """a search's budget ``Tms``"""
     belief: str = ""
     """a search's ``@BELIEF`` (``peek`` included; empty: its default)"""
+    endpoint: str = ""
+    """a chat agent's ``@ENDPOINT`` (empty: the default endpoint)"""
 
 
 def agent_names(models: bool = True) -> list[str]:
@@ -200,12 +204,7 @@ def parse_spec(text: Any) -> Spec:
     if head in SEARCH_NAMES:
         return _search_spec(raw, named, label, body)
     if head == CHAT:
-        model = body.split(BUDGET, 1)[1].strip() if BUDGET in body else ""
-        if not model:
-            raise ValueError(
-                f"{raw!r}: a chat agent is chat:MODEL with the endpoint's model name, e.g. chat:qwen2.5-7b-instruct"
-            )
-        return Spec(f"{named}{CHAT}{BUDGET}{model}", "chat", f"{CHAT}{BUDGET}{model}", label, target=model)
+        return _chat_spec(raw, named, label, body)
     if BUDGET in body:
         left, _, attr = body.rpartition(BUDGET)
         left, attr = left.strip(), attr.strip()
@@ -223,6 +222,23 @@ def parse_spec(text: Any) -> Spec:
     if body in PRETRAINED or body in BELIEF_POLICIES:
         return Spec(f"{named}{body}", "pretrained", body, label, target=body)
     return Spec(f"{named}{body}", "path", body, label, target=body)
+
+
+def _chat_spec(raw: str, named: str, label: str | None, body: str) -> Spec:
+    rest = body.split(BUDGET, 1)[1].strip() if BUDGET in body else ""
+    model, at, endpoint = (part.strip() for part in rest.rpartition(AT)) if AT in rest else (rest, "", "")
+    if not model:
+        raise ValueError(
+            f"{raw!r}: a chat agent is chat:MODEL or chat:MODEL@ENDPOINT with the endpoint's model name, e.g. "
+            "chat:qwen2.5-7b-instruct"
+        )
+    if at and not _ENDPOINT.fullmatch(endpoint):
+        raise ValueError(
+            f"{raw!r}: after '@' comes an endpoint's name (letters, digits, '_', '-'), declared with "
+            f"--chat-endpoint NAME=URL; got {endpoint!r}"
+        )
+    norm = f"{CHAT}{BUDGET}{model}" + (f"{AT}{endpoint}" if at else "")
+    return Spec(f"{named}{norm}", "chat", norm, label, target=model, endpoint=endpoint)
 
 
 def _separator_message(raw: str, sep: str) -> str:
@@ -431,6 +447,7 @@ def make_agent(
     deterministic: bool = True,
     num_players: int | None = None,
     allow_other_table: bool = False,
+    chat: Any = None,
 ) -> Agent:
     """The agent of ``spec`` (module table) for ``rules`` (anything ``uno_env.parse_rules`` takes).
 
@@ -439,7 +456,8 @@ def make_agent(
     ``num_players`` (None: not said; then it refuses another table size when it first plays),
     that its card (``agents.model_card``) says it was not trained for; ``allow_other_table``
     lets it play them (a transfer experiment). A spec of no known form raises ``ValueError``
-    listing the forms.
+    listing the forms. ``chat`` (an ``agents.llm.ChatSettings``; None: its defaults) sets up
+    ``chat:`` specs: endpoints, timeouts, thresholds.
     """
     s = check_spec(spec)
     rules = parse_rules(rules)
@@ -459,7 +477,7 @@ def make_agent(
     elif s.kind == "class":
         agent = _class_agent(s, rules)
     elif s.kind == "chat":
-        agent = _chat_agent(s.target, rules)
+        agent = _chat_agent(s, rules, chat)
     elif os.path.isfile(s.body) or os.path.isfile(s.body + ".zip"):
         return _ppo_agent(s.body, s.label, deterministic, rules, num_players, allow_other_table)
     else:
@@ -556,11 +574,12 @@ def _takes_argument(factory: Any) -> bool:
     return any(p.kind in positional or p.kind is inspect.Parameter.VAR_POSITIONAL for p in params)
 
 
-def _chat_agent(model: str, rules: UnoRules) -> Agent:
+def _chat_agent(s: Spec, rules: UnoRules, chat: Any) -> Agent:
     # Imported here: only a chat spec needs it.
-    from .llm import ChatAgent
+    from .llm import ChatAgent, ChatSettings
 
-    return ChatAgent(model, rules)
+    settings = chat if chat is not None else ChatSettings()
+    return ChatAgent(s.target, rules, **settings.agent_kwargs(s.endpoint or None))
 
 
 def _ppo_agent(

@@ -26,7 +26,7 @@ and ``arena.ratings`` for the Bradley–Terry ratings on the Elo scale).
 c of table t is seeded from ``(seed, t, c)`` alone (``arena.tournament.chunk_plan``), so the
 table is a function of ``--seed``, ``--games``, ``--batch-size`` and ``--chunk-games`` and
 never of where the chunks run. With ``--ray`` the chunks are Ray tasks
-(``arena.remote.ray_chunks``: ``ray.remote(arena.play)``) spread over a local Ray
+(``arena.remote.ray_chunks``: ``arena.tournament.play_chunk`` as a Ray task) spread over a local Ray
 (``--num-cpus``) or the cluster at ``--address``; without it they run one after the other
 here. Both give exactly the same table for the same arguments. A chunk is a unit of work:
 with ``--chunk-games`` >= ``--games`` (the default for up to 10,000 games) a table is one
@@ -48,6 +48,16 @@ players (``--num-players 4``: tables of the agent and three rungs). It prints th
     python evaluate.py --ladder heuristic --num-players 4
     python evaluate.py --ladder heuristic --ladder-version v1
 
+**Language models.** ``chat:MODEL`` (``chat:MODEL@ENDPOINT`` with ``--chat-endpoint
+ENDPOINT=URL``, repeatable, so one model can play another) seats a model behind an
+OpenAI-compatible endpoint (``agents.llm``); every ``--chat-*`` option is a ``ChatSettings``
+field. Its fallbacks are counted and shown; past ``--chat-max-failures`` failed requests in a
+row or a ``--chat-max-fallback-share`` of fallen-back decisions the run stops with an error and
+no rating. Each run with a chat agent writes ``<output_dir>/transcript-<run id>.jsonl`` (a new
+file every run; docs/llm.md gives its format):
+
+    python evaluate.py --agents chat:qwen2.5-7b-instruct,heuristic --games 20 --chat-base-url http://127.0.0.1:8080/v1
+
 Output: a Markdown table on stdout; ``<output_dir>/tournament.json`` (configuration, every
 table, pooled numbers per agent, pairwise counts, ratings); ``<output_dir>/win_rates.png``
 (the row agent's win rate in the games it shared with the column agent) and
@@ -59,6 +69,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import secrets
 import sys
 import time
 from dataclasses import dataclass
@@ -67,6 +78,7 @@ from typing import Annotated, Any
 import numpy as np
 import tyro
 
+from agents.llm import ChatFailure, ChatSettings
 from agents.registry import make_agent, parse_list
 from arena import PlayResult, TournamentResult, play, tournament, unique_names
 from arena.ladder import LADDER, LADDERS, LadderResult, rate_on_ladder
@@ -132,6 +144,45 @@ class Args:
     allow_other_table: bool = False
     """let saved models play rules or a table size their card says they were not trained for (a
     transfer experiment); without it such a model is refused (agents.model_card)"""
+    chat_base_url: str = ""
+    """chat:MODEL's endpoint, e.g. http://127.0.0.1:8080/v1 (empty: $UNO_CHAT_BASE_URL); the only
+    address a chat agent calls"""
+    chat_endpoint: Annotated[tuple[str, ...], tyro.conf.UseAppendAction] = ()
+    """NAME=URL, repeatable: an endpoint that chat:MODEL@NAME plays at (its key from
+    $UNO_CHAT_API_KEY_<NAME>, or --chat-key-env NAME=VAR)"""
+    chat_key_env: Annotated[tuple[str, ...], tyro.conf.UseAppendAction] = ()
+    """VAR or NAME=VAR, repeatable: the environment variable holding the default endpoint's key
+    (default UNO_CHAT_API_KEY), or endpoint NAME's; the key itself is never an argument"""
+    chat_timeout: float = ChatSettings.timeout
+    """seconds per chat request"""
+    chat_temperature: float | None = ChatSettings.temperature
+    """sampling temperature sent with each request (None: the server's default)"""
+    chat_max_tokens: int | None = ChatSettings.max_tokens
+    """max_tokens sent with each request (None: the server's default); leave room for a reasoning model's thinking"""
+    chat_attempts: int = ChatSettings.max_attempts
+    """requests per decision: a refused reply goes back with the parser's message, a failed request is retried"""
+    chat_fallback: str = ChatSettings.fallback
+    """the counted move after the last failed attempt: random (the table's seeded generator) or first"""
+    chat_history: int = ChatSettings.history
+    """events of the round shown in the prompt (0: none); the prompt says how many earlier ones are left out"""
+    chat_list_moves: bool = ChatSettings.list_moves
+    """list and number the legal moves in the prompt (--no-chat-list-moves: the model names its move)"""
+    chat_parallel: int = ChatSettings.parallel
+    """chat requests in flight at once, over a batch's games (--batch-size games are asked together)"""
+    chat_max_failures: int = ChatSettings.max_failures
+    """consecutive failed requests (no reply: refused connection, timeout, HTTP error) that stop the run"""
+    chat_max_fallback_share: float = ChatSettings.max_fallback_share
+    """largest share of a chat agent's decisions that may fall back; more stops the run, no rating (0: none may)"""
+    chat_fallback_grace: int = ChatSettings.fallback_grace
+    """decisions before the fallback share is checked during play (it is always checked at the end)"""
+    chat_max_requests_per_game: int | None = ChatSettings.max_requests_per_game
+    """requests one game may use (None: no cap); a game that needs more stops the run"""
+    chat_max_tokens_per_game: int | None = ChatSettings.max_tokens_per_game
+    """tokens one game may use (None: no cap); a game that uses more stops the run"""
+    chat_backoff: float = ChatSettings.backoff
+    """seconds before retrying a failed request, doubled at each retry"""
+    chat_max_retry_wait: float = ChatSettings.max_retry_wait
+    """longest wait before a retry, also for a 429 or 5xx answer's Retry-After"""
 
 
 # What the ladder fixes itself (arena.ladder.LadderSpec): giving any of these with --ladder is an error.
@@ -216,8 +267,8 @@ def ladder_main(args: Args) -> LadderResult:
     if fixed:
         raise ValueError(
             f"--ladder plays the ladder's own games, seed and rules: drop {', '.join(fixed)} (with "
-            f"--ladder only --ladder-version, --num-players 2 or 4, --deterministic, --torch-threads, --output-dir and "
-            f"--ray/--address/--num-cpus apply)"
+            f"--ladder only --ladder-version, --num-players 2 or 4, --deterministic, --torch-threads, --output-dir, "
+            f"--ray/--address/--num-cpus and the --chat-* options apply)"
         )
     if args.ladder_version not in LADDERS:
         raise ValueError(f"--ladder-version must be one of {sorted(LADDERS)}, got {args.ladder_version!r}")
@@ -229,17 +280,20 @@ def ladder_main(args: Args) -> LadderResult:
         deterministic=args.deterministic,
         num_players=args.num_players,
         allow_other_table=args.allow_other_table,
+        chat=chat_settings(args),
     )
     play_chunks, progress = prepare_play(args)
     t0 = time.time()
-    result = rate_on_ladder(
-        agent,
-        args.num_players,
-        spec,
-        play_chunks=play_chunks,
-        progress=progress,
-        allow_other_table=args.allow_other_table,
-    )
+    with transcript_writer([agent], args):
+        result = rate_on_ladder(
+            agent,
+            args.num_players,
+            spec,
+            play_chunks=play_chunks,
+            progress=progress,
+            allow_other_table=args.allow_other_table,
+        )
+        check_agents([agent])
     print(result.markdown())
     os.makedirs(args.output_dir, exist_ok=True)
     path = os.path.join(args.output_dir, "ladder.json")
@@ -248,6 +302,103 @@ def ladder_main(args: Args) -> LadderResult:
     # Timing on stderr only: ladder.json and stdout stay identical run to run.
     print(f"wrote {path} ({(time.time() - t0) / 60:.1f} min)", file=sys.stderr)
     return result
+
+
+def chat_settings(args: Args) -> ChatSettings:
+    """The ``--chat-*`` options as the ``ChatSettings`` every ``chat:`` spec of the run is built with."""
+    endpoints = dict(_pairs(args.chat_endpoint, "--chat-endpoint", "NAME=URL"))
+    key_envs = [k for k in args.chat_key_env if "=" not in k]
+    if len(key_envs) > 1:
+        raise ValueError(f"--chat-key-env VAR names the default endpoint's key variable once, got {key_envs}")
+    named_keys = _pairs([k for k in args.chat_key_env if "=" in k], "--chat-key-env", "NAME=VAR")
+    for name, _ in named_keys:
+        if name not in endpoints:
+            raise ValueError(
+                f"--chat-key-env {name}=...: no endpoint {name!r}; declare it with --chat-endpoint {name}=URL"
+            )
+    return ChatSettings(
+        base_url=args.chat_base_url or None,
+        api_key_env=key_envs[0] if key_envs else ChatSettings.api_key_env,
+        endpoints=tuple(endpoints.items()),
+        endpoint_keys=tuple(named_keys),
+        max_attempts=args.chat_attempts,
+        fallback=args.chat_fallback,
+        timeout=args.chat_timeout,
+        temperature=args.chat_temperature,
+        max_tokens=args.chat_max_tokens,
+        history=args.chat_history,
+        list_moves=args.chat_list_moves,
+        parallel=args.chat_parallel,
+        max_failures=args.chat_max_failures,
+        max_fallback_share=args.chat_max_fallback_share,
+        fallback_grace=args.chat_fallback_grace,
+        max_requests_per_game=args.chat_max_requests_per_game,
+        max_tokens_per_game=args.chat_max_tokens_per_game,
+        backoff=args.chat_backoff,
+        max_retry_wait=args.chat_max_retry_wait,
+    )
+
+
+def _pairs(items: Any, option: str, form: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for item in items:
+        name, eq, value = (part.strip() for part in item.partition("="))
+        if not eq or not name or not value:
+            raise ValueError(f"{option} takes {form}, got {item!r}")
+        if name in dict(out):
+            raise ValueError(f"{option}: {name!r} is given twice")
+        out.append((name, value))
+    return out
+
+
+def check_agents(agents: list) -> None:
+    """The end-of-run check of agents that can fail (``check()``: a chat agent's fallback share):
+    ``ChatFailure`` before any rating is shown."""
+    for agent in agents:
+        if callable(getattr(agent, "check", None)):
+            agent.check()
+
+
+class transcript_writer:
+    """Around a run: afterwards (finished or stopped), every chat agent's games go to
+    ``<output_dir>/transcript-<run id>.jsonl``, a new file each run (docs/llm.md: the format)."""
+
+    def __init__(self, agents: list, args: Args) -> None:
+        self.agents = [a for a in agents if isinstance(getattr(a, "transcripts", None), list)]
+        self.args = args
+        self.run_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
+        self.path: str | None = None
+
+    def __enter__(self) -> transcript_writer:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if not self.agents:
+            return
+        os.makedirs(self.args.output_dir, exist_ok=True)
+        self.path = os.path.join(self.args.output_dir, f"transcript-{self.run_id}.jsonl")
+        with open(self.path, "x") as f:  # "x": a run never appends to, or replaces, another's file
+            for agent in self.agents:
+                for game in agent.transcripts:
+                    f.write(json.dumps(transcript_line(self.run_id, agent, game)) + "\n")
+        print(f"wrote {self.path}", file=sys.stderr)
+
+
+def transcript_line(run_id: str, agent: Any, game: dict[str, Any]) -> dict[str, Any]:
+    """One game of one chat agent as a transcript line (docs/llm.md: the transcript format)."""
+    seat, players = game.get("seat"), game.get("players")
+    return {
+        "run_id": run_id,
+        "agent": agent.name,
+        "model": agent.model,
+        "endpoint": agent.endpoint,
+        "game": game["game"],
+        "seat": seat,
+        "players": players,
+        "opponents": [p for s, p in enumerate(players) if s != seat] if players else None,
+        "outcome": game.get("outcome"),
+        "decisions": game["decisions"],
+    }
 
 
 def agent_stats(agents: list) -> dict[str, Any]:
@@ -260,8 +411,8 @@ def agent_stats(agents: list) -> dict[str, Any]:
             out[agent.name] = stats
             print(
                 f"{agent.name}: {stats['decisions']} decisions, {stats['fallbacks']} fallbacks, "
-                f"{stats['bad_replies']} bad replies, {stats['tokens_per_decision']:.0f} tokens and "
-                f"{stats['seconds_per_decision']:.2f} s per decision",
+                f"{stats['bad_replies']} bad replies, {stats['failed_requests']} failed requests, "
+                f"{stats['tokens_per_decision']:.0f} tokens and {stats['seconds_per_decision']:.2f} s per decision",
                 file=sys.stderr,
             )
     return out
@@ -315,6 +466,7 @@ def main(args: Args) -> TournamentResult | LadderResult:
             deterministic=args.deterministic,
             num_players=args.num_players,
             allow_other_table=args.allow_other_table,
+            chat=chat_settings(args),
         )
         for s in specs
     ]
@@ -327,20 +479,22 @@ def main(args: Args) -> TournamentResult | LadderResult:
     play_chunks, progress = prepare_play(args)
     t0 = time.time()
 
-    result = tournament(
-        agents,
-        args.games,
-        num_players=args.num_players,
-        rules=rules,
-        seed=args.seed,
-        batch_size=args.batch_size,
-        anchor=args.anchor,
-        anchor_rating=args.anchor_rating,
-        progress=progress,
-        chunk_games=args.chunk_games,
-        play_chunks=play_chunks,
-        duplicate=args.duplicate,
-    )
+    with transcript_writer(agents, args):
+        result = tournament(
+            agents,
+            args.games,
+            num_players=args.num_players,
+            rules=rules,
+            seed=args.seed,
+            batch_size=args.batch_size,
+            anchor=args.anchor,
+            anchor_rating=args.anchor_rating,
+            progress=progress,
+            chunk_games=args.chunk_games,
+            play_chunks=play_chunks,
+            duplicate=args.duplicate,
+        )
+        check_agents(agents)
     result.config.update(
         {
             "agents": specs,
@@ -375,8 +529,9 @@ def cli(argv: list[str] | None = None, script: str = "uno-evaluate") -> None:
     announce_compiling(script)
     try:
         main(args)
-    except ValueError as exc:  # a bad setting: one line on stderr, not a traceback
-        sys.exit(f"error: {exc}")
+    except (ValueError, ChatFailure) as exc:  # a bad setting or a failing model: one line, not a traceback
+        cause = getattr(exc, "cause", None)  # raised in a Ray task: the worker's own error, without Ray's traceback
+        sys.exit(f"error: {cause if isinstance(cause, Exception) else exc}")
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ __all__ = [
     "PlayChunks",
     "tournament",
     "chunk_plan",
+    "play_chunk",
     "play_chunks_here",
     "derive_seed",
 ]
@@ -92,20 +93,41 @@ def chunk_plan(
     return plan
 
 
+def play_chunk(
+    chunk: Chunk, seated: Sequence[Agent], names: Sequence[str], rules: UnoRules, batch_size: int
+) -> PlayResult:
+    """One chunk played here by its ``seated`` agents (``names``, theirs); an agent with
+    ``game_over(engine, row, seat, won, players)`` (``agents.llm.ChatAgent``) hears how each of
+    its games ended, ``players`` the names by seat."""
+    hooks = [(k, getattr(a, "game_over", None)) for k, a in enumerate(seated)]
+    listeners = [(k, hook) for k, hook in hooks if callable(hook)]
+
+    def tell(engine: Any, rows: np.ndarray, won: np.ndarray, seats: np.ndarray, games: np.ndarray) -> None:
+        for j, r in enumerate(rows.tolist()):
+            players = [""] * len(seated)
+            for k, s in enumerate(seats[j].tolist()):
+                players[s] = names[k]
+            for k, game_over in listeners:
+                game_over(engine, r, int(seats[j, k]), bool(won[j, k]), players)
+
+    return play(
+        list(seated),
+        chunk.games,
+        rules,
+        chunk.seed,
+        batch_size=batch_size,
+        names=list(names),
+        duplicate=chunk.duplicate,
+        on_finish=tell if listeners else None,
+    )
+
+
 def play_chunks_here(
     chunks: Sequence[Chunk], agents: Sequence[Agent], names: Sequence[str], rules: UnoRules, batch_size: int
 ) -> Iterable[PlayResult]:
     """The chunks played one after the other in this process, each result as soon as it is done."""
     for c in chunks:
-        yield play(
-            [agents[i] for i in c.seats],
-            c.games,
-            rules,
-            c.seed,
-            batch_size=batch_size,
-            names=[names[i] for i in c.seats],
-            duplicate=c.duplicate,
-        )
+        yield play_chunk(c, [agents[i] for i in c.seats], [names[i] for i in c.seats], rules, batch_size)
 
 
 def _merge(parts: Sequence[PlayResult]) -> PlayResult:

@@ -59,7 +59,7 @@ def test_every_command_announces_compiling():
     entry_points = {
         "uno_env/demo.py": 'announce_compiling("uno-demo")',
         "uno_env/replay_cli.py": 'announce_compiling("uno-replay")',
-        "agents/play.py": 'announce_compiling("uno-play")',
+        "uno_web/terminal.py": 'announce_compiling("uno-play")',
         "uno_web/server.py": 'announce_compiling("uno-web")',
         "training/main.py": "announce_compiling(script)",
         "arena/evaluate.py": "announce_compiling(script)",
@@ -75,7 +75,7 @@ def _help(args_class, capsys) -> str:
 
 
 def test_help_texts_name_every_rule_preset(capsys):
-    from agents.play import Args as PlayArgs
+    from uno_web.terminal import Args as PlayArgs
     from arena.evaluate import Args as EvaluateArgs
     from uno_env.demo import Args as DemoArgs
 

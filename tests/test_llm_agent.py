@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import re
 import socket
 import threading
@@ -12,26 +13,31 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from agents import HeuristicAgent, make_agent
-from agents.llm import ChatAgent, chat_url
+from agents import HeuristicAgent, llm, make_agent
+from agents.llm import ChatAgent, ChatFailure, ChatSettings, chat_url, retry_after
 from arena import play
 from uno_env import PRESETS, Engine, parse_rules
+from uno_env.actions import DRAW, action_name
 from uno_env.table import ask_one
 
 MOVE_LINE = re.compile(r"^(\d+)\. (.+)$", re.M)
 
 
 class FakeChat:
-    """A chat completions endpoint answering from a script, then with good replies: the number or
-    the name of a legal move drawn with its own seeded generator (scripted entries: ``"malformed"``
-    (not JSON), ``"no-choices"`` (JSON without a reply), ``"http-500"``, ``"hang"`` (no answer until
-    the test ends) or any reply text)."""
+    """A chat completions endpoint answering from a script, then with ``default`` (None: good replies,
+    the number or the name of a legal move drawn with its own seeded generator). Scripted entries:
+    ``"malformed"`` (not JSON), ``"no-choices"`` (JSON without a reply), ``"http-500"``,
+    ``"http-429:S"`` / ``"http-503:S"`` (with ``Retry-After: S``), ``"hang"`` (no answer until the
+    test ends), ``"gate"`` (no answer until ``gate`` requests wait together), a dict (the message
+    itself: ``content``, ``reasoning_content``) or any reply text."""
 
-    def __init__(self) -> None:
-        self.script: list[str] = []
+    def __init__(self, gate: int = 2) -> None:
+        self.script: list = []
+        self.default: str | None = None
         self.requests: list[dict] = []
         self.rng = np.random.default_rng(0)
         self.release = threading.Event()
+        self.barrier = threading.Barrier(gate, timeout=10)
         chat = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -41,12 +47,20 @@ class FakeChat:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 chat.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
-                entry = chat.script.pop(0) if chat.script else None
+                entry = chat.script.pop(0) if chat.script else chat.default
                 if entry == "hang":
                     chat.release.wait(10)
                     return
-                if entry == "http-500":
-                    self.send_error(500, "scripted failure")
+                if entry == "gate":
+                    chat.barrier.wait()
+                    entry = None
+                if isinstance(entry, str) and entry.startswith("http-"):
+                    code, _, wait = entry[len("http-") :].partition(":")
+                    self.send_response(int(code))
+                    if wait:
+                        self.send_header("Retry-After", wait)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
                     return
                 if entry == "malformed":
                     self._send(b"{not json")
@@ -54,11 +68,12 @@ class FakeChat:
                 if entry == "no-choices":
                     self._send(json.dumps({"error": "none"}).encode())
                     return
-                reply = entry if entry is not None else chat.good_reply(body["messages"][1]["content"])
-                answer = {
-                    "choices": [{"message": {"role": "assistant", "content": reply}}],
-                    "usage": {"prompt_tokens": 100, "completion_tokens": 3},
-                }
+                if isinstance(entry, dict):
+                    message = {"role": "assistant", **entry}
+                else:
+                    reply = entry if entry is not None else chat.good_reply(body["messages"][1]["content"])
+                    message = {"role": "assistant", "content": reply}
+                answer = {"choices": [{"message": message}], "usage": {"prompt_tokens": 100, "completion_tokens": 3}}
                 self._send(json.dumps(answer).encode())
 
             def _send(self, data: bytes) -> None:
@@ -69,7 +84,8 @@ class FakeChat:
                 self.wfile.write(data)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.port = self.server.server_address[1]
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -80,31 +96,48 @@ class FakeChat:
 
     def close(self) -> None:
         self.release.set()
+        self.barrier.abort()
         self.server.shutdown()
         self.server.server_close()
 
 
-@pytest.fixture
-def chat(monkeypatch) -> Iterator[FakeChat]:
-    """The fake server, with every outgoing connection of the test checked to go to it."""
-    server = FakeChat()
+def _loopback_only(monkeypatch, *ports: int) -> None:
+    """Every outgoing connection of the test must go to one of ``ports`` on 127.0.0.1."""
     real_connect = socket.socket.connect
-    port = server.server.server_address[1]
 
     def connect(sock, address):
-        if address[:2] != ("127.0.0.1", port):
+        if address[0] != "127.0.0.1" or address[1] not in ports:
             raise AssertionError(f"a connection to {address!r}: only the given address may be called")
         return real_connect(sock, address)
 
     monkeypatch.setattr(socket.socket, "connect", connect)
     monkeypatch.setenv("http_proxy", "http://192.0.2.1:9")  # ignored: the agent never uses a proxy
     monkeypatch.setenv("HTTP_PROXY", "http://192.0.2.1:9")
+
+
+@pytest.fixture
+def chat(monkeypatch) -> Iterator[FakeChat]:
+    """The fake server, with every outgoing connection of the test checked to go to it."""
+    server = FakeChat()
+    _loopback_only(monkeypatch, server.port)
     yield server
     server.close()
 
 
+@pytest.fixture
+def waits(monkeypatch) -> list[float]:
+    """The waits the agent asks for before retries (recorded, not slept)."""
+    asked: list[float] = []
+    monkeypatch.setattr(llm, "_sleep", asked.append)
+    return asked
+
+
 def _agent(chat: FakeChat, rules="classic", **kw) -> ChatAgent:
-    return ChatAgent("fake-model", rules, base_url=chat.base_url, **kw)
+    return ChatAgent("fake-model", rules, base_url=chat.base_url, **{"backoff": 0.0, **kw})
+
+
+def _decisions(agent: ChatAgent) -> list[dict]:
+    return [d for t in agent.transcripts for d in t["decisions"]]
 
 
 @pytest.mark.parametrize("num_players", [2, 4])
@@ -119,10 +152,9 @@ def test_complete_games_through_the_endpoint(chat, num_players):
     assert len(stats["per_decision"]) == stats["decisions"]
     # One transcript per game the agent played, each with the round's events as its seat saw them.
     assert len(agent.transcripts) == 2 * num_players
-    assert sum(len(t) for t in agent.transcripts) == stats["decisions"]
-    assert all(
-        "The round so far" in d["prompt"] and "Legal moves:" in d["prompt"] for t in agent.transcripts for d in t
-    )
+    assert len(_decisions(agent)) == stats["decisions"]
+    assert all("The round so far" in d["prompt"] and "Legal moves:" in d["prompt"] for d in _decisions(agent))
+    assert all(d["move"] == action_name(d["action"]) for d in _decisions(agent))
     assert {r["path"] for r in chat.requests} == {"/v1/chat/completions"}
     assert {r["auth"] for r in chat.requests} == {"Bearer secret"}
     assert {r["body"]["model"] for r in chat.requests} == {"fake-model"}
@@ -135,7 +167,7 @@ def test_a_game_under_every_preset(chat, preset):
     assert result.games == 1 and agent.stats()["decisions"] > 0 and agent.stats()["fallbacks"] == 0
 
 
-def _one_decision(chat: FakeChat, script: list[str], **kw) -> tuple[ChatAgent, Engine, int]:
+def _one_decision(chat: FakeChat, script: list, **kw) -> tuple[ChatAgent, Engine, int]:
     agent = _agent(chat, **kw)
     engine = Engine(1, 2, parse_rules("classic"), seed=5, history=8)
     chat.script[:] = script
@@ -151,8 +183,50 @@ def test_a_bad_reply_is_retried_with_the_error_shown(chat):
     assert [m["role"] for m in last] == ["system", "user", "assistant", "user", "assistant", "user"]
     assert last[2]["content"] == "play purple 12" and "names no legal move" in last[3]["content"]
     assert "1. " in last[3]["content"]  # the refusal lists the legal moves
-    attempts = agent.transcripts[0][0]["attempts"]
+    attempts = _decisions(agent)[0]["attempts"]
     assert [("refused" in a) for a in attempts] == [True, True, False]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "<think>Move 1 keeps my wild; still, 1 or 2?</think>\nMove: 2",
+        "After weighing it all, the best move is 2.",
+        "Some thoughts about 1 and 3.\n\\boxed{2}",
+        {"content": "2", "reasoning_content": "Move 1 would waste the skip."},
+        "Let me count: 1 is weak, 3 is worse.\n2",
+    ],
+)
+def test_a_reasoning_reply_plays_its_final_answer_and_keeps_its_reasoning(chat, reply):
+    agent, engine, action = _one_decision(chat, [reply])
+    assert action == int(np.flatnonzero(engine.legal_mask[0])[1])  # move 2
+    assert agent.stats()["bad_replies"] == 0 and agent.stats()["requests"] == 1
+    attempt = _decisions(agent)[0]["attempts"][0]
+    if isinstance(reply, dict) or "<think>" in reply:
+        assert "Move 1" in attempt["reasoning"] and "Move: 2" not in attempt["reasoning"]
+
+
+@pytest.mark.parametrize(
+    "reply, message",
+    [
+        ("-1", "negative number"),
+        ("<think>I should play 2", "no answer after it"),
+        ("Move: 1 or 2", "names no legal move"),
+        ("\\boxed{99}", "there is no move 99"),
+    ],
+)
+def test_ambiguous_negative_and_garbage_replies_are_refused(chat, reply, message):
+    agent, engine, action = _one_decision(chat, [reply, "1"])
+    assert agent.stats()["bad_replies"] == 1 and action == int(np.flatnonzero(engine.legal_mask[0])[0])
+    assert message in _decisions(agent)[0]["attempts"][0]["refused"]
+
+
+def test_an_illegal_move_named_is_refused_and_the_model_told(chat):
+    engine = Engine(1, 2, parse_rules("classic"), seed=5, history=8)
+    illegal = action_name(int(np.flatnonzero(~engine.legal_mask[0, :54])[0]))
+    agent, _, action = _one_decision(chat, [illegal, "1"])
+    assert agent.stats()["bad_replies"] == 1 and action == int(np.flatnonzero(engine.legal_mask[0])[0])
+    assert "names no legal move" in chat.requests[1]["body"]["messages"][3]["content"]
 
 
 @pytest.mark.parametrize("fallback", ["first", "random"])
@@ -165,33 +239,85 @@ def test_after_max_attempts_a_counted_fallback(chat, fallback):
         assert action == int(np.flatnonzero(engine.legal_mask[0])[0])
     stats = agent.stats()
     assert stats["fallbacks"] == 1 and stats["failed_requests"] == 3 and stats["requests"] == 3
-    assert agent.transcripts[0][0]["fallback"] is True
-    errors = [a["error"] for a in agent.transcripts[0][0]["attempts"]]
+    decision = _decisions(agent)[0]
+    assert decision["fallback"] is True
+    errors = [a["error"] for a in decision["attempts"]]
     assert "malformed" in errors[0] and "malformed" in errors[1] and "HTTP 500" in errors[2]
 
 
 def test_a_request_that_times_out_falls_back(chat):
     agent, engine, action = _one_decision(chat, ["hang"], max_attempts=1, timeout=0.2, fallback="first")
     assert engine.legal_mask[0, action] and agent.stats()["fallbacks"] == 1
-    assert "no answer" in agent.transcripts[0][0]["attempts"][0]["error"]
+    assert "no answer" in _decisions(agent)[0]["attempts"][0]["error"]
+
+
+def test_retry_after_is_honoured_on_429_and_5xx(chat, waits):
+    agent, engine, action = _one_decision(
+        chat, ["http-429:3", "http-503:7", "http-500", "1"], max_attempts=4, backoff=0.5, max_retry_wait=5
+    )
+    assert action == int(np.flatnonzero(engine.legal_mask[0])[0]) and agent.stats()["failed_requests"] == 3
+    assert waits == [3.0, 5.0, 2.0]  # Retry-After 3; 7 capped at max_retry_wait; none: backoff 0.5 * 2**2
+    assert retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0 and retry_after("soon") is None
+
+
+def test_a_dead_endpoint_stops_after_max_failures(monkeypatch, waits):
+    with socket.socket() as s:  # a port with nothing listening
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    _loopback_only(monkeypatch, port)
+    agent = ChatAgent("m", base_url=f"http://127.0.0.1:{port}/v1", max_attempts=2, max_failures=4)
+    with pytest.raises(ChatFailure, match=r"4 requests in a row to http://127.0.0.1:\d+/v1/chat/completions failed"):
+        play([agent, HeuristicAgent(parse_rules("classic"))], 6, "classic", seed=0, batch_size=3)
+    assert agent.stats()["failed_requests"] >= 4
+
+
+def test_garbage_stops_the_run_past_the_fallback_share(chat):
+    chat.default = "I like turtles"
+    agent = _agent(chat, max_attempts=1, fallback_grace=5, max_fallback_share=0.5)
+    with pytest.raises(ChatFailure, match=r"5 of 5 decisions fell back .* more than the 50% allowed"):
+        play([agent, HeuristicAgent(parse_rules("classic"))], 4, "classic", seed=0, batch_size=1)
+    assert agent.stats()["bad_replies"] == 5 and agent.stats()["fallbacks"] == 5
+
+
+@pytest.mark.parametrize("cap", [{"max_requests_per_game": 3}, {"max_tokens_per_game": 250}])
+def test_a_game_past_its_cap_stops_the_run(chat, cap):
+    agent = _agent(chat, **cap)
+    with pytest.raises(ChatFailure, match="game 0 used .*--chat-max-"):
+        play([agent, HeuristicAgent(parse_rules("classic"))], 1, "classic", seed=0, batch_size=1)
+    assert agent.stats()["requests"] == 3
+
+
+def test_requests_of_a_batch_run_in_parallel(monkeypatch):
+    server = FakeChat(gate=4)
+    _loopback_only(monkeypatch, server.port)
+    try:
+        server.script[:] = ["gate"] * 4  # each answers only once all four wait together
+        agent = ChatAgent("m", base_url=server.base_url, parallel=4, timeout=20)
+        engine = Engine(4, 2, parse_rules("classic"), seed=1, history=8)
+        rngs = [np.random.default_rng(k) for k in range(4)]
+        actions = agent.act_in_rows(engine, [0, 1, 2, 3], rngs)
+        assert engine.legal_mask[np.arange(4), actions].all() and agent.stats()["fallbacks"] == 0
+        assert len(agent.transcripts) == 4
+    finally:
+        server.close()
 
 
 def test_act_on_observations_alone(chat):
-    agent = _agent(chat)
+    agent = _agent(chat, parallel=3)
     engine = Engine(3, 2, parse_rules("classic"), seed=2)
     actions = agent.act(engine.observation, engine.legal_mask, np.random.default_rng(0))
     assert engine.legal_mask[np.arange(3), actions].all()
-    assert len(agent.transcripts) == 1 and len(agent.transcripts[0]) == 3
-    assert "not shown at this table" in agent.transcripts[0][0]["prompt"]
+    assert len(agent.transcripts) == 1 and len(agent.transcripts[0]["decisions"]) == 3
+    assert "not shown at this table" in agent.transcripts[0]["decisions"][0]["prompt"]
 
 
-def test_transcripts_written_per_game(chat, tmp_path):
-    agent = _agent(chat, transcript_dir=str(tmp_path))
-    play([agent, HeuristicAgent(parse_rules("classic"))], 2, "classic", seed=4, batch_size=1)
-    files = sorted(p.name for p in tmp_path.iterdir())
-    assert files == ["game-0.jsonl", "game-1.jsonl"]
-    lines = (tmp_path / "game-0.jsonl").read_text().splitlines()
-    assert len(lines) == len(agent.transcripts[0]) and "action" in json.loads(lines[0])
+def test_without_listed_moves_the_model_names_its_move(chat):
+    chat.script[:] = ["2"]
+    agent, engine, action = _one_decision(chat, ["2", "draw"], list_moves=False)
+    prompt = chat.requests[0]["body"]["messages"][1]["content"]
+    assert "Legal moves:" not in prompt and "Reply with the name of exactly one legal move" in prompt
+    assert "moves are named, not numbered" in _decisions(agent)[0]["attempts"][0]["refused"]
+    assert action == DRAW
 
 
 def test_the_registry_builds_it_from_the_environment(chat, monkeypatch):
@@ -203,6 +329,30 @@ def test_the_registry_builds_it_from_the_environment(chat, monkeypatch):
     assert make_agent("me=chat:m", "classic").name == "me"
 
 
+def test_named_endpoints_in_one_settings(monkeypatch):
+    monkeypatch.setenv("UNO_CHAT_API_KEY_LOCAL", "lk")
+    monkeypatch.setenv("OTHER_KEY", "ok")
+    settings = ChatSettings(
+        endpoints=(("local", "http://127.0.0.1:1/v1"), ("far", "http://127.0.0.1:2")),
+        endpoint_keys=(("far", "OTHER_KEY"),),
+        timeout=5.0,
+    )
+    a = make_agent("chat:qwen2.5:7b@local", "classic", chat=settings)
+    b = make_agent("chat:m@far", "classic", chat=settings)
+    assert (a.model, a.url, a.api_key, a.timeout, a.name) == (
+        "qwen2.5:7b",
+        "http://127.0.0.1:1/v1/chat/completions",
+        "lk",
+        5.0,
+        "chat:qwen2.5:7b@local",
+    )
+    assert (b.url, b.api_key) == ("http://127.0.0.1:2/v1/chat/completions", "ok")
+    with pytest.raises(ValueError, match="chat endpoint 'nope' is not declared: name it with --chat-endpoint nope=URL"):
+        make_agent("chat:m@nope", "classic", chat=settings)
+    with pytest.raises(ValueError, match="after '@' comes an endpoint's name"):
+        make_agent("chat:m@ bad/name", "classic", chat=settings)
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [
@@ -212,6 +362,13 @@ def test_the_registry_builds_it_from_the_environment(chat, monkeypatch):
         ({"fallback": "best"}, "fallback must be one of"),
         ({"timeout": 0}, "timeout"),
         ({"history": -1}, "history"),
+        ({"parallel": 0}, "parallel"),
+        ({"max_failures": 0}, "max_failures"),
+        ({"max_fallback_share": 1.5}, "max_fallback_share"),
+        ({"max_requests_per_game": 0}, "max_requests_per_game"),
+        ({"max_tokens_per_game": -5}, "max_tokens_per_game"),
+        ({"temperature": -1}, "temperature"),
+        ({"backoff": -1}, "backoff"),
     ],
 )
 def test_bad_settings_are_refused(kwargs, message):
@@ -233,13 +390,125 @@ def test_chat_url_takes_the_base_with_or_without_v1():
     assert chat_url("http://h:1") == "http://h:1/v1/chat/completions"
 
 
-def test_evaluate_rates_a_chat_agent_and_reports_its_costs(chat, monkeypatch, tmp_path):
+def test_a_copy_reports_back(chat):
+    agent = _agent(chat)
+    play([agent, HeuristicAgent(parse_rules("classic"))], 1, "classic", seed=4, batch_size=1)
+    copy = pickle.loads(pickle.dumps(agent))
+    assert copy.stats()["decisions"] == 0 and copy.transcripts == []  # a copy starts fresh
+    play([copy, HeuristicAgent(parse_rules("classic"))], 2, "classic", seed=5, batch_size=2)
+    before = agent.stats()
+    agent.absorb(copy.report())
+    after = agent.stats()
+    assert after["decisions"] == before["decisions"] + copy.stats()["decisions"]
+    assert after["requests"] == before["requests"] + copy.stats()["requests"]
+    assert [t["game"] for t in agent.transcripts] == [0, 1, 2]
+
+
+# --- evaluate.py --------------------------------------------------------------------------------
+
+
+def _evaluate(tmp_path, *argv: str):
     import evaluate
 
-    monkeypatch.setenv("UNO_CHAT_BASE_URL", chat.base_url)
-    args = evaluate.Args(agents="chat:m,random", games=2, batch_size=2, output_dir=str(tmp_path), plots=False)
-    evaluate.main(args)
+    return evaluate.cli(["--games", "2", "--batch-size", "2", "--output-dir", str(tmp_path), "--no-plots", *argv])
+
+
+def test_evaluate_rates_a_chat_agent_and_writes_a_transcript_per_run(chat, tmp_path, capsys):
+    chat.script[:] = [{"content": "<think>move 1 or 2?</think>\nMove: 1"}]
+    args = ["--agents", "chat:m,random", "--chat-base-url", chat.base_url, "--chat-temperature", "0.5"]
+    args += ["--chat-max-tokens", "64"]
+    _evaluate(tmp_path, *args)
     data = json.loads((tmp_path / "tournament.json").read_text())
     stats = data["config"]["agent_stats"]["chat:m"]
     assert stats["decisions"] == len(stats["per_decision"]) > 0 and stats["tokens_per_decision"] == 103
     assert data["tables"][0]["games"] == 2
+    assert {(r["body"]["temperature"], r["body"]["max_tokens"]) for r in chat.requests} == {(0.5, 64)}
+    _evaluate(tmp_path, *args)
+    files = sorted(tmp_path.glob("transcript-*.jsonl"))
+    assert len(files) == 2  # a new file per run, never appended to
+    lines = [json.loads(line) for line in files[0].read_text().splitlines()]
+    assert len(lines) == 2 and len({line["run_id"] for line in lines}) == 1
+    for line in lines:
+        assert line["model"] == "m" and line["agent"] == "chat:m" and line["opponents"] == ["random"]
+        assert line["players"][line["seat"]] == "chat:m"
+        assert set(line["outcome"]) == {"won", "reward", "points", "truncated"}
+        assert all({"move", "action", "tokens", "seconds", "attempts"} <= set(d) for d in line["decisions"])
+    assert any(a.get("reasoning") == "move 1 or 2?" for line in lines for d in line["decisions"] for a in d["attempts"])
+
+
+def test_evaluate_stops_on_a_dead_endpoint_with_no_rating(monkeypatch, tmp_path, capsys, waits):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    _loopback_only(monkeypatch, port)
+    with pytest.raises(SystemExit) as exit_:
+        _evaluate(tmp_path, "--agents", "chat:m,random", "--chat-base-url", f"http://127.0.0.1:{port}/v1")
+    assert exit_.value.code != 0
+    assert "6 requests in a row" in str(exit_.value.code) and "Is the server running" in str(exit_.value.code)
+    assert not (tmp_path / "tournament.json").exists()
+    assert len(list(tmp_path.glob("transcript-*.jsonl"))) == 1  # what happened, kept
+
+
+def test_evaluate_stops_on_fallbacks_past_the_share(chat, tmp_path, capsys):
+    chat.default = "no idea"
+    with pytest.raises(SystemExit, match="fell back"):
+        _evaluate(tmp_path, "--agents", "chat:m,random", "--chat-base-url", chat.base_url, "--chat-attempts", "1")
+    assert not (tmp_path / "tournament.json").exists()
+
+
+def test_two_endpoints_play_each_other(monkeypatch, tmp_path, capsys):
+    one, two = FakeChat(), FakeChat()
+    _loopback_only(monkeypatch, one.port, two.port)
+    monkeypatch.setenv("UNO_CHAT_API_KEY_TWO", "second")
+    try:
+        _evaluate(
+            tmp_path,
+            "--agents",
+            "chat:alpha@one,chat:beta@two",
+            "--chat-endpoint",
+            f"one={one.base_url}",
+            "--chat-endpoint",
+            f"two={two.base_url}",
+        )
+    finally:
+        one.close()
+        two.close()
+    assert {r["body"]["model"] for r in one.requests} == {"alpha"}
+    assert {r["body"]["model"] for r in two.requests} == {"beta"} and {r["auth"] for r in two.requests} == {
+        "Bearer second"
+    }
+    data = json.loads((tmp_path / "tournament.json").read_text())
+    assert set(data["config"]["agent_stats"]) == {"chat:alpha@one", "chat:beta@two"}
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--chat-endpoint", "one"], "--chat-endpoint takes NAME=URL"),
+        (["--chat-key-env", "x=Y"], "no endpoint 'x'"),
+    ],
+)
+def test_evaluate_refuses_bad_chat_options(tmp_path, argv, message):
+    with pytest.raises(SystemExit, match=message):
+        _evaluate(tmp_path, "--agents", "random,greedy", *argv)
+
+
+def test_ray_keeps_the_chat_stats(chat, tmp_path, capsys):
+    pytest.importorskip("ray")
+    _evaluate(
+        tmp_path,
+        "--agents",
+        "chat:m,random",
+        "--chat-base-url",
+        chat.base_url,
+        "--games",
+        "4",
+        "--chunk-games",
+        "2",
+        "--ray",
+    )
+    data = json.loads((tmp_path / "tournament.json").read_text())
+    stats = data["config"]["agent_stats"]["chat:m"]
+    assert stats["decisions"] > 0 and stats["requests"] == len(chat.requests) == stats["decisions"]
+    lines = next(tmp_path.glob("transcript-*.jsonl")).read_text().splitlines()
+    assert len(lines) == 4 and all(json.loads(line)["outcome"] is not None for line in lines)

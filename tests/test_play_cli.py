@@ -1,4 +1,4 @@
-"""uno-play (agents/play.py) and HumanAgent driven by scripted input."""
+"""uno-play (uno_web/terminal.py) and HumanAgent driven by scripted input."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from builder import act, position
 
-from agents.human import HumanAgent, HumanQuit
-from agents.play import main
+from uno_web.human import HumanAgent, HumanQuit
+from uno_web.terminal import main
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -48,7 +48,7 @@ def test_rounds_against_mixed_agents_and_presets(argv):
     games = int(argv[argv.index("--games") + 1]) if "--games" in argv else 1
     assert out.count("*** Round over:") == games
     for spec in argv[argv.index("--opponents") + 1].split(","):
-        assert f"({spec.split('=')[0]})" in out
+        assert f"{spec.split('=')[0]} (seat " in out
 
 
 def test_bad_input_gets_a_message_and_a_new_prompt_then_quit():
@@ -82,7 +82,10 @@ def test_cards_are_coloured_unless_no_color(monkeypatch):
         (["--opponents", "alphago"], "unknown agent 'alphago'"),
         (["--opponents", "search:fast"], "bad search budget in 'search:fast'"),
         (["--num-players", "11"], "--num-players must be 2..10"),
-        (["--num-players", "3", "--opponents", "random,random,random"], "needs 1 or 2 names"),
+        (
+            ["--num-players", "3", "--opponents", "random,random,random"],
+            "needs 1 name (for every other seat) or 2 names",
+        ),
         (["--seat", "2"], "--seat must be 0..1"),
         (["--preset", "nope"], "preset"),
     ],
@@ -154,7 +157,7 @@ def test_console_script_entry_point():
     """The module runs as a program with stdin (what `uno-play` calls)."""
     root = Path(__file__).resolve().parents[1]
     proc = subprocess.run(
-        [sys.executable, "-m", "agents.play", "--seed", "4", "--no-color"],
+        [sys.executable, "-m", "uno_web.terminal", "--seed", "4", "--no-color"],
         input="x\nq\n",
         capture_output=True,
         text=True,

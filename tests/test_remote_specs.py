@@ -70,7 +70,7 @@ def test_mcp_refuses_files_modules_and_models_before_loading_them(evil):
     pytest.importorskip("mcp", reason="the mcp extra is not installed: pip install -e '.[mcp]'")
     from mcp import Client
 
-    from agents.mcp_server import UnoGames, build_server
+    from uno_web.mcp import UnoGames, build_server
 
     specs, marker = evil
     games = UnoGames()

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from agents.play import main as play_main
+from uno_web.terminal import main as play_main
 from uno_env import Engine, UnoRules
 from uno_env.cards import card_name
 from uno_env.replay_cli import ReplaySteps, main

@@ -304,7 +304,7 @@ def test_evaluate_plays_an_agent_class_from_a_file(agent_file, tmp_path):
 
 
 def test_a_mix_and_uno_play_play_an_agent_class_from_a_file(agent_file):
-    from agents.play import main as play_main
+    from uno_web.terminal import main as play_main
     from training.opponents import opponent_groups
     from training.opponents import parse_mix as training_mix
     from uno_env.sb3_vec_env import UnoSB3VecEnv
@@ -321,4 +321,4 @@ def test_a_mix_and_uno_play_play_an_agent_class_from_a_file(agent_file):
 
     out = io.StringIO()
     rc = play_main(["--opponents", f"{agent_file}:FirstLegal", "--seed", "3", "--no-color"], io.StringIO("q\n"), out)
-    assert rc == 0 and "seat 1 (first-legal)" in out.getvalue()
+    assert rc == 0 and "first-legal (seat 1)" in out.getvalue()

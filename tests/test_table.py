@@ -187,7 +187,8 @@ LOOPS = [
     ("uno_env/_vector_driver.py", None),
     ("arena/match.py", None),
     ("training/expert.py", "_Labeller"),
-    ("agents/play.py", None),
+    ("uno_web/terminal.py", None),
+    ("uno_web/session.py", None),
     ("uno_web/games.py", None),
 ]
 

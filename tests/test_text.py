@@ -8,7 +8,21 @@ import pytest
 from uno_env import PRESETS, Engine, action_name, parse_rules, redact, sample_legal
 from uno_env.actions import CALL_UNO, CHOOSE_COLOR_FIRST, DRAW, NUM_ACTIONS, PASS, SWAP_WITH_FIRST, play_double
 from uno_env.cards import parse_card
-from uno_env.text import BadReply, build_prompt, engine_prompt, legal_moves, parse_reply, refusal, seat_intro
+from uno_env.rules import OPTION_NAMES, UnoRules
+from uno_env.text import (
+    RULE_WORDS,
+    BadReply,
+    build_prompt,
+    engine_prompt,
+    final_answer,
+    legal_moves,
+    parse_reply,
+    refusal,
+    round_window,
+    rules_text,
+    seat_intro,
+    split_reasoning,
+)
 
 
 def _mask(*actions: int) -> np.ndarray:
@@ -49,6 +63,16 @@ MOVES = legal_moves(
         ("swap with +2", SWAP_WITH_FIRST + 1),
         ("swap with player 2", SWAP_WITH_FIRST + 1),
         ("2. play red 7", RED7),
+        # Reasoning replies: the think block dropped, the final answer preferred.
+        ("<think>1 keeps my wild. Or 3?</think>\nMove: 2", RED7),
+        ("<think>play red 3 looks fine</think> play red 7", RED7),
+        ("Reasoning about 1 and 3...</think>\n2", RED7),  # a server that sends only the closing tag
+        ("I weigh 1 against 3.\nFinal answer: 2", RED7),
+        ("Move: 1\nOn second thought... Final answer: play red 7", RED7),  # the last answer wins
+        ("The best move is 2, since red is safe.", RED7),
+        ("Both 1 and 3 lose tempo, so \\boxed{2}", RED7),
+        ("1 is risky and 3 wastes the wild.\n\n2", RED7),  # the last line, a number alone
+        ("Answer: **draw**", DRAW),
     ],
 )
 def test_a_reply_names_its_move(reply, action):
@@ -68,6 +92,14 @@ def test_a_reply_names_its_move(reply, action):
         ("1. play red 7", "gives move 1 (play red 3) but names play red 7"),
         ("I think 3 is better than 4", "names no legal move"),
         ("pass", "names no legal move"),
+        ("-1", "negative number"),
+        ("Move: -2", "negative number"),
+        ("<think>I will play 2", "no answer after it"),
+        ("<think>2</think>", "no answer after it"),
+        ("Final answer: 2 or 3", "names no legal move"),
+        ("\\boxed{12}", "no move 12"),
+        ("The best move is play purple 12", "names no legal move"),
+        ("1 is risky and 3 too.\n-2", "negative number"),
         (None, "a reply is text"),
         (7, "a reply is text"),
     ],
@@ -200,3 +232,61 @@ def test_a_refusal_carries_the_parsers_message():
         parse_reply("purple", MOVES)
     assert refusal(err.value) == f"That reply was refused: {err.value}"
     assert "names no legal move" in refusal(err.value) and "1. play red 3" in refusal(err.value)
+
+
+def test_split_reasoning_and_final_answer():
+    assert split_reasoning("<think>a</think>\nb<thinking>c</thinking> d") == ("a\n\nc", "b\n d")
+    assert split_reasoning("no tags") == ("", "no tags")
+    assert split_reasoning("x <think>open") == ("open", "x")
+    assert final_answer("Move: 1 then Answer = 3") == "3"
+    assert final_answer("nothing marked") is None
+
+
+def test_without_listed_moves_only_names_are_taken():
+    assert parse_reply("play red 7", MOVES, numbered=False) == RED7
+    with pytest.raises(BadReply, match="moves are named, not numbered") as err:
+        parse_reply("2", MOVES, numbered=False)
+    assert "1. play red 3" not in str(err.value)  # the refusal does not list the moves either
+    e = Engine(1, 2, parse_rules("classic"), seed=0)
+    text = engine_prompt(e, 0, list_moves=False)
+    assert "Legal moves:" not in text and "Reply with the name of exactly one legal move" in text
+
+
+def test_the_prompt_states_the_goal_and_the_rules_in_words():
+    classic = engine_prompt(Engine(1, 2, parse_rules("classic"), seed=0), 0)
+    assert "playing classic UNO." in classic and "Goal: be the first to get rid of every card" in classic
+    assert "Wild Draw Four" in classic and "Changed from those rules" not in classic
+    house = rules_text("house")
+    assert "- stack_draw_two=True: A player hit by a Draw Two may answer with a Draw Two" in house
+    match = rules_text({"episode": "match", "target_points": 200})
+    assert "Goal: win the match" in match and "A match is played to 200 points." in match
+    assert "describe" not in engine_prompt(Engine(1, 2, parse_rules("classic"), seed=0), 0, describe_rules=False)
+
+
+def test_every_option_has_words():
+    # An option without its sentence would reach the prompt as option=value only.
+    assert set(RULE_WORDS) == set(OPTION_NAMES)
+    classic = UnoRules().to_dict()
+    for name, words in RULE_WORDS.items():
+        if isinstance(words, dict):
+            assert classic[name] not in words, f"{name}: its classic value needs no sentence"
+
+
+def test_the_prompt_says_when_the_window_cuts_the_round():
+    rng = np.random.default_rng(0)
+    e = Engine(1, 2, parse_rules("classic"), seed=0, record=True)
+    for _ in range(10):
+        e.step(sample_legal(e.legal_mask, rng))
+    seat = int(e.current_player[0])
+    events, cut = round_window(e, 0, seat, 5)
+    assert events is not None and len(events) == 5 and cut == len(e.record_events(0)) - 5 > 0
+    assert f"({cut} earlier events of this round are not shown)" in engine_prompt(e, 0, limit=5)
+    assert "not shown" not in engine_prompt(e, 0)  # the whole round
+    # A history window that dropped entries cannot count the events they made: it says some are cut.
+    h = Engine(1, 2, parse_rules("classic"), seed=0, history=4)
+    while h.history_count(0) <= 4:
+        h.step(sample_legal(h.legal_mask, rng))
+    assert round_window(h, 0, 0)[1] is None
+    assert "(earlier events of this round are not shown)" in engine_prompt(h, 0)
+    with pytest.raises(ValueError, match="events_cut must be an integer >= 0"):
+        build_prompt(e.observation[0], e.legal_mask[0], events=[], events_cut=-1)

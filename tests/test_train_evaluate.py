@@ -219,7 +219,7 @@ def test_evaluate_and_the_ladder_refuse_a_model_on_another_table(trained, tmp_pa
 def test_uno_play_refuses_a_model_on_another_table(trained, capsys):
     import io
 
-    from agents.play import main as play_main
+    from uno_web.terminal import main as play_main
 
     path = str(run_dir_model(trained))
     out = io.StringIO()

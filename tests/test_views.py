@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.human import describe_observation
+from uno_web.human import describe_observation
 from uno_env import Engine, UnoRules
 from uno_env.gym_env import _render_text as gym_text
 from uno_env.openspiel_game import observation_string

@@ -128,14 +128,23 @@ def play(env, agents, twin: Engine | None = None) -> tuple[int, dict[int, float]
 def test_every_preset_is_registered_with_textarenas_wrappers():
     assert set(uta.ENV_IDS.values()) == set(PRESETS)
     for env_id, preset in uta.ENV_IDS.items():
-        assert env_id in ENV_REGISTRY and f"{env_id}-raw" in ENV_REGISTRY
-        env = ta.make(env_id)
-        assert isinstance(env, ta.wrappers.ActionFormattingWrapper)
-        assert isinstance(env.env, ta.wrappers.GameBoardObservationWrapper)
-        assert isinstance(env.env.env, uta.UnoTextArenaEnv) and env.env.env.rules == parse_rules(preset)
+        assert env_id in ENV_REGISTRY and f"{env_id}-raw" in ENV_REGISTRY and f"{env_id}-train" in ENV_REGISTRY
+        for variant in (env_id, f"{env_id}-train"):  # TextArena's own games register both
+            env = ta.make(variant)
+            assert isinstance(env, ta.wrappers.ActionFormattingWrapper)
+            assert isinstance(env.env, ta.wrappers.GameBoardObservationWrapper)
+            assert isinstance(env.env.env, uta.UnoTextArenaEnv) and env.env.env.rules == parse_rules(preset)
         assert isinstance(ta.make(f"{env_id}-raw"), uta.UnoTextArenaEnv)
     uta.register_textarena()  # again: nothing changes, nothing raises
-    assert sum(k.startswith(uta.BASE_ID) for k in ENV_REGISTRY) == 2 * len(PRESETS)
+    assert sum(k.startswith(uta.BASE_ID) for k in ENV_REGISTRY) == 3 * len(PRESETS)
+
+
+def test_a_train_id_plays_a_game():
+    env = ta.make("UNO-v0-train")
+    env.reset(num_players=2, seed=6)
+    play(env, [ScriptedPlayer(0), ScriptedPlayer(1)])
+    rewards, _ = env.close()
+    assert sorted(rewards.values()) == [-1, 1] or set(rewards.values()) == {0}
 
 
 # --- complete games ---------------------------------------------------------------------------
@@ -205,11 +214,28 @@ def test_same_seed_same_game_and_reset_deals_anew():
     assert transcript(ta.make("UNO-v0-house-raw")) == first
 
 
-def test_the_docs_example_plays_a_game(capsys):
+def textarena_section() -> str:
+    """docs/llm.md's TextArena section."""
     page = (Path(__file__).resolve().parents[1] / "docs" / "llm.md").read_text()
-    (code,) = [block for block in re.findall(r"```python\n(.*?)^```", page, re.M | re.S) if "import textarena" in block]
+    return page.split("## TextArena", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_docs_example_plays_a_game(capsys):
+    (code,) = [block for block in re.findall(r"```python\n(.*?)^```", textarena_section(), re.M | re.S)]
     exec(compile(code, "docs/llm.md", "exec"), {"__name__": "docs_example"})
     assert "round over: winner" in capsys.readouterr().out
+
+
+def test_the_docs_inline_calls_run_as_written():
+    # Every `ta.…(...)` the section's prose shows: a local endpoint's agent, make with settings.
+    prose = re.sub(r"^```.*?^```", "", textarena_section(), flags=re.M | re.S).replace("\n", " ")
+    calls = [c for c in re.findall(r"`([^`]+)`", prose) if c.startswith("ta.") and c.endswith(")")]
+    assert any(c.startswith("ta.make(") for c in calls) and any("OpenAIAgent(" in c for c in calls), calls
+    for call in calls:
+        made = eval(call, {"ta": ta})  # builds only: an OpenAIAgent connects when first asked
+        if call.startswith("ta.make("):
+            made.reset(num_players=2, seed=0)
+            assert core_of(made).history == 20 and core_of(made).rules.stack_draw_two
 
 
 # --- what each seat is sent -------------------------------------------------------------------
@@ -300,7 +326,19 @@ def test_no_allowance_forfeits_at_the_first_bad_reply():
     env.reset(num_players=2, seed=0)
     seat = env.state.current_player_id
     assert env.step("blah")[0]
-    assert env.close()[0] == {seat: -1, 1 - seat: 0}
+    # As TextArena's two-player games settle an invalid move (TwoPlayerState): the opponent wins.
+    assert env.close()[0] == {seat: -1, 1 - seat: 1}
+
+
+def test_a_two_player_forfeit_pays_what_textarenas_two_player_state_pays():
+    ours = ta.make("UNO-v0-raw", error_allowance=0)
+    ours.reset(num_players=2, seed=1)
+    theirs = ta.TwoPlayerState(num_players=2, seed=1, error_allowance=0)
+    theirs.reset()
+    theirs.current_player_id = ours.state.current_player_id
+    ours.step("blah")
+    theirs.set_invalid_move(reason="blah")
+    assert ours.close()[0] == theirs.rewards
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,9 @@ called once per engine step on all rows where one of its seats acts, whichever g
 are in; every opponent draws from the one generator ``rng``.
 
 **History.** ``history=K`` (0: none) makes the engine keep each game's public history
-(``Engine(history=K)``) and ``histories()`` read the last K events from each learner's seat.
+(``Engine(history=K)``) and ``histories()`` read the last K events from each learner's seat,
+in ``history_form`` (``"rows"``: float rows and counts; ``"tokens"``: int8 tokens;
+``Engine.history_observation``).
 Opponents that read the history (``uno_env.policy.history_length_of``) make the engine keep
 as many events as the longest reader needs; the learner still gets K.
 """
@@ -29,7 +31,7 @@ from numba import njit
 
 from .checks import check_int, is_int
 from .engine import Engine
-from .engine.history import HISTORY_COUNTS_SIZE, HISTORY_SIZE
+from .engine.history import check_history_form
 from .engine.layout import MAX_HISTORY
 from .engine.rng import splitmix64
 from .observation import STATE_SIZE
@@ -189,8 +191,8 @@ class StepLog:
         self.fresh = np.zeros(n, bool)  # ended, final view not read yet
         # (rows, views) of the finished games' final views: only their rows are copied.
         self.finals: list[tuple[np.ndarray, np.ndarray]] = []
-        # With a history, the (history, counts) of the same rows, one entry per entry of finals.
-        self.final_histories: list[tuple[np.ndarray, np.ndarray]] = []
+        # With a history, its entries (histories()) of the same rows, one per entry of finals.
+        self.final_histories: list[dict[str, np.ndarray]] = []
 
     @classmethod
     def dropping(cls, n: int) -> StepLog:
@@ -204,12 +206,20 @@ class Driver:
     """One ``Engine`` (true rules, no engine autoreset) plus the learner seats and the opponents."""
 
     def __init__(
-        self, num_envs: int, num_players: int, rules: UnoRules, learner_seat: Any, opponents: Any, history: int = 0
+        self,
+        num_envs: int,
+        num_players: int,
+        rules: UnoRules,
+        learner_seat: Any,
+        opponents: Any,
+        history: int = 0,
+        history_form: str = "rows",
     ) -> None:
         self.num_players = P = check_int("num_players", num_players, 2, MAX_PLAYERS)
         self.rules = rules
         self.fixed_seat = _check_learner_seat(learner_seat, P)
         self.history = check_int("history", history, 0, MAX_HISTORY)
+        self.history_form = check_history_form(history_form, self.history)
         check_int("num_envs", num_envs, 1)
         self.groups, self.group_of = _check_groups(opponents, P, num_envs)
         readers = [history_length_of(a) for g in self.groups for a in g]
@@ -324,7 +334,7 @@ class Driver:
                 log.fresh[:] = False
             self._redeal(e.terminated | e.truncated)
 
-    def _final_views(self, rows: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    def _final_views(self, rows: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray] | None]:
         """``Engine.observe`` from the learner's seat of the finished games ``rows`` (a new array),
         and with a history their ``histories()`` rows (else None)."""
         e, K = self.engine, self.history
@@ -335,30 +345,27 @@ class Driver:
                 e.observe(self.fixed_seat, out=self._final_buf)
             if not K:
                 return self._final_buf[rows], None  # a copy of those rows
-            history, counts = self.histories()
-            return self._final_buf[rows], (history[rows], counts[rows])
+            return self._final_buf[rows], {k: v[rows] for k, v in self.histories().items()}
         # A few games: each is copied into a one-game engine and observed there.
         if self._scratch is None:
             self._scratch = Engine(1, self.num_players, self.rules, history=e.history_length)
         views = np.empty((rows.size, self.obs_size), np.float32)
-        history = np.empty((rows.size, K, HISTORY_SIZE), np.float32)
-        counts = np.empty((rows.size, MAX_PLAYERS, HISTORY_COUNTS_SIZE), np.float32)
+        parts: list[dict[str, np.ndarray]] = []
         for j, b in enumerate(rows.tolist()):
             self._scratch.copy_game(e, b, 0)
             self._scratch.observe(int(self.seats[b]), out=views[j : j + 1])
             if K:
-                h, c = self._scratch.history(int(self.seats[b]))
-                history[j], counts[j] = h[0, :K], c[0]
-        return views, ((history, counts) if K else None)
+                parts.append(self._scratch.history_observation(int(self.seats[b]), self.history_form, K))
+        if not K:
+            return views, None
+        return views, {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
-    def histories(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every game's public history from its learner's seat (``history > 0``): the last K events,
-        float32 [B, K, HISTORY_SIZE], and the round's counts, float32 [B, 10, HISTORY_COUNTS_SIZE]
-        (``Engine.history``)."""
-        history, counts = self.engine.history(self.seats)
-        if history.shape[1] != self.history:  # the engine keeps more for a history-reading opponent
-            history = np.ascontiguousarray(history[:, : self.history])
-        return history, counts
+    def histories(self) -> dict[str, np.ndarray]:
+        """Every game's public history from its learner's seat (``history > 0``), the last K events
+        in ``history_form`` (``Engine.history_observation``): ``{"history": float32 [B, K,
+        HISTORY_SIZE], "history_counts": float32 [B, 10, HISTORY_COUNTS_SIZE]}`` or
+        ``{"history_tokens": int8 [B, K, HISTORY_TOKEN_SIZE]}``."""
+        return self.engine.history_observation(self.seats, self.history_form, self.history)
 
     def state(self, out: np.ndarray | None = None) -> np.ndarray:
         """Hidden information: every game's whole state in its learner's frame (``Engine.state``,

@@ -256,6 +256,15 @@ def history_counts_table() -> str:
     return _field_table(HISTORY_COUNT_FIELDS)
 
 
+def history_token_table() -> str:
+    """The columns of a history token (``Engine.history_tokens``, ``HISTORY_TOKEN_FIELDS``) as a
+    Markdown table: column, name, vocabulary size (values 0..size-1) and meaning."""
+    from .engine.history import HISTORY_TOKEN_FIELDS
+
+    rows = [(f"{k}", f"`{name}`", f"{size}", meaning) for k, (name, size, meaning) in enumerate(HISTORY_TOKEN_FIELDS)]
+    return _markdown(("column", "field", "vocabulary", "meaning"), rows)
+
+
 def event_table() -> str:
     """The event table (``uno_env.engine.events.EVENT_KINDS``) as Markdown: each kind's id, fields,
     who sees them, whether it enters a seat's history, and its text."""

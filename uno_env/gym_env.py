@@ -57,6 +57,10 @@ and ``HISTORY_COUNT_FIELDS`` (docs/spaces.md). The engine keeps the history
 (``Engine(history=K)``) and the env reads it from the learner's seat (``Engine.history``):
 nothing the learner could not see is in it (R11). The vector env returns a dict of batched
 arrays (``[num_envs, K, HISTORY_SIZE]``...); ``infos`` are the same as without a history.
+With ``history_form="tokens"`` the history is instead ``"history_tokens"``, int8
+``Box [K, HISTORY_TOKEN_SIZE]`` (``Engine.history_tokens``: the same events as small integers
+for embedding layers, oldest first, the latest in the last row; columns
+``uno_env.engine.history.HISTORY_TOKEN_FIELDS``, vocabulary sizes ``HISTORY_TOKEN_VOCAB``).
 
 ## Rewards
 
@@ -172,6 +176,8 @@ random opponent shares one generator across the batch, so its draws depend on th
   in a Dict observation (Observation Space above). Opponents that read a history (agents with
   ``history_length``, e.g. a ``PPOAgent`` trained with it) get theirs from the same engine,
   whatever K the learner has.
+* ``history_form``: ``"rows"`` (default: ``"history"`` and ``"history_counts"``, float32) or
+  ``"tokens"`` (``"history_tokens"``, int8); only with ``history=K``.
 * ``UnoVectorEnv`` also takes ``num_envs`` and ``copy`` (default True: returned arrays are
   fresh copies; False: views of engine buffers, valid until the next ``step``/``reset``; the
   history arrays of ``history=K`` are fresh either way).
@@ -196,6 +202,7 @@ from ._vector_driver import Driver, StepLog, first_out_of_range, seed_list
 from .actions import ACTION_NAMES, NUM_ACTIONS
 from .checks import check_int, is_int
 from .docs import action_table, fill_doc, observation_table
+from .engine.history import check_history_form
 from .observation import observation_size
 from .render import render_rgb
 from .rules import UnoRules, parse_rules
@@ -217,12 +224,12 @@ def register_envs() -> None:
         gym.register(ENV_ID, entry_point="uno_env.gym_env:UnoEnv", vector_entry_point="uno_env.gym_env:UnoVectorEnv")
 
 
-def _single_space(rules: UnoRules, num_players: int, history: int) -> gym_spaces.Space:
+def _single_space(rules: UnoRules, num_players: int, history: int, form: str) -> gym_spaces.Space:
     """One game's observation space: the Box, or with ``history`` the Dict of it and ``history_spaces``."""
     box = observation_space(rules, num_players)
     if not history:
         return box
-    return gym_spaces.Dict({"observation": box, **history_spaces(history)})
+    return gym_spaces.Dict({"observation": box, **history_spaces(history, form)})
 
 
 class LegalDiscrete(gym_spaces.Discrete):
@@ -288,6 +295,7 @@ class UnoEnv(gym.Env):
         render_mode: str | None = None,
         on_illegal: str = "terminate",
         history: int = 0,
+        history_form: str = "rows",
     ) -> None:
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
@@ -295,12 +303,14 @@ class UnoEnv(gym.Env):
             raise ValueError(f"on_illegal must be 'raise' or 'terminate', got {on_illegal!r}")
         self.render_mode = render_mode
         self.on_illegal = on_illegal
-        self._driver = Driver(1, num_players, parse_rules(rules), learner_seat, opponents, history)
+        check_history_form(history_form, history)
+        self._driver = Driver(1, num_players, parse_rules(rules), learner_seat, opponents, history, history_form)
         self.engine = self._driver.engine
         self.rules = self._driver.rules
         self.num_players = self._driver.num_players
         self.history = self._driver.history
-        self.observation_space = _single_space(self.rules, self.num_players, self.history)
+        self.history_form = history_form
+        self.observation_space = _single_space(self.rules, self.num_players, self.history, history_form)
         self.action_space = LegalDiscrete(NUM_ACTIONS, self._legal_int8)
         self._no_log = StepLog.dropping(1)  # this env reads the end of a round from the engine
         self._done = True
@@ -395,8 +405,7 @@ class UnoEnv(gym.Env):
         """``obs``, or with ``history`` the dict of it and the learner's history."""
         if not self.history:
             return obs
-        history, counts = self._driver.histories()
-        return {"observation": obs, "history": history[0], "history_counts": counts[0]}
+        return {"observation": obs, **{k: v[0] for k, v in self._driver.histories().items()}}
 
     def _info(self) -> dict[str, Any]:
         """``action_mask`` as int8, as PettingZoo and ``Discrete.sample(mask)`` expect."""
@@ -494,8 +503,10 @@ class UnoVectorEnv(VectorEnv):
         render_mode: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         history: int = 0,
+        history_form: str = "rows",
     ) -> None:
         check_int("num_envs", num_envs, 1, 2**31 - 1)
+        check_history_form(history_form, history)
         mode = _check_autoreset_mode(autoreset_mode)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -504,8 +515,11 @@ class UnoVectorEnv(VectorEnv):
             )
         if not isinstance(copy, bool):
             raise ValueError(f"copy must be True or False, got {copy!r}")
-        self._driver = d = Driver(num_envs, num_players, parse_rules(rules), learner_seat, opponents, history)
+        self._driver = d = Driver(
+            num_envs, num_players, parse_rules(rules), learner_seat, opponents, history, history_form
+        )
         self.history = d.history
+        self.history_form = history_form
         self.engine = d.engine
         self.rules = d.rules
         self.num_envs = d.num_envs
@@ -515,7 +529,7 @@ class UnoVectorEnv(VectorEnv):
         self.autoreset_mode = mode
         # Per instance: gymnasium's wrappers read the mode from env.metadata.
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
-        self.single_observation_space = _single_space(self.rules, self.num_players, self.history)
+        self.single_observation_space = _single_space(self.rules, self.num_players, self.history, history_form)
         self.single_action_space = action_space()
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
@@ -653,8 +667,7 @@ class UnoVectorEnv(VectorEnv):
         """``obs``, or with ``history`` the dict of it and each learner's history (fresh arrays)."""
         if not self.history:
             return obs
-        history, counts = self._driver.histories()
-        return {"observation": obs, "history": history, "history_counts": counts}
+        return {"observation": obs, **self._driver.histories()}
 
     def _out(self, arr: np.ndarray, pool: _BufferPool) -> np.ndarray:
         """A copy of an engine buffer (in a buffer no one holds), or the buffer itself with ``copy=False``."""
@@ -677,9 +690,9 @@ class UnoVectorEnv(VectorEnv):
                 for j, r in enumerate(rows.tolist()):
                     final_obs[r] = views[j]
                 if self.history:
-                    history, counts = log.final_histories[k]
+                    entries = log.final_histories[k]
                     for j, r in enumerate(rows.tolist()):
-                        final_obs[r] = {"observation": views[j], "history": history[j], "history_counts": counts[j]}
+                        final_obs[r] = {"observation": views[j], **{key: v[j] for key, v in entries.items()}}
             infos["final_obs"] = final_obs
             infos["_final_obs"] = log.ended
             infos["final_info"] = {

@@ -22,7 +22,7 @@ from .checks import is_int
 from .docs import action_table, fill_doc, observation_table
 from .engine import Engine
 from .engine.batch import step_one as _step_one
-from .engine.history import HISTORY_COUNTS_SIZE, HISTORY_SIZE
+from .engine.history import HISTORY_COUNTS_SIZE, HISTORY_SIZE, HISTORY_TOKEN_SIZE, check_history_form
 from .engine.history import fold_history as _fold_history
 from .observation import STATE_SIZE, observation_size
 from .render import render_rgb, render_text, require_pillow
@@ -73,6 +73,7 @@ class raw_env(AECEnv):
     | ``render_mode`` | ``None`` | ``None``, ``"ansi"`` (returns text), ``"human"`` (prints coloured text after each step), ``"rgb_array"`` (returns an image, needs ``pip install uno_env[render]``) |
     | ``max_cycles`` | ``None`` | PettingZoo's episode cap: the round is truncated after ``max_cycles * num_players`` actions, i.e. ``rules.max_turns`` is set to that (a cycle: every seat acts once, on average); ``None`` keeps ``rules.max_turns`` |
     | ``history`` | 0 | K > 0 adds the round's history to every observation: ``"history"`` (the last K events) and ``"history_counts"`` (see *History*); 0: none |
+    | ``history_form`` | ``"rows"`` | with ``history=K``: ``"rows"`` (the float rows and counts) or ``"tokens"`` (``"history_tokens"``, int8; see *History*) |
 
     ## Turn limit and truncation (R8)
 
@@ -130,6 +131,11 @@ class raw_env(AECEnv):
     The fields are ``uno_env.engine.history.HISTORY_FIELDS`` and ``HISTORY_COUNT_FIELDS``
     (docs/spaces.md). The spaces are ``uno_env.spaces.history_spaces(K)``.
 
+    With ``history_form="tokens"`` the observation holds ``"history_tokens"`` int8
+    ``[K, @@HT@@]`` instead (``Engine.history_tokens``): the same events as small integers for
+    embedding layers, oldest first, the latest in the last row, zero rows before the round's
+    first event; columns ``uno_env.engine.history.HISTORY_TOKEN_FIELDS``.
+
     ## Legal action mask
 
     ``action_mask[a] == 1`` when action a is legal for the agent; it is all zeros for every
@@ -186,6 +192,7 @@ class raw_env(AECEnv):
         render_mode: str | None = None,
         max_cycles: int | None = None,
         history: int = 0,
+        history_form: str = "rows",
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -197,6 +204,7 @@ class raw_env(AECEnv):
             1, num_players, _with_max_cycles(parse_rules(rules), num_players, max_cycles), history=history
         )
         self.history = self._engine.history_length
+        self.history_form = check_history_form(history_form, self.history)
         self.max_cycles = max_cycles
         self.render_mode = render_mode
         self._render_human = render_mode == "human"
@@ -213,7 +221,7 @@ class raw_env(AECEnv):
                 {
                     "observation": spaces.Box(low, high, dtype=np.float32),
                     "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
-                    **(history_spaces(self.history) if self.history else {}),
+                    **(history_spaces(self.history, history_form) if self.history else {}),
                 }
             )
             for a in self.possible_agents
@@ -237,7 +245,8 @@ class raw_env(AECEnv):
 
     def _with_history(self, obs: dict[str, np.ndarray], seat: int) -> dict[str, np.ndarray]:
         if self.history:
-            obs["history"], obs["history_counts"] = (a[0] for a in self._engine.history(seat))
+            for k, v in self._engine.history_observation(seat, self.history_form).items():
+                obs[k] = v[0]
         return obs
 
     def __getstate__(self) -> dict[str, Any]:
@@ -419,6 +428,7 @@ raw_env.__doc__ = fill_doc(
     D_OPEN=observation_size(True),
     H=HISTORY_SIZE,
     HC=HISTORY_COUNTS_SIZE,
+    HT=HISTORY_TOKEN_SIZE,
 )
 
 
@@ -457,10 +467,11 @@ class CheckedEnv(raw_env):
         render_mode: str | None = None,
         max_cycles: int | None = None,
         history: int = 0,
+        history_form: str = "rows",
     ) -> None:
         self._has_reset = False  # OrderEnforcingWrapper: reset() was called
         self._has_updated = False  # OrderEnforcingWrapper: step() or reset() since the last agent_iter item
-        super().__init__(num_players, rules, render_mode, max_cycles, history)
+        super().__init__(num_players, rules, render_mode, max_cycles, history, history_form)
 
     def __getattr__(self, name: str) -> Any:
         if name in _ORDER_ENFORCED and not self.__dict__.get("_has_reset", False):
@@ -574,6 +585,7 @@ def env(
     render_mode: str | None = None,
     max_cycles: int | None = None,
     history: int = 0,
+    history_form: str = "rows",
 ) -> CheckedEnv:
     """The ``uno_v0`` AEC env with PettingZoo's classic checks (see ``raw_env`` and ``CheckedEnv``).
 
@@ -581,7 +593,12 @@ def env(
     ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``, built in for speed.
     """
     return CheckedEnv(
-        num_players=num_players, rules=rules, render_mode=render_mode, max_cycles=max_cycles, history=history
+        num_players=num_players,
+        rules=rules,
+        render_mode=render_mode,
+        max_cycles=max_cycles,
+        history=history,
+        history_form=history_form,
     )
 
 
@@ -591,9 +608,10 @@ def parallel_env(
     render_mode: str | None = None,
     max_cycles: int | None = None,
     history: int = 0,
+    history_form: str = "rows",
 ) -> turn_based_aec_to_parallel_wrapper:
     """The ``uno_v0`` game under PettingZoo's Parallel API: ``env()`` through PettingZoo's own
     ``turn_based_aec_to_parallel`` (UNO is turn-based: each parallel step applies the action of
     the agent to act, ``infos[agent]["active_agent"]``; the other agents' actions are ignored, and
     only the acting agent's ``action_mask`` has ones). ``state()``/``state_space`` as ``env()``'s."""
-    return turn_based_aec_to_parallel_wrapper(env(num_players, rules, render_mode, max_cycles, history))
+    return turn_based_aec_to_parallel_wrapper(env(num_players, rules, render_mode, max_cycles, history, history_form))

@@ -34,6 +34,8 @@ What SB3 and sb3-contrib get:
   (``UnoVectorEnv(history=K)``: the learner's public history, ``Engine.history``), for
   ``MaskablePPO("MultiInputPolicy", ...)`` or ``train.py --history K``; ``terminal_observation``
   is such a dict of the finished round (its whole history up to its end). Not with ``privileged``.
+  ``history_form="tokens"`` gives ``"history_tokens"`` int8 [num_envs, K, HISTORY_TOKEN_SIZE]
+  instead of the float rows and counts (``UnoVectorEnv(history_form=...)``).
 * Opponent groups (``opponents=[(agents, num_games), ...]``, see ``uno_env.gym_env``): one
   engine for a mix of opponents; ``group_of`` and ``set_opponents(opponents, group)`` are the
   vector env's.
@@ -105,6 +107,7 @@ class UnoSB3VecEnv(VecEnv):
         seed: int | None = None,
         privileged: bool = False,
         history: int = 0,
+        history_form: str = "rows",
     ) -> None:
         if not isinstance(privileged, bool):
             raise ValueError(f"privileged must be True or False, got {privileged!r}")
@@ -122,6 +125,7 @@ class UnoSB3VecEnv(VecEnv):
             copy=True,
             autoreset_mode="same_step",  # SB3's VecEnv convention: reset in the step, terminal obs in infos
             history=history,
+            history_form=history_form,
         )
         self.render_mode = None  # read by VecEnv.__init__ through get_attr
         self.privileged = privileged

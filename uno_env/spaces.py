@@ -7,7 +7,7 @@
 | ``action_space()`` | ``Discrete(116)`` (R2) |
 | ``state_bounds(rules, num_players)`` | ``(low, high)``, float32 ``[S]``: bounds of the whole state (``Engine.state``, ``observation.STATE_FIELDS``) |
 | ``state_space(rules, num_players)`` | ``Box(low, high, (S,), float32)``: hidden information, for critics only |
-| ``history_spaces(history)`` | ``{"history": Box [K, H], "history_counts": Box [10, C]}``: a seat's history (``Engine.history``) |
+| ``history_spaces(history, form)`` | ``form="rows"``: ``{"history": Box [K, H], "history_counts": Box [10, C]}`` (``Engine.history``); ``form="tokens"``: ``{"history_tokens": Box int8 [K, T]}`` (``Engine.history_tokens``): a seat's history |
 
 ``D`` is ``uno_env.observation.observation_size(rules.open_hands)``. The bounds come from the deck:
 a count of one card type never exceeds its copies in the deck (R1), a pile, a hand or a
@@ -35,7 +35,15 @@ from .checks import check_int
 # The vocabularies of a history row's kind and reason, for readers of the rows.
 from .engine.events import DRAW_REASONS as DRAW_REASONS
 from .engine.events import EVENT_NAMES as EVENT_NAMES
-from .engine.history import HISTORY_COUNTS_SIZE, HISTORY_OFFSETS, HISTORY_SIZE
+from .engine.history import (
+    HISTORY_COUNTS_SIZE,
+    HISTORY_FORMS,
+    HISTORY_OFFSETS,
+    HISTORY_SIZE,
+    HISTORY_TOKEN_SIZE,
+    HISTORY_TOKEN_VOCAB,
+    check_history_form,
+)
 from .engine.layout import MAX_HISTORY
 from .observation import (
     OBS_BASE_SIZE,
@@ -51,6 +59,7 @@ from .rules import MAX_PLAYERS, UnoRules
 
 __all__ = [
     "MAX_HISTORY",
+    "HISTORY_FORMS",
     "observation_bounds",
     "observation_space",
     "action_space",
@@ -154,11 +163,19 @@ def state_space(rules: UnoRules, num_players: int) -> spaces.Box:
     return spaces.Box(low, high, dtype=np.float32)
 
 
-def history_spaces(history: int) -> dict[str, spaces.Box]:
-    """The two observation entries ``history=K`` adds to an env (``Engine.history``):
-    ``"history"`` ``Box [K, HISTORY_SIZE]`` (one-hot fields in [0, 1], ``number`` in [0, inf))
-    and ``"history_counts"`` ``Box [10, HISTORY_COUNTS_SIZE]`` (counts in [0, inf))."""
+def history_spaces(history: int, form: str = "rows") -> dict[str, spaces.Box]:
+    """The observation entries ``history=K`` adds to an env, by ``form`` (``HISTORY_FORMS``).
+
+    ``"rows"`` (``Engine.history``): ``"history"`` ``Box [K, HISTORY_SIZE]`` (one-hot fields in
+    [0, 1], ``number`` in [0, inf)) and ``"history_counts"`` ``Box [10, HISTORY_COUNTS_SIZE]``
+    (counts in [0, inf)). ``"tokens"`` (``Engine.history_tokens``): ``"history_tokens"`` int8
+    ``Box [K, HISTORY_TOKEN_SIZE]``, column c in 0..``HISTORY_TOKEN_VOCAB[c]`` - 1."""
     check_int("history", history, 1, MAX_HISTORY)
+    if check_history_form(form) == "tokens":
+        high = np.broadcast_to(np.array(HISTORY_TOKEN_VOCAB, np.int64) - 1, (history, HISTORY_TOKEN_SIZE)).astype(
+            np.int8
+        )
+        return {"history_tokens": spaces.Box(np.zeros_like(high), high, dtype=np.int8)}
     high = np.ones((history, HISTORY_SIZE), np.float32)
     high[:, HISTORY_OFFSETS["number"]] = np.inf
     return {

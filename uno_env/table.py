@@ -9,7 +9,7 @@ web table, expert-iteration labelling, ``uno-play``) asks its agents through a `
 | ``Table.ask(rows, actions)`` | each agent called once on the ``rows`` where one of its seats is to act (its observation and mask rows gathered), its answer checked, written into ``actions[rows]`` |
 | ``Table.step(active)`` | ask for every active unfinished game whose player to act is the table's, then one ``Engine.step``; returns the actions taken |
 | ``seat_rngs`` | ``None``: each agent draws from its own generator (or all from one); else one generator per game and seat (duplicate deals: a seat's randomness depends on the deal, not on who sits there): an agent is asked in a batch with ``RowStreams`` (row j draws from its game's seat generator), or game by game if it draws in a way that has no per-row form |
-| engine access | an agent of the ``EngineAgent`` protocol (``uno_env.policy``: ``act_in(engine, i, rng) -> action``) is asked game by game with the engine under ``engine_access`` (to copy the game and re-deal what its seat cannot see), and at every table when it declares ``fair_engine_access`` (``ChatAgent``: it reads only its seat's view, the round's events) |
+| engine access | an agent of the ``EngineAgent`` protocol (``uno_env.policy``: ``act_in(engine, i, rng) -> action``) is asked game by game with the engine under ``engine_access`` (to copy the game and re-deal what its seat cannot see), and at every table when it declares ``fair_engine_access`` (``ChatAgent``: it reads only its seat's view, the round's events); one with ``act_in_rows(engine, rows, rngs) -> actions`` is asked for all its games in one call |
 | ``wanted_history`` | the history the table's engine keeps for the agents with fair engine access |
 | ``ask_one(agent, engine, i, rng)`` | one agent's checked action in game ``i`` (a table of one game) |
 
@@ -238,6 +238,17 @@ class Table:
         """Agent i's actions for the games ``rows`` (one batched call, or game by game)."""
         e, agent = self.engine, self.agents[i]
         per_row = self.seat_rngs is not None and i in self._per_row
+        act_in_rows = getattr(agent, "act_in_rows", None)
+        if self.searching[i] and callable(act_in_rows):
+            # act_in for many games in one call (ChatAgent: their requests run in parallel).
+            cur = e.current_player
+            rngs = [self.rngs[i] if self.seat_rngs is None else self.seat_rngs[r][int(cur[r])] for r in rows.tolist()]
+            chosen = list(act_in_rows(e, rows.tolist(), rngs))
+            if len(chosen) != rows.size:
+                raise _bad_answer(agent, f"{len(chosen)} actions from act_in_rows()", int(rows.size))
+            for r, a in zip(rows.tolist(), chosen, strict=True):
+                actions[r] = _checked_one(agent, a)
+            return
         if self.searching[i] or per_row:
             cur = e.current_player
             for r in rows.tolist():

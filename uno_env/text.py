@@ -3,9 +3,10 @@
 | piece | what it does |
 |---|---|
 | ``legal_moves(mask, ...)`` | the legal actions of a mask row as ``Move`` records: number, action id, name (``uno_env.action_name``), the words that also name it |
-| ``build_prompt(observation, mask, ...)`` | the one builder of the prompt: the seat's view (``uno_env.seat_view``: hand, top card, colour, phase, every seat's counts and scores), the round so far in words (record events as the seat saw them, ``describe_event``), the rules that differ from classic, the legal moves as numbered lines |
-| ``engine_prompt(engine, i)`` | ``build_prompt`` for the player to act in game ``i`` of an engine, with the round so far from ``history_events`` (``Engine(history=K)``) or the record (``record=True``) |
-| ``parse_reply(reply, moves)`` | the action a reply names: a move's number or its name; case, spacing, punctuation and a little chatter ("I play 3", "Move: draw") are tolerated; anything else raises ``BadReply`` whose message lists what is allowed |
+| ``build_prompt(observation, mask, ...)`` | the one builder of the prompt: the goal and the rules in words (``rules_text``), the seat's view (``uno_env.seat_view``: hand, top card, colour, phase, every seat's counts and scores), the round so far in words (record events as the seat saw them, ``describe_event``; it says when earlier events are left out), the legal moves as numbered lines (``list_moves=False``: not listed, the move is named) |
+| ``rules_text(rules)`` | the goal, the classic rules in a paragraph and one sentence per option that differs from classic (``RULE_WORDS``) |
+| ``engine_prompt(engine, i)`` | ``build_prompt`` for the player to act in game ``i`` of an engine, with the round so far (``round_window``) from ``history_events`` (``Engine(history=K)``) or the record (``record=True``) |
+| ``parse_reply(reply, moves)`` | the action a reply names: a move's number or its name; case, spacing, punctuation and a little chatter ("I play 3", "Move: draw") are tolerated; a reasoning reply's think block is dropped (``split_reasoning``) and its final answer preferred (``final_answer``); anything else raises ``BadReply`` whose message lists what is allowed |
 | ``seat_intro(rules, seat, num_players, ...)`` | the few lines a seat reads once, before its first prompt (who it is, the rules, how to reply): the game prompt of frameworks that send one (TextArena) |
 | ``refusal(error)`` | the line that sends a refused reply's ``BadReply`` message back to the player |
 
@@ -38,10 +39,20 @@ __all__ = [
     "parse_reply",
     "refusal",
     "round_events",
+    "round_window",
+    "rules_text",
     "seat_intro",
+    "split_reasoning",
+    "final_answer",
 ]
 
 REPLY_INSTRUCTION = "Reply with the number or the name of exactly one legal move."
+NAMED_REPLY_INSTRUCTION = (
+    'Reply with the name of exactly one legal move, as the game names moves: "play red 7", "play blue skip", '
+    '"play green reverse", "play yellow draw two", "play wild", "play wild draw four", "draw", "pass", '
+    '"choose red", "challenge", "accept", "call uno", "catch uno", "swap with +1" (the player 1 seat clockwise), '
+    '"play double red 7".'
+)
 TURN_TEXT = "Each of your turns shows your hand, the table, the round so far and your legal moves, numbered."
 
 # What each phase asks of the seat to act, in words.
@@ -162,29 +173,108 @@ def _by_name(text: str, moves: Sequence[Move]) -> list[Move]:
     return [kept[k] for k in sorted(kept)]
 
 
-def parse_reply(reply: Any, moves: Sequence[Move]) -> int:
+_THINK_TAGS = r"think|thinking|reasoning"
+_THINK_BLOCK = re.compile(rf"<({_THINK_TAGS})>(.*?)</\1>", re.S | re.I)
+_THINK_OPEN = re.compile(rf"<(?:{_THINK_TAGS})>", re.I)
+_THINK_CLOSE = re.compile(rf"</(?:{_THINK_TAGS})>", re.I)
+# Marks of a final answer, each capturing the answer; the last one in the reply wins.
+_FINAL_MARKS = (
+    re.compile(r"\\boxed\{([^{}\n]*)\}"),
+    # A lookahead, so that a later mark on the same line is found too ("Move: 1, no: Answer: 2").
+    re.compile(
+        r"(?=\b(?:final answer|answer|final move|my move|move|action|choice)\s*(?:is)?\s*[:=]\s*([^\n]+))", re.I
+    ),
+    re.compile(r"\b(?:the )?best (?:move|choice|option) (?:is|would be)\s*:?\s*([^\n.,;!]+)", re.I),
+)
+_NEGATIVE = re.compile(r"(?<![A-Za-z0-9])-\d")
+
+
+def split_reasoning(reply: str) -> tuple[str, str]:
+    """``(reasoning, answer)`` of a reply: the text of its ``<think>`` blocks (also ``<thinking>``,
+    ``<reasoning>``; an unclosed one runs to the end, a lone closing tag closes everything before
+    it) and the rest, stripped."""
+    reasoning: list[str] = []
+
+    def cut(match: re.Match[str]) -> str:
+        reasoning.append(match.group(2).strip())
+        return "\n"
+
+    rest = _THINK_BLOCK.sub(cut, reply)
+    closes = list(_THINK_CLOSE.finditer(rest))
+    if closes:  # servers that put the opening tag in the template send only the closing one
+        reasoning.insert(0, rest[: closes[-1].start()].strip())
+        rest = rest[closes[-1].end() :]
+    opened = _THINK_OPEN.search(rest)
+    if opened:
+        reasoning.append(rest[opened.end() :].strip())
+        rest = rest[: opened.start()]
+    return "\n\n".join(r for r in reasoning if r), rest.strip()
+
+
+def final_answer(answer: str) -> str | None:
+    """The text after the reply's last final-answer mark (``Move: N``, ``Final answer: N``,
+    ``\\boxed{N}``, "the best move is N"), or None when it has none."""
+    best: tuple[int, str] | None = None
+    for mark in _FINAL_MARKS:
+        for hit in mark.finditer(answer):
+            if best is None or hit.start() > best[0]:
+                best = (hit.start(), hit.group(1).strip())
+    return best[1] if best is not None else None
+
+
+def parse_reply(reply: Any, moves: Sequence[Move], *, numbered: bool = True) -> int:
     """The action id ``reply`` names among ``moves`` (``legal_moves``): a move's number ("3",
     "3.", "I play 3", "Move: 3") or its name or alias ("play red 7", "Red 7", "choose blue",
     "blue"), in any case and spacing, with a little chatter around it; "3. play red 7" when both
-    agree. Anything else raises ``BadReply``: what was wrong and the numbered legal moves."""
-    allowed = f"{REPLY_INSTRUCTION} The legal moves: {_moves_text(moves)}"
+    agree. A reasoning reply is read too: its ``<think>`` block is dropped (``split_reasoning``),
+    then its last final answer is taken (``final_answer``: ``Move: 2``, ``Final answer: 2``,
+    ``\\boxed{2}``, "the best move is 2"), else the whole answer, else its last line when that
+    line is a number alone. Anything else (no move, two moves, a negative number, reasoning
+    without an answer) raises ``BadReply``: what was wrong and the legal moves. ``numbered=False``
+    (the prompt listed no moves): only names are taken, and the refusal lists no moves."""
+    if numbered:
+        allowed = f"{REPLY_INSTRUCTION} The legal moves: {_moves_text(moves)}"
+    else:
+        allowed = NAMED_REPLY_INSTRUCTION
     if not moves:
         raise BadReply("there is no legal move to make: it is not your turn")
     if not isinstance(reply, str):
         raise BadReply(f"a reply is text, got {type(reply).__name__} {reply!r}. {allowed}")
+    reasoning, answer = split_reasoning(reply)
+    if reasoning and not answer:
+        raise BadReply(f"the reply holds reasoning (a <think> block) but no answer after it. {allowed}")
+    marked = final_answer(answer)
+    if marked is not None:
+        return _parse_answer(marked, moves, allowed, numbered)
+    try:
+        return _parse_answer(answer, moves, allowed, numbered)
+    except BadReply:
+        lines = [line for line in answer.splitlines() if line.strip()]
+        last = _normalise(lines[-1]) if len(lines) > 1 else ""
+        if not (last.isdigit() and not _NEGATIVE.search(lines[-1])):
+            raise
+    return _parse_answer(last, moves, allowed, numbered)
+
+
+def _parse_answer(reply: str, moves: Sequence[Move], allowed: str, numbered: bool) -> int:
+    """``parse_reply`` on the answer alone (no reasoning, no final-answer mark)."""
     text = _normalise(reply)
     shown = reply.strip()[:200]
     if not text:
         raise BadReply(f"the reply {shown!r} is empty. {allowed}")
+    if _NEGATIVE.search(reply):
+        raise BadReply(f"the reply {shown!r} holds a negative number: moves are numbered from 1. {allowed}")
     words = text.split()
-    numbered = _by_number(words, moves)
-    if isinstance(numbered, str):
-        raise BadReply(f"{numbered}. {allowed}")
-    if numbered is not None:
-        return numbered.action
+    numbered_move = _by_number(words, moves)
+    if numbered_move is not None and not numbered:
+        raise BadReply(f"the reply {shown!r} gives a number: at this table moves are named, not numbered. {allowed}")
+    if isinstance(numbered_move, str):
+        raise BadReply(f"{numbered_move}. {allowed}")
+    if numbered_move is not None:
+        return numbered_move.action
     named = _by_name(text, moves)
     lead = re.match(r"(\d+) (.+)$", text)  # "3. play red 7": a number and a name must agree
-    if lead and named and 1 <= int(lead.group(1)) <= len(moves):
+    if numbered and lead and named and 1 <= int(lead.group(1)) <= len(moves):
         by_number = moves[int(lead.group(1)) - 1]
         if named == [by_number]:
             return by_number.action
@@ -204,25 +294,141 @@ def parse_reply(reply: Any, moves: Sequence[Move]) -> int:
 
 _CLASSIC = UnoRules().to_dict()
 
+GOAL_TEXT = {
+    "round": "Goal: be the first to get rid of every card in your hand; that wins the round, which is the whole game.",
+    "match": "Goal: win the match, a series of rounds; a round is won by the first to get rid of every card.",
+}
+CLASSIC_TEXT = (
+    "Rules: on your turn play one card that matches the colour in play or the number or symbol of the top card, "
+    "or a wild. A Skip skips the next player, a Reverse turns the direction of play (with two players it acts as "
+    "a Skip), a Draw Two makes the next player draw 2 and lose the turn. A Wild lets you name the colour; a Wild "
+    "Draw Four names the colour and makes the next player draw 4 and lose the turn, and it is allowed only "
+    "without a card of the colour in play: the next player may challenge it, and then whoever was wrong draws "
+    "(the bluffer 4, a wrong challenger 6). Instead of playing you may draw one card; if it can be played you "
+    "may play it at once or pass. UNO is called for you when you are down to one card."
+)
 
-def _rules_text(rules: UnoRules) -> str:
-    classic = _CLASSIC
+# What each rule option means when it differs from classic (docs/rules.md, the section in the
+# field's comment of UnoRules), in words a player reads: value -> sentence ({v}: the value).
+RULE_WORDS: dict[str, Any] = {
+    "deck": {
+        "shuffle_hands": "The deck has 112 cards: also a Wild Shuffle Hands (after its colour, every hand is "
+        "gathered, shuffled and dealt out again, starting with the next player) and 3 Wild Customizable.",
+        "swap_hands": "The deck has 112 cards: also a Wild Swap Hands (after its colour, you choose a player and "
+        "swap whole hands) and 3 Wild Customizable.",
+    },
+    "custom_wild_count": "The deck holds {v} Wild Customizable.",
+    "custom_wild_rule": {
+        "play_again": "A Wild Customizable lets its player take another turn.",
+        "others_draw_two": "A Wild Customizable makes every other player draw 2.",
+        "opponents_discard_wilds": "A Wild Customizable makes every other player put all their wilds under the "
+        "top card of the discard pile.",
+        "next_draws_until_color": "A Wild Customizable makes the next player draw until a card of the named "
+        "colour comes.",
+        "next_draws_three_if_stuck": "A Wild Customizable makes the next player, if they could play no card, draw "
+        "3 and lose the turn.",
+    },
+    "card_counts": "The deck's card counts are set by the table, not the usual ones.",
+    "hand_size": "Each player is dealt {v} cards.",
+    "first_dealer": {"last_seat": "The last seat deals the first round."},
+    "allow_voluntary_draw": {False: "You may draw only when you cannot play."},
+    "draw_until_playable": {True: "A draw goes on until a playable card comes (or nothing is left to draw)."},
+    "allow_doubles": {True: "Two identical number cards (same colour and number) may be played together."},
+    "end_on_empty_deck": {
+        True: "When a draw finds both piles empty the round ends, and the fewest points in hand win."
+    },
+    "wd4_wilds_count_as_match": {True: "Holding any other wild also forbids a Wild Draw Four."},
+    "wd4_bluffing": {False: "A Wild Draw Four is offered only when it is allowed (no bluffing)."},
+    "wd4_only_when_stuck": {True: "A Wild Draw Four may be played only when no other card can be."},
+    "drawn_card": {
+        "play_color_or_wild": "A drawn card of the colour in play or a wild is played at once by itself (a drawn "
+        "wild gets a random colour and no effect); any other drawn card is kept; the turn then ends."
+    },
+    "reshuffle": {
+        "every_played_card": "When the draw pile runs short, the whole discard pile, top card included, is "
+        "shuffled into it."
+    },
+    "two_player_reverse_skips": {False: "With two players a Reverse does not skip the other player."},
+    "stack_draw_two": {
+        True: "A player hit by a Draw Two may answer with a Draw Two of their own (stacking): the next player then "
+        "faces the sum."
+    },
+    "stack_draw_four": {
+        True: "A player hit by a Wild Draw Four may answer with a Wild Draw Four of their own (stacking): the next "
+        "player then faces the sum."
+    },
+    "always_respond": {True: "A pending draw always asks its target to answer (stack or take the cards)."},
+    "challenge": {False: "A Wild Draw Four cannot be challenged."},
+    "challenge_guilty_draw": "A bluffer caught by a challenge draws {v}.",
+    "challenge_innocent_draw": "A wrong challenger draws {v}.",
+    "uno_call": {
+        "explicit": "You must call UNO yourself when you are down to one card; caught without calling it, you "
+        "draw a penalty."
+    },
+    "uno_penalty": "The penalty for not calling UNO is {v} cards.",
+    "forbid_last_action_card": {True: "A Wild Draw Four, a Reverse or a plain Wild may not be your last card."},
+    "card_points": "The cards' points are set by the table, not the usual ones.",
+    "scoring": {
+        "elimination": "Scoring: every player adds the points left in their own hand; lower is better, and in a "
+        "match a player who reaches the target is out."
+    },
+    "target_points": "A match is played to {v} points.",
+    "episode": {
+        "match": "Unless the scoring below says otherwise, the winner of a round scores the points left in the "
+        "other hands (numbers at face value, Skip, Reverse and Draw Two 20, wilds 50), and the match ends when a "
+        "score reaches the target (500 points unless changed below)."
+    },
+    "teams": {True: "Partners sit opposite each other and win together when either goes out."},
+    "max_turns": "A round is cut after {v} actions.",
+    "turn_limit_rule": {
+        "fewest_cards_wins": "A round that reaches the turn limit is won by the players holding the fewest cards."
+    },
+    "first_card_rule": {"redraw_special": "A first card that is not a number card is put back and another drawn."},
+    "wild_first_card": {
+        "redraw": "A wild turned as the first card is put back and another drawn.",
+        "random_color": "A wild turned as the first card gets a random colour.",
+    },
+    "first_draw_two_skips": {False: "A Draw Two turned as the first card does not skip the first player."},
+    "illegal_action": {"penalty": "An illegal move is punished with a penalty draw instead of being refused."},
+    "open_hands": {True: "Every hand is shown to every player."},
+}
+
+
+def _option_words(name: str, value: Any) -> str:
+    """The sentence of ``RULE_WORDS`` for option ``name`` at ``value`` (its name and value when none)."""
+    words = RULE_WORDS.get(name)
+    if isinstance(words, dict):
+        words = words.get(value)
+    if words is None:
+        return f"{name}={value}."
+    return words.format(v=value)
+
+
+def rules_text(rules: Any) -> str:
+    """The rules in words for a player: the goal, the classic rules, then every option that differs
+    from classic, each as ``option=value: sentence`` (``rules`` anything ``parse_rules`` takes)."""
+    rules = parse_rules(rules)
+    lines = [GOAL_TEXT[rules.episode], CLASSIC_TEXT]
     changed = [
-        f"{name}={value}"
+        f"- {name}={value}: {_option_words(name, value)}"
         for name, value in rules.to_dict().items()
-        if name not in ("card_points", "card_counts") and value != classic[name]
+        if name not in ("card_points", "card_counts") and value != _CLASSIC[name]
     ]
-    for name in ("card_counts", "card_points"):
-        if getattr(rules, name) is not None:
-            changed.append(f"{name} set by the table (not the deck's defaults)")
-    if not changed:
-        return "classic UNO rules (uno_env's classic preset)"
-    return "UNO with these options changed from uno_env's classic preset: " + "; ".join(changed)
+    changed += [
+        f"- {name} set: {_option_words(name, None)}"
+        for name in ("card_counts", "card_points")
+        if getattr(rules, name) is not None
+    ]
+    if changed:
+        lines.append("Changed from those rules at this table:")
+        lines += changed
+    return "\n".join(lines)
 
 
 def _intro_line(rules: UnoRules, seat: int, seat_names: Sequence[str]) -> str:
     n = len(seat_names)
-    return f"You are {seat_names[seat]} (seat {seat}) at a table of {n} players playing {_rules_text(rules)}."
+    variant = "classic UNO" if rules.to_dict() == _CLASSIC else "UNO with the changes below"
+    return f"You are {seat_names[seat]} (seat {seat}) at a table of {n} players playing {variant}."
 
 
 def seat_intro(rules: Any, seat: int, num_players: int, names: Sequence[str] | None = None) -> str:
@@ -234,7 +440,7 @@ def seat_intro(rules: Any, seat: int, num_players: int, names: Sequence[str] | N
     seat_names = _seat_names(num_players, names)
     if not is_int(seat) or not 0 <= seat < num_players:
         raise ValueError(f"seat must be in 0..{num_players - 1} for a table of {num_players}, got {seat!r}")
-    return "\n".join((_intro_line(rules, int(seat), seat_names), TURN_TEXT, REPLY_INSTRUCTION))
+    return "\n".join((_intro_line(rules, int(seat), seat_names), rules_text(rules), TURN_TEXT, REPLY_INSTRUCTION))
 
 
 def refusal(error: BadReply) -> str:
@@ -271,12 +477,18 @@ def build_prompt(
     num_players: int | None = None,
     names: Sequence[str] | None = None,
     events: Sequence[dict[str, Any]] | None = None,
+    events_cut: int | None = 0,
+    list_moves: bool = True,
+    describe_rules: bool = True,
 ) -> str:
     """The prompt for one seat (module table): ``observation`` its row (float32 [D]),
     ``action_mask`` its legal flags (bool [116]; all False when it is not to act), ``rules``
     anything ``parse_rules`` takes, ``seat`` its absolute seat (slot 0 of the row), ``names``
     one per seat (default "player p"), ``events`` the round so far as this seat saw it (record
-    events, ``uno_env.redact``ed; None: not shown)."""
+    events, ``uno_env.redact``ed; None: not shown), ``events_cut`` how many earlier events of the
+    round ``events`` leaves out (said in the prompt; None: some, how many unknown), ``list_moves`` whether the legal moves are
+    listed and numbered (False: the seat names its move, ``parse_reply(..., numbered=False)``),
+    ``describe_rules`` whether the goal and the rules are stated in words (``rules_text``)."""
     rules = parse_rules(rules)
     view = seat_view(np.asarray(observation), seat, num_players)
     n = len(view["seats"])
@@ -288,8 +500,12 @@ def build_prompt(
     moves = legal_moves(action_mask, seat, n, seat_names)
     hand = view["hand"]
     top = view["top_card"]
-    lines = [
-        _intro_line(rules, seat, seat_names),
+    if events_cut is not None and (not is_int(events_cut) or events_cut < 0):
+        raise ValueError(f"events_cut must be an integer >= 0 (events left out) or None (some), got {events_cut!r}")
+    lines = [_intro_line(rules, seat, seat_names)]
+    if describe_rules:
+        lines.append(rules_text(rules))
+    lines += [
         "",
         f"Your hand ({len(hand)} card{'s' * (len(hand) != 1)}): {', '.join(c['name'] for c in hand) or 'empty'}",
         f"Top card of the discard pile: {top['name'] if top else 'none'}",
@@ -307,6 +523,15 @@ def build_prompt(
         lines.append("The round so far: not shown at this table (your view above holds the public counts).")
     elif not events:
         lines.append("The round so far: nothing has happened yet.")
+    elif events_cut != 0:
+        left_out = (
+            "earlier events of this round are not shown"
+            if events_cut is None
+            else f"{events_cut} earlier event{'s' * (events_cut != 1)} of this round "
+            f"{'are' if events_cut != 1 else 'is'} not shown"
+        )
+        lines.append(f"The round so far, oldest first ({left_out}):")
+        lines += [f"- {describe_event(redact(ev, seat, rules.open_hands), seat, seat_names)}" for ev in events]
     else:
         lines.append("The round so far, oldest first:")
         lines += [f"- {describe_event(redact(ev, seat, rules.open_hands), seat, seat_names)}" for ev in events]
@@ -325,6 +550,9 @@ def build_prompt(
         )
         + "."
     )
+    if not list_moves:
+        lines.append(NAMED_REPLY_INSTRUCTION)
+        return "\n".join(lines)
     lines.append("Legal moves:")
     lines += [f"{m.number}. {m.label}" for m in moves]
     lines.append("")
@@ -332,28 +560,50 @@ def build_prompt(
     return "\n".join(lines)
 
 
-def round_events(engine: Any, i: int, seat: int, limit: int | None = None) -> list[dict[str, Any]] | None:
-    """Game ``i``'s round so far as ``seat`` saw it: the engine's history (``history=K``) or its
-    record (``record=True``), redacted for ``seat``; the last ``limit`` events; None when the
-    engine keeps neither."""
+def round_window(
+    engine: Any, i: int, seat: int, limit: int | None = None
+) -> tuple[list[dict[str, Any]] | None, int | None]:
+    """``(events, cut)``: game ``i``'s round so far as ``seat`` saw it (the engine's history,
+    ``history=K``, or its record, ``record=True``, redacted for ``seat``), its last ``limit``
+    events, and how many earlier events of the round are left out: a count, or None when the
+    history's window dropped some (it keeps entries, a card dealt or drawn each, not events, so
+    how many events is unknown); ``(None, 0)`` when the engine keeps neither."""
     if engine.history_length:
         events = engine.history_events(i, seat)
+        dropped = engine.history_count(i) > engine.history_length
     else:
         try:
             events = [redact(ev, seat, engine.rules.open_hands) for ev in engine.record_events(i)]
         except ValueError:  # the engine does not record
-            return None
-    return events[-limit:] if limit else events
+            return None, 0
+        dropped = False
+    shown = events[-limit:] if limit else events
+    return shown, None if dropped else len(events) - len(shown)
+
+
+def round_events(engine: Any, i: int, seat: int, limit: int | None = None) -> list[dict[str, Any]] | None:
+    """Game ``i``'s round so far as ``seat`` saw it, its last ``limit`` events (``round_window``
+    without the count of events left out); None when the engine keeps no history nor record."""
+    return round_window(engine, i, seat, limit)[0]
 
 
 def engine_prompt(
-    engine: Any, i: int = 0, seat: int | None = None, names: Sequence[str] | None = None, limit: int | None = None
+    engine: Any,
+    i: int = 0,
+    seat: int | None = None,
+    names: Sequence[str] | None = None,
+    limit: int | None = None,
+    *,
+    list_moves: bool = True,
+    describe_rules: bool = True,
 ) -> str:
     """``build_prompt`` for ``seat`` (None: the player to act) in game ``i`` of ``engine``, with
-    the round so far (``round_events``, the last ``limit`` events) when the engine keeps it."""
+    the round so far (``round_window``, the last ``limit`` events, saying how many are left out)
+    when the engine keeps it; ``list_moves``, ``describe_rules`` as ``build_prompt``'s."""
     seat = int(engine.current_player[i]) if seat is None else int(seat)
     to_act = int(engine.current_player[i]) == seat and not (engine.terminated[i] or engine.truncated[i])
     mask = engine.legal_mask[i] if to_act else np.zeros(NUM_ACTIONS, bool)
+    events, cut = round_window(engine, i, seat, limit)
     return build_prompt(
         engine.observe(seat, games=[i])[i],
         mask,
@@ -361,5 +611,8 @@ def engine_prompt(
         seat=seat,
         num_players=engine.num_players,
         names=names,
-        events=round_events(engine, i, seat, limit),
+        events=events,
+        events_cut=cut,
+        list_moves=list_moves,
+        describe_rules=describe_rules,
     )

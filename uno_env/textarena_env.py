@@ -3,7 +3,7 @@
 Importing this module (it needs ``textarena``: ``pip install "uno_env[textarena]"``, best in a
 virtualenv of its own, since its dependencies upgrade packages of a shared environment such as
 cloudpickle) registers one id per rule preset with TextArena's registry, each with TextArena's
-``-raw`` variant (no wrappers)::
+``-train`` and ``-raw`` (no wrappers) variants::
 
     import textarena as ta
     import uno_env.textarena_env  # noqa: F401  (registers UNO-v0 and its presets)
@@ -20,6 +20,7 @@ cloudpickle) registers one id per rule preset with TextArena's registry, each wi
 |---|---|---|
 | ``UNO-v0`` | the ``classic`` preset | ``GameBoardObservationWrapper``, ``ActionFormattingWrapper`` |
 | ``UNO-v0-<preset>`` | that preset (``_`` written ``-``) | the same |
+| ``<id>-train`` | the same rules | the same (TextArena's id form for training loops) |
 | ``<id>-raw`` | the same rules | none: the message lists of ``get_observation`` |
 
 ``ta.make(id, rules=..., history=..., error_allowance=...)`` overrides the constructor's
@@ -38,7 +39,8 @@ observation types):
 A reply is parsed by ``parse_reply`` (a move's number or name; TextArena's brackets, "[3]" or
 "[play red 7]", are fine). A reply that names no legal move changes nothing in the game: the
 same seat is asked again, up to ``error_allowance`` times in a row; the next bad reply ends the
-game with -1 for that seat and 0 for the others (``game_info[seat]["invalid_move"]`` is true).
+game with -1 for that seat and, as TextArena's two-player games pay, +1 for the opponent of a
+2-player game, 0 for the others at a larger table (``game_info[seat]["invalid_move"]`` is true).
 Otherwise the episode ends as the engine's does (a round, or a match with ``episode="match"``),
 and ``close()`` gives each seat its summed engine reward (+1 a winner, -1 the others; 0 on a
 truncated round), with the lines of the events that ended it as the reason.
@@ -191,7 +193,10 @@ class UnoTextArenaEnv(ta.Env):
         self._board(seat)
 
     def _forfeit(self, seat: int, error: BadReply) -> None:
-        rewards = {p: -1 if p == seat else 0 for p in range(self.state.num_players)}
+        # As TextArena's TwoPlayerState settles an invalid move: the opponent wins. Its multi-player
+        # states leave the others' outcome to each game; here they neither win nor lose.
+        others = 1 if self.state.num_players == 2 else 0
+        rewards = {p: -1 if p == seat else others for p in range(self.state.num_players)}
         self.state.set_game_outcome(
             rewards,
             reason=f"{self.names[seat]} forfeits after {self.error_allowance + 1} refused replies in a row; the last: {error}",
@@ -208,11 +213,14 @@ def _number(x: float) -> int | float:
 
 
 def register_textarena() -> None:
-    """Register ``ENV_IDS`` (and their ``-raw`` variants) with TextArena; idempotent."""
+    """Register ``ENV_IDS`` (and their ``-train`` and ``-raw`` variants) with TextArena; idempotent."""
     wrappers = [ta.wrappers.GameBoardObservationWrapper, ta.wrappers.ActionFormattingWrapper]
+    # The board already holds the seat's whole view and the last events, so the training variant
+    # (TextArena's -train ids) keeps it: the messages wrappers would grow the prompt every turn.
+    variants = {"default": wrappers, "-train": wrappers}
     for env_id, preset in ENV_IDS.items():
         if env_id not in ENV_REGISTRY:
-            register_with_versions(id=env_id, entry_point=ENTRY_POINT, wrappers={"default": wrappers}, rules=preset)
+            register_with_versions(id=env_id, entry_point=ENTRY_POINT, wrappers=variants, rules=preset)
 
 
 register_textarena()

@@ -1,5 +1,11 @@
-"""uno_web: the browser front end (``uno-web``): play UNO against any agents, and a replay viewer.
+"""uno_web: the front ends for outside players, each a thin layer over ``uno_web.session.Session``.
 
-It sits above ``agents`` (README, Architecture): the server builds agents with
-``agents.registry.make_agent`` and reads the engine only through ``uno_env``'s public names.
+| front end | command | module |
+|---|---|---|
+| the browser table and the replay viewer | ``uno-web`` | ``uno_web.server`` (``uno_web.games``, ``uno_web.views``) |
+| the terminal game | ``uno-play`` | ``uno_web.terminal`` (``uno_web.human``: the person's seat) |
+| the MCP server for tool-using clients | ``uno-mcp`` | ``uno_web.mcp`` |
+
+It sits above ``agents`` (README, Architecture): agents are built through ``agents.registry``
+(``remote_agent`` for a remote caller) and the engine is read only through ``uno_env``'s public names.
 """

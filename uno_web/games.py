@@ -12,13 +12,12 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from uno_env import Engine, UnoRules, hands_from_events, record_start, replay
+from uno_env import UnoRules, hands_from_events, record_start, replay
 from uno_env.cards import CARD_COLOR, COLOR_NAMES
 from uno_env.checks import is_int
-from uno_env.policy import history_length_of
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
-from uno_env.table import ask_one
 
+from .session import Session, SessionError
 from .views import action_info, card_info, omniscient_view, public_event, seat_view
 
 # The log a response carries is capped so that one response stays small on long games.
@@ -29,58 +28,47 @@ MAX_REPLAY_ACTIONS = 20_000
 MAX_GAME_ACTIONS = 20_000
 
 
-class WebError(Exception):
-    """A request that cannot be served: HTTP ``status`` and a message saying what was wrong."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
+def open_game(rules: UnoRules, seat: int, agents: list[Any], labels: list[str], seed: int | None) -> Game:
+    """A new game of one person at ``seat`` among ``agents``, stopped at ``MAX_GAME_ACTIONS``."""
+    return Game(Session(rules, seat, agents, labels, seed, max_actions=MAX_GAME_ACTIONS))
 
 
 class Game:
-    """One person (``human``) at a table of agents, around a one-game recording ``Engine``.
+    """The browser's view of a ``Session`` (one person, ``human``, at a table of agents): the
+    banner's last move and last card played, and a summary per finished round, hands revealed.
 
     The log is kept incrementally: after each action only its new record events are read
-    (``Engine.record_events``), so a request costs the same at action 10 as at action 10,000."""
+    (``Session.sync``), so a request costs the same at action 10 as at action 10,000."""
 
-    def __init__(
-        self, num_players: int, rules: UnoRules, human: int, agents: list[Any], names: list[str], seed: int | None
-    ) -> None:
+    def __init__(self, session: Session) -> None:
         self.lock = threading.Lock()
-        self.rules = rules
-        self.num_players = num_players
-        self.human = human
-        self.agents = agents
-        self.names = names
-        history = max((history_length_of(a) for a in agents if a is not None), default=0)
-        self.engine = Engine(1, num_players, rules, seed=seed, record=True, history=history)
-        self.rng = np.random.default_rng(seed)
-        self.moves = 0
+        self.session = session
+        self.rules = session.rules
+        self.num_players = session.num_players
+        self.names = session.names
+        self.engine = session.engine
         self.touched = time.monotonic()
-        self.event_count = 0
-        self.winners: list[int] = []
-        self.round_start = 0  # number of the current round's first event
         self.rounds: list[dict[str, Any]] = []  # a summary per finished round, hands revealed
         self.last_move: dict[str, Any] | None = None
         self.last_play: dict[str, Any] | None = None  # the last card played: who, what, over which colour
         self._color: str | None = None
-        self._sync()
+        self._round_start = 0  # number of the current round's first event
+        self._read(session.engine.record_events(0), 0)
 
     @property
-    def at_limit(self) -> bool:
-        """Whether the game stopped at ``MAX_GAME_ACTIONS`` before the rules ended it."""
-        return self.moves >= MAX_GAME_ACTIONS and not (self.engine.terminated[0] or self.engine.truncated[0])
+    def human(self) -> int:
+        """The person's seat."""
+        return self.session.seat
 
     @property
     def over(self) -> bool:
-        """Whether the episode (round, or match with ``episode='match'``) has ended, or the game
-        reached ``MAX_GAME_ACTIONS``."""
-        return bool(self.engine.terminated[0] or self.engine.truncated[0]) or self.moves >= MAX_GAME_ACTIONS
+        """Whether the episode ended or the game reached ``MAX_GAME_ACTIONS`` (``Session.over``)."""
+        return self.session.over
 
-    def _sync(self) -> list[dict[str, Any]]:
-        """Read the record events the last action added; returns them (unredacted: server only)."""
-        new = self.engine.record_events(0, self.event_count)
+    def _read(self, new: list[dict[str, Any]], first: int) -> None:
+        """Follow the colour, the last card played and the finished rounds through new events
+        (``first``: the number of the first of them)."""
+        round_start = self._round_start
         for k, ev in enumerate(new):
             kind = ev["type"]
             if kind == "play":
@@ -92,18 +80,14 @@ class Game:
                 self._color = COLOR_NAMES[color] if color >= 0 else None
             elif kind == "color":
                 self._color = COLOR_NAMES[ev["color"]]
-            elif kind in ("round_end", "match_end"):
-                self.winners = list(ev["winners"])
             if kind == "round_end":
-                end = self.event_count + k
-                self._summarise_round(end)
-                self.round_start = end + 1
-        self.event_count += len(new)
-        return new
+                self._summarise_round(round_start, first + k)
+                round_start = first + k + 1
+        self._round_start = round_start
 
-    def _summarise_round(self, end: int) -> None:
-        events = self.engine.record_events(0, self.round_start)
-        stop = end - self.round_start
+    def _summarise_round(self, start: int, end: int) -> None:
+        events = self.engine.record_events(0, start)
+        stop = end - start
         hands = hands_from_events(events[: stop + 1], self.num_players)
         # The round's points are scored around its round_end (the previous round's before this
         # one's deal, the next round's deal after): count those between the two deals.
@@ -126,11 +110,8 @@ class Game:
             }
         )
 
-    def _step(self, action: int) -> None:
-        seat = int(self.engine.current_player[0])
-        self.engine.step(np.array([action], np.int64))
-        self.moves += 1
-        new = self._sync()
+    def _after(self, seat: int, action: int, first: int, new: list[dict[str, Any]]) -> None:
+        self._read(new, first)
         # Every action is public (what a hand holds is not): the banner names it and its effects.
         self.last_move = {
             "seat": seat,
@@ -142,76 +123,56 @@ class Game:
     def view(self, since: int = 0) -> dict[str, Any]:
         """The human seat's whole picture: table, legal moves when it is to act, the log from
         event ``since`` on (at most ``MAX_LOG_EVENTS``), and the result once over."""
-        e = self.engine
+        s, e = self.session, self.engine
         obs = e.observe(self.human)[0]
         table = seat_view(obs, self.human, self.num_players, self.names)
-        current = int(e.current_player[0])
-        over = self.over
-        yours = current == self.human and not over
-        start = min(max(since, self.event_count - MAX_LOG_EVENTS), self.event_count)
-        events = [public_event(ev, self.human, self.names, self.rules.open_hands) for ev in e.record_events(0, start)]
+        over = s.over
+        start = min(max(since, s.event_count - MAX_LOG_EVENTS), s.event_count)
         out: dict[str, Any] = {
             "table": table,
-            "current_player": None if over else current,
-            "your_turn": yours,
-            "legal": [action_info(a) for a in np.flatnonzero(e.legal_mask[0])] if yours else [],
-            "events": events,
-            "event_count": self.event_count,
+            "current_player": s.to_act,
+            "your_turn": s.your_turn,
+            "legal": [action_info(a) for a in s.legal_actions()],
+            "events": s.events(start),
+            "event_count": s.event_count,
             "over": over,
-            "moves": self.moves,
-            "max_moves": MAX_GAME_ACTIONS,
+            "moves": s.moves,
+            "max_moves": s.max_actions,
             "last_move": self.last_move,
             "last_play": self.last_play,
             "rounds_finished": len(self.rounds),
             "last_round": self.rounds[-1] if self.rounds else None,
         }
         if over:
-            out["winners"] = self.winners
-            out["truncated"] = bool(e.truncated[0]) or self.at_limit
-            out["at_action_limit"] = self.at_limit
+            out["winners"] = s.winners
+            out["truncated"] = bool(e.truncated[0]) or s.at_limit
+            out["at_action_limit"] = s.at_limit
         return out
-
-    def _check_running(self) -> None:
-        if self.over:
-            if self.at_limit:
-                raise WebError(409, f"the game stopped at the web table's limit of {MAX_GAME_ACTIONS} actions")
-            raise WebError(409, "the game is over: start a new game, or open its replay")
 
     def move(self, action: Any) -> None:
         """The human's action, checked against the legal mask; an illegal one changes nothing."""
-        self._check_running()
-        e = self.engine
-        current = int(e.current_player[0])
-        if current != self.human:
-            raise WebError(
-                409,
-                f"it is not your turn: seat {current} ({self.names[current]}) is to act; POST /advance to let it move",
-            )
-        legal = np.flatnonzero(e.legal_mask[0])
-        if action not in set(int(a) for a in legal):
-            allowed = ", ".join(f"{int(a)} ({action_info(a)['name']})" for a in legal)
-            raise WebError(422, f"action {action} is not legal now; legal actions: {allowed}")
-        self._step(int(action))
+        first = self.session.event_count
+        new = self.session.play(action)
+        self._after(self.human, int(action), first, new)
 
     def check_agent_turn(self) -> None:
-        """409 unless an agent is to act in a running game."""
-        self._check_running()
-        if int(self.engine.current_player[0]) == self.human:
-            raise WebError(409, "it is your turn: POST /move with one of the legal actions")
+        """``SessionError`` (conflict) unless an agent is to act in a running game."""
+        self.session.check_running()
+        if self.session.your_turn:
+            raise SessionError("it is your turn: POST /move with one of the legal actions", "conflict")
 
     def advance(self) -> dict[str, Any]:
         """One agent's move (the seat to act when it is not the human's); returns who moved."""
         self.check_agent_turn()
-        seat = int(self.engine.current_player[0])
-        self._step(ask_one(self.agents[seat], self.engine, 0, self.rng))
+        first = self.session.event_count
+        seat = self.session.advance()
+        self._after(seat, self.session.last_action, first, self.engine.record_events(0, first))
         # Whose move it was is public; what it chose shows in the (redacted) events.
         return {"seat": seat, "name": self.names[seat]}
 
     def record(self) -> dict[str, Any]:
         """The finished game's record (it reveals every hand, so never while the game runs)."""
-        if not self.over:
-            raise WebError(409, "the record of a game is given only once the game is over (it shows every hand)")
-        return self.engine.record(0)
+        return self.session.record()
 
 
 class Replay:
@@ -240,10 +201,10 @@ class Replay:
     def frame(self, k: int, viewer: int | None) -> dict[str, Any]:
         """The table after ``k`` actions, from seat ``viewer`` (None: omniscient), with the log."""
         if not 0 <= k <= self.length:
-            raise WebError(422, f"frame must be in 0..{self.length} (this record has {self.length} actions), got {k}")
+            raise SessionError(f"frame must be in 0..{self.length} (this record has {self.length} actions), got {k}")
         if viewer is not None and not 0 <= viewer < self.num_players:
-            raise WebError(
-                422, f"seat must be in 0..{self.num_players - 1} or omitted for the omniscient view, got {viewer}"
+            raise SessionError(
+                f"seat must be in 0..{self.num_players - 1} or omitted for the omniscient view, got {viewer}"
             )
         if k < self.cursor:
             self._restart()
@@ -277,24 +238,26 @@ class Replay:
 def check_record(record: Any) -> dict[str, Any]:
     """A record dict whose shape is right and that replays to its own events; else a 422."""
     if not isinstance(record, dict):
-        raise WebError(422, f"a record is a JSON object, got {type(record).__name__}")
+        raise SessionError(f"a record is a JSON object, got {type(record).__name__}")
     missing = [k for k in ("num_players", "rules", "start", "actions", "events") if k not in record]
     if missing:
-        raise WebError(422, f"a record needs the keys num_players, rules, start, actions, events; missing {missing}")
+        raise SessionError(f"a record needs the keys num_players, rules, start, actions, events; missing {missing}")
     n = record["num_players"]
     if not is_int(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise WebError(422, f"record num_players must be an integer in {MIN_PLAYERS}..{MAX_PLAYERS}, got {n!r}")
+        raise SessionError(f"record num_players must be an integer in {MIN_PLAYERS}..{MAX_PLAYERS}, got {n!r}")
     actions = record["actions"]
     if not isinstance(actions, list) or not all(is_int(a) for a in actions):
-        raise WebError(422, "record actions must be a list of integer action ids")
+        raise SessionError("record actions must be a list of integer action ids")
     if len(actions) > MAX_REPLAY_ACTIONS:
-        raise WebError(413, f"record has {len(actions)} actions; the viewer takes at most {MAX_REPLAY_ACTIONS}")
+        raise SessionError(
+            f"record has {len(actions)} actions; the viewer takes at most {MAX_REPLAY_ACTIONS}", "too_large"
+        )
     if not isinstance(record["rules"], dict) or not isinstance(record["start"], dict):
-        raise WebError(422, "record rules and start must be JSON objects")
+        raise SessionError("record rules and start must be JSON objects")
     try:
         replay(record)
     except Exception as exc:  # any fault of the record (bad rules, position, action) is the client's
-        raise WebError(422, f"not a valid game record: {exc}") from None
+        raise SessionError(f"not a valid game record: {exc}") from None
     return record
 
 
@@ -326,10 +289,10 @@ class Store(Generic[T]):
         self.sweep()
         with self._lock:
             if len(self._items) >= self.capacity:
-                raise WebError(
-                    503,
+                raise SessionError(
                     f"the server holds its maximum of {self.capacity} {self.kind}s; try again when "
                     f"some expire (after {self.ttl / 60:g} minutes unused) or end one",
+                    "full",
                 )
             key = secrets.token_urlsafe(12)
             item.touched = self.clock()  # type: ignore[attr-defined]
@@ -342,10 +305,10 @@ class Store(Generic[T]):
             item = self._items.get(key)
             if item is None or self.clock() - item.touched > self.ttl:  # type: ignore[attr-defined]
                 self._items.pop(key, None)
-                raise WebError(
-                    404,
+                raise SessionError(
                     f"no {self.kind} with id {key!r}: it never existed, was ended, or expired after "
                     f"{self.ttl / 60:g} minutes without a request",
+                    "unknown",
                 )
             item.touched = self.clock()  # type: ignore[attr-defined]
             self._items.move_to_end(key)
@@ -355,4 +318,4 @@ class Store(Generic[T]):
         """Forget ``key``; 404 when unknown."""
         with self._lock:
             if self._items.pop(key, None) is None:
-                raise WebError(404, f"no {self.kind} with id {key!r}")
+                raise SessionError(f"no {self.kind} with id {key!r}", "unknown")

@@ -1,167 +1,237 @@
 """``uno-mcp``: an MCP server that seats a language-model client at an UNO table.
 
-The client starts a game against registry agents (``agents.registry``) under any rules, reads
-its seat's text view (``uno_env.text``), lists its legal moves, plays one and reads the round's
-record as its seat saw it. The opponents play between the client's turns. A bad call (an unknown
-game, a move that is not legal, a finished game, bad settings) is refused with what was wrong
-and what is allowed, and changes nothing.
+    uno-mcp                                  # stdio: an MCP client launches it as a subprocess
+    uno-mcp --transport http --port 8765     # streamable HTTP at http://127.0.0.1:8765/mcp
+
+The client starts a game against registry agents (``agents.registry.remote_agent``: registry
+names with capped search budgets, never a file, module or saved model) under any rules, reads
+its seat's text view (``uno_env.text``), plays one move at a time and reads the game's record as
+its seat saw it. The opponents play between the client's turns (``uno_web.session.Session``,
+the host the web table and ``uno-play`` share). A bad call (an unknown game, an argument of the
+wrong type, a move that is not legal, a finished game, bad settings) is refused with what was
+wrong and what is allowed, and changes nothing.
 
 | tool | what it does |
 |---|---|
-| ``new_game(opponents, rules, seat, seed)`` | deals a game: the client at ``seat``, one registry agent per other seat; the opponents play until the client's turn; the game's id and the view |
-| ``view(game_id)`` | the seat's prompt: its view, the round so far, the numbered legal moves |
+| ``new_game(opponents, rules, seat, seed)`` | deals a game: the client at ``seat``, one registry agent per other seat; the opponents play until the client's turn; the game's state |
+| ``view(game_id)`` | the game's state: done, winners, rewards and scores, the numbered legal moves, and the seat's text view (the last ``VIEW_EVENTS`` events of the round, saying how many are left out) |
 | ``legal_moves(game_id)`` | the legal moves: number, action id and name |
-| ``play(game_id, move)`` | one move, by number or name (``uno_env.text.parse_reply``); the opponents answer; the new view |
-| ``record(game_id)`` | the round's events as the seat saw them, each with its line of text |
+| ``play(game_id, move)`` | one move, by number (an integer) or name; the opponents answer; the new state |
+| ``hint(game_id, rollouts)`` | the fair search's move for the seat (``search:ROLLOUTS``, reading only what the seat sees) |
+| ``record(game_id, since, limit)`` | a page of the game's events as the seat saw them, each with its line of text |
+| ``rules(rules)`` | the rules of a preset or option set, in words |
 | ``end_game(game_id)`` | forgets a game |
 
 ``UnoGames`` holds the games and does the work without the SDK; ``build_server`` wraps it in the
-official ``mcp`` SDK's ``MCPServer`` (the ``mcp`` extra); ``main`` serves it over stdio.
+official ``mcp`` SDK's ``MCPServer`` (the ``mcp`` extra), with structured results and a
+description of every argument; ``main`` serves it over stdio or streamable HTTP on 127.0.0.1.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: the SDK reads the tools' annotations, defined in
+# build_server, at run time.
+import functools
 import itertools
-from dataclasses import dataclass, field
-from typing import Any
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 
-import numpy as np
+import tyro
 
-from uno_env import Engine, describe_event, parse_rules, redact
-from uno_env.checks import is_int
-from uno_env.policy import history_length_of
-from uno_env.table import Table
-from uno_env.text import BadReply, engine_prompt, legal_moves, parse_reply
+import uno_env
+from agents.registry import REMOTE_LIMITS, agent_names
+from uno_env import parse_rules
+from uno_env.compile_notice import announce_compiling
+from uno_env.rules import MAX_PLAYERS, PRESETS
+from uno_env.seat_view import seat_view
+from uno_env.text import engine_prompt, rules_text
 
-from .registry import REMOTE_LIMITS, agent_names, remote_agent
+from .games import MAX_GAME_ACTIONS
+from .session import HINT_ROLLOUTS, MAX_HINT_ROLLOUTS, Session, SessionError, build_agents, check_int, shown
 
-__all__ = ["MAX_GAMES", "UnoGames", "build_server", "main"]
+__all__ = ["MAX_GAMES", "MAX_RECORD_PAGE", "VIEW_EVENTS", "UnoGames", "build_server", "main"]
 
 MAX_GAMES = 64  # games kept at once; end_game frees one
+VIEW_EVENTS = 40  # events of the round a view shows; record pages through the rest
+MAX_RECORD_PAGE = 500
+DEFAULT_OPPONENTS = ("heuristic",)
 
 
-class GameError(ValueError):
-    """A call the server refuses: the message says what was wrong and what is allowed."""
+def _game_id(game_id: Any) -> str:
+    if not isinstance(game_id, str):
+        raise SessionError(
+            f"game_id is the text new_game gave (like 'g1'), got {type(game_id).__name__} {shown(game_id)}"
+        )
+    return game_id
 
 
-@dataclass
-class _Game:
-    engine: Engine
-    table: Table
-    seat: int
-    names: list[str]
-    opponents: list[str] = field(default_factory=list)
+def _locked(method: Any) -> Any:
+    """``method`` under the games' lock: over HTTP the SDK runs tool calls on worker threads."""
 
-    @property
-    def over(self) -> bool:
-        return bool(self.engine.terminated[0] or self.engine.truncated[0])
+    @functools.wraps(method)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    return call
 
 
 class UnoGames:
-    """The games of one server (module table); each method raises ``GameError`` for a bad call."""
+    """The games of one server (module table); each method raises ``SessionError`` for a bad call."""
 
     def __init__(self) -> None:
-        self.games: dict[str, _Game] = {}
+        self.games: dict[str, Session] = {}
         self._ids = itertools.count(1)
+        self.lock = threading.RLock()  # one call at a time: a game's engine is not shared between threads
 
-    def _game(self, game_id: Any) -> _Game:
+    def session(self, game_id: Any) -> Session:
+        """The game of ``game_id``; ``SessionError`` naming the open games otherwise."""
+        game_id = _game_id(game_id)
         if game_id not in self.games:
             known = ", ".join(sorted(self.games)) or "none (start one with new_game)"
-            raise GameError(f"no game {game_id!r}; the games are: {known}")
+            raise SessionError(f"no game {shown(game_id)}; the games are: {known}", "unknown")
         return self.games[game_id]
 
-    def new_game(
-        self, opponents: list[str] | None = None, rules: Any = "classic", seat: int = 0, seed: int = 0
-    ) -> dict[str, Any]:
-        """Deal a game (module table); its id, the players and the seat's view."""
+    @_locked
+    def new_game(self, opponents: Any = None, rules: Any = "classic", seat: Any = 0, seed: Any = 0) -> dict[str, Any]:
+        """Deal a game (module table); its id and state."""
         if len(self.games) >= MAX_GAMES:
-            raise GameError(f"{MAX_GAMES} games are open; end one with end_game first")
-        opponents = ["heuristic"] if opponents is None else list(opponents)
-        if not 1 <= len(opponents) <= 9 or not all(isinstance(o, str) for o in opponents):
-            raise GameError(
-                f"opponents is a list of 1 to 9 agent names ({', '.join(agent_names())}), got {opponents!r}"
+            raise SessionError(f"{MAX_GAMES} games are open; end one with end_game first", "full")
+        opponents = list(DEFAULT_OPPONENTS) if opponents is None else opponents
+        if (
+            not isinstance(opponents, list)
+            or not 1 <= len(opponents) <= MAX_PLAYERS - 1
+            or not all(isinstance(o, str) for o in opponents)
+        ):
+            raise SessionError(
+                f"opponents is a list of 1 to {MAX_PLAYERS - 1} agent names ({', '.join(agent_names())}, or "
+                f"search:N), got {shown(opponents)}"
             )
         n = len(opponents) + 1
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
-            raise GameError(f"seat must be an integer in 0..{n - 1} for {n} players, got {seat!r}")
-        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-            raise GameError(f"seed must be an integer >= 0, got {seed!r}")
+        seat = check_int("seat", seat, 0, n - 1)
+        seed = check_int("seed", seed, 0, 2**63 - 1)
+        if not isinstance(rules, str | dict):
+            raise SessionError(
+                f"rules is a preset name ({', '.join(PRESETS)}) or JSON options over classic, got {shown(rules)}"
+            )
         try:
             parsed = parse_rules(rules)
-            # A tool call is untrusted: it names registry agents only, never a file, module or model.
-            agents = [remote_agent(spec, parsed, n) for spec in opponents]
-            history = max(history_length_of(a) for a in agents)
-            engine = Engine(1, n, parsed, seed=seed, record=True, history=history)
-        except ValueError as exc:
-            raise GameError(str(exc)) from exc
-        table = Table(engine, agents, [np.random.default_rng([seed, k]) for k in range(len(agents))])
-        others = [s for s in range(n) if s != seat]
-        table.seat_agent[0, others] = np.arange(len(agents))
-        names = [f"player {seat}"] * n
-        for k, s in enumerate(others):
-            names[s] = f"{opponents[k]} (seat {s})"
-        game = _Game(engine, table, seat, names, opponents)
-        self._opponents_play(game)
+        except (ValueError, TypeError) as exc:
+            raise SessionError(str(exc)) from None
+        # A tool call is untrusted: it names registry agents only, never a file, module or model.
+        agents, labels = build_agents(opponents, parsed, n, seat, what="opponents")
+        session = Session(parsed, seat, agents, labels, seed, max_actions=MAX_GAME_ACTIONS, hints=True)
+        session.run_agents()
         game_id = f"g{next(self._ids)}"
-        self.games[game_id] = game
-        return {"game_id": game_id, "seat": seat, "players": names, "view": self.view(game_id)}
+        self.games[game_id] = session
+        return self._state(game_id, session)
 
-    def _opponents_play(self, game: _Game) -> None:
-        while not game.over and int(game.engine.current_player[0]) != game.seat:
-            game.table.step()
+    def _state(self, game_id: str, s: Session) -> dict[str, Any]:
+        e = s.engine
+        table = seat_view(e.observe(s.seat)[0], s.seat, s.num_players, s.names)
+        text = engine_prompt(e, 0, s.seat, s.names, VIEW_EVENTS)
+        if s.over:
+            text += "\n" + self._result(s)
+        return {
+            "game_id": game_id,
+            "seat": s.seat,
+            "players": s.names,
+            "done": s.over,
+            "winners": s.winners if s.over else [],
+            "truncated": bool(e.truncated[0]) or s.at_limit,
+            "rewards": [float(r) for r in e.rewards[0]],
+            "scores": [int(p["score"]) for p in sorted(table["seats"], key=lambda p: p["seat"])],
+            "your_turn": s.your_turn,
+            "to_act": s.to_act,
+            "legal_moves": self._moves(s),
+            "moves_played": s.moves,
+            "event_count": s.event_count,
+            "view": text,
+        }
 
-    def view(self, game_id: str) -> str:
-        """The seat's prompt (``uno_env.text.engine_prompt``), with the result once the game is over."""
-        game = self._game(game_id)
-        text = engine_prompt(game.engine, 0, game.seat, game.names)
-        if game.over:
-            text += "\n" + self._result(game)
-        return text
+    @staticmethod
+    def _moves(s: Session) -> list[dict[str, Any]]:
+        return [{"number": m.number, "action": m.action, "name": m.label} for m in s.moves_list()]
 
-    def _result(self, game: _Game) -> str:
-        reward = float(game.engine.rewards[0, game.seat])
-        if game.engine.truncated[0]:
+    @staticmethod
+    def _result(s: Session) -> str:
+        if s.at_limit:
+            return f"The game is over: it stopped at this table's limit of {s.max_actions} actions."
+        if s.engine.truncated[0]:
             return "The game is over: it was cut off at the turn limit."
-        return f"The game is over: you {'won' if reward > 0 else 'lost'}."
+        return f"The game is over: you {'won' if s.seat in s.winners else 'lost'}."
 
-    def legal_moves(self, game_id: str) -> list[dict[str, Any]]:
+    @_locked
+    def view(self, game_id: Any) -> dict[str, Any]:
+        """The game's state: done, winners, points, the legal moves and the seat's text view."""
+        return self._state(game_id, self.session(game_id))
+
+    @_locked
+    def legal_moves(self, game_id: Any) -> list[dict[str, Any]]:
         """The numbered legal moves of the seat (empty once the game is over)."""
-        game = self._game(game_id)
-        if game.over:
-            return []
-        moves = legal_moves(game.engine.legal_mask[0], game.seat, game.engine.num_players, game.names)
-        return [{"number": m.number, "action": m.action, "name": m.label} for m in moves]
+        return self._moves(self.session(game_id))
 
-    def play(self, game_id: str, move: Any) -> str:
-        """Play ``move`` (a number or a move's name); the opponents answer; the new view."""
-        game = self._game(game_id)
-        if game.over:
-            raise GameError(f"game {game_id} is over: {self._result(game)} Start another with new_game")
-        e = game.engine
-        moves = legal_moves(e.legal_mask[0], game.seat, e.num_players, game.names)
+    @_locked
+    def play(self, game_id: Any, move: Any) -> dict[str, Any]:
+        """Play ``move`` (a number 1..k or a move's name); the opponents answer; the new state."""
+        s = self.session(game_id)
+        if s.over:
+            raise SessionError(f"game {game_id} is over: {self._result(s)} Start another with new_game", "conflict")
+        s.play(s.action_of(move))
+        s.run_agents()
+        return self._state(game_id, s)
+
+    @_locked
+    def hint(self, game_id: Any, rollouts: Any = HINT_ROLLOUTS) -> dict[str, Any]:
+        """The fair search's move for the seat (it reads only what the seat sees); the game is unchanged."""
+        s = self.session(game_id)
+        rollouts = check_int("rollouts", rollouts, 1, MAX_HINT_ROLLOUTS)
+        action = s.hint(rollouts)
+        move = next(m for m in s.moves_list() if m.action == action)
+        return {"number": move.number, "action": move.action, "name": move.label, "rollouts": rollouts}
+
+    @_locked
+    def record(self, game_id: Any, since: Any = 0, limit: Any = 100) -> dict[str, Any]:
+        """Events ``since``.. (at most ``limit``) of the game as the seat saw them, each with its ``text``."""
+        s = self.session(game_id)
+        since = check_int("since", since, 0)
+        limit = check_int("limit", limit, 1, MAX_RECORD_PAGE)
+        events = s.events(since, limit)
+        end = since + len(events)
+        return {
+            "events": events,
+            "since": since,
+            "next": end if end < s.event_count else None,
+            "total": s.event_count,
+        }
+
+    @staticmethod
+    def rules(rules: Any = "classic") -> str:
+        """The rules of ``rules`` (a preset name or JSON options over classic) in words."""
+        if not isinstance(rules, str | dict):
+            raise SessionError(
+                f"rules is a preset name ({', '.join(PRESETS)}) or JSON options over classic, got {shown(rules)}"
+            )
         try:
-            action = parse_reply(str(move) if is_int(move) else move, moves)
-        except BadReply as exc:
-            raise GameError(str(exc)) from exc
-        e.step(np.array([action], np.int64))
-        self._opponents_play(game)
-        return self.view(game_id)
+            return rules_text(rules)
+        except (ValueError, TypeError) as exc:
+            raise SessionError(str(exc)) from None
 
-    def record(self, game_id: str) -> list[dict[str, Any]]:
-        """The round's events as the seat saw them (``uno_env.redact``), each with its ``text``."""
-        game = self._game(game_id)
-        out = []
-        for ev in game.engine.record_events(0):
-            seen = redact(ev, game.seat, game.engine.rules.open_hands)
-            seen["text"] = describe_event(seen, game.seat, game.names)
-            out.append(seen)
-        return out
-
-    def end_game(self, game_id: str) -> str:
+    @_locked
+    def end_game(self, game_id: Any) -> str:
         """Forget a game."""
-        self._game(game_id)
+        self.session(game_id)
         del self.games[game_id]
         return f"game {game_id} ended"
+
+
+def _arg(description: str, schema: dict[str, Any]) -> Any:
+    """An argument the SDK passes as sent (``UnoGames`` checks it, with messages of its own),
+    described by ``schema`` and ``description`` for the client."""
+    from pydantic import Field
+
+    return Field(description=description, json_schema_extra=schema)
 
 
 def build_server(games: UnoGames | None = None) -> Any:
@@ -169,70 +239,186 @@ def build_server(games: UnoGames | None = None) -> Any:
     try:
         from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ToolError
+        from mcp.server.mcpserver.tools import Tool
+        from pydantic import BaseModel, ConfigDict
     except ImportError as exc:
         raise ImportError("uno-mcp needs the mcp SDK: pip install 'uno_env[mcp]'") from exc
 
     games = games if games is not None else UnoGames()
-    server = MCPServer(
-        "uno",
-        instructions=(
-            "Play UNO: new_game seats you against registry agents; view shows your seat and numbers your legal "
-            "moves; play takes one move by number or name. Opponents: "
-            + ", ".join(agent_names())
-            + f" or a search with a budget up to {REMOTE_LIMITS['max_iterations']} rollouts or "
-            f"{REMOTE_LIMITS['max_ms']:g} ms (search:256, search:20ms)"
-        ),
+    budget = (
+        f"search with a budget up to {REMOTE_LIMITS['max_iterations']} rollouts or {REMOTE_LIMITS['max_ms']:g} ms "
+        "(search:256, search:20ms)"
     )
 
-    def refusing(method: Any) -> Any:
-        def call(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return method(*args, **kwargs)
-            except GameError as exc:  # the SDK shows a ToolError's message to the model
-                raise ToolError(str(exc)) from exc
+    class LegalMove(BaseModel):
+        number: int
+        action: int
+        name: str
 
-        return call
+    class GameState(BaseModel):
+        game_id: str
+        seat: int
+        players: list[str]
+        done: bool
+        winners: list[int]
+        truncated: bool
+        rewards: list[float]
+        scores: list[int]
+        your_turn: bool
+        to_act: int | None
+        legal_moves: list[LegalMove]
+        moves_played: int
+        event_count: int
+        view: str
 
-    @server.tool()
-    def new_game(
-        opponents: list[str] | None = None, rules: str = "classic", seat: int = 0, seed: int = 0
-    ) -> dict[str, Any]:
-        """Deal a game: you at `seat`, one registry agent per other seat (e.g. ["heuristic", "random"]);
-        rules: a preset name (classic, official, swap_hands, house, rlcard) or JSON options over classic."""
-        return refusing(games.new_game)(opponents, rules, seat, seed)
+    class Hint(BaseModel):
+        number: int
+        action: int
+        name: str
+        rollouts: int
 
-    @server.tool()
-    def view(game_id: str) -> str:
-        """Your seat's view: hand, table, the round so far and the numbered legal moves."""
-        return refusing(games.view)(game_id)
+    class RecordPage(BaseModel):
+        events: list[dict[str, Any]]
+        since: int
+        next: int | None
+        total: int
 
-    @server.tool()
-    def legal_moves(game_id: str) -> list[dict[str, Any]]:
-        """Your legal moves: number, action id and name."""
-        return refusing(games.legal_moves)(game_id)
+    def refusing(method: Any, *args: Any) -> Any:
+        try:
+            return method(*args)
+        except SessionError as exc:  # the SDK shows a ToolError's message to the model
+            raise ToolError(str(exc)) from exc
 
-    @server.tool()
-    def play(game_id: str, move: str | int) -> str:
-        """Play one legal move, by its number or its name; the opponents answer; your new view."""
-        return refusing(games.play)(game_id, move)
+    game_id_arg = _arg("the game's id, as new_game gave it (like 'g1')", {"type": "string"})
+    GameId = Annotated[Any, game_id_arg]
+    Rules = Annotated[
+        Any,
+        _arg(
+            f"a preset name ({', '.join(PRESETS)}) or a JSON object of rule options over classic",
+            {"anyOf": [{"type": "string"}, {"type": "object"}]},
+        ),
+    ]
+    Opponents = Annotated[
+        Any,
+        _arg(
+            f'one registry agent per other seat, 1 to {MAX_PLAYERS - 1} (e.g. ["heuristic", "random"]): '
+            f"{', '.join(agent_names())}, or a {budget}",
+            {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_PLAYERS - 1},
+        ),
+    ]
+    Seat = Annotated[Any, _arg("your seat, 0 .. number of opponents (seats run clockwise)", {"type": "integer"})]
+    Seed = Annotated[Any, _arg("seed of the deal and of the agents, an integer >= 0", {"type": "integer"})]
+    MoveArg = Annotated[
+        Any,
+        _arg(
+            "one legal move: its number (an integer from 1, as listed) or its name (e.g. 'play red 7', 'draw')",
+            {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "string"}]},
+        ),
+    ]
+    Rollouts = Annotated[
+        Any,
+        _arg(
+            f"the search's play-outs, 1..{MAX_HINT_ROLLOUTS} (more is stronger and slower)",
+            {"type": "integer", "minimum": 1, "maximum": MAX_HINT_ROLLOUTS},
+        ),
+    ]
+    Since = Annotated[Any, _arg("the first event number wanted (from 0)", {"type": "integer", "minimum": 0})]
+    Limit = Annotated[
+        Any,
+        _arg(f"at most this many events, 1..{MAX_RECORD_PAGE}", {"type": "integer", "minimum": 1}),
+    ]
 
-    @server.tool()
-    def record(game_id: str) -> list[dict[str, Any]]:
-        """The round's events as your seat saw them, each with a line of text."""
-        return refusing(games.record)(game_id)
+    def new_game(opponents: Opponents = None, rules: Rules = "classic", seat: Seat = 0, seed: Seed = 0) -> GameState:
+        """Deal a game: you at `seat`, one registry agent per other seat; they play until your turn."""
+        return GameState(**refusing(games.new_game, opponents, rules, seat, seed))
 
-    @server.tool()
-    def end_game(game_id: str) -> str:
+    def view(game_id: GameId) -> GameState:
+        """Your seat's state: done, winners, points, the numbered legal moves and the text view."""
+        return GameState(**refusing(games.view, game_id))
+
+    def legal_moves(game_id: GameId) -> list[LegalMove]:
+        """Your legal moves: number, action id and name (none when it is not your turn)."""
+        return [LegalMove(**m) for m in refusing(games.legal_moves, game_id)]
+
+    def play(game_id: GameId, move: MoveArg) -> GameState:
+        """Play one legal move, by its number or its name; the opponents answer; your new state."""
+        return GameState(**refusing(games.play, game_id, move))
+
+    def hint(game_id: GameId, rollouts: Rollouts = HINT_ROLLOUTS) -> Hint:
+        """The fair search's suggested move for your seat (it reads only what you see)."""
+        return Hint(**refusing(games.hint, game_id, rollouts))
+
+    def record(game_id: GameId, since: Since = 0, limit: Limit = 100) -> RecordPage:
+        """A page of the game's events as your seat saw them, each with a line of text; `next` pages on."""
+        return RecordPage(**refusing(games.record, game_id, since, limit))
+
+    def rules(rules: Rules = "classic") -> str:
+        """The rules of a preset or option set, in words: the goal, the classic rules, what differs."""
+        return str(refusing(games.rules, rules))
+
+    def end_game(game_id: GameId) -> str:
         """Forget a game."""
-        return refusing(games.end_game)(game_id)
+        return str(refusing(games.end_game, game_id))
 
+    def strict(fn: Any) -> Tool:
+        """The tool of ``fn``, refusing an argument it does not name (a misspelled ``seed`` is not ignored)."""
+        tool = Tool.from_function(fn)
+        base = tool.fn_metadata.arg_model
+        tool.fn_metadata.arg_model = type(
+            f"{fn.__name__} arguments", (base,), {"model_config": ConfigDict(**base.model_config, extra="forbid")}
+        )
+        tool.parameters["additionalProperties"] = False
+        return tool
+
+    tools = [strict(fn) for fn in (new_game, view, legal_moves, play, hint, record, rules, end_game)]
+    server = MCPServer(
+        "uno",
+        version=uno_env.__version__,
+        tools=tools,
+        log_level="WARNING",  # a refused call is the client's to read, not the server's log
+        instructions=(
+            "Play UNO: new_game seats you against registry agents; view shows your seat and numbers your legal "
+            "moves; play takes one move by number or name; rules explains the rules; hint asks a fair search. "
+            f"Opponents: {', '.join(agent_names())}, or a {budget}"
+        ),
+    )
     return server
 
 
-def main() -> None:
-    """``uno-mcp``: serve the tools over stdio (an MCP client launches it as a subprocess)."""
-    build_server().run("stdio")
+@dataclass
+class Args:
+    """Command-line options of ``uno-mcp``."""
+
+    transport: Literal["stdio", "http"] = "stdio"
+    """stdio (an MCP client launches the server) or http (streamable HTTP on 127.0.0.1, this machine only)"""
+    port: int = 8765
+    """the HTTP port (with --transport http); the endpoint is http://127.0.0.1:PORT/mcp"""
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Args:
+    """``Args`` from the command line (tyro: unknown options are refused; --help prints help)."""
+    args = tyro.cli(Args, args=argv, prog="uno-mcp", description=__doc__.splitlines()[0])
+    if not 1 <= args.port <= 65535:
+        raise ValueError(f"--port must be 1..65535, got {args.port}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``uno-mcp``: serve the tools over stdio or streamable HTTP on 127.0.0.1; 2 on bad options."""
+    try:
+        args = parse_args(argv)
+    except ValueError as exc:
+        sys.stderr.write(f"uno-mcp: error: {exc}\n")
+        return 2
+    announce_compiling("uno-mcp")
+    server = build_server()
+    if args.transport == "http":
+        sys.stderr.write(f"uno-mcp: serving http://127.0.0.1:{args.port}/mcp (this machine only)\n")
+        server.run("streamable-http", host="127.0.0.1", port=args.port)
+    else:
+        server.run("stdio")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

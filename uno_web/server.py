@@ -64,13 +64,13 @@ from agents.registry import (
     agent_names,
     make_agent,
     parse_spec,
-    remote_agent,
 )
 from uno_env import PRESETS, UnoRules, parse_rules
 from uno_env.compile_notice import announce_compiling
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
-from .games import MAX_GAME_ACTIONS, Game, Replay, Store, WebError
+from .games import MAX_GAME_ACTIONS, Game, Replay, Store, open_game
+from .session import STATUS, Session, SessionError, build_agents
 
 STATIC = Path(__file__).parent / "static"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -256,19 +256,19 @@ def _record_from_body(body: bytes, index: int) -> Any:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
-        raise WebError(422, "the record must be UTF-8 JSON text") from None
+        raise SessionError("the record must be UTF-8 JSON text") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         lines = [line for line in text.splitlines() if line.strip()]
         if len(lines) < 2:
-            raise WebError(422, f"the request body is not valid JSON: {exc}") from None
+            raise SessionError(f"the request body is not valid JSON: {exc}") from None
     if not 0 <= index < len(lines):
-        raise WebError(422, f"index must be 0..{len(lines) - 1} for these {len(lines)} JSON Lines records, got {index}")
+        raise SessionError(f"index must be 0..{len(lines) - 1} for these {len(lines)} JSON Lines records, got {index}")
     try:
         return json.loads(lines[index])
     except json.JSONDecodeError as exc:
-        raise WebError(422, f"line {index + 1} of the JSON Lines body is not valid JSON: {exc}") from None
+        raise SessionError(f"line {index + 1} of the JSON Lines body is not valid JSON: {exc}") from None
 
 
 @contextmanager
@@ -276,7 +276,9 @@ def holding(item: Any, wait_s: float = 1.0) -> Iterator[None]:
     """Hold ``item.lock`` for a request thread, or 409 when it stays busy (an agent of this
     game is thinking): a request thread never waits long on one game."""
     if not item.lock.acquire(timeout=wait_s):
-        raise WebError(409, "this game is busy (an agent is choosing its move); ask again when /advance returns")
+        raise SessionError(
+            "this game is busy (an agent is choosing its move); ask again when /advance returns", "conflict"
+        )
     try:
         yield
     finally:
@@ -311,13 +313,13 @@ def warm_up() -> None:
     # Each search kind with a small budget: its kernels compile here, not in a request.
     for spec in [*BASELINES, *(f"{kind}:8" for kind in SEARCHES)]:
         agent = make_agent(spec, rules)
-        game = Game(2, rules, 0, [agent, agent], ["a", "b"], seed=0)
+        game = Game(Session(rules, 0, [agent, agent], seed=0))
         for _ in range(6):
             if game.over:
                 break
             game.engine.observe(0)
             game.view()
-            game.human = 1 - int(game.engine.current_player[0])  # let the agent move every time
+            game.session.seat = 1 - int(game.engine.current_player[0])  # let the agent move every time
             game.advance()
     _warm = True
 
@@ -331,9 +333,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="uno-web", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.games, app.state.replays, app.state.settings = games, replays, s
 
-    @app.exception_handler(WebError)
-    async def _web_error(request: Request, exc: WebError) -> JSONResponse:
-        return _error(exc.status, exc.message)
+    @app.exception_handler(SessionError)
+    async def _refused(request: Request, exc: SessionError) -> JSONResponse:
+        return _error(STATUS[exc.kind], exc.message)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -366,16 +368,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     offered = [*agent_names(), *s.extra_agents]
 
-    def agent_for(spec: Any, rules: UnoRules, num_players: int) -> Any:
-        if not isinstance(spec, str):
-            raise WebError(422, f"an agent is a name, got {spec!r}")
-        if spec.strip() in s.extra_agents:
-            return s.extra_agents[spec.strip()]
-        try:
-            return remote_agent(spec, rules, num_players)
-        except ValueError as exc:
-            raise WebError(422, str(exc)) from None
-
     # Agents think on their own few threads: however many games wait for an agent, the request
     # threads stay free for everything else (a page, a human move, another game's view).
     agent_pool = ThreadPoolExecutor(AGENT_WORKERS, thread_name_prefix="uno-web-agent")
@@ -386,12 +378,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     def game_of(game_id: str) -> Game:
         if not _ID_RE.fullmatch(game_id):
-            raise WebError(400, "a game id is 1-64 characters of A-Z, a-z, 0-9, _ and -")
+            raise SessionError("a game id is 1-64 characters of A-Z, a-z, 0-9, _ and -", "malformed")
         return games.get(game_id)
 
     def replay_of(replay_id: str) -> Replay:
         if not _ID_RE.fullmatch(replay_id):
-            raise WebError(400, "a replay id is 1-64 characters of A-Z, a-z, 0-9, _ and -")
+            raise SessionError("a replay id is 1-64 characters of A-Z, a-z, 0-9, _ and -", "malformed")
         return replays.get(replay_id)
 
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
@@ -415,54 +407,33 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def new_game(body: NewGame) -> Any:
         n = body.players
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise WebError(422, f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {n}")
+            raise SessionError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {n}")
         if not 0 <= body.seat < n:
-            raise WebError(422, f"seat must be 0..{n - 1} for {n} players, got {body.seat}")
+            raise SessionError(f"seat must be 0..{n - 1} for {n} players, got {body.seat}")
         if body.preset not in PRESETS:
-            raise WebError(422, f"unknown preset {body.preset!r}; presets are {list(PRESETS)}")
+            raise SessionError(f"unknown preset {body.preset!r}; presets are {list(PRESETS)}")
         if body.seed is not None and not 0 <= body.seed < 2**63:
-            raise WebError(422, f"seed must be an integer in 0..2**63-1 or null, got {body.seed}")
+            raise SessionError(f"seed must be an integer in 0..2**63-1 or null, got {body.seed}")
         try:
             rules = parse_rules({**PRESETS[body.preset], **body.options})
         except (ValueError, TypeError) as exc:
-            raise WebError(422, f"bad rule options: {exc}") from None
+            raise SessionError(f"bad rule options: {exc}") from None
         if rules.open_hands:
-            raise WebError(422, "option open_hands is not offered at the web table (it would show every hand)")
+            raise SessionError("option open_hands is not offered at the web table (it would show every hand)")
         if rules.max_turns is None or rules.max_turns > MAX_TURNS:
             # A game's record grows with every action: the limit keeps each game's memory bounded.
-            raise WebError(422, f"option max_turns must be 1..{MAX_TURNS} at the web table, got {rules.max_turns}")
+            raise SessionError(f"option max_turns must be 1..{MAX_TURNS} at the web table, got {rules.max_turns}")
         if rules.target_points > MAX_TARGET_POINTS:
-            raise WebError(
-                422, f"option target_points must be 1..{MAX_TARGET_POINTS} at the web table, got {rules.target_points}"
+            raise SessionError(
+                f"option target_points must be 1..{MAX_TARGET_POINTS} at the web table, got {rules.target_points}"
             )
         if rules.illegal_action != "raise":
-            raise WebError(422, "option illegal_action must be 'raise' at the web table: illegal moves are refused")
-        others = n - 1
-        specs = body.agents * others if len(body.agents) == 1 else body.agents
-        if len(specs) != others:
-            raise WebError(
-                422,
-                f"agents needs 1 name (for every other seat) or {others} (one per other seat, "
-                f"clockwise from your left), got {len(body.agents)}",
-            )
-        agents: list[Any] = [None] * n
-        names = [f"you (seat {body.seat})"] * n
-        for k, seat in enumerate(p for p in range(n) if p != body.seat):
-            agents[seat] = agent_for(specs[k], rules, n)
-            check_table = getattr(agents[seat], "check_table", None)  # a saved model knows its table (its card)
-            if check_table is not None and not s.allow_other_table:
-                try:
-                    check_table(rules, n)
-                except ValueError as exc:
-                    raise WebError(422, f"agent {specs[k]!r}: {exc}") from None
-            table = getattr(agents[seat], "num_players", None)  # a trained policy may know its table size
-            if table is not None and table != n and not s.allow_other_table:
-                raise WebError(422, f"agent {specs[k]!r} was trained for {table} players; this table has {n}")
-            names[seat] = f"{getattr(agents[seat], 'name', specs[k])} (seat {seat})"
-        try:
-            game = Game(n, rules, body.seat, agents, names, body.seed)
-        except ValueError as exc:  # e.g. more cards dealt than the deck holds
-            raise WebError(422, f"cannot deal this table: {exc}") from None
+            raise SessionError("option illegal_action must be 'raise' at the web table: illegal moves are refused")
+        agents, labels = build_agents(
+            body.agents, rules, n, body.seat, extra=s.extra_agents, allow_other_table=s.allow_other_table
+        )
+        game = open_game(rules, body.seat, agents, labels, body.seed)
+        names = game.names
         game_id = games.add(game)
         with game.lock:
             return _ok({"game_id": game_id, "names": names, "rules": rules.to_dict(), **game.view()})
@@ -485,7 +456,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         game = game_of(game_id)
         with pending_lock:
             if game_id in pending:
-                raise WebError(409, "an agent move of this game is already under way; wait for its answer")
+                raise SessionError("an agent move of this game is already under way; wait for its answer", "conflict")
             pending.add(game_id)
 
         def think() -> Response:

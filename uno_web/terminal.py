@@ -5,7 +5,8 @@
 Each opponent is an agent spec of ``agents.registry.make_agent`` (a baseline name, ``search``
 with an optional budget, a saved model, an RLlib checkpoint, ``label=spec``); one spec for all
 opponents or one per opponent seat. Cards are shown in colour (``--no-color`` for plain text), the legal
-moves are numbered, and ``q`` or the end of input quits.
+moves are numbered, and ``q`` or the end of input quits. The game is a ``uno_web.session.Session``,
+the host the web table and ``uno-mcp`` share.
 """
 
 from __future__ import annotations
@@ -16,21 +17,20 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, TextIO
+from typing import Annotated, TextIO
 
-import numpy as np
 import tyro
 
-from uno_env import Engine, parse_rules
+from agents.registry import AGENT_SPECS, parse_list
+from uno_env import parse_rules
 from uno_env.actions import PLAY_DOUBLE_FIRST, card_of_double
 from uno_env.cards import NUM_CARD_TYPES
 from uno_env.compile_notice import announce_compiling
-from uno_env.policy import history_length_of
 from uno_env.rules import PRESETS_HELP
 from uno_env.table import ask_one
 
 from .human import HumanAgent, HumanQuit, action_text, card_text
-from .registry import AGENT_SPECS, make_agent, parse_list
+from .session import Session, build_agents
 
 _OPPONENTS_HELP = f"comma-separated agents for the other seats, one for all of them or one per seat: {AGENT_SPECS}"
 
@@ -80,7 +80,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
 
 
 class ConsoleGame:
-    """One person and ``agents`` around one engine game, narrated on ``output``."""
+    """One person and ``agents`` around one ``Session``, narrated on ``output``."""
 
     def __init__(self, args: Args, input: TextIO, output: TextIO) -> None:
         if not 2 <= args.num_players <= 10:
@@ -93,29 +93,26 @@ class ConsoleGame:
             # Checked now, not after a whole game that could then not be saved.
             raise ValueError(f"--save: the folder of {args.save!r} does not exist")
         self.rules = parse_rules(args.preset)
-        specs = parse_list(args.opponents)
-        others = args.num_players - 1
-        if len(specs) == 1:
-            specs = specs * others
-        if len(specs) != others:
-            raise ValueError(f"--opponents needs 1 or {others} names for {others} opponent seats, got {len(specs)}")
+        n, me = args.num_players, args.seat
+        # A local command: any spec (a saved model, your own class), as the person at the keyboard chose.
+        agents, labels = build_agents(
+            parse_list(args.opponents),
+            self.rules,
+            n,
+            me,
+            remote=False,
+            allow_other_table=args.allow_other_table,
+            what="--opponents",
+        )
         self.args = args
         self.output = output
         self.color = args.color and "NO_COLOR" not in os.environ
-        n, me = args.num_players, args.seat
-        self.agents: list[Any] = [None] * n
-        self.names = ["you"] * n
-        for k, spec in enumerate(specs):
-            seat = [p for p in range(n) if p != me][k]
-            self.agents[seat] = make_agent(spec, self.rules, num_players=n, allow_other_table=args.allow_other_table)
-            self.names[seat] = f"seat {seat} ({getattr(self.agents[seat], 'name', spec.strip())})"
+        # Recorded: a challenge's verdict (R6) is read from the record's events, and --save writes it.
+        self.session = Session(self.rules, me, agents, labels, seed=args.seed)
+        self.engine = self.session.engine
+        self.names = self.session.names
         relative = [self.names[(me + k) % n] for k in range(n)]
         self.human = HumanAgent(input, output, color=self.color, names=relative)
-        # Recorded: a challenge's verdict (R6) is read from the record's events, and --save writes it.
-        history = max(history_length_of(a) for a in self.agents if a is not None)
-        self.engine = Engine(1, n, self.rules, seed=args.seed, record=True, history=history)
-        self.seen = 0  # the round's record events narrated so far
-        self.rng = np.random.default_rng(args.seed)
         self.records: list[dict] = []
 
     def say(self, text: str = "") -> None:
@@ -129,33 +126,28 @@ class ConsoleGame:
             if game:
                 if self.args.save:
                     self.records.append(self.engine.record(0))
-                self.engine.reset()
+                self.session.reset()
             self.say(
                 f"=== Round {game + 1} of {self.args.games}: {self.args.num_players} players, preset "
                 f"{self.args.preset!r}; you are seat {self.args.seat} ==="
             )
             self.play_round()
 
-    def _decide(self, seat: int) -> int:
-        e = self.engine
-        if seat == self.args.seat:
-            return ask_one(self.human, e, 0, self.rng, engine_access=False)
-        return ask_one(self.agents[seat], e, 0, self.rng)
-
     def play_round(self) -> None:
         """One round to its end, narrating every action."""
-        e, me = self.engine, self.args.seat
-        self.seen = len(e.record_events(0))
+        session, e = self.session, self.engine
         state = e.game_state(0)
         self.say(f"First card: {card_text(state['top_card'], color=self.color)}")
-        while not (e.terminated[0] or e.truncated[0]):
+        while not session.over:
             seat = int(e.current_player[0])
             before = e.game_state(0)
-            action = self._decide(seat)
-            e.step(np.array([action], np.int64))
-            self._narrate(seat, action, before, e.game_state(0))
-            events = e.record_events(0, self.seen)
-            self.seen += len(events)
+            first = session.event_count
+            if seat == session.seat:
+                events = session.play(ask_one(self.human, e, 0, session.rng, engine_access=False))
+            else:
+                session.advance()
+                events = e.record_events(0, first)
+            self._narrate(seat, session.last_action, before, e.game_state(0))
             for event in events:
                 if event["type"] == "challenge":
                     self._verdict(event)
@@ -164,7 +156,7 @@ class ConsoleGame:
         winners = [] if winner is None else winner if isinstance(winner, list) else [winner]
         if winners:
             who = ", ".join(self.names[p] for p in winners)
-            self.say(f"*** Round over: {who} won{' - well played!' if me in winners else '.'} ***")
+            self.say(f"*** Round over: {who} won{' - well played!' if session.seat in winners else '.'} ***")
         else:
             self.say("*** Round over: no winner (turn limit). ***")
         for p in range(state["num_players"]):

@@ -54,10 +54,11 @@ def _tables() -> dict[str, str]:
         event_table,
         history_counts_table,
         history_table,
+        history_token_table,
         observation_table,
         state_table,
     )
-    from uno_env.engine.history import HISTORY_COUNTS_SIZE, HISTORY_SIZE
+    from uno_env.engine.history import HISTORY_COUNTS_SIZE, HISTORY_SIZE, HISTORY_TOKEN_SIZE
     from uno_env.observation import OBS_BASE_SIZE, OBS_OPEN_SIZE, STATE_SIZE
 
     return {
@@ -72,6 +73,8 @@ def _tables() -> dict[str, str]:
         "history_counts": history_counts_table(),
         "H": str(HISTORY_SIZE),
         "HC": str(HISTORY_COUNTS_SIZE),
+        "history_tokens": history_token_table(),
+        "HT": str(HISTORY_TOKEN_SIZE),
         "events": event_table(),
     }
 

@@ -16,6 +16,7 @@ numba's dispatcher pays for unboxing every array argument of a call from Python.
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir  # type: ignore[import-untyped]
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
@@ -95,3 +96,34 @@ def _view_at(typingctx, buf, offset, shape, dtype):
         return out._getvalue()
 
     return out_type(buf, offset, shape, dtype), codegen
+
+
+def prefetch(buf, offset):
+    """Ask the CPU to bring the cache line holding byte ``offset`` of ``buf`` (a 1-D uint8
+    array) into cache, for a loop that will touch it a few iterations later. Changes nothing;
+    a no-op in plain Python, and for an offset outside ``buf``."""
+
+
+@overload(prefetch)
+def _prefetch_overload(buf, offset):
+    return lambda buf, offset: _prefetch(buf, offset) if 0 <= offset < buf.shape[0] else None
+
+
+@intrinsic
+def _prefetch(typingctx, buf, offset):
+    if not (isinstance(buf, types.Array) and buf.dtype == types.uint8 and buf.ndim == 1):
+        return None
+
+    def codegen(context, builder, signature, args):
+        src = context.make_array(buf)(context, builder, value=args[0])
+        start = context.cast(builder, args[1], signature.args[1], types.intp)
+        ptr = builder.gep(src.data, [start])
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        # (address, write, locality 3: keep in every cache level, data)
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0"
+        )
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(1), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return types.none(buf, offset), codegen

@@ -16,7 +16,18 @@ from . import batch, invariants, kernels
 from . import layout as L
 from .borrow import view_at
 from .events import extend_events, redact
-from .history import HISTORY_COUNTS_SIZE, HISTORY_SIZE, clear_history, encode_history, fold_history, history_rows
+from .history import (
+    HISTORY_COUNTS_SIZE,
+    HISTORY_SIZE,
+    HISTORY_TOKEN_SIZE,
+    check_history_form,
+    clear_history,
+    encode_history,
+    fold_history,
+    history_rows,
+    read_new_tokens,
+    read_tokens,
+)
 from .record import Recorder
 from .rng import splitmix64
 
@@ -141,17 +152,19 @@ def _first_card_returned(rules: UnoRules, card: int) -> bool:
     return rules.wild_first_card == "redraw" and bool(IS_WILD[card])
 
 
-def _check_out(arr: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
+def _check_out(arr: Any, shape: tuple[int, ...], name: str, dtype: Any = np.float32) -> np.ndarray:
     """``arr`` if it can take an output of ``shape`` in place, else a ValueError naming ``name``."""
     if (
         not isinstance(arr, np.ndarray)
         or arr.shape != shape
-        or arr.dtype != np.float32
+        or arr.dtype != dtype
         or not arr.flags.c_contiguous
         or not arr.flags.writeable
     ):
         got = f"{arr.dtype} {arr.shape}" if isinstance(arr, np.ndarray) else type(arr).__name__
-        raise ValueError(f"{name} must be a writeable C-contiguous float32 array of shape {shape}, got {got}")
+        raise ValueError(
+            f"{name} must be a writeable C-contiguous {np.dtype(dtype).name} array of shape {shape}, got {got}"
+        )
     return arr
 
 
@@ -259,7 +272,7 @@ class Engine:
 
     # Attribute names of the views of ``_buf`` (``layout.FIELDS`` order).
     _VIEW_NAMES = tuple(name if name in _OUTPUT_VIEWS else f"_{name}" for name, _dtype, _dims in L.FIELDS)
-    _DERIVED = ("_state", "_result")
+    _DERIVED = ("_state", "_result", "_window_out")
     # The views' types (made by _bind_views, so a type checker cannot see them being set).
     _g: np.ndarray
     _pl: np.ndarray
@@ -282,6 +295,8 @@ class Engine:
     _history: np.ndarray
     _history_meta: np.ndarray
     _history_counts: np.ndarray
+    _history_tokens: np.ndarray
+    _history_read: np.ndarray
 
     def _bind_views(self) -> None:
         """(Re)make the views of ``_buf`` named in ``_VIEW_NAMES`` (after allocation or unpickling)."""
@@ -474,6 +489,97 @@ class Engine:
         encode_history(self._buf, seats_arr, self._all if which is None else which, rows, counts)
         return rows, counts
 
+    def history_tokens(
+        self, seats: np.ndarray | Sequence[int] | int, games: Any = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Each game's last K events of the round as a seat saw them, as tokens for embedding
+        layers (needs ``Engine(history=K)``): int8 [B, K, HISTORY_TOKEN_SIZE], oldest first, the
+        latest in row K - 1, zero rows before the round's first event.
+
+        The columns are ``uno_env.engine.history.HISTORY_TOKEN_FIELDS`` (vocabulary sizes in
+        ``HISTORY_TOKEN_VOCAB``); the events and their redaction are ``history``'s. ``seats``,
+        ``games`` and ``out`` work as in ``observe`` (``out`` int8 [B, K, HISTORY_TOKEN_SIZE])."""
+        out = self._token_out(out, None)
+        seats_arr, which = self._token_seats(seats, games)
+        bad = read_tokens(self._buf, seats_arr, self._all if which is None else which, out)
+        if bad >= 0:
+            self._raise_bad_seat(seats_arr, bad)
+        return out
+
+    def history_tokens_new(
+        self, seats: np.ndarray | Sequence[int] | int, games: Any = None, out: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The events of each game that the seat has not read yet through this method (read at
+        every decision: the events since its last decision), as ``history_tokens``' tokens, for
+        recurrent policies: ``(tokens, n)``. ``tokens`` int8 [B, M, HISTORY_TOKEN_SIZE] (M = K,
+        or ``out``'s second dimension) holds them oldest first from row 0, zero rows after; ``n``
+        int64 [B] says how many there were (more than min(M, K) only when the oldest are not in
+        ``tokens``). A new round starts with none read. Games not in ``games`` are not read."""
+        out = self._token_out(out, 0)
+        seats_arr, which = self._token_seats(seats, games)
+        n = np.zeros(self.num_envs, np.int64)
+        bad = read_new_tokens(self._buf, seats_arr, self._all if which is None else which, out, n)
+        if bad >= 0:
+            self._raise_bad_seat(seats_arr, bad)
+        return out, n
+
+    def _token_seats(self, seats: Any, games: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """Seats int64 [B] and the games mask (or None) of a token read; an int64 [B] array of
+        seats passes as it is (the kernel checks its range, which costs a batch of one little)."""
+        if not self.history_length:
+            raise ValueError("this Engine keeps no history; create it with history=K (events kept per game)")
+        if (
+            type(seats) is np.ndarray
+            and seats.dtype is _INT64
+            and seats.shape == (self.num_envs,)
+            and seats.flags.c_contiguous
+        ):
+            return seats, None if games is None else np.ascontiguousarray(self._games_mask(games))
+        seats_arr, which, _ = self._view_args(seats, self._no_out, games, 0)
+        return seats_arr, which
+
+    def _raise_bad_seat(self, seats: np.ndarray, b: int) -> None:
+        raise ValueError(f"seats must be integers in 0..{self.num_players - 1}, got {int(seats[b])} for game {b}")
+
+    def _token_out(self, out: np.ndarray | None, width: int | None) -> np.ndarray:
+        """The int8 out array of a token read (new if None); ``width`` None: its rows must be K."""
+        K = self.history_length
+        if not K:
+            raise ValueError("this Engine keeps no history; create it with history=K (events kept per game)")
+        if out is None:
+            return np.zeros((self.num_envs, K, HISTORY_TOKEN_SIZE), np.int8)
+        if width is None:
+            if out is self._window_out:  # checked at its first read (a batch of one reads every step)
+                return out
+            self._window_out = _check_out(out, (self.num_envs, K, HISTORY_TOKEN_SIZE), "out", np.int8)
+            return out
+        if not isinstance(out, np.ndarray) or out.ndim != 3 or out.shape[1] < 1:
+            raise ValueError(
+                f"out must be an int8 array of shape ({self.num_envs}, M, {HISTORY_TOKEN_SIZE}) with M >= 1, "
+                f"got {getattr(out, 'shape', type(out).__name__)}"
+            )
+        return _check_out(out, (self.num_envs, out.shape[1], HISTORY_TOKEN_SIZE), "out", np.int8)
+
+    def history_observation(
+        self, seats: np.ndarray | Sequence[int] | int, form: str = "rows", length: int | None = None
+    ) -> dict[str, np.ndarray]:
+        """The entries an env adds to a seat's observation for its history (new arrays, every
+        game): ``form="rows"``, ``{"history": rows, "history_counts": counts}`` (``history``);
+        ``form="tokens"``, ``{"history_tokens": tokens}`` (``history_tokens``). ``length``
+        (default K) keeps the latest ``length`` events of the K this engine keeps."""
+        form = check_history_form(form)
+        K = self.history_length
+        if not K:
+            raise ValueError("this Engine keeps no history; create it with history=K (events kept per game)")
+        length = K if length is None else length
+        if not is_int(length) or not 1 <= length <= K:
+            raise ValueError(f"length must be an integer in 1..{K} (the events this engine keeps), got {length!r}")
+        if form == "tokens":
+            tokens = self.history_tokens(seats)
+            return {"history_tokens": tokens if length == K else np.ascontiguousarray(tokens[:, K - length :])}
+        rows, counts = self.history(seats)
+        return {"history": rows if length == K else np.ascontiguousarray(rows[:, :length]), "history_counts": counts}
+
     def history_count(self, i: int) -> int:
         """Events of game i's round so far that enter a history (however many ``history`` keeps)."""
         if not self.history_length:
@@ -493,6 +599,9 @@ class Engine:
         extend_events(events, {}, history_rows(self._history[i], self._history_meta[i]))
         return [redact(ev, seat, self.rules.open_hands) for ev in events]
 
+    _no_out = np.zeros(0, np.float32)  # _view_args' out when the caller makes its own
+    _window_out: np.ndarray | None = None  # the last out history_tokens checked
+
     def _view_args(
         self, seats: Any, out: np.ndarray | None, games: Any, size: int
     ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
@@ -511,6 +620,8 @@ class Engine:
                 raise ValueError(f"seats must be integers in 0..{self.num_players - 1}, got {seats!r}")
             seats_arr = np.ascontiguousarray(seats_arr, np.int64)
         which = None if games is None else np.ascontiguousarray(self._games_mask(games))
+        if out is self._no_out:
+            return seats_arr, which, out
         if out is None:
             out = (np.empty if which is None else np.zeros)((self.num_envs, size), np.float32)
         else:
@@ -705,7 +816,7 @@ class Engine:
         for dst, src in zip(self._state[:5], source._state[:5], strict=True):
             dst[j] = src[i]
         if self.history_length:  # an engine without one (a search's rollouts) takes the games alone
-            for name in ("_history", "_history_meta", "_history_counts"):
+            for name in ("_history", "_history_meta", "_history_counts", "_history_tokens", "_history_read"):
                 getattr(self, name)[j] = getattr(source, name)[i]
         for name in ("observation", "legal_mask", "current_player", "terminated", "truncated", "rewards"):
             getattr(self, name)[j] = getattr(source, name)[i]
@@ -901,7 +1012,7 @@ class Engine:
         which[i] = True
         self._run_codes(which, batch.REFRESH)
         if self.history_length:  # a position has no history: it starts here
-            clear_history(self._history_meta, self._history_counts, i, int(self._g[i, L.G_COLOR]))
+            clear_history(self._history_meta, self._history_counts, self._history_read, i, int(self._g[i, L.G_COLOR]))
         if self._recorder is not None:
             self._recorder.on_set(i, self.game_state(i), self.draw_pile(i))
         return self._result

@@ -22,7 +22,7 @@ from numba import njit
 from ..cards import CARD_COLOR, NUM_CARD_TYPES
 from ..observation import field_offsets
 from ..rules import MAX_PLAYERS
-from .borrow import view_at
+from .borrow import prefetch, view_at
 from .events import CARD_COLUMN, DRAW_REASONS, EVENT_NAMES, EXTRA_COLUMN, IN_HISTORY, NUM_EVENT_KINDS
 from .layout import (
     C_OPEN_HANDS,
@@ -43,6 +43,8 @@ from .layout import (
     F_HISTORY,
     F_HISTORY_COUNTS,
     F_HISTORY_META,
+    F_HISTORY_READ,
+    F_HISTORY_TOKENS,
     G_PHASE,
     G_PLAYER,
     G_SIZE,
@@ -73,6 +75,7 @@ from .layout import (
     HR_KIND,
     HR_PLAYER,
     HR_SIZE,
+    HT_SIZE,
     PHASE_POST_DRAW,
 )
 
@@ -112,6 +115,65 @@ HISTORY_COUNT_FIELDS: tuple[tuple[str, int, str], ...] = (
     ("named", 4, "per colour: times it named that colour with a wild"),
 )
 
+# A history token (int8), for embedding layers: (name, vocabulary size, meaning), in column
+# order. Every value lies in 0..size-1 and 0 means "none", so a row of zeros is padding.
+TOKEN_NONE = 0
+TOKEN_HIDDEN_CARD = NUM_CARD_TYPES + 1  # a card the reading seat may not see (another's draw)
+TOKEN_MAX_VALUE = 127  # numbers above it read as it
+HISTORY_TOKEN_FIELDS: tuple[tuple[str, int, str], ...] = (
+    ("kind", NUM_EVENT_KINDS + 1, "event kind + 1: " + ", ".join(f"{k + 1} {n}" for k, n in enumerate(EVENT_NAMES))),
+    ("actor", MAX_PLAYERS + 1, "relative seat that acted + 1 (1: the reading seat); 0 for table events"),
+    (
+        "card",
+        NUM_CARD_TYPES + 2,
+        "card id + 1 (played, turned up, put under the top card, tried illegally, or drawn by the reading seat); "
+        f"{NUM_CARD_TYPES + 1}: a card drawn that the reading seat may not see (every seat sees them with open_hands)",
+    ),
+    ("color", 5, "colour in play before the event + 1; 0 while none"),
+    (
+        "value",
+        TOKEN_MAX_VALUE + 1,
+        "by kind: colour chosen + 1 (color), reason + 1 (draw: "
+        + ", ".join(f"{i + 1} {r}" for i, r in enumerate(DRAW_REASONS))
+        + "), action id + 1 (penalty), number of winners (round_end, match_end), else the event's number "
+        f"(cards played, accepted, reshuffled or shuffled; points; actions), at most {TOKEN_MAX_VALUE}",
+    ),
+    (
+        "target",
+        MAX_PLAYERS + 1,
+        "relative seat the event names + 1: challenged, swapped with, caught; the first winner clockwise from the "
+        "reading seat (round_end, match_end); 0 none",
+    ),
+    (
+        "flags",
+        8,
+        "bits: 1 a play of the card its player had just drawn (R4); 2 a colour drawn at random, or a reshuffle of "
+        "every played card; 4 a challenge that found the Wild Draw Four a bluff (R6)",
+    ),
+)
+HISTORY_TOKEN_SIZE = len(HISTORY_TOKEN_FIELDS)
+assert HISTORY_TOKEN_SIZE == HT_SIZE
+# Each column's vocabulary size, for nn.Embedding(size, dim) per column.
+HISTORY_TOKEN_VOCAB: tuple[int, ...] = tuple(size for _name, size, _meaning in HISTORY_TOKEN_FIELDS)
+TK_KIND, TK_ACTOR, TK_CARD, TK_COLOR, TK_VALUE, TK_TARGET, TK_FLAGS = range(HT_SIZE)
+TF_DRAWN_PLAYED, TF_FLAG, TF_GUILTY = 1, 2, 4
+
+# How an env gives a seat's history (its ``history_form``): the float rows and counts
+# (``Engine.history``) or the tokens (``Engine.history_tokens``).
+HISTORY_FORMS = ("rows", "tokens")
+
+
+def check_history_form(form: object, history: int | None = None) -> str:
+    """``form`` if it is one of ``HISTORY_FORMS`` (and, given an env's ``history``, one it can
+    shape: a form other than the default needs history=K), else a ValueError saying why."""
+    if not isinstance(form, str) or form not in HISTORY_FORMS:
+        raise ValueError(
+            f"history_form must be one of {HISTORY_FORMS} (float rows and counts, or int8 tokens), got {form!r}"
+        )
+    if history == 0 and form != HISTORY_FORMS[0]:
+        raise ValueError(f"history_form={form!r} needs history=K (events kept, 1..1024); history is 0")
+    return form
+
 
 HISTORY_OFFSETS = field_offsets(HISTORY_FIELDS)
 HISTORY_SIZE = HISTORY_OFFSETS["_end"]
@@ -135,7 +197,6 @@ _ACTOR_ONLY = 16
 _CARD_COLUMN = CARD_COLUMN
 _EXTRA_COLUMN = EXTRA_COLUMN
 _IN_HISTORY = IN_HISTORY
-_RESET = -2  # batch.RESET: a deal; every code >= 0 is an action
 
 
 @njit(cache=True, inline="always")
@@ -155,8 +216,21 @@ def unpack_history(buf):
     )
 
 
+@njit(cache=True, inline="always")
+def unpack_tokens(buf):
+    """(history_meta, history_tokens [B, P, K, HT_SIZE], history_read) of the engine's buffer."""
+    h = view_at(buf, 0, (HEADER_SIZE,), np.int64)
+    B, P, K = h[H_NUM_ENVS], h[H_NUM_PLAYERS], h[H_HISTORY]
+    o = H_OFFSETS
+    return (
+        view_at(buf, h[o + F_HISTORY_META], (B, HM_SIZE), np.int64),
+        view_at(buf, h[o + F_HISTORY_TOKENS], (B, P, K, HT_SIZE), np.int8),
+        view_at(buf, h[o + F_HISTORY_READ], (B, P), np.int64),
+    )
+
+
 @njit(cache=True)
-def clear_history(meta, counts, b, color):
+def clear_history(meta, counts, read, b, color):
     """Game b starts a round (or a position) with no history; ``color`` is in play."""
     meta[b, HM_COUNT] = 0
     meta[b, HM_COLOR] = color
@@ -165,10 +239,56 @@ def clear_history(meta, counts, b, color):
     meta[b, HM_DRAW_COLOR] = -1
     meta[b, HM_DEALING] = 0
     counts[b, :, :] = 0
+    read[b, :] = 0
 
 
 @njit(cache=True)
-def _fold_row(hist, meta, counts, b, kind, p, card, extra):
+def _write_tokens(tok, b, r, open_hands, kind, p, card, extra, color, flags):
+    """Row r of game b's token ring of every seat: the event in that seat's frame, redacted."""
+    n = tok.shape[1]
+    t_card = _CARD_COLUMN[kind]
+    t_extra = _EXTRA_COLUMN[kind] & (_ACTOR_ONLY - 1)
+    value = 0
+    if t_extra == _T_NUMBER:
+        value = min(extra, TOKEN_MAX_VALUE)
+    elif t_extra == _T_REASON or t_extra == _T_COLOR:
+        value = extra + 1
+    elif t_extra == _T_VERDICT and extra:
+        flags |= TF_GUILTY
+    elif t_extra == _T_SEATS:
+        for q in range(n):
+            value += (extra >> q) & 1
+    tc = t_card & (_ACTOR_ONLY - 1)
+    if tc == _T_FLAG and card == 1:
+        flags |= TF_FLAG
+    elif tc == _T_ACTION:
+        value = card + 1
+    for seat in range(n):
+        row = tok[b, seat, r]
+        row[TK_KIND] = kind + 1
+        row[TK_ACTOR] = _rel(p, seat, n) + 1 if p >= 0 else 0
+        c = 0
+        if tc == _T_CARD:
+            c = card + 1 if p == seat or open_hands or (t_card & _ACTOR_ONLY) == 0 else TOKEN_HIDDEN_CARD
+        elif tc == _T_ACTION and card < NUM_CARD_TYPES:
+            c = card + 1
+        row[TK_CARD] = c
+        row[TK_COLOR] = color + 1
+        row[TK_VALUE] = value
+        target = 0
+        if tc == _T_SEAT:
+            target = _rel(card, seat, n) + 1
+        elif t_extra == _T_SEATS:
+            for j in range(n):
+                if (extra >> ((seat + j) % n)) & 1:
+                    target = j + 1
+                    break
+        row[TK_TARGET] = target
+        row[TK_FLAGS] = flags
+
+
+@njit(cache=True)
+def _fold_row(hist, meta, counts, tok, open_hands, b, kind, p, card, extra):
     K = hist.shape[1]
     color = meta[b, HM_COLOR]
     flags = 0
@@ -185,6 +305,7 @@ def _fold_row(hist, meta, counts, b, kind, p, card, extra):
         hist[b, r, HR_EXTRA] = extra
         hist[b, r, HR_COLOR] = color
         hist[b, r, HR_FLAGS] = flags
+        _write_tokens(tok, b, r, open_hands, kind, p, card, extra, color, flags)
         meta[b, HM_COUNT] += 1
     if kind == EV_PLAY:
         counts[b, p, HC_PLAYED] += extra
@@ -214,12 +335,32 @@ def _fold_row(hist, meta, counts, b, kind, p, card, extra):
         counts[b, :, :] = 0
 
 
+_RESET = -2  # batch.RESET: a deal; every code >= 0 is an action
+_AHEAD = 8  # games ahead whose rows the fold asks the CPU to fetch
+
+
 @njit(cache=True)
 def fold_history(buf, codes):
     """Fold the events of this step into the history of every game that stepped or was dealt
     (``codes[b]`` an action, or RESET)."""
-    g, ev, evn, _cfg, hist, meta, counts = unpack_history(buf)
+    g, ev, evn, cfg, hist, meta, counts = unpack_history(buf)
+    _meta, tok, read = unpack_tokens(buf)
+    open_hands = cfg[C_OPEN_HANDS] != 0
+    K = hist.shape[1]
+    base = buf.ctypes.data
     for b in range(codes.shape[0]):
+        # Each game's rows lie far apart in the buffer, so every game costs cache misses one
+        # after another; fetching a later game's rows now overlaps them with this game's work.
+        a = b + _AHEAD
+        if a < codes.shape[0]:
+            prefetch(buf, ev[a].ctypes.data - base)
+            prefetch(buf, meta[a].ctypes.data - base)
+            prefetch(buf, counts[a].ctypes.data - base)
+            prefetch(buf, g[a].ctypes.data - base)
+            r = meta[a, HM_COUNT] % K  # meta[a] is not fetched yet: a guess from a stale line is fine
+            prefetch(buf, hist[a, r].ctypes.data - base)
+            for q in range(tok.shape[1]):
+                prefetch(buf, tok[a, q, r].ctypes.data - base)
         c = codes[b]
         if c < 0 and c != _RESET:
             continue
@@ -227,11 +368,11 @@ def fold_history(buf, codes):
             kind, p, card, extra = ev[b, i, 0], ev[b, i, 1], ev[b, i, 2], ev[b, i, 3]
             if kind == EV_DEAL:
                 if not meta[b, HM_DEALING]:
-                    clear_history(meta, counts, b, -1)
+                    clear_history(meta, counts, read, b, -1)
                     meta[b, HM_DEALING] = 1
                 continue
             meta[b, HM_DEALING] = 0
-            _fold_row(hist, meta, counts, b, kind, p, card, extra)
+            _fold_row(hist, meta, counts, tok, open_hands, b, kind, p, card, extra)
         ds = meta[b, HM_DRAW_SEAT]
         if ds >= 0 and not (g[b, G_PHASE] == PHASE_POST_DRAW and g[b, G_PLAYER] == ds):
             # The drawer's turn is over and the card drawn stayed in its hand.
@@ -302,6 +443,94 @@ def encode_history(buf, seats, which, out, out_counts):
             rel = _rel(q, seat, n)
             for k in range(HC_SIZE):
                 out_counts[b, rel, k] = counts[b, q, k]
+
+
+@njit(cache=True)
+def _copy_bytes(dst, d0, src, s0, n):
+    """dst[d0 : d0 + n] = src[s0 : s0 + n], as a loop LLVM vectorises (unsigned indices: a signed
+    one brings numba's negative-index check into the loop, and a byte at a time); n <= 0 copies none."""
+    d, s = np.uint64(d0), np.uint64(s0)
+    for i in range(np.uint64(max(n, 0))):
+        dst[d + i] = src[s + i]
+
+
+@njit(cache=True)
+def _zero_bytes(dst, d0, n):
+    d = np.uint64(d0)
+    for i in range(np.uint64(max(n, 0))):
+        dst[d + i] = 0
+
+
+@njit(cache=True)
+def _bad_seat(seats, n):
+    """The first game whose seat is not in 0..n-1, else -1 (checked before anything is read)."""
+    for b in range(seats.shape[0]):
+        if seats[b] < 0 or seats[b] >= n:
+            return b
+    return -1
+
+
+@njit(cache=True)
+def read_tokens(buf, seats, which, out):
+    """The last K tokens of game b as seat ``seats[b]`` saw them, for every b with ``which[b]``:
+    out [B, K, HT_SIZE], oldest first, the latest in row K - 1, zero rows before the round's first.
+    The ring is copied in two pieces: its older part, then its newer. Returns -1, or the first
+    game whose seat is out of range (nothing read then)."""
+    meta, tok, _read = unpack_tokens(buf)
+    B, P, K = tok.shape[0], tok.shape[1], tok.shape[2]
+    bad = _bad_seat(seats, P)
+    if bad >= 0:
+        return bad
+    W = K * HT_SIZE
+    ring = tok.reshape(B, P, W)
+    flat = out.reshape(out.shape[0], W)
+    for b in range(seats.shape[0]):
+        if not which[b]:
+            continue
+        src, dst = ring[b, seats[b]], flat[b]
+        total = meta[b, HM_COUNT]
+        if total >= K:
+            cut = (total % K) * HT_SIZE
+            _copy_bytes(dst, 0, src, cut, W - cut)
+            _copy_bytes(dst, W - cut, src, 0, cut)
+        else:
+            pad = (K - total) * HT_SIZE
+            _zero_bytes(dst, 0, pad)
+            _copy_bytes(dst, pad, src, 0, W - pad)
+    return -1
+
+
+@njit(cache=True)
+def read_new_tokens(buf, seats, which, out, n_out):
+    """The tokens of game b that seat ``seats[b]`` has not read yet (since its last call), for
+    every b with ``which[b]``: the last min(n, M, K) of them into out [B, M, HT_SIZE], oldest
+    first from row 0, zero rows after; n (events new since the last read) into n_out[b]. The
+    seat has then read them. Returns -1, or the first game whose seat is out of range (nothing
+    read then)."""
+    meta, tok, read = unpack_tokens(buf)
+    B, P, K = tok.shape[0], tok.shape[1], tok.shape[2]
+    bad = _bad_seat(seats, P)
+    if bad >= 0:
+        return bad
+    M = out.shape[1]
+    ring = tok.reshape(B, P, K * HT_SIZE)
+    flat = out.reshape(out.shape[0], M * HT_SIZE)
+    for b in range(seats.shape[0]):
+        if not which[b]:
+            continue
+        seat = seats[b]
+        src, dst = ring[b, seat], flat[b]
+        total = meta[b, HM_COUNT]
+        n = total - read[b, seat]
+        n_out[b] = n
+        read[b, seat] = total
+        m = min(n, M, K)
+        first = (total - m) % K  # ring row of the oldest event copied
+        head = min(m, K - first)
+        _copy_bytes(dst, 0, src, first * HT_SIZE, head * HT_SIZE)
+        _copy_bytes(dst, head * HT_SIZE, src, 0, (m - head) * HT_SIZE)
+        _zero_bytes(dst, m * HT_SIZE, (M - m) * HT_SIZE)
+    return -1
 
 
 def history_rows(buf_history: np.ndarray, meta_row: np.ndarray) -> list[tuple[int, int, int, int]]:

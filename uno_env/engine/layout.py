@@ -202,6 +202,9 @@ HC_KEPT = 2  # 4 colours: turns ended keeping a voluntary draw while that colour
 HC_OFF = 6  # 4 colours: cards played that did not match that colour in play (a wild, or by rank)
 HC_NAMED = 10  # 4 colours: colours named with a wild
 HC_SIZE = 14
+# A token of a seat's history (int8): the event in that seat's frame, already redacted
+# (history.HISTORY_TOKEN_FIELDS says what each column holds).
+HT_SIZE = 7
 
 # --- the engine's one buffer --------------------------------------------------------------
 # Every array a step touches (state, configuration, outputs) lives in one uint8 buffer, so a
@@ -240,9 +243,13 @@ FIELDS = (
     ("history", "int32", ("B", "K", HR_SIZE)),
     ("history_meta", "int64", ("B", HM_SIZE)),
     ("history_counts", "int32", ("B", "P", HC_SIZE)),
+    # The same events as tokens, one ring per reading seat (written as the events are folded,
+    # so a read is a copy), and per seat the events it has read as new (Engine.history_tokens_new).
+    ("history_tokens", "int8", ("B", "P", "K", HT_SIZE)),
+    ("history_read", "int64", ("B", "P")),
 )
 F_G, F_PL, F_HANDS, F_PILES, F_RNG, F_EVENTS, F_EVENT_COUNTS, F_CFG, F_POINTS, F_DECK = range(10)
 F_OBS, F_MASK, F_CUR, F_REWARDS, F_TERM, F_TRUNC, F_FINAL_OBS, F_CODES = range(10, 18)
-F_HISTORY, F_HISTORY_META, F_HISTORY_COUNTS = range(18, 21)
+F_HISTORY, F_HISTORY_META, F_HISTORY_COUNTS, F_HISTORY_TOKENS, F_HISTORY_READ = range(18, 23)
 HEADER_SIZE = H_OFFSETS + len(FIELDS)
 FIELD_ALIGN = 64  # every field starts on its own cache line

@@ -469,7 +469,7 @@ function openReplay(info) {
   replay = { id: info.replay_id, length: info.length, k: 0, viewer: "", names: info.names };
   const sel = $("rp-viewer");
   sel.replaceChildren(new Option("omniscient (every hand)", ""));
-  info.names.forEach((name, s) => sel.append(new Option(`${name}'s view`, s)));
+  info.names.forEach((name, s) => sel.append(new Option(name === "you" ? "your view" : `${name}'s view`, s)));
   show("replay");
   $("replay-open").hidden = true;
   $("replay-view").hidden = false;

@@ -1,0 +1,623 @@
+"""The yardstick: a fixed, versioned rating of any agent in about 2,000 decisions (``uno-yardstick``).
+
+```python
+from arena.yardstick import load_suite, plan_cost, rate
+suite = load_suite()                        # arena/yardstick_v1.json
+print(plan_cost(suite, agent).text())       # the cost, before anything runs
+result = rate(agent, suite)
+print(result.markdown())
+```
+
+A rating on ladder v2 (``arena.ladder``) asks an agent about 1.2M decisions; a language model
+cannot afford that. The yardstick asks it a fixed number, in two parts, both stored in
+``arena/yardstick_<version>.json`` (built once by ``benchmarks/yardstick_build.py``; rating
+never recomputes them, so a version means the same thing next year):
+
+| part | what the agent does | score |
+|---|---|---|
+| positions | answers each of a fixed suite of 2-player decision positions, reached by replaying a recorded game (its deal's generator state and the actions so far, checked against a digest of the round's events) and asked through its seat's view only (``uno_env.table.ask_one`` on that engine, with engine access: a search copies the game and re-deals what its seat cannot see) | **agreement**: the share of positions where it chose a move the oracle rates best; **regret**: the mean, over positions, of the oracle's best estimated win probability minus that of the chosen move (UNO Arena's ODHR and ADR, arXiv 2406.16382, with a strong oracle) |
+| games | plays fixed duplicate deals (``arena.play(..., duplicate=True)``) against anchors, rungs of ladder v2 | win rate per anchor with its paired 95% interval (``paired_interval``); a rating on ladder v2's scale with the anchors' stored ratings held fixed (``arena.ladder.rate_against``, paired standard error) |
+
+**The oracle** is the registry's ``search`` (flat Monte Carlo on the shipped belief policy,
+``agents.registry.SEARCH``) at a high budget, with the move kept only on its estimates
+(no ``confidence`` rule): its estimated win probability of every legal move is stored per
+position. It is fair (it re-deals what the seat cannot see), so the suite never rewards
+knowing hidden cards.
+
+**The combined rating** (ladder v2's scale) is the games' rating and the positions' rating
+weighed by their inverse variances. The positions' rating maps the mean regret through the
+version's stored calibration line (``rating = a + b · log(regret)``), least squares through the
+calibration agents' ladder v2 ratings; its interval maps the regret's interval through the same
+line (the line's own uncertainty is not in it: the calibration table in
+``benchmarks/results/yardstick.md`` shows how far each agent lies from it).
+
+**Cost.** Every position asks one decision; a game asks the agent at each of its turns, so the
+games' cost is an estimate (the build's mean decisions per game of the anchors' seat).
+Tokens are estimated from the prompt a chat agent reads at each position
+(``uno_env.text.engine_prompt``, four characters a token). ``plan_cost`` prints both before
+anything runs.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import tyro
+
+from agents.llm import ChatFailure, ChatSettings
+from uno_env import Agent, Engine, UnoRules, parse_rules
+from uno_env.policy import history_length_of
+from uno_env.table import ask_one, wanted_history
+from uno_env.text import engine_prompt
+
+from .match import PlayResult, agent_name, play
+from .ratings import Z95, paired_interval, paired_standard_errors
+
+__all__ = [
+    "VERSION",
+    "SUITE_SHA256",
+    "Position",
+    "Suite",
+    "Cost",
+    "PositionScore",
+    "YardstickResult",
+    "suite_path",
+    "load_suite",
+    "position_engine",
+    "position_rng",
+    "ask_position",
+    "events_digest",
+    "score_choice",
+    "plan_cost",
+    "curve_rating",
+    "leave_one_out",
+    "positions_rating",
+    "combine",
+    "rate",
+    "Args",
+    "main",
+]
+
+VERSION = "v1"
+"""the current suite version: ``uno-yardstick``'s default"""
+SUITE_SHA256 = {"v1": "da83e49b00ab955b58b56a4c387a77b2624d98102d37765f2c205c87f86d748a"}
+"""each stored version's file checksum: a version is never edited (a change is a new version)"""
+ELO = 400.0 / math.log(10.0)
+CHARS_PER_TOKEN = 4.0
+# The smallest regret the calibration line is read at: a perfect oracle copy has regret 0 and log(0).
+REGRET_FLOOR = 1e-4
+
+
+@dataclass(frozen=True)
+class Position:
+    """One decision of the suite: how to reach it and the oracle's estimate of every legal move."""
+
+    rng_state: int  # the generator state the round was dealt from (a record's start["rng_state"])
+    actions: tuple[int, ...]  # the actions of the round before the decision
+    seat: int  # the seat to act
+    digest: str  # events_digest of the round at the decision: the reconstruction is checked against it
+    moves: tuple[int, ...]  # the legal actions
+    values: tuple[float, ...]  # the oracle's estimated win probability of each move
+
+    @property
+    def best(self) -> float:
+        """The oracle's best estimated win probability."""
+        return max(self.values)
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A yardstick version (``arena/yardstick_<version>.json``): its definition, positions and calibration."""
+
+    version: str
+    definition: dict[str, Any]
+    positions: tuple[Position, ...]
+    calibration: dict[str, Any]
+
+    @property
+    def rules(self) -> UnoRules:
+        """The suite's rules."""
+        return parse_rules(self.definition["rules"])
+
+    @property
+    def anchors(self) -> list[str]:
+        """The anchors of the games part (ladder v2 rungs)."""
+        return list(self.definition["anchors"])
+
+
+def suite_path(version: str = VERSION) -> str:
+    """Where suite ``version`` is stored: ``arena/yardstick_<version>.json``."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), f"yardstick_{version}.json")
+
+
+def load_suite(version: str = VERSION, path: str | None = None, verify: bool = True) -> Suite:
+    """Suite ``version`` as stored; ValueError naming the versions there are when it is missing, or
+    when the stored file is not the version's (``SUITE_SHA256``; ``verify=False``: a build in progress)."""
+    path = path or suite_path(version)
+    if not os.path.isfile(path):
+        here = os.path.dirname(os.path.abspath(__file__))
+        known = sorted(
+            f[len("yardstick_") : -5] for f in os.listdir(here) if f.startswith("yardstick_") and f.endswith(".json")
+        )
+        raise ValueError(f"no yardstick suite {version!r} at {path}; stored versions: {', '.join(known) or 'none'}")
+    with open(path) as f:
+        text = f.read()
+    expected = SUITE_SHA256.get(version) if verify and path == suite_path(version) else None
+    if expected and hashlib.sha256(text.encode()).hexdigest() != expected:
+        raise ValueError(
+            f"{path} is not the stored yardstick {version}: the file was changed (a new suite needs a new version)"
+        )
+    data = json.loads(text)
+    positions = tuple(
+        Position(
+            int(p["rng_state"]), tuple(p["actions"]), int(p["seat"]), p["digest"], tuple(p["moves"]), tuple(p["values"])
+        )
+        for p in data["positions"]
+    )
+    return Suite(data["version"], data["definition"], positions, data.get("calibration", {}))
+
+
+def events_digest(events: Sequence[dict[str, Any]]) -> str:
+    """A short hash of a round's recorded events (every card, hidden ones included)."""
+    return hashlib.sha256(json.dumps(list(events), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def position_engine(position: Position, rules: UnoRules, history: int = 0) -> Engine:
+    """A one-game engine at ``position`` (keeping ``history`` events); ValueError if the replay
+    does not reach the stored round (the engine now deals or plays it differently)."""
+    engine = Engine(1, 2, rules, seed=0, record=True, history=history)
+    engine.reset(rng_state=[position.rng_state])
+    why = "its events differ"
+    try:
+        for a in position.actions:
+            engine.step(np.array([a], np.int64))
+    except ValueError as exc:
+        why = str(exc)
+    else:
+        if (
+            events_digest(engine.record(0)["events"]) == position.digest
+            and int(engine.current_player[0]) == position.seat
+        ):
+            return engine
+    raise ValueError(
+        f"a yardstick position no longer replays to the stored round ({why}): the engine deals or plays "
+        "differently from when the suite was built, so this suite version cannot be used (build a new version)"
+    )
+
+
+def score_choice(position: Position, action: int) -> tuple[bool, float]:
+    """(agreement, regret) of choosing ``action`` at ``position``: whether the oracle rates it best
+    (ties count), and the oracle's best estimated win probability minus the action's."""
+    if action not in position.moves:
+        raise ValueError(f"action {action} is not one of the position's legal moves {list(position.moves)}")
+    v = position.values[position.moves.index(action)]
+    return v >= position.best, position.best - v
+
+
+def _mean_interval(x: np.ndarray) -> tuple[float, float, float]:
+    """(mean, low, high): the mean over independent draws with its normal 95% interval."""
+    x = np.asarray(x, np.float64)
+    mean = float(x.mean())
+    half = Z95 * float(x.std(ddof=1)) / math.sqrt(x.size) if x.size > 1 else math.inf
+    return mean, mean - half, mean + half
+
+
+# --- cost -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Cost:
+    """What a rating will ask of the agent: decisions (requests) and an estimate of prompt tokens."""
+
+    positions: int
+    games: int
+    game_decisions: float  # estimated: the build's mean decisions per game of the rated seat
+    prompt_tokens_per_decision: float
+
+    @property
+    def requests(self) -> float:
+        """Decisions asked in all (the games' part estimated)."""
+        return self.positions + self.game_decisions
+
+    @property
+    def prompt_tokens(self) -> float:
+        """Estimated prompt tokens in all, one request per decision."""
+        return self.requests * self.prompt_tokens_per_decision
+
+    def text(self) -> str:
+        """The cost in words."""
+        return (
+            f"cost: {self.positions:,} position decisions + about {self.game_decisions:,.0f} decisions in "
+            f"{self.games} games = about {self.requests:,.0f} requests; about {self.prompt_tokens:,.0f} prompt tokens "
+            f"({self.prompt_tokens_per_decision:,.0f} a request, {CHARS_PER_TOKEN:g} characters a token), plus replies "
+            "and any retries"
+        )
+
+
+def _history_for(agent: Agent) -> int:
+    """The events the engine keeps for ``agent`` (as ``arena.play`` does)."""
+    return max(wanted_history([agent]), history_length_of(agent))
+
+
+def plan_cost(suite: Suite, agent: Agent | None = None, sample: int = 100) -> Cost:
+    """The cost of rating ``agent`` on ``suite``; the prompt length measured on ``sample`` positions."""
+    limit = getattr(agent, "history", None)
+    limit = int(limit) if isinstance(limit, int) and limit > 0 else None
+    step = max(1, len(suite.positions) // max(sample, 1))
+    chars = [len(engine_prompt(position_engine(p, suite.rules, 0), 0, limit=limit)) for p in suite.positions[::step]]
+    games = suite.definition["games"]
+    return Cost(
+        positions=len(suite.positions),
+        games=games["deals"] * 2 * len(suite.anchors),
+        game_decisions=float(sum(games["decisions_per_game"][a] for a in suite.anchors) * games["deals"] * 2),
+        prompt_tokens_per_decision=float(np.mean(chars)) / CHARS_PER_TOKEN,
+    )
+
+
+# --- rating -------------------------------------------------------------------------------------
+
+
+@dataclass
+class PositionScore:
+    """The positions part: per position the action chosen, with agreement and regret."""
+
+    actions: list[int]
+    agree: np.ndarray  # bool [positions]
+    regret: np.ndarray  # float [positions]
+    seconds: float
+
+    @property
+    def agreement(self) -> tuple[float, float, float]:
+        """(share, low, high): agreement with the oracle's best move, 95% interval."""
+        return _mean_interval(self.agree.astype(np.float64))
+
+    @property
+    def mean_regret(self) -> tuple[float, float, float]:
+        """(mean, low, high): regret in the oracle's estimated win probability, 95% interval."""
+        return _mean_interval(self.regret)
+
+
+def position_rng(suite: Suite, k: int) -> np.random.Generator:
+    """The generator the rated agent draws from at position ``k`` (a function of the suite alone)."""
+    return np.random.default_rng(np.random.SeedSequence([int(suite.definition["seed"]), 0x5057, k]))
+
+
+def ask_position(agent: Agent, engine: Engine, rng: np.random.Generator) -> int:
+    """``agent``'s checked action at the position in game 0 of ``engine``, through its seat's view
+    (``ask_one`` with engine access: a search copies the game and re-deals what it cannot see)."""
+    return ask_one(agent, engine, 0, rng, engine_access=True)
+
+
+def score_positions(agent: Agent, suite: Suite, progress: Callable[[int, int], None] | None = None) -> PositionScore:
+    """Ask ``agent`` every position of ``suite`` through its seat's view (module table)."""
+    start = time.perf_counter()
+    history = _history_for(agent)
+    actions, agree, regret = [], [], []
+    for k, p in enumerate(suite.positions):
+        a = ask_position(agent, position_engine(p, suite.rules, history), position_rng(suite, k))
+        ok, r = score_choice(p, a)
+        actions.append(a)
+        agree.append(ok)
+        regret.append(r)
+        if progress is not None:
+            progress(k + 1, len(suite.positions))
+    return PositionScore(actions, np.array(agree, bool), np.array(regret, np.float64), time.perf_counter() - start)
+
+
+@dataclass
+class AnchorGames:
+    """The games part against one anchor."""
+
+    anchor: str
+    anchor_rating: float
+    result: PlayResult
+
+    @property
+    def win_rate(self) -> tuple[float, float, float]:
+        """(rate, low, high): the agent's win rate, paired 95% interval over deals."""
+        assert self.result.deal_wins is not None
+        per_deal = self.result.deal_wins[:, 0] / self.result.rotations
+        return (float(self.result.win_rate[0]), *paired_interval(per_deal))
+
+
+def play_games(agent: Agent, suite: Suite, progress: Callable[[PlayResult], None] | None = None) -> list[AnchorGames]:
+    """The games part: the suite's duplicate deals against each anchor (seats rotated)."""
+    from agents.registry import make_agent  # the anchors are registry agents; built only when games are played
+
+    from .ladder import LADDERS, load_reference
+
+    games = suite.definition["games"]
+    spec = LADDERS[suite.definition["ladder"]]
+    ref = load_reference(spec)["players"]["2"]
+    rung_rating = dict(zip(spec.rungs_for(2), ref["ratings"], strict=True))
+    out = []
+    for j, anchor in enumerate(suite.anchors):
+        opponent = make_agent(anchor, suite.rules, num_players=2)
+        r = play(
+            [agent, opponent],
+            2 * games["deals"],
+            suite.rules,
+            int(games["seed"]) + j,
+            duplicate=True,
+            names=[agent_name(agent) + " (rated)", anchor],
+        )
+        if progress is not None:
+            progress(r)
+        out.append(AnchorGames(anchor, float(rung_rating[anchor]), r))
+    return out
+
+
+def games_rating(tables: Sequence[AnchorGames]) -> tuple[float, float]:
+    """(rating, standard error) on ladder v2's scale from the games, the anchors' ratings held fixed."""
+    from .ladder import rate_against
+
+    wins = np.array([t.result.beat[0, 1] for t in tables], np.int64)
+    losses = np.array([t.result.beat[1, 0] for t in tables], np.int64)
+    ratings = np.array([t.anchor_rating for t in tables])
+    rating, binomial_se = rate_against(wins, losses, ratings)
+    per_deal = []
+    for j, t in enumerate(tables):
+        w = np.asarray(t.result.deal_wins, np.int64)
+        beat = np.zeros((w.shape[0], 2, 2), np.int64)
+        beat[:, 0, 1], beat[:, 1, 0] = w[:, 0], w[:, 1]
+        per_deal.append(([0, j + 1], beat))
+    se = float(paired_standard_errors(np.concatenate([[rating], ratings]), per_deal, free=[0])[0])
+    # A few deals estimate the paired error poorly, and not at all for an agent that replays an
+    # anchor's games (every deal split alike: zero); the binomial error bounds it from below.
+    return rating, max(se, binomial_se)
+
+
+def curve_rating(points: Sequence[Sequence[float]], regret: float) -> tuple[float, float]:
+    """(rating, calibration error) the calibration curve gives a mean regret.
+
+    ``points``: ``(regret, ladder v2 rating, leave-one-out error)`` of the calibration agents. The
+    rating is linear in log(regret) between neighbouring agents, and along the end stretch beyond
+    them; the calibration error is the larger leave-one-out error of the two agents that stretch
+    joins (how far the curve missed either when drawn without it)."""
+    pts = sorted((max(float(r), REGRET_FLOOR), float(y), abs(float(e))) for r, y, e, *_ in points)
+    if len(pts) < 2:
+        raise ValueError("a calibration curve needs at least two agents")
+    x = math.log(max(regret, REGRET_FLOOR))
+    xs = [math.log(r) for r, _, _ in pts]
+    k = 1
+    while k < len(pts) - 1 and x > xs[k]:
+        k += 1
+    (x0, (_, y0, e0)), (x1, (_, y1, e1)) = (xs[k - 1], pts[k - 1]), (xs[k], pts[k])
+    return y0 + (x - x0) * (y1 - y0) / (x1 - x0), max(e0, e1)
+
+
+def leave_one_out(points: Sequence[Sequence[float]]) -> list[float]:
+    """Each calibration agent's error: the curve drawn without it, at its regret, minus its rating."""
+    out = []
+    for k, (r, y, *_) in enumerate(points):
+        rest = [(pr, py, 0.0) for j, (pr, py, *_) in enumerate(points) if j != k]
+        out.append(curve_rating(rest, r)[0] - y)
+    return out
+
+
+def positions_rating(
+    points: Sequence[Sequence[float]], regret: tuple[float, float, float]
+) -> tuple[float, float, float]:
+    """(rating, low, high) from a mean regret and its interval: the regret's interval mapped through
+    the curve (which falls with regret), widened by the curve's calibration error there."""
+    m, lo, hi = regret
+    rating, error = curve_rating(points, m)
+    se = math.hypot((curve_rating(points, max(lo, 0.0))[0] - curve_rating(points, hi)[0]) / (2 * Z95), error)
+    return rating, rating - Z95 * se, rating + Z95 * se
+
+
+def combine(parts: Sequence[tuple[float, float, float] | None]) -> tuple[float, float, float] | None:
+    """(rating, low, high): the parts' ratings weighed by their inverse variances (from their intervals)."""
+    given = [p for p in parts if p is not None]
+    if not given:
+        return None
+    w = np.array([1.0 / max((hi - lo) / (2 * Z95), 1e-9) ** 2 for _, lo, hi in given])
+    r = float((w * [p[0] for p in given]).sum() / w.sum())
+    half = Z95 / math.sqrt(float(w.sum()))
+    return r, r - half, r + half
+
+
+@dataclass
+class YardstickResult:
+    """A yardstick rating: both parts, the combined rating, what it cost."""
+
+    version: str
+    name: str
+    positions: PositionScore | None
+    games: list[AnchorGames] = field(default_factory=list)
+    calibration: dict[str, Any] = field(default_factory=dict)
+    stats: dict[str, Any] | None = None
+
+    def _positions_rating(self) -> tuple[float, float, float] | None:
+        if self.positions is None or not self.calibration:
+            return None
+        return positions_rating(self.calibration["points"], self.positions.mean_regret)
+
+    def _games_rating(self) -> tuple[float, float, float] | None:
+        if not self.games:
+            return None
+        r, se = games_rating(self.games)
+        return r, r - Z95 * se, r + Z95 * se
+
+    def combined(self) -> tuple[float, float, float] | None:
+        """(rating, low, high) on ladder v2's scale: the parts' ratings weighed by inverse variance."""
+        return combine([self._positions_rating(), self._games_rating()])
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        """(part, score, 95% interval) rows of the table."""
+        out = []
+        if self.positions is not None:
+            a, lo, hi = self.positions.agreement
+            out.append(("positions: agreement with the oracle", f"{100 * a:.1f}%", f"{100 * lo:.1f} – {100 * hi:.1f}%"))
+            m, lo, hi = self.positions.mean_regret
+            out.append(("positions: regret (win probability)", f"{m:.4f}", f"{lo:.4f} – {hi:.4f}"))
+            pr = self._positions_rating()
+            if pr is not None:
+                out.append(("positions: rating (calibration curve)", f"{pr[0]:.0f}", f"{pr[1]:.0f} – {pr[2]:.0f}"))
+        for t in self.games:
+            w, lo, hi = t.win_rate
+            out.append(
+                (
+                    f"games: win rate vs {t.anchor} ({t.anchor_rating:.0f}), {t.result.games} games",
+                    f"{100 * w:.1f}%",
+                    f"{100 * lo:.1f} – {100 * hi:.1f}%",
+                )
+            )
+        gr = self._games_rating()
+        if gr is not None:
+            out.append(("games: rating (anchors fixed)", f"{gr[0]:.0f}", f"{gr[1]:.0f} – {gr[2]:.0f}"))
+        c = self.combined()
+        if c is not None:
+            out.append(("**combined rating (ladder v2 scale)**", f"**{c[0]:.0f}**", f"{c[1]:.0f} – {c[2]:.0f}"))
+        return out
+
+    def markdown(self) -> str:
+        """The result as a markdown table."""
+        lines = [f"yardstick {self.version}: {self.name}", "", "| part | score | 95% interval |", "|---|---:|---|"]
+        lines += [f"| {a} | {b} | {c} |" for a, b, c in self.rows()]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready result."""
+        d: dict[str, Any] = {"version": self.version, "agent": self.name}
+        if self.positions is not None:
+            d["positions"] = {
+                "count": len(self.positions.actions),
+                "agreement": list(self.positions.agreement),
+                "regret": list(self.positions.mean_regret),
+                "rating": self._positions_rating(),
+                "actions": self.positions.actions,
+                "seconds": round(self.positions.seconds, 2),
+            }
+        if self.games:
+            gr = self._games_rating()
+            d["games"] = {
+                "anchors": [
+                    {
+                        "anchor": t.anchor,
+                        "anchor_rating": t.anchor_rating,
+                        "games": t.result.games,
+                        "win_rate": list(t.win_rate),
+                        "steps": t.result.steps,
+                        "seconds": round(t.result.seconds, 2),
+                    }
+                    for t in self.games
+                ],
+                "rating": gr,
+            }
+        d["combined"] = self.combined()
+        if self.stats is not None:
+            d["agent_stats"] = self.stats
+        return d
+
+
+def rate(
+    agent: Agent,
+    suite: Suite,
+    *,
+    parts: Sequence[str] = ("positions", "games"),
+    name: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> YardstickResult:
+    """Rate ``agent`` on ``suite`` (module docstring): the ``parts`` asked for, in that order."""
+    bad = [p for p in parts if p not in PARTS]
+    if bad or not parts:
+        raise ValueError(f"parts must be some of {', '.join(PARTS)}, got {list(parts)}")
+    say = progress or (lambda _: None)
+    positions = None
+    if "positions" in parts:
+        positions = score_positions(
+            agent, suite, lambda k, n: say(f"  positions: {k}/{n}") if k % 100 == 0 or k == n else None
+        )
+    games = []
+    if "games" in parts:
+        games = play_games(
+            agent, suite, lambda r: say(f"  games: {' vs '.join(r.names)}: {r.games} in {r.seconds:.1f} s")
+        )
+    check = getattr(agent, "check", None)  # a chat agent's end-of-run check: ChatFailure, no rating
+    if callable(check):
+        check()
+    stats_of = getattr(agent, "stats", None)  # a chat agent's requests, tokens and fallbacks
+    stats = stats_of() if callable(stats_of) else None
+    return YardstickResult(suite.version, name or agent_name(agent), positions, games, suite.calibration, stats)
+
+
+PARTS = ("positions", "games")
+
+
+# --- command ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Args:
+    """``uno-yardstick --agent SPEC``: rate an agent in about 2,000 decisions (docs/yardstick.md)."""
+
+    agent: str
+    """the agent to rate: any agents.registry spec (chat:MODEL for a language model)"""
+    version: str = VERSION
+    """the suite version (arena/yardstick_<version>.json)"""
+    parts: tuple[str, ...] = PARTS
+    """the parts to run: positions, games or both"""
+    out: str = "yardstick.json"
+    """where the JSON result is written"""
+    cost_only: bool = False
+    """print the cost and stop"""
+    chat: ChatSettings = field(default_factory=ChatSettings)
+    """a chat:MODEL agent's settings (agents.llm.ChatSettings, as evaluate.py's --chat-* options)"""
+
+
+def main(args: Args) -> YardstickResult | None:
+    """Print the cost, rate the agent, print the table and write the JSON result."""
+    from agents.registry import make_agent
+
+    bad = [p for p in args.parts if p not in PARTS]
+    if bad or not args.parts:
+        raise ValueError(f"--parts must be some of {', '.join(PARTS)}, got {' '.join(args.parts) or 'nothing'}")
+    suite = load_suite(args.version)
+    agent = make_agent(args.agent, suite.rules, num_players=2, chat=args.chat)
+    cost = plan_cost(suite, agent)
+    if "games" not in args.parts:
+        cost.game_decisions, cost.games = 0.0, 0
+    if "positions" not in args.parts:
+        cost.positions = 0
+    print(f"yardstick {suite.version} for {args.agent}: {cost.text()}", flush=True)
+    if args.cost_only:
+        return None
+    t0 = time.time()
+    result = rate(
+        agent, suite, parts=args.parts, name=args.agent, progress=lambda s: print(s, file=sys.stderr, flush=True)
+    )
+    print(result.markdown())
+    data = {
+        **result.to_dict(),
+        "cost": {"planned_requests": cost.requests, "planned_prompt_tokens": cost.prompt_tokens},
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "seconds": round(time.time() - t0, 1),
+    }
+    with open(args.out, "w") as f:
+        json.dump(data, f, indent=1)
+    print(f"wrote {args.out}")
+    return result
+
+
+def cli(argv: list[str] | None = None) -> None:
+    """The ``uno-yardstick`` command; a bad spec or option stops it with the reason."""
+    args = tyro.cli(Args, args=argv, prog="uno-yardstick", description=Args.__doc__)
+    try:
+        main(args)
+    except (ValueError, ChatFailure) as exc:
+        raise SystemExit(f"error: {exc}") from None
+
+
+if __name__ == "__main__":
+    cli()

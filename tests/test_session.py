@@ -1,0 +1,113 @@
+"""uno_web.session: the one host of a live game with an outside seat (web, terminal, MCP)."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from uno_env import parse_rules
+from uno_web.games import Game, open_game
+from uno_web.mcp import UnoGames
+from uno_web.session import STATUS, Session, SessionError, build_agents, check_int, seat_names
+from uno_web.terminal import ConsoleGame, parse_args
+
+RULES = parse_rules("classic")
+
+
+def _session(seed: int = 0, seat: int = 1, n: int = 3, **kwargs) -> Session:
+    agents, labels = build_agents(["heuristic"], RULES, n, seat)
+    return Session(RULES, seat, agents, labels, seed=seed, **kwargs)
+
+
+def test_one_naming_rule():
+    assert seat_names(["a", "b", "c"], 1) == ["a (seat 0)", "you", "c (seat 2)"]
+    s = _session()
+    assert s.names == ["heuristic (seat 0)", "you", "heuristic (seat 2)"]
+
+
+def test_every_front_end_hosts_its_game_in_a_session():
+    agents, labels = build_agents(["random"], RULES, 2, 0)
+    assert isinstance(open_game(RULES, 0, agents, labels, 1).session, Session)
+    games = UnoGames()
+    games.new_game(["random"], "classic", 0, 1)
+    assert all(isinstance(s, Session) for s in games.games.values())
+    console = ConsoleGame(parse_args(["--seed", "1"]), io.StringIO(), io.StringIO())
+    assert isinstance(console.session, Session)
+    assert isinstance(Game(console.session).session, Session)
+
+
+def test_agents_move_until_the_outside_seat_then_refusals_change_nothing():
+    s = _session(seed=3)
+    moved = s.run_agents()
+    assert s.your_turn and all(seat != s.seat for seat in moved)
+    before, count = s.engine.snapshot().copy(), s.event_count
+    legal = s.legal_actions()
+    illegal = next(a for a in range(116) if a not in legal)
+    refusals = [
+        (lambda: s.play(illegal), "is not legal now", "invalid"),
+        (lambda: s.play(True), "is not legal now", "invalid"),
+        (lambda: s.play(float(legal[0])), "is not legal now", "invalid"),
+        (lambda: s.advance(), "it is your turn", "conflict"),
+        (lambda: s.record(), "only once the game is over", "conflict"),
+        (lambda: s.action_of(True), "got bool True", "invalid"),
+        (lambda: s.action_of("-1"), "a move number is an integer", "invalid"),
+        (lambda: s.action_of(len(legal) + 1), f"there is no move {len(legal) + 1}", "invalid"),
+        (lambda: s.hint(0), "rollouts must be an integer in 1..", "invalid"),
+    ]
+    for call, message, kind in refusals:
+        with pytest.raises(SessionError, match=message) as err:
+            call()
+        assert err.value.kind == kind and kind in STATUS
+        assert np.array_equal(s.engine.snapshot(), before) and s.event_count == count
+    assert s.action_of(1) == legal[0] and s.action_of(str(len(legal))) == legal[-1]
+
+
+def test_events_are_as_the_outside_seat_saw_them_and_page():
+    s = _session(seed=5)
+    rng = np.random.default_rng(5)
+    while not s.over and s.moves < 60:
+        s.run_agents()
+        if not s.over:
+            s.play(int(rng.choice(s.legal_actions())))
+    every = s.events()
+    assert len(every) == s.event_count and all("text" in ev for ev in every)
+    assert all(not isinstance(ev.get("cards"), list) or ev["player"] == s.seat for ev in every)
+    assert s.events(3, 4) == every[3:7] and s.events(s.event_count) == []
+
+
+def test_the_game_stops_at_its_action_limit():
+    s = _session(seed=2, max_actions=5)
+    while not s.over:
+        s.run_agents()
+        if not s.over:
+            s.play(s.legal_actions()[0])
+    assert s.moves == 5 and s.at_limit
+    with pytest.raises(SessionError, match="limit of 5 actions") as err:
+        s.advance()
+    assert err.value.kind == "conflict" and len(s.record()["actions"]) == 5
+
+
+@pytest.mark.parametrize(
+    ("specs", "remote", "message"),
+    [
+        (["heuristic", "random"], True, "needs 1 name (for every other seat) or 3 names"),
+        ([3], True, "an agent is a name, got int 3"),
+        (["my_agent.py:Agent"], True, "is not offered here"),
+        (["nobody"], False, "nobody"),
+    ],
+)
+def test_bad_agent_specs_are_refused(specs, remote, message):
+    with pytest.raises(SessionError) as err:
+        build_agents(specs, RULES, 4, 0, remote=remote)
+    assert message in str(err.value)
+
+
+def test_strict_integers():
+    assert check_int("seat", 2, 0, 3) == 2
+    for bad in (True, 1.0, "1", None):
+        with pytest.raises(SessionError, match="seat must be an integer, got"):
+            check_int("seat", bad, 0, 3)
+    with pytest.raises(SessionError, match=r"seat must be an integer in 0..3, got 4"):
+        check_int("seat", 4, 0, 3)
