@@ -51,6 +51,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import weakref
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
@@ -83,7 +84,7 @@ _sleep = time.sleep  # the wait before a retry (tests read the waits asked for)
 
 SYSTEM_PROMPT = (
     "You are playing a game of UNO. Each message states the rules, shows your seat's view of the table and "
-    "says how to name your move. Think as you like, then end with your move alone."
+    "says how to name your move. Answer with one move; if you reason first, end with the move alone on the last line."
 )
 
 COUNTS = (
@@ -302,7 +303,8 @@ class ChatAgent:
         self._stop: str | None = None  # set once the run must stop: every request still queued refuses
         self._consecutive_failures = 0
         self.transcripts: list[dict[str, Any]] = []
-        self._games: dict[tuple[int, int, int], tuple[int, tuple[int, int]]] = {}  # (engine, row, seat) -> game
+        # (id(engine), row, seat) -> (game, its clock, the engine): the engine checked, as an id is reused
+        self._games: dict[tuple[int, int, int], tuple[int, tuple[int, int], weakref.ref]] = {}
         self._usage: dict[int, list[int]] = {}  # game -> [requests, tokens]
         self._per_decision: list[tuple[int, float]] = []  # (tokens, seconds)
         self._counts = dict.fromkeys(COUNTS, 0)
@@ -359,7 +361,7 @@ class ChatAgent:
         the names by seat). Called by the arena's tournament; a table that does not call it leaves
         the outcome None."""
         known = self._games.pop((id(engine), int(row), int(seat)), None)
-        if known is None:
+        if known is None or known[2]() is not engine:
             return  # the game ended before this agent was asked anything
         self.transcripts[known[0]]["outcome"] = {
             "won": bool(won),
@@ -386,11 +388,11 @@ class ChatAgent:
         clock = (int(state["round"]), int(state["turn"]))
         key = (id(engine), i, seat)
         known = self._games.get(key)
-        if known is not None and known[1] <= clock:
-            self._games[key] = (known[0], clock)
+        if known is not None and known[2]() is engine and known[1] <= clock:
+            self._games[key] = (known[0], clock, known[2])
             return known[0]
         game = self._new_game(seat)
-        self._games[key] = (game, clock)
+        self._games[key] = (game, clock, weakref.ref(engine))
         return game
 
     # --- decisions --------------------------------------------------------------------------

@@ -22,6 +22,7 @@ provenance (``commit_at``, ``machine``) is read here for all of them. What a loa
 | ``num_players`` | the table size it was trained for |
 | ``observation`` | the options its observation depends on (``observation_options``): today ``open_hands``, and ``history``, the public events it reads besides (0: none; a table gives the model what it reads, so only ``open_hands`` must match) |
 | ``observation_size`` | the length of the observation vector the model reads |
+| ``policy`` | the network (``train.py --policy``): ``mlp``, or ``seq``, a transformer over the last ``observation.history`` events (informative: the ``.zip`` holds the network; absent on older cards: ``mlp``) |
 | ``command`` | the command that trained it (and ``train_args``, every argument) |
 
 **Why.** A policy reads a vector of the same size under every rule set and at every table size,
@@ -78,10 +79,11 @@ def table_card(
     command: str,
     rules_name: str | None = None,
     history: int = 0,
+    policy: str = "mlp",
     **extra: Any,
 ) -> dict[str, Any]:
     """The fields every card holds (module table), then ``extra`` (``train_args``, ``steps``...);
-    ``rules_name``: the rules as the command gave them (None: ``custom``)."""
+    ``rules_name``: the rules as the command gave them (None: ``custom``); ``policy``: the network's kind."""
     return {
         "name": name,
         "command": command,
@@ -90,6 +92,7 @@ def table_card(
         "num_players": int(num_players),
         "observation": {**observation_options(rules), "history": int(history)},
         "observation_size": observation_size(rules.open_hands),
+        "policy": policy,
         **extra,
     }
 

@@ -13,6 +13,7 @@ actions = agent.act(observation, action_mask, rng)  # int64 [B], always legal
 | ``UnoMaskablePolicy`` | sb3-contrib's ``MaskableActorCriticPolicy`` with a leaner ``evaluate_actions`` (the PPO update's hot path): one masked log-softmax gives the log-probabilities and the entropy, instead of building a masked ``Categorical`` (measured ~20% of an update with a 128-wide network); same values |
 | ``UnoPrivilegedPolicy`` | ``UnoMaskablePolicy`` with a privileged critic (asymmetric actor-critic): separate trunks; the actor reads the first ``actor_inputs`` columns (the observation), the critic every column (observation and hidden state, ``UnoSB3VecEnv(privileged=True)``); the agent then acts on observations alone |
 | ``UnoFeatures`` | the features extractor ``train.py`` builds its policies with: the observation scaled by fixed per-index bounds (``uno_env.gym_env.observation_bounds``), then a trunk shared by the actor and the critic; over a ``history=K`` env's Dict space, the observation, history and counts flattened and joined first |
+| ``UnoSequenceFeatures`` | ``train.py --policy seq``: ``UnoFeatures``' trunk over the observation and the round's counts, beside a small transformer encoder over the last K public events (each embedded, a learned recency position added, padding masked), read through a summary token; the two joined |
 
 **History.** A model trained on ``UnoSB3VecEnv(history=K)`` (``train.py --history K``, or
 ``MaskablePPO("MultiInputPolicy", ...)``) has a Dict observation space; ``PPOAgent`` reads K from
@@ -43,17 +44,22 @@ from torch import nn
 
 from uno_env.observation import OBS_PRESENT
 from uno_env.rules import MAX_PLAYERS, UnoRules, parse_rules
+from uno_env.spaces import HISTORY_OFFSETS
 
 from .model_card import OVERRIDE, card_path_of, check_fits, read_card
 
 __all__ = [
     "ACTIVATIONS",
+    "POLICY_EXTRACTORS",
     "Activation",
     "PPOAgent",
+    "PolicyKind",
     "UnoFeatures",
     "UnoMaskablePolicy",
     "UnoPrivilegedPolicy",
+    "UnoSequenceFeatures",
     "load_model",
+    "policy_kind",
 ]
 
 # The entries of a history=K env's Dict observation, in the order UnoFeatures joins them.
@@ -124,15 +130,8 @@ class UnoFeatures(BaseFeaturesExtractor):
         if isinstance(observation_space, spaces.Dict):
             self.keys = HISTORY_KEYS
         self.inputs = size
-        high = full_high[:size]
-        scale = np.where(np.isfinite(high), 1.0 / np.clip(high, 1.0, scale_cap), 1.0)
-        self.register_buffer("scale", torch.as_tensor(scale, dtype=torch.float32))
-        layers: list[nn.Module] = []
-        width = size
-        for h in hidden:
-            layers += [nn.Linear(width, h), ACTIVATIONS[activation]()]
-            width = h
-        self.trunk = nn.Sequential(*layers)
+        self.register_buffer("scale", _inverse_bounds(full_high[:size], scale_cap))
+        self.trunk = _trunk(size, hidden, activation)
 
     scale: torch.Tensor  # a registered buffer
 
@@ -142,6 +141,124 @@ class UnoFeatures(BaseFeaturesExtractor):
             flat = torch.cat([observations[k].flatten(1) for k in self.keys], dim=1)
             return self.trunk(flat * self.scale)
         return self.trunk(observations.flatten(1)[:, : self.inputs] * self.scale)
+
+
+def _inverse_bounds(high: np.ndarray, scale_cap: float) -> torch.Tensor:
+    """Per index ``1 / clip(high, 1, scale_cap)`` (1 where ``high`` is not finite), float32."""
+    return torch.as_tensor(np.where(np.isfinite(high), 1.0 / np.clip(high, 1.0, scale_cap), 1.0), dtype=torch.float32)
+
+
+def _trunk(width: int, hidden: Sequence[int], activation: str) -> nn.Sequential:
+    """Linear layers of widths ``hidden``, each followed by ``activation``."""
+    layers: list[nn.Module] = []
+    for h in hidden:
+        layers += [nn.Linear(width, h), ACTIVATIONS[activation]()]
+        width = h
+    return nn.Sequential(*layers)
+
+
+class _RowEvents(nn.Module):
+    """The float history rows (``Engine.history``) as vectors: scaled, then one linear projection.
+
+    A row is padding when its ``present`` column is 0 (the rows past the round's events)."""
+
+    def __init__(self, box: spaces.Box, width: int, scale_cap: float) -> None:
+        super().__init__()
+        high = np.asarray(box.high, np.float64)[0]
+        # The unbounded column (an event's ``number``) is divided by the cap, as UnoFeatures does.
+        self.register_buffer("scale", _inverse_bounds(np.where(np.isfinite(high), high, scale_cap), scale_cap))
+        self.project = nn.Linear(high.size, width)
+
+    scale: torch.Tensor
+
+    def forward(self, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(vectors [B, K, width], padding [B, K] bool)``."""
+        return self.project(rows * self.scale), rows[..., HISTORY_OFFSETS["present"]] < 0.5
+
+
+# The Dict entry holding the events, and how each form of it is embedded: the one place that
+# knows the history's encodings (a token form embeds each field and sums them).
+EVENT_ENCODERS: dict[str, type[nn.Module]] = {"history": _RowEvents}
+
+
+class UnoSequenceFeatures(BaseFeaturesExtractor):
+    """The observation's MLP beside a transformer encoder over the last K public events (``--policy seq``).
+
+    | argument | meaning |
+    |---|---|
+    | ``hidden``, ``activation``, ``scale_cap`` | the observation trunk, as ``UnoFeatures``' (it reads the observation and the round's per-seat counts) |
+    | ``width`` | the events' embedding width (the encoder's model width) |
+    | ``layers``, ``heads`` | the encoder's layers and attention heads (``width`` a multiple of ``heads``) |
+
+    Each event (row j: the j-th newest) is embedded (``EVENT_ENCODERS``) and given a learned
+    position (its recency); a learned summary token is put first and the encoder (pre-norm,
+    no dropout, so a rollout's and the update's log-probabilities agree) attends over it and
+    the events, padding masked out. The summary token's output, joined to the trunk's, is the
+    feature vector: ``hidden[-1] + width`` values. The summary token is never masked, so a
+    round with no event yet is read without special cases.
+    """
+
+    def __init__(
+        self,
+        observation_space: spaces.Dict,
+        hidden: Sequence[int] = (256, 256),
+        activation: str = "relu",
+        scale_cap: float = 10.0,
+        width: int = 64,
+        layers: int = 1,
+        heads: int = 4,
+    ) -> None:
+        keys = sorted(observation_space.spaces) if isinstance(observation_space, spaces.Dict) else []
+        events = [k for k in EVENT_ENCODERS if k in keys]
+        if not events or "observation" not in keys:
+            raise ValueError(
+                "the sequence policy reads the public history: its observation space must be an env's history=K "
+                f"Dict (train.py --history K) with 'observation' and one of {sorted(EVENT_ENCODERS)}, got "
+                f"{f'the keys {keys}' if keys else type(observation_space).__name__}"
+            )
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
+        hidden = [int(h) for h in hidden]
+        if any(h < 1 for h in hidden):
+            raise ValueError(f"hidden layer widths must be positive integers, got {hidden!r}")
+        if not scale_cap >= 1.0:
+            raise ValueError(f"scale_cap must be a number >= 1, got {scale_cap!r}")
+        if not (width >= 1 and heads >= 1 and layers >= 1 and width % heads == 0):
+            raise ValueError(
+                f"width, layers and heads must be positive with width a multiple of heads, got "
+                f"width={width!r}, layers={layers!r}, heads={heads!r}"
+            )
+        self.events_key = events[0]
+        self.flat_keys = tuple(k for k in ("observation", "history_counts") if k in keys)
+        highs = [np.asarray(observation_space[k].high, np.float64).reshape(-1) for k in self.flat_keys]  # type: ignore[attr-defined]
+        highs[1:] = [np.where(np.isfinite(h), h, scale_cap) for h in highs[1:]]  # counts grow with the round
+        flat_high = np.concatenate(highs)
+        box = observation_space[self.events_key]
+        history_length = int(box.shape[0])  # type: ignore[index]
+        super().__init__(observation_space, (hidden[-1] if hidden else flat_high.size) + int(width))
+        self.register_buffer("scale", _inverse_bounds(flat_high, scale_cap))
+        self.trunk = _trunk(flat_high.size, hidden, activation)
+        self.embed = EVENT_ENCODERS[self.events_key](box, width, scale_cap)
+        self.position = nn.Parameter(torch.zeros(1, history_length, width))
+        self.summary = nn.Parameter(torch.zeros(1, 1, width))
+        nn.init.normal_(self.position, std=0.02)
+        nn.init.normal_(self.summary, std=0.02)
+        layer = nn.TransformerEncoderLayer(
+            width, heads, dim_feedforward=2 * width, dropout=0.0, batch_first=True, norm_first=True
+        )
+        self.encoder = nn.TransformerEncoder(layer, layers, norm=nn.LayerNorm(width), enable_nested_tensor=False)
+
+    scale: torch.Tensor
+
+    def forward(self, observations: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The trunk's output joined to the encoder's summary token."""
+        flat = torch.cat([observations[k].flatten(1) for k in self.flat_keys], dim=1)
+        vectors, padding = self.embed(observations[self.events_key])
+        batch = vectors.shape[0]
+        tokens = torch.cat([self.summary.expand(batch, -1, -1), vectors + self.position], dim=1)
+        padding = torch.cat([padding.new_zeros(batch, 1), padding], dim=1)
+        read = self.encoder(tokens, src_key_padding_mask=padding)[:, 0]
+        return torch.cat([self.trunk(flat * self.scale), read], dim=1)
 
 
 class UnoMaskablePolicy(MaskableActorCriticPolicy):
@@ -204,6 +321,17 @@ class UnoPrivilegedPolicy(UnoMaskablePolicy):
         data.update(actor_inputs=self.actor_inputs)
         data.pop("share_features_extractor", None)
         return data
+
+
+PolicyKind = Literal["mlp", "seq"]
+"""The networks ``train.py --policy`` builds: ``mlp`` (``UnoFeatures``) or ``seq`` (``UnoSequenceFeatures``)."""
+POLICY_EXTRACTORS: dict[str, type[BaseFeaturesExtractor]] = {"mlp": UnoFeatures, "seq": UnoSequenceFeatures}
+
+
+def policy_kind(policy: Any) -> str:
+    """The ``PolicyKind`` of a policy, read from its actor's features extractor."""
+    extractor = getattr(policy, "pi_features_extractor", None)
+    return "seq" if isinstance(extractor, UnoSequenceFeatures) else "mlp"
 
 
 def model_file(path: str | os.PathLike) -> str:
@@ -309,6 +437,7 @@ class PPOAgent:
         # A privileged policy's space also holds the critic's hidden state: the actor reads less.
         self.obs_size = int(getattr(policy, "actor_inputs", 0) or np.prod(space.shape))
         self.card = card
+        self.policy_kind = policy_kind(policy)  # "seq": a transformer reads the history (train.py --policy seq)
         if card is not None and card["observation_size"] != self.obs_size:
             raise ValueError(
                 f"{self.name}: the model reads {self.obs_size} values, its card says {card['observation_size']}: "

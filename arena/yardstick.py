@@ -16,7 +16,7 @@ never recomputes them, so a version means the same thing next year):
 | part | what the agent does | score |
 |---|---|---|
 | positions | answers each of a fixed suite of 2-player decision positions, reached by replaying a recorded game (its deal's generator state and the actions so far, checked against a digest of the round's events) and asked through its seat's view only (``uno_env.table.ask_one`` on that engine, with engine access: a search copies the game and re-deals what its seat cannot see) | **agreement**: the share of positions where it chose a move the oracle rates best; **regret**: the mean, over positions, of the oracle's best estimated win probability minus that of the chosen move (UNO Arena's ODHR and ADR, arXiv 2406.16382, with a strong oracle) |
-| games | plays fixed duplicate deals (``arena.play(..., duplicate=True)``) against anchors, rungs of ladder v2 | win rate per anchor with its paired 95% interval (``paired_interval``); a rating on ladder v2's scale with the anchors' stored ratings held fixed (``arena.ladder.rate_against``, paired standard error) |
+| games | plays fixed duplicate deals (``arena.play(..., duplicate=True)``) against anchors, rungs of ladder v2 (``greedy`` and ``heuristic`` in v1) | win rate per anchor with its paired 95% interval (``paired_interval``); a rating on ladder v2's scale with the anchors' stored ratings held fixed (``arena.ladder.rate_against``; the standard error the larger of the paired and the binomial one) |
 
 **The oracle** is the registry's ``search`` (flat Monte Carlo on the shipped belief policy,
 ``agents.registry.SEARCH``) at a high budget, with the move kept only on its estimates
@@ -25,17 +25,17 @@ position. It is fair (it re-deals what the seat cannot see), so the suite never 
 knowing hidden cards.
 
 **The combined rating** (ladder v2's scale) is the games' rating and the positions' rating
-weighed by their inverse variances. The positions' rating maps the mean regret through the
-version's stored calibration line (``rating = a + b · log(regret)``), least squares through the
-calibration agents' ladder v2 ratings; its interval maps the regret's interval through the same
-line (the line's own uncertainty is not in it: the calibration table in
-``benchmarks/results/yardstick.md`` shows how far each agent lies from it).
+weighed by their inverse variances. The positions' rating reads the mean regret off the
+version's calibration curve (``curve_rating``: linear in log(regret) between the stored
+(regret, ladder v2 rating) points of the calibration agents); its interval is the regret's
+interval mapped through the curve, widened by the curve's leave-one-out error there. The
+calibration table (``benchmarks/results/yardstick.md``) is what the numbers mean.
 
 **Cost.** Every position asks one decision; a game asks the agent at each of its turns, so the
-games' cost is an estimate (the build's mean decisions per game of the anchors' seat).
-Tokens are estimated from the prompt a chat agent reads at each position
-(``uno_env.text.engine_prompt``, four characters a token). ``plan_cost`` prints both before
-anything runs.
+games' cost is an estimate (the longer of a ``random`` and a ``heuristic`` seat's mean games
+against each anchor, stored with the suite). Tokens are estimated from the prompt a chat agent
+reads at the positions (``uno_env.text.engine_prompt``, four characters a token). ``plan_cost``
+gives both, and ``uno-yardstick`` prints them before anything runs.
 """
 
 from __future__ import annotations
@@ -56,8 +56,9 @@ import tyro
 
 from agents.llm import ChatFailure, ChatSettings
 from uno_env import Agent, Engine, UnoRules, parse_rules
+from uno_env.compile_notice import announce_compiling
 from uno_env.policy import history_length_of
-from uno_env.table import ask_one, wanted_history
+from uno_env.table import Table, ask_one, wanted_history
 from uno_env.text import engine_prompt
 
 from .match import PlayResult, agent_name, play
@@ -76,6 +77,7 @@ __all__ = [
     "position_engine",
     "position_rng",
     "ask_position",
+    "ask_positions",
     "events_digest",
     "score_choice",
     "plan_cost",
@@ -94,7 +96,7 @@ SUITE_SHA256 = {"v1": "da83e49b00ab955b58b56a4c387a77b2624d98102d37765f2c205c87f
 """each stored version's file checksum: a version is never edited (a change is a new version)"""
 ELO = 400.0 / math.log(10.0)
 CHARS_PER_TOKEN = 4.0
-# The smallest regret the calibration line is read at: a perfect oracle copy has regret 0 and log(0).
+# The smallest regret the calibration curve is read at: a perfect oracle copy has regret 0 and log(0).
 REGRET_FLOOR = 1e-4
 
 
@@ -221,7 +223,7 @@ class Cost:
 
     positions: int
     games: int
-    game_decisions: float  # estimated: the build's mean decisions per game of the rated seat
+    game_decisions: float  # estimated from the suite's decisions per game (module docstring)
     prompt_tokens_per_decision: float
 
     @property
@@ -298,20 +300,44 @@ def ask_position(agent: Agent, engine: Engine, rng: np.random.Generator) -> int:
     return ask_one(agent, engine, 0, rng, engine_access=True)
 
 
+ROWS_AT_ONCE = 64
+"""positions asked together of an agent that answers many games in one call (``act_in_rows``)"""
+
+
+def ask_positions(agent: Agent, engines: Sequence[Engine], rngs: Sequence[np.random.Generator]) -> list[int]:
+    """``ask_position`` for several positions (game 0 of each engine) in one call of the agent's
+    ``act_in_rows`` (a chat agent's requests then run in parallel), through a ``Table`` of their
+    copies; one at a time for an agent without it."""
+    if not callable(getattr(agent, "act_in_rows", None)) or len(engines) < 2:
+        return [ask_position(agent, e, g) for e, g in zip(engines, rngs, strict=True)]
+    first = engines[0]
+    batch = Engine(len(engines), first.num_players, first.rules, seed=0, history=first.history_length)
+    for j, e in enumerate(engines):
+        batch.copy_game(e, 0, j)
+    table = Table(batch, [agent], rngs[0], engine_access=True)
+    table.seat_agent[:] = 0  # the agent sits wherever a position's player to act is
+    table.seat_rngs = [[g] * first.num_players for g in rngs]
+    actions = np.full(len(engines), -1, np.int64)
+    table.ask(np.arange(len(engines)), actions)
+    return actions.tolist()
+
+
 def score_positions(agent: Agent, suite: Suite, progress: Callable[[int, int], None] | None = None) -> PositionScore:
     """Ask ``agent`` every position of ``suite`` through its seat's view (module table)."""
     start = time.perf_counter()
     history = _history_for(agent)
-    actions, agree, regret = [], [], []
-    for k, p in enumerate(suite.positions):
-        a = ask_position(agent, position_engine(p, suite.rules, history), position_rng(suite, k))
-        ok, r = score_choice(p, a)
-        actions.append(a)
-        agree.append(ok)
-        regret.append(r)
+    actions: list[int] = []
+    n = len(suite.positions)
+    for lo in range(0, n, ROWS_AT_ONCE):
+        ks = range(lo, min(n, lo + ROWS_AT_ONCE))
+        engines = [position_engine(suite.positions[k], suite.rules, history) for k in ks]
+        actions += ask_positions(agent, engines, [position_rng(suite, k) for k in ks])
         if progress is not None:
-            progress(k + 1, len(suite.positions))
-    return PositionScore(actions, np.array(agree, bool), np.array(regret, np.float64), time.perf_counter() - start)
+            progress(len(actions), n)
+    scores = [score_choice(p, a) for p, a in zip(suite.positions, actions, strict=True)]
+    agree = np.array([ok for ok, _ in scores], bool)
+    regret = np.array([r for _, r in scores], np.float64)
+    return PositionScore(actions, agree, regret, time.perf_counter() - start)
 
 
 @dataclass
@@ -537,7 +563,7 @@ def rate(
     positions = None
     if "positions" in parts:
         positions = score_positions(
-            agent, suite, lambda k, n: say(f"  positions: {k}/{n}") if k % 100 == 0 or k == n else None
+            agent, suite, lambda k, n: say(f"  positions: {k}/{n}") if k % 128 == 0 or k == n else None
         )
     games = []
     if "games" in parts:
@@ -612,6 +638,7 @@ def main(args: Args) -> YardstickResult | None:
 
 def cli(argv: list[str] | None = None) -> None:
     """The ``uno-yardstick`` command; a bad spec or option stops it with the reason."""
+    announce_compiling("uno-yardstick")
     args = tyro.cli(Args, args=argv, prog="uno-yardstick", description=Args.__doc__)
     try:
         main(args)

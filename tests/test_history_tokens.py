@@ -376,6 +376,12 @@ def test_bad_token_reads_and_options_are_refused():
         engine.history_tokens(2)
     with pytest.raises(ValueError, match=r"seats must be integers in 0\.\.1, got 5 for game 1"):
         engine.history_tokens(np.array([0, 5, 1], np.int64))
+    reused = engine.history_tokens(0, out=np.zeros((3, 5, HISTORY_TOKEN_SIZE), np.int8))  # then read as an env does
+    with pytest.raises(ValueError, match=r"seats must be integers in 0\.\.1, got 7 for game 0"):
+        engine.history_tokens(np.array([7, 0, 0], np.int64), out=reused)
+    with pytest.raises(ValueError, match=r"seats must be integers in 0\.\.1"):
+        engine.history_tokens(np.array([0, 0, 3], np.int32), out=reused)
+    np.testing.assert_array_equal(engine.history_tokens(np.array([1, 1, 1]), out=reused), engine.history_tokens(1))
     before = engine._history_read.copy()
     with pytest.raises(ValueError, match=r"seats must be integers in 0\.\.1, got -1 for game 2"):
         engine.history_tokens_new(np.array([0, 1, -1], np.int64))

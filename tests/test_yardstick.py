@@ -91,7 +91,7 @@ class PromptAgent:
         return int(moves[int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % moves.size])
 
 
-@pytest.mark.parametrize("spec", ["search:64", "pretrained", "prompt"])
+@pytest.mark.parametrize("spec", ["search:64", "heuristic", "prompt"])
 def test_a_fair_agents_answer_does_not_change_when_the_hidden_cards_are_redealt(suite, spec):
     agent = PromptAgent() if spec == "prompt" else make_agent(spec, suite.rules, num_players=2)
     history = ys._history_for(agent)
@@ -107,6 +107,28 @@ def test_a_fair_agents_answer_does_not_change_when_the_hidden_cards_are_redealt(
     assert checked >= 5
     if spec == "prompt":
         assert len(set(agent.prompts[0::2])) > 1 and agent.prompts[0::2] == agent.prompts[1::2]
+
+
+class RowsAgent(PromptAgent):
+    """A ``PromptAgent`` that answers many games in one call, as a chat agent does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+
+    def act_in_rows(self, engine, rows, rngs):
+        self.calls.append(len(rows))
+        return [self.act_in(engine, i, g) for i, g in zip(rows, rngs, strict=True)]
+
+
+def test_positions_asked_together_get_the_answers_asked_one_by_one(suite):
+    engines = [ys.position_engine(p, suite.rules, 40) for p in suite.positions[:6]]
+    together, alone = RowsAgent(), PromptAgent()
+    rngs = [ys.position_rng(suite, k) for k in range(6)]
+    answers = ys.ask_positions(together, engines, rngs)
+    assert together.calls == [6]
+    assert answers == [ys.ask_position(alone, e, ys.position_rng(suite, k)) for k, e in enumerate(engines)]
+    assert together.prompts == alone.prompts
 
 
 def small_suite(suite, n=3):

@@ -51,7 +51,7 @@ from stable_baselines3.common.logger import configure
 from tqdm import tqdm  # type: ignore[import-untyped]
 
 from agents.model_card import table_card, write_card
-from agents.ppo import Activation, PPOAgent
+from agents.ppo import Activation, PolicyKind, PPOAgent
 from agents.registry import make_agent, parse_list
 from training.checkpoint import (
     atomic_write,
@@ -147,6 +147,10 @@ class Args:
     """the value function also sees every hand; the saved policy does not"""
     history: int = 0
     """public events the policy reads besides its observation (0: none; sb3 backend)"""
+    policy: PolicyKind = "mlp"
+    """network: mlp (one MLP over everything) or seq (a transformer over the --history events beside it)"""
+    device: str = "cpu"
+    """torch device of the learner (cpu, cuda, cuda:N); the warm start's cloning needs cpu"""
     learner_seat: Literal["random"] | int = "random"
     """the learner's seat: 'random' (drawn per round) or a seat number"""
     opponent_mix: str = "0.5*heuristic,0.5*rlcard_rule"
@@ -262,12 +266,31 @@ def check_args(args: Args) -> None:
         )
     if args.history and (args.backend != "sb3" or args.privileged_critic):
         raise ValueError("--history is for the sb3 backend, without --privileged-critic")
+    if args.policy == "seq" and not args.history:
+        raise ValueError(
+            f"--policy seq reads the public history: give it --history K (events, 1..{MAX_HISTORY}; e.g. 32)"
+        )
+    check_device(args)
     if args.resume:
         find_checkpoint(args.resume)  # a ValueError saying what --resume accepts
     if args.learner_seat != "random" and not 0 <= args.learner_seat < args.num_players:
         raise ValueError(
             f"--learner-seat must be 'random' or a seat 0..{args.num_players - 1}, got {args.learner_seat!r}"
         )
+
+
+def check_device(args: Args) -> None:
+    """Refuse a torch device that this machine lacks, or one the run cannot use (ValueError)."""
+    if args.device == "cpu":
+        return
+    try:
+        device = torch.device(args.device)
+    except RuntimeError as exc:
+        raise ValueError(f"--device must be a torch device such as cpu, cuda or cuda:1, got {args.device!r}") from exc
+    if device.type != "cuda" or not torch.cuda.is_available() or (device.index or 0) >= torch.cuda.device_count():
+        raise ValueError(f"--device {args.device}: no such device here ({torch.cuda.device_count()} CUDA devices)")
+    if args.backend != "sb3" or (warm_start_positions(args) and not args.resume):
+        raise ValueError(f"--device {args.device} is for the sb3 backend without a warm start: add --bc-positions 0")
 
 
 def build_env(args: Args, rules: UnoRules, groups: list[OpponentGroup]) -> tuple[UnoSB3VecEnv, League]:
@@ -411,6 +434,7 @@ def model_card(args: Args, rules: UnoRules, steps: int, script: str) -> dict[str
         command_line(args, script),
         rules_name=args.rules,
         history=args.history,
+        policy=args.policy,
         train_args=dataclasses.asdict(args),
         steps=int(steps),
     )

@@ -3,7 +3,7 @@
 | piece | what it is |
 |---|---|
 | ``new_ppo(args, venv, learning_rate, policy_kwargs)`` | a ``MaskablePPO`` with ``args``' PPO settings (also ``training.fit_belief_policy``'s) |
-| ``make_model(args, venv, schedule, resume)`` | a new ``MaskablePPO`` over ``agents.ppo.UnoMaskablePolicy`` (``UnoPrivilegedPolicy`` with ``args.privileged_critic``) from ``args``, or the checkpoint ``.zip`` ``resume`` continued |
+| ``make_model(args, venv, schedule, resume)`` | a new ``MaskablePPO`` over ``agents.ppo.UnoMaskablePolicy`` (``UnoPrivilegedPolicy`` with ``args.privileged_critic``) with the features extractor of ``args.policy`` (``agents.ppo.POLICY_EXTRACTORS``), or the checkpoint ``.zip`` ``resume`` continued |
 | ``with_update_threads(model, n)`` | the PPO update on ``n`` torch threads, the rollouts on the current count |
 | ``update_threads(n)`` | a context: the block (an update, the warm start's cloning) on ``n`` torch threads |
 | ``LinearSchedule`` | the learning rate ``lr * (1 - done / total)``, ``done`` set by the training loop |
@@ -24,7 +24,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.ppo import ACTIVATIONS, UnoFeatures, UnoMaskablePolicy, UnoPrivilegedPolicy
+from agents.ppo import ACTIVATIONS, POLICY_EXTRACTORS, UnoMaskablePolicy, UnoPrivilegedPolicy
 
 from .opponents import OpponentGroup
 
@@ -55,13 +55,13 @@ def make_model(args: Any, venv: Any, schedule: LinearSchedule, resume: str | Non
     """``MaskablePPO`` for ``train.Args``: resumed from the ``.zip`` ``resume`` (its network and PPO
     settings, this schedule), else new."""
     if resume:
-        model = MaskablePPO.load(resume, env=venv, device="cpu")
+        model = MaskablePPO.load(resume, env=venv, device=getattr(args, "device", "cpu"))
         model.learning_rate = schedule
         model.lr_schedule = schedule
         return model
     privileged = getattr(args, "privileged_critic", False)
     policy_kwargs: dict[str, Any] = dict(
-        features_extractor_class=UnoFeatures,
+        features_extractor_class=POLICY_EXTRACTORS[getattr(args, "policy", "mlp")],
         features_extractor_kwargs=dict(hidden=tuple(args.hidden), activation=args.activation),
         net_arch=dict(pi=list(args.head), vf=list(args.head)),
         activation_fn=ACTIVATIONS[args.activation],
@@ -74,9 +74,10 @@ def make_model(args: Any, venv: Any, schedule: LinearSchedule, resume: str | Non
 def new_ppo(
     args: Any, venv: Any, learning_rate: Any, policy_kwargs: dict[str, Any], policy: type = UnoMaskablePolicy
 ) -> MaskablePPO:
-    """A new ``MaskablePPO`` on the CPU with the PPO settings of ``args`` (``n_steps``, ``batch_size``,
+    """A new ``MaskablePPO`` with the PPO settings of ``args`` (``n_steps``, ``batch_size``,
     ``n_epochs``, ``gamma``, ``gae_lambda``, ``clip_range``, ``ent_coef``, ``vf_coef``,
-    ``max_grad_norm``, ``seed``): ``train.py``'s and ``training.fit_belief_policy``'s."""
+    ``max_grad_norm``, ``seed``) on ``args.device`` (default the CPU): ``train.py``'s and
+    ``training.fit_belief_policy``'s."""
     return MaskablePPO(
         policy,
         venv,
@@ -91,7 +92,7 @@ def new_ppo(
         vf_coef=args.vf_coef,
         max_grad_norm=args.max_grad_norm,
         seed=args.seed,
-        device="cpu",
+        device=getattr(args, "device", "cpu"),
         verbose=0,
         policy_kwargs=policy_kwargs,
     )

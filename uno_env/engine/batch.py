@@ -152,7 +152,7 @@ def unpack(buf):
         view_at(buf, h[o + F_HANDS], (B, P + 1, NUM_CARD_TYPES), np.int8),
         view_at(buf, h[o + F_PILES], (B, 2, MAX_DECK_SIZE), np.int8),
         view_at(buf, h[o + F_RNG], (B, 2), np.uint64),
-        view_at(buf, h[o + F_EVENTS], (B, W, 4), np.int32),
+        view_at(buf, h[o + F_EVENTS], (W, B, 4), np.int32),
         view_at(buf, h[o + F_EVENT_COUNTS], (B,), np.int32),
         view_at(buf, h[o + F_CFG], (C_SIZE,), np.int64),
         view_at(buf, h[o + F_POINTS], (NUM_CARD_TYPES,), np.int64),

@@ -98,24 +98,24 @@ def _view_at(typingctx, buf, offset, shape, dtype):
     return out_type(buf, offset, shape, dtype), codegen
 
 
-def prefetch(buf, offset):
-    """Ask the CPU to bring the cache line holding byte ``offset`` of ``buf`` (a 1-D uint8
-    array) into cache, for a loop that will touch it a few iterations later. Changes nothing;
-    a no-op in plain Python, and for an offset outside ``buf``."""
+def prefetch(arr, i):
+    """Ask the CPU to bring the cache line holding ``arr[i]`` (a 1-D array) into cache, for a
+    loop that will touch it a few iterations later. Changes nothing; a no-op in plain Python,
+    and for an index outside ``arr``."""
 
 
 @overload(prefetch)
-def _prefetch_overload(buf, offset):
-    return lambda buf, offset: _prefetch(buf, offset) if 0 <= offset < buf.shape[0] else None
+def _prefetch_overload(arr, i):
+    return lambda arr, i: _prefetch(arr, i) if 0 <= i < arr.shape[0] else None
 
 
 @intrinsic
-def _prefetch(typingctx, buf, offset):
-    if not (isinstance(buf, types.Array) and buf.dtype == types.uint8 and buf.ndim == 1):
+def _prefetch(typingctx, arr, i):
+    if not (isinstance(arr, types.Array) and arr.ndim == 1):
         return None
 
     def codegen(context, builder, signature, args):
-        src = context.make_array(buf)(context, builder, value=args[0])
+        src = context.make_array(arr)(context, builder, value=args[0])
         start = context.cast(builder, args[1], signature.args[1], types.intp)
         ptr = builder.gep(src.data, [start])
         i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
@@ -126,4 +126,4 @@ def _prefetch(typingctx, buf, offset):
         builder.call(fn, [builder.bitcast(ptr, i8p), i32(1), i32(3), i32(1)])
         return context.get_dummy_value()
 
-    return types.none(buf, offset), codegen
+    return types.none(arr, i), codegen

@@ -499,11 +499,19 @@ class Engine:
         The columns are ``uno_env.engine.history.HISTORY_TOKEN_FIELDS`` (vocabulary sizes in
         ``HISTORY_TOKEN_VOCAB``); the events and their redaction are ``history``'s. ``seats``,
         ``games`` and ``out`` work as in ``observe`` (``out`` int8 [B, K, HISTORY_TOKEN_SIZE])."""
-        out = self._token_out(out, None)
-        seats_arr, which = self._token_seats(seats, games)
-        bad = read_tokens(self._buf, seats_arr, self._all if which is None else which, out)
+        if out is None or out is not self._window_out or games is not None or type(seats) is not np.ndarray:
+            out = self._token_out(out, None)
+            seats, which = self._token_seats(seats, games)
+            bad = read_tokens(self._buf, seats, self._all if which is None else which, out)
+        elif seats.dtype is _INT64 and seats.shape == self._all.shape:
+            # An env's read every step: its out checked before, its seats array as it is (the
+            # kernel checks the range; another memory layout only compiles another copy).
+            bad = read_tokens(self._buf, seats, self._all, out)
+        else:
+            seats, _ = self._token_seats(seats, None)
+            bad = read_tokens(self._buf, seats, self._all, out)
         if bad >= 0:
-            self._raise_bad_seat(seats_arr, bad)
+            self._raise_bad_seat(seats, bad)
         return out
 
     def history_tokens_new(

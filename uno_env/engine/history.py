@@ -207,7 +207,7 @@ def unpack_history(buf):
     o = H_OFFSETS
     return (
         view_at(buf, h[o + F_G], (B, G_SIZE), np.int64),
-        view_at(buf, h[o + F_EVENTS], (B, W, 4), np.int32),
+        view_at(buf, h[o + F_EVENTS], (W, B, 4), np.int32),
         view_at(buf, h[o + F_EVENT_COUNTS], (B,), np.int32),
         view_at(buf, h[o + F_CFG], (C_SIZE,), np.int64),
         view_at(buf, h[o + F_HISTORY], (B, K, HR_SIZE), np.int32),
@@ -337,6 +337,7 @@ def _fold_row(hist, meta, counts, tok, open_hands, b, kind, p, card, extra):
 
 _RESET = -2  # batch.RESET: a deal; every code >= 0 is an action
 _AHEAD = 8  # games ahead whose rows the fold asks the CPU to fetch
+_READ_AHEAD = 4  # games ahead whose token rings a read asks the CPU to fetch
 
 
 @njit(cache=True)
@@ -353,7 +354,6 @@ def fold_history(buf, codes):
         # after another; fetching a later game's rows now overlaps them with this game's work.
         a = b + _AHEAD
         if a < codes.shape[0]:
-            prefetch(buf, ev[a].ctypes.data - base)
             prefetch(buf, meta[a].ctypes.data - base)
             prefetch(buf, counts[a].ctypes.data - base)
             prefetch(buf, g[a].ctypes.data - base)
@@ -364,8 +364,8 @@ def fold_history(buf, codes):
         c = codes[b]
         if c < 0 and c != _RESET:
             continue
-        for i in range(min(evn[b], ev.shape[1])):
-            kind, p, card, extra = ev[b, i, 0], ev[b, i, 1], ev[b, i, 2], ev[b, i, 3]
+        for i in range(min(evn[b], ev.shape[0])):
+            kind, p, card, extra = ev[i, b, 0], ev[i, b, 1], ev[i, b, 2], ev[i, b, 3]
             if kind == EV_DEAL:
                 if not meta[b, HM_DEALING]:
                     clear_history(meta, counts, read, b, -1)
@@ -485,6 +485,11 @@ def read_tokens(buf, seats, which, out):
     ring = tok.reshape(B, P, W)
     flat = out.reshape(out.shape[0], W)
     for b in range(seats.shape[0]):
+        a = b + _READ_AHEAD  # as in fold_history: a later game's ring on its way meanwhile
+        if a < seats.shape[0]:
+            ahead = ring[a, seats[a]]
+            for k in range(0, W, 64):
+                prefetch(ahead, k)
         if not which[b]:
             continue
         src, dst = ring[b, seats[b]], flat[b]

@@ -220,15 +220,15 @@ def shuffle_pile(rng, b, piles, row, lo, hi):
 @njit(cache=True, inline="always")
 def emit(s, b, kind, player, card, extra):
     """Append one event to game b's buffer when recording (buffer width 0 means off)."""
-    ev, evn = s[5], s[6]
-    if ev.shape[1] == 0:
+    ev, evn = s[5], s[6]  # ev [W, B, 4] (layout.FIELDS)
+    if ev.shape[0] == 0:
         return
     n = evn[b]
-    if n < ev.shape[1]:
-        ev[b, n, 0] = kind
-        ev[b, n, 1] = player
-        ev[b, n, 2] = card
-        ev[b, n, 3] = extra
+    if n < ev.shape[0]:
+        ev[n, b, 0] = kind
+        ev[n, b, 1] = player
+        ev[n, b, 2] = card
+        ev[n, b, 3] = extra
     evn[b] = n + 1
 
 

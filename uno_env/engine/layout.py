@@ -225,7 +225,9 @@ FIELDS = (
     ("hands", "int8", ("B", "P+1", "T")),
     ("piles", "int8", ("B", 2, "DECK")),
     ("rng", "uint64", ("B", 2)),  # a game's live generator, and its state at the deal
-    ("events", "int32", ("B", "W", 4)),
+    # Event slot i of every game, then slot i + 1: a step's first events, all most steps have,
+    # lie side by side across the games rather than a slot of W rows apart.
+    ("events", "int32", ("W", "B", 4)),
     ("event_counts", "int32", ("B",)),
     ("cfg", "int64", (C_SIZE,)),
     ("points", "int64", ("T",)),

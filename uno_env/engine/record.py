@@ -56,8 +56,8 @@ class Recorder:
         self._events = events
         self._event_counts = event_counts
         self._rng = rng
-        self.rounds: list[_Round | None] = [None] * events.shape[0]
-        self.previous: list[_Round | None] = [None] * events.shape[0]
+        self.rounds: list[_Round | None] = [None] * events.shape[1]
+        self.previous: list[_Round | None] = [None] * events.shape[1]
 
     def rebind(self, events: np.ndarray, event_counts: np.ndarray, rng: np.ndarray) -> None:
         """Read from these arrays from now on (the engine's, after it was unpickled or copied)."""
@@ -65,9 +65,9 @@ class Recorder:
 
     def _rows(self, b: int) -> list[tuple[int, int, int, int]]:
         n = int(self._event_counts[b])
-        if n > self._events.shape[1]:
+        if n > self._events.shape[0]:
             raise RuntimeError(f"game {b}: {n} events in one step overflow the record buffer")
-        return [(int(a), int(c), int(d), int(e)) for a, c, d, e in self._events[b, :n]]
+        return [(int(a), int(c), int(d), int(e)) for a, c, d, e in self._events[:n, b]]
 
     def _dealt_round(self, b: int) -> _Round:
         return _Round({"rng_state": str(int(self._rng[b, 1]))})
