@@ -7,8 +7,8 @@ print(r.summary())          # wins, win rate and 95% interval per agent
 ```
 
 ``play(agents, num_games, rules, seed, ...)`` seats one agent per seat (the player count is
-``len(agents)``, 2..10) and plays ``num_games`` games (episodes); ``rules`` is anything
-``uno_env.parse_rules`` takes (default classic). Its options:
+``len(agents)``, 2..10) and plays ``num_games`` games (episodes); ``rules`` is a
+``UnoRules`` (default classic). Its options:
 
 | option | what it does |
 |---|---|
@@ -38,9 +38,10 @@ from typing import Any
 
 import numpy as np
 
-from uno_env import Agent, Engine, UnoRules, parse_rules
+from uno_env import Agent, Engine, UnoRules
 from uno_env.checks import check_int
 from uno_env.policy import agent_label, history_length_of
+from uno_env.rules import typed_rules
 from uno_env.table import Table, wanted_history
 
 from .ratings import paired_interval, wilson_interval
@@ -143,8 +144,7 @@ def play(
 ) -> PlayResult:
     """Play ``num_games`` games with ``agents[i]`` in seat i, rotated, and count them (module docstring).
 
-    The player count is ``len(agents)`` (2..10); ``rules``: anything ``uno_env.parse_rules``
-    takes (default classic). The result is reproducible for a given ``seed`` and
+    The player count is ``len(agents)`` (2..10); ``rules``: a ``UnoRules`` (default classic). The result is reproducible for a given ``seed`` and
     ``batch_size`` (with ``duplicate``, for a given ``seed``).
     """
     P = check_int("the number of agents (one per seat)", len(agents), 2, 10)
@@ -155,7 +155,7 @@ def play(
             f"duplicate deals play every deal once per seat rotation: rotate_seats must be True and num_games a "
             f"multiple of the {P} players, got num_games={num_games}, rotate_seats={rotate_seats}"
         )
-    rules = parse_rules(rules)
+    rules = typed_rules(rules, "arena.play")
     names = list(names) if names is not None else unique_names(agents)
     if len(names) != P:
         raise ValueError(f"names: one per agent, got {len(names)} names for {P} agents")

@@ -34,6 +34,7 @@ import numpy as np
 
 from uno_env import Agent, UnoRules
 from uno_env.checks import check_int
+from uno_env.rules import typed_rules
 
 from .match import PlayResult, play, unique_names
 from .ratings import bradley_terry, paired_interval, wilson_interval
@@ -309,13 +310,7 @@ def tournament(
         )
     for name, value in (("num_games", num_games), ("chunk_games", num_games if chunk_games is None else chunk_games)):
         check_int(name, value, 1)
-    if rules is None:
-        rules = UnoRules()
-    elif not isinstance(rules, UnoRules):
-        raise ValueError(
-            f"rules must be a UnoRules or None (classic), got {rules!r}: uno_env.parse_rules reads a preset name, "
-            "a dict or JSON text into one"
-        )
+    rules = typed_rules(rules, "tournament")
     names = list(names) if names is not None else unique_names(agents)
     chunk_games = int(num_games if chunk_games is None else chunk_games)
     plan = chunk_plan(len(agents), num_players, num_games, chunk_games, seed, duplicate)

@@ -12,7 +12,7 @@ from helpers import OTHER_RULE_SETS
 from agents import AGENT_SPECS, FlatMCAgent, GreedyAgent, HeuristicAgent, RandomAgent, RLCardRuleAgent, agent_names
 from agents.registry import SEARCH, SEARCHES, TIMED_ROUND_ROLLOUTS, make_agent
 from arena import play, wilson_interval
-from uno_env import ACTION_NAMES, Engine, UnoRules, action_name, parse_card
+from uno_env import ACTION_NAMES, Engine, UnoRules, action_name, parse_card, parse_rules
 from uno_env.actions import Action
 from uno_env.cards import deck_counts
 from uno_env.observation import OBS_PHASE, PHASE_NAMES
@@ -501,17 +501,19 @@ def test_label_names_the_agent_only():
     assert make_agent("heuristic").name == "heuristic" and HeuristicAgent.name == "heuristic"
 
 
-def test_rules_given_as_a_preset_name_or_json():
-    assert make_agent("search:8", "house").rules == UnoRules.preset("house")
-    assert make_agent("search:8", '{"stack_draw_two": true}').rules == UnoRules(stack_draw_two=True)
+def test_agents_take_typed_rules_and_refuse_text():
+    """Rules are parsed at the edges; below them an agent takes a ``UnoRules``."""
+    assert make_agent("search:8", UnoRules.preset("house")).rules == UnoRules.preset("house")
+    assert make_agent("search:8", parse_rules('{"stack_draw_two": true}')).rules == UnoRules(stack_draw_two=True)
     # The baselines take the rules' card points: greedy sheds a wild first only when it is
-    # worth the most (classic: 50 points; rules given as a dict with 1-point wilds: red 9 first).
+    # worth the most (classic: 50 points; with 1-point wilds: red 9 first).
     engine = position(["red 2, red 9, blue 3, wild", "yellow 1, yellow 2, green 7"], "red 5")
-    assert decide(make_agent("greedy", "classic"), engine) == "play wild"
+    assert decide(make_agent("greedy", UnoRules.preset("classic")), engine) == "play wild"
     cheap_wilds = UnoRules(card_points=tuple(1 if t >= 52 else p for t, p in enumerate(UnoRules().points)))
-    assert decide(make_agent("greedy", cheap_wilds.to_dict()), engine) == "play red 9"
-    with pytest.raises(ValueError, match="unknown preset 'nope'"):
-        make_agent("heuristic", "nope")
+    assert decide(make_agent("greedy", cheap_wilds), engine) == "play red 9"
+    for text in ["classic", {"stack_draw_two": True}]:
+        with pytest.raises(ValueError, match="make_agent: rules must be a UnoRules"):
+            make_agent("heuristic", text)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

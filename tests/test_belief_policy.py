@@ -222,7 +222,7 @@ def test_the_shipped_policy_plays_by_its_registry_name_at_a_table():
     result = play([agent, make_agent("heuristic")], 8, seed=3)
     assert result.games == 8 and result.wins.sum() + result.truncated == 8
     with pytest.raises(ValueError, match="the rules the belief network learned"):
-        make_agent("belief_policy", "house")
+        make_agent("belief_policy", UnoRules.preset("house"))
     with pytest.raises(ValueError, match="trained for 2 players; asked for 3"):
         make_agent("belief_policy", num_players=3)
     with pytest.raises(ValueError, match="plays only the table it was trained for"):

@@ -2,8 +2,8 @@
 
 ```python
 from agents.registry import make_agent
-agent = make_agent("pretrained", "classic")                        # 2 players
-agent = make_agent("pretrained-4p", "classic", num_players=4)      # 4 players
+agent = make_agent("pretrained", UnoRules.preset("classic"))                        # 2 players
+agent = make_agent("pretrained-4p", UnoRules.preset("classic"), num_players=4)      # 4 players
 card = load_card("pretrained")       # how it was trained and what it measured
 ```
 
@@ -39,7 +39,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from uno_env.rules import UnoRules, parse_rules
+from uno_env.rules import UnoRules, typed_rules
 
 from ..model_card import check_fits
 from ..policy_net import PolicyNet
@@ -106,7 +106,7 @@ def pretrained_agent(
     if name not in PRETRAINED:
         raise ValueError(f"unknown pretrained agent {name!r}; the registry's are {', '.join(PRETRAINED)}")
     card = load_card(name)
-    rules = parse_rules(rules)
+    rules = typed_rules(rules, "pretrained_agent")
     if not allow_other_table:
         others = ", ".join(n for n in PRETRAINED if n != name)
         check_fits(card, rules, num_players, hint=f"The package also ships {others}; ")
