@@ -4,7 +4,6 @@
 ``RLlibAgent`` are imported on first use, so ``import agents`` loads neither torch nor ray.
 """
 
-import warnings
 from importlib import import_module
 from typing import Any
 
@@ -18,8 +17,6 @@ from .registry import AGENT_SPECS, BASELINES, agent_names, make_agent
 from .rlcard_rule import RLCardRuleAgent
 
 _LAZY = {"PPOAgent": ".ppo", "RLlibAgent": ".rllib_agent", "ChatAgent": ".llm"}
-# Old names kept for code written against them (CHANGELOG.md, Deprecated); using one warns.
-_DEPRECATED = {"SearchAgent": "FlatMCAgent"}
 
 __all__ = [
     "Agent",
@@ -42,12 +39,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``PPOAgent`` / ``RLlibAgent`` / ``ChatAgent``, imported the first time one is asked for (torch, ray);
-    a deprecated name, with a ``DeprecationWarning`` naming the new one."""
-    if name in _DEPRECATED:
-        new = _DEPRECATED[name]
-        warnings.warn(f"agents.{name} is deprecated: use agents.{new}", DeprecationWarning, stacklevel=2)
-        return globals()[new]
+    """``PPOAgent`` / ``RLlibAgent`` / ``ChatAgent``, imported the first time one is asked for (torch, ray)."""
     if name in _LAZY:
         value = getattr(import_module(_LAZY[name], __name__), name)
         globals()[name] = value

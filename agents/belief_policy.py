@@ -2,9 +2,9 @@
 
 A memoryless policy sees what is on the table now; what the other seats played, drew and
 passed on is gone. This agent gives its policy the belief network's reading of the whole
-round besides the observation (``agents.belief_net.policy_inputs``: per other seat the chance
+round besides the observation (``agents.beliefs.net.policy_inputs``: per other seat the chance
 of each colour void and the expected copies of each type, ``POLICY_INPUTS`` numbers). Its
-models are trained by ``python -m training.belief_finetune``, which starts from a trained policy
+models are trained by ``python -m training.fit_belief_policy``, which starts from a trained policy
 (``pretrained`` by default) with the new inputs at zero weight, so training starts from that
 policy's play. The actor runs in numpy (``agents.policy_net``), as do the features.
 
@@ -32,7 +32,8 @@ import numpy as np
 from uno_env.observation import num_seats, observation_size
 from uno_env.rules import UnoRules
 
-from .belief_net import EVIDENCE_ROWS, MODEL_PATHS, POLICY_INPUTS, BeliefNet, policy_inputs, reads_rules
+from .beliefs.net import EVIDENCE_ROWS, MODEL_PATHS, POLICY_INPUTS, BeliefNet, policy_inputs, reads_rules
+from .model_card import read_card, trained_for
 from .policy_net import PolicyNet
 from .pretrained import BELIEF_POLICIES, load_card, model_path
 
@@ -47,7 +48,7 @@ class BeliefPolicyAgent:
 
     | argument | meaning |
     |---|---|
-    | ``model`` | the ``.zip`` of ``python -m training.belief_finetune`` |
+    | ``model`` | the ``.zip`` of ``python -m training.fit_belief_policy`` |
     | ``num_players`` | its table size: 2 or 4 (a shipped belief network's) |
     | ``rules`` | the rules it plays: the network's (classic) |
     | ``activation`` | the activation it was trained with |
@@ -72,6 +73,12 @@ class BeliefPolicyAgent:
             )
         if not reads_rules(rules):
             raise ValueError("a belief policy plays the rules the belief network learned (classic), not these")
+        card = read_card(model)
+        if card is not None and card["num_players"] != num_players:
+            raise ValueError(
+                f"{model}: {trained_for(card)}; asked for {num_players} players "
+                f"(python -m training.fit_belief_policy --num-players {num_players} trains one)"
+            )
         self.num_players = num_players
         self.policy = PolicyNet(model, activation)
         want = input_size(rules, num_players)
@@ -79,9 +86,9 @@ class BeliefPolicyAgent:
             raise ValueError(
                 f"{model}: the policy reads {self.policy.obs_size} inputs, but a belief policy at {num_players} "
                 f"players reads {want} (the observation and {POLICY_INPUTS} per other seat): "
-                "train it with python -m training.belief_finetune"
+                "train it with python -m training.fit_belief_policy"
             )
-        self.net = BeliefNet(MODEL_PATHS[num_players])
+        self.net = BeliefNet(MODEL_PATHS[num_players], num_players)
         self.name = name or Path(model).stem
 
     def inputs(self, observation: Any) -> np.ndarray:
@@ -134,15 +141,6 @@ def belief_policy_agent(
         hint = f"{others[0]} plays that table" if others else "no shipped belief policy plays that table"
         raise ValueError(
             f"{name} was trained for {card['num_players']} players; asked for {num_players} ({hint}; "
-            f"python -m training.belief_finetune --num-players {num_players} trains one)"
+            f"python -m training.fit_belief_policy --num-players {num_players} trains one)"
         )
     return BeliefPolicyAgent(model_path(name), card["num_players"], rules, card["activation"], name=label or name)
-
-
-def shipped(rules: UnoRules | None = None) -> BeliefPolicyAgent:
-    """The shipped 2-player belief policy (``agents/pretrained/belief_policy.zip``), as the class spec
-    ``agents.belief_policy:shipped`` (``agents.registry.make_agent``): a ``ValueError`` at other rules."""
-    agent = shipped_belief_policy(UnoRules() if rules is None else rules, 2)
-    if agent is None:
-        raise ValueError("the shipped belief policy plays the rules the belief network learned (classic), not these")
-    return agent

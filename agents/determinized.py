@@ -40,9 +40,9 @@ from uno_env.rules import MAX_PLAYERS
 
 from ._simple_rules import rlcard_row
 from ._tactics import rule_tables, uno_call_action
-from .belief_net import EVIDENCE_ROWS
 from .belief_policy import shipped_belief_policy
 from .beliefs import Belief, log_weights_of, make_belief
+from .beliefs.net import EVIDENCE_ROWS
 from .heuristic import HeuristicAgent
 from .pretrained import shipped_policy
 

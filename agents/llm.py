@@ -62,7 +62,7 @@ import numpy as np
 from uno_env import Engine
 from uno_env.actions import action_name
 from uno_env.policy import sample_legal
-from uno_env.rules import parse_rules
+from uno_env.rules import typed_rules
 from uno_env.text import (
     BadReply,
     Move,
@@ -277,7 +277,7 @@ class ChatAgent:
         if temperature is not None and not (isinstance(temperature, (int, float)) and 0 <= temperature < math.inf):
             raise ValueError(f"temperature must be a number >= 0 or None (the server's default), got {temperature!r}")
         self.model = model.strip()
-        self.rules = parse_rules(rules)
+        self.rules = typed_rules(rules, "ChatAgent")
         self.url = chat_url(base_url)
         self.endpoint = endpoint
         self.api_key = api_key if api_key is not None else os.environ.get(API_KEY_VARIABLE) or None

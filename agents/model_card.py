@@ -1,4 +1,4 @@
-"""Model cards: the table a saved model was trained for, written beside it and checked by every loader.
+"""Model cards: what a saved model is and the table it was trained for, written beside it and checked by every loader.
 
 ```python
 from agents.model_card import read_card, check_fits
@@ -7,10 +7,14 @@ card = read_card("runs/uno_ppo/model.zip")      # runs/uno_ppo/model.json, or No
 check_fits(card, UnoRules(), num_players=2)    # ValueError saying what it was trained for
 ```
 
-The card of ``X.zip`` is ``X.json`` beside it: ``train.py`` writes ``runs/<exp>/model.json`` with
-``model.zip`` (and ``step_N.json`` with each checkpoint), and the shipped models carry
-``agents/pretrained/NAME.json`` (``agents.pretrained.card`` adds their evaluation and ladder
-rating to the same fields). What a loader checks:
+The card of ``X.zip`` (a policy) or ``X.npz`` (a belief network) is ``X.json`` beside it, and
+``write_card`` is the one writer of every card: ``train.py`` writes ``runs/<exp>/model.json``
+with ``model.zip`` (and ``step_N.json`` with each checkpoint); ``python -m
+training.fit_belief_policy`` and ``python -m training.fit_belief_net`` write theirs; the shipped
+models carry ``agents/pretrained/NAME.json`` (``agents.pretrained.card`` adds their evaluation
+and ladder rating to the same fields). Every card starts with ``table_card``'s fields; the
+provenance (``commit_at``, ``machine``) is read here for all of them. What a loader checks
+(``PPOAgent``, ``BeliefPolicyAgent``, ``BeliefNet``):
 
 | field | meaning |
 |---|---|
@@ -36,8 +40,11 @@ model trained before cards, and the warning names the file and how to give it a 
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import platform
+import subprocess
 from typing import Any
 
 from uno_env.observation import observation_size
@@ -47,9 +54,12 @@ __all__ = [
     "OVERRIDE",
     "card_path_of",
     "check_fits",
+    "commit_at",
+    "machine",
     "observation_options",
     "read_card",
     "table_card",
+    "utc",
     "write_card",
 ]
 
@@ -88,9 +98,9 @@ def table_card(
 
 
 def card_path_of(model_path: str | os.PathLike) -> str:
-    """``X.json`` for ``X.zip`` (or for ``X``, the name ``MaskablePPO.load`` completes with ``.zip``)."""
+    """``X.json`` for ``X.zip`` or ``X.npz`` (or for ``X``, the name ``MaskablePPO.load`` completes with ``.zip``)."""
     p = os.fspath(model_path)
-    return (p[: -len(".zip")] if p.endswith(".zip") else p) + ".json"
+    return (p[:-4] if p.endswith((".zip", ".npz")) else p) + ".json"
 
 
 def write_card(model_path: str | os.PathLike, card: dict[str, Any]) -> str:
@@ -98,10 +108,46 @@ def write_card(model_path: str | os.PathLike, card: dict[str, Any]) -> str:
     path = card_path_of(model_path)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        json.dump(card, f, indent=1)
+        json.dump(card, f, indent=1, default=float)
         f.write("\n")
     os.replace(tmp, path)
     return path
+
+
+def utc(when: float | None = None) -> str:
+    """The time ``when`` (a timestamp; None: now) as a card writes it, in UTC."""
+    t = (
+        datetime.datetime.now(datetime.timezone.utc)
+        if when is None
+        else datetime.datetime.fromtimestamp(when, datetime.timezone.utc)
+    )
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def commit_at(when: float) -> str:
+    """The newest commit of ``HEAD`` at the time ``when`` (uncommitted changes are not seen)."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-list", "-1", f"--before={int(when)}", "HEAD"],
+            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+
+
+def machine() -> str:
+    """This machine in words: its CPU, CPU count, system and Python."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, Python {platform.python_version()}"
 
 
 def read_card(model_path: str | os.PathLike) -> dict[str, Any] | None:

@@ -43,7 +43,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from uno_env.observation import OBS_PRESENT
-from uno_env.rules import MAX_PLAYERS, UnoRules, parse_rules
+from uno_env.rules import MAX_PLAYERS, UnoRules, typed_rules
 from uno_env.spaces import HISTORY_OFFSETS
 
 from .model_card import OVERRIDE, card_path_of, check_fits, read_card
@@ -385,7 +385,7 @@ class PPOAgent:
     | ``deterministic`` | True: the most likely legal action; False (default): sample from the masked policy with ``rng`` |
     | ``name`` | the agent's name in tables (default ``"ppo"``, or the file name of a path) |
     | ``num_players`` | the table size asked for: checked against the model's card, and ``act`` refuses another (None: the card's, or unchecked without one) |
-    | ``rules`` | the rules asked for (anything ``uno_env.parse_rules`` takes): checked against the card (None: not checked) |
+    | ``rules`` | the rules asked for (a ``UnoRules``): checked against the card (None: not checked) |
     | ``allow_other_table`` | play whatever table is asked, whatever the card says: for deliberate transfer experiments |
 
     A path's card (``X.json`` beside ``X.zip``, ``agents.model_card``) says the rules and table size
@@ -429,7 +429,7 @@ class PPOAgent:
                 )
             elif card is not None and not allow_other_table:
                 # before the load: a refusal costs no torch work
-                check_fits(card, None if rules is None else parse_rules(rules), num_players)
+                check_fits(card, None if rules is None else typed_rules(rules, "PPOAgent"), num_players)
             model = load_model(path, device=device)
         else:
             default_name = "ppo"

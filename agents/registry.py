@@ -1,7 +1,7 @@
 """Agents by name: the one place where a spec (a command-line word) becomes an agent, and the one
 grammar of specs, lists of specs and weighted mixes that every command and the web read.
 
-``make_agent("heuristic", "classic")``, ``make_agent("search:20ms", rules)``,
+``make_agent("heuristic", UnoRules.preset("classic"))``, ``make_agent("search:20ms", rules)``,
 ``make_agent("ppo_v2=runs/x/model.zip")``, ``make_agent("my_agent.py:MyAgent")``. Scripts
 (``evaluate.py``, ``train.py``'s options, ``uno-play``, ``uno-web``) all build their agents here.
 
@@ -77,7 +77,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from uno_env.policy import Agent
-from uno_env.rules import UnoRules, parse_rules
+from uno_env.rules import UnoRules, typed_rules
 
 from .baselines import BASELINES
 from .beliefs import BELIEFS
@@ -442,14 +442,14 @@ def _is_number(text: str) -> bool:
 
 def make_agent(
     spec: str,
-    rules: Any = None,
+    rules: UnoRules | None = None,
     *,
     deterministic: bool = True,
     num_players: int | None = None,
     allow_other_table: bool = False,
     chat: Any = None,
 ) -> Agent:
-    """The agent of ``spec`` (module table) for ``rules`` (anything ``uno_env.parse_rules`` takes).
+    """The agent of ``spec`` (module table) for ``rules`` (a ``UnoRules``; None: classic).
 
     ``deterministic`` applies to trained policies only (True: the most likely legal action;
     False: sampled with the caller's rng). A saved or shipped model refuses rules, and a
@@ -460,7 +460,7 @@ def make_agent(
     ``chat:`` specs: endpoints, timeouts, thresholds.
     """
     s = check_spec(spec)
-    rules = parse_rules(rules)
+    rules = typed_rules(rules, "make_agent")
     agent: Any
     if s.kind == "baseline":
         agent = BASELINES[s.body](rules)

@@ -8,15 +8,13 @@
 | ``arena.remote`` | Ray: ``init_ray``, ``ray_chunks`` (not imported here: it needs ``ray``) |
 | ``arena.ladder`` | the versioned reference ladder (``LADDER_V1``, ``LADDER_V2``, ``rate_on_ladder``; not imported here: it builds agents with ``agents.registry``) |
 
-``play_match`` and ``play_table`` are deprecated names of ``play`` (a ``DeprecationWarning``).
-
 Layer: the harness imports ``uno_env``'s public names (and callers pass agents in); nothing in
 ``uno_env`` or ``agents`` imports it.
 """
 
-from .match import PlayResult, agent_name, play, play_match, unique_names
+from .match import PlayResult, agent_name, play, unique_names
 from .ratings import bradley_terry, wilson_interval
-from .tournament import Chunk, TournamentResult, chunk_plan, derive_seed, play_table, tournament
+from .tournament import Chunk, TournamentResult, chunk_plan, derive_seed, tournament
 
 __all__ = [
     "play",
@@ -30,6 +28,4 @@ __all__ = [
     "Chunk",
     "chunk_plan",
     "derive_seed",
-    "play_match",
-    "play_table",
 ]

@@ -7,8 +7,8 @@ print(r.summary())          # wins, win rate and 95% interval per agent
 ```
 
 ``play(agents, num_games, rules, seed, ...)`` seats one agent per seat (the player count is
-``len(agents)``, 2..10) and plays ``num_games`` games (episodes); ``rules`` is anything
-``uno_env.parse_rules`` takes (default classic). Its options:
+``len(agents)``, 2..10) and plays ``num_games`` games (episodes); ``rules`` is a
+``UnoRules`` (default classic). Its options:
 
 | option | what it does |
 |---|---|
@@ -32,21 +32,21 @@ the end of the episode as the engine keeps it (``Engine.scores``; R8 ``scoring``
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from uno_env import Agent, Engine, UnoRules, parse_rules
+from uno_env import Agent, Engine, UnoRules
 from uno_env.checks import check_int
 from uno_env.policy import agent_label, history_length_of
+from uno_env.rules import typed_rules
 from uno_env.table import Table, wanted_history
 
 from .ratings import paired_interval, wilson_interval
 
-__all__ = ["PlayResult", "agent_name", "play", "play_match", "unique_names"]
+__all__ = ["PlayResult", "agent_name", "play", "unique_names"]
 
 OnFinish = Callable[[Engine, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
 
@@ -144,8 +144,7 @@ def play(
 ) -> PlayResult:
     """Play ``num_games`` games with ``agents[i]`` in seat i, rotated, and count them (module docstring).
 
-    The player count is ``len(agents)`` (2..10); ``rules``: anything ``uno_env.parse_rules``
-    takes (default classic). The result is reproducible for a given ``seed`` and
+    The player count is ``len(agents)`` (2..10); ``rules``: a ``UnoRules`` (default classic). The result is reproducible for a given ``seed`` and
     ``batch_size`` (with ``duplicate``, for a given ``seed``).
     """
     P = check_int("the number of agents (one per seat)", len(agents), 2, 10)
@@ -156,7 +155,7 @@ def play(
             f"duplicate deals play every deal once per seat rotation: rotate_seats must be True and num_games a "
             f"multiple of the {P} players, got num_games={num_games}, rotate_seats={rotate_seats}"
         )
-    rules = parse_rules(rules)
+    rules = typed_rules(rules, "arena.play")
     names = list(names) if names is not None else unique_names(agents)
     if len(names) != P:
         raise ValueError(f"names: one per agent, got {len(names)} names for {P} agents")
@@ -307,37 +306,3 @@ def _count_seats(seat_games: np.ndarray, seat_of: np.ndarray) -> None:
     """Add the seats of ``seat_of`` ([rows, agent]) to ``seat_games[agent, seat]``."""
     P = seat_games.shape[0]
     np.add.at(seat_games, (np.tile(np.arange(P), seat_of.shape[0]), seat_of.reshape(-1)), 1)
-
-
-def play_match(
-    agents: Sequence[Agent],
-    num_games: int,
-    num_players: int = 2,
-    rules: Any = None,
-    seed: int = 0,
-    rotate_seats: bool = True,
-    batch_size: int = 1024,
-    engine_access: bool = False,
-    duplicate: bool = False,
-) -> PlayResult:
-    """Deprecated: ``play(agents, num_games, rules, seed, ...)``, whose player count is ``len(agents)``."""
-    warnings.warn(
-        "arena.play_match is deprecated and will be removed in 0.2.0: use arena.play(agents, num_games, rules, "
-        "seed, ...), which takes the player count from len(agents); its result names games won by nobody "
-        "'truncated' (play_match's 'no_winner')",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    if len(agents) != num_players:
-        raise ValueError(f"need one agent per seat: {num_players} players but {len(agents)} agents")
-    return play(
-        agents,
-        num_games,
-        rules,
-        seed,
-        batch_size=batch_size,
-        rotate_seats=rotate_seats,
-        engine_access=engine_access,
-        duplicate=duplicate,
-        names=[agent_name(a) for a in agents],
-    )

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -35,6 +34,7 @@ import numpy as np
 
 from uno_env import Agent, UnoRules
 from uno_env.checks import check_int
+from uno_env.rules import typed_rules
 
 from .match import PlayResult, play, unique_names
 from .ratings import bradley_terry, paired_interval, wilson_interval
@@ -43,7 +43,6 @@ __all__ = [
     "TournamentResult",
     "Chunk",
     "PlayChunks",
-    "play_table",
     "tournament",
     "chunk_plan",
     "play_chunk",
@@ -311,13 +310,7 @@ def tournament(
         )
     for name, value in (("num_games", num_games), ("chunk_games", num_games if chunk_games is None else chunk_games)):
         check_int(name, value, 1)
-    if rules is None:
-        rules = UnoRules()
-    elif not isinstance(rules, UnoRules):
-        raise ValueError(
-            f"rules must be a UnoRules or None (classic), got {rules!r}: uno_env.parse_rules reads a preset name, "
-            "a dict or JSON text into one"
-        )
+    rules = typed_rules(rules, "tournament")
     names = list(names) if names is not None else unique_names(agents)
     chunk_games = int(num_games if chunk_games is None else chunk_games)
     plan = chunk_plan(len(agents), num_players, num_games, chunk_games, seed, duplicate)
@@ -350,22 +343,3 @@ def tournament(
     return TournamentResult(
         names, int(num_players), tables, ratings, se, names[anchor_idx] if anchor_idx is not None else None, config
     )
-
-
-def play_table(
-    agents: Sequence[Agent],
-    num_games: int,
-    rules: Any = None,
-    seed: int = 0,
-    batch_size: int = 1024,
-    names: Sequence[str] | None = None,
-    duplicate: bool = False,
-) -> PlayResult:
-    """Deprecated: ``arena.play``, which takes the same arguments (after ``seed``, by keyword)."""
-    warnings.warn(
-        "arena.play_table is deprecated and will be removed in 0.2.0: use arena.play(agents, num_games, rules, "
-        "seed, ...), which takes the same arguments and returns the same result",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return play(agents, num_games, rules, seed, batch_size=batch_size, names=names, duplicate=duplicate)

@@ -19,14 +19,8 @@ exclusion, share of those the true hand breaks, the mean ratio (nats) over hands
 theirs, and the mixture's mean ratio over all other hands (the belief's net gain, > 0 better
 than uniform). Nothing is hard-coded: every figure comes from the games played.
 
-A belief with soft evidence (``policy``: ``log_weights``) is judged on the same hands: its
-density over a seat's hand is the hard belief's times ``w(h) / E[w]``, so the true hand's ratio
-gains ``log w(true) - log mean w(h_m)`` over ``--proposals`` hands ``h_m`` drawn from the hard
-belief's marginal (the mean estimates ``E[w]``; other seats' terms cancel). Two more columns:
-the share of other hands the soft evidence weighs (for ``policy``: a seat that named the colour
-in play with the wild on top), and its mean
-gain on those. ``--fit-tilt`` prints that mean gain for several values of ``PolicyBelief.tilt``
-(the maximum-likelihood fit of the model of the named colour).
+Only the exclusions are judged here; a belief's soft evidence is measured by
+``benchmarks/history_information.py``.
 """
 
 from __future__ import annotations
@@ -44,7 +38,7 @@ from agents import make_agent
 from agents.beliefs import make_belief
 from uno_env import Engine, UnoRules
 from uno_env.cards import NUM_CARD_TYPES
-from uno_env.observation import OBS_DISCARD, OBS_HAND, named_color_of
+from uno_env.observation import OBS_DISCARD, OBS_HAND
 
 PHASES = ((0, 10), (10, 20), (20, 40), (40, 10**9))
 
@@ -69,21 +63,6 @@ class Args:
     """also draw the mixture's gain by phase to this PNG (with --compare-players, both table sizes)"""
     compare_players: tuple[int, ...] = ()
     """more table sizes to measure (rows added to the table and the plot)"""
-    proposals: int = 256
-    """hands drawn from the hard belief to estimate the soft evidence's normalising mean"""
-    fit_tilt: tuple[float, ...] = ()
-    """tilts of the policy belief to compare by the soft evidence's mean gain (the ML fit)"""
-
-
-def soft_gain(belief, o, seat, p, hands_true, pool, h, proposals, rng) -> float | None:
-    """log w(true hand of p) - log mean w over hands of p drawn from ``pool`` (its hard marginal)."""
-    hands = np.repeat(hands_true[None], proposals + 1, axis=0)
-    for m in range(1, proposals + 1):
-        hands[m, p] = np.bincount(rng.choice(pool, h, replace=False), minlength=NUM_CARD_TYPES)
-    w = belief.log_weights(o, seat, hands)
-    if w is None or w[0] == w[1:].max() == w[1:].min():
-        return None  # nothing weighs this seat's hand
-    return float(w[0] - (np.logaddexp.reduce(w[1:]) - np.log(proposals)))
 
 
 def measure(args: Args, num_players: int, rules: UnoRules) -> list[dict]:
@@ -91,17 +70,7 @@ def measure(args: Args, num_players: int, rules: UnoRules) -> list[dict]:
     agent = make_agent(args.agent, rules)
     deck = rules_deck(rules)
     rng = np.random.default_rng(args.seed)
-    judge_rng = np.random.default_rng([args.seed, 1])  # the judge's draws leave the games as they were
-    soft = callable(getattr(belief, "log_weights", None))
-    tilts = args.fit_tilt if soft else ()
-    fits: dict[float, list[float]] = {t: [] for t in tilts}
-    fitted = {t: make_belief(args.belief) for t in tilts}
-    for t, b in fitted.items():
-        b.tilt = t  # type: ignore[attr-defined]
-    rows = {
-        ph: {"decisions": 0, "hands": 0, "constrained": 0, "broken": 0, "gain": [], "mix": [], "soft": []}
-        for ph in PHASES
-    }
+    rows = {ph: {"decisions": 0, "hands": 0, "constrained": 0, "broken": 0, "gain": [], "mix": []} for ph in PHASES}
     played = 0
     while played < args.games:
         B = min(args.batch_size, args.games - played)
@@ -125,7 +94,6 @@ def measure(args: Args, num_players: int, rules: UnoRules) -> list[dict]:
                     - np.rint(o[OBS_DISCARD : OBS_DISCARD + NUM_CARD_TYPES])
                 )
                 k = int(unseen.sum())
-                true = engine.hand_counts(np.array([b]))[0] if soft else None
                 for p in range(num_players):
                     hand = state["hands"][p]
                     if p == seat or not hand:
@@ -145,16 +113,6 @@ def measure(args: Args, num_players: int, rules: UnoRules) -> list[dict]:
                             r["gain"].append(gain)
                         else:
                             r["broken"] += 1
-                    if soft and ok and A >= h and int(named_color_of(o, (p - seat) % num_players)) >= 0:
-                        pool = np.repeat(np.arange(NUM_CARD_TYPES), allowed.astype(np.int64))
-                        g = soft_gain(belief, o, seat, p, true, pool, h, args.proposals, judge_rng)
-                        if g is not None:
-                            r["soft"].append(g)
-                            gain += g
-                            for t in tilts:
-                                g_t = soft_gain(fitted[t], o, seat, p, true, pool, h, args.proposals, judge_rng)
-                                if g_t is not None:
-                                    fits[t].append(g_t)
                     r["mix"].append(float(np.log((1 - args.eps) * np.exp(gain) + args.eps)))
             engine.step(actions)
             live &= ~(engine.terminated | engine.truncated)
@@ -170,12 +128,8 @@ def measure(args: Args, num_players: int, rules: UnoRules) -> list[dict]:
                 "broken_share": r["broken"] / max(r["constrained"], 1),
                 "gain_when_kept": float(np.mean(r["gain"])) if r["gain"] else float("nan"),
                 "mixture_gain": float(np.mean(r["mix"])) if r["mix"] else float("nan"),
-                "soft_share": len(r["soft"]) / max(r["hands"], 1),
-                "soft_gain": float(np.mean(r["soft"])) if r["soft"] else float("nan"),
             }
         )
-    for t in tilts:
-        print(f"{num_players} players, tilt {t}: mean soft gain {np.mean(fits[t]):+.4f} nats over {len(fits[t])} hands")
     return out
 
 
@@ -197,19 +151,18 @@ def main() -> None:
     table = []
     for n in (args.num_players, *args.compare_players):
         table += measure(args, n, rules)
-    soft = callable(getattr(make_belief(args.belief), "log_weights", None))
     head = (
         "| players | phase | decisions | other hands with an exclusion | of those, broken by the true hand | "
         "log-LR vs uniform when kept (nats) | mixture log-LR, all other hands (nats) |"
     )
-    print(head + (" hands with soft evidence | its mean log-LR (nats) |" if soft else ""))
-    print("|---|---|---|---|---|---|---|" + ("---|---|" if soft else ""))
+    print(head)
+    print("|---|---|---|---|---|---|---|")
     for f in table:
         line = (
             f"| {f['num_players']} | {f['phase']} | {f['decisions']} | {f['constrained_share']:.1%} | "
             f"{f['broken_share']:.1%} | {f['gain_when_kept']:.2f} | {f['mixture_gain']:+.3f} |"
         )
-        print(line + (f" {f['soft_share']:.1%} | {f['soft_gain']:+.3f} |" if soft else ""))
+        print(line)
     if args.plot:
         import matplotlib
 

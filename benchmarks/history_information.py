@@ -1,7 +1,7 @@
 """What the round's history tells about a hidden hand: nats per hand over ``public``, through the round.
 
     python -m benchmarks.history_information [--games 60] [--opponents heuristic rlcard_rule greedy]
-        [--beliefs net replay replay-heuristic] [--plot benchmarks/results/history_information.png]
+        [--beliefs net replay-heuristic] [--plot benchmarks/results/history_information.png]
 
 Two-player rounds (classic, seeded) of ``--observer`` against each of ``--opponents`` are played
 to their end. At a share ``--keep`` of the observer's decisions with a choice, each belief with
@@ -15,12 +15,9 @@ is the information the belief adds to ``public``, in nats per hidden hand.
 
 ``replay-heuristic`` models the opponent by ``HeuristicAgent``'s own code: against ``heuristic``
 it is the true policy (the upper bound of what the round's decisions tell); against the other
-opponents, and for ``replay`` (the learned opponent model, ``agents.opponent_model``, or
-``--opponent-model``) and ``net`` (the belief network), the model is generic. ``--powers``
-judges the replay beliefs at several powers of their likelihood (``ReplayBelief.power``; a row
-each, named ``replay^0.3``). Decisions where a belief weighs nothing (no decision of
-the opponent yet, or a round ``replay`` cannot follow: ``agents.replay_belief``) count as 0 for
-it, and their share is shown.
+opponents, and for ``net`` (the belief network), the model is generic. Decisions where a belief
+weighs nothing (no decision of the opponent yet, or a round the replay cannot follow:
+``agents.beliefs.replay_heuristic``) count as 0 for it, and their share is shown.
 """
 
 from __future__ import annotations
@@ -38,7 +35,6 @@ import tyro
 
 from agents import make_agent
 from agents.beliefs import PublicBelief, log_weights_of, make_belief
-from agents.opponent_model import OpponentModel
 from uno_env import Engine, UnoRules
 
 PHASES = ((0, 10), (10, 20), (20, 40), (40, 10**9))
@@ -52,13 +48,8 @@ class Args:
     """the agents.registry spec of the seat whose information set is judged"""
     opponents: tuple[str, ...] = ("heuristic", "rlcard_rule", "greedy")
     """the agents.registry specs of the other seat, one block of rounds each"""
-    beliefs: tuple[str, ...] = ("net", "replay", "replay-heuristic")
+    beliefs: tuple[str, ...] = ("net", "replay-heuristic")
     """beliefs with soft evidence to judge (agents.beliefs.BELIEFS)"""
-    powers: tuple[float, ...] = ()
-    """powers of the replay beliefs' likelihood to judge (``ReplayBelief.power``), a row each;
-    none: each belief's own"""
-    opponent_model: str | None = None
-    """another opponent model (.npz of ``python -m training.opponent_model``) for the ``replay`` belief"""
     keep: float = 0.5
     """share of the observer's decisions with a choice that are judged"""
     candidates: int = 128
@@ -82,15 +73,7 @@ def history_of(belief: Any, engine: Engine, i: int, seat: int) -> Any:
 
 def measure(args: Args, opponent: str, rules: UnoRules) -> dict[str, Any]:
     """Gains per belief and phase against one opponent (module docs)."""
-    beliefs = {}
-    for name in args.beliefs:
-        powers = args.powers if name.startswith("replay") and args.powers else (None,)
-        for power in powers:
-            b = beliefs[name if power is None else f"{name}^{power:g}"] = make_belief(name, rules)
-            if power is not None:
-                b.power = power  # type: ignore[attr-defined]
-            if name == "replay" and args.opponent_model:
-                b.model = OpponentModel(args.opponent_model)  # type: ignore[attr-defined]
+    beliefs = {name: make_belief(name, rules) for name in args.beliefs}
     public = PublicBelief()
     agents = [make_agent(args.observer, rules), make_agent(opponent, rules)]
     rng = np.random.default_rng(args.seed)

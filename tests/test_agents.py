@@ -11,8 +11,8 @@ from helpers import OTHER_RULE_SETS
 
 from agents import AGENT_SPECS, FlatMCAgent, GreedyAgent, HeuristicAgent, RandomAgent, RLCardRuleAgent, agent_names
 from agents.registry import SEARCH, SEARCHES, TIMED_ROUND_ROLLOUTS, make_agent
-from arena import play, play_match, play_table, wilson_interval
-from uno_env import ACTION_NAMES, Engine, UnoRules, action_name, parse_card
+from arena import play, wilson_interval
+from uno_env import ACTION_NAMES, Engine, UnoRules, action_name, parse_card, parse_rules
 from uno_env.actions import Action
 from uno_env.cards import deck_counts
 from uno_env.observation import OBS_PHASE, PHASE_NAMES
@@ -435,25 +435,11 @@ def test_play_records_its_games_and_reports_each_end():
     assert play(agents, 12, rules, seed=3, batch_size=5).records is None
 
 
-def test_play_match_and_play_table_are_deprecated_names_of_play():
-    """Both warn and return play's result: same seed, same games, same counts."""
+def test_agents_without_act_in_play_the_same_games_with_engine_access():
+    """Agents without ``act_in`` play the same games whether or not the engine is offered."""
     rules = UnoRules.preset("classic")
     agents = [HeuristicAgent(rules), RLCardRuleAgent(rules), GreedyAgent(rules)]
     p = play(agents, 300, rules, seed=7, batch_size=64)
-    with pytest.warns(DeprecationWarning, match="arena.play_match is deprecated"):
-        m = play_match(agents, 300, num_players=3, rules=rules, seed=7, batch_size=64)
-    with pytest.warns(DeprecationWarning, match="arena.play_table is deprecated"):
-        t = play_table(agents, 300, rules=rules, seed=7, batch_size=64)
-    for r in (m, t):
-        assert (r.wins.tolist(), r.steps, r.truncated, r.points.tolist()) == (
-            p.wins.tolist(),
-            p.steps,
-            p.truncated,
-            p.points.tolist(),
-        )
-    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="one agent per seat"):
-        play_match(agents, 10, num_players=2)
-    # Agents without act_in play the same games whether or not the engine is offered.
     e = play(agents, 300, rules, seed=7, batch_size=64, engine_access=True)
     assert e.wins.tolist() == p.wins.tolist()
 
@@ -507,20 +493,6 @@ def test_search_budget_in_the_spec(spec, rollouts, time_ms):
     assert agent.name == spec  # two budgets of one table keep apart
 
 
-def test_the_old_search_names_still_load_with_a_deprecation_warning():
-    import importlib
-    import sys
-
-    import agents
-    from agents.ismcts import ISMCTSAgent
-
-    with pytest.warns(DeprecationWarning, match="agents.FlatMCAgent"):
-        assert agents.SearchAgent is FlatMCAgent
-    sys.modules.pop("agents.mcts", None)
-    with pytest.warns(DeprecationWarning, match="agents.ismcts"):
-        assert importlib.import_module("agents.mcts").ISMCTSAgent is ISMCTSAgent is agents.ISMCTSAgent
-
-
 def test_label_names_the_agent_only():
     fast = make_agent("fast=search:64")
     assert isinstance(fast, FlatMCAgent) and fast.name == "fast" and fast.rollouts == 64
@@ -529,17 +501,19 @@ def test_label_names_the_agent_only():
     assert make_agent("heuristic").name == "heuristic" and HeuristicAgent.name == "heuristic"
 
 
-def test_rules_given_as_a_preset_name_or_json():
-    assert make_agent("search:8", "house").rules == UnoRules.preset("house")
-    assert make_agent("search:8", '{"stack_draw_two": true}').rules == UnoRules(stack_draw_two=True)
+def test_agents_take_typed_rules_and_refuse_text():
+    """Rules are parsed at the edges; below them an agent takes a ``UnoRules``."""
+    assert make_agent("search:8", UnoRules.preset("house")).rules == UnoRules.preset("house")
+    assert make_agent("search:8", parse_rules('{"stack_draw_two": true}')).rules == UnoRules(stack_draw_two=True)
     # The baselines take the rules' card points: greedy sheds a wild first only when it is
-    # worth the most (classic: 50 points; rules given as a dict with 1-point wilds: red 9 first).
+    # worth the most (classic: 50 points; with 1-point wilds: red 9 first).
     engine = position(["red 2, red 9, blue 3, wild", "yellow 1, yellow 2, green 7"], "red 5")
-    assert decide(make_agent("greedy", "classic"), engine) == "play wild"
+    assert decide(make_agent("greedy", UnoRules.preset("classic")), engine) == "play wild"
     cheap_wilds = UnoRules(card_points=tuple(1 if t >= 52 else p for t, p in enumerate(UnoRules().points)))
-    assert decide(make_agent("greedy", cheap_wilds.to_dict()), engine) == "play red 9"
-    with pytest.raises(ValueError, match="unknown preset 'nope'"):
-        make_agent("heuristic", "nope")
+    assert decide(make_agent("greedy", cheap_wilds), engine) == "play red 9"
+    for text in ["classic", {"stack_draw_two": True}]:
+        with pytest.raises(ValueError, match="make_agent: rules must be a UnoRules"):
+            make_agent("heuristic", text)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

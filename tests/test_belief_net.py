@@ -1,17 +1,19 @@
-"""The belief network (``agents.belief_net``, ``NetBelief``) and its training data: the data's
+"""The belief network (``agents.beliefs.net``, ``NetBelief``) and its training data: the data's
 shapes and labels, bad inputs refused, and no cheating — games that differ only in what the
 seat cannot see give the same weights and the same decision given a seed."""
 
 from __future__ import annotations
 
 import copy
+import shutil
 
 import numpy as np
 import pytest
 from builder import act, position, redeal_hidden
 
 from agents import make_agent
-from agents.belief_net import (
+from agents.beliefs import NetBelief, make_belief
+from agents.beliefs.net import (
     CLASSIC_DECK,
     EVIDENCE_SIZE,
     MODEL_PATHS,
@@ -21,8 +23,7 @@ from agents.belief_net import (
     public_view,
     void_evidence,
 )
-from agents.beliefs import NetBelief, make_belief
-from training.belief_net import Generate, generate
+from training.fit_belief_net import Generate, generate
 from uno_env import Engine, UnoRules
 from uno_env.cards import COLOR_NAMES
 from uno_env.observation import OBS_DISCARD, OBS_HAND, OBS_HAND_SIZES
@@ -123,6 +124,15 @@ def test_net_belief_refuses_a_bad_mode_or_path(tmp_path):
     with pytest.raises(ValueError, match="no belief network at"):
         NetBelief(models={2: tmp_path / "missing.npz"})
     assert make_belief("net").name == "net"
+
+
+def test_a_belief_network_is_checked_against_its_card(tmp_path):
+    """A network whose card says another table size is refused at this one, naming both."""
+    shutil.copyfile(MODEL_PATHS[4], tmp_path / "net.npz")
+    shutil.copyfile(MODEL_PATHS[4].with_suffix(".json"), tmp_path / "net.json")
+    assert BeliefNet(tmp_path / "net.npz", 4).num_features == BeliefNet(MODEL_PATHS[4]).num_features
+    with pytest.raises(ValueError, match="trained for 4 players, rules classic; asked for 2 players"):
+        NetBelief(models={2: tmp_path / "net.npz"})
 
 
 def _decision(seed: int, history: int = NET_ROWS) -> Engine:

@@ -1,4 +1,4 @@
-"""The belief policy (``agents.belief_policy``) and its fine-tune (``training.belief_finetune``):
+"""The belief policy (``agents.belief_policy``) and its fine-tune (``training.fit_belief_policy``):
 the inputs it reads, a widened policy that starts as its base, the numpy actor against torch's,
 bad inputs refused, and fairness: hidden twins give the same decision."""
 
@@ -13,7 +13,8 @@ import torch
 from builder import twin_positions
 from sb3_contrib import MaskablePPO
 
-from agents.belief_net import (
+from agents.belief_policy import BeliefPolicyAgent, input_size
+from agents.beliefs.net import (
     EVIDENCE_ROWS,
     MODEL_PATHS,
     POLICY_INPUTS,
@@ -22,10 +23,10 @@ from agents.belief_net import (
     policy_inputs,
     public_view,
 )
-from agents.belief_policy import BeliefPolicyAgent, input_size
+from agents.model_card import read_card
 from agents.ppo import load_model
 from agents.pretrained import model_path
-from training.belief_finetune import Args, build, main
+from training.fit_belief_policy import Args, build, main
 from uno_env import UnoRules
 from uno_env.observation import observation_size
 from uno_env.table import ask_one
@@ -171,6 +172,10 @@ def test_a_run_writes_its_model_and_record(tmp_path):
     assert run["steps"] >= TINY["total_timesteps"] and run["args"]["base"] == "pretrained"
     assert run["rollouts"] and run["rollouts"][-1][0] == run["steps"]
     assert BeliefPolicyAgent(path).policy.obs_size == input_size(UnoRules(), 2)
+    card = read_card(path)
+    assert card is not None and card["num_players"] == 2 and card["input_size"] == input_size(UnoRules(), 2)
+    with pytest.raises(ValueError, match="trained for 2 players, rules classic; asked for 4 players"):
+        BeliefPolicyAgent(path, num_players=4)
 
 
 def test_the_shipped_belief_policy_matches_its_card():
@@ -196,7 +201,7 @@ def test_ship_writes_the_model_and_its_card(tmp_path):
     import hashlib
     import json
 
-    from training.belief_finetune import ship
+    from training.fit_belief_policy import ship
 
     main(Args(exp_name="run", output_dir=str(tmp_path), **TINY))
     card_file = ship(str(tmp_path / "run"), note="a test", out_dir=str(tmp_path), name="tiny")
@@ -205,7 +210,7 @@ def test_ship_writes_the_model_and_its_card(tmp_path):
     assert card["model_sha256"] == hashlib.sha256(data).hexdigest()
     assert card["input_size"] == input_size(UnoRules(), 2) and card["num_players"] == 2
     assert card["train_args"]["total_timesteps"] == TINY["total_timesteps"] and card["note"] == "a test"
-    assert card["command"].startswith("python -m training.belief_finetune")
+    assert card["command"].startswith("python -m training.fit_belief_policy")
 
 
 def test_the_shipped_policy_plays_by_its_registry_name_at_a_table():
@@ -214,11 +219,10 @@ def test_the_shipped_policy_plays_by_its_registry_name_at_a_table():
 
     agent = make_agent("belief_policy")
     assert agent.name == "belief_policy" and agent.history_length == EVIDENCE_ROWS
-    assert make_agent("agents.belief_policy:shipped").policy.obs_size == agent.policy.obs_size
     result = play([agent, make_agent("heuristic")], 8, seed=3)
     assert result.games == 8 and result.wins.sum() + result.truncated == 8
     with pytest.raises(ValueError, match="the rules the belief network learned"):
-        make_agent("belief_policy", "house")
+        make_agent("belief_policy", UnoRules.preset("house"))
     with pytest.raises(ValueError, match="trained for 2 players; asked for 3"):
         make_agent("belief_policy", num_players=3)
     with pytest.raises(ValueError, match="plays only the table it was trained for"):

@@ -9,7 +9,7 @@ import pytest
 from builder import act, position
 
 from agents import FlatMCAgent, make_agent
-from agents.beliefs import HistoryBelief, PolicyBelief, PublicBelief, UniformBelief, make_belief, playable_set
+from agents.beliefs import PublicBelief, UniformBelief, make_belief, playable_set
 from agents.determinized import Deal
 from agents.ismcts import ISMCTSAgent
 from uno_env import Engine, UnoRules
@@ -18,7 +18,7 @@ from uno_env.cards import WILD, parse_card
 
 def played(own: str, opponent: str, draw: str, moves: tuple[str, ...]):
     """Seat 0 holds ``own``, seat 1 ``opponent``, red 3 on the pile; ``moves`` are played and it
-    is seat 0's turn again. The engine keeps the round's history (the ``history`` belief reads it)."""
+    is seat 0's turn again. The engine keeps the round's history (the beliefs with soft evidence read it)."""
     engine = position([own, opponent], "red 3", draw=draw, history=64)
     for move in moves:
         act(engine, move)
@@ -74,12 +74,10 @@ def test_the_twins_differ_only_in_hidden_cards():
     [
         FlatMCAgent(UnoRules.preset("classic"), rollouts=64, max_depth=20),
         ISMCTSAgent(UnoRules.preset("classic"), iterations=32, wave=16, max_depth=20),
-        FlatMCAgent(UnoRules.preset("classic"), rollouts=64, max_depth=20, belief="policy"),
-        ISMCTSAgent(UnoRules.preset("classic"), iterations=32, wave=16, max_depth=20, belief="policy"),
-        FlatMCAgent(UnoRules.preset("classic"), rollouts=64, max_depth=20, belief="history"),
-        ISMCTSAgent(UnoRules.preset("classic"), iterations=32, wave=16, max_depth=20, belief="history"),
+        FlatMCAgent(UnoRules.preset("classic"), rollouts=64, max_depth=20, belief="replay-heuristic"),
+        ISMCTSAgent(UnoRules.preset("classic"), iterations=32, wave=16, max_depth=20, belief="net"),
     ],
-    ids=["flatmc", "ismcts", "flatmc-policy", "ismcts-policy", "flatmc-history", "ismcts-history"],
+    ids=["flatmc", "ismcts", "flatmc-replay", "ismcts-net"],
 )
 @pytest.mark.parametrize("pair", ["after_a_draw", "after_a_wild"])
 def test_no_cheating_same_beliefs_and_decisions(agent, pair):
@@ -154,59 +152,6 @@ def test_peek_is_named_and_kept_out_of_fair_play():
         rate_on_ladder(agent)
     with pytest.raises(ValueError, match="peek must be"):
         ISMCTSAgent(peek="yes")
-
-
-def blue_in_deals(belief: str, engine: Engine, seed: int = 0, size: int = 512) -> np.ndarray:
-    """Blue cards in seat 1's hand over ``size`` determinizations of seat 0's position."""
-    agent = FlatMCAgent(engine.rules, rollouts=8, belief=belief)
-    play = Engine(size, 2, engine.rules, seed=0)
-    play.copy_games(engine, np.zeros(size, np.int64), np.arange(size))
-    agent._determinize(play, np.arange(size), 0, agent._deal(engine.observation[0], 0), np.random.default_rng(seed))
-    assert not play.check_invariants()
-    hands = play.hand_counts(np.arange(size))
-    assert (hands[:, 1].sum(-1) == 4).all()  # the hand size is public
-    return hands[:, 1, parse_card("blue 0") : parse_card("blue draw two") + 1].sum(-1)
-
-
-def test_the_policy_belief_deals_more_of_the_named_colour():
-    """Seat 1 named blue with the wild on top: the policy belief's deals hold more blue than the
-    public belief's (which has no exclusion here), and its weights favour more blue."""
-    engine = after_a_wild(*WILD_TWINS[0])
-    assert blue_in_deals("policy", engine).mean() > blue_in_deals("public", engine).mean() + 0.2
-    hands = np.zeros((3, 2, 57), np.int64)
-    hands[:, 1, parse_card("red 1")] = [4, 2, 0]
-    hands[:, 1, parse_card("blue 1")] = [0, 2, 4]
-    w = PolicyBelief().log_weights(engine.observation[0], 0, hands)
-    assert w is not None and w[0] < w[1] < w[2]
-
-
-def test_the_policy_belief_weighs_only_a_fresh_colour():
-    """Once seat 0 has covered the wild, the colour seat 1 named is stale: no soft evidence."""
-    engine = after_a_wild(*WILD_TWINS[0])
-    assert PolicyBelief().log_weights(engine.observation[0], 0, engine.hand_counts([0])) is not None
-    act(engine, "play blue 3")
-    act(engine, "draw")  # seat 1
-    if int(engine.current_player[0]) == 1:
-        act(engine, "pass")
-    assert PolicyBelief().log_weights(engine.observation[0], 0, engine.hand_counts([0])) is None
-
-
-def test_the_history_belief_weighs_what_a_draw_says_the_seat_lacked():
-    """Seat 1 drew on red 5 (one card, kept): a deal giving it red cards, 5s or wilds beyond the
-    one card drawn since weighs epsilon per card; the twins read the same events."""
-    a, b = twins()
-    events = a.history_events(0, 0)
-    assert events == b.history_events(0, 0)
-    assert [ev["type"] for ev in events][-2:] == ["play", "draw"] and "cards" not in events[-1]
-    belief = HistoryBelief()
-    hands = np.zeros((4, 2, 57), np.int64)
-    hands[1, 1, parse_card("red 8")] = 1  # one playable card: the drawn one may be it
-    hands[2, 1, [parse_card("red 8"), parse_card("yellow 5")]] = 1  # two: one more than drawn since
-    hands[3, 1, [parse_card("red 8"), parse_card("yellow 5"), WILD]] = 1
-    w = belief.log_weights(a.observation[0], 0, hands, events)
-    assert w is not None and np.allclose(w, np.log(belief.epsilon) * np.array([0, 0, 1, 2]))
-    assert belief.log_weights(a.observation[0], 0, hands, None) is None
-    assert belief.log_weights(a.observation[0], 1, hands, events) is None  # its own draw tells it nothing
 
 
 def test_playable_set_is_the_colour_the_rank_and_the_wilds():

@@ -75,9 +75,9 @@ def _help(args_class, capsys) -> str:
 
 
 def test_help_texts_name_every_rule_preset(capsys):
-    from uno_web.terminal import Args as PlayArgs
     from arena.evaluate import Args as EvaluateArgs
     from uno_env.demo import Args as DemoArgs
+    from uno_web.terminal import Args as PlayArgs
 
     classes = [PlayArgs, EvaluateArgs, DemoArgs]
     try:

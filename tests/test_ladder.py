@@ -32,6 +32,7 @@ from arena.ladder import (
 )
 from arena.ratings import paired_standard_errors
 from arena.tournament import derive_seed
+from uno_env import UnoRules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Fast rungs only (no search): a whole ladder in seconds. Four rungs so that 4-player reference tables exist.
@@ -134,7 +135,9 @@ def test_a_newcomer_is_rated_the_same_on_every_run_and_never_moves_a_rung(tiny_r
 def test_the_newcomers_games_follow_the_ladders_seeds(tiny_reference):
     r = rate_on_ladder(make_agent("greedy"), 2, TINY, reference=tiny_reference)
     seed = derive_seed(derive_seed(TINY.seed, 1000 + 2), 3)  # table 3: against the fourth rung
-    alone = play([make_agent("greedy"), make_agent("heuristic")], 60, rules="classic", seed=seed, batch_size=64)
+    alone = play(
+        [make_agent("greedy"), make_agent("heuristic")], 60, rules=UnoRules.preset("classic"), seed=seed, batch_size=64
+    )
     assert r.tables[3][0] == ["greedy (newcomer)", "heuristic"]
     assert r.tables[3][1].wins.tolist() == alone.wins.tolist() and r.tables[3][1].steps == alone.steps
 
@@ -177,7 +180,12 @@ def test_the_duplicate_newcomers_tables_are_the_seeded_duplicate_tables(tiny_dup
     r = rate_on_ladder(make_agent("greedy"), 2, TINY_DUPLICATE, reference=tiny_duplicate_reference)
     seed = derive_seed(derive_seed(TINY_DUPLICATE.seed, 1000 + 2), 2)  # table 2: against rlcard_rule
     alone = play(
-        [make_agent("greedy"), make_agent("rlcard_rule")], 20, rules="classic", seed=seed, batch_size=7, duplicate=True
+        [make_agent("greedy"), make_agent("rlcard_rule")],
+        20,
+        rules=UnoRules.preset("classic"),
+        seed=seed,
+        batch_size=7,
+        duplicate=True,
     )
     assert r.tables[2][0] == ["greedy (newcomer)", "rlcard_rule"]
     assert r.tables[2][1].deal_wins.tolist() == alone.deal_wins.tolist()  # fixed deals, whatever the batch
@@ -253,9 +261,9 @@ def test_the_stored_v1_games_replay_from_their_seeds():
         stored = data["players"][str(p)]["tables"][t]
         assert "search:64" not in stored["seats"]
         r = play(
-            [make_agent(s, "classic") for s in stored["seats"]],
+            [make_agent(s, UnoRules.preset("classic")) for s in stored["seats"]],
             stored["games"],
-            rules="classic",
+            rules=UnoRules.preset("classic"),
             seed=derive_seed(seed, t),
             batch_size=LADDER_V1.batch_size,
         )

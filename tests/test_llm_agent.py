@@ -16,7 +16,7 @@ import pytest
 from agents import HeuristicAgent, llm, make_agent
 from agents.llm import ChatAgent, ChatFailure, ChatSettings, chat_url, retry_after
 from arena import play
-from uno_env import PRESETS, Engine, parse_rules
+from uno_env import PRESETS, Engine, UnoRules, parse_rules
 from uno_env.actions import DRAW, action_name
 from uno_env.table import ask_one
 
@@ -133,7 +133,7 @@ def waits(monkeypatch) -> list[float]:
 
 
 def _agent(chat: FakeChat, rules="classic", **kw) -> ChatAgent:
-    return ChatAgent("fake-model", rules, base_url=chat.base_url, **{"backoff": 0.0, **kw})
+    return ChatAgent("fake-model", parse_rules(rules), base_url=chat.base_url, **{"backoff": 0.0, **kw})
 
 
 def _decisions(agent: ChatAgent) -> list[dict]:
@@ -144,7 +144,7 @@ def _decisions(agent: ChatAgent) -> list[dict]:
 def test_complete_games_through_the_endpoint(chat, num_players):
     agent = _agent(chat, api_key="secret")
     others = [HeuristicAgent(parse_rules("classic")) for _ in range(num_players - 1)]
-    result = play([agent, *others], 2 * num_players, "classic", seed=1, batch_size=2)
+    result = play([agent, *others], 2 * num_players, UnoRules.preset("classic"), seed=1, batch_size=2)
     assert result.games == 2 * num_players and result.seat_games[0].sum() == 2 * num_players
     stats = agent.stats()
     assert stats["decisions"] > 0 and stats["fallbacks"] == 0 and stats["bad_replies"] == 0
@@ -163,7 +163,7 @@ def test_complete_games_through_the_endpoint(chat, num_players):
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_a_game_under_every_preset(chat, preset):
     agent = _agent(chat, preset)
-    result = play([agent, HeuristicAgent(parse_rules(preset))], 1, preset, seed=3, batch_size=1)
+    result = play([agent, HeuristicAgent(parse_rules(preset))], 1, parse_rules(preset), seed=3, batch_size=1)
     assert result.games == 1 and agent.stats()["decisions"] > 0 and agent.stats()["fallbacks"] == 0
 
 
@@ -267,7 +267,7 @@ def test_a_dead_endpoint_stops_after_max_failures(monkeypatch, waits):
     _loopback_only(monkeypatch, port)
     agent = ChatAgent("m", base_url=f"http://127.0.0.1:{port}/v1", max_attempts=2, max_failures=4)
     with pytest.raises(ChatFailure, match=r"4 requests in a row to http://127.0.0.1:\d+/v1/chat/completions failed"):
-        play([agent, HeuristicAgent(parse_rules("classic"))], 6, "classic", seed=0, batch_size=3)
+        play([agent, HeuristicAgent(parse_rules("classic"))], 6, UnoRules.preset("classic"), seed=0, batch_size=3)
     assert agent.stats()["failed_requests"] >= 4
 
 
@@ -275,7 +275,7 @@ def test_garbage_stops_the_run_past_the_fallback_share(chat):
     chat.default = "I like turtles"
     agent = _agent(chat, max_attempts=1, fallback_grace=5, max_fallback_share=0.5)
     with pytest.raises(ChatFailure, match=r"5 of 5 decisions fell back .* more than the 50% allowed"):
-        play([agent, HeuristicAgent(parse_rules("classic"))], 4, "classic", seed=0, batch_size=1)
+        play([agent, HeuristicAgent(parse_rules("classic"))], 4, UnoRules.preset("classic"), seed=0, batch_size=1)
     assert agent.stats()["bad_replies"] == 5 and agent.stats()["fallbacks"] == 5
 
 
@@ -283,7 +283,7 @@ def test_garbage_stops_the_run_past_the_fallback_share(chat):
 def test_a_game_past_its_cap_stops_the_run(chat, cap):
     agent = _agent(chat, **cap)
     with pytest.raises(ChatFailure, match="game 0 used .*--chat-max-"):
-        play([agent, HeuristicAgent(parse_rules("classic"))], 1, "classic", seed=0, batch_size=1)
+        play([agent, HeuristicAgent(parse_rules("classic"))], 1, UnoRules.preset("classic"), seed=0, batch_size=1)
     assert agent.stats()["requests"] == 3
 
 
@@ -323,10 +323,10 @@ def test_without_listed_moves_the_model_names_its_move(chat):
 def test_the_registry_builds_it_from_the_environment(chat, monkeypatch):
     monkeypatch.setenv("UNO_CHAT_BASE_URL", chat.base_url)
     monkeypatch.setenv("UNO_CHAT_API_KEY", "k")
-    agent = make_agent("chat:some/model:7b", "classic")
+    agent = make_agent("chat:some/model:7b", UnoRules.preset("classic"))
     assert isinstance(agent, ChatAgent) and agent.model == "some/model:7b" and agent.api_key == "k"
     assert agent.url == chat.base_url + "/chat/completions"
-    assert make_agent("me=chat:m", "classic").name == "me"
+    assert make_agent("me=chat:m", UnoRules.preset("classic")).name == "me"
 
 
 def test_named_endpoints_in_one_settings(monkeypatch):
@@ -337,8 +337,8 @@ def test_named_endpoints_in_one_settings(monkeypatch):
         endpoint_keys=(("far", "OTHER_KEY"),),
         timeout=5.0,
     )
-    a = make_agent("chat:qwen2.5:7b@local", "classic", chat=settings)
-    b = make_agent("chat:m@far", "classic", chat=settings)
+    a = make_agent("chat:qwen2.5:7b@local", UnoRules.preset("classic"), chat=settings)
+    b = make_agent("chat:m@far", UnoRules.preset("classic"), chat=settings)
     assert (a.model, a.url, a.api_key, a.timeout, a.name) == (
         "qwen2.5:7b",
         "http://127.0.0.1:1/v1/chat/completions",
@@ -348,9 +348,9 @@ def test_named_endpoints_in_one_settings(monkeypatch):
     )
     assert (b.url, b.api_key) == ("http://127.0.0.1:2/v1/chat/completions", "ok")
     with pytest.raises(ValueError, match="chat endpoint 'nope' is not declared: name it with --chat-endpoint nope=URL"):
-        make_agent("chat:m@nope", "classic", chat=settings)
+        make_agent("chat:m@nope", UnoRules.preset("classic"), chat=settings)
     with pytest.raises(ValueError, match="after '@' comes an endpoint's name"):
-        make_agent("chat:m@ bad/name", "classic", chat=settings)
+        make_agent("chat:m@ bad/name", UnoRules.preset("classic"), chat=settings)
 
 
 @pytest.mark.parametrize(
@@ -392,10 +392,10 @@ def test_chat_url_takes_the_base_with_or_without_v1():
 
 def test_a_copy_reports_back(chat):
     agent = _agent(chat)
-    play([agent, HeuristicAgent(parse_rules("classic"))], 1, "classic", seed=4, batch_size=1)
+    play([agent, HeuristicAgent(parse_rules("classic"))], 1, UnoRules.preset("classic"), seed=4, batch_size=1)
     copy = pickle.loads(pickle.dumps(agent))
     assert copy.stats()["decisions"] == 0 and copy.transcripts == []  # a copy starts fresh
-    play([copy, HeuristicAgent(parse_rules("classic"))], 2, "classic", seed=5, batch_size=2)
+    play([copy, HeuristicAgent(parse_rules("classic"))], 2, UnoRules.preset("classic"), seed=5, batch_size=2)
     before = agent.stats()
     agent.absorb(copy.report())
     after = agent.stats()

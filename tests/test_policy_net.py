@@ -20,7 +20,7 @@ def test_the_numpy_actor_gives_torchs_logits_and_moves(name):
     card = load_card(name)
     n = card["num_players"]
     net = PolicyNet(model_path(name), card["train_args"]["activation"])
-    agent = pretrained_agent(name, "classic", n)
+    agent = pretrained_agent(name, UnoRules.preset("classic"), n)
     engine = Engine(32, n, UnoRules(), seed=3, autoreset=True)
     rng = np.random.default_rng(0)
     for _ in range(40):

@@ -23,7 +23,7 @@ from agents.pretrained.card import Args as CardArgs
 from agents.pretrained.card import make_card
 from agents.registry import AGENT_SPECS, make_agent
 from arena import play
-from uno_env import Engine, action_name, parse_rules
+from uno_env import Engine, UnoRules, action_name, parse_rules
 from uno_env.observation import observation_size
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,7 +62,7 @@ def test_every_shipped_name_is_in_the_registry_help():
 @pytest.mark.parametrize("name", PRETRAINED)
 def test_loads_by_name_and_plays_only_legal_actions(name):
     n = PLAYERS[name]
-    agent = make_agent(f"mine={name}", "classic", num_players=n)
+    agent = make_agent(f"mine={name}", UnoRules.preset("classic"), num_players=n)
     assert agent.name == "mine" and agent.num_players == n and agent.deterministic
     engine = Engine(16, n, parse_rules("classic"), seed=3, autoreset=True)
     rng = np.random.default_rng(0)
@@ -73,7 +73,7 @@ def test_loads_by_name_and_plays_only_legal_actions(name):
         assert ok.all(), [action_name(a) for a in actions[~ok]]
         engine.step(actions)
     # and through the arena, as evaluate.py plays it
-    result = play([agent] + [make_agent("heuristic", "classic") for _ in range(n - 1)], 8, seed=1)
+    result = play([agent] + [make_agent("heuristic", UnoRules.preset("classic")) for _ in range(n - 1)], 8, seed=1)
     assert result.games == 8
 
 
@@ -97,12 +97,12 @@ def test_loads_by_name_and_plays_only_legal_actions(name):
 )
 def test_loading_refuses_what_the_model_was_not_trained_for(name, rules, num_players, message):
     with pytest.raises(ValueError, match=message):
-        make_agent(name, rules, num_players=num_players)
+        make_agent(name, parse_rules(rules), num_players=num_players)
 
 
 @pytest.mark.parametrize("name, table", [("pretrained-4p", 2), ("pretrained", 3)])
 def test_an_agent_loaded_without_a_player_count_refuses_another_table_when_it_plays(name, table):
-    agent = make_agent(name, "classic")
+    agent = make_agent(name, UnoRules.preset("classic"))
     others = [make_agent("random") for _ in range(table - 1)]
     with pytest.raises(ValueError, match=rf"trained for {PLAYERS[name]} players, asked to play at a table of {table}"):
         play([agent, *others], 4, seed=0)
@@ -131,7 +131,7 @@ def test_the_card_is_complete_and_matches_its_model(name):
     data = Path(model_path(name)).read_bytes()
     assert len(data) == card["model_bytes"] < 5_000_000
     assert hashlib.sha256(data).hexdigest() == card["model_sha256"]
-    agent = make_agent(name, card["rules"], num_players=card["num_players"])
+    agent = make_agent(name, parse_rules(card["rules"]), num_players=card["num_players"])
     assert agent.obs_size == card["observation_size"] == observation_size(card["rules"]["open_hands"])
     args = card["train_args"]
     assert card["num_players"] == args["num_players"] == PLAYERS[name]

@@ -1,11 +1,10 @@
-"""The ``replay`` beliefs: whole worlds replayed from the seat's view of the round, weighed by a
-model of the other seats. The true hands always replay; the weights read the information set
+"""The ``replay-heuristic`` belief: whole worlds replayed from the seat's view of the round, weighed
+by ``HeuristicAgent``'s code. The true hands always replay; the weights read the information set
 only; rounds it cannot follow weigh nothing; the searches deal from its candidates."""
 
 from __future__ import annotations
 
 import copy
-import json
 
 import numpy as np
 import pytest
@@ -13,11 +12,8 @@ from builder import redeal_hidden
 
 from agents import make_agent
 from agents.beliefs import PublicBelief, log_weights_of, make_belief
-from agents.opponent_model import MODEL_PATH, OpponentModel
-from agents.replay_belief import HeuristicReplayBelief, ReplayBelief, _read_round
+from agents.beliefs.replay_heuristic import HeuristicReplayBelief, _read_round
 from arena import play
-from training.opponent_model import Args as TrainArgs
-from training.opponent_model import main as train_opponent_model
 from uno_env import Engine, UnoRules
 
 
@@ -28,7 +24,7 @@ def decisions(num_players: int, games: int, seed: int, opponent: str = "heuristi
     agents = [make_agent("heuristic", rules), make_agent(opponent, rules)]
     rng = np.random.default_rng(seed)
     for g in range(games):
-        engine = Engine(1, num_players, rules, seed=seed * 1000 + g, history=ReplayBelief.history_length)
+        engine = Engine(1, num_players, rules, seed=seed * 1000 + g, history=HeuristicReplayBelief.history_length)
         while not (engine.terminated[0] or engine.truncated[0]):
             seat = int(engine.current_player[0])
             if seat == 0 and engine.legal_mask[0].sum() >= 2:
@@ -143,36 +139,3 @@ def test_the_beliefs_are_named():
     assert make_belief("replay-heuristic").name == "replay-heuristic"
     assert isinstance(make_belief("replay-heuristic", UnoRules()).model, type(make_agent("heuristic")))
     assert make_agent("flatmc:64@replay-heuristic").belief.name == "replay-heuristic"
-
-
-def test_the_opponent_model_is_a_legal_policy_over_the_observation():
-    """The shipped opponent model reads an observation batch and gives logits over every action;
-    as a player it picks legal moves; its card says what it saw and how well it predicts."""
-    model = OpponentModel()
-    engine = Engine(16, 2, UnoRules(), seed=2)
-    z = model.logits(engine.observation)
-    assert z.shape == (16, 116) and np.isfinite(z).all()
-    a = model.act(engine.observation, engine.legal_mask, np.random.default_rng(0))
-    assert engine.legal_mask[np.arange(16), a].all()
-    card = json.loads(MODEL_PATH.with_suffix(".json").read_text())
-    assert set(card["train_args"]["agents"]) == {"heuristic", "rlcard_rule", "greedy"}
-    for agent, figures in card["evaluation"]["held_out"].items():
-        assert figures["log_loss"] < figures["uniform_log_loss"], agent
-    assert isinstance(make_belief("replay").model, OpponentModel)
-    engine, seat = next(decisions(3, 1, seed=1))  # a table the model was not trained for: no weights
-    assert (
-        make_belief("replay").log_weights(
-            engine.observation[0], seat, engine.hand_counts([0]), engine.history_events(0, seat)
-        )
-        is None
-    )
-    with pytest.raises(ValueError, match="no opponent model at"):
-        OpponentModel("missing.npz")
-
-
-def test_training_the_opponent_model_writes_a_model_it_can_load(tmp_path):
-    """A small run of ``training.opponent_model`` writes weights that load and report per agent."""
-    out = tmp_path / "om.npz"
-    report = train_opponent_model(TrainArgs(positions=120, agents=("greedy", "heuristic"), epochs=1, out=str(out)))
-    assert set(report["held_out"]) == {"greedy", "heuristic"}
-    assert OpponentModel(out).logits(Engine(2, 2, UnoRules(), seed=0).observation).shape == (2, 116)

@@ -11,10 +11,10 @@ import sys
 import numpy as np
 import pytest
 
-from uno_web.terminal import main as play_main
 from uno_env import Engine, UnoRules
 from uno_env.cards import card_name
 from uno_env.replay_cli import ReplaySteps, main
+from uno_web.terminal import main as play_main
 
 
 def recorded_game(seed=0, num_players=3, rules=None):

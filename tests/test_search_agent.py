@@ -9,8 +9,8 @@ from builder import act, position
 from helpers import EVERY_RULE_SET, walk
 
 from agents import FlatMCAgent, HeuristicAgent, RandomAgent
-from agents.belief_net import EVIDENCE_ROWS
 from agents.belief_policy import shipped_belief_policy
+from agents.beliefs.net import EVIDENCE_ROWS
 from agents.pretrained import shipped_policy
 from agents.registry import SEARCH_BLUEPRINT, make_agent
 from arena import play

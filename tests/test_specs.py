@@ -304,10 +304,10 @@ def test_evaluate_plays_an_agent_class_from_a_file(agent_file, tmp_path):
 
 
 def test_a_mix_and_uno_play_play_an_agent_class_from_a_file(agent_file):
-    from uno_web.terminal import main as play_main
     from training.opponents import opponent_groups
     from training.opponents import parse_mix as training_mix
     from uno_env.sb3_vec_env import UnoSB3VecEnv
+    from uno_web.terminal import main as play_main
 
     module_class = type(make_agent(f"{agent_file}:FirstLegal"))
     groups = opponent_groups(training_mix(f"0.5*random, 0.5*{agent_file}:FirstLegal"), 4, UnoRules(), num_players=2)

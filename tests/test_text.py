@@ -211,17 +211,17 @@ def test_bad_arguments_are_refused():
 
 
 def test_a_seat_intro_names_the_seat_the_rules_and_the_reply():
-    text = seat_intro("house", 2, 4, names=["ann", "bob", "cy", "dee"])
+    text = seat_intro(UnoRules.preset("house"), 2, 4, names=["ann", "bob", "cy", "dee"])
     first = engine_prompt(Engine(1, 4, parse_rules("house"), seed=0), 0, 2, ["ann", "bob", "cy", "dee"])
     assert text.splitlines()[0] == first.splitlines()[0]  # one sentence says who and what, in both
     assert "stack_draw_two=True" in text and text.endswith(
         "Reply with the number or the name of exactly one legal move."
     )
     for args, message in (
-        (("classic", 2, 2), r"seat must be in 0\.\.1 for a table of 2, got 2"),
-        (("classic", 0, 11), r"num_players must be an integer in 2\.\.10, got 11"),
-        (("classic", "0", 2), "seat must be in 0..1"),
-        (("nope", 0, 2), "unknown preset 'nope'"),
+        ((UnoRules(), 2, 2), r"seat must be in 0\.\.1 for a table of 2, got 2"),
+        ((UnoRules(), 0, 11), r"num_players must be an integer in 2\.\.10, got 11"),
+        ((UnoRules(), "0", 2), "seat must be in 0..1"),
+        (("classic", 0, 2), "seat_intro: rules must be a UnoRules"),
     ):
         with pytest.raises(ValueError, match=message):
             seat_intro(*args)
@@ -256,9 +256,9 @@ def test_the_prompt_states_the_goal_and_the_rules_in_words():
     classic = engine_prompt(Engine(1, 2, parse_rules("classic"), seed=0), 0)
     assert "playing classic UNO." in classic and "Goal: be the first to get rid of every card" in classic
     assert "Wild Draw Four" in classic and "Changed from those rules" not in classic
-    house = rules_text("house")
+    house = rules_text(UnoRules.preset("house"))
     assert "- stack_draw_two=True: A player hit by a Draw Two may answer with a Draw Two" in house
-    match = rules_text({"episode": "match", "target_points": 200})
+    match = rules_text(parse_rules({"episode": "match", "target_points": 200}))
     assert "Goal: win the match" in match and "A match is played to 200 points." in match
     assert "describe" not in engine_prompt(Engine(1, 2, parse_rules("classic"), seed=0), 0, describe_rules=False)
 

@@ -20,7 +20,7 @@ from agents.registry import make_agent  # noqa: E402
 from arena import bradley_terry, play, tournament  # noqa: E402
 from training.league import League, SnapshotPool, saved_league  # noqa: E402
 from training.opponents import PendingSnapshot, opponent_groups, parse_mix, split_games  # noqa: E402
-from uno_env import Engine, RandomAgent, UnoRules, sample_legal  # noqa: E402
+from uno_env import Engine, RandomAgent, UnoRules, parse_rules, sample_legal  # noqa: E402
 from uno_env.actions import Action  # noqa: E402
 
 TINY_TRAIN = [
@@ -162,18 +162,18 @@ def test_a_model_refuses_a_table_it_was_not_trained_for_unless_allowed(trained, 
     path = str(run_dir_model(trained))
     trained_for = "was trained for 2 players, rules classic"
     with pytest.raises(ValueError, match=f"{trained_for}; the rules asked for differ in .*allow_other_table=True"):
-        PPOAgent(path, rules="house")
+        PPOAgent(path, rules=UnoRules.preset("house"))
     with pytest.raises(ValueError, match=f"{trained_for}; asked for 4 players.*--allow-other-table"):
-        make_agent(path, "classic", num_players=4)
+        make_agent(path, UnoRules.preset("classic"), num_players=4)
     # Not told the table size, it refuses one of another size as soon as it plays.
     engine = Engine(4, 3, seed=0)
-    agent = make_agent(path, "classic")
+    agent = make_agent(path, UnoRules.preset("classic"))
     with pytest.raises(ValueError, match="trained for 2 players, asked to play at a table of 3"):
         agent.act(engine.observation, engine.legal_mask, np.random.default_rng(0))
     with pytest.raises(ValueError, match=f"{trained_for}; asked for 3"):
         agent.check_table(UnoRules(), 3)
     # The override: a deliberate transfer experiment.
-    other = make_agent(path, "house", num_players=3, allow_other_table=True)
+    other = make_agent(path, UnoRules.preset("house"), num_players=3, allow_other_table=True)
     assert other.act(engine.observation, engine.legal_mask, np.random.default_rng(0)).shape == (4,)
 
 
@@ -542,7 +542,7 @@ def test_a_model_trained_with_history_loads_and_plays_as_an_agent(history_model)
     assert np.array_equal(agent.act(obs, masks, np.random.default_rng(0)), predicted)
     with pytest.raises(ValueError, match="this policy reads history=4"):
         agent.act(obs["observation"], masks, np.random.default_rng(0))
-    result = play([agent, RandomAgent()], 12, json.loads(HISTORY_RULES), seed=3, batch_size=6)
+    result = play([agent, RandomAgent()], 12, parse_rules(HISTORY_RULES), seed=3, batch_size=6)
     assert result.games == 12 and result.wins.sum() + result.truncated == 12
     with pytest.raises(ValueError, match="reads the last 4 events of public history, but the engine keeps 0"):
         from uno_env.table import ask_one
@@ -801,7 +801,8 @@ def test_bradley_terry_recovers_known_odds():
 def test_a_tournament_takes_parsed_rules():
     """Rules are read at the edges (arena.play, the scripts, the envs); a tournament takes a UnoRules."""
     with pytest.raises(
-        ValueError, match=r"rules must be a UnoRules or None \(classic\), got 'house': uno_env.parse_rules"
+        ValueError,
+        match=r"tournament: rules must be a UnoRules or None \(classic\), got str 'house'; uno_env.parse_rules",
     ):
         tournament([RandomAgent(), RandomAgent()], 10, rules="house")
 

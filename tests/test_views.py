@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from uno_web.human import describe_observation
 from uno_env import Engine, UnoRules
 from uno_env.gym_env import _render_text as gym_text
 from uno_env.openspiel_game import observation_string
@@ -21,6 +20,7 @@ from uno_env.render import render_text
 from uno_env.replay_cli import _table as replay_table
 from uno_env.seat_view import card_color, observation_fields, seat_view, state_view
 from uno_env.text import build_prompt
+from uno_web.human import describe_observation
 
 CASES = {
     "classic": (2, UnoRules.preset("classic")),

@@ -34,13 +34,14 @@ PROBE = """
 import importlib.resources, json, sys
 from importlib.metadata import packages_distributions, version
 import uno_env, agents, arena
+from uno_env import UnoRules
 from agents.pretrained import PRETRAINED
 from agents.registry import agent_names, make_agent
 from arena.ladder import load_reference
 
 built = {}
 for name in [*agent_names(), *PRETRAINED]:
-    agent = make_agent(name, "classic", num_players=4 if name.endswith("-4p") else 2)
+    agent = make_agent(name, UnoRules.preset("classic"), num_players=4 if name.endswith("-4p") else 2)
     built[name] = type(agent).__name__
 ladder = load_reference()
 print(json.dumps({

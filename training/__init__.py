@@ -10,7 +10,8 @@
 | ``training.checkpoint`` | crash-safe checkpoints: atomic writes, the ``latest.json`` pointer, what ``--resume`` finds and restores |
 | ``training.run`` | seeds, the run folder, periodic events, the summary file |
 | ``training.rllib_trainer`` | ``train.py --backend rllib`` (needs ray) |
-| ``training.belief_finetune`` | ``python -m training.belief_finetune``: a trained policy widened with the belief network's reading of the round as inputs, fine-tuned by PPO (``agents.belief_policy``); ``--ship`` puts a run in the package |
+| ``training.fit_belief_policy`` | ``python -m training.fit_belief_policy``: a trained policy widened with the belief network's reading of the round as inputs, fine-tuned by PPO (``agents.belief_policy``); ``--ship`` puts a run in the package |
+| ``training.fit_belief_net`` | ``python -m training.fit_belief_net generate`` / ``train``: the belief network of the ``net`` belief (``agents.beliefs.net``), its training data, its fit and calibration; ``--save`` writes the shipped weights and card |
 
 Layer: above ``arena``, ``agents`` and ``uno_env``; only the scripts import it. Import the
 submodules: this package imports nothing itself, so torch, SB3 and ray load only where used.

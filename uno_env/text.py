@@ -27,7 +27,7 @@ from .actions import CHOOSE_COLOR_FIRST, NUM_ACTIONS, PLAY_DOUBLE_FIRST, SWAP_WI
 from .cards import NUM_CARD_TYPES
 from .checks import is_int
 from .engine import describe_event, redact
-from .rules import MAX_PLAYERS, MIN_PLAYERS, UnoRules, parse_rules
+from .rules import MAX_PLAYERS, MIN_PLAYERS, UnoRules, typed_rules
 from .seat_view import seat_view
 
 __all__ = [
@@ -406,8 +406,8 @@ def _option_words(name: str, value: Any) -> str:
 
 def rules_text(rules: Any) -> str:
     """The rules in words for a player: the goal, the classic rules, then every option that differs
-    from classic, each as ``option=value: sentence`` (``rules`` anything ``parse_rules`` takes)."""
-    rules = parse_rules(rules)
+    from classic, each as ``option=value: sentence`` (``rules`` a ``UnoRules``)."""
+    rules = typed_rules(rules, "rules_text")
     lines = [GOAL_TEXT[rules.episode], CLASSIC_TEXT]
     changed = [
         f"- {name}={value}: {_option_words(name, value)}"
@@ -433,8 +433,8 @@ def _intro_line(rules: UnoRules, seat: int, seat_names: Sequence[str]) -> str:
 
 def seat_intro(rules: Any, seat: int, num_players: int, names: Sequence[str] | None = None) -> str:
     """What ``seat`` reads once before its first prompt: who it is at the table, the rules, what
-    each turn shows and how to reply (``rules`` anything ``parse_rules`` takes)."""
-    rules = parse_rules(rules)
+    each turn shows and how to reply (``rules`` a ``UnoRules``)."""
+    rules = typed_rules(rules, "seat_intro")
     if not is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise ValueError(f"num_players must be an integer in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
     seat_names = _seat_names(num_players, names)
@@ -483,13 +483,13 @@ def build_prompt(
 ) -> str:
     """The prompt for one seat (module table): ``observation`` its row (float32 [D]),
     ``action_mask`` its legal flags (bool [116]; all False when it is not to act), ``rules``
-    anything ``parse_rules`` takes, ``seat`` its absolute seat (slot 0 of the row), ``names``
+    a ``UnoRules``, ``seat`` its absolute seat (slot 0 of the row), ``names``
     one per seat (default "player p"), ``events`` the round so far as this seat saw it (record
     events, ``uno_env.redact``ed; None: not shown), ``events_cut`` how many earlier events of the
     round ``events`` leaves out (said in the prompt; None: some, how many unknown), ``list_moves`` whether the legal moves are
     listed and numbered (False: the seat names its move, ``parse_reply(..., numbered=False)``),
     ``describe_rules`` whether the goal and the rules are stated in words (``rules_text``)."""
-    rules = parse_rules(rules)
+    rules = typed_rules(rules, "build_prompt")
     view = seat_view(np.asarray(observation), seat, num_players)
     n = len(view["seats"])
     seat_names = _seat_names(n, names)

@@ -214,7 +214,7 @@ class UnoGames:
                 f"rules is a preset name ({', '.join(PRESETS)}) or JSON options over classic, got {shown(rules)}"
             )
         try:
-            return rules_text(rules)
+            return rules_text(parse_rules(rules))
         except (ValueError, TypeError) as exc:
             raise SessionError(str(exc)) from None
 

@@ -551,7 +551,7 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[Args, dict[str, Any]]
         if label in extra or label in agent_names():
             raise ValueError(f"--agent label {label!r} is given twice or names a built-in agent")
         # Loaded for any table: each new game checks the model's card against its own rules and size.
-        extra[label] = make_agent(spec, "classic", allow_other_table=True)
+        extra[label] = make_agent(spec, UnoRules.preset("classic"), allow_other_table=True)
     return args, extra
 
 

@@ -2,8 +2,8 @@
 
 ```python
 from agents.registry import make_agent
-agent = make_agent("pretrained", "classic")                        # 2 players
-agent = make_agent("pretrained-4p", "classic", num_players=4)      # 4 players
+agent = make_agent("pretrained", UnoRules.preset("classic"))                        # 2 players
+agent = make_agent("pretrained-4p", UnoRules.preset("classic"), num_players=4)      # 4 players
 card = load_card("pretrained")       # how it was trained and what it measured
 ```
 
@@ -11,7 +11,7 @@ card = load_card("pretrained")       # how it was trained and what it measured
 |---|---|
 | ``pretrained`` | a ``MaskablePPO`` trained by ``train.py`` for 2 players, classic rules |
 | ``pretrained-4p`` | a ``MaskablePPO`` trained by ``train.py`` for 4 players, classic rules |
-| ``belief_policy`` (not a registry name) | ``pretrained`` fine-tuned to read the belief network's reading of the round (``agents.belief_policy``, ``python -m training.belief_finetune``): the searches' ``"belief"`` blueprint, 2 players; its card is that recipe's (``training.belief_finetune.ship``) |
+| ``belief_policy`` (not a registry name) | ``pretrained`` fine-tuned to read the belief network's reading of the round (``agents.belief_policy``, ``python -m training.fit_belief_policy``): the searches' ``"belief"`` blueprint, 2 players; its card is that recipe's (``training.fit_belief_policy.ship``) |
 
 Each model is ``NAME.zip`` in this folder (package data: nothing is downloaded) with its card
 ``NAME.json`` beside it, written from the training run by ``python -m agents.pretrained.card``
@@ -39,7 +39,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from uno_env.rules import UnoRules, parse_rules
+from uno_env.rules import UnoRules, typed_rules
 
 from ..model_card import check_fits
 from ..policy_net import PolicyNet
@@ -59,7 +59,7 @@ PRETRAINED = ("pretrained", "pretrained-4p")
 """The registry names of the shipped models; ``NAME.zip`` and ``NAME.json`` are in this folder."""
 BELIEF_POLICIES = ("belief_policy",)
 """The shipped policies that read the round through the belief network (``agents.belief_policy``,
-trained by ``python -m training.belief_finetune``), each ``NAME.zip`` with its card ``NAME.json``:
+trained by ``python -m training.fit_belief_policy``), each ``NAME.zip`` with its card ``NAME.json``:
 the searches' ``"belief"`` blueprint (``agents.belief_policy.shipped_belief_policy``)."""
 
 
@@ -106,7 +106,7 @@ def pretrained_agent(
     if name not in PRETRAINED:
         raise ValueError(f"unknown pretrained agent {name!r}; the registry's are {', '.join(PRETRAINED)}")
     card = load_card(name)
-    rules = parse_rules(rules)
+    rules = typed_rules(rules, "pretrained_agent")
     if not allow_other_table:
         others = ", ".join(n for n in PRETRAINED if n != name)
         check_fits(card, rules, num_players, hint=f"The package also ships {others}; ")

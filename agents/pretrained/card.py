@@ -23,13 +23,10 @@ Every fact on the card comes from a file or the machine, none is typed in:
 
 from __future__ import annotations
 
-import datetime
 import hashlib
 import json
 import os
-import platform
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -38,11 +35,10 @@ import tyro
 
 from uno_env.rules import parse_rules
 
-from ..model_card import table_card
+from ..model_card import commit_at, machine, table_card, utc, write_card
 from . import PRETRAINED, load_card
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 MAX_MODEL_BYTES = 5_000_000  # shipped in the package: each model stays under 5 MB
 
 
@@ -61,7 +57,7 @@ class Args:
 
 
 def _utc(path: str) -> str:
-    return datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return utc(os.path.getmtime(path))
 
 
 def training_command(run_dir: str) -> str:
@@ -74,30 +70,6 @@ def training_command(run_dir: str) -> str:
         )
     with open(path) as f:
         return f.read().strip()
-
-
-def commit_at(when: float) -> str:
-    try:
-        out = subprocess.run(
-            ["git", "rev-list", "-1", f"--before={int(when)}", "HEAD"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        return out.stdout.strip() or "unknown"
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown (not a git checkout)"
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, Python {platform.python_version()}"
 
 
 def _ladder(path: str, name: str, num_players: int) -> dict[str, Any]:
@@ -235,11 +207,7 @@ def main(args: Args) -> str:
     card = make_card(args)
     os.makedirs(args.out_dir, exist_ok=True)
     shutil.copyfile(os.path.join(args.run_dir, "model.zip"), os.path.join(args.out_dir, card["model_file"]))
-    path = os.path.join(args.out_dir, f"{args.name}.json")
-    with open(path, "w") as f:
-        json.dump(card, f, indent=1)
-        f.write("\n")
-    return path
+    return write_card(os.path.join(args.out_dir, card["model_file"]), card)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
-"""The belief network (``agents.belief_net``, ``NetBelief``): its training data, its training, its calibration.
+"""Fit the belief network (``agents.beliefs.net``, ``NetBelief``): its training data, its training, its calibration.
 
-    python -m training.belief_net generate --games 8000 --seed 0 --out runs/belief_net/train.npz
-    python -m training.belief_net generate --games 1000 --seed 1 --out runs/belief_net/test.npz
-    python -m training.belief_net train --data runs/belief_net/train.npz --test runs/belief_net/test.npz
+    python -m training.fit_belief_net generate --games 8000 --seed 0 --out runs/belief_net/train.npz
+    python -m training.fit_belief_net generate --games 1000 --seed 1 --out runs/belief_net/test.npz
+    python -m training.fit_belief_net train --data runs/belief_net/train.npz --test runs/belief_net/test.npz
 
 ``generate`` plays classic rounds of ``--num-players`` between the ladder's agents (every
 seating of ``--agents``, one per game slot) in one batched engine that keeps the history, and
@@ -12,15 +12,15 @@ the round's history counts, the void evidence of its last ``EVIDENCE_ROWS`` rows
 seat) and, as the label, that seat's hand (``Engine.hand_counts``: this script is the judge,
 not a player), with the agents' names. Seeded: the same flags give the same file.
 
-``train`` fits the MLP of ``agents.belief_net`` on CPU (one torch thread) for the data's table
+``train`` fits the MLP of ``agents.beliefs.net`` on CPU (one torch thread) for the data's table
 size: a Bernoulli loss per colour void and a categorical loss per card type's copies (counts
 the seat can rule out masked out), then prints, on the held-out file, each head's log-loss
 against the ``public`` belief's own prediction (a hypergeometric deal of the cards it allows,
 mixed with ``--eps`` of the unconstrained deal so that its log-loss is finite), by the
 predicted seat's agent; the reliability of the void probabilities in bins; and the gain of
 ``NetBelief``'s deal weights over ``public`` (importance weights over hands drawn from the
-``public`` deal). With ``--save`` it writes the weights (``agents.belief_net.MODEL_PATHS``) and
-their card.
+``public`` deal). It writes the weights (``--out``; with ``--save``, the shipped ``agents.beliefs.net.MODEL_PATHS``)
+and their card (``agents.model_card``).
 """
 
 from __future__ import annotations
@@ -36,20 +36,21 @@ import numpy as np
 import tyro
 
 from agents import make_agent
-from agents.belief_net import (
+from agents.beliefs.net import (
     EVIDENCE_ROWS,
     MAX_COPIES,
     MODEL_PATHS,
     NET_ROWS,
+    TRAINED_RULES,
     colour_sums,
     count_log_marginals,
     hypergeometric_voids,
     net_features,
     public_view,
+    save_mlp,
     void_evidence,
 )
-from agents.mlp import save_mlp
-from training.mlp_card import command_line, write_mlp_card
+from agents.model_card import commit_at, machine, table_card, utc, write_card
 from uno_env import Engine, UnoRules
 from uno_env.cards import NUM_CARD_TYPES, NUM_COLORS
 
@@ -267,14 +268,12 @@ def train(args: Train) -> None:
         train_minutes=round(train_minutes, 2),
         train_cpu_minutes=round(cpu_minutes, 2),
     )
-    if args.save:
-        write_card(path, args, report)
+    write_card(path, net_card(path, args, report))
 
 
 def evaluate(path, num_players, x, y, unseen, allowed, sizes, other, args: Train) -> dict:
     """Held-out log-loss against public, reliability of the voids, the deal weights' gain: printed, and returned."""
-    from agents.belief_net import BeliefNet
-    from agents.beliefs import NetBelief
+    from agents.beliefs.net import BeliefNet, NetBelief
 
     net = BeliefNet(path)
     vl, cl = net(x)
@@ -353,13 +352,32 @@ def weight_gains(belief, num_players, x, y, allowed, sizes, args: Train) -> dict
     return out
 
 
-def write_card(path: Path, args: Train, report: dict) -> None:
-    command = command_line("training.belief_net train", args)
-    what = (
-        f"P(colour void) and copies per card type of another seat's hand, {report['num_players']} players, "
-        "classic (agents.belief_net)"
+def net_card(path: Path, args: Train, report: dict) -> dict:
+    """The card of the network at ``path`` (``agents.model_card``): its table, the command and
+    arguments that trained it (``python -m training.fit_belief_net train``, ``--save`` or
+    ``--out``, and the other flags), where and when, and its held-out ``report``."""
+    flags = []
+    for k, v in dataclasses.asdict(args).items():
+        if k in ("save", "out") or isinstance(v, bool) or v is None or v == ():
+            continue
+        flags.append(f"--{k.replace('_', '-')} {' '.join(map(str, v)) if isinstance(v, tuple) else v}")
+    n = report["num_players"]
+    return table_card(
+        path.stem,
+        TRAINED_RULES,
+        n,
+        " ".join(["python -m training.fit_belief_net train", "--save" if args.save else f"--out {args.out}", *flags]),
+        rules_name="classic",
+        history=EVIDENCE_ROWS,
+        model_file=path.name,
+        model_bytes=path.stat().st_size,
+        what=f"P(colour void) and copies per card type of another seat's hand, {n} players, classic (agents.beliefs.net)",
+        train_args=dataclasses.asdict(args),
+        commit=commit_at(time.time()),
+        finished=utc(),
+        machine=machine(),
+        evaluation=report,
     )
-    write_mlp_card(path, "belief_net", what, command, args, report)
 
 
 def main() -> None:

@@ -1,10 +1,10 @@
 """Fine-tune a trained policy into one that reads the round through the belief network.
 
-    python -m training.belief_finetune                                  # from `pretrained`, 6M steps
-    python -m training.belief_finetune --init runs/b1/model.zip --exp-name b2   # continue a run
+    python -m training.fit_belief_policy                                  # from `pretrained`, 6M steps
+    python -m training.fit_belief_policy --init runs/b1/model.zip --exp-name b2   # continue a run
 
 The policy (``agents.belief_policy.BeliefPolicyAgent``) reads the observation and, per other
-seat, the belief network's reading of the whole round (``agents.belief_net.policy_inputs``).
+seat, the belief network's reading of the whole round (``agents.beliefs.net.policy_inputs``).
 The run:
 
 1. builds ``--num-envs`` games of ``UnoSB3VecEnv(history=EVIDENCE_ROWS)`` against the
@@ -15,9 +15,9 @@ The run:
    can only learn what the belief adds (or continues the ``--init`` run's model);
 3. trains ``MaskablePPO`` for ``--total-timesteps`` learner decisions (or ``--max-minutes``), the
    learning rate annealed linearly to 0;
-4. writes ``<output-dir>/<exp-name>/model.zip`` and ``run.json`` (the arguments, command,
-   commit, times, machine, steps and the mean result of the learner's recent rounds at every
-   rollout).
+4. writes ``<output-dir>/<exp-name>/model.zip``, its card ``model.json`` (``agents.model_card``)
+   and ``run.json`` (the arguments, command, commit, times, machine, steps and the mean result
+   of the learner's recent rounds at every rollout).
 
 ``--ship RUN_DIR`` (no training) copies a finished run's model into ``agents/pretrained`` as
 ``belief_policy.zip`` (a 4-player run's as ``belief_policy-4p.zip``) with its card (``ship``):
@@ -32,7 +32,6 @@ network, which the env layer cannot import. Measure the result with
 
 from __future__ import annotations
 
-import datetime
 import hashlib
 import json
 import os
@@ -52,11 +51,11 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-from agents.belief_net import EVIDENCE_ROWS, MODEL_PATHS, POLICY_INPUTS, BeliefNet, policy_inputs
 from agents.belief_policy import input_size
+from agents.beliefs.net import EVIDENCE_ROWS, MODEL_PATHS, POLICY_INPUTS, BeliefNet, policy_inputs
+from agents.model_card import commit_at, machine, table_card, utc, write_card
 from agents.ppo import load_model
 from agents.pretrained import model_path
-from agents.pretrained.card import commit_at, machine
 from uno_env import UnoRules
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 
@@ -240,17 +239,17 @@ def main(args: Args) -> str:
     model, venv = build(args)
     progress = _Progress(args.max_minutes)
     cpu = time.process_time()
-    started = _now()
+    started = utc()
     model.learn(args.total_timesteps, callback=progress)
     path = os.path.join(out, "model.zip")
     model.save(path)
     venv.close()
     run = {
         "args": asdict(args),
-        "command": "python -m training.belief_finetune " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+        "command": "python -m training.fit_belief_policy " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
         "commit": commit_at(time.time()),
         "started": started,
-        "finished": _now(),
+        "finished": utc(),
         "machine": machine(),
         "steps": int(model.num_timesteps),
         "minutes": round((time.time() - progress.start) / 60, 2),
@@ -259,51 +258,56 @@ def main(args: Args) -> str:
     }
     with open(os.path.join(out, "run.json"), "w") as f:
         json.dump(run, f, indent=1)
+    write_card(path, policy_card(args.exp_name, run, model_file="model.zip"))
     print(f"{run['steps']:,} steps in {run['minutes']} min; the model is {path}")
     return path
 
 
+def policy_card(name: str, run: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """The card (``agents.model_card``) of a belief policy named ``name`` from its run's record
+    ``run`` (``run.json``), then ``extra``."""
+    args = Args(**run["args"])
+    base = args.base if args.base.endswith(".zip") else model_path(args.base)
+    rules = UnoRules()
+    return table_card(
+        name,
+        rules,
+        args.num_players,
+        run["command"],
+        rules_name="classic",
+        history=EVIDENCE_ROWS,
+        **{k: run[k] for k in ("commit", "started", "finished", "machine", "steps")},
+        train_args=run["args"],
+        train_minutes=run["minutes"],
+        train_cpu_minutes=run["cpu_minutes"],
+        input_size=input_size(rules, args.num_players),
+        activation=load_model(base).policy_kwargs["features_extractor_kwargs"].get("activation", "relu"),
+        **extra,
+    )
+
+
 def ship(run_dir: str, note: str = "", out_dir: str = "", name: str = "") -> str:
     """Copy ``run_dir``'s model into ``out_dir`` (default: the ``agents.pretrained`` folder) as
-    ``NAME.zip``, with its card ``NAME.json``: the run's record (``run.json``: arguments, command,
-    commit, times, machine, steps), the table it plays, its input size and activation, and the
-    model's size and hash. ``NAME`` defaults to ``belief_policy`` at 2 players, ``belief_policy-4p``
-    at 4. Returns the card's path."""
+    ``NAME.zip``, with its card ``NAME.json`` (``policy_card``, with the model's size and hash and
+    the ``note``). ``NAME`` defaults to ``belief_policy`` at 2 players, ``belief_policy-4p`` at 4.
+    Returns the card's path."""
     with open(os.path.join(run_dir, "run.json")) as f:
         run = json.load(f)
-    args = Args(**run["args"])
-    name = name or ("belief_policy" if args.num_players == 2 else f"belief_policy-{args.num_players}p")
-    rules = UnoRules()
+    num_players = run["args"]["num_players"]
+    name = name or ("belief_policy" if num_players == 2 else f"belief_policy-{num_players}p")
     out_dir = out_dir or os.path.dirname(os.path.abspath(model_path("pretrained")))
     model = os.path.join(out_dir, f"{name}.zip")
     shutil.copyfile(os.path.join(run_dir, "model.zip"), model)
     data = open(model, "rb").read()
-    base = args.base if args.base.endswith(".zip") else model_path(args.base)
-    card = {
-        "name": name,
-        "model_file": f"{name}.zip",
-        **{k: run[k] for k in ("command", "commit", "started", "finished", "machine", "steps")},
-        "train_args": run["args"],
-        "train_minutes": run["minutes"],
-        "train_cpu_minutes": run["cpu_minutes"],
-        "rules_name": "classic",
-        "rules": rules.to_dict(),
-        "num_players": args.num_players,
-        "input_size": input_size(rules, args.num_players),
-        "activation": load_model(base).policy_kwargs["features_extractor_kwargs"].get("activation", "relu"),
-        "model_bytes": len(data),
-        "model_sha256": hashlib.sha256(data).hexdigest(),
-        "note": note,
-    }
-    path = os.path.join(out_dir, f"{name}.json")
-    with open(path, "w") as f:
-        json.dump(card, f, indent=1)
-        f.write("\n")
-    return path
-
-
-def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    card = policy_card(
+        name,
+        run,
+        model_file=f"{name}.zip",
+        model_bytes=len(data),
+        model_sha256=hashlib.sha256(data).hexdigest(),
+        note=note,
+    )
+    return write_card(model, card)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""``replay``: policy-based inference over the whole round (the belief ``@replay``).
+"""``replay-heuristic``: policy-based inference over the whole round, by the opponent's own code.
 
 A candidate deal of the hidden hands is weighed by how likely a model of the other seats makes
 every decision they took this round, as in policy-based inference for Skat (Solinas et al.,
@@ -17,26 +17,20 @@ so a deal of today's hands is not enough: for each candidate the belief builds w
    card turned, the hands at the deal) with the draw pile ordered so that every draw of the
    round gives the cards the world assigned (the seat's own draws are the cards it saw), and
    the round's public actions are played again in the engine, one batch of worlds at once.
-3. **Weigh.** At every decision of another seat with a choice, the model is asked about each
-   world: a policy (``logits``) gives the action taken its probability, mixed with ``epsilon``
-   spread over the legal moves; an agent (``act`` only) gives it ``1 - epsilon`` when it is its
-   own action, else ``epsilon`` spread over the others. A world whose replay leaves other hands
-   than the candidate's, or where an action was illegal, is impossible. A candidate's weight is
-   the mean over its worlds of the likelihood raised to ``power``: the assignments are a few
-   random guesses at the order the cards came in, so late in a round even the true hand's
-   worlds miss decisions the true order would explain, and a full-strength likelihood then
-   rules out more than the evidence does (``benchmarks/results/replay_belief.md``).
+3. **Weigh.** At every decision of another seat with a choice, the model (an agent) is asked
+   about each world: the action taken has ``1 - epsilon`` when it is the model's own action,
+   else ``epsilon`` spread over the others. A world whose replay leaves other hands than the
+   candidate's, or where an action was illegal, is impossible. A candidate's weight is the mean
+   over its worlds of the likelihood.
 
 The engine is the one source of rules: the replay follows every effect the engine applies
 (draws, skips, the turns that pass after an unplayable draw). It reads only the seat's view of
 the round (``Engine.history_events``, R11) and its observation; the random choices are seeded
 from them, so a decision is a function of the information set.
 
-**The models.** ``replay`` models every other seat by the learned opponent model
-(``agents.opponent_model``: behaviour cloning of the ladder's agents; a fair agent, it does not
-know whom it plays; 2 players: at other tables it weighs nothing). ``replay-heuristic`` models them by ``HeuristicAgent``'s code: against
-``heuristic`` that is the opponent's own policy, and the search that uses it measures the most
-reading the round's decisions can do for it — a measurement, not a learned model. Rounds it
+**The model** is ``HeuristicAgent``'s code: against ``heuristic`` that is the opponent's own
+policy, and the search that uses it measures the most reading the round's decisions can do for
+it — a measurement, not a learned model (``benchmarks/results/replay_belief.md``). Rounds it
 cannot replay are not weighed (the ``public`` deal): after a reshuffle of the discard pile (the
 new pile's order is hidden), with hands swapped or shuffled, after R10 penalties, or with a
 history shorter than the round.
@@ -55,10 +49,9 @@ from uno_env.actions import ACCEPT, CALL_UNO, CATCH_UNO, CHALLENGE, CHOOSE_RED, 
 from uno_env.cards import CARD_COLOR, CARD_RANK, NUM_CARD_TYPES, REVERSE, WILD
 from uno_env.observation import OBS_HAND, OBS_SCORES, SCORE_SCALE, num_seats
 
-from ._tactics import rule_tables
-from .heuristic import HeuristicAgent
-from .opponent_model import OpponentModel
-from .public_belief import PublicBelief, playable_set
+from .._tactics import rule_tables
+from ..heuristic import HeuristicAgent
+from .public import PublicBelief, playable_set
 
 # Event kinds that are a seat's decision, and the action id each stands for (play: per card).
 _CHOICES = {"pass": PASS, "accept": ACCEPT, "challenge": CHALLENGE, "call_uno": CALL_UNO, "catch_uno": CATCH_UNO}
@@ -301,11 +294,12 @@ def _assign_batch(hands, times, rule, playable, play_time, play_card, play_slot,
         ok[w] = True
 
 
-class ReplayBelief(PublicBelief):
-    """``public``'s exclusions, and deals weighted by a model's likelihood of every decision of
-    the round, replayed in candidate worlds (module docs)."""
+class HeuristicReplayBelief(PublicBelief):
+    """``public``'s exclusions, and deals weighted by ``HeuristicAgent``'s likelihood of every
+    decision of the round, replayed in candidate worlds (module docs). Against ``heuristic`` that
+    is the opponent's own policy: a measurement of the most the round's decisions can tell."""
 
-    name = "replay"
+    name = "replay-heuristic"
     history_length = 256
     """events of the round it reads (the engine keeps them: ``Engine(history=K)``)"""
     candidates = 64
@@ -314,27 +308,16 @@ class ReplayBelief(PublicBelief):
     """worlds per candidate: orders in which its cards may have arrived"""
     epsilon = 0.1
     """the model's probability of any action other than its own, spread over them"""
-    power = 0.3
-    """the likelihood is raised to this power (below 1: a model trusted less than its word;
-    fitted on ladder games, ``benchmarks/results/replay_belief.md``)"""
     needs_rules = True
     """``make_belief`` builds it for the search's rules (it replays them)"""
 
     def __init__(self, rules: UnoRules | None = None, model: Any = None) -> None:
-        """``rules`` of the rounds it replays; ``model``: what stands for every other seat, an
-        agent with ``logits(obs)`` (a policy: the probability it gives the action) or with only
-        ``act(obs, mask, rng)`` (its action has ``1 - epsilon``); ``None``: the class's
-        ``_default_model``."""
+        """``rules`` of the rounds it replays; ``model``: the agent that stands for every other
+        seat (``act(obs, mask, rng)``; None: ``HeuristicAgent`` for the rules)."""
         self.rules = UnoRules() if rules is None else rules
-        self.model = self._default_model(self.rules) if model is None else model
+        self.model = HeuristicAgent(self.rules) if model is None else model
         self._deck = rule_tables(self.rules)[0]
         self._engines: dict[tuple[int, int], Engine] = {}
-
-    @staticmethod
-    def _default_model(rules: UnoRules) -> Any:
-        """The learned opponent model (``agents.opponent_model``): a population of the ladder's
-        agents cloned from their games, not any opponent's code."""
-        return OpponentModel()
 
     def log_weights(
         self, observation: np.ndarray, seat: int, hands: np.ndarray, events: list[dict[str, Any]] | None
@@ -345,8 +328,6 @@ class ReplayBelief(PublicBelief):
         r = _read_round(events or [])
         if r is None or not any(p != seat for _, p, _ in r.actions):
             return None
-        if getattr(self.model, "num_players", n) != n:
-            return None  # a model of another table size (the opponent model's is 2 players)
         if hands.shape[0] == 0:
             return np.zeros(0)
         rng = np.random.default_rng(zlib.crc32(observation.tobytes()) + len(r.actions))
@@ -377,7 +358,7 @@ class ReplayBelief(PublicBelief):
         # another hand, or a draw out of order, shows here).
         live &= (engine.hand_counts(np.arange(size)) == worlds).all(axis=(1, 2))
         live &= ~(engine.terminated[:size] | engine.truncated[:size])
-        ll = np.where(live, self.power * ll, -np.inf).reshape(-1, self.assignments)
+        ll = np.where(live, ll, -np.inf).reshape(-1, self.assignments)
         top = ll.max(axis=1, keepdims=True)
         with np.errstate(invalid="ignore"):
             out = np.log(np.exp(ll - top).mean(axis=1)) + top[:, 0]
@@ -487,30 +468,7 @@ class ReplayBelief(PublicBelief):
         return ll
 
     def _log_likelihood(self, obs: np.ndarray, mask: np.ndarray, a: int, rng: np.random.Generator) -> np.ndarray:
-        """log P(action ``a``) under the model in each row: a policy's probability mixed with
-        ``epsilon`` spread over the legal moves, or ``1 - epsilon`` for an agent's own action and
+        """log P(action ``a``) under the model in each row: ``1 - epsilon`` for its own action,
         ``epsilon`` spread over the others."""
-        k = mask.sum(1)
-        logits = getattr(self.model, "logits", None)
-        if logits is not None:
-            z = np.where(mask, logits(obs).astype(np.float64), -np.inf)
-            z -= z.max(1, keepdims=True)
-            p = np.exp(z[:, a]) / np.exp(z).sum(1)
-            return np.log((1 - self.epsilon) * p + self.epsilon / k)
         pred = self.model.act(obs, mask, rng)
-        return np.where(pred == a, np.log(1 - self.epsilon), np.log(self.epsilon / (k - 1)))
-
-
-class HeuristicReplayBelief(ReplayBelief):
-    """``replay`` with ``HeuristicAgent``'s code as the model of every other seat. Against
-    ``heuristic`` that is the opponent's own policy: a measurement of the most the round's
-    decisions can tell (module docs), not a model a fair agent learned."""
-
-    name = "replay-heuristic"
-    power = 1.0
-    """the true policy's likelihood as it is: the measurement does not temper it"""
-
-    @staticmethod
-    def _default_model(rules: UnoRules) -> Any:
-        """``HeuristicAgent`` for the rules."""
-        return HeuristicAgent(rules)
+        return np.where(pred == a, np.log(1 - self.epsilon), np.log(self.epsilon / (mask.sum(1) - 1)))

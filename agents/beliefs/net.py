@@ -1,6 +1,6 @@
-"""The belief network's inputs and its forward pass (``NetBelief``, ``agents.beliefs``).
+"""The ``net`` belief: the belief network's inputs, its forward pass and ``NetBelief``.
 
-A small MLP, trained by ``python -m training.belief_net`` on engine games (labels from the
+A small MLP, trained by ``python -m training.fit_belief_net`` on engine games (labels from the
 engine: another seat's hand), reads what one seat of a classic round knows and predicts the
 hand of the seat in one relative slot: for each colour the chance it holds none of it (a colour
 void), and for each card type a distribution of its copies (0 to ``MAX_COPIES``). One network
@@ -20,7 +20,10 @@ for the belief alike:
 | hand size | 1 | the predicted seat's cards, / 10 |
 
 The weights ship in ``agents/pretrained/belief_net.npz`` (2 players) and ``belief_net_4p.npz``
-(4 players), float16, each with its card (how it was trained, and on what).
+(4 players), each with its card (``agents.model_card``: how it was trained, and on what). The
+file is an ``.npz`` of float16 arrays (``save_mlp``): the input standardisation (``mean``,
+``scale``) and each layer's weight and bias; ``NumpyMLP`` runs it with ReLU between layers, so
+no torch is needed at play time.
 """
 
 from __future__ import annotations
@@ -31,11 +34,12 @@ from typing import Any
 import numpy as np
 
 from uno_env.cards import CARD_COLOR, NUM_CARD_TYPES, NUM_COLORS, WILD
-from uno_env.observation import OBS_DISCARD, OBS_HAND, OBS_HAND_SIZES, drew_on_color_of
+from uno_env.observation import OBS_DISCARD, OBS_HAND, OBS_HAND_SIZES, drew_on_color_of, num_seats
 from uno_env.rules import MAX_PLAYERS, UnoRules
 from uno_env.spaces import DRAW_REASONS, EVENT_NAMES, HISTORY_COUNTS_SIZE, HISTORY_OFFSETS, HISTORY_SIZE
 
-from .mlp import NumpyMLP
+from ..model_card import read_card, trained_for
+from .public import PublicBelief
 
 NET_ROWS = 8
 """the history rows the network reads whole (newest first)"""
@@ -57,7 +61,7 @@ def reads_rules(rules: UnoRules) -> bool:
 
 
 CLASSIC_DECK = TRAINED_RULES.counts.astype(np.int64)
-MODEL_PATH = Path(__file__).resolve().parent / "pretrained" / "belief_net.npz"
+MODEL_PATH = Path(__file__).resolve().parent.parent / "pretrained" / "belief_net.npz"
 MODEL_PATHS = {2: MODEL_PATH, 4: MODEL_PATH.with_name("belief_net_4p.npz")}
 """the shipped network of each table size it reads"""
 _LOG_FACT = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, 256)))])
@@ -213,11 +217,55 @@ def net_features(
     )
 
 
+class NumpyMLP:
+    """A network written by ``save_mlp``, run in float32 numpy."""
+
+    def __init__(self, path: str | Path, what: str, trained_by: str) -> None:
+        """Load ``path``; ``what`` it is and ``trained_by``, the command that writes it, are for
+        the error when it is missing."""
+        if not Path(path).is_file():
+            raise ValueError(f"no {what} at {str(path)!r}: give the .npz that `{trained_by}` writes")
+        with np.load(path) as f:
+            self.mean, self.scale = f["mean"].astype(np.float32), f["scale"].astype(np.float32)
+            self.layers = [
+                (f[f"w{i}"].astype(np.float32), f[f"b{i}"].astype(np.float32)) for i in range(int(f["depth"]))
+            ]
+        self.num_features = self.mean.size
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        """The last layer's output [N, out] for inputs ``x`` [N, num_features]."""
+        h = (np.asarray(x, np.float32) - self.mean) * self.scale
+        for i, (w, b) in enumerate(self.layers):
+            h = h @ w + b
+            if i < len(self.layers) - 1:
+                np.maximum(h, 0.0, out=h)
+        return h
+
+
+def save_mlp(path: str | Path, mean: np.ndarray, scale: np.ndarray, layers: list[tuple[Any, Any]]) -> None:
+    """Write a network ``NumpyMLP`` loads (float16: the shipped files stay small)."""
+    arrays = {"mean": mean.astype(np.float16), "scale": scale.astype(np.float16), "depth": np.int64(len(layers))}
+    for i, (w, b) in enumerate(layers):
+        arrays[f"w{i}"], arrays[f"b{i}"] = np.asarray(w, np.float16), np.asarray(b, np.float16)
+    np.savez_compressed(path, **arrays)
+
+
 class BeliefNet(NumpyMLP):
     """The trained network in numpy (loaded from ``MODEL_PATH`` or a given ``.npz``)."""
 
-    def __init__(self, path: str | Path = MODEL_PATH) -> None:
-        super().__init__(path, "belief network", "python -m training.belief_net train")
+    def __init__(self, path: str | Path = MODEL_PATH, num_players: int | None = None) -> None:
+        """Load ``path`` and check its card (``agents.model_card``), when it has one: classic
+        rounds, and ``num_players`` seats (None: not checked)."""
+        super().__init__(path, "belief network", "python -m training.fit_belief_net train")
+        card = read_card(path)
+        if card is not None:
+            if not reads_rules(UnoRules.from_dict(card["rules"])):
+                raise ValueError(f"{path}: {trained_for(card)}; a belief network reads classic rounds")
+            if num_players is not None and card["num_players"] != num_players:
+                raise ValueError(
+                    f"{path}: {trained_for(card)}; asked for {num_players} players "
+                    f"(python -m training.fit_belief_net generate --num-players {num_players}, then train)"
+                )
 
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Void logits [N, 4] and count logits [N, 57, MAX_COPIES + 1] for features ``x`` [N, F]."""
@@ -260,3 +308,86 @@ def policy_inputs(
         voids = 1.0 / (1.0 + np.exp(-void_logits.astype(np.float64)))
         out += [voids, expected]
     return np.concatenate(out, axis=1).astype(np.float32)
+
+
+_TYPE_ROWS = np.arange(NUM_CARD_TYPES) * (MAX_COPIES + 1)
+
+
+class NetBelief(PublicBelief):
+    """``public``'s exclusions, and deals weighted by the belief network's prediction of every
+    other hand (module docs, ``agents.beliefs``). At a table size with no network, at other
+    rules, and without the seat's history, it weighs nothing (``public``)."""
+
+    name = "net"
+    history_length = EVIDENCE_ROWS
+    """history rows the network reads (the engine keeps them: ``Engine(history=K)``)"""
+    history_form = "arrays"
+    """the search hands it the seat's encoded history (``Engine.history``: rows and counts), not events"""
+    mode = "types"
+    """what the weights tilt: ``voids`` (each colour void), ``types`` (copies of each type), ``both``"""
+    clip = 1e-3
+    """probabilities are kept in [clip, 1 - clip]: no deal is ruled out by the network"""
+    needs_rules = True
+    """``make_belief`` builds it for the search's rules: it weighs only under the rules it learned"""
+
+    def __init__(
+        self, rules: UnoRules | None = None, models: dict[int, str | Path] | None = None, mode: str = "types"
+    ) -> None:
+        """``rules`` of the rounds it reads (None: classic); at other rules than the networks
+        learned (``reads_rules``) it weighs nothing, as ``public``.
+        ``models``: the network for each table size (None: the shipped ones, ``MODEL_PATHS``)."""
+        if mode not in ("voids", "types", "both"):
+            raise ValueError(f"mode must be one of 'voids', 'types', 'both', got {mode!r}")
+        self.mode = mode
+        self.nets = {int(n): BeliefNet(p, int(n)) for n, p in (MODEL_PATHS if models is None else models).items()}
+        self.applies = reads_rules(UnoRules() if rules is None else rules)
+
+    def tilts(
+        self, x: np.ndarray, allowed: np.ndarray, sizes: np.ndarray, num_players: int = 2
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """From features ``x`` [N, F] (``net_features``) and the public deal (``allowed`` [N, 57],
+        ``sizes`` [N]) of the seats predicted: the log-odds a colour void gains over the public
+        deal [N, 4], and per type and count the log-ratio of the network's marginal to the public
+        deal's [N, 57, 5], by the network of ``num_players``."""
+        void_logits, count_logits = self.nets[num_players](x)
+        p = np.clip(1.0 / (1.0 + np.exp(-void_logits.astype(np.float64))), self.clip, 1 - self.clip)
+        q = np.clip(hypergeometric_voids(allowed, sizes), self.clip, 1 - self.clip)
+        theta_v = np.log(p / (1 - p)) - np.log(q / (1 - q))
+        feasible = np.arange(MAX_COPIES + 1)[None, None, :] <= allowed[:, :, None]
+        z = np.where(feasible, count_logits, -np.inf)
+        net = np.log(np.clip(np.exp(z - np.logaddexp.reduce(z, axis=-1, keepdims=True)), self.clip, None))
+        theta_t = np.where(feasible, net - count_log_marginals(allowed, sizes), 0.0)
+        return theta_v, theta_t
+
+    def hand_log_weights(self, hands: np.ndarray, theta_v: np.ndarray, theta_t: np.ndarray) -> np.ndarray:
+        """Log-weights [G] of one seat's dealt hands [G, 57] under one decision's tilts (``tilts``' rows)."""
+        out = np.zeros(hands.shape[0])
+        if self.mode in ("voids", "both"):
+            out += (colour_sums(hands) == 0) @ theta_v
+        if self.mode in ("types", "both"):
+            # One flat gather: theta_t[t, copies of t] for every type of every hand.
+            at = np.minimum(hands, MAX_COPIES) + _TYPE_ROWS
+            out += np.take(theta_t.ravel(), at).sum(1)
+        return out
+
+    def log_weights(
+        self, observation: np.ndarray, seat: int, hands: np.ndarray, history: tuple[np.ndarray, np.ndarray] | None
+    ) -> np.ndarray | None:
+        """The network's log-weights of the dealt hands [G, n, 57]: the sum over the other seats
+        of each hand's weight; None where it weighs nothing (class docs; ``history``: rows
+        [K, 122], counts [10, 14])."""
+        n = int(num_seats(observation))
+        if history is None or not self.applies or n not in self.nets:
+            return None
+        if hands.shape[0] == 0:
+            return np.zeros(0)
+        rows, counts = history
+        slots = np.arange(1, n)
+        o = np.repeat(observation[None], n - 1, 0)
+        x = net_features(o, np.repeat(rows[None], n - 1, 0), np.repeat(counts[None], n - 1, 0), slot=slots)
+        _, allowed, sizes = public_view(o, slots)
+        theta_v, theta_t = self.tilts(x, allowed, sizes, n)
+        out = np.zeros(hands.shape[0])
+        for j, k in enumerate(slots):
+            out += self.hand_log_weights(hands[:, (seat + k) % n], theta_v[j], theta_t[j])
+        return out
