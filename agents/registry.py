@@ -36,10 +36,11 @@ read from that path) or is a module name (``mod`` or ``pkg.mod``, imported as Py
 from ``sys.path``; a file in the current folder is named by its path, ``my_agent.py:MyAgent``).
 Anything else is a name above or a path. A baseline or a shipped model takes no ``:``.
 
-**Your own agent.** ``NAME`` is called with the rules (a ``uno_env.UnoRules``) when it takes a
-positional argument, else with none, and must give an object with ``act(observation,
-action_mask, rng)`` (``uno_env.policy.Agent``); its ``name`` is the label, else its own
-``name``, else ``NAME``. Loaded in this process only: ``--ray`` workers must import it too.
+**Your own agent.** A function of one decision, ``NAME(observation, action_mask)`` (or with
+``rng`` third) giving an action id, plays each row as it is. Otherwise ``NAME`` is called with
+the rules (a ``uno_env.UnoRules``) when it takes a positional argument, else with none, and
+must give an object with ``act(observation, action_mask, rng)`` (``uno_env.policy.Agent``); its
+``name`` is the label, else its own ``name``, else ``NAME``. Loaded in this process only: ``--ray`` workers must import it too.
 
 **Lists** (``parse_list``: ``evaluate.py --agents``, ``uno-play --opponents``, ``train.py
 --eval-opponents``, ...): specs separated by ``,``; where a list takes mixed tables,
@@ -75,6 +76,8 @@ import sys
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from uno_env.policy import Agent
 from uno_env.rules import UnoRules, typed_rules
@@ -310,6 +313,11 @@ def check_spec(
         and exists
         and not (os.path.isfile(spec.body) or os.path.isfile(spec.body + ".zip") or os.path.isdir(spec.body))
     ):
+        if spec.body.endswith(".zip"):
+            raise ValueError(
+                f"no saved model at {spec.body!r} (train.py writes <output-dir>/<exp-name>/model.zip, "
+                "runs/uno_ppo/model.zip by default)"
+            )
         raise ValueError(
             f"unknown agent {spec.body!r}{_did_you_mean(spec.body)} (no file or directory of that name either): "
             f"an agent spec is one of: {AGENT_SPECS}"
@@ -553,6 +561,8 @@ def _class_agent(s: Spec, rules: UnoRules) -> Agent:
     factory = getattr(module, s.attr, None)
     if not callable(factory):
         raise ValueError(f"{s.text!r}: {s.target} has no class or function {s.attr!r}")
+    if _required_positional(factory) >= 2:
+        return _DecisionFunction(factory, s.label or s.attr)
     agent = factory(rules) if _takes_argument(factory) else factory()
     if not callable(getattr(agent, "act", None)):
         raise ValueError(
@@ -562,6 +572,32 @@ def _class_agent(s: Spec, rules: UnoRules) -> Agent:
     if not isinstance(getattr(agent, "name", None), str):
         agent.name = s.attr
     return agent
+
+
+def _required_positional(fn: Any) -> int:
+    """How many positional arguments ``fn`` requires (0 when its signature cannot be read)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return 0
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(p.kind in positional and p.default is inspect.Parameter.empty for p in params)
+
+
+class _DecisionFunction:
+    """A function of one decision, ``f(observation, action_mask)`` or ``f(observation, action_mask,
+    rng)`` giving one action id, played as a batch agent (the PettingZoo page's hand-written agent)."""
+
+    def __init__(self, fn: Any, name: str) -> None:
+        self.fn, self.name = fn, name
+        self.with_rng = _required_positional(fn) >= 3
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """``fn`` on each row."""
+        out = np.empty(len(action_mask), np.int64)
+        for i, (o, m) in enumerate(zip(observation, action_mask, strict=True)):
+            out[i] = self.fn(o, m, rng) if self.with_rng else self.fn(o, m)
+        return out
 
 
 def _takes_argument(factory: Any) -> bool:

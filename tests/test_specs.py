@@ -322,3 +322,27 @@ def test_a_mix_and_uno_play_play_an_agent_class_from_a_file(agent_file):
     out = io.StringIO()
     rc = play_main(["--opponents", f"{agent_file}:FirstLegal", "--seed", "3", "--no-color"], io.StringIO("q\n"), out)
     assert rc == 0 and "first-legal (seat 1)" in out.getvalue()
+
+
+def test_a_function_of_one_decision_plays_as_an_agent(tmp_path):
+    """The PettingZoo page's hand-written agent, a function, plays when a command names it."""
+    from arena import play
+
+    path = tmp_path / "pz_agent.py"
+    path.write_text(
+        "import numpy as np\n"
+        "from uno_env.actions import DRAW\n\n\n"
+        "def first_card(observation, action_mask):\n"
+        "    legal = np.flatnonzero(action_mask)\n"
+        "    cards = legal[legal < DRAW]\n"
+        "    return int(cards[0] if cards.size else legal[0])\n"
+    )
+    agent = make_agent(f"{path}:first_card")
+    assert agent.name == "first_card"
+    result = play([agent, make_agent("random")], 4, seed=0)
+    assert result.games == 4
+
+
+def test_a_missing_saved_model_is_named_as_one():
+    with pytest.raises(ValueError, match="no saved model at 'runs/nope/model.zip'"):
+        make_agent("runs/nope/model.zip")
