@@ -107,7 +107,7 @@ __all__ = [
 AGENT_SPECS = (
     "random, rlcard_rule, greedy, heuristic, search[:N | :Tms][@BELIEF] (N rollouts or T milliseconds per "
     "decision), ismcts[:N | :Tms], flatmc[:N | :Tms], pretrained, pretrained-4p, belief_policy (shipped "
-    "models: 2 and 4 players, classic), MODULE:NAME or FILE.py:NAME (your own agent class), PATH.zip (a MaskablePPO saved by "
+    "models: 2 and 4 players, classic), MODULE:NAME or FILE.py:NAME (your own agent class, or a function of one decision), PATH.zip (a MaskablePPO saved by "
     "train.py), DIR (an RLlib checkpoint), chat:MODEL[@ENDPOINT] (a language model at the OpenAI-compatible "
     "endpoint $UNO_CHAT_BASE_URL, or at one named with --chat-endpoint ENDPOINT=URL), LABEL=SPEC"
 )

@@ -79,21 +79,29 @@ import numpy as np
 import tyro
 
 from agents.llm import ChatFailure, ChatSettings
-from agents.registry import make_agent, parse_list
+from agents.registry import AGENT_SPECS, make_agent, parse_list
 from arena import PlayResult, TournamentResult, play, tournament, unique_names
 from arena.ladder import LADDER, LADDERS, LadderResult, rate_on_ladder
 from uno_env import UnoRules, parse_rules
 from uno_env.compile_notice import announce_compiling
 from uno_env.rules import PRESETS_HELP
 
+HELP = """A tournament of UNO agents: win rates with 95% intervals, ratings, a JSON file and plots.
+
+    python evaluate.py                                              # the four baselines, 2 players
+    python evaluate.py --agents heuristic,runs/uno_ppo/model.zip,my_agent.py:MyAgent --duplicate
+    python evaluate.py --ladder runs/uno_ppo/model.zip              # a rating on the reference ladder
+
+Language models: --agents chat:MODEL with --chat-base-url (docs/llm.md). Every option: docs/evaluation.md."""
+
 
 @dataclass
 class Args:
-    agents: str = "random,rlcard_rule,greedy,heuristic"
-    """comma-separated agent specs (agents.registry.make_agent): random, rlcard_rule, greedy, heuristic,
-    search[:N|:Tms] (also ismcts[...], flatmc[...]), pretrained, pretrained-4p (the shipped models), a saved
-    model path or an RLlib checkpoint directory, chat:MODEL (a language model at $UNO_CHAT_BASE_URL, docs/llm.md),
-    optionally as label=spec"""
+    """Options of ``evaluate.py`` / ``uno-evaluate`` (their depth: docs/evaluation.md)."""
+
+    agents: Annotated[str, tyro.conf.arg(help=f"comma-separated agent specs: {AGENT_SPECS}")] = (
+        "random,rlcard_rule,greedy,heuristic"
+    )
     num_players: int = 2
     """players per table (2-10); with n > 2 every table of n distinct entries plays"""
     rules: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
@@ -106,83 +114,69 @@ class Args:
     deterministic: bool = True
     """saved models play their most likely legal action (False: sample from the policy)"""
     anchor: str = "random"
-    """agent whose rating is fixed at --anchor-rating: one of the agents' names (as in the tables), or
-    empty for the mean; the default, random, falls back to the mean when random does not play"""
+    """agent whose rating is fixed at --anchor-rating (empty: the mean)"""
     anchor_rating: float = 1000.0
     """rating of the anchor agent"""
     output_dir: str = "runs/eval"
-    """where tournament.json and the PNG plots go"""
+    """where tournament.json, the transcripts and the PNG plots go"""
     plots: bool = True
     """draw win_rates.png and ratings.png"""
     save_games: int = 0
-    """also play this many recorded rounds of the first table (the first --num-players agents, in
-    seat order) and write them to <output_dir>/games.jsonl for uno-replay (a tournament, not --ladder)"""
+    """also write this many recorded rounds of the first table to <output_dir>/games.jsonl"""
     torch_threads: int = 1
     """torch CPU threads for saved models (0: torch's default)"""
     chunk_games: int = 10_000
-    """games per unit of work (a table of more games is split into chunks, each seeded on its
-    own); results depend on it, never on --ray or the number of workers"""
+    """games per unit of work; results depend on it, never on --ray"""
     ray: bool = False
-    """play the chunks as Ray tasks (needs the distributed extra)"""
+    """play the chunks as Ray tasks (the distributed extra)"""
     address: str = ""
-    """with --ray: address of a running Ray cluster ('auto': the one started on this machine by
-    'ray start'); empty: start a local Ray with --num-cpus CPUs"""
+    """with --ray: a running Ray cluster ('auto': this machine's); empty: a local Ray"""
     num_cpus: int = 2
     """with --ray and no --address: CPUs of the local Ray"""
     duplicate: bool = False
-    """duplicate deals: every deal is played once per seat rotation (same deck, same draws, each
-    seat's generator seeded by the deal), and intervals are paired over deals; --games and
-    --chunk-games must be multiples of --num-players. Agents are still asked in batches, each
-    game's row drawing from that game's own generator (uno_env.table.RowStreams)"""
+    """duplicate deals, intervals paired over deals (--games a multiple of --num-players)"""
     ladder: str = ""
-    """rate this one agent spec on the reference ladder (arena.ladder) with --num-players 2 or 4;
-    the ladder fixes the games, seed, rules, deals and batch size, so --agents, --rules, --games,
-    --seed, --batch-size, --chunk-games, --duplicate and --anchor* may not be given with it"""
+    """rate this one agent on the reference ladder (2 or 4 players; the ladder fixes the rest)"""
     ladder_version: str = LADDER.version
-    """the ladder version --ladder rates on: v2 (duplicate deals, the shipped models among the
-    rungs) or v1 (the first ladder, kept so its ratings can be reproduced)"""
+    """the ladder version --ladder rates on: v2, or v1 (kept to reproduce its ratings)"""
     allow_other_table: bool = False
-    """let saved models play rules or a table size their card says they were not trained for (a
-    transfer experiment); without it such a model is refused (agents.model_card)"""
+    """let saved models play rules or a table size their card says they were not trained for"""
     chat_base_url: str = ""
-    """chat:MODEL's endpoint, e.g. http://127.0.0.1:8080/v1 (empty: $UNO_CHAT_BASE_URL); the only
-    address a chat agent calls"""
+    """chat:MODEL's endpoint, e.g. http://127.0.0.1:8080/v1 (empty: $UNO_CHAT_BASE_URL)"""
     chat_endpoint: Annotated[tuple[str, ...], tyro.conf.UseAppendAction] = ()
-    """NAME=URL, repeatable: an endpoint that chat:MODEL@NAME plays at (its key from
-    $UNO_CHAT_API_KEY_<NAME>, or --chat-key-env NAME=VAR)"""
+    """NAME=URL, repeatable: the endpoint of chat:MODEL@NAME"""
     chat_key_env: Annotated[tuple[str, ...], tyro.conf.UseAppendAction] = ()
-    """VAR or NAME=VAR, repeatable: the environment variable holding the default endpoint's key
-    (default UNO_CHAT_API_KEY), or endpoint NAME's; the key itself is never an argument"""
+    """VAR or NAME=VAR, repeatable: the environment variable holding an endpoint's key"""
     chat_timeout: float = ChatSettings.timeout
     """seconds per chat request"""
     chat_temperature: float | None = ChatSettings.temperature
-    """sampling temperature sent with each request (None: the server's default)"""
+    """sampling temperature (None: the server's default)"""
     chat_max_tokens: int | None = ChatSettings.max_tokens
-    """max_tokens sent with each request (None: the server's default); leave room for a reasoning model's thinking"""
+    """max_tokens per request (None: the server's default)"""
     chat_attempts: int = ChatSettings.max_attempts
-    """requests per decision: a refused reply goes back with the parser's message, a failed request is retried"""
+    """requests per decision before the counted fallback"""
     chat_fallback: str = ChatSettings.fallback
-    """the counted move after the last failed attempt: random (the table's seeded generator) or first"""
+    """the counted fallback move: random or first"""
     chat_history: int = ChatSettings.history
-    """events of the round shown in the prompt (0: none); the prompt says how many earlier ones are left out"""
+    """events of the round shown in the prompt (0: none)"""
     chat_list_moves: bool = ChatSettings.list_moves
-    """list and number the legal moves in the prompt (--no-chat-list-moves: the model names its move)"""
+    """list and number the legal moves in the prompt"""
     chat_parallel: int = ChatSettings.parallel
-    """chat requests in flight at once, over a batch's games (--batch-size games are asked together)"""
+    """chat requests in flight at once"""
     chat_max_failures: int = ChatSettings.max_failures
-    """consecutive failed requests (no reply: refused connection, timeout, HTTP error) that stop the run"""
+    """consecutive failed requests that stop the run"""
     chat_max_fallback_share: float = ChatSettings.max_fallback_share
-    """largest share of a chat agent's decisions that may fall back; more stops the run, no rating (0: none may)"""
+    """largest share of decisions that may fall back; more stops the run, with no rating"""
     chat_fallback_grace: int = ChatSettings.fallback_grace
-    """decisions before the fallback share is checked during play (it is always checked at the end)"""
+    """decisions before the fallback share is first checked"""
     chat_max_requests_per_game: int | None = ChatSettings.max_requests_per_game
-    """requests one game may use (None: no cap); a game that needs more stops the run"""
+    """requests one game may use (None: no cap); more stops the run"""
     chat_max_tokens_per_game: int | None = ChatSettings.max_tokens_per_game
-    """tokens one game may use (None: no cap); a game that uses more stops the run"""
+    """tokens one game may use (None: no cap); more stops the run"""
     chat_backoff: float = ChatSettings.backoff
     """seconds before retrying a failed request, doubled at each retry"""
     chat_max_retry_wait: float = ChatSettings.max_retry_wait
-    """longest wait before a retry, also for a 429 or 5xx answer's Retry-After"""
+    """longest wait before a retry, Retry-After included"""
 
 
 # What the ladder fixes itself (arena.ladder.LadderSpec): giving any of these with --ladder is an error.
@@ -525,7 +519,7 @@ def main(args: Args) -> TournamentResult | LadderResult:
 
 def cli(argv: list[str] | None = None, script: str = "uno-evaluate") -> None:
     """The command line: ``uno-evaluate`` (the wheel's command) and ``python evaluate.py`` (``script``)."""
-    args = tyro.cli(Args, args=argv, prog=script, description=__doc__)
+    args = tyro.cli(Args, args=argv, prog=script, description=HELP)
     announce_compiling(script)
     try:
         main(args)
