@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,7 +28,8 @@ from uno_env.sb3_vec_env import UnoSB3VecEnv
 from uno_env.spaces import history_spaces, observation_space
 from uno_env.table import ask_one
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the repository: the folder above this file that holds train.py, wherever the tests are filed
+ROOT = next(str(p) for p in Path(__file__).resolve().parents if (p / "train.py").is_file())
 K = 8
 TINY = [
     "--total-timesteps",
