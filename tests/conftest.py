@@ -1,5 +1,5 @@
-"""Shared test set-up: ``tests/`` on the path (``builder``, ``rules_reference``), and no quiet
-skip for a missing dependency.
+"""Shared test set-up: ``tests/`` on the path (``builder``, ``helpers``, ``rules_reference``) for
+the test modules in its folders, one folder per room, and no quiet skip for a missing dependency.
 
 Every dependency of the suite is installed by ``bash .ci/install`` (the README's test command
 runs it first). A test that reaches ``pytest.importorskip`` for an absent module fails instead
@@ -12,7 +12,12 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
+TESTS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, TESTS)
+# The repository root too, wherever pytest runs from: the folders tests/agents, tests/arena and
+# tests/training, seen from tests/, would otherwise shadow the packages of the same names as
+# namespace packages (the editable install's finder comes after the path's).
+sys.path.insert(1, os.path.dirname(TESTS))
 
 INSTALL = "bash .ci/install"  # the README's set-up; also what .ci/run runs
 MISSING = "could not import"  # the start of pytest.importorskip's skip reason

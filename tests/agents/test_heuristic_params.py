@@ -13,16 +13,16 @@ again (``record``) only when a change of the heuristic's play is meant.
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from agents import HeuristicAgent
 from agents.heuristic import HeuristicParams, W
 from uno_env import NUM_ACTIONS, UnoRules
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "heuristic_positions.npz")
+DATA = ROOT / "tests" / "data" / "heuristic_positions.npz"
 
 
 def load() -> tuple[np.lib.npyio.NpzFile, np.ndarray, list[dict], dict[str, dict]]:

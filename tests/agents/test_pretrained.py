@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tomllib
+from helpers import ROOT
 
 pytest.importorskip("sb3_contrib")
 
@@ -26,7 +27,6 @@ from arena import play
 from uno_env import Engine, UnoRules, action_name, parse_rules
 from uno_env.observation import observation_size
 
-ROOT = Path(__file__).resolve().parents[1]
 PLAYERS = {"pretrained": 2, "pretrained-4p": 4}
 CARD_FIELDS = {
     "name",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from builder import act, position
-from helpers import EVERY_RULE_SET, walk
+from helpers import EVERY_RULE_SET, ROOT, walk
 
 from agents import FlatMCAgent, HeuristicAgent, RandomAgent
 from agents.belief_policy import shipped_belief_policy
@@ -293,14 +293,12 @@ def test_benchmark_script_quick(tmp_path):
     import os
     import subprocess
     import sys
-    from pathlib import Path
 
-    repo = Path(__file__).resolve().parents[1]
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
     out = tmp_path / "search.json"
     proc = subprocess.run(
         [sys.executable, "-m", "benchmarks.search_agent", "--quick", "--json", str(out)],
-        cwd=repo,
+        cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,

@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from agents.registry import make_agent
 from arena import bradley_terry, play
@@ -34,7 +35,6 @@ from arena.ratings import paired_standard_errors
 from arena.tournament import derive_seed
 from uno_env import UnoRules
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Fast rungs only (no search): a whole ladder in seconds. Four rungs so that 4-player reference tables exist.
 TINY = LadderSpec(
     version="test",
@@ -322,7 +322,7 @@ def test_load_reference_refuses_a_missing_file_or_another_definition(tmp_path, t
 def test_evaluate_ladder_prints_the_table_and_writes_the_same_json_every_run(
     tmp_path, monkeypatch, tiny_reference, capsys
 ):
-    sys.path.insert(0, ROOT)
+    sys.path.insert(0, str(ROOT))
     import evaluate
 
     path = str(tmp_path / "ladder_test.json")
@@ -374,7 +374,7 @@ def test_evaluate_ladder_refuses_settings_the_ladder_fixes(tmp_path, args, messa
 
 
 def test_ladder_version_needs_ladder(tmp_path):
-    sys.path.insert(0, ROOT)
+    sys.path.insert(0, str(ROOT))
     import evaluate
 
     with pytest.raises(ValueError, match="--ladder-version applies to --ladder AGENT only"):

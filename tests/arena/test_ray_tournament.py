@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 pytest.importorskip("ray")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+sys.path.insert(0, str(ROOT))
 
-import evaluate  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from arena import chunk_plan, tournament  # noqa: E402
-from arena.remote import ray_chunks  # noqa: E402
-from uno_env import UnoRules  # noqa: E402
+import evaluate
+from agents.registry import make_agent
+from arena import chunk_plan, tournament
+from arena.remote import ray_chunks
+from uno_env import UnoRules
 
 
 def _tables(result):

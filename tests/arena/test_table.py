@@ -7,11 +7,11 @@ Every game loop asks its agents through ``Table``: the checks below hold for all
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 from statistics import NormalDist
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from agents.registry import make_agent
 from arena import play, tournament
@@ -19,8 +19,6 @@ from arena.ratings import paired_interval
 from uno_env import Engine, RandomAgent
 from uno_env.policy import EngineAgent, uses_engine
 from uno_env.table import Table, ask_one
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 class Fixed:

@@ -4,14 +4,12 @@ other copy of the check anywhere in the project."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from uno_env.checks import check_int, is_int
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 import tyro
+from helpers import ROOT
 
 from uno_env import PRESETS
 from uno_env.compile_notice import NOTICE
-
-ROOT = Path(__file__).resolve().parents[1]
 
 # A module with one cached kernel, as the package's kernels are: cold on its first import here.
 KERNEL = """

@@ -16,13 +16,11 @@ import importlib.util
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
-from helpers import FENCE, page_text, printed_twice, snippets
+from helpers import FENCE, ROOT, page_text, printed_twice, snippets
 
-ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 CONFIG = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
 

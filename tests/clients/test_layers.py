@@ -9,8 +9,8 @@ import ast
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("uno_env", "agents", "arena", "training", "uno_web", "benchmarks")
 # What each package may import from the project (itself always).
 ALLOWED = {

@@ -2,15 +2,13 @@
 and its seeded snippets print the same on every run."""
 
 import re
-from pathlib import Path
 
-from helpers import printed_twice, snippets
+from helpers import ROOT, printed_twice, snippets
 
 from uno_env.actions import NUM_ACTIONS
 from uno_env.docs import ACTION_GROUPS, readme_tables, render_readme
 from uno_env.observation import OBS_BASE_SIZE, OBS_OPEN_SIZE
 
-ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 REGENERATE = "python -m uno_env.docs --write-readme"
 

@@ -22,9 +22,8 @@ from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import pytest
-from helpers import snippets
+from helpers import ROOT, snippets
 
-REPO = Path(__file__).resolve().parents[1]
 TOP_LEVEL = ("uno_env", "agents", "arena", "training", "uno_web")  # [tool.setuptools.packages.find]
 TORCH = "torch==2.13.0"  # first, as in the README: an unpinned torch would pull CUDA
 EXTRAS = "train,web"  # the pretrained models need sb3-contrib; uno-web needs fastapi
@@ -74,12 +73,12 @@ def _tracked_tree(dest: Path) -> Path:
     from, without a stale ``build/`` directory or untracked artefacts."""
     files = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=REPO,
+        cwd=ROOT,
         capture_output=True,
         check=True,
     ).stdout.split(b"\0")
     for name in filter(None, files):
-        src = REPO / os.fsdecode(name)
+        src = ROOT / os.fsdecode(name)
         if src.is_file():  # a deleted file is still in the index until committed
             out = dest / os.fsdecode(name)
             out.parent.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 from builder import act, cards, position
+from helpers import ROOT
 
 from uno_env import Engine, UnoRules, replay, sample_legal
 from uno_env.cards import CARD_RANK, WILD, WILD_DRAW_FOUR
@@ -655,17 +656,15 @@ def test_plain_python_kernels_play_the_same_games():
     import os
     import subprocess
     import sys
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
     out = {}
     for jit in ("0", "1"):
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
         env.pop("NUMBA_DISABLE_JIT", None)
         if jit == "1":
             env["NUMBA_DISABLE_JIT"] = "1"
         proc = subprocess.run(
-            [sys.executable, "-c", _DIGEST_GAMES], cwd=root, env=env, capture_output=True, text=True, timeout=600
+            [sys.executable, "-c", _DIGEST_GAMES], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
         )
         assert proc.returncode == 0, proc.stderr[-2000:]
         out[jit] = proc.stdout.split()
@@ -793,12 +792,10 @@ def test_threads_making_their_first_engine_calls_at_once():
     import os
     import subprocess
     import sys
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.run(
-        [sys.executable, "-c", _FIRST_CALLS_AT_ONCE], cwd=root, env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", _FIRST_CALLS_AT_ONCE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split()[:2] == ["0", "1"], proc.stdout  # no error; every thread the same game

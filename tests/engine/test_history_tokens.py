@@ -15,11 +15,11 @@ import os
 import pickle
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from builder import redeal_hidden
+from helpers import ROOT
 from test_history import PLAYERS_AND_RULES, TWIN_RULES, field
 
 from agents import sample_legal
@@ -289,15 +289,14 @@ print(acc)
 
 
 def test_plain_python_kernels_give_the_same_tokens():
-    root = Path(__file__).resolve().parents[1]
     out = {}
     for jit in ("0", "1"):
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
         env.pop("NUMBA_DISABLE_JIT", None)
         if jit == "1":
             env["NUMBA_DISABLE_JIT"] = "1"
         proc = subprocess.run(
-            [sys.executable, "-c", _TOKENS_DIGEST], cwd=root, env=env, capture_output=True, text=True, timeout=600
+            [sys.executable, "-c", _TOKENS_DIGEST], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
         )
         assert proc.returncode == 0, proc.stderr[-2000:]
         out[jit] = proc.stdout.split()

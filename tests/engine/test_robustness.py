@@ -13,16 +13,14 @@ import pickle
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import OUTPUTS, engine_view, play_digest
+from helpers import OUTPUTS, ROOT, engine_view, play_digest
 
 from uno_env import Engine, UnoEnv, UnoRules, UnoVectorEnv, env, raw_env, sample_legal
 from uno_env.engine import game_seeds
 
-REPO = Path(__file__).resolve().parents[1]
 RULES = UnoRules.preset("official", uno_call="explicit", allow_doubles=True, hand_size=5)
 CLONES = {"pickle": lambda x: pickle.loads(pickle.dumps(x)), "deepcopy": copy.deepcopy}
 
@@ -156,11 +154,11 @@ print(play_digest(UnoRules.from_dict({rules!r}), 4, 123, 200))
 
 
 def test_a_seed_gives_the_same_games_in_another_process():
-    code = _DIGEST.format(repo=str(REPO), tests=str(REPO / "tests"), rules=RULES.to_dict())
+    code = _DIGEST.format(repo=str(ROOT), tests=str(ROOT / "tests"), rules=RULES.to_dict())
     env_vars = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
     env_vars["PYTHONHASHSEED"] = "12345"  # a different hash seed must not matter either
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env_vars, timeout=600, cwd=REPO
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env_vars, timeout=600, cwd=ROOT
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip() == play_digest(RULES, 4, 123, 200)
@@ -330,9 +328,9 @@ def test_a_deal_with_no_card_to_turn_does_not_hang():
     official, 10 players x 11 cards leaves 2 of 112 cards; with seed 0 both are action cards or
     wilds, and the deal used to redraw forever. The engine now refuses such rules with a
     ValueError (in a subprocess, so a regression fails instead of hanging the suite)."""
-    code = _DEAL.format(repo=str(REPO), players=10, preset="official", hand_size=11, seed=0)
+    code = _DEAL.format(repo=str(ROOT), players=10, preset="official", hand_size=11, seed=0)
     try:
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=12, cwd=REPO)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=12, cwd=ROOT)
     except subprocess.TimeoutExpired:
         pytest.fail("Engine(1, 10, UnoRules.preset('official', hand_size=11), seed=0) did not return within 12 s")
     assert "returned" in out.stdout and "ValueError" in out.stdout and "hand_size" in out.stdout, out.stderr[-2000:]

@@ -9,9 +9,9 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from uno_env import actions as A
 from uno_env import rules as rules_module
@@ -19,7 +19,6 @@ from uno_env.cards import CARD_NAMES, NUM_CARD_TYPES, WILD, deck_counts
 from uno_env.observation import OBS_FIELDS, PHASE_NAMES
 from uno_env.rules import OPTION_NAMES, PRESETS, UnoRules
 
-ROOT = Path(__file__).resolve().parents[1]
 BOOK_PATH = ROOT / "docs" / "rules.md"
 BOOK = BOOK_PATH.read_text(encoding="utf-8")
 SECTIONS = range(1, 13)  # R1 .. R12

@@ -4,9 +4,8 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 
 
 def test_soak_quick(tmp_path):
@@ -15,7 +14,7 @@ def test_soak_quick(tmp_path):
     # Generous timeout: a cold numba cache compiles the engine in this subprocess.
     proc = subprocess.run(
         [sys.executable, "-m", "benchmarks.soak", "--quick", "--json", str(out_json)],
-        cwd=REPO,
+        cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,

@@ -8,21 +8,21 @@ import sys
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 pytest.importorskip("ray.rllib")
 pytest.importorskip("torch")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+sys.path.insert(0, str(ROOT))
 
-import train  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from agents.rllib_agent import LEARNER, SNAPSHOT, RLlibAgent, SelfPlayMapping, module_path  # noqa: E402
-from arena import play, tournament  # noqa: E402
-from arena.remote import ray_chunks  # noqa: E402
-from training.rllib_trainer import rllib_config  # noqa: E402
-from uno_env import Agent, Engine, RandomAgent, UnoRules, sample_legal  # noqa: E402
-from uno_env.rllib import UnoEnvRunner, UnoMultiAgentEnv, UnoVectorMultiAgentEnv  # noqa: E402
+import train
+from agents.registry import make_agent
+from agents.rllib_agent import LEARNER, SNAPSHOT, RLlibAgent, SelfPlayMapping, module_path
+from arena import play, tournament
+from arena.remote import ray_chunks
+from training.rllib_trainer import rllib_config
+from uno_env import Agent, Engine, RandomAgent, UnoRules, sample_legal
+from uno_env.rllib import UnoEnvRunner, UnoMultiAgentEnv, UnoVectorMultiAgentEnv
 
 TINY = dict(
     backend="rllib",

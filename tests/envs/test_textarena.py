@@ -13,11 +13,10 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 VARIABLE = "UNO_TEXTARENA_PYTHON"  # another interpreter with textarena and pytest, if set
 VENV_PYTHON = ROOT / ".venvs" / "textarena" / "bin" / "python"
 

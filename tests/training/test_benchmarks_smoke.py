@@ -9,18 +9,16 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 
 
 def _run(args, timeout=600):
     env = dict(os.environ)
     env.pop("NUMBA_DISABLE_JIT", None)
     # Timeout generous enough for a cold numba cache (the engine compiles in the subprocess).
-    proc = subprocess.run([sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return proc
 

@@ -9,15 +9,15 @@ import sys
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from training.expert import clone, label_positions, load_positions, save_positions  # noqa: E402
-from training.league import League, pfsp_probabilities  # noqa: E402
-from training.opponents import LEAGUE, PendingSnapshot, opponent_groups, parse_mix  # noqa: E402
-from uno_env import UnoRules  # noqa: E402
+from training.expert import clone, label_positions, load_positions, save_positions
+from training.league import League, pfsp_probabilities
+from training.opponents import LEAGUE, PendingSnapshot, opponent_groups, parse_mix
+from uno_env import UnoRules
 
 TINY_LEAGUE = [
     "--total-timesteps",

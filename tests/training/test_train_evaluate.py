@@ -10,18 +10,18 @@ import sys
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from agents import RLCardRuleAgent  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from arena import bradley_terry, play, tournament  # noqa: E402
-from training.league import League, SnapshotPool, saved_league  # noqa: E402
-from training.opponents import PendingSnapshot, opponent_groups, parse_mix, split_games  # noqa: E402
-from uno_env import Engine, RandomAgent, UnoRules, parse_rules, sample_legal  # noqa: E402
-from uno_env.actions import Action  # noqa: E402
+from agents import RLCardRuleAgent
+from agents.registry import make_agent
+from arena import bradley_terry, play, tournament
+from training.league import League, SnapshotPool, saved_league
+from training.opponents import PendingSnapshot, opponent_groups, parse_mix, split_games
+from uno_env import Engine, RandomAgent, UnoRules, parse_rules, sample_legal
+from uno_env.actions import Action
 
 TINY_TRAIN = [
     "--total-timesteps",

@@ -8,13 +8,13 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import anyio
 import httpx
 import numpy as np
 import pytest
 from builder import redeal_hidden
+from helpers import ROOT
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -24,7 +24,6 @@ from uno_env import PRESETS
 from uno_web.mcp import MAX_RECORD_PAGE, VIEW_EVENTS, UnoGames, build_server, main
 from uno_web.session import Session, build_agents
 
-ROOT = Path(__file__).resolve().parents[1]
 TOOLS = {"new_game", "view", "legal_moves", "play", "hint", "record", "rules", "end_game"}
 
 

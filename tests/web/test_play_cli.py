@@ -6,11 +6,11 @@ import io
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from builder import act, position
+from helpers import ROOT
 
 from uno_web.human import HumanAgent, HumanQuit
 from uno_web.terminal import main
@@ -155,13 +155,12 @@ def test_human_sees_only_the_observation():
 
 def test_console_script_entry_point():
     """The module runs as a program with stdin (what `uno-play` calls)."""
-    root = Path(__file__).resolve().parents[1]
     proc = subprocess.run(
         [sys.executable, "-m", "uno_web.terminal", "--seed", "4", "--no-color"],
         input="x\nq\n",
         capture_output=True,
         text=True,
-        cwd=root,
+        cwd=ROOT,
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr

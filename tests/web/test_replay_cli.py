@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from uno_env import Engine, UnoRules
 from uno_env.cards import card_name
@@ -159,12 +160,11 @@ def test_runs_as_a_module(game_file):
 
 
 def test_evaluate_save_games_writes_records_uno_replay_reads(tmp_path):
-    root = __import__("pathlib").Path(__file__).resolve().parents[1]
     out = tmp_path / "eval"
     done = subprocess.run(
         [
             sys.executable,
-            str(root / "evaluate.py"),
+            str(ROOT / "evaluate.py"),
             "--agents",
             "random,greedy",
             "--games",
@@ -175,7 +175,7 @@ def test_evaluate_save_games_writes_records_uno_replay_reads(tmp_path):
             "--output-dir",
             str(out),
         ],
-        cwd=root,
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=600,
@@ -189,11 +189,10 @@ def test_evaluate_save_games_writes_records_uno_replay_reads(tmp_path):
 
 
 def test_evaluate_refuses_a_negative_save_games_before_writing(tmp_path):
-    root = __import__("pathlib").Path(__file__).resolve().parents[1]
     out = tmp_path / "eval"
     done = subprocess.run(
-        [sys.executable, str(root / "evaluate.py"), "--save-games", "-1", "--output-dir", str(out)],
-        cwd=root,
+        [sys.executable, str(ROOT / "evaluate.py"), "--save-games", "-1", "--output-dir", str(out)],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=600,

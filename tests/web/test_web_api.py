@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 pytest.importorskip("fastapi", reason="the web extra is not installed: pip install -e '.[web]'")
 pytest.importorskip("httpx", reason="the web extra is not installed: pip install -e '.[web]'")
@@ -501,9 +502,8 @@ def test_uno_web_sits_above_agents_and_uses_public_names_only():
     """README, Architecture: uno_web may import uno_env's public modules and agents.registry,
     never the engine package or a private module (tests/test_layers.py covers the other packages)."""
     import ast
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1] / "uno_web"
+    root = ROOT / "uno_web"
     bad = []
     for f in sorted(root.glob("*.py")):
         for node in ast.walk(ast.parse(f.read_text())):
