@@ -10,7 +10,7 @@ legal moves and the ``uno_env.observation`` helpers for its hand; action ids are
 R2 (``uno_env.actions``).
 
 PettingZoo's own helpers, as checked here with pettingzoo 1.27 (``api_test``, ``seed_test``
-and ``render_test`` pass: ``tests/test_pettingzoo_env.py`` runs them):
+and ``render_test`` pass: ``tests/envs/test_pettingzoo_env.py`` runs them):
 
 * ``pettingzoo.test.bombardment_test`` fails in its own ``test_observation``: it compares the
   ``None`` that ``env.step`` returns with the first observation, so any env whose observation

@@ -6,7 +6,7 @@
 
 Its own virtualenv because tianshou 2.0.1 requires ``pandas<3`` and ``virtualenv<21`` (and so an
 older ``filelock``), which would downgrade this project's main environment; ``bash .ci/install``
-builds the venv (``.venvs/tianshou``) and ``tests/test_examples.py`` runs this script with it. Tested with tianshou 2.0.1.
+builds the venv (``.venvs/tianshou``) and ``tests/clients/test_examples.py`` runs this script with it. Tested with tianshou 2.0.1.
 
 The pieces are Tianshou's own, as in its tic-tac-toe test: ``PettingZooEnv`` wraps
 ``uno_env.env()`` unchanged and turns each observation into ``{agent_id, obs, mask}``;

@@ -1,7 +1,7 @@
 """UNO through TextArena's own API, wrappers and agents (uno_env.textarena_env).
 
 These run in the virtualenv that holds textarena (``.venvs/textarena``, built by
-``bash .ci/install``): ``tests/test_textarena.py`` runs this file there with that venv's pytest.
+``bash .ci/install``): ``tests/envs/test_textarena.py`` runs this file there with that venv's pytest.
 Every connection is checked: one to an address other than the loopback fails the test (the only
 server here is the scripted chat endpoint on 127.0.0.1).
 """

@@ -7,7 +7,7 @@ written twice and nothing can drift from the ids:
     python -m uno_env.docs                   # print the tables
     python -m uno_env.docs --write-readme    # regenerate README.md's tables
 
-``tests/test_readme.py`` fails when README.md differs from what this module generates.
+``tests/clients/test_readme.py`` fails when README.md differs from what this module generates.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ __all__ = [
 _README = Path(__file__).resolve().parents[1] / "README.md"
 
 # (first id, last id, meaning) of each kind of action (docs/rules.md R2): the one description of the
-# ids, for README and every docstring; the ranges come from uno_env.actions (tests/test_readme.py
+# ids, for README and every docstring; the ranges come from uno_env.actions (tests/clients/test_readme.py
 # checks that they cover every id).
 ACTION_GROUPS: tuple[tuple[int, int, str], ...] = (
     (

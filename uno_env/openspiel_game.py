@@ -196,7 +196,7 @@ def mini_history_bound(max_turns: int) -> int:
     The mini deck has number cards only and two seats, so an action adds at most two rows: a
     play and the UNO call of a seat left with one card (``uno_call="auto"``), a draw and the
     reshuffle before it, or a pass. The round's end adds a truncation or a score row and the
-    round_end row. ``tests/test_openspiel.py`` checks the bound against every state of the game."""
+    round_end row. ``tests/envs/test_openspiel.py`` checks the bound against every state of the game."""
     return 2 * max_turns + 2
 
 

@@ -55,7 +55,7 @@ Draw Two drawn by seat 0 who then plays (``first_dealer="last_seat"``,
 ``wild_first_card="random_color"``, ``first_draw_two_skips=False``); every played card, the
 target included, reshuffled into the deck before a draw that finds too few cards
 (``reshuffle="every_played_card"``); no UNO call, no score, no turn limit (``max_turns=None``).
-``tests/test_rlcard_conformance.py`` plays RLCard's own ``UnoGame`` (1,200 games at 2-4 players,
+``tests/envs/test_rlcard_conformance.py`` plays RLCard's own ``UnoGame`` (1,200 games at 2-4 players,
 and 100 with a short deck) and, at every decision, sets its state into the engine
 (``set_rlcard_game``) and checks that the legal actions and the state after the same action
 agree: hands, deck order, played cards, target, current player, direction, winner.

@@ -24,7 +24,7 @@ A page asks for a generated part with a directive alone on its line (or inline, 
 
 An unknown directive, a missing file or section fails the build. The PNG plots in
 ``benchmarks/results/`` are published as ``assets/benchmarks/NAME.png``.
-``tests/test_docs.py`` runs ``expand`` on every page.
+``tests/clients/test_docs.py`` runs ``expand`` on every page.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Agents (issue "Agents that compete"): legality, determinism, key decisions, the registry, and
+"""The agents: legality, determinism, key decisions, the registry, and
 the arena games they play."""
 
 from __future__ import annotations
@@ -486,7 +486,7 @@ def test_every_plain_name_builds_its_agent():
     [("flatmc:64", 64, None), ("flatmc:20ms", TIMED_ROUND_ROLLOUTS, 20.0), ("flatmc:2.5ms", TIMED_ROUND_ROLLOUTS, 2.5)],
 )
 def test_search_budget_in_the_spec(spec, rollouts, time_ms):
-    # "search" names agents.registry.SEARCH (tests/test_mcts.py); flatmc is FlatMCAgent whatever it is.
+    # "search" names agents.registry.SEARCH (tests/agents/test_ismcts.py); flatmc is FlatMCAgent whatever it is.
     agent = make_agent(spec)
     assert isinstance(agent, FlatMCAgent)
     assert agent.rollouts == rollouts and agent.time_ms == time_ms

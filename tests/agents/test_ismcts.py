@@ -1,5 +1,5 @@
-"""ISMCTSAgent (issue 15 item 2): legality in every phase, determinism, the information it uses,
-obvious wins found, the registry's search names and the ladders' flat-MC rung."""
+"""ISMCTSAgent (information-set Monte Carlo tree search): legality in every phase, determinism,
+the information it uses, obvious wins found, the registry's search names and the ladders' flat-MC rung."""
 
 from __future__ import annotations
 

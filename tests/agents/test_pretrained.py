@@ -1,4 +1,4 @@
-"""The shipped pretrained agents (issue 15 item 4): loading by name, the checks that refuse rules,
+"""The shipped pretrained agents: loading by name, the checks that refuse rules,
 table sizes and observations they were not trained for, their cards, and the package data."""
 
 from __future__ import annotations

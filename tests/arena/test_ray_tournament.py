@@ -1,4 +1,4 @@
-"""Tournaments in chunks: Ray tasks give exactly the single-process table (issue 9)."""
+"""Tournaments in chunks: Ray tasks give exactly the single-process table."""
 
 from __future__ import annotations
 

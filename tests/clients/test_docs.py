@@ -24,7 +24,7 @@ from helpers import FENCE, ROOT, page_text, printed_twice, snippets
 DOCS = ROOT / "docs"
 CONFIG = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
 
-# What the API reference must cover (issue 16): each of these is rendered by some `::: name`,
+# What the API reference must cover: each of these is rendered by some `::: name`,
 # the name itself or a module/class holding it.
 REQUIRED_API = [
     "uno_env.Engine",
@@ -110,8 +110,8 @@ def test_every_nav_page_exists_and_every_page_is_in_the_nav():
     assert not orphans, f"pages missing from mkdocs.yml's nav: {orphans}"
 
 
-def test_the_issue_pages_are_there():
-    """The pages issue 16 asks for, by file name (the rule book is item 1's docs/rules.md)."""
+def test_the_users_pages_are_there():
+    """The pages a user looks for, by file name (the rule book is docs/rules.md)."""
     wanted = [
         "install.md",
         "quickstart.md",

@@ -1,4 +1,4 @@
-"""Every script in examples/ runs to its end with a tiny budget (issue 16: examples run in CI)."""
+"""Every script in examples/ runs to its end with a tiny budget, as CI runs it."""
 
 from __future__ import annotations
 

@@ -156,7 +156,7 @@ def test_on_illegal_terminate():
 
 @pytest.mark.parametrize("unwrap", [False, True])
 def test_the_registered_env_passes_gymnasiums_checker_as_made(unwrap):
-    # Issue 16: check_env(gym.make(ENV_ID)) with no arguments; its determinism check steps an
+    # check_env(gym.make(ENV_ID)) with no arguments, as a user first calls it; its determinism check steps an
     # action sampled for another position, which the default on_illegal="terminate" survives.
     env = gym.make(ENV_ID)
     assert env.unwrapped.on_illegal == "terminate"

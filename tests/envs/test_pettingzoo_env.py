@@ -752,7 +752,7 @@ def test_a_copied_env_plays_on_like_the_original(how):
 
 
 def test_pettingzoo_make_builds_the_env_from_its_registry():
-    # Issue 16: PettingZoo's tutorials build envs with pettingzoo.make("aec", id) (a registry
+    # PettingZoo's tutorials build envs with pettingzoo.make("aec", id) (a registry
     # new in PettingZoo 1.27); importing uno_env registers uno_env/uno_v0 there.
     pettingzoo = pytest.importorskip("pettingzoo")
     if not hasattr(pettingzoo, "make"):
@@ -769,7 +769,7 @@ def test_pettingzoo_make_builds_the_env_from_its_registry():
 @pytest.mark.parametrize("make", [uno_env.raw_env, uno_env.env])
 def test_last_gives_fresh_arrays_equal_to_observe(make):
     """last() reads the acting agent's view straight from the engine's buffers, as fresh copies:
-    equal to observe(agent), and left as they were by the next step (issue 18 keeps the copies)."""
+    equal to observe(agent), and left as they were by the next step (copies, not views)."""
     e = make(num_players=3)
     e.reset(seed=4)
     rng = np.random.default_rng(4)

@@ -18,7 +18,7 @@ makes inside a step with the outcome the engine drew for the same step (the orde
 took, the colour it drew), and fails when RLCard asks for an outcome the engine did not draw,
 or does not ask for one it did. A step that differs in what is random therefore fails, and
 the two states must then agree exactly. RLCard's deal (the shuffle, the first card) uses its
-own seeded generator; the engine's first-card rules are checked in ``tests/test_rules_options_play.py``.
+own seeded generator; the engine's first-card rules are checked in ``tests/engine/test_rules_options_play.py``.
 """
 
 from __future__ import annotations

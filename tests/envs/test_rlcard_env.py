@@ -94,7 +94,7 @@ def test_state_is_the_acting_seats_view_and_illegal_actions_raise():
 
 
 def test_rlcard_rules_in_rlcards_own_loop():
-    """``game_rules="rlcard"`` (RLCard's own game, tests/test_rlcard_conformance.py) through
+    """``game_rules="rlcard"`` (RLCard's own game, tests/envs/test_rlcard_conformance.py) through
     ``env.run``: every round is won (no turn limit), the actions are the ones RLCard's 61 map
     to (uno_env.rlcard_env.RLCARD_ACTIONS) plus the colour after a wild, payoffs +1 / -1."""
     from uno_env.rlcard_env import RLCARD_ACTIONS

@@ -1,4 +1,4 @@
-"""RLlib (issue 9): the multi-agent env over the batched engine, the masking module, a tiny
+"""RLlib: the multi-agent env over the batched engine, the masking module, a tiny
 ``train.py --backend rllib`` run on a local 2-CPU Ray whose checkpoint loads as an Agent."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The text views of a seat agree where they show the same fact (issue 37).
+"""The text views of a seat agree where they show the same fact.
 
 Every view decodes through ``uno_env.seat_view``: ``seat_view`` from the seat's observation row,
 ``state_view`` from ``game_state()``. Over seeded random games under several rule sets, at every

@@ -631,7 +631,7 @@ def test_lean_evaluate_actions_equals_sb3_contribs():
 def test_parse_mix_and_split_games():
     assert parse_mix("3*random,1*greedy") == {"random": 0.75, "greedy": 0.25}
     assert parse_mix("random, 0*greedy") == {"random": 1.0}
-    # ':' is a budget, never a weight (agents.registry.parse_mix; tests/test_specs.py has the grammar).
+    # ':' is a budget, never a weight (agents.registry.parse_mix; tests/agents/test_specs.py has the grammar).
     assert parse_mix("3*search:64,search:20ms,0*fast=search:8") == {"search:64": 0.75, "search:20ms": 0.25}
     assert parse_mix("search:64") == {"search:64": 1.0}
     assert parse_mix("0.5*self,0.5*league") == {"self": 0.5, "league": 0.5}

@@ -500,7 +500,7 @@ def test_load_test_script_plays_games_to_the_end(tmp_path, capsys):
 
 def test_uno_web_sits_above_agents_and_uses_public_names_only():
     """README, Architecture: uno_web may import uno_env's public modules and agents.registry,
-    never the engine package or a private module (tests/test_layers.py covers the other packages)."""
+    never the engine package or a private module (tests/clients/test_layers.py covers the other packages)."""
     import ast
 
     root = ROOT / "uno_web"

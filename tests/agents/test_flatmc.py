@@ -1,5 +1,5 @@
-"""FlatMCAgent (issue "Agents that compete"): legality, determinism, the information it uses,
-scenarios where the search must find the win, and play(engine_access=True)."""
+"""FlatMCAgent (flat Monte Carlo over determinized deals): legality, determinism, the information
+it uses, scenarios where the search must find the win, and play(engine_access=True)."""
 
 from __future__ import annotations
 
