@@ -292,3 +292,27 @@ def test_the_extractor_reads_the_token_form_of_the_history():
         tokens[..., 1][pad] = 1
         after = net({"observation": torch.as_tensor(obs["observation"]), "history_tokens": tokens})
     np.testing.assert_allclose(after.numpy(), before.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_the_sequence_policy_plays_a_game_at_the_web_table(seq_model):
+    """uno-web --agent mine=PATH: the server's table gives the model the history it reads."""
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    from fastapi.testclient import TestClient
+
+    from uno_web.server import Settings, create_app
+
+    c = TestClient(
+        create_app(Settings(extra_agents={"mine": PPOAgent(seq_model)})), headers={"Content-Type": "application/json"}
+    )
+    r = c.post("/api/games", json={"players": 2, "seat": 0, "agents": ["mine"], "seed": 4})
+    assert r.status_code == 200, r.text
+    view, gid, rng, turns = r.json(), r.json()["game_id"], np.random.default_rng(0), 0
+    while not view["over"] and turns < 3000:
+        if view["your_turn"]:
+            r = c.post(f"/api/games/{gid}/move", json={"action": int(rng.choice([a["id"] for a in view["legal"]]))})
+        else:
+            r = c.post(f"/api/games/{gid}/advance")
+        assert r.status_code == 200, r.text
+        view, turns = r.json(), turns + 1
+    assert view["over"]
