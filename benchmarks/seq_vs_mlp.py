@@ -102,7 +102,7 @@ class Args:
     seed: int = 1
     """training seed of every run"""
     train_args: str = ""
-    """more train.py options for every run, e.g. '--num-envs 128 --hidden 128 128'"""
+    """more train.py options for every run, joined by '=': --train-args='--num-envs 128 --hidden 128 128'"""
     warm_up: bool = True
     """compile the numba kernels (a tiny train.py run and game) before the runs start their clocks"""
     keep_runs: bool = False
