@@ -70,6 +70,18 @@ Activation = Literal["relu", "tanh", "silu"]
 ACTIVATIONS: dict[str, type[nn.Module]] = dict(zip(get_args(Activation), (nn.ReLU, nn.Tanh, nn.SiLU), strict=True))
 
 
+def _checked_trunk(activation: str, hidden: Any, scale_cap: float) -> list[int]:
+    """The trunk's widths as ints, after refusing a bad activation, width or scale cap."""
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
+    widths = [int(h) for h in hidden]
+    if any(h < 1 for h in widths):
+        raise ValueError(f"hidden layer widths must be positive integers, got {widths!r}")
+    if not scale_cap >= 1.0:
+        raise ValueError(f"scale_cap must be a number >= 1, got {scale_cap!r}")
+    return widths
+
+
 class UnoFeatures(BaseFeaturesExtractor):
     """Observation scaled to about [0, 1] per index, then an MLP trunk (shared by actor and critic).
 
@@ -101,13 +113,7 @@ class UnoFeatures(BaseFeaturesExtractor):
         scale_cap: float = 10.0,
         inputs: int = 0,
     ) -> None:
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
-        hidden = [int(h) for h in hidden]
-        if any(h < 1 for h in hidden):
-            raise ValueError(f"hidden layer widths must be positive integers, got {hidden!r}")
-        if not scale_cap >= 1.0:
-            raise ValueError(f"scale_cap must be a number >= 1, got {scale_cap!r}")
+        hidden = _checked_trunk(activation, hidden, scale_cap)
         self.keys: tuple[str, ...] = ()
         if isinstance(observation_space, spaces.Dict):
             if set(observation_space.spaces) != set(HISTORY_KEYS) or inputs:
@@ -236,13 +242,7 @@ class UnoSequenceFeatures(BaseFeaturesExtractor):
                 f"Dict (train.py --history K) with 'observation' and one of {sorted(EVENT_ENCODERS)}, got "
                 f"{f'the keys {keys}' if keys else type(observation_space).__name__}"
             )
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
-        hidden = [int(h) for h in hidden]
-        if any(h < 1 for h in hidden):
-            raise ValueError(f"hidden layer widths must be positive integers, got {hidden!r}")
-        if not scale_cap >= 1.0:
-            raise ValueError(f"scale_cap must be a number >= 1, got {scale_cap!r}")
+        hidden = _checked_trunk(activation, hidden, scale_cap)
         if not (width >= 1 and heads >= 1 and layers >= 1 and width % heads == 0):
             raise ValueError(
                 f"width, layers and heads must be positive with width a multiple of heads, got "
