@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -69,6 +70,17 @@ class FlatMCAgent(DeterminizedSearch):
     """rollouts per decision by table size when none are given; 1,024 at the others (more
     hidden hands need more deals; ``benchmarks/results/search.md``)"""
     more_players_rollouts = 1024
+    timed_round_rollouts = 128
+    """rollouts per round under a time budget: small rounds let the search stop close to it
+    (``benchmarks/results/search.md``)"""
+
+    @classmethod
+    def budget(cls, iterations: int | None, time_ms: float | None) -> dict[str, Any]:
+        """The settings of a spec's budget (``search:N``, ``search:Tms``): N rollouts, or rounds of
+        play-outs repeated until the time is spent."""
+        if time_ms is not None:
+            return {"rollouts": cls.timed_round_rollouts, "time_ms": time_ms}
+        return {} if iterations is None else {"rollouts": iterations}
 
     def __init__(
         self,

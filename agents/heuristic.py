@@ -475,7 +475,7 @@ def _challenge(o, unseen, unseen_color, total_unseen, h_prev, wilds_match, prm):
 
 # --- one decision, by phase ---------------------------------------------------------------------
 # Inlined into _act_row by numba (inline="always"): as plain calls, with their many array
-# arguments, they made a decision about 20% slower.
+# arguments, they made a decision measurably slower.
 
 
 @njit(cache=True, inline="always")
@@ -538,7 +538,7 @@ def _act_row(o, m, u, deck, points, wilds_match, prm):
     ns = next_slot(o, n)
     ps = prev_slot(o, n)
     # The beliefs stay inline rather than in helpers: every array handed to a numba function
-    # costs an atomic reference-count pair, and four helpers made a decision ~5% slower.
+    # costs an atomic reference-count pair, and four helpers made a decision measurably slower.
     hand = np.zeros(NUM_CARD_TYPES, np.int64)
     cnt = np.zeros(NUM_COLORS, np.int64)
     unseen = np.empty(NUM_CARD_TYPES, np.int64)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -216,6 +217,14 @@ class ISMCTSAgent(DeterminizedSearch):
     """
 
     name = "ismcts"
+
+    @classmethod
+    def budget(cls, iterations: int | None, time_ms: float | None) -> dict[str, Any]:
+        """The settings of a spec's budget (``ismcts:N``, ``ismcts:Tms``): N iterations, or waves
+        repeated until the time is spent."""
+        if time_ms is not None:
+            return {"time_ms": time_ms}
+        return {} if iterations is None else {"iterations": iterations}
 
     def __init__(
         self,

@@ -119,11 +119,7 @@ MIX_FORM = "WEIGHT*SPEC,... (0.5*heuristic,0.5*search:64; a spec without WEIGHT*
 LIST, TABLE, WEIGHT, LABEL, BUDGET, AT = ",", "+", "*", "=", ":", "@"
 """The separators: list items, the seats of a mixed table, a weight, a label, a budget, a belief."""
 
-# A time budget repeats rounds of play-outs until the time is spent; small rounds let the
-# search stop close to the budget (benchmarks/results/search.md).
-TIMED_ROUND_ROLLOUTS = 128
-
-SEARCHES = {"ismcts": ISMCTSAgent, "flatmc": FlatMCAgent}
+SEARCHES: dict[str, type[FlatMCAgent] | type[ISMCTSAgent]] = {"ismcts": ISMCTSAgent, "flatmc": FlatMCAgent}
 """The search agents by spec name."""
 # ``search`` names the stronger at equal time per decision (benchmarks/results/search.md).
 SEARCH = "flatmc"
@@ -513,22 +509,16 @@ def remote_agent(spec: Any, rules: UnoRules, num_players: int | None = None) -> 
     return make_agent(checked.text, rules, num_players=num_players)
 
 
-def _search_agent(s: Spec, rules: UnoRules) -> FlatMCAgent:
+def _search_agent(s: Spec, rules: UnoRules) -> FlatMCAgent | ISMCTSAgent:
     cls = SEARCHES[SEARCH if s.target == "search" else s.target]
-    settings: dict[str, Any] = {}
-    if s.time_ms is not None:
-        # Flat MC repeats small rounds of play-outs until the time is spent, ISMCTS its waves.
-        settings = (
-            {"rollouts": TIMED_ROUND_ROLLOUTS, "time_ms": s.time_ms} if cls is FlatMCAgent else {"time_ms": s.time_ms}
-        )
-    elif s.iterations is not None:
-        settings = {"iterations" if cls is ISMCTSAgent else "rollouts": s.iterations}
+    settings = cls.budget(s.iterations, s.time_ms)
     if s.target == "search":
         settings["blueprint"] = SEARCH_BLUEPRINT
     if s.belief == "peek":
-        agent = cls(rules, **settings, peek=True)
-    else:
-        agent = cls(rules, **settings, **({"belief": s.belief} if s.belief else {}))
+        settings["peek"] = True
+    elif s.belief:
+        settings["belief"] = s.belief
+    agent = cls(rules, **settings)
     agent.name = s.body
     return agent
 

@@ -460,8 +460,8 @@ class _BufferPool:
     """Output arrays that look fresh without fresh memory: a buffer is handed out again only
     once nothing but the pool references it (CPython reference counts).
 
-    Why: a new ~1 MB array per step made the allocator return and re-fault pages every step
-    (measured: about a fifth of a step), while the caller usually drops last step's array.
+    Why: a new large array per step made the allocator return and re-fault pages every step,
+    while the caller usually drops last step's array.
     """
 
     def __init__(self, shape: tuple[int, ...], dtype: Any, size: int = 4) -> None:

@@ -10,7 +10,7 @@ from builder import position as scenario
 from helpers import OTHER_RULE_SETS
 
 from agents import AGENT_SPECS, FlatMCAgent, GreedyAgent, HeuristicAgent, RandomAgent, RLCardRuleAgent, agent_names
-from agents.registry import SEARCH, SEARCHES, TIMED_ROUND_ROLLOUTS, make_agent
+from agents.registry import SEARCH, SEARCHES, make_agent
 from arena import play, wilson_interval
 from uno_env import ACTION_NAMES, Engine, UnoRules, action_name, parse_card, parse_rules
 from uno_env.actions import Action
@@ -483,7 +483,11 @@ def test_every_plain_name_builds_its_agent():
 
 @pytest.mark.parametrize(
     "spec, rollouts, time_ms",
-    [("flatmc:64", 64, None), ("flatmc:20ms", TIMED_ROUND_ROLLOUTS, 20.0), ("flatmc:2.5ms", TIMED_ROUND_ROLLOUTS, 2.5)],
+    [
+        ("flatmc:64", 64, None),
+        ("flatmc:20ms", FlatMCAgent.timed_round_rollouts, 20.0),
+        ("flatmc:2.5ms", FlatMCAgent.timed_round_rollouts, 2.5),
+    ],
 )
 def test_search_budget_in_the_spec(spec, rollouts, time_ms):
     # "search" names agents.registry.SEARCH (tests/agents/test_ismcts.py); flatmc is FlatMCAgent whatever it is.
