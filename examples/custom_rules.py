@@ -7,7 +7,7 @@ Every option is a field of the frozen dataclass ``UnoRules`` (docs/rules.md list
 its values, default and the rule text it follows). ``UnoRules.preset(name, **overrides)``
 starts from a preset; ``uno_env.parse_rules`` reads the same rule set from a preset name, a dict
 or JSON text, which is what every entry point takes (``env(rules=...)``,
-``gym.make(..., rules=...)``, ``train.py --rules``, ``uno-play --preset``). A bad option is a
+``gym.make(..., rules=...)``, ``train.py --rules``, ``uno-play --rules``). A bad option is a
 ``ValueError`` naming it and what is allowed.
 """
 

@@ -51,7 +51,7 @@ class Args:
     """games stepped together in the speed measurement"""
     seconds: float = 3.0
     """length of the speed measurement"""
-    preset: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
+    rules: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
     seed: int = 0
     """seed of the games and of the random moves"""
 
@@ -67,8 +67,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _run(args: Args) -> None:
-    rules = parse_rules(args.preset)
-    print(f"== One game, {args.num_players} players, preset {args.preset!r}, random legal actions ==")
+    rules = parse_rules(args.rules)
+    print(f"== One game, {args.num_players} players, rules {args.rules!r}, random legal actions ==")
     for line in play_logged_game(args.num_players, rules, args.seed):
         print("  " + line)
     rate, rounds = measure(args.num_envs, args.num_players, rules, args.seconds, args.seed)

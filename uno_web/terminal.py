@@ -1,6 +1,6 @@
 """``uno-play``: play UNO in the terminal against any mix of agents.
 
-    uno-play --opponents heuristic,random --num-players 3 --preset classic
+    uno-play --opponents heuristic,random --num-players 3 --rules classic
 
 Each opponent is an agent spec of ``agents.registry.make_agent`` (a baseline name, ``search``
 with an optional budget, a saved model, an RLlib checkpoint, ``label=spec``); one spec for all
@@ -42,7 +42,7 @@ class Args:
     opponents: Annotated[str, tyro.conf.arg(help=_OPPONENTS_HELP)] = "heuristic"
     num_players: int = 2
     """number of players, you included (2-10)"""
-    preset: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
+    rules: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
     seat: int = 0
     """your seat, 0 .. num-players - 1 (seats run clockwise; the dealer is drawn at random, R3)"""
     games: int = 1
@@ -57,26 +57,11 @@ class Args:
     """let saved models play rules or a table size their card says they were not trained for"""
 
 
-# Old spellings of options, still read (and named as deprecated on stderr) so old commands run.
-_RENAMED_FLAGS = {"--players": "--num-players"}
-
-
-def _renamed(argv: Sequence[str]) -> list[str]:
-    """``argv`` with every deprecated option spelling replaced by its name (a note on stderr for each)."""
-    out = []
-    for arg in argv:
-        flag, eq, value = arg.partition("=")
-        if flag in _RENAMED_FLAGS:
-            sys.stderr.write(f"uno-play: {flag} is deprecated: use {_RENAMED_FLAGS[flag]}\n")
-            arg = _RENAMED_FLAGS[flag] + eq + value
-        out.append(arg)
-    return out
-
-
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """``Args`` from the command line (tyro: each field's docstring is its help)."""
-    argv = _renamed(sys.argv[1:] if argv is None else argv)
-    return tyro.cli(Args, args=argv, prog="uno-play", description=__doc__.splitlines()[0])
+    return tyro.cli(
+        Args, args=sys.argv[1:] if argv is None else list(argv), prog="uno-play", description=__doc__.splitlines()[0]
+    )
 
 
 class ConsoleGame:
@@ -92,7 +77,7 @@ class ConsoleGame:
         if args.save and not os.path.isdir(os.path.dirname(os.path.abspath(args.save))):
             # Checked now, not after a whole game that could then not be saved.
             raise ValueError(f"--save: the folder of {args.save!r} does not exist")
-        self.rules = parse_rules(args.preset)
+        self.rules = parse_rules(args.rules)
         n, me = args.num_players, args.seat
         # A local command: any spec (a saved model, your own class), as the person at the keyboard chose.
         agents, labels = build_agents(
@@ -128,8 +113,8 @@ class ConsoleGame:
                     self.records.append(self.engine.record(0))
                 self.session.reset()
             self.say(
-                f"=== Round {game + 1} of {self.args.games}: {self.args.num_players} players, preset "
-                f"{self.args.preset!r}; you are seat {self.args.seat} ==="
+                f"=== Round {game + 1} of {self.args.games}: {self.args.num_players} players, rules "
+                f"{self.args.rules!r}; you are seat {self.args.seat} ==="
             )
             self.play_round()
 

@@ -14,7 +14,7 @@ def test_logged_game_ends_with_the_scores():
 
 
 def test_main_prints_a_game_and_a_speed(capsys):
-    main(["--num-players", "2", "--num-envs", "8", "--seconds", "0.05", "--preset", '{"stack_draw_two": true}'])
+    main(["--num-players", "2", "--num-envs", "8", "--seconds", "0.05", "--rules", '{"stack_draw_two": true}'])
     out = capsys.readouterr().out
     assert "== One game, 2 players" in out and "steps/s" in out
 
@@ -22,7 +22,7 @@ def test_main_prints_a_game_and_a_speed(capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--preset", "nope"], "unknown preset 'nope'"),
+        (["--rules", "nope"], "unknown preset 'nope'"),
         (["--num-players", "11"], "num_players must be an integer in 2..10"),
     ],
 )

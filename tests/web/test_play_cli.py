@@ -35,9 +35,9 @@ def test_a_whole_round_with_scripted_first_moves():
 @pytest.mark.parametrize(
     "argv",
     [
-        ["--num-players", "3", "--opponents", "random,greedy", "--preset", "house"],
-        ["--num-players", "4", "--opponents", "rlcard_rule", "--preset", "official", "--seat", "2"],
-        ["--num-players", "3", "--opponents", "search,heuristic", "--preset", "swap_hands", "--seat", "1"],
+        ["--num-players", "3", "--opponents", "random,greedy", "--rules", "house"],
+        ["--num-players", "4", "--opponents", "rlcard_rule", "--rules", "official", "--seat", "2"],
+        ["--num-players", "3", "--opponents", "search,heuristic", "--rules", "swap_hands", "--seat", "1"],
         ["--num-players", "2", "--opponents", "search", "--games", "2"],
         ["--num-players", "3", "--opponents", "quick=search:16,greedy"],
     ],
@@ -87,7 +87,7 @@ def test_cards_are_coloured_unless_no_color(monkeypatch):
             "needs 1 name (for every other seat) or 2 names",
         ),
         (["--seat", "2"], "--seat must be 0..1"),
-        (["--preset", "nope"], "preset"),
+        (["--rules", "nope"], "preset"),
     ],
 )
 def test_bad_options_are_named(argv, message, capsys):
@@ -101,7 +101,7 @@ def test_help_lists_every_flag_with_its_text(capsys):
         main(["--help"])
     assert stop.value.code == 0
     text = " ".join(ANSI.sub("", capsys.readouterr().out).replace("│", " ").split())
-    for flag in ("--opponents", "--num-players", "--preset", "--seat", "--games", "--seed", "--color, --no-color"):
+    for flag in ("--opponents", "--num-players", "--rules", "--seat", "--games", "--seed", "--color, --no-color"):
         assert flag in text
     assert "number of players, you included (2-10)" in text
     assert "search[:N | :Tms]" in text  # the spec forms come from agents.registry
@@ -112,13 +112,6 @@ def test_flags_tyro_cannot_read_exit_with_usage(capsys):
         main(["--num-players", "three"])
     assert stop.value.code == 2
     assert "--num-players" in capsys.readouterr().err
-
-
-def test_the_old_players_flag_still_works_and_says_so(capsys):
-    rc, out = run(["--players", "3", "--opponents", "random", "--seed", "1"], "q\n")
-    assert rc == 0 and "3 players" in out
-    assert "--players is deprecated: use --num-players" in capsys.readouterr().err
-    assert "3 players" in run(["--players=3", "--opponents", "random", "--seed", "1"], "q\n")[1]
 
 
 def test_color_flag_pair(monkeypatch):
