@@ -1,9 +1,10 @@
 """Helpers shared by several test modules, imported as ``from helpers import ...`` (as ``builder``):
-rule sets to play agents under, the docs' Python snippets, a search agent's walk over a batch,
-and a digest of seeded random play."""
+the repository root, the one table of mixed rule sets, rule sets to play agents under, the docs'
+Python snippets, a search agent's walk over a batch, and a digest of seeded random play."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -19,13 +20,90 @@ DOCS = ROOT / "docs"
 
 # --- rule sets -------------------------------------------------------------------------------
 
+MIXED_RULES = {
+    "explicit_uno_doubles": UnoRules(
+        uno_call="explicit", uno_penalty=1, allow_doubles=True, illegal_action="penalty", forbid_last_action_card=True
+    ),
+    "elimination_stacking": UnoRules(
+        scoring="elimination", episode="match", target_points=60, stack_draw_two=True, stack_draw_four=True
+    ),
+    "teams_match": UnoRules(teams=True, episode="match", target_points=80, uno_call="explicit"),
+    "swap_explicit_penalty": UnoRules.preset("swap_hands", uno_call="explicit", illegal_action="penalty"),
+    "swap_discard_stacking": UnoRules(
+        deck="swap_hands",
+        custom_wild_rule="opponents_discard_wilds",
+        stack_draw_two=True,
+        stack_draw_four=True,
+        challenge=False,
+    ),
+    "swap_elimination_discard": UnoRules(
+        deck="swap_hands",
+        custom_wild_rule="opponents_discard_wilds",
+        scoring="elimination",
+        episode="match",
+        target_points=40,
+    ),
+    "swap_until_color": UnoRules(deck="swap_hands", custom_wild_rule="next_draws_until_color", stack_draw_two=True),
+    "shuffle_others_draw": UnoRules(
+        deck="shuffle_hands", custom_wild_rule="others_draw_two", stack_draw_four=True, draw_until_playable=True
+    ),
+    "shuffle_until_color_strict": UnoRules(
+        deck="shuffle_hands",
+        custom_wild_rule="next_draws_until_color",
+        allow_voluntary_draw=False,
+        wd4_bluffing=False,
+        forbid_last_action_card=True,
+        end_on_empty_deck=True,
+        wild_first_card="redraw",
+        illegal_action="penalty",
+    ),
+    "shuffle_until_color_stacking": UnoRules(
+        deck="shuffle_hands",
+        custom_wild_rule="next_draws_until_color",
+        end_on_empty_deck=True,
+        draw_until_playable=True,
+        stack_draw_two=True,
+        stack_draw_four=True,
+        challenge=False,
+    ),
+    "fewest_cards_open": UnoRules(
+        max_turns=60,
+        turn_limit_rule="fewest_cards_wins",
+        open_hands=True,
+        deck="shuffle_hands",
+        custom_wild_rule="next_draws_three_if_stuck",
+    ),
+    "strict_wd4_fewest_cards": UnoRules(
+        wd4_bluffing=False,
+        wd4_wilds_count_as_match=True,
+        deck="shuffle_hands",
+        stack_draw_four=True,
+        max_turns=40,
+        turn_limit_rule="fewest_cards_wins",
+        allow_voluntary_draw=False,
+    ),
+    "open_doubles_explicit": UnoRules(open_hands=True, allow_doubles=True, uno_call="explicit"),
+    "drawn_color_or_wild_reshuffle": UnoRules(
+        drawn_card="play_color_or_wild", reshuffle="every_played_card", episode="match"
+    ),
+}
+"""The one table of mixed rule sets (options beyond the presets, combined): a test module selects
+from it by name, and resizes with ``mixed``."""
+
+
+def mixed(name: str, **sizes) -> UnoRules:
+    """``MIXED_RULES[name]`` resized for a test (``hand_size``, ``max_turns``, ``target_points``):
+    smaller hands and limits end rounds within a test's steps."""
+    return dataclasses.replace(MIXED_RULES[name], **sizes)
+
+
 OTHER_RULE_SETS = {
     "official": UnoRules.preset("official"),
     "swap_hands": UnoRules.preset("swap_hands", custom_wild_rule="others_draw_two"),
     "house": UnoRules.preset("house"),
-    "explicit_uno_doubles": UnoRules.preset("classic", uno_call="explicit", allow_doubles=True),
+    "explicit_uno_doubles": MIXED_RULES["explicit_uno_doubles"],
     "teams": UnoRules.preset("classic", teams=True),
-    "elimination": UnoRules.preset("classic", scoring="elimination", episode="match", target_points=100),
+    "elimination": MIXED_RULES["elimination_stacking"],
 }
 """Rule sets besides ``classic`` that reach every phase and option agents must handle."""
 EVERY_RULE_SET = {"classic": UnoRules.preset("classic"), **OTHER_RULE_SETS}

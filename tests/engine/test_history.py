@@ -16,6 +16,7 @@ import copy
 import numpy as np
 import pytest
 from builder import act, position, redeal_hidden
+from helpers import mixed
 
 from agents import sample_legal
 from uno_env import Engine, UnoRules, describe_event, redact
@@ -200,12 +201,12 @@ def test_a_deal_clears_the_history_and_autoreset_keeps_the_new_round():
 PLAYERS_AND_RULES = [
     (2, UnoRules.preset("classic", hand_size=5)),
     (4, UnoRules.preset("official", hand_size=5)),
-    (3, UnoRules.preset("swap_hands", hand_size=4, uno_call="explicit", illegal_action="penalty")),
+    (3, mixed("swap_explicit_penalty", hand_size=4)),
     (4, UnoRules.preset("house", hand_size=4)),
     (2, UnoRules.preset("rlcard")),
-    (3, UnoRules(open_hands=True, hand_size=4, allow_doubles=True)),
-    (4, UnoRules(deck="swap_hands", custom_wild_rule="next_draws_until_color", hand_size=3, stack_draw_two=True)),
-    (3, UnoRules(drawn_card="play_color_or_wild", reshuffle="every_played_card", hand_size=4, episode="match")),
+    (3, mixed("open_doubles_explicit", hand_size=4)),
+    (4, mixed("swap_until_color", hand_size=3)),
+    (3, mixed("drawn_color_or_wild_reshuffle", hand_size=4)),
 ]
 
 

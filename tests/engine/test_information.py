@@ -21,6 +21,7 @@ import copy
 import numpy as np
 import pytest
 from builder import act, cards, position, redeal_hidden
+from helpers import mixed
 
 from agents import sample_legal
 from uno_env import ACTION_NAMES, Engine, UnoEnv, UnoRules, raw_env
@@ -33,20 +34,9 @@ RULE_SETS = {
     "official": UnoRules.preset("official", hand_size=4),
     "swap_hands": UnoRules.preset("swap_hands", hand_size=4),
     "house": UnoRules.preset("house", hand_size=4),
-    "explicit_uno_doubles_penalty": UnoRules(
-        uno_call="explicit", allow_doubles=True, illegal_action="penalty", hand_size=4
-    ),
-    "swap_custom_draws": UnoRules(
-        deck="swap_hands", custom_wild_rule="next_draws_until_color", hand_size=3, stack_draw_two=True, max_turns=150
-    ),
-    "shuffle_others_draw": UnoRules(
-        deck="shuffle_hands",
-        custom_wild_rule="others_draw_two",
-        hand_size=3,
-        stack_draw_four=True,
-        draw_until_playable=True,
-        max_turns=150,
-    ),
+    "explicit_uno_doubles": mixed("explicit_uno_doubles", hand_size=4),
+    "swap_until_color": mixed("swap_until_color", hand_size=3, max_turns=150),
+    "shuffle_others_draw": mixed("shuffle_others_draw", hand_size=3, max_turns=150),
 }
 # Phases each rule set must have been checked in (so no phase escapes the test).
 PHASES = {
@@ -54,8 +44,8 @@ PHASES = {
     "official": {"play", "post_draw", "choose_color", "respond_draw_four", "round_over"},
     "swap_hands": {"play", "post_draw", "choose_color", "choose_swap_target", "respond_draw_four", "round_over"},
     "house": {"play", "post_draw", "choose_color", "respond_draw_two", "respond_draw_four", "round_over"},
-    "explicit_uno_doubles_penalty": {"play", "post_draw", "choose_color", "respond_draw_four", "round_over"},
-    "swap_custom_draws": {
+    "explicit_uno_doubles": {"play", "post_draw", "choose_color", "respond_draw_four", "round_over"},
+    "swap_until_color": {
         "play",
         "post_draw",
         "choose_color",
@@ -261,7 +251,7 @@ def redeal_env(env, seat: int, rng: np.random.Generator) -> None:
 PUBLIC_EFFECT = (set(range(52)) - {c * 13 + 12 for c in range(4)}) | {52, 54, 55, 56, 58, 65}
 
 
-@pytest.mark.parametrize("name", ["classic", "swap_hands", "house", "explicit_uno_doubles_penalty"])
+@pytest.mark.parametrize("name", ["classic", "swap_hands", "house", "explicit_uno_doubles"])
 def test_pettingzoo_shows_each_agent_only_its_information(name):
     """``observe``, ``render`` (ansi, for the acting agent), ``infos`` and error messages of
     ``raw_env`` are the same in hidden twins; so are the acting agent's view and info after a

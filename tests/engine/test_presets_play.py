@@ -3,48 +3,26 @@ step, and observations depend on public information only (R11)."""
 
 import numpy as np
 import pytest
+from helpers import MIXED_RULES
 
 from uno_env import Engine, UnoRules, sample_legal
 from uno_env.engine import layout as L
 
-MIXED = {
-    "explicit_uno_doubles": dict(uno_call="explicit", uno_penalty=1, allow_doubles=True),
-    "match_elimination": dict(episode="match", scoring="elimination", target_points=150),
-    "custom_discard_stacking": dict(
-        deck="swap_hands",
-        custom_wild_rule="opponents_discard_wilds",
-        stack_draw_two=True,
-        stack_draw_four=True,
-        challenge=False,
-    ),
-    "custom_until_color_strict": dict(
-        deck="shuffle_hands",
-        custom_wild_rule="next_draws_until_color",
-        allow_voluntary_draw=False,
-        wd4_bluffing=False,
-        forbid_last_action_card=True,
-        end_on_empty_deck=True,
-        wild_first_card="redraw",
-        illegal_action="penalty",
-    ),
-    "fewest_cards_open": dict(
-        max_turns=300,
-        turn_limit_rule="fewest_cards_wins",
-        open_hands=True,
-        deck="shuffle_hands",
-        custom_wild_rule="next_draws_three_if_stuck",
-    ),
-}
+# The mixed rule sets played here, from the one table (helpers.MIXED_RULES).
+MIXED = (
+    "explicit_uno_doubles",
+    "elimination_stacking",
+    "swap_discard_stacking",
+    "shuffle_until_color_strict",
+    "fewest_cards_open",
+)
 CASES = [
     (f"preset:{p}", UnoRules.preset(p), n)
     for p in ("classic", "official", "swap_hands", "house", "rlcard")
     for n in (2, 3, 4, 7, 10)
 ]
-CASES += [(f"mixed:{k}", UnoRules.preset("classic", **v), n) for k, v in MIXED.items() for n in (2, 3, 4, 7, 10)]
-CASES += [
-    ("teams_match", UnoRules(teams=True, episode="match", target_points=200, uno_call="explicit"), n)
-    for n in (4, 6, 8, 10)
-]
+CASES += [(f"mixed:{k}", MIXED_RULES[k], n) for k in MIXED for n in (2, 3, 4, 7, 10)]
+CASES += [("teams_match", MIXED_RULES["teams_match"], n) for n in (4, 6, 8, 10)]
 
 
 @pytest.mark.parametrize("name, rules, num_players", CASES, ids=[f"{c[0]}-{c[2]}p" for c in CASES])
@@ -88,7 +66,7 @@ def _hide_and_shuffle(engine, b, seat, rng):
 @pytest.mark.parametrize(
     "rules",
     [UnoRules.preset(p) for p in ("classic", "official", "swap_hands", "house", "rlcard")]
-    + [UnoRules.preset("classic", **MIXED["explicit_uno_doubles"])],
+    + [MIXED_RULES["explicit_uno_doubles"]],
     ids=["classic", "official", "swap_hands", "house", "rlcard", "explicit_uno"],
 )
 def test_observation_depends_only_on_public_information(rules):

@@ -28,6 +28,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from helpers import mixed
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from rules_reference import (
@@ -617,54 +618,11 @@ def play_and_check(
 # Rule sets whose rare corners a short random example seldom reaches (teams and elimination
 # wins, swaps with eliminated seats, UNO calls with a double), played longer on every run.
 CORNERS = [
-    (UnoRules(teams=True, hand_size=2, uno_call="explicit", episode="match", target_points=60), 6),
-    (
-        UnoRules(
-            deck="swap_hands",
-            scoring="elimination",
-            episode="match",
-            target_points=40,
-            hand_size=2,
-            custom_wild_rule="opponents_discard_wilds",
-        ),
-        5,
-    ),
-    (
-        UnoRules(
-            allow_doubles=True,
-            uno_call="explicit",
-            uno_penalty=1,
-            hand_size=5,
-            forbid_last_action_card=True,
-            illegal_action="penalty",
-        ),
-        2,
-    ),
-    (
-        UnoRules(
-            deck="shuffle_hands",
-            custom_wild_rule="next_draws_until_color",
-            end_on_empty_deck=True,
-            hand_size=9,
-            stack_draw_two=True,
-            stack_draw_four=True,
-            challenge=False,
-        ),
-        10,
-    ),
-    (
-        UnoRules(
-            wd4_bluffing=False,
-            wd4_wilds_count_as_match=True,
-            deck="shuffle_hands",
-            stack_draw_four=True,
-            max_turns=40,
-            turn_limit_rule="fewest_cards_wins",
-            hand_size=2,
-            allow_voluntary_draw=False,
-        ),
-        4,
-    ),
+    (mixed("teams_match", hand_size=2, target_points=60), 6),
+    (mixed("swap_elimination_discard", hand_size=2), 5),
+    (mixed("explicit_uno_doubles", hand_size=5), 2),
+    (mixed("shuffle_until_color_stacking", hand_size=9), 10),
+    (mixed("strict_wd4_fewest_cards", hand_size=2), 4),
 ]
 
 

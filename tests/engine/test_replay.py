@@ -9,38 +9,20 @@ import json
 import numpy as np
 import pytest
 from builder import act, position
+from helpers import mixed
 from rules_reference import HandModel
 
 from uno_env import ACTION_NAMES, Engine, UnoRules, replay, sample_legal
 
+# The mixed rule sets replayed here (helpers.MIXED_RULES), with hands small enough to end rounds.
 MIXES = {
-    "explicit_uno_doubles_penalty": dict(
-        uno_call="explicit", uno_penalty=1, allow_doubles=True, illegal_action="penalty", hand_size=4
-    ),
-    "elimination_match": dict(scoring="elimination", episode="match", target_points=60, hand_size=3),
-    "teams_match": dict(teams=True, episode="match", target_points=80, hand_size=3, uno_call="explicit"),
-    "swap_discard_stacking": dict(
-        deck="swap_hands",
-        custom_wild_rule="opponents_discard_wilds",
-        stack_draw_two=True,
-        stack_draw_four=True,
-        challenge=False,
-        hand_size=4,
-    ),
-    "shuffle_until_color_empty_deck": dict(
-        deck="shuffle_hands",
-        custom_wild_rule="next_draws_until_color",
-        end_on_empty_deck=True,
-        draw_until_playable=True,
-        hand_size=5,
-    ),
-    "fewest_cards_open": dict(
-        max_turns=60,
-        turn_limit_rule="fewest_cards_wins",
-        open_hands=True,
-        deck="shuffle_hands",
-        custom_wild_rule="others_draw_two",
-    ),
+    "explicit_uno_doubles": dict(hand_size=4),
+    "elimination_stacking": dict(hand_size=3),
+    "teams_match": dict(hand_size=3),
+    "swap_discard_stacking": dict(hand_size=4),
+    "shuffle_others_draw": dict(hand_size=3, max_turns=150),
+    "shuffle_until_color_stacking": dict(hand_size=5),
+    "fewest_cards_open": dict(),
 }
 CASES = [
     (f"{p}-{n}p", UnoRules.preset(p, max_turns=400), n)
@@ -48,9 +30,7 @@ CASES = [
     for n in (2, 3, 5, 10)
 ]
 CASES += [
-    (f"{k}-{n}p", UnoRules.preset("classic", **v), n)
-    for k, v in MIXES.items()
-    for n in ((4, 6) if "teams" in k else (2, 5))
+    (f"{k}-{n}p", mixed(k, **sizes), n) for k, sizes in MIXES.items() for n in ((4, 6) if "teams" in k else (2, 5))
 ]
 
 

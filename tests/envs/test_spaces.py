@@ -5,6 +5,7 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 import pytest
+from helpers import MIXED_RULES, mixed
 
 import uno_env
 import uno_env.pettingzoo_env
@@ -22,19 +23,9 @@ CASES = {
     "official 3p": (3, UnoRules.preset("official")),
     "house 5p open hands": (5, UnoRules.preset("house", open_hands=True)),
     "swap_hands 10p": (10, UnoRules.preset("swap_hands", hand_size=5)),
-    "teams match 4p": (4, UnoRules(teams=True, episode="match", target_points=60, hand_size=3)),
-    "elimination match 3p, stacking": (
-        3,
-        UnoRules(
-            scoring="elimination",
-            episode="match",
-            target_points=40,
-            stack_draw_two=True,
-            stack_draw_four=True,
-            hand_size=3,
-        ),
-    ),
-    "doubles, explicit UNO, open hands 2p": (2, UnoRules(allow_doubles=True, uno_call="explicit", open_hands=True)),
+    "teams match 4p": (4, mixed("teams_match", hand_size=3, target_points=60)),
+    "elimination match 3p, stacking": (3, mixed("elimination_stacking", hand_size=3, target_points=40)),
+    "doubles, explicit UNO, open hands 2p": (2, MIXED_RULES["open_doubles_explicit"]),
 }
 
 

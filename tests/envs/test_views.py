@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import MIXED_RULES
 
 from uno_env import Engine, UnoRules
 from uno_env.gym_env import _render_text as gym_text
@@ -24,10 +25,11 @@ from uno_web.human import describe_observation
 
 CASES = {
     "classic": (2, UnoRules.preset("classic")),
-    "official": (4, UnoRules.preset("official", uno_call="explicit", allow_doubles=True)),
+    "official": (4, UnoRules.preset("official")),
     "swap_hands": (3, UnoRules.preset("swap_hands")),
     "house": (5, UnoRules.preset("house")),
-    "elimination": (3, UnoRules.preset("classic", scoring="elimination", episode="match", target_points=60)),
+    "explicit_uno_doubles": (4, MIXED_RULES["explicit_uno_doubles"]),
+    "elimination": (3, MIXED_RULES["elimination_stacking"]),
 }
 SHARED = ("top_card", "current_color", "phase", "direction", "pending_draw", "draw_pile_size", "round")
 SEAT_FACTS = ("seat", "name", "hand_size", "score", "uno", "eliminated")
