@@ -14,9 +14,10 @@ import pytest
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, TESTS)
-# The repository root too, wherever pytest runs from: the folders tests/agents, tests/arena and
-# tests/training, seen from tests/, would otherwise shadow the packages of the same names as
-# namespace packages (the editable install's finder comes after the path's).
+# The repository root too, wherever pytest runs from: for the scripts the tests import (train.py,
+# evaluate.py, benchmarks), and because the folders tests/agents, tests/arena and tests/training,
+# seen from tests/, would otherwise shadow the packages of the same names as namespace packages
+# (the editable install's finder comes after the path's).
 sys.path.insert(1, os.path.dirname(TESTS))
 
 INSTALL = "bash .ci/install"  # the README's set-up; also what .ci/run runs

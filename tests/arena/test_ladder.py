@@ -322,7 +322,6 @@ def test_load_reference_refuses_a_missing_file_or_another_definition(tmp_path, t
 def test_evaluate_ladder_prints_the_table_and_writes_the_same_json_every_run(
     tmp_path, monkeypatch, tiny_reference, capsys
 ):
-    sys.path.insert(0, str(ROOT))
     import evaluate
 
     path = str(tmp_path / "ladder_test.json")
@@ -374,7 +373,6 @@ def test_evaluate_ladder_refuses_settings_the_ladder_fixes(tmp_path, args, messa
 
 
 def test_ladder_version_needs_ladder(tmp_path):
-    sys.path.insert(0, str(ROOT))
     import evaluate
 
     with pytest.raises(ValueError, match="--ladder-version applies to --ladder AGENT only"):

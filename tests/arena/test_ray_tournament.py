@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pytest
-from helpers import ROOT
 
 pytest.importorskip("ray")
-
-sys.path.insert(0, str(ROOT))
 
 import evaluate
 from agents.registry import make_agent

@@ -280,8 +280,6 @@ def test_snippet_extraction_skips_marked_blocks():
 
 def _options(script: str) -> set[str]:
     """The command-line options of train.py / evaluate.py, from their Args dataclass (tyro's naming)."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
     module = importlib.import_module(script)
     options = {"--help"}
     for field in dataclasses.fields(module.Args):

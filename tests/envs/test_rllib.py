@@ -4,16 +4,12 @@
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 import pytest
-from helpers import ROOT
 
 pytest.importorskip("ray.rllib")
 pytest.importorskip("torch")
-
-sys.path.insert(0, str(ROOT))
 
 import train
 from agents.registry import make_agent
