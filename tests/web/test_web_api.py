@@ -458,7 +458,7 @@ def test_host_header_is_checked_when_serving_localhost():
     [
         (["--port", "0"], "--port must be 1..65535"),
         (["--agent", "nolabel"], "--agent takes LABEL=SPEC"),
-        (["--agent", "x=nowhere.zip"], "unknown agent"),
+        (["--agent", "x=nowhere.zip"], "no saved model at 'nowhere.zip'"),
     ],
 )
 def test_cli_refuses_bad_options(argv, message, capsys):
