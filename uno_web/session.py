@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from agents.registry import make_agent, remote_agent
-from uno_env import Engine, UnoRules, describe_event, parse_rules, redact
+from uno_env import Engine, UnoRules, checks, describe_event, parse_rules, redact
 from uno_env.checks import is_int
 from uno_env.policy import history_length_of
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -65,13 +65,14 @@ def shown(value: Any, limit: int = 80) -> str:
 
 
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
-    """``value`` as an int in ``low..high`` (a JSON number without fraction; never a bool), else ``SessionError``."""
-    if not is_int(value) or isinstance(value, bool):
+    """``uno_env.checks.check_int`` for input from outside: a ``SessionError`` that names the type
+    of what came instead of an integer (a JSON number without fraction; never a bool)."""
+    if not is_int(value):
         raise SessionError(f"{name} must be an integer, got {type(value).__name__} {shown(value)}")
-    if value < low or (high is not None and value > high):
-        span = f"{low}..{high}" if high is not None else f">= {low}"
-        raise SessionError(f"{name} must be an integer in {span}, got {shown(value)}")
-    return int(value)
+    try:
+        return checks.check_int(name, value, low, high)
+    except ValueError as exc:
+        raise SessionError(str(exc)) from None
 
 
 def seat_names(labels: Sequence[str], seat: int) -> list[str]:

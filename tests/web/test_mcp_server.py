@@ -144,7 +144,7 @@ def _bad_calls(game_id: str) -> list[tuple[str, dict, str]]:
         ("hint", {"game_id": game_id, "rollouts": 10**9}, "rollouts must be an integer in 1.."),
         ("hint", {"game_id": game_id, "rollouts": True}, "rollouts must be an integer, got bool"),
         ("hint", {"game_id": game_id, "rollouts": 2.5}, "rollouts must be an integer, got float"),
-        ("record", {"game_id": game_id, "since": -1}, "since must be an integer in >= 0"),
+        ("record", {"game_id": game_id, "since": -1}, "since must be an integer >= 0"),
         ("record", {"game_id": game_id, "since": "0"}, "since must be an integer, got str"),
         ("record", {"game_id": game_id, "limit": 0}, f"limit must be an integer in 1..{MAX_RECORD_PAGE}"),
         ("record", {"game_id": game_id, "limit": 10**6}, f"limit must be an integer in 1..{MAX_RECORD_PAGE}"),
