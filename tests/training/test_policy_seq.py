@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ pytest.importorskip("sb3_contrib")
 
 import torch
 from builder import twin_positions
+from helpers import ROOT
 
 from agents.ppo import PPOAgent, UnoFeatures, UnoSequenceFeatures, policy_kind
 from agents.registry import make_agent
@@ -28,8 +28,6 @@ from uno_env.sb3_vec_env import UnoSB3VecEnv
 from uno_env.spaces import history_spaces, observation_space
 from uno_env.table import ask_one
 
-# the repository: the folder above this file that holds train.py, wherever the tests are filed
-ROOT = next(str(p) for p in Path(__file__).resolve().parents if (p / "train.py").is_file())
 K = 8
 TINY = [
     "--total-timesteps",
