@@ -37,6 +37,7 @@ __all__ = [
     "engine_prompt",
     "legal_moves",
     "parse_reply",
+    "phase_text",
     "refusal",
     "round_events",
     "round_window",
@@ -68,6 +69,15 @@ PHASE_TEXT = {
     ),
     "round_over": "the round is over",
 }
+
+
+def phase_text(view: dict[str, Any]) -> str:
+    """What the phase of a seat's view (``uno_env.seat_view``) asks of it, in words (``PHASE_TEXT``)."""
+    return PHASE_TEXT[view["phase"] or "play"].format(
+        drawn=view["drawn_card"]["name"] if view["drawn_card"] else "a card",
+        pending=view["pending_draw"],
+        prev=view["wd4_prev_color"] or "unknown",
+    )
 
 
 class BadReply(ValueError):
@@ -541,15 +551,7 @@ def build_prompt(
         state = "the round is over" if phase == "round_over" else "it is not your turn"
         lines.append(f"Now: {state}; you have no move to make.")
         return "\n".join(lines)
-    lines.append(
-        "Now: "
-        + PHASE_TEXT[phase].format(
-            drawn=view["drawn_card"]["name"] if view["drawn_card"] else "a card",
-            pending=view["pending_draw"],
-            prev=view["wd4_prev_color"] or "unknown",
-        )
-        + "."
-    )
+    lines.append(f"Now: {phase_text(view)}.")
     if not list_moves:
         lines.append(NAMED_REPLY_INSTRUCTION)
         return "\n".join(lines)

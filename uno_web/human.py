@@ -41,6 +41,7 @@ from uno_env.cards import (
 from uno_env.palette import bold, paint
 from uno_env.policy import as_batch
 from uno_env.seat_view import card_color, seat_view
+from uno_env.text import phase_text
 
 
 class HumanQuit(Exception):
@@ -94,20 +95,6 @@ def describe_observation(o: np.ndarray, names: Sequence[str] | None = None, *, c
     lines.append(f"Phase: {view['phase']}")
     return "\n".join(lines)
 
-
-# What each phase asks of the player, in words (docs/rules.md R4-R7); {pending} is the penalty.
-_PHASE_HELP = {
-    "play": "It is your turn: play a card that matches the top card's colour or its number or "
-    "symbol, or a wild card; or draw a card.",
-    "post_draw": "You have just drawn a card: play it now if it fits, or pass to keep it and end your turn.",
-    "choose_color": "You played a wild card: name the colour the next player must match.",
-    "choose_swap_target": "You played Wild Swap Hands: choose whose hand you take (they get yours).",
-    "respond_draw_two": "A Draw Two is aimed at you ({pending} cards so far): stack another Draw Two "
-    "to pass the penalty on, or draw to take all of it and lose your turn.",
-    "respond_draw_four": "A Wild Draw Four is aimed at you ({pending} cards): accept it (draw and lose your "
-    "turn), or challenge it if you think it was played while holding a card of "
-    "the colour in play before it.",
-}
 
 _CARD_EFFECT = {
     SKIP: "the next player loses their turn",
@@ -194,8 +181,8 @@ def explain_decision(
     """The help behind ``?``: the current phase and every legal action, in words."""
     view = seat_view(o)
     phase = view["phase"]
-    text = _PHASE_HELP.get(phase, f"Phase {phase}.").format(pending=view["pending_draw"])
-    lines = [f"Phase {phase}: {text}", "Your legal moves:"]
+    text = phase_text(view)
+    lines = [f"Phase {phase}: {text[0].upper()}{text[1:]}.", "Your legal moves:"]
     for k, a in enumerate(legal, 1):
         lines.append(f"  {k:>2}) {action_text(int(a), color=color)}: {explain_action(o, int(a), names)}")
     lines.append("Type a move's number or its name (e.g. 'draw', 'play red 7'); Enter shows the table again; q quits.")

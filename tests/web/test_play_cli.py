@@ -170,7 +170,7 @@ def _help_for(engine) -> str:
 def test_question_mark_explains_the_phase_and_each_legal_move():
     engine = position(["red 5, blue 3, wild, green 9", "green 1"], "red 3")
     text = _help_for(engine)
-    assert "Phase play: It is your turn: play a card that matches" in text
+    assert "Phase play: Your turn: play a card that matches the colour or the symbol" in text
     assert "1) play red 5: matches the colour red" in text
     assert "play blue 3: matches the 3" in text
     assert "play wild: a wild card, playable on anything; you then name the next colour" in text
@@ -183,19 +183,22 @@ def test_question_mark_in_the_other_phases():
     engine = position(["red 5, wild", "green 1"], "red 3", draw="blue 3")
     act(engine, "draw")
     text = _help_for(engine)
-    assert "Phase post_draw: You have just drawn a card" in text
+    assert "Phase post_draw: You drew blue 3: play it now or pass" in text
     assert "play blue 3: the card you just drew; matches the 3" in text
     assert "pass: keep the card you drew and end your turn" in text
     engine = position(["red 5, wild", "green 1"], "red 3")
     act(engine, "play wild")
     text = _help_for(engine)
-    assert "Phase choose_color: You played a wild card" in text
+    assert "Phase choose_color: Choose the colour for the wild you played" in text
     assert "choose red: the next player must match red (you hold 1 red card)" in text
     engine = position(["red 5, wild draw four, blue 1", "green 1, red 2"], "blue 3")
     act(engine, "play wild draw four")
     act(engine, "choose red")
     text = _help_for(engine)
-    assert "Phase respond_draw_four: A Wild Draw Four is aimed at you (4 cards)" in text
+    assert (
+        "Phase respond_draw_four: A wild draw four is pending against you (4 cards; the colour before it was blue)"
+        in text
+    )
     assert "challenge: accuse the player of holding a card of the colour in play before it (blue)" in text
     assert "accept: draw the 4 cards and lose your turn" in text
 
