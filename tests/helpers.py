@@ -16,6 +16,11 @@ import numpy as np
 from uno_env import Engine, UnoRules, action_name, sample_legal
 
 ROOT = Path(__file__).resolve().parents[1]
+# The smallest PPO run the training tests start train.py with; each adds its own options.
+TINY_PPO = [
+    *("--total-timesteps", "2048", "--num-envs", "16", "--n-steps", "64"),
+    *("--batch-size", "512", "--n-epochs", "1", "--hidden", "32"),
+]
 DOCS = ROOT / "docs"
 
 # --- rule sets -------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import ROOT
+from helpers import ROOT, TINY_PPO
 
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
@@ -20,18 +20,7 @@ from training.opponents import LEAGUE, PendingSnapshot, opponent_groups, parse_m
 from uno_env import UnoRules
 
 TINY_LEAGUE = [
-    "--total-timesteps",
-    "2048",
-    "--num-envs",
-    "16",
-    "--n-steps",
-    "64",
-    "--batch-size",
-    "512",
-    "--n-epochs",
-    "1",
-    "--hidden",
-    "32",
+    *TINY_PPO,
     "--eval-every",
     "0",
     "--eval-opponents",

@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 
 import torch
 from builder import twin_positions
-from helpers import ROOT
+from helpers import ROOT, TINY_PPO
 
 from agents.ppo import PPOAgent, UnoFeatures, UnoSequenceFeatures, policy_kind
 from agents.registry import make_agent
@@ -30,18 +30,7 @@ from uno_env.table import ask_one
 
 K = 8
 TINY = [
-    "--total-timesteps",
-    "2048",
-    "--num-envs",
-    "16",
-    "--n-steps",
-    "64",
-    "--batch-size",
-    "512",
-    "--n-epochs",
-    "1",
-    "--hidden",
-    "32",
+    *TINY_PPO,
     "--bc-positions",
     "0",
     "--final-eval-games",

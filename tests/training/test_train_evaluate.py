@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import ROOT
+from helpers import ROOT, TINY_PPO
 
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
@@ -24,18 +24,7 @@ from uno_env import Engine, RandomAgent, UnoRules, parse_rules, sample_legal
 from uno_env.actions import Action
 
 TINY_TRAIN = [
-    "--total-timesteps",
-    "2048",
-    "--num-envs",
-    "16",
-    "--n-steps",
-    "64",
-    "--batch-size",
-    "512",
-    "--n-epochs",
-    "1",
-    "--hidden",
-    "32",
+    *TINY_PPO,
     "--eval-every",
     "1024",
     "--eval-games",
