@@ -41,7 +41,7 @@ import tyro
 
 import uno_env
 from agents.registry import REMOTE_LIMITS, agent_names
-from uno_env import parse_rules
+from uno_env import UnoRules, parse_rules
 from uno_env.compile_notice import announce_compiling
 from uno_env.rules import MAX_PLAYERS, PRESETS
 from uno_env.seat_view import seat_view
@@ -75,6 +75,18 @@ def _locked(method: Any) -> Any:
             return method(self, *args, **kwargs)
 
     return call
+
+
+def _parsed_rules(rules: Any) -> UnoRules:
+    """A tool call's ``rules`` (a preset name or JSON options over classic) read once, or ``SessionError``."""
+    if not isinstance(rules, str | dict):
+        raise SessionError(
+            f"rules is a preset name ({', '.join(PRESETS)}) or JSON options over classic, got {shown(rules)}"
+        )
+    try:
+        return parse_rules(rules)
+    except (ValueError, TypeError) as exc:
+        raise SessionError(str(exc)) from None
 
 
 class UnoGames:
@@ -111,14 +123,7 @@ class UnoGames:
         n = len(opponents) + 1
         seat = check_int("seat", seat, 0, n - 1)
         seed = check_int("seed", seed, 0, 2**63 - 1)
-        if not isinstance(rules, str | dict):
-            raise SessionError(
-                f"rules is a preset name ({', '.join(PRESETS)}) or JSON options over classic, got {shown(rules)}"
-            )
-        try:
-            parsed = parse_rules(rules)
-        except (ValueError, TypeError) as exc:
-            raise SessionError(str(exc)) from None
+        parsed = _parsed_rules(rules)
         # A tool call is untrusted: it names registry agents only, never a file, module or model.
         agents, labels = build_agents(opponents, parsed, n, seat, what="opponents")
         session = Session(parsed, seat, agents, labels, seed, max_actions=MAX_GAME_ACTIONS, hints=True)
@@ -209,14 +214,7 @@ class UnoGames:
     @staticmethod
     def rules(rules: Any = "classic") -> str:
         """The rules of ``rules`` (a preset name or JSON options over classic) in words."""
-        if not isinstance(rules, str | dict):
-            raise SessionError(
-                f"rules is a preset name ({', '.join(PRESETS)}) or JSON options over classic, got {shown(rules)}"
-            )
-        try:
-            return rules_text(parse_rules(rules))
-        except (ValueError, TypeError) as exc:
-            raise SessionError(str(exc)) from None
+        return rules_text(_parsed_rules(rules))
 
     @_locked
     def end_game(self, game_id: Any) -> str:
