@@ -569,12 +569,17 @@ class Engine:
         return _check_out(out, (self.num_envs, out.shape[1], HISTORY_TOKEN_SIZE), "out", np.int8)
 
     def history_observation(
-        self, seats: np.ndarray | Sequence[int] | int, form: str = "rows", length: int | None = None
+        self,
+        seats: np.ndarray | Sequence[int] | int,
+        form: str = "rows",
+        length: int | None = None,
+        games: Any = None,
     ) -> dict[str, np.ndarray]:
         """The entries an env adds to a seat's observation for its history (new arrays, every
         game): ``form="rows"``, ``{"history": rows, "history_counts": counts}`` (``history``);
         ``form="tokens"``, ``{"history_tokens": tokens}`` (``history_tokens``). ``length``
-        (default K) keeps the latest ``length`` events of the K this engine keeps."""
+        (default K) keeps the latest ``length`` events of the K this engine keeps; ``games`` (as
+        in ``observe``) reads only those games (a table asking the agents whose seat is to act)."""
         form = check_history_form(form)
         K = self.history_length
         if not K:
@@ -583,9 +588,9 @@ class Engine:
         if not is_int(length) or not 1 <= length <= K:
             raise ValueError(f"length must be an integer in 1..{K} (the events this engine keeps), got {length!r}")
         if form == "tokens":
-            tokens = self.history_tokens(seats)
+            tokens = self.history_tokens(seats, games)
             return {"history_tokens": tokens if length == K else np.ascontiguousarray(tokens[:, K - length :])}
-        rows, counts = self.history(seats)
+        rows, counts = self.history(seats, games)
         return {"history": rows if length == K else np.ascontiguousarray(rows[:, :length]), "history_counts": counts}
 
     def history_count(self, i: int) -> int:
