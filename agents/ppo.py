@@ -13,15 +13,18 @@ actions = agent.act(observation, action_mask, rng)  # int64 [B], always legal
 | ``UnoMaskablePolicy`` | sb3-contrib's ``MaskableActorCriticPolicy`` with a leaner ``evaluate_actions`` (the PPO update's hot path): one masked log-softmax gives the log-probabilities and the entropy, instead of building a masked ``Categorical`` (measured ~20% of an update with a 128-wide network); same values |
 | ``UnoPrivilegedPolicy`` | ``UnoMaskablePolicy`` with a privileged critic (asymmetric actor-critic): separate trunks; the actor reads the first ``actor_inputs`` columns (the observation), the critic every column (observation and hidden state, ``UnoSB3VecEnv(privileged=True)``); the agent then acts on observations alone |
 | ``UnoFeatures`` | the features extractor ``train.py`` builds its policies with: the observation scaled by fixed per-index bounds (``uno_env.gym_env.observation_bounds``), then a trunk shared by the actor and the critic; over a ``history=K`` env's Dict space, the observation, history and counts flattened and joined first |
-| ``UnoSequenceFeatures`` | ``train.py --policy seq``: ``UnoFeatures``' trunk over the observation and the round's counts, beside a small transformer encoder over the last K public events (each embedded, a learned recency position added, padding masked), read through a summary token; the two joined |
+| ``UnoSequenceFeatures`` | ``train.py --policy seq``: ``UnoFeatures``' trunk over the observation (and the round's counts, with the float rows), beside a small transformer encoder over the last K public events (train.py gives it the tokens, ``history_form="tokens"``; each embedded, a learned recency position added, padding masked), read through a summary token; the two joined |
 
 **History.** A model trained on ``UnoSB3VecEnv(history=K)`` (``train.py --history K``, or
-``MaskablePPO("MultiInputPolicy", ...)``) has a Dict observation space; ``PPOAgent`` reads K from
-it (``history_length``), so loading needs nothing more. Such an agent's ``act`` takes the dict
-observation of the envs' ``history=K`` (``{"observation", "history", "history_counts"}``),
-which ``uno_env.table.Table`` builds for the seat it plays from the engine's public history:
-the arena (``evaluate.py``, the registry's specs), the vector envs' opponents and self-play
-snapshots all play it.
+``MaskablePPO("MultiInputPolicy", ...)``) has a Dict observation space; ``PPOAgent`` reads K
+(``history_length``) and the form (``history_form``: ``"tokens"`` when the space holds
+``history_tokens``, as ``train.py --policy seq`` trains it, else ``"rows"``;
+``POLICY_HISTORY_FORMS``) from it, so loading needs nothing more. Such an agent's ``act``
+takes the dict observation of the envs' ``history=K`` in that form (``{"observation",
+"history", "history_counts"}`` or ``{"observation", "history_tokens"}``), which
+``uno_env.table.Table`` builds for the seat it plays from the engine's public history: the
+arena (``evaluate.py``, the registry's specs), the vector envs' opponents, self-play and league
+snapshots, the web table and ``uno-play`` all play it.
 
 Nothing is downloaded and nothing reads hidden state: the policy sees the observation (R11)
 and the legal mask only. Loading needs ``torch`` and ``sb3_contrib`` (the ``train`` extra).
@@ -52,6 +55,7 @@ __all__ = [
     "ACTIVATIONS",
     "POLICY_EXTRACTORS",
     "Activation",
+    "POLICY_HISTORY_FORMS",
     "PPOAgent",
     "PolicyKind",
     "UnoFeatures",
@@ -346,6 +350,9 @@ class UnoPrivilegedPolicy(UnoMaskablePolicy):
 PolicyKind = Literal["mlp", "seq"]
 """The networks ``train.py --policy`` builds: ``mlp`` (``UnoFeatures``) or ``seq`` (``UnoSequenceFeatures``)."""
 POLICY_EXTRACTORS: dict[str, type[BaseFeaturesExtractor]] = {"mlp": UnoFeatures, "seq": UnoSequenceFeatures}
+# The history form each network reads (an env's ``history_form``): the transformer embeds the
+# tokens; the MLP reads float rows (small integers joined as numbers would mean nothing to it).
+POLICY_HISTORY_FORMS: dict[str, str] = {"mlp": "rows", "seq": "tokens"}
 
 
 def policy_kind(policy: Any) -> str:
@@ -394,7 +401,8 @@ class PPOAgent:
 
     The policy's observation size must be the env's (``D`` depends on ``open_hands`` only);
     another size raises ``ValueError``. A policy trained with ``history=K`` (a Dict observation
-    space) has ``history_length = K`` and acts on the dict observation (module docstring). The observation has the same size at every table size,
+    space) has ``history_length = K`` and ``history_form`` (``"rows"`` or ``"tokens"``) and acts on
+    the dict observation (module docstring). The observation has the same size at every table size,
     so a policy trained with 4 players would silently play a 2-player game: with
     ``num_players`` set, ``act`` reads the table size from the observation's ``seat_present``
     field and raises ``ValueError`` on a mismatch. A row whose mask has no legal action gets
@@ -442,8 +450,9 @@ class PPOAgent:
         self.deterministic = bool(deterministic)
         self.name = name or default_name
         space = policy.observation_space
-        # The history length comes from the saved space, so a model loads without being told it.
+        # The history's length and form come from the saved space, so a model loads without being told them.
         self.history_length = 0
+        self.history_form = "rows"
         self._history_shapes: dict[str, tuple[int, ...]] = {}
         if isinstance(space, spaces.Dict):
             events = [k for k in EVENT_ENCODERS if k in space.spaces]
@@ -453,6 +462,7 @@ class PPOAgent:
                     f"(or its token form, {TOKEN_KEYS}), got keys {sorted(space.spaces)}"
                 )
             self.history_length = int(space[events[0]].shape[0])  # type: ignore[index]
+            self.history_form = "tokens" if events[0] == "history_tokens" else "rows"
             self._history_shapes = {k: tuple(v.shape or ()) for k, v in space.spaces.items() if k != "observation"}
             space = space["observation"]
         # A privileged policy's space also holds the critic's hidden state: the actor reads less.
@@ -569,5 +579,7 @@ class PPOAgent:
             )
 
     def __repr__(self) -> str:
-        history = f", history_length={self.history_length}" if self.history_length else ""
+        history = (
+            f", history_length={self.history_length}, history_form={self.history_form!r}" if self.history_length else ""
+        )
         return f"PPOAgent(name={self.name!r}, deterministic={self.deterministic}{history})"

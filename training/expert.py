@@ -45,7 +45,7 @@ from arena import agent_name, play
 from training.opponents import seat_agents
 from uno_env import Engine, UnoRules
 from uno_env.gym_env import UnoVectorEnv
-from uno_env.policy import history_length_of, uses_engine
+from uno_env.policy import history_form_of, history_length_of, uses_engine
 from uno_env.table import ask_one, history_observation
 
 __all__ = ["Positions", "label_positions", "clone", "save_positions", "load_positions"]
@@ -73,10 +73,11 @@ class Positions:
 class _Labeller:
     """The teacher, writing down each of its non-forced decisions until its game's result is known."""
 
-    def __init__(self, teacher: Any, history: int = 0) -> None:
+    def __init__(self, teacher: Any, history: int = 0, history_form: str = "rows") -> None:
         self.teacher = teacher
         self.name = agent_name(teacher)
         self.history = history
+        self.history_form = history_form
         # The table's engine keeps what the teacher and the noted positions read.
         self.history_length = max(history, history_length_of(teacher))
         self.pending: dict[int, list[tuple[Any, np.ndarray, int]]] = {}
@@ -86,7 +87,7 @@ class _Labeller:
         """The teacher's action in game ``i``, noted (with the seat's last ``history`` events) when there was a choice."""
         o, m = engine.observation[i], engine.legal_mask[i]
         if m.sum() > 1 and self.history:
-            given = history_observation(engine, o[None], np.array([i]), self.history)
+            given = history_observation(engine, o[None], np.array([i]), self.history, self.history_form)
             seen: Any = {k: np.array(v[0]) for k, v in given.items()}  # copies: the engine's arrays move on
         else:
             seen = o.copy()
@@ -115,19 +116,22 @@ def label_positions(
     seed: int,
     chunk: int = 64,
     history: int = 0,
+    history_form: str = "rows",
 ) -> Positions:
     """``num_positions`` positions labelled by ``teacher`` in games against ``opponents`` (module docstring).
 
     With ``history=K`` the positions' observations are a ``history=K`` env's dicts (the seat's
-    last K public events), for a policy that reads the history."""
+    last K public events, in ``history_form``), for a policy that reads the history."""
     if num_positions < 1 or chunk < 1:
         raise ValueError(f"num_positions and chunk must be >= 1, got {num_positions} and {chunk}")
     if not opponents:
         raise ValueError("label_positions needs at least one opponent spec")
     agent = make_agent(teacher, rules)
-    if not uses_engine(agent):
-        return _label_batched(agent, opponents, rules, num_players, num_positions, seed, chunk, history)
-    labeller = _Labeller(agent, history)
+    # A teacher reading another history than the positions' (length or form) is asked through a table.
+    k = history_length_of(agent)
+    if not uses_engine(agent) and (k == 0 or (k == history and history_form_of(agent) == history_form)):
+        return _label_batched(agent, opponents, rules, num_players, num_positions, seed, chunk, history, history_form)
+    labeller = _Labeller(agent, history, history_form)
     seats = {spec: seat_agents(spec, rules, num_players) for spec in opponents}
     k = 0
     while len(labeller.done) < num_positions:
@@ -157,6 +161,7 @@ def _label_batched(
     seed: int,
     chunk: int,
     history: int,
+    history_form: str = "rows",
 ) -> Positions:
     """``label_positions`` for a teacher that acts on observations: in the learner's seat of a vector env."""
     groups = [(seat_agents(spec, rules, num_players), chunk) for spec in opponents]
@@ -168,6 +173,7 @@ def _label_batched(
         opponents=groups,
         autoreset_mode="same_step",
         history=history,
+        history_form=history_form,
     )
     rng = np.random.default_rng(seed)
     obs: Any

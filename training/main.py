@@ -51,7 +51,7 @@ from stable_baselines3.common.logger import configure
 from tqdm import tqdm  # type: ignore[import-untyped]
 
 from agents.model_card import table_card, write_card
-from agents.ppo import Activation, PolicyKind, PPOAgent
+from agents.ppo import POLICY_HISTORY_FORMS, Activation, PolicyKind, PPOAgent
 from agents.registry import make_agent, parse_list
 from training.checkpoint import (
     atomic_write,
@@ -312,6 +312,7 @@ def build_env(args: Args, rules: UnoRules, groups: list[OpponentGroup]) -> tuple
         opponents=[(g.agent, g.games) for g in groups],
         privileged=args.privileged_critic,
         history=args.history,
+        history_form=POLICY_HISTORY_FORMS[args.policy],
     )
     league = League(
         venv,
@@ -365,6 +366,7 @@ def warm_start(args: Args, model: Any, rules: UnoRules) -> dict[str, Any]:
         "seed": args.seed,
         "positions": positions,
         **({"history": args.history} if args.history else {}),
+        **({"history_form": "tokens"} if POLICY_HISTORY_FORMS[args.policy] == "tokens" else {}),
     }
     if args.bc_data and os.path.isfile(args.bc_data):
         data, source = load_positions(args.bc_data, meta), f"loaded from {args.bc_data}"
@@ -377,6 +379,7 @@ def warm_start(args: Args, model: Any, rules: UnoRules) -> dict[str, Any]:
             positions,
             seed=args.seed,
             history=args.history,
+            history_form=POLICY_HISTORY_FORMS[args.policy],
         )
         source = f"labelled by {args.bc_teacher}"
         if args.bc_data:

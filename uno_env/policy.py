@@ -5,6 +5,7 @@
 | ``Agent`` | ``name``; ``act(observation, action_mask, rng) -> actions`` over a batch | every table (``uno_env.table``) |
 | ``EngineAgent`` | an ``Agent`` with ``act_in(engine, i, rng) -> action`` (``uses_engine``): search agents | tables with ``engine_access`` |
 | ``history_length`` | the events of public history its ``act`` reads (``history_length_of``): it then gets a dict observation | tables, the envs' opponents |
+| ``history_form`` | the form of that history (``history_form_of``): ``"rows"`` (default: ``"history"`` and ``"history_counts"``, float32) or ``"tokens"`` (``"history_tokens"``, int8), as an env's ``history_form`` gives it | tables, the envs' opponents |
 | ``fair_engine_access = True`` | its ``act_in`` reads only what its seat sees (``fair_engine_access``) | every table, which asks it with ``act_in`` |
 
 They live in the library, not in ``agents``, because the envs need a default opponent and the
@@ -19,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from .checks import is_int
+from .engine.history import HISTORY_FORMS
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -30,6 +32,7 @@ __all__ = [
     "agent_label",
     "as_batch",
     "fair_engine_access",
+    "history_form_of",
     "history_length_of",
     "kth_legal",
     "pick_legal",
@@ -81,6 +84,18 @@ def history_length_of(agent: Any) -> int:
     """The events of public history ``agent`` reads: its ``history_length`` (0 when it has none)."""
     k = getattr(agent, "history_length", 0)
     return int(k) if is_int(k) and k > 0 else 0
+
+
+def history_form_of(agent: Any) -> str:
+    """The form of public history ``agent`` reads: its ``history_form`` (``"rows"`` when it has none),
+    else a ValueError naming the agent and the forms allowed."""
+    form = getattr(agent, "history_form", HISTORY_FORMS[0])
+    if not isinstance(form, str) or form not in HISTORY_FORMS:
+        raise ValueError(
+            f"agent {agent_label(agent)!r} declares history_form={form!r}; an agent reads its history in one of "
+            f"{HISTORY_FORMS} (float rows and counts, or int8 tokens: uno_env.engine.Engine.history_observation)"
+        )
+    return form
 
 
 def fair_engine_access(agent: Any) -> bool:

@@ -14,12 +14,15 @@ web table, expert-iteration labelling, ``uno-play``) asks its agents through a `
 | ``ask_one(agent, engine, i, rng)`` | one agent's checked action in game ``i`` (a table of one game) |
 
 **Agents that read the history.** An agent with ``history_length = K > 0`` (``uno_env.policy.history_length_of``; a ``PPOAgent``
-trained with ``history=K``) is asked with the observation of the Gymnasium envs'
-``history=K``: a dict ``{"observation": [B, D], "history": [B, K, HISTORY_SIZE],
-"history_counts": [B, 10, HISTORY_COUNTS_SIZE]}``, the history read from the engine for the
-seat to act (``Engine.history``, public events only, R11). The engine must keep at least K
-events (``Engine(history=K)``; ``arena.play_games`` builds its engine so); a table whose
-engine keeps fewer refuses the agent.
+trained with ``history=K``) is asked with the observation of the Gymnasium envs' ``history=K``,
+in the form it reads (``history_form``, ``uno_env.policy.history_form_of``): a dict
+``{"observation": [B, D], **Engine.history_observation(seats, form, K)}``, that is
+``"history"`` [B, K, HISTORY_SIZE] and ``"history_counts"`` [B, 10, HISTORY_COUNTS_SIZE]
+(``form="rows"``, the default) or ``"history_tokens"`` int8 [B, K, HISTORY_TOKEN_SIZE]
+(``form="tokens"``: ``train.py --policy seq``), read from the engine for the seat to act
+(public events only, R11). Agents reading either form, or none, share a table. The engine must
+keep at least K events (``Engine(history=K)``; ``arena.play_games`` builds its engine so); a
+table whose engine keeps fewer refuses the agent, as it refuses an unknown ``history_form``.
 
 Answers are checked in one place: ``act`` must return one integer action id in ``0..115`` per
 row asked, ``act_in`` one such id; the engine then refuses an illegal one with the state
@@ -38,13 +41,15 @@ from .actions import NUM_ACTIONS
 from .checks import is_int
 from .engine import Engine
 from .engine.layout import MAX_HISTORY
-from .policy import Agent, agent_label, fair_engine_access, history_length_of, uses_engine
+from .policy import Agent, agent_label, fair_engine_access, history_form_of, history_length_of, uses_engine
 
 __all__ = ["Table", "ask_one", "wanted_history"]
 
 
 def check_history(agent: Any, engine: Engine) -> int:
-    """``history_length_of(agent)``, else a ValueError when ``engine`` keeps fewer events than it reads."""
+    """``history_length_of(agent)``, else a ValueError when ``engine`` keeps fewer events than it reads
+    or its ``history_form`` is not one the engine gives (``history_form_of``)."""
+    history_form_of(agent)
     k = history_length_of(agent)
     if k > engine.history_length:
         raise ValueError(
@@ -55,10 +60,14 @@ def check_history(agent: Any, engine: Engine) -> int:
     return k
 
 
-def history_observation(engine: Engine, observation: np.ndarray, rows: np.ndarray, k: int) -> dict[str, np.ndarray]:
-    """The dict observation of a history-reading agent for the games ``rows``, from the seat to act in each."""
-    history, counts = engine.history(engine.current_player, games=rows)
-    return {"observation": observation, "history": history[rows, :k], "history_counts": counts[rows]}
+def history_observation(
+    engine: Engine, observation: np.ndarray, rows: np.ndarray, k: int, form: str = "rows"
+) -> dict[str, np.ndarray]:
+    """The dict observation of an agent reading ``k`` events in ``form`` for the games ``rows``, from the
+    seat to act in each (``Engine.history_observation``)."""
+    games = None if rows.size == engine.num_envs else rows
+    entries = engine.history_observation(engine.current_player, form, k, games)
+    return {"observation": observation, **{key: v[rows] for key, v in entries.items()}}
 
 
 def wanted_history(agents: Sequence[Any]) -> int:
@@ -142,7 +151,7 @@ def ask_one(agent: Any, engine: Engine, i: int, rng: np.random.Generator, engine
     obs: Any = engine.observation[i : i + 1]
     k = check_history(agent, engine)
     if k:
-        obs = history_observation(engine, obs, np.array([i]), k)
+        obs = history_observation(engine, obs, np.array([i]), k, history_form_of(agent))
     out = np.asarray(agent.act(obs, engine.legal_mask[i : i + 1], rng))
     if out.shape != (1,) or out.dtype.kind not in "iu":
         raise _bad_answer(agent, f"{out.dtype} actions of shape {out.shape}", 1)
@@ -187,6 +196,7 @@ class Table:
         histories = [check_history(agent, self.engine) for agent in agents]
         self.agents = list(agents)
         self.histories = histories
+        self.history_forms = [history_form_of(agent) for agent in agents]
         if rngs is not None:
             self.rngs = [rngs] * len(self.agents) if isinstance(rngs, np.random.Generator) else list(rngs)
         if len(self.rngs) != len(self.agents):
@@ -283,7 +293,7 @@ class Table:
             mask = np.take(e.legal_mask, rows, axis=0, out=self._mask_buf[:k], mode="clip")
         given: Any = obs
         if self.histories[i]:
-            given = history_observation(e, obs, rows, self.histories[i])
+            given = history_observation(e, obs, rows, self.histories[i], self.history_forms[i])
         out = np.asarray(agent.act(given, mask, rng))
         if out.shape != (k,) or out.dtype.kind not in "iu":
             raise _bad_answer(agent, f"{out.dtype} actions of shape {out.shape}", k)
