@@ -204,7 +204,7 @@ from .checks import check_int, is_int
 from .docs import action_table, fill_doc, observation_table
 from .engine.history import check_history_form
 from .observation import observation_size
-from .render import render_rgb
+from .render import render_rgb, table_text
 from .rules import UnoRules, parse_rules
 from .seat_view import state_view
 from .spaces import action_space, history_spaces, observation_space
@@ -413,21 +413,12 @@ class UnoEnv(gym.Env):
 
 
 def _render_text(engine: Any, game: int, seat: int, legal_mask: np.ndarray) -> str:
-    """One game's table as text from the learner's seat: its own hand and its legal actions."""
+    """One game's table as text from the learner's seat (``uno_env.render.table_text``) and its legal actions."""
     s = engine.game_state(game)
-    view = state_view(s, seat)
-    sizes = ", ".join(
-        f"seat {t['seat']}{' (you)' if t['seat'] == seat else ''}: {t['hand_size']}" for t in view["seats"]
-    )
-    hand = ", ".join(c["name"] for c in view["hands"][seat])
+    acting = None if s["phase"] == "round_over" else s["current_player"]
+    table = table_text(state_view(s, seat), turn=s["turn"], acting=acting, viewer=seat)
     legal = ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(legal_mask))
-    return (
-        f"turn {s['turn']}, phase {view['phase']}, seat {s['current_player']} to act, "
-        f"direction {'clockwise' if view['direction'] == 1 else 'counter-clockwise'}\n"
-        f"top card: {view['top_card']['name']}, colour: {view['current_color'] or 'none'}, "
-        f"draw pile: {view['draw_pile_size']}\n"
-        f"cards held: {sizes}\nyour hand: {hand}\nlegal: {legal or '-'}\n"
-    )
+    return f"{table}\nlegal: {legal or '-'}\n"
 
 
 def _render_game(engine: Any, game: int, seat: int, legal_mask: np.ndarray, mode: str) -> str | np.ndarray:

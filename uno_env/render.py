@@ -12,6 +12,7 @@ there is no acting player and no hand is shown.
 |---|---|---|
 | ``render_text(state)`` | ``str``, plain (mode ``ansi``) | nothing |
 | ``render_text(state, ansi_colors=True)`` | ``str`` with ANSI colour codes (mode ``human``) | nothing |
+| ``table_text(view, ...)`` | ``str``: a seat view (``seat_view``/``state_view``) as text, the one table every terminal view prints (these renders, the Gymnasium env's, ``uno-play``, ``uno-replay``) | nothing |
 | ``render_rgb(state)`` | ``numpy.uint8`` array ``[H, W, 3]`` (mode ``rgb_array``) | Pillow (``pip install uno_env[render]``) |
 """
 
@@ -32,7 +33,7 @@ try:  # gymnasium is a hard dependency, but keep this module importable on its o
 except ImportError:  # pragma: no cover
     _DependencyNotInstalled = Exception  # type: ignore[misc,assignment]
 
-__all__ = ["RenderDependencyMissing", "render_text", "render_rgb", "require_pillow", "IMAGE_SIZE"]
+__all__ = ["RenderDependencyMissing", "render_text", "table_text", "render_rgb", "require_pillow", "IMAGE_SIZE"]
 
 IMAGE_SIZE = (560, 800)  # (height, width) of render_rgb's image
 
@@ -78,55 +79,67 @@ def _winners(state: dict[str, Any]) -> list[int]:
 # --- text ------------------------------------------------------------------------------------
 
 
-def _color_text(color: str | None, ansi_colors: bool) -> str:
-    if color is None:
-        return "none (a wild awaits its colour)"
-    return paint(color, color, ansi=ansi_colors)
+def table_text(
+    view: dict[str, Any],
+    *,
+    turn: int | None = None,
+    acting: int | None = None,
+    viewer: int | None = None,
+    winners: Sequence[int] = (),
+    ansi_colors: bool = False,
+) -> str:
+    """A seat view (``seat_view`` or ``state_view``) as text, the one table every terminal view prints.
+
+    ``acting`` is pointed at, ``viewer``'s hand is "Your hand", other hands the view holds are
+    shown by name; ``turn`` heads the table; ``winners`` are marked once the round is over."""
+    phase, top, c = view["phase"], view["top_card"], view["current_color"]
+    direction = "clockwise" if view["direction"] > 0 else "counter-clockwise"
+    head = f"UNO - turn {turn} - " if turn is not None else "UNO - "
+    colour = paint(c, c, ansi=ansi_colors) if c is not None else "none (a wild awaits its colour)"
+    lines = [
+        bold(f"{head}phase {phase} - {direction}", ansi=ansi_colors),
+        f"Top card: {paint(top['name'], top['color'], ansi=ansi_colors) if top else 'none'} | colour: {colour}"
+        f" | draw pile: {view['draw_pile_size']}"
+        + (f" | pending draw: {view['pending_draw']}" if view["pending_draw"] else ""),
+    ]
+    seats = view["seats"]
+    hands = view["hands"] if "hands" in view else [view["hand"] if s["seat"] == viewer else None for s in seats]
+    width = max(len(s["name"]) for s in seats)
+    for s in seats:
+        p, count = s["seat"], s["hand_size"]
+        marks = [m for m, on in (("to act", p == acting), ("UNO", s["uno"]), ("out", s["eliminated"])) if on]
+        marks += ["WINNER"] * (p in winners)
+        extra = f" [{', '.join(marks)}]" if marks else ""
+        you = " (you)" if p == viewer and s["name"] != "you" else ""
+        pointer = ">" if p == acting else " "
+        lines.append(
+            f" {pointer} {s['name']:<{width}}  {count:>3} card{'s' if count != 1 else ' '}  score {s['score']}{extra}{you}"
+        )
+    for s, hand in zip(seats, hands, strict=True):
+        if hand is not None:
+            cards = ", ".join(paint(x["name"], x["color"], ansi=ansi_colors) for x in hand) or "(empty)"
+            lines.append(f"{'Your' if s['seat'] == viewer else s['name'] + chr(39) + 's'} hand: {cards}")
+    if view["drawn_card"] is not None:
+        d = view["drawn_card"]
+        lines.append(f"You drew: {paint(d['name'], d['color'], ansi=ansi_colors)}")
+    if phase == "round_over":
+        names = {s["seat"]: s["name"] for s in seats}
+        won = ", ".join(names[p] for p in winners)
+        lines.append(f"Round over: {won} won." if won else "Round over: no winner (turn limit).")
+    return "\n".join(lines)
 
 
 def render_text(state: dict[str, Any], names: Sequence[str] | None = None, *, ansi_colors: bool = False) -> str:
-    """The table as text: what the acting player may see (module docstring).
+    """The table as text (``table_text``): what the acting player may see (module docstring).
 
     ``names`` labels the seats (default ``player_0``…); ``ansi_colors`` adds terminal colours
     (``uno_env.palette``).
     """
-    names = _seat_names(state, names)
     acting = _acting_seat(state)
-    winners = _winners(state)
-    # The acting seat's view; at round_over nobody acts and no hand is shown.
-    view = state_view(state, acting, names)
-    direction = "clockwise" if view["direction"] == 1 else "counter-clockwise"
-    top = view["top_card"]
-    lines = [
-        bold(f"UNO - turn {state['turn']} - phase {view['phase']} - {direction}", ansi=ansi_colors),
-        f"Top card: {paint(top['name'], top['color'], ansi=ansi_colors)} | current colour: "
-        f"{_color_text(view['current_color'], ansi_colors)} | draw pile: {view['draw_pile_size']}"
-        + (f" | pending draw: {view['pending_draw']}" if view["pending_draw"] else ""),
-    ]
-    width = max(len(x) for x in names)
-    for seat in view["seats"]:
-        p, count = seat["seat"], seat["hand_size"]
-        marks = []
-        if p == acting:
-            marks.append("to act")
-        if seat["uno"]:
-            marks.append("UNO")
-        if p in winners:
-            marks.append("WINNER")
-        pointer = ">" if p == acting else " "
-        extra = f" [{', '.join(marks)}]" if marks else ""
-        lines.append(
-            f" {pointer} {names[p]:<{width}}  {count:>3} card{'s' if count != 1 else ' '}  score {seat['score']}{extra}"
-        )
-    if acting is None:
-        if winners:
-            lines.append("Round over: " + ", ".join(names[p] for p in winners) + " won.")
-        else:
-            lines.append("Round over: no winner (turn limit).")
-    else:
-        hand = ", ".join(paint(c["name"], c["color"], ansi=ansi_colors) for c in view["hands"][acting]) or "(empty)"
-        lines.append(f"{names[acting]}'s hand: {hand}")
-    return "\n".join(lines)
+    view = state_view(state, acting, _seat_names(state, names))
+    if acting is None:  # nobody acts once the round is over, and no hand is shown
+        view["hands"] = [None] * len(view["hands"])
+    return table_text(view, turn=state["turn"], acting=acting, winners=_winners(state), ansi_colors=ansi_colors)
 
 
 # --- image -----------------------------------------------------------------------------------

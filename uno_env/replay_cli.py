@@ -30,6 +30,7 @@ import tyro
 from .actions import action_name
 from .compile_notice import announce_compiling
 from .engine import describe_event, record_start, redact, replay
+from .render import table_text
 from .seat_view import state_view
 
 __all__ = ["Args", "load_records", "ReplaySteps", "main"]
@@ -116,24 +117,10 @@ def _event_text(event: dict[str, Any], view: int | None, open_hands: bool) -> st
 
 
 def _table(state: dict[str, Any], view: int | None, open_hands: bool) -> str:
-    """The table after a step: public facts, every seat's count, the hands ``view`` may see."""
-    table = state_view(state, view, open_hands=open_hands)
-    color = table["current_color"] or "none"
-    direction = "clockwise" if table["direction"] == 1 else "counter-clockwise"
-    lines = [
-        f"  top card {table['top_card']['name']}, colour {color}, {direction}, draw pile "
-        f"{table['draw_pile_size']}"
-        + (f", pending draw {table['pending_draw']}" if table["pending_draw"] else "")
-        + f"; phase {table['phase']}"
-    ]
+    """The table after a step (``uno_env.render.table_text``) with the hands ``view`` may see."""
     acting = None if state["phase"] == "round_over" else state["current_player"]
-    for seat, hand in zip(table["seats"], table["hands"], strict=True):
-        p, size = seat["seat"], seat["hand_size"]
-        mark = ">" if p == acting else " "
-        cards = ": " + (", ".join(c["name"] for c in hand) or "(empty)") if hand is not None else ""
-        you = " (this view)" if p == view else ""
-        lines.append(f"  {mark} player {p}{you}  {size} card{'s' * (size != 1)}  score {seat['score']}{cards}")
-    return "\n".join(lines)
+    table = state_view(state, view, open_hands=open_hands)
+    return table_text(table, acting=acting, viewer=view)
 
 
 def _parse_view(text: str, num_players: int) -> int | None:

@@ -8,9 +8,9 @@
 | ``card_info(card)``, ``action_info(action)`` | an id | a card or a legal action as a named record |
 
 Every text view reads a seat through these: the web table (``uno_web.views``), the text seat of
-language models (``uno_env.text``), ``uno-play``'s prompt (``uno_web.human``), the env renderings
-(``uno_env.render``, the Gymnasium env's ``ansi`` mode), ``uno-replay`` and OpenSpiel's
-observation string. ``seat_view`` reads the observation vector only, never ``game_state()``'s
+language models (``uno_env.text``), OpenSpiel's observation string, and the terminal views
+(``uno-play``'s prompt, the env renderings, the Gymnasium env's ``ansi`` mode, ``uno-replay``),
+which all print one table, ``uno_env.render.table_text``. ``seat_view`` reads the observation vector only, never ``game_state()``'s
 hands; ``state_view`` applies R11 itself (the viewer's own hand, or every hand with
 ``open_hands``). The colours a terminal paints them in are ``uno_env.palette``'s.
 """

@@ -38,9 +38,10 @@ from uno_env.cards import (
     WILD_SHUFFLE_HANDS,
     WILD_SWAP_HANDS,
 )
-from uno_env.palette import bold, paint
+from uno_env.palette import paint
 from uno_env.policy import as_batch
-from uno_env.seat_view import card_color, seat_view
+from uno_env.render import table_text
+from uno_env.seat_view import card_color, observation_fields, seat_view
 from uno_env.text import phase_text
 
 
@@ -69,31 +70,11 @@ def action_text(action: int, *, color: bool = True) -> str:
 
 
 def describe_observation(o: np.ndarray, names: Sequence[str] | None = None, *, color: bool = True) -> str:
-    """What a player sees (R11), as text: table, own hand. ``names`` label relative seats
-    (slot 0 is the observer, slot k the seat k places clockwise)."""
-    view = seat_view(o)  # as seat 0: seats[k] is the seat k places clockwise from the observer
-    n = len(view["seats"])
+    """What a player sees (R11) as text (``uno_env.render.table_text``). ``names`` label relative
+    seats (slot 0 is the observer, slot k the seat k places clockwise)."""
+    n = int(observation_fields(o)["seat_present"].sum() + 0.5)
     names = list(names) if names is not None else ["you"] + [f"seat +{k}" for k in range(1, n)]
-    direction = "clockwise" if view["direction"] > 0 else "counter-clockwise"
-    c = view["current_color"]
-    colour = paint(c, c, ansi=color) if c is not None else "none yet"
-    top = view["top_card"]["id"]
-    lines = [
-        bold(f"Top card: {card_text(top, color=color)}", ansi=color) + f" | colour: {colour} | play goes {direction}"
-        f" | draw pile: {view['draw_pile_size']}",
-    ]
-    if view["pending_draw"]:
-        lines.append(f"Pending draw: {view['pending_draw']} cards")
-    width = max(len(x) for x in names[:n])
-    for k, seat in enumerate(view["seats"]):
-        size = seat["hand_size"]
-        uno = "  UNO!" if seat["uno"] else ""
-        lines.append(f"  {names[k]:<{width}}  {size:>3} card{'s' if size != 1 else ' '}  score {seat['score']}{uno}")
-    lines.append("Your hand: " + (", ".join(card_text(t["id"], color=color) for t in view["hand"]) or "(empty)"))
-    if view["drawn_card"] is not None:
-        lines.append(f"You drew: {card_text(view['drawn_card']['id'], color=color)}")
-    lines.append(f"Phase: {view['phase']}")
-    return "\n".join(lines)
+    return table_text(seat_view(o, 0, n, names), viewer=0, ansi_colors=color)
 
 
 _CARD_EFFECT = {

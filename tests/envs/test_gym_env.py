@@ -196,19 +196,19 @@ def test_render_modes_of_the_single_env(capsys):
     assert frame.dtype == np.uint8 and frame.shape == uno_env.render.IMAGE_SIZE + (3,)
     text = UnoEnv(render_mode="ansi")
     text.reset(seed=0)
-    assert "your hand:" in text.render()
+    assert "Your hand:" in text.render()
     human = UnoEnv(render_mode="human")
     capsys.readouterr()
     human.reset(seed=0)
     human.step(int(human.action_masks().argmax()))
-    assert capsys.readouterr().out.count("your hand:") == 2  # after reset and after the step
+    assert capsys.readouterr().out.count("Your hand:") == 2  # after reset and after the step
 
 
 def test_vector_env_renders_one_frame_per_game():
     text = UnoVectorEnv(3, render_mode="ansi")
     text.reset(seed=0)
     frames = text.render()
-    assert isinstance(frames, tuple) and len(frames) == 3 and all("your hand:" in f for f in frames)
+    assert isinstance(frames, tuple) and len(frames) == 3 and all("Your hand:" in f for f in frames)
     assert UnoVectorEnv(2).render() is None
 
 

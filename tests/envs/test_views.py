@@ -3,8 +3,8 @@
 Every view decodes through ``uno_env.seat_view``: ``seat_view`` from the seat's observation row,
 ``state_view`` from ``game_state()``. Over seeded random games under several rule sets, at every
 decision the two decoders give the acting seat the same table, and each text view (the env
-renderings, ``uno-play``'s prompt, ``uno-replay``, the language-model prompt, OpenSpiel's
-observation string) shows the same top card, colour, draw pile and hand.
+renderings, ``uno-play``'s prompt and ``uno-replay``, all printed by ``uno_env.render.table_text``;
+the language-model prompt; OpenSpiel's observation string) shows the same top card, colour, draw pile and hand.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ CASES = {
     "elimination": (3, MIXED_RULES["elimination_stacking"]),
 }
 SHARED = ("top_card", "current_color", "phase", "direction", "pending_draw", "draw_pile_size", "round")
+TERMINAL = ("render", "human", "replay", "gym")
 SEAT_FACTS = ("seat", "name", "hand_size", "score", "uno", "eliminated")
 
 
@@ -80,10 +81,10 @@ def test_every_text_view_shows_the_same_top_card_colour_pile_and_hand(case):
             "prompt": build_prompt(obs, mask, rules=rules, seat=seat, num_players=n),
         }
         expected = {
-            "render": (f"Top card: {top} |", f"current colour: {color or 'none'}", f"draw pile: {pile}", "'s hand: "),
-            "human": (f"Top card: {top} |", f"colour: {color or 'none'}", f"draw pile: {pile}", "Your hand: "),
-            "replay": (f"top card {top},", f"colour {color or 'none'},", f"draw pile {pile}", "(this view)"),
-            "gym": (f"top card: {top},", f"colour: {color or 'none'}", f"draw pile: {pile}", "your hand: "),
+            **{
+                k: (f"Top card: {top} |", f"colour: {color or 'none'}", f"draw pile: {pile}", h)
+                for k, h in zip(TERMINAL, ("'s hand: ", "Your hand: ", "Your hand: ", "Your hand: "), strict=True)
+            },
             "prompt": (
                 f"discard pile: {top}\n",
                 f"Colour in play: {color or 'none'}",
@@ -98,6 +99,9 @@ def test_every_text_view_shows_the_same_top_card_colour_pile_and_hand(case):
             assert hand_line.endswith(": " + hand) or (
                 not hand and hand_line.split(": ")[-1] in ("", "(empty)", "empty")
             )
+        # One builder (uno_env.render.table_text) prints every terminal view's table.
+        top_lines = {next(x for x in shown[k].splitlines() if x.startswith("Top card: ")) for k in TERMINAL}
+        assert len(top_lines) == 1, top_lines
         assert f"top_card: {top}" in observation_string(obs)
 
 
