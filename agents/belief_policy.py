@@ -4,9 +4,14 @@ A memoryless policy sees what is on the table now; what the other seats played, 
 passed on is gone. This agent gives its policy the belief network's reading of the whole
 round besides the observation (``agents.beliefs.net.policy_inputs``: per other seat the chance
 of each colour void and the expected copies of each type, ``POLICY_INPUTS`` numbers). Its
-models are trained by ``python -m training.fit_belief_policy``, which starts from a trained policy
-(``pretrained`` by default) with the new inputs at zero weight, so training starts from that
-policy's play. The actor runs in numpy (``agents.policy_net``), as do the features.
+models are trained by ``train.py --beliefs net`` (``training.beliefs``), from scratch or from a
+trained policy widened with the new inputs at zero weight (``--init``; ``python -m
+training.fit_belief_policy`` is that recipe from ``pretrained``). The actor runs in numpy
+(``agents.policy_net``), as do the features; given a live torch policy (a run's evaluations) it
+plays that policy through ``agents.ppo.PPOAgent``.
+
+A saved model's card (``agents.model_card``) says ``"beliefs": "net"``: the registry loads such a
+``.zip`` by path as this agent (``runs/x/model.zip``), and the card gives its table size and activation.
 
 The shipped one (2 players, ``agents/pretrained/belief_policy.zip``) is the searches'
 ``"belief"`` blueprint and plays as the registry's ``belief_policy`` (``belief_policy_agent``).
@@ -18,7 +23,7 @@ Like the belief network, it plays only the rules and table sizes the network lea
 
 Version history:
 
-- unreleased: added (issue 39).
+- unreleased: added (issue 39); loads ``train.py --beliefs net`` models by path and plays a live policy (issue 51).
 """
 
 from __future__ import annotations
@@ -48,11 +53,12 @@ class BeliefPolicyAgent:
 
     | argument | meaning |
     |---|---|
-    | ``model`` | the ``.zip`` of ``python -m training.fit_belief_policy`` |
-    | ``num_players`` | its table size: 2 or 4 (a shipped belief network's) |
+    | ``model`` | the ``.zip`` of ``train.py --beliefs net``, or a live torch policy of such a run |
+    | ``num_players`` | its table size: 2 or 4 (a shipped belief network's; None: the card's, else 2) |
     | ``rules`` | the rules it plays: the network's (classic) |
-    | ``activation`` | the activation it was trained with |
+    | ``activation`` | the activation it was trained with (None: the card's, else relu) |
     | ``name`` | its name in tables (default: the file's stem) |
+    | ``deterministic`` | a live policy only: False samples with ``act``'s rng (a saved one plays its most likely move) |
     """
 
     history_length = EVIDENCE_ROWS
@@ -60,36 +66,47 @@ class BeliefPolicyAgent:
 
     def __init__(
         self,
-        model: str | Path,
-        num_players: int = 2,
+        model: Any,
+        num_players: int | None = None,
         rules: UnoRules | None = None,
-        activation: str = "relu",
+        activation: str | None = None,
         name: str | None = None,
+        deterministic: bool = True,
     ) -> None:
         rules = UnoRules() if rules is None else rules
+        saved = isinstance(model, (str, Path))
+        card = read_card(model) if saved else None
+        if num_players is None:
+            num_players = int(card["num_players"]) if card is not None else 2
         if num_players not in MODEL_PATHS:
             raise ValueError(
                 f"num_players must be one of {sorted(MODEL_PATHS)} (a belief network's), got {num_players!r}"
             )
         if not reads_rules(rules):
             raise ValueError("a belief policy plays the rules the belief network learned (classic), not these")
-        card = read_card(model)
         if card is not None and card["num_players"] != num_players:
             raise ValueError(
                 f"{model}: {trained_for(card)}; asked for {num_players} players "
-                f"(python -m training.fit_belief_policy --num-players {num_players} trains one)"
+                f"(train.py --beliefs net --num-players {num_players} trains one)"
             )
         self.num_players = num_players
-        self.policy = PolicyNet(model, activation)
+        self.policy: Any
+        if saved:
+            activation = activation or (card or {}).get("activation", "relu")
+            self.policy = PolicyNet(model, activation)
+        else:
+            from .ppo import PPOAgent  # torch: only for a live policy
+
+            self.policy = PPOAgent(model, deterministic=deterministic)
         want = input_size(rules, num_players)
         if self.policy.obs_size != want:
             raise ValueError(
-                f"{model}: the policy reads {self.policy.obs_size} inputs, but a belief policy at {num_players} "
-                f"players reads {want} (the observation and {POLICY_INPUTS} per other seat): "
-                "train it with python -m training.fit_belief_policy"
+                f"{model if saved else 'the policy'}: the policy reads {self.policy.obs_size} inputs, but a belief "
+                f"policy at {num_players} players reads {want} (the observation and {POLICY_INPUTS} per other "
+                "seat): train it with train.py --beliefs net"
             )
         self.net = BeliefNet(MODEL_PATHS[num_players], num_players)
-        self.name = name or Path(model).stem
+        self.name = name or (Path(model).stem if saved else "belief_policy")
 
     def inputs(self, observation: Any) -> np.ndarray:
         """The policy's inputs [N, input_size] for a table's dict observation (one seat's or a batch)."""
@@ -110,9 +127,12 @@ class BeliefPolicyAgent:
         return np.concatenate([obs, policy_inputs(obs, rows, counts, self.net, self.num_players)], axis=1)
 
     def act(self, observation: Any, action_mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
-        """The policy's most likely legal action per row (the rng is not used: it is deterministic)."""
+        """The policy's most likely legal action per row (a live policy with ``deterministic=False``: sampled with ``rng``)."""
         x = self.inputs(observation)
-        return self.policy.act(x, np.asarray(action_mask, bool).reshape(x.shape[0], -1))
+        mask = np.asarray(action_mask, bool).reshape(x.shape[0], -1)
+        if isinstance(self.policy, PolicyNet):
+            return self.policy.act(x, mask)
+        return self.policy.act(x, mask, np.random.default_rng() if rng is None else rng)
 
 
 @cache
@@ -141,6 +161,6 @@ def belief_policy_agent(
         hint = f"{others[0]} plays that table" if others else "no shipped belief policy plays that table"
         raise ValueError(
             f"{name} was trained for {card['num_players']} players; asked for {num_players} ({hint}; "
-            f"python -m training.fit_belief_policy --num-players {num_players} trains one)"
+            f"train.py --beliefs net --num-players {num_players} trains one)"
         )
     return BeliefPolicyAgent(model_path(name), card["num_players"], rules, card["activation"], name=label or name)

@@ -22,7 +22,7 @@ grammar of specs, lists of specs and weighted mixes that every command and the w
 | ``belief_policy`` | ``agents.belief_policy.BeliefPolicyAgent``: the shipped 2-player policy that reads the round through the belief network (the search's blueprint) |
 | ``MODULE:NAME`` | your own agent: ``NAME`` (a class or a function) imported from the module ``MODULE`` (``my_pkg.agents:MyAgent``) |
 | ``FILE.py:NAME`` | your own agent: ``NAME`` from the Python file ``FILE.py`` (``my_agent.py:MyAgent``) |
-| a path to a ``.zip`` | ``PPOAgent`` over a ``MaskablePPO`` saved by ``train.py`` (imports torch) |
+| a path to a ``.zip`` | ``PPOAgent`` over a ``MaskablePPO`` saved by ``train.py`` (imports torch); one whose card says ``"beliefs": "net"`` (``train.py --beliefs net``) plays as ``agents.belief_policy.BeliefPolicyAgent`` |
 | a directory | ``RLlibAgent`` over a checkpoint of ``train.py --backend rllib`` (imports ray) |
 | ``chat:MODEL`` | ``ChatAgent``: a language model behind an OpenAI-compatible chat endpoint (``agents.llm``), the base URL from ``$UNO_CHAT_BASE_URL`` (or ``evaluate.py --chat-base-url``) and the key from ``$UNO_CHAT_API_KEY`` |
 | ``chat:MODEL@ENDPOINT`` | the same at a named endpoint, declared with ``evaluate.py --chat-endpoint ENDPOINT=URL`` (``ChatSettings.endpoints``), its key from ``$UNO_CHAT_API_KEY_<ENDPOINT>``: several endpoints in one run, so one model plays another. The model is everything between ``chat:`` and the last ``@`` (``chat:qwen2.5:7b@ollama``) |
@@ -86,6 +86,7 @@ from .baselines import BASELINES
 from .beliefs import BELIEFS
 from .flatmc import FlatMCAgent
 from .ismcts import ISMCTSAgent
+from .model_card import read_card
 from .pretrained import BELIEF_POLICIES, PRETRAINED, pretrained_agent
 
 __all__ = [
@@ -619,6 +620,13 @@ def _ppo_agent(
         # runs/<run>/model.zip is named after its run, not "model".
         parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
         label = parent if stem == "model" and parent else stem
+    # train.py --beliefs net: the policy also reads the belief network's reading of the round.
+    if (read_card(path) or {}).get("beliefs") == "net":
+        if allow_other_table:
+            raise ValueError(f"{path} reads a belief network of a fixed table size: it plays only its own table")
+        from .belief_policy import BeliefPolicyAgent
+
+        return BeliefPolicyAgent(path if os.path.isfile(path) else path + ".zip", num_players, rules, name=label)
     return PPOAgent(
         path,
         deterministic=deterministic,
