@@ -51,8 +51,17 @@ from stable_baselines3.common.logger import configure
 from tqdm import tqdm  # type: ignore[import-untyped]
 
 from agents.model_card import table_card, write_card
-from agents.ppo import POLICY_HISTORY_FORMS, Activation, PolicyKind, PPOAgent
+from agents.ppo import POLICY_HISTORY_FORMS, Activation, PolicyKind
 from agents.registry import make_agent, parse_list
+from training.beliefs import (
+    Beliefs,
+    card_fields,
+    check_beliefs,
+    env_history,
+    learner_agent,
+    learner_env,
+    start_from,
+)
 from training.checkpoint import (
     atomic_write,
     capture_rng,
@@ -149,6 +158,8 @@ class Args:
     """public events the policy reads besides its observation (0: none; sb3 backend)"""
     policy: PolicyKind = "mlp"
     """network: mlp (one MLP over everything) or seq (a transformer over the --history events beside it)"""
+    beliefs: Beliefs = "none"
+    """what the policy reads besides its observation: none, or net (the belief network's reading of each other seat; classic rules, 2 or 4 players)"""
     device: str = "cpu"
     """torch device of the learner (cpu, cuda, cuda:N); the warm start's cloning needs cpu"""
     learner_seat: Literal["random"] | int = "random"
@@ -197,6 +208,8 @@ class Args:
     """steps between checkpoints in <run>/checkpoints/ (0: none)"""
     resume: str = ""
     """continue from a run directory, a checkpoints/ directory, a latest.json or a step_N.zip"""
+    init: str = ""
+    """start from a saved model's weights instead of the warm start: a train.py .zip or a shipped model's name (--beliefs net widens one without beliefs)"""
     progress: bool = True
     """show a progress bar"""
     tensorboard: bool = True
@@ -271,6 +284,7 @@ def check_args(args: Args) -> None:
             f"--policy seq reads the public history: give it --history K (events, 1..{MAX_HISTORY}; e.g. 32)"
         )
     check_device(args)
+    check_beliefs(args)
     if args.resume:
         find_checkpoint(args.resume)  # a ValueError saying what --resume accepts
     if args.learner_seat != "random" and not 0 <= args.learner_seat < args.num_players:
@@ -311,7 +325,7 @@ def build_env(args: Args, rules: UnoRules, groups: list[OpponentGroup]) -> tuple
         learner_seat=args.learner_seat,
         opponents=[(g.agent, g.games) for g in groups],
         privileged=args.privileged_critic,
-        history=args.history,
+        history=env_history(args),
         history_form=POLICY_HISTORY_FORMS[args.policy],
     )
     league = League(
@@ -349,8 +363,8 @@ WARM_START_STEPS_PER_POSITION = 8
 
 
 def warm_start_positions(args: Args) -> int:
-    """The positions the warm start clones on: ``--bc-positions`` scaled to the run (its docstring)."""
-    return min(args.bc_positions, args.total_timesteps // WARM_START_STEPS_PER_POSITION)
+    """The positions the warm start clones on: ``--bc-positions`` scaled to the run (its docstring); none with ``--init``."""
+    return 0 if args.init else min(args.bc_positions, args.total_timesteps // WARM_START_STEPS_PER_POSITION)
 
 
 def warm_start(args: Args, model: Any, rules: UnoRules) -> dict[str, Any]:
@@ -436,10 +450,11 @@ def model_card(args: Args, rules: UnoRules, steps: int, script: str) -> dict[str
         args.num_players,
         command_line(args, script),
         rules_name=args.rules,
-        history=args.history,
+        history=env_history(args),
         policy=args.policy,
         train_args=dataclasses.asdict(args),
         steps=int(steps),
+        **card_fields(args, rules),
     )
 
 
@@ -471,9 +486,12 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     # here (masked logits).
     torch.distributions.Distribution.set_default_validate_args(False)
     venv, league = build_env(args, rules, groups)
+    venv = learner_env(venv, args)
     schedule = LinearSchedule(args.learning_rate, args.total_timesteps, args.anneal_lr)
     resume = find_checkpoint(args.resume) if args.resume else None
     model = make_model(args, venv, schedule, resume.model if resume else None)
+    if args.init:
+        start_from(model, args)
     if args.update_threads:
         with_update_threads(model, args.update_threads)
     run_dir, checkpoint_dir = open_run(args, model, resume, script)
@@ -484,7 +502,7 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     history = restore_run(resume, model, league) if resume else []
 
     def evaluate(num_games: int, seed: int) -> list[dict[str, Any]]:
-        learner = PPOAgent(model.policy, deterministic=args.deterministic_eval, name="ppo")
+        learner = learner_agent(model.policy, args)
         return eval_rows(learner, eval_specs, rules, args.num_players, num_games, seed)
 
     start_step = model.num_timesteps

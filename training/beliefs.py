@@ -1,0 +1,218 @@
+"""``train.py --beliefs net``: a policy that reads, besides its observation, the belief network's reading of the round.
+
+    python train.py --beliefs net --bc-positions 0                        # an MLP over both, from scratch
+    python train.py --beliefs net --init pretrained --learning-rate 2e-4  # widen a trained policy (the belief policy's recipe)
+
+Per other seat the belief network (``agents.beliefs.net``, one per table size it was trained
+for: 2 and 4 players, classic rules) reads the seat's whole public history and gives the chance
+of each colour void and the expected copies of each card type (``policy_inputs``,
+``POLICY_INPUTS`` numbers). The learner's env keeps ``EVIDENCE_ROWS`` history rows and
+``BeliefInputs`` turns each dict observation into one vector, the observation followed by those
+readings, so the policy is an ordinary MLP over a wider Box. The saved model plays as
+``agents.belief_policy.BeliefPolicyAgent``, which the registry loads by path from the card's
+``beliefs`` field; ``training.fit_belief_policy`` is this option with the shipped policy's settings.
+
+| piece | what it is |
+|---|---|
+| ``BELIEF_CHOICES`` | the choices of ``--beliefs``: ``none`` (the observation alone) and ``net`` |
+| ``check_beliefs(args)`` | refuse ``--beliefs`` / ``--init`` settings the run cannot keep (ValueError naming them and what is allowed) |
+| ``env_history(args)`` | the history rows the learner's env keeps: ``EVIDENCE_ROWS`` with beliefs, else ``--history`` |
+| ``learner_env(venv, args)`` | the learner's env: wrapped by ``BeliefInputs`` with beliefs, else as it is |
+| ``BeliefInputs`` | a history env's dict observations as the observation followed by ``policy_inputs`` (a Box) |
+| ``learner_agent(policy, args)`` | the live policy as the agent the run's evaluations seat |
+| ``card_fields(args, rules)`` | what a belief model's card adds: ``beliefs``, ``input_size``, ``activation`` |
+| ``start_from(model, args)`` | ``--init``: copy a saved model's weights, widening one that reads no beliefs (``widen``) |
+
+Self-play and the league are refused with beliefs: their snapshots would play without the
+readings. The cloned warm start is refused too: a position's ``EVIDENCE_ROWS`` rows are too many
+to keep for ``--bc-positions`` of them; widen a trained policy (``--init``) or start from scratch.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnvWrapper
+
+from agents.belief_policy import BeliefPolicyAgent, input_size
+from agents.beliefs.net import EVIDENCE_ROWS, MODEL_PATHS, POLICY_INPUTS, BeliefNet, policy_inputs, reads_rules
+from agents.ppo import PPOAgent, load_model
+from agents.pretrained import BELIEF_POLICIES, PRETRAINED, model_path
+from uno_env import UnoRules, parse_rules
+
+from .opponents import LEAGUE, SELF, parse_mix
+
+__all__ = [
+    "BELIEF_CHOICES",
+    "BeliefInputs",
+    "Beliefs",
+    "card_fields",
+    "check_beliefs",
+    "env_history",
+    "learner_agent",
+    "learner_env",
+    "start_from",
+    "widen",
+]
+
+Beliefs = Literal["none", "net"]
+"""What the policy reads besides its observation (``train.py --beliefs``)."""
+BELIEF_CHOICES: tuple[str, ...] = get_args(Beliefs)
+
+
+def check_beliefs(args: Any) -> None:
+    """Refuse ``--beliefs`` and ``--init`` settings the run cannot keep, before anything is built."""
+    if args.beliefs not in BELIEF_CHOICES:
+        raise ValueError(f"--beliefs must be one of {', '.join(BELIEF_CHOICES)}, got {args.beliefs!r}")
+    if args.init and args.resume:
+        raise ValueError("--init starts a new run from a model's weights; --resume continues a run: give one")
+    if args.init and args.backend != "sb3":
+        raise ValueError("--init is for the sb3 backend")
+    if args.beliefs == "none":
+        return
+    if args.num_players not in MODEL_PATHS:
+        raise ValueError(
+            f"--beliefs net reads a belief network, trained for {sorted(MODEL_PATHS)} players: "
+            f"got --num-players {args.num_players}"
+        )
+    if not reads_rules(parse_rules(args.rules)):
+        raise ValueError(f"--beliefs net reads a belief network trained on classic rules, not --rules {args.rules}")
+    if args.backend != "sb3" or args.privileged_critic or args.history or args.policy != "mlp":
+        raise ValueError(
+            "--beliefs net trains an MLP over the observation and the belief network's reading: the sb3 backend, "
+            "--policy mlp, no --history and no --privileged-critic"
+        )
+    if {SELF, LEAGUE} & set(parse_mix(args.opponent_mix)):
+        raise ValueError(
+            f"--beliefs net plays agents or mixed tables, not {SELF!r} or {LEAGUE!r} (their snapshots would play "
+            f"without the belief): got --opponent-mix {args.opponent_mix!r}"
+        )
+    if args.bc_positions and not args.init:
+        raise ValueError(
+            "--beliefs net has no cloned warm start (each position's history is too big to keep): "
+            "add --bc-positions 0, or widen a trained policy with --init MODEL"
+        )
+
+
+def env_history(args: Any) -> int:
+    """The history rows the learner's env keeps: the belief network's with beliefs, else ``--history``."""
+    return EVIDENCE_ROWS if args.beliefs == "net" else int(args.history)
+
+
+def learner_env(venv: Any, args: Any) -> Any:
+    """The env the learner trains on: ``venv`` (a ``history=env_history(args)`` env) read through the belief."""
+    return BeliefInputs(venv, args.num_players) if args.beliefs == "net" else venv
+
+
+class BeliefInputs(VecEnvWrapper):
+    """A history env's dict observations → the observation followed by ``policy_inputs`` (a Box).
+
+    ``zero=True`` feeds zeros instead of the belief: the same run without what it reads (a control)."""
+
+    def __init__(self, venv: Any, num_players: int, zero: bool = False) -> None:
+        space_in = venv.observation_space
+        if not isinstance(space_in, spaces.Dict) or not isinstance(box := space_in["observation"], spaces.Box):
+            raise ValueError("BeliefInputs wraps a history env (UnoSB3VecEnv(history=K))")
+        width = POLICY_INPUTS * (num_players - 1)
+        space = spaces.Box(
+            np.concatenate([box.low, np.zeros(width, np.float32)]),
+            np.concatenate([box.high, np.ones(width, np.float32)]),
+            dtype=np.float32,
+        )
+        super().__init__(venv, observation_space=space)
+        self.num_players, self.width, self.zero = num_players, width, zero
+        self.net = BeliefNet(MODEL_PATHS[num_players], num_players)
+
+    def inputs(self, o: dict[str, np.ndarray]) -> np.ndarray:
+        """The wide observation of a dict observation (batched, or one game's as in ``terminal_observation``)."""
+        obs, rows, counts = (np.asarray(o[k]) for k in ("observation", "history", "history_counts"))
+        one = obs.ndim == 1
+        if one:
+            obs, rows, counts = obs[None], rows[None], counts[None]
+        extra = (
+            np.zeros((obs.shape[0], self.width), np.float32)
+            if self.zero
+            else policy_inputs(obs, rows, counts, self.net, self.num_players)
+        )
+        out = np.concatenate([obs, extra], axis=1)
+        return out[0] if one else out
+
+    def reset(self) -> np.ndarray:
+        return self.inputs(self.venv.reset())  # type: ignore[arg-type]
+
+    def step_wait(self) -> Any:
+        obs, rewards, dones, infos = self.venv.step_wait()
+        for info in infos:
+            if "terminal_observation" in info:
+                info["terminal_observation"] = self.inputs(info["terminal_observation"])
+        return self.inputs(obs), rewards, dones, infos  # type: ignore[arg-type]
+
+    def action_masks(self) -> np.ndarray:
+        return self.venv.action_masks()  # type: ignore[attr-defined]
+
+
+def learner_agent(policy: Any, args: Any, name: str = "ppo") -> Any:
+    """The live ``policy`` as the agent the run's evaluations seat: it reads what the learner reads."""
+    deterministic = args.deterministic_eval
+    if args.beliefs == "net":
+        return BeliefPolicyAgent(policy, args.num_players, deterministic=deterministic, name=name)
+    return PPOAgent(policy, deterministic=deterministic, name=name)
+
+
+def card_fields(args: Any, rules: UnoRules) -> dict[str, Any]:
+    """What a model's card adds for its ``--beliefs``: nothing, or the beliefs, the input width and the activation
+    (``BeliefPolicyAgent`` reads them)."""
+    if args.beliefs == "none":
+        return {}
+    return {
+        "beliefs": args.beliefs,
+        "input_size": input_size(rules, args.num_players),
+        "activation": args.activation,
+    }
+
+
+def init_path(init: str) -> str:
+    """The model file ``--init`` names: a shipped model's name or a path."""
+    return model_path(init) if init in PRETRAINED + BELIEF_POLICIES else init
+
+
+def start_from(model: Any, args: Any) -> None:
+    """``--init``: ``model`` takes the weights of the saved model ``args.init``; with ``--beliefs net``
+    one that reads only the observation is widened (``widen``). ValueError when the networks differ."""
+    path = init_path(args.init)
+    base = load_model(path)
+    activation = base.policy_kwargs.get("features_extractor_kwargs", {}).get("activation", "relu")
+    if activation != args.activation:
+        raise ValueError(f"--init {args.init} was trained with --activation {activation}: give the same")
+    widen(model, base, allow=args.beliefs == "net", name=args.init)
+
+
+def widen(model: Any, base: Any, allow: bool = True, name: str = "the base policy") -> None:
+    """Copy ``base``'s weights into ``model``; where ``model`` reads more inputs (``allow``), the extra input
+    columns get zero weight and scale 1, so ``model`` acts and values exactly as ``base`` at the start."""
+    mine = model.policy.state_dict()
+    theirs = base.policy.state_dict()
+    if set(mine) != set(theirs):
+        raise ValueError(
+            f"{name}'s layers differ from this run's network ({sorted(set(mine) ^ set(theirs))[:3]}...): "
+            "give a train.py model of the same --policy, --head and --privileged-critic"
+        )
+    for key, value in theirs.items():
+        want = mine[key]
+        first = key.endswith(("trunk.0.weight", ".scale"))
+        wider = first and allow and want.shape[:-1] == value.shape[:-1] and want.shape[-1] > value.shape[-1]
+        if want.shape == value.shape:
+            mine[key] = value
+        elif wider and key.endswith(".scale"):
+            mine[key] = torch.cat([value, torch.ones(want.shape[-1] - value.shape[-1], dtype=want.dtype)])
+        elif wider:
+            mine[key] = torch.cat([value, torch.zeros(*want.shape[:-1], want.shape[-1] - value.shape[-1])], dim=-1)
+        else:
+            raise ValueError(
+                f"{name}'s {key} is {tuple(value.shape)}, this run's {tuple(want.shape)}: give a model of the same "
+                "--hidden and --head (and, to widen, one that reads the observation alone, for --beliefs net)"
+            )
+    model.policy.load_state_dict(mine)
