@@ -19,7 +19,8 @@ are in; every opponent draws from the one generator ``rng``.
 in ``history_form`` (``"rows"``: float rows and counts; ``"tokens"``: int8 tokens;
 ``Engine.history_observation``).
 Opponents that read the history (``uno_env.policy.history_length_of``) make the engine keep
-as many events as the longest reader needs; the learner still gets K.
+as many events as the longest reader needs, and each gets its own length and form
+(``history_form_of``, through ``uno_env.table``); the learner still gets K in ``history_form``.
 """
 
 from __future__ import annotations

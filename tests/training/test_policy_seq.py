@@ -23,10 +23,10 @@ from agents.registry import make_agent
 from arena import play
 from training.main import Args, check_args
 from uno_env import UnoRules
-from uno_env.policy import history_length_of
+from uno_env.policy import history_form_of, history_length_of
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 from uno_env.spaces import history_spaces, observation_space
-from uno_env.table import ask_one
+from uno_env.table import ask_one, history_observation
 
 K = 8
 TINY = [
@@ -69,14 +69,15 @@ def test_train_saves_a_sequence_policy_with_its_card_and_it_loads_by_path(seq_mo
     assert card["policy"] == "seq" and card["observation"]["history"] == K and card["num_players"] == 2
     agent = make_agent(seq_model, UnoRules(), num_players=2)
     assert isinstance(agent, PPOAgent) and agent.policy_kind == "seq" and history_length_of(agent) == K
+    assert history_form_of(agent) == "tokens" and agent.policy.observation_space["history_tokens"].shape[0] == K
     assert isinstance(agent.policy.pi_features_extractor, UnoSequenceFeatures)
-    result = play([agent, make_agent("heuristic", UnoRules())], 8, seed=2, batch_size=4)
-    assert result.games == 8 and result.wins.sum() + result.truncated == 8
+    result = play([agent, make_agent("heuristic", UnoRules())], 8, seed=2, batch_size=4, duplicate=True)
+    assert result.games == 8 and result.wins.sum() + result.truncated == 8 and result.deal_wins is not None
 
 
 def test_the_sequence_policy_acts_only_legally_and_masks_its_distribution(seq_model):
     agent = PPOAgent(seq_model)
-    venv = UnoSB3VecEnv(num_envs=32, seed=4, history=K)
+    venv = UnoSB3VecEnv(num_envs=32, seed=4, history=K, history_form=agent.history_form)
     obs = venv.reset()
     rng = np.random.default_rng(0)
     for _ in range(20):
@@ -96,11 +97,17 @@ def test_the_sequence_policy_acts_only_legally_and_masks_its_distribution(seq_mo
 
 
 def test_the_sequence_policy_decides_the_same_when_the_hidden_cards_are_redealt(seq_model):
+    """The token policy at a table: the same tokens, probabilities and action once the hidden cards are redealt."""
     agent = PPOAgent(seq_model, num_players=2)
+    assert agent.history_form == "tokens"
     positions = twin_positions(2, 14, seed=11, history=K)
     assert len(positions) >= 6
     for k, (engine, twin, seat) in enumerate(positions):
         assert engine.game_state(0)["hands"] != twin.game_state(0)["hands"]
+        seen = [history_observation(e, e.observation[:1], np.array([0]), K, "tokens") for e in (engine, twin)]
+        assert seen[0]["history_tokens"][0, :, 0].any()  # events to read
+        np.testing.assert_array_equal(seen[0]["history_tokens"], seen[1]["history_tokens"])
+        np.testing.assert_allclose(agent.logits(seen[0]), agent.logits(seen[1]), rtol=1e-4, atol=1e-5)
         a = ask_one(agent, engine, 0, np.random.default_rng(k))
         b = ask_one(agent, twin, 0, np.random.default_rng(k))
         assert a == b, f"seat {seat} chose {a}, and {b} once the hidden cards were redealt"
@@ -195,7 +202,7 @@ def test_train_a_sequence_policy_at_four_players(tmp_path):
     )
     main(args)
     agent = make_agent(str(tmp_path / "seq4" / "model.zip"), UnoRules(), num_players=4)
-    assert agent.policy_kind == "seq" and agent.history_length == 4
+    assert agent.policy_kind == "seq" and agent.history_length == 4 and agent.history_form == "tokens"
     heuristic = [make_agent("heuristic", UnoRules()) for _ in range(3)]
     assert play([agent, *heuristic], 4, seed=1).games == 4
 
@@ -303,3 +310,33 @@ def test_the_sequence_policy_plays_a_game_at_the_web_table(seq_model):
         assert r.status_code == 200, r.text
         view, turns = r.json(), turns + 1
     assert view["over"]
+
+
+def _untrained(history_form: str, history: int, extractor: type) -> PPOAgent:
+    """An untrained PPOAgent over an env's history in ``history_form``."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import UnoMaskablePolicy
+
+    venv = UnoSB3VecEnv(num_envs=2, seed=0, history=history, history_form=history_form)
+    kwargs = dict(features_extractor_class=extractor, features_extractor_kwargs=dict(hidden=(16,)))
+    model = MaskablePPO(UnoMaskablePolicy, venv, n_steps=8, batch_size=16, seed=0, device="cpu", policy_kwargs=kwargs)
+    return PPOAgent(model, name=f"{history_form}{history}")
+
+
+def test_policies_reading_rows_and_tokens_share_every_table(seq_model):
+    """A tokens policy, a rows policy and a snapshot (PPOAgent.frozen, the league's) in one match and as an env's opponents."""
+    seq = PPOAgent(seq_model, name="seq", allow_other_table=True)  # trained at 2 players: here at 3
+    rows = _untrained("rows", 4, UnoFeatures)
+    assert (rows.history_form, rows.history_length) == ("rows", 4)
+    snapshot = PPOAgent.frozen(seq.policy, name="snapshot")
+    assert (snapshot.history_form, snapshot.history_length) == ("tokens", K)
+    result = play([seq, rows, snapshot], 6, seed=3, batch_size=3, duplicate=True)
+    assert result.games == 6 and result.wins.sum() + result.truncated == 6
+    # a learner reading tokens against opponents reading rows and tokens (training's env)
+    venv = UnoSB3VecEnv(num_envs=4, num_players=3, seed=1, history=K, history_form="tokens", opponents=[rows, snapshot])
+    obs, rng = venv.reset(), np.random.default_rng(0)
+    for _ in range(12):
+        masks = venv.action_masks()
+        obs, *_ = venv.step(seq.act(obs, masks, rng))
+    assert set(obs) == {"observation", "history_tokens"}
