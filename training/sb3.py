@@ -2,7 +2,7 @@
 
 | piece | what it is |
 |---|---|
-| ``new_ppo(args, venv, learning_rate, policy_kwargs)`` | a ``MaskablePPO`` with ``args``' PPO settings (also ``training.fit_belief_policy``'s) |
+| ``new_ppo(args, venv, learning_rate, policy_kwargs)`` | a ``MaskablePPO`` with ``args``' PPO settings |
 | ``make_model(args, venv, schedule, resume)`` | a new ``MaskablePPO`` over ``agents.ppo.UnoMaskablePolicy`` (``UnoPrivilegedPolicy`` with ``args.privileged_critic``) with the features extractor of ``args.policy`` (``agents.ppo.POLICY_EXTRACTORS``), or the checkpoint ``.zip`` ``resume`` continued |
 | ``with_update_threads(model, n)`` | the PPO update on ``n`` torch threads, the rollouts on the current count |
 | ``update_threads(n)`` | a context: the block (an update, the warm start's cloning) on ``n`` torch threads |
@@ -76,8 +76,7 @@ def new_ppo(
 ) -> MaskablePPO:
     """A new ``MaskablePPO`` with the PPO settings of ``args`` (``n_steps``, ``batch_size``,
     ``n_epochs``, ``gamma``, ``gae_lambda``, ``clip_range``, ``ent_coef``, ``vf_coef``,
-    ``max_grad_norm``, ``seed``) on ``args.device`` (default the CPU): ``train.py``'s and
-    ``training.fit_belief_policy``'s."""
+    ``max_grad_norm``, ``seed``) on ``args.device`` (default the CPU): ``train.py``'s."""
     return MaskablePPO(
         policy,
         venv,

@@ -1,6 +1,7 @@
 """The belief policy (``agents.belief_policy``) and its fine-tune (``training.fit_belief_policy``):
-the inputs it reads, a widened policy that starts as its base, the numpy actor against torch's,
-bad inputs refused, and fairness: hidden twins give the same decision."""
+the inputs it reads, the numpy actor against torch's, bad inputs refused, fairness (hidden twins
+give the same decision), the recipe's run and its shipping. ``train.py --beliefs net`` itself:
+tests/training/test_belief_inputs.py."""
 
 from __future__ import annotations
 
@@ -24,15 +25,25 @@ from agents.beliefs.net import (
     public_view,
 )
 from agents.model_card import read_card
-from agents.ppo import load_model
 from agents.pretrained import model_path
-from training.fit_belief_policy import Args, build, main
+from training.fit_belief_policy import Args, main
 from uno_env import UnoRules
 from uno_env.observation import observation_size
 from uno_env.table import ask_one
 
 D = observation_size()
-TINY = dict(num_envs=8, n_steps=8, batch_size=32, total_timesteps=64, seed=2)
+TINY = dict(
+    num_envs=8,
+    n_steps=8,
+    batch_size=32,
+    total_timesteps=64,
+    seed=2,
+    eval_every=0,
+    final_eval_games=0,
+    checkpoint_every=0,
+    progress=False,
+    tensorboard=False,
+)
 
 
 def played_envs(num_players: int = 2, steps: int = 30, seed: int = 1):
@@ -92,24 +103,6 @@ def test_policy_inputs_refuse_bad_shapes():
         policy_inputs(obs["observation"], obs["history"][:, :3], obs["history_counts"], net, 2)
 
 
-def test_a_widened_policy_starts_as_its_base():
-    model, venv = build(Args(**TINY))
-    base = load_model(model_path("pretrained"))
-    wide = venv.reset()
-    assert wide.shape == (8, input_size(UnoRules(), 2))
-    assert np.abs(wide[:, D:]).sum() > 0  # the belief is read, and still ignored by the new weights
-    with torch.no_grad():
-        a = model.policy.get_distribution(torch.as_tensor(wide)).distribution.logits
-        b = base.policy.get_distribution(torch.as_tensor(wide[:, :D])).distribution.logits
-        assert torch.allclose(a, b, atol=1e-5)
-        assert torch.allclose(
-            model.policy.predict_values(torch.as_tensor(wide)),
-            base.policy.predict_values(torch.as_tensor(wide[:, :D])),
-            atol=1e-5,
-        )
-    venv.close()
-
-
 def test_the_numpy_agent_takes_the_torch_policys_most_likely_legal_move(belief_model):
     obs, masks = played_envs(seed=4)
     agent = BeliefPolicyAgent(belief_model)
@@ -137,8 +130,6 @@ def test_bad_inputs_are_refused(belief_model):
     four, four_masks = played_envs(4)
     with pytest.raises(ValueError, match="plays 2 players; the observations are of \\[4\\]"):
         agent.act(four, four_masks)
-    with pytest.raises(ValueError, match="--num-players must be one of"):
-        build(Args(num_players=3, **TINY))
 
 
 def test_hidden_twins_get_the_same_decision(belief_model):
@@ -152,28 +143,16 @@ def test_hidden_twins_get_the_same_decision(belief_model):
     assert checked >= 6
 
 
-def test_a_four_player_run_seats_mixed_tables_and_refuses_self_play():
-    model, venv = build(
-        Args(num_players=4, base="pretrained-4p", opponents="0.5*heuristic+rlcard_rule+greedy,0.5*heuristic", **TINY)
-    )
-    assert venv.observation_space.shape == (input_size(UnoRules(), 4),)
-    venv.reset()
-    model.learn(16)  # the mixed table's three seats and the heuristic games play
-    venv.close()
-    with pytest.raises(ValueError, match="not 'self' or 'league'"):
-        build(Args(opponents="0.5*self,0.5*heuristic", **TINY))
-
-
-def test_a_run_writes_its_model_and_record(tmp_path):
-    import json
-
-    path = main(Args(exp_name="run", output_dir=str(tmp_path), **TINY))
-    run = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert run["steps"] >= TINY["total_timesteps"] and run["args"]["base"] == "pretrained"
-    assert run["rollouts"] and run["rollouts"][-1][0] == run["steps"]
+def test_the_recipe_is_train_py_widening_pretrained(belief_model):
+    path = str(belief_model.parent / "tiny" / "model.zip")
     assert BeliefPolicyAgent(path).policy.obs_size == input_size(UnoRules(), 2)
     card = read_card(path)
     assert card is not None and card["num_players"] == 2 and card["input_size"] == input_size(UnoRules(), 2)
+    assert card["beliefs"] == "net" and card["train_args"]["init"] == "pretrained"
+    # The command that repeats it is train.py's, with the recipe's settings spelled out.
+    for flag in ("--beliefs net", "--init pretrained", "--bc-positions 0", "--learning-rate 0.0002", "--seed 2"):
+        assert flag in card["command"], flag
+    assert card["command"].startswith("python train.py")
     with pytest.raises(ValueError, match="trained for 2 players, rules classic; asked for 4 players"):
         BeliefPolicyAgent(path, num_players=4)
 
@@ -197,20 +176,22 @@ def test_the_shipped_belief_policy_matches_its_card():
         pretrained_agent("belief_policy")
 
 
-def test_ship_writes_the_model_and_its_card(tmp_path):
+def test_ship_writes_the_model_and_its_card(belief_model, tmp_path):
     import hashlib
     import json
 
     from training.fit_belief_policy import ship
 
-    main(Args(exp_name="run", output_dir=str(tmp_path), **TINY))
-    card_file = ship(str(tmp_path / "run"), note="a test", out_dir=str(tmp_path), name="tiny")
+    card_file = ship(str(belief_model.parent / "tiny"), note="a test", out_dir=str(tmp_path), name="tiny")
     card = json.loads(open(card_file).read())
     data = (tmp_path / "tiny.zip").read_bytes()
-    assert card["model_sha256"] == hashlib.sha256(data).hexdigest()
-    assert card["input_size"] == input_size(UnoRules(), 2) and card["num_players"] == 2
+    assert card["model_sha256"] == hashlib.sha256(data).hexdigest() and card["model_file"] == "tiny.zip"
+    assert card["input_size"] == input_size(UnoRules(), 2) and card["num_players"] == 2 and card["name"] == "tiny"
     assert card["train_args"]["total_timesteps"] == TINY["total_timesteps"] and card["note"] == "a test"
-    assert card["command"].startswith("python -m training.fit_belief_policy")
+    assert {"commit", "started", "finished", "machine", "train_minutes", "train_cpu_minutes"} <= set(card)
+    assert BeliefPolicyAgent(tmp_path / "tiny.zip").name == "tiny"
+    with pytest.raises(ValueError, match="is not a finished run of train.py --beliefs net"):
+        ship(str(tmp_path), out_dir=str(tmp_path))
 
 
 def test_the_shipped_policy_plays_by_its_registry_name_at_a_table():
