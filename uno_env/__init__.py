@@ -9,7 +9,16 @@ from importlib import metadata as _metadata
 
 from .actions import ACTION_NAMES, NUM_ACTIONS, Action, action_name
 from .cards import CARD_NAMES, NUM_CARD_TYPES, card_name, parse_card
-from .engine import Engine, StepResult, describe_event, hands_from_events, record_start, redact, replay
+from .engine import (
+    UNREPLAYABLE_EVENTS,
+    Engine,
+    StepResult,
+    describe_event,
+    hands_from_events,
+    record_start,
+    redact,
+    replay,
+)
 from .gym_env import UnoEnv, UnoVectorEnv, register_envs
 from .pettingzoo_env import env, parallel_env, raw_env
 from .policy import Agent, EngineAgent, RandomAgent, sample_legal
@@ -57,6 +66,7 @@ __all__ = [
     "describe_event",
     "redact",
     "hands_from_events",
+    "UNREPLAYABLE_EVENTS",
     "record_start",
     "replay",
     "PRESETS",

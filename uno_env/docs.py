@@ -267,11 +267,16 @@ def history_token_table() -> str:
 
 def event_table() -> str:
     """The event table (``uno_env.engine.events.EVENT_KINDS``) as Markdown: each kind's id, fields,
-    who sees them, whether it enters a seat's history, and its text."""
+    who sees them, whether it enters a seat's history, ends a round or breaks a replay, and its text."""
     from .engine.events import ACTOR, EVENT_KINDS
 
     rows = []
     for k, kind in enumerate(EVENT_KINDS):
         fields = ", ".join(f"`{f.name}`" + (" (the actor only)" if f.visible == ACTOR else "") for f in kind.fields)
-        rows.append((f"{k}", f"`{kind.name}`", fields or "-", "yes" if kind.history else "no", f"`{kind.text}`"))
-    return _markdown(("id", "type", "fields", "in the history", "text"), rows)
+        marks = ", ".join(
+            m for m, on in (("ends the round", kind.ends_round), ("not replayable", not kind.replayable)) if on
+        )
+        rows.append(
+            (f"{k}", f"`{kind.name}`", fields or "-", "yes" if kind.history else "no", marks or "-", f"`{kind.text}`")
+        )
+    return _markdown(("id", "type", "fields", "in the history", "marks", "text"), rows)

@@ -57,6 +57,7 @@ import numpy as np
 
 from .checks import is_int
 from .engine import Engine, describe_event, redact
+from .engine.events import ENDING_EVENTS
 from .engine.layout import MAX_HISTORY
 from .rules import PRESETS, UnoRules, parse_rules
 from .text import BadReply, engine_prompt, legal_moves, parse_reply, refusal, seat_intro
@@ -77,7 +78,6 @@ ENTRY_POINT = "uno_env.textarena_env:UnoTextArenaEnv"
 # TextArena ids name variants with dashes (LiarsDice-v0-large); the presets use underscores.
 ENV_IDS = {(BASE_ID if name == "classic" else f"{BASE_ID}-{name.replace('_', '-')}"): name for name in PRESETS}
 """Each registered id (without its ``-raw`` variant) and the preset it plays."""
-ENDING_EVENTS = ("round_end", "truncate")  # the events an episode's outcome is told from
 
 
 class UnoTextArenaEnv(ta.Env):

@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from uno_env import Engine, UnoRules
+from uno_env import UNREPLAYABLE_EVENTS, Engine, UnoRules
 from uno_env.actions import ACCEPT, CALL_UNO, CATCH_UNO, CHALLENGE, CHOOSE_RED, DRAW, PASS, double_of
 from uno_env.cards import CARD_COLOR, CARD_RANK, NUM_CARD_TYPES, REVERSE, WILD
 from uno_env.observation import OBS_HAND, OBS_SCORES, SCORE_SCALE, num_seats
@@ -58,8 +58,6 @@ _CHOICES = {"pass": PASS, "accept": ACCEPT, "challenge": CHALLENGE, "call_uno": 
 # An action id below this is taken only in worlds waiting for that seat's decision:
 # ``_IF_ASKED - a`` stands for action ``a``.
 _IF_ASKED = -1
-# Kinds after which the round cannot be replayed from the seat's view (module docs).
-_UNREPLAYABLE = {"reshuffle", "swap", "shuffle_hands", "penalty", "discard_wild", "redeal", "eliminated"}
 
 
 class _Round:
@@ -93,7 +91,7 @@ def _read_round(events: list[dict[str, Any]]) -> _Round | None:
     before = (-1, -1)  # the last play's event index and the colour in play before it
     for t, ev in enumerate(events):
         kind = ev["type"]
-        if kind in _UNREPLAYABLE:
+        if kind in UNREPLAYABLE_EVENTS:
             return None
         p = ev.get("player", -1)
         if not started:

@@ -7,12 +7,13 @@ Inside the package each module imports only those below it: ``layout``/``rng``/`
 
 from .deal import deal_constrained
 from .engine import Engine, StepResult, game_seeds
-from .events import describe_event, hands_from_events, redact
+from .events import UNREPLAYABLE_EVENTS, describe_event, hands_from_events, redact
 from .replay import record_start, replay
 
 __all__ = [
     "Engine",
     "StepResult",
+    "UNREPLAYABLE_EVENTS",
     "deal_constrained",
     "describe_event",
     "game_seeds",

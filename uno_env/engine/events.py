@@ -86,6 +86,10 @@ class EventKind:
     hands: str = ""  # "gain", "lose", "clear" (every hand) or "swap" (with the seat in "with")
     history: bool = True  # enters a seat's history (deals are in the seat's hand instead)
     variants: tuple[tuple[str, str], ...] = ()  # (flag field, text) used when the flag is set
+    ends_round: bool = False  # the round's outcome is told from here on (an episode's last events)
+    # A seat can re-enact the round across it from its own view: it moves no card out of sight of
+    # the decisions (a reshuffle, a swap, a redeal, a penalty, an elimination do).
+    replayable: bool = True
 
 
 def _f(name: str, column: str, type_: str, visible: str = EVERYONE) -> Field:
@@ -128,6 +132,7 @@ EVENT_KINDS: tuple[EventKind, ...] = (
         "penalty",
         (_PLAYER, _f("action", "card", ACTION)),
         "{who} tried an illegal action ({action}) and {is} penalised",
+        replayable=False,
     ),
     EventKind("pass", (_PLAYER,), "{who} pass{es}"),
     EventKind(
@@ -137,26 +142,49 @@ EVENT_KINDS: tuple[EventKind, ...] = (
         variants=(
             ("every_played_card", "the {cards} played cards, the top one included, are shuffled into the draw pile"),
         ),
+        replayable=False,
     ),
-    EventKind("round_end", (_f("winners", "extra", SEATS),), "round over: winner {winners}"),
+    EventKind("round_end", (_f("winners", "extra", SEATS),), "round over: winner {winners}", ends_round=True),
     EventKind("score", (_PLAYER, _f("points", "extra", NUMBER)), "{who} score{s} {points} points"),
-    EventKind("truncate", (_f("turn", "extra", NUMBER),), "round truncated after {turn} actions"),
+    EventKind("truncate", (_f("turn", "extra", NUMBER),), "round truncated after {turn} actions", ends_round=True),
     EventKind(
         "shuffle_hands",
         (_PLAYER, _f("cards", "extra", NUMBER)),
         "{who} shuffle{s} all {cards} held cards and deal{s} them anew",
         "clear",
+        replayable=False,
     ),
-    EventKind("swap", (_PLAYER, _f("with", "card", SEAT)), "{who} swap{s} hands with {with}", "swap"),
+    EventKind("swap", (_PLAYER, _f("with", "card", SEAT)), "{who} swap{s} hands with {with}", "swap", replayable=False),
     EventKind("call_uno", (_PLAYER,), "{who} call{s} UNO"),
     EventKind("catch_uno", (_PLAYER, _f("caught", "card", SEAT)), "{who} catch{es} {caught} not calling UNO"),
-    EventKind("discard_wild", (_PLAYER, _f("card", "card", CARD)), "{who} put{s} {card} under the top card", "lose"),
-    EventKind("eliminated", (_PLAYER, _f("score", "extra", NUMBER)), "{who} {is} eliminated with {score} points"),
+    EventKind(
+        "discard_wild",
+        (_PLAYER, _f("card", "card", CARD)),
+        "{who} put{s} {card} under the top card",
+        "lose",
+        replayable=False,
+    ),
+    EventKind(
+        "eliminated",
+        (_PLAYER, _f("score", "extra", NUMBER)),
+        "{who} {is} eliminated with {score} points",
+        replayable=False,
+    ),
     EventKind("match_end", (_f("winners", "extra", SEATS),), "match over: winner {winners}"),
-    EventKind("redeal", (_PLAYER, _f("cards", "card", CARDS, ACTOR)), "{who} {is} dealt {cards}", "gain", False),
+    EventKind(
+        "redeal",
+        (_PLAYER, _f("cards", "card", CARDS, ACTOR)),
+        "{who} {is} dealt {cards}",
+        "gain",
+        False,
+        replayable=False,
+    ),
 )
 EVENT_NAMES = tuple(k.name for k in EVENT_KINDS)
 KIND_OF = {k.name: k for k in EVENT_KINDS}
+ENDING_EVENTS = frozenset(k.name for k in EVENT_KINDS if k.ends_round)
+WINNER_EVENTS = frozenset(k.name for k in EVENT_KINDS if any(f.name == "winners" for f in k.fields))
+UNREPLAYABLE_EVENTS = frozenset(k.name for k in EVENT_KINDS if not k.replayable)
 NUM_EVENT_KINDS = len(EVENT_KINDS)
 
 # The kernels' names for the ids (module-level ints are numba compile-time constants).
