@@ -48,7 +48,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -100,6 +100,9 @@ CHARS_PER_TOKEN = 4.0
 REGRET_FLOOR = 1e-4
 
 
+_STORED_TYPE = {"int": int, "str": str, "tuple[int, ...]": tuple, "tuple[float, ...]": tuple}
+
+
 @dataclass(frozen=True)
 class Position:
     """One decision of the suite: how to reach it and the oracle's estimate of every legal move."""
@@ -115,6 +118,17 @@ class Position:
     def best(self) -> float:
         """The oracle's best estimated win probability."""
         return max(self.values)
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form: the fields in order, ``rng_state`` as a string (beyond JSON's safe integers)."""
+        return {
+            k: str(v) if k == "rng_state" else list(v) if isinstance(v, tuple) else v for k, v in vars(self).items()
+        }
+
+    @classmethod
+    def from_json(cls, stored: dict[str, Any]) -> Position:
+        """A position from its stored form (``to_json``)."""
+        return cls(**{f.name: _STORED_TYPE[str(f.type)](stored[f.name]) for f in fields(cls)})
 
 
 @dataclass(frozen=True)
@@ -160,12 +174,7 @@ def load_suite(version: str = VERSION, path: str | None = None, verify: bool = T
             f"{path} is not the stored yardstick {version}: the file was changed (a new suite needs a new version)"
         )
     data = json.loads(text)
-    positions = tuple(
-        Position(
-            int(p["rng_state"]), tuple(p["actions"]), int(p["seat"]), p["digest"], tuple(p["moves"]), tuple(p["values"])
-        )
-        for p in data["positions"]
-    )
+    positions = tuple(Position.from_json(p) for p in data["positions"])
     return Suite(data["version"], data["definition"], positions, data.get("calibration", {}))
 
 

@@ -254,17 +254,7 @@ def main(args: Args) -> None:
             },
             "built": datetime.date.today().isoformat(),
             "build": {**oracle_stats, "seconds": round(time.time() - t0, 1), **machine()},
-            "positions": [
-                {
-                    "rng_state": str(p.rng_state),
-                    "actions": list(p.actions),
-                    "seat": p.seat,
-                    "digest": p.digest,
-                    "moves": list(p.moves),
-                    "values": list(p.values),
-                }
-                for p in positions
-            ],
+            "positions": [p.to_json() for p in positions],
         }
         write(path, data)
         print(f"wrote {len(positions)} positions to {path}", file=sys.stderr)

@@ -31,6 +31,9 @@ def test_the_stored_suite_is_the_version_and_loads_identically(suite):
     assert len(suite.positions) >= 500 and suite.anchors == ["greedy", "heuristic"]
     for p in suite.positions:
         assert len(p.moves) == len(p.values) >= 2 and all(0.0 <= v <= 1.0 for v in p.values)
+    # One schema reads and writes a position: the build's stored form is what was loaded.
+    with open(ys.suite_path()) as f:
+        assert [p.to_json() for p in suite.positions] == json.load(f)["positions"]
 
 
 def test_positions_replay_exactly_and_a_changed_one_is_refused(suite):
