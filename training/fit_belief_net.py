@@ -7,10 +7,8 @@
 ``generate`` plays classic rounds of ``--num-players`` between the ladder's agents (every
 seating of ``--agents``, one per game slot) in one batched engine that keeps the history, and
 at a share ``--keep`` of the decisions with two or more legal moves records, once for each
-other seat, what the seat to act knows (its observation, its last ``NET_ROWS`` history rows,
-the round's history counts, the void evidence of its last ``EVIDENCE_ROWS`` rows about that
-seat) and, as the label, that seat's hand (``Engine.hand_counts``: this script is the judge,
-not a player), with the agents' names. Seeded: the same flags give the same file.
+other seat, what the seat to act knows and, as the label, that seat's hand (``SAMPLE_FIELDS``;
+the hand is ``Engine.hand_counts``: this script is the judge, not a player), with the agents' names. Seeded: the same flags give the same file.
 
 ``train`` fits the MLP of ``agents.beliefs.net`` on CPU (one torch thread) for the data's table
 size: a Bernoulli loss per colour void and a categorical loss per card type's copies (counts
@@ -55,6 +53,17 @@ from uno_env import Engine, UnoRules
 from uno_env.cards import NUM_CARD_TYPES, NUM_COLORS
 
 LADDER = ("heuristic", "rlcard_rule", "greedy", "random")
+# The recorded decisions, one row per (decision, other seat): each array's dtype, and what it holds.
+SAMPLE_FIELDS = {
+    "obs": (np.float32, "the observation of the seat to act"),
+    "rows": (np.float16, "its last NET_ROWS history rows"),
+    "counts": (np.float16, "the round's history counts"),
+    "evidence": (np.float16, "the void evidence of its last EVIDENCE_ROWS rows about the other seat"),
+    "label": (np.uint8, "the other seat's hand (the label)"),
+    "me": (np.int64, "the agent to act, an index into the file's agents"),
+    "other": (np.int64, "the other seat's agent"),
+    "slot": (np.int8, "the other seat's relative slot"),
+}
 
 
 @dataclasses.dataclass
@@ -110,8 +119,7 @@ def generate(args: Generate) -> dict[str, np.ndarray]:
     seat_agent = seatings[np.arange(B) % len(seatings)]  # [B, n]
     engine = Engine(B, n, rules, seed=args.seed, autoreset=True, history=EVIDENCE_ROWS)
     rng = np.random.default_rng(args.seed)
-    keys = ("obs", "rows", "counts", "evidence", "label", "me", "other", "slot")
-    out: dict[str, list[np.ndarray]] = {k: [] for k in keys}
+    out: dict[str, list[np.ndarray]] = {k: [] for k in SAMPLE_FIELDS}
     finished = 0
     games = np.arange(B)
     while finished < args.games:
@@ -123,14 +131,18 @@ def generate(args: Generate) -> dict[str, np.ndarray]:
             hands = engine.hand_counts(idx)
             for k in range(1, n):  # one sample per other seat, in relative slot k
                 them = (cur[idx] + k) % n
-                out["obs"].append(obs[idx].copy())
-                out["rows"].append(rows[idx, :NET_ROWS].astype(np.float16))
-                out["evidence"].append(void_evidence(rows[idx], k).astype(np.float16))
-                out["counts"].append(counts[idx, :n].astype(np.float16))
-                out["label"].append(hands[np.arange(idx.size), them].astype(np.uint8))
-                out["me"].append(seat_agent[idx, cur[idx]])
-                out["other"].append(seat_agent[idx, them])
-                out["slot"].append(np.full(idx.size, k, np.int8))
+                sample = {
+                    "obs": obs[idx],
+                    "rows": rows[idx, :NET_ROWS],
+                    "counts": counts[idx, :n],
+                    "evidence": void_evidence(rows[idx], k),
+                    "label": hands[np.arange(idx.size), them],
+                    "me": seat_agent[idx, cur[idx]],
+                    "other": seat_agent[idx, them],
+                    "slot": np.full(idx.size, k),
+                }
+                for key, (dtype, _) in SAMPLE_FIELDS.items():
+                    out[key].append(np.array(sample[key], dtype))  # a copy: the engine's arrays move on
         actions = np.empty(B, np.int64)
         for a, agent in enumerate(agents):
             rows_a = np.flatnonzero(seat_agent[games, cur] == a)
