@@ -19,8 +19,8 @@ exclusion, share of those the true hand breaks, the mean ratio (nats) over hands
 theirs, and the mixture's mean ratio over all other hands (the belief's net gain, > 0 better
 than uniform). Nothing is hard-coded: every figure comes from the games played.
 
-Only the exclusions are judged here; a belief's soft evidence is measured by
-``benchmarks/history_information.py``.
+Only the exclusions are judged here; a belief's soft evidence was measured by
+``benchmarks/history_information.py`` (removed in 0.1.0; last in commit c5a32d2).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from builder import cards  # noqa: E402
 
-import uno_env.openspiel_game as osg  # noqa: E402  (registers the games)
+import uno_env.openspiel_game  # noqa: E402, F401  (registers the games)
 from uno_env import UnoRules  # noqa: E402
 from uno_env.cards import deck_counts  # noqa: E402
 from uno_env.engine.history import HISTORY_OFFSETS, HISTORY_SIZE  # noqa: E402
@@ -191,29 +191,6 @@ def test_without_always_respond_the_turn_reveals_the_answer():
     assert not np.array_equal(seats[0][1], seats[1][1])
 
 
-def test_mini_benchmark_quick_and_agent_policies(tmp_path):
-    """benchmarks/openspiel_mini.py runs (tiny sizes); an agent policy is one legal action."""
-    import sys
-
-    sys.path.insert(0, str(osg.__file__).rsplit("/uno_env/", 1)[0])
-    from benchmarks import openspiel_mini
-
-    report = openspiel_mini.main(openspiel_mini.Args(quick=True, out=str(tmp_path / "mini")))
-    assert [r["iteration"] for r in report["solvers"]["CFR+"]] == [1, 2, 3]
-    assert set(report["agents"]) == {"heuristic", "rlcard_rule", "random"}
-    assert (tmp_path / "mini.md").read_text().count("| CFR+ |") == 3
-    game = pyspiel.load_game("python_mini_uno")
-    policy = openspiel_mini.AgentPolicy(game, "heuristic")
-    state = game.new_initial_state()
-    while state.is_chance_node():
-        state.apply_action(state.chance_outcomes()[0][0])
-    probs = policy.action_probabilities(state)
-    assert set(probs) == set(state.legal_actions()) and sorted(probs.values())[-1] == 1.0
-
-
-# --- the information state tensor (perfect recall) ---------------------------------------------------
-
-
 def _infosets(game):
     """Per seat: information state string -> the set of tensors seen with it, over every state
     of the game (OpenSpiel's get_all_states), through the perfect-recall observer."""
@@ -346,20 +323,3 @@ def test_deep_cfr_runs_on_the_information_state_tensor(name, params):
         state.apply_action(state.chance_outcomes()[0][0])
     probs = solver.action_probabilities(state)
     assert set(probs) == set(state.legal_actions())
-
-
-def test_mini_benchmark_quick_deep_cfr(tmp_path):
-    """benchmarks/openspiel_mini.py measures Deep CFR's policy like CFR's (tiny sizes)."""
-    import sys
-
-    pytest.importorskip("torch")
-    sys.path.insert(0, str(osg.__file__).rsplit("/uno_env/", 1)[0])
-    from benchmarks import openspiel_mini
-
-    args = openspiel_mini.Args(quick=True, solvers=("DeepCFR",), agents=(), out=str(tmp_path / "mini"))
-    report = openspiel_mini.main(args)
-    assert [r["iteration"] for r in report["solvers"]["DeepCFR"]] == [1, 2]
-    assert all(r["nash_conv"] >= 0 for r in report["solvers"]["DeepCFR"])
-    assert (tmp_path / "mini.md").read_text().count("| DeepCFR |") == 2
-    with pytest.raises(ValueError, match="solvers are CFR, CFR\\+ and DeepCFR"):
-        openspiel_mini.main(openspiel_mini.Args(quick=True, solvers=("XFR",), out=str(tmp_path / "x")))

@@ -130,22 +130,6 @@ def test_learner_throughput_quick(tmp_path):
     assert len(table) == 1 + len(rows) and all(line in proc.stdout for line in table)  # the header and a row each
 
 
-def test_game_loops_benchmark_small():
-    proc = _run(["-m", "benchmarks.game_loops", "--driver-steps", "20", "--arena-games", "200"])
-    rows = [line.split("|") for line in proc.stdout.splitlines() if line.startswith(("| training driver", "| arena"))]
-    assert [r[1].strip() for r in rows] == ["training driver", "arena"], proc.stdout
-    assert rows[0][2].strip() == "5,120 learner decisions" and rows[1][2].strip() == "200 games"
-
-
-def test_teachers_benchmark_quick():
-    proc = _run(
-        ["-m", "benchmarks.teachers", "--quick", "--teachers", "heuristic,search:4", "--eval-opponents", "random"]
-    )
-    rows = [line.split("|") for line in proc.stdout.splitlines() if line.startswith(("| heuristic", "| search:4"))]
-    assert [r[1].strip() for r in rows] == ["heuristic", "search:4"], proc.stdout
-    assert all(r[4].strip().endswith("]") for r in rows)  # the clone's win rate against random, with its interval
-
-
 def test_time_to_skill_train_set_changes_train_py_defaults():
     from benchmarks.time_to_skill import parse_train_set, train_defaults
 
@@ -166,31 +150,3 @@ def test_history_benchmark_runs():
     rows = [line for line in proc.stdout.splitlines() if line.startswith("| heuristic |")]
     assert len(rows) == 2, proc.stdout
     assert [line.split("|")[1].strip() for line in proc.stdout.splitlines() if line.startswith("| 4 |")] == ["4"]
-
-
-def test_history_information_benchmark_writes_rows_and_a_plot(tmp_path):
-    out, png = tmp_path / "info.json", tmp_path / "info.png"
-    _run(
-        [
-            "-m",
-            "benchmarks.history_information",
-            "--games",
-            "2",
-            "--opponents",
-            "greedy",
-            "--beliefs",
-            "net",
-            "replay-heuristic",
-            "--keep",
-            "0.3",
-            "--candidates",
-            "16",
-            "--json",
-            str(out),
-            "--plot",
-            str(png),
-        ]
-    )
-    rows = json.loads(out.read_text())["rows"]
-    assert [r["belief"] for r in rows] == ["net", "replay-heuristic"] and rows[0]["judged"] > 0
-    assert png.stat().st_size > 0
