@@ -82,6 +82,7 @@ from agents.llm import ChatFailure, ChatSettings
 from agents.registry import AGENT_SPECS, make_agent, parse_list
 from arena import PlayResult, TournamentResult, play, tournament, unique_names
 from arena.ladder import LADDER, LADDERS, LadderResult, rate_on_ladder
+from arena.ratings import Z95
 from uno_env import UnoRules, parse_rules
 from uno_env.compile_notice import announce_compiling
 from uno_env.rules import PRESETS_HELP
@@ -237,7 +238,7 @@ def plot_results(result: TournamentResult, output_dir: str) -> list[str]:
 
     order = np.argsort(-result.ratings)
     fig, ax = plt.subplots(figsize=(max(5.0, 0.8 * n + 2.0), 4.0))
-    ax.bar(range(n), result.ratings[order], yerr=1.96 * result.rating_se[order], capsize=4, color="tab:blue")
+    ax.bar(range(n), result.ratings[order], yerr=Z95 * result.rating_se[order], capsize=4, color="tab:blue")
     ax.set_xticks(range(n), [names[i] for i in order], rotation=30, ha="right")
     ax.set_ylabel("rating (Elo scale)")
     anchor = f"{result.anchor} = {result.config['anchor_rating']:g}" if result.anchor else "mean = 1000"

@@ -37,7 +37,7 @@ from uno_env.checks import check_int
 from uno_env.rules import typed_rules
 
 from .match import PlayResult, play, unique_names
-from .ratings import bradley_terry, paired_interval, wilson_interval
+from .ratings import Z95, bradley_terry, paired_interval, wilson_interval
 
 __all__ = [
     "TournamentResult",
@@ -234,7 +234,7 @@ class TournamentResult:
         rows = sorted(self.per_agent(), key=lambda d: -d["rating"])
         for k, d in enumerate(rows):
             lines.append(
-                f"| {k + 1} | {d['agent']} | {d['rating']:.0f} | {1.96 * d['rating_se']:.0f} | {d['games']} | "
+                f"| {k + 1} | {d['agent']} | {d['rating']:.0f} | {Z95 * d['rating_se']:.0f} | {d['games']} | "
                 f"{d['win_rate']:.1%} | {d['ci95'][0]:.1%} – {d['ci95'][1]:.1%} | {d['mean_points']:.1f} |"
             )
         return "\n".join(lines)

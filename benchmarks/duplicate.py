@@ -28,9 +28,8 @@ import tyro
 
 from agents.registry import make_agent
 from arena import play
+from arena.ratings import Z95
 from uno_env import parse_rules
-
-Z = 1.959963984540054
 
 
 @dataclasses.dataclass
@@ -69,8 +68,8 @@ def _row(a: str, b: str, players: int, games: int, seed: int) -> dict[str, float
     deal_scores = dup.deal_wins[:, 0] / players
     var_game = p * (1 - p)
     var_deal = float(deal_scores.var(ddof=1))
-    need_ind = (Z / 0.01) ** 2 * var_game
-    need_dup = (Z / 0.01) ** 2 * var_deal * players
+    need_ind = (Z95 / 0.01) ** 2 * var_game
+    need_dup = (Z95 / 0.01) ** 2 * var_deal * players
     return {
         "pair": f"{a} vs {b}",
         "players": players,
