@@ -204,11 +204,11 @@ class Learner:
     def evaluate(self, opponent: str, games: int, seed: int, rules: UnoRules, num_players: int) -> dict[str, Any]:
         """``training.evaluation.eval_rows`` of the current policy (deterministic) vs ``opponent``."""
         from agents.ppo import PPOAgent
-        from training.evaluation import eval_rows
+        from training.evaluation import eval_rows, opponent_tables
 
         t, c = time.perf_counter(), time.process_time()
         agent = PPOAgent(self.model.policy, deterministic=True, name=self.name)
-        row = eval_rows(agent, [opponent], rules, num_players, games, seed)[0]
+        row = eval_rows(agent, opponent_tables(opponent, rules, num_players), rules, games, seed)[0]
         self.eval_wall += time.perf_counter() - t
         self.eval_cpu += time.process_time() - c
         entry = {

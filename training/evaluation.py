@@ -1,15 +1,15 @@
 """Measuring the learner during and after training: its table against each evaluation opponent.
 
-``eval_rows`` plays ``arena.play`` with the learner in one seat and copies of one
-opponent (built by ``agents.registry.make_agent``) in the others, or a mixed table's seats
-(``heuristic+rlcard_rule+greedy``, ``training.opponents.seat_agents``), seats rotated, for each
-opponent in turn; ``eval_line`` is the one-line form printed as training goes and
-``final_table`` the Markdown table printed at the end.
+``opponent_tables`` parses the opponents once and builds each one's seats once: copies of one
+agent (``agents.registry.make_agent``) or a mixed table's seats (``heuristic+rlcard_rule+greedy``,
+``training.opponents.seat_agents``). ``eval_rows`` plays ``arena.play`` with the learner in one
+seat and those seats in the others, seats rotated, for each opponent in turn; ``eval_line`` is
+the one-line form printed as training goes and ``final_table`` the Markdown table printed at the end.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agents.registry import parse_list
@@ -17,26 +17,27 @@ from arena import play
 from training.opponents import seat_agents
 from uno_env import Agent, UnoRules
 
-__all__ = ["parse_specs", "eval_rows", "eval_line", "final_title", "final_table"]
+__all__ = ["opponent_tables", "parse_specs", "eval_rows", "eval_line", "final_title", "final_table"]
+
+
+def opponent_tables(text: str, rules: UnoRules, num_players: int = 2) -> dict[str, list[Agent]]:
+    """The comma-separated opponents of ``text`` (``agents.registry.parse_list``: a registry spec or a mixed
+    table ``a+b+c``), each with the seats it plays (``seat_agents``), built now so that a bad one fails now."""
+    return {spec: seat_agents(spec, rules, num_players) for spec in parse_list(text, tables=True)}
 
 
 def parse_specs(text: str, rules: UnoRules, num_players: int = 2) -> list[str]:
-    """The comma-separated opponent specs of ``text`` (``agents.registry.parse_list``: a registry spec or a
-    mixed table ``a+b+c``), each built once so that a bad one fails now."""
-    specs = parse_list(text, tables=True)
-    for spec in specs:
-        seat_agents(spec, rules, num_players)
-    return specs
+    """The opponent specs of ``text``, each built once (``opponent_tables``) so that a bad one fails now."""
+    return list(opponent_tables(text, rules, num_players))
 
 
 def eval_rows(
-    learner: Agent, specs: Sequence[str], rules: UnoRules, num_players: int, num_games: int, seed: int
+    learner: Agent, opponents: Mapping[str, Sequence[Agent]], rules: UnoRules, num_games: int, seed: int
 ) -> list[dict[str, Any]]:
-    """The learner against each opponent spec: n-1 fresh copies of the opponent, or a mixed table's seats."""
+    """The learner against each opponent of ``opponent_tables``: the learner's seat and the opponent's seats."""
     rows = []
-    for spec in specs:
-        table = [learner, *seat_agents(spec, rules, num_players)]
-        r = play(table, num_games, rules, seed)
+    for spec, seats in opponents.items():
+        r = play([learner, *seats], num_games, rules, seed)
         lo, hi = r.ci95[0]
         rows.append(
             {

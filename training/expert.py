@@ -8,7 +8,7 @@ stats = clone(model.policy, data, epochs=4, batch_size=1024, learning_rate=1e-3,
 | piece | what it is |
 |---|---|
 | ``Positions`` | ``obs`` float32 [N, D] (with ``history=K``: the dict of a ``history=K`` env's observation, each entry [N, ...]), ``mask`` bool [N, 116], ``action`` int64 [N] (the teacher's), ``outcome`` float32 [N] (the teacher's seat's reward when that game ended: +1 won, -1 lost, 0 unfinished at ``max_turns``) |
-| ``label_positions(teacher, opponents, rules, num_players, n, seed, history=0)`` | ``n`` positions where the teacher (an ``agents.registry`` spec) was to act with a real choice, from its games against each opponent spec in turn |
+| ``label_positions(teacher, opponents, rules, num_players, n, seed, history=0)`` | ``n`` positions where the teacher (an agent, or its ``agents.registry`` spec) was to act with a real choice, from its games against each opponent spec in turn |
 | ``clone(policy, data, ...)`` | behaviour cloning: cross-entropy of the teacher's action under the masked policy, plus ``value_coef`` times the squared error of the value head against the outcome; returns the held-out agreement with the teacher |
 | ``save_positions`` / ``load_positions`` | an ``.npz`` cache of labelled positions with what produced them (``train.py --bc-data``) |
 
@@ -43,7 +43,7 @@ from agents.ppo import PPOAgent
 from agents.registry import make_agent
 from arena import agent_name, play
 from training.opponents import seat_agents
-from uno_env import Engine, UnoRules
+from uno_env import Agent, Engine, UnoRules
 from uno_env.gym_env import UnoVectorEnv
 from uno_env.policy import history_form_of, history_length_of, uses_engine
 from uno_env.table import ask_one, history_observation
@@ -108,7 +108,7 @@ class _Labeller:
 
 
 def label_positions(
-    teacher: str,
+    teacher: str | Agent,
     opponents: Sequence[str],
     rules: UnoRules,
     num_players: int,
@@ -126,7 +126,7 @@ def label_positions(
         raise ValueError(f"num_positions and chunk must be >= 1, got {num_positions} and {chunk}")
     if not opponents:
         raise ValueError("label_positions needs at least one opponent spec")
-    agent = make_agent(teacher, rules)
+    agent = make_agent(teacher, rules) if isinstance(teacher, str) else teacher
     # A teacher reading another history than the positions' (length or form) is asked through a table.
     k = history_length_of(agent)
     if not uses_engine(agent) and (k == 0 or (k == history and history_form_of(agent) == history_form)):

@@ -71,7 +71,7 @@ from training.checkpoint import (
     restore_rng,
     save_checkpoint,
 )
-from training.evaluation import eval_line, eval_rows, final_table, final_title, parse_specs
+from training.evaluation import eval_line, eval_rows, final_table, final_title, opponent_tables, parse_specs
 from training.expert import clone, label_positions, load_positions, save_positions
 from training.league import League, saved_league
 from training.opponents import LEAGUE, OpponentGroup, PendingSnapshot, opponent_groups, parse_mix
@@ -84,7 +84,7 @@ from training.sb3 import (
     update_threads,
     with_update_threads,
 )
-from uno_env import UnoRules, parse_rules
+from uno_env import Agent, UnoRules, parse_rules
 from uno_env.checks import check_int
 from uno_env.compile_notice import announce_compiling
 from uno_env.policy import history_length_of
@@ -285,8 +285,6 @@ def check_args(args: Args) -> None:
         )
     check_device(args)
     check_beliefs(args)
-    if args.resume:
-        find_checkpoint(args.resume)  # a ValueError saying what --resume accepts
     if args.learner_seat != "random" and not 0 <= args.learner_seat < args.num_players:
         raise ValueError(
             f"--learner-seat must be 'random' or a seat 0..{args.num_players - 1}, got {args.learner_seat!r}"
@@ -307,13 +305,13 @@ def check_device(args: Args) -> None:
         raise ValueError(f"--device {args.device} is for the sb3 backend without a warm start: add --bc-positions 0")
 
 
-def build_env(args: Args, rules: UnoRules, groups: list[OpponentGroup]) -> tuple[UnoSB3VecEnv, League]:
+def build_env(
+    args: Args, rules: UnoRules, groups: list[OpponentGroup], league_specs: list[str]
+) -> tuple[UnoSB3VecEnv, League]:
     """The training env of the opponent groups, and the league: the snapshot pool the ``self`` and ``league``
-    groups draw from."""
+    groups draw from, with the fixed members ``league_specs`` (built only when the mix holds 'league')."""
     if any(g.kind == LEAGUE for g in groups):
-        reads = max(
-            (history_length_of(make_agent(spec, rules)) for spec in parse_list(args.league_opponents)), default=0
-        )
+        reads = max((history_length_of(make_agent(spec, rules)) for spec in league_specs), default=0)
         for g in groups:
             if g.kind == LEAGUE and isinstance(g.agent, PendingSnapshot):
                 g.agent.history_length = reads
@@ -331,7 +329,7 @@ def build_env(args: Args, rules: UnoRules, groups: list[OpponentGroup]) -> tuple
     league = League(
         venv,
         groups,
-        parse_list(args.league_opponents),  # built only when the mix holds 'league'
+        league_specs,
         rules,
         args.snapshot_pool_size,
         args.league_window,
@@ -367,9 +365,10 @@ def warm_start_positions(args: Args) -> int:
     return 0 if args.init else min(args.bc_positions, args.total_timesteps // WARM_START_STEPS_PER_POSITION)
 
 
-def warm_start(args: Args, model: Any, rules: UnoRules) -> dict[str, Any]:
-    """Expert iteration's first step: ``--bc-teacher`` labels positions (or ``--bc-data`` holds them), the
-    policy is cloned on them (``training.expert``); returns the labelling and cloning figures."""
+def warm_start(args: Args, model: Any, rules: UnoRules, teacher: Agent, opponents: list[str]) -> dict[str, Any]:
+    """Expert iteration's first step: ``teacher`` (``--bc-teacher``) labels positions in games against
+    ``opponents`` (or ``--bc-data`` holds them), the policy is cloned on them (``training.expert``); returns
+    the labelling and cloning figures."""
     watch = Stopwatch()
     positions = warm_start_positions(args)
     meta = {
@@ -386,8 +385,8 @@ def warm_start(args: Args, model: Any, rules: UnoRules) -> dict[str, Any]:
         data, source = load_positions(args.bc_data, meta), f"loaded from {args.bc_data}"
     else:
         data = label_positions(
-            args.bc_teacher,
-            parse_specs(args.bc_opponents, rules, args.num_players),
+            teacher,
+            opponents,
             rules,
             args.num_players,
             positions,
@@ -468,7 +467,9 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
 
         return main_rllib(args, script)
     clock = Stopwatch()
+    resume = find_checkpoint(args.resume) if args.resume else None
     rules = parse_rules(args.rules)
+    # Every agent is built here, once, so that a bad spec fails before anything is written.
     groups = opponent_groups(
         parse_mix(args.opponent_mix),
         args.num_envs,
@@ -477,25 +478,26 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
         args.league_groups,
         num_players=args.num_players,
     )
-    eval_specs = parse_specs(args.eval_opponents, rules, args.num_players)
-    if args.bc_positions:  # a bad spec fails before anything is written
-        make_agent(args.bc_teacher, rules)
-        parse_specs(args.bc_opponents, rules, args.num_players)
+    league_specs = parse_list(args.league_opponents)
+    evaluation = opponent_tables(args.eval_opponents, rules, args.num_players)
+    teacher = make_agent(args.bc_teacher, rules) if args.bc_positions else None
+    bc_opponents = parse_specs(args.bc_opponents, rules, args.num_players) if args.bc_positions else []
     seed_everything(args.seed, args.torch_threads)
     # The categorical's argument checks are a noticeable share of an update and can never fail
     # here (masked logits).
     torch.distributions.Distribution.set_default_validate_args(False)
-    venv, league = build_env(args, rules, groups)
+    venv, league = build_env(args, rules, groups, league_specs)
     venv = learner_env(venv, args)
     schedule = LinearSchedule(args.learning_rate, args.total_timesteps, args.anneal_lr)
-    resume = find_checkpoint(args.resume) if args.resume else None
     model = make_model(args, venv, schedule, resume.model if resume else None)
     if args.init:
         start_from(model, args)
     if args.update_threads:
         with_update_threads(model, args.update_threads)
     run_dir, checkpoint_dir = open_run(args, model, resume, script)
-    expert = warm_start(args, model, rules) if warm_start_positions(args) and not resume else None
+    expert = None
+    if teacher is not None and warm_start_positions(args) and not resume:
+        expert = warm_start(args, model, rules, teacher, bc_opponents)
     league.start(model.policy, model.num_timesteps)
     wins = WinsByKind(groups)
     callbacks = [wins, league]
@@ -503,7 +505,7 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
 
     def evaluate(num_games: int, seed: int) -> list[dict[str, Any]]:
         learner = learner_agent(model.policy, args)
-        return eval_rows(learner, eval_specs, rules, args.num_players, num_games, seed)
+        return eval_rows(learner, evaluation, rules, num_games, seed)
 
     start_step = model.num_timesteps
     bar = tqdm(

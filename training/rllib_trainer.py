@@ -30,7 +30,7 @@ from arena.remote import init_ray
 from uno_env import UnoRules, parse_rules
 from uno_env.rllib import MaskedPPOTorchRLModule, UnoEnvRunner, UnoMultiAgentEnv, spaces
 
-from .evaluation import eval_line, eval_rows, final_table, final_title, parse_specs
+from .evaluation import eval_line, eval_rows, final_table, final_title, opponent_tables
 from .opponents import SELF, parse_mix
 from .run import Every, Stopwatch, seed_everything, start_run, write_summary
 
@@ -142,7 +142,7 @@ def main_rllib(args: Any, script: str = "train.py") -> dict[str, Any]:
     (``script``: the command command.txt names)."""
     clock = Stopwatch()
     rules = parse_rules(args.rules)
-    eval_specs = parse_specs(args.eval_opponents, rules)
+    evaluation = opponent_tables(args.eval_opponents, rules, args.num_players)
     config = rllib_config(args, rules)
     seed_everything(args.seed, args.torch_threads)
     run_dir = start_run(args, script)
@@ -169,7 +169,7 @@ def main_rllib(args: Any, script: str = "train.py") -> dict[str, Any]:
         if snapshots.due(steps) and has_snapshot:
             _refresh_snapshot(algo)
         if evals.due(steps):
-            rows = eval_rows(learner, eval_specs, rules, args.num_players, args.eval_games, args.seed + steps)
+            rows = eval_rows(learner, evaluation, rules, args.eval_games, args.seed + steps)
             history.append({"step": steps, "minutes": training.seconds() / 60, "eval": rows})
             print(eval_line(steps, training.seconds() / 60, rows), flush=True)
         if checkpoints.due(steps):
@@ -193,9 +193,7 @@ def main_rllib(args: Any, script: str = "train.py") -> dict[str, Any]:
         "history": history,
     }
     if args.final_eval_games:
-        final["final_eval"] = eval_rows(
-            learner, eval_specs, rules, args.num_players, args.final_eval_games, args.seed + 10**9
-        )
+        final["final_eval"] = eval_rows(learner, evaluation, rules, args.final_eval_games, args.seed + 10**9)
         print(final_table(final_title(args, model_path), final["final_eval"]))
     final["total_seconds"] = clock.seconds()
     write_summary(run_dir, final)
