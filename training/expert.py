@@ -7,7 +7,7 @@ stats = clone(model.policy, data, epochs=4, batch_size=1024, learning_rate=1e-3,
 
 | piece | what it is |
 |---|---|
-| ``Positions`` | ``obs`` float32 [N, D] (with ``history=K``: the dict of a ``history=K`` env's observation, each entry [N, ...]), ``mask`` bool [N, 116], ``action`` int64 [N] (the teacher's), ``outcome`` float32 [N] (the teacher's seat's reward when that game ended: +1 won, -1 lost, 0 unfinished at ``max_turns``) |
+| ``Positions`` | the fields of ``POSITION_DTYPES``, in its dtypes: ``obs`` [N, D] (with ``history=K``: the dict of a ``history=K`` env's observation, each entry [N, ...]), ``mask`` [N, 116], ``action`` [N] (the teacher's), ``outcome`` [N] (the teacher's seat's reward when that game ended: +1 won, -1 lost, 0 unfinished at ``max_turns``) |
 | ``label_positions(teacher, opponents, rules, num_players, n, seed, history=0)`` | ``n`` positions where the teacher (an agent, or its ``agents.registry`` spec) was to act with a real choice, from its games against each opponent spec in turn |
 | ``clone(policy, data, ...)`` | behaviour cloning: cross-entropy of the teacher's action under the masked policy, plus ``value_coef`` times the squared error of the value head against the outcome; returns the held-out agreement with the teacher |
 | ``save_positions`` / ``load_positions`` | an ``.npz`` cache of labelled positions with what produced them (``train.py --bc-data``) |
@@ -48,17 +48,28 @@ from uno_env.gym_env import UnoVectorEnv
 from uno_env.policy import history_form_of, history_length_of, uses_engine
 from uno_env.table import ask_one, history_observation
 
-__all__ = ["Positions", "label_positions", "clone", "save_positions", "load_positions"]
+__all__ = ["POSITION_DTYPES", "Positions", "label_positions", "clone", "save_positions", "load_positions"]
+
+# The one schema of labelled positions: each field's dtype (every entry's, for a history's dict).
+POSITION_DTYPES = {"obs": np.float32, "mask": np.bool_, "action": np.int64, "outcome": np.float32}
 
 
 @dataclasses.dataclass
 class Positions:
-    """Labelled positions (module table)."""
+    """Labelled positions (module table), each field cast to its ``POSITION_DTYPES`` dtype."""
 
     obs: np.ndarray | dict[str, np.ndarray]
     mask: np.ndarray
     action: np.ndarray
     outcome: np.ndarray
+
+    def __post_init__(self) -> None:
+        for name, dtype in POSITION_DTYPES.items():
+            value = getattr(self, name)
+            if isinstance(value, dict):
+                setattr(self, name, {k: np.asarray(v, dtype) for k, v in value.items()})
+            else:
+                setattr(self, name, np.asarray(value, dtype))
 
     def __len__(self) -> int:
         return int(self.action.shape[0])
@@ -140,15 +151,13 @@ def label_positions(
         k += 1
     rows = labeller.done[:num_positions]
     observations: Any = (
-        {key: np.stack([r[0][key] for r in rows]).astype(np.float32) for key in rows[0][0]}
-        if history
-        else np.stack([r[0] for r in rows]).astype(np.float32)
+        {key: np.stack([r[0][key] for r in rows]) for key in rows[0][0]} if history else np.stack([r[0] for r in rows])
     )
     return Positions(
         obs=observations,
         mask=np.stack([r[1] for r in rows]),
-        action=np.array([r[2] for r in rows], np.int64),
-        outcome=np.array([r[3] for r in rows], np.float32),
+        action=np.array([r[2] for r in rows]),
+        outcome=np.array([r[3] for r in rows]),
     )
 
 
@@ -209,15 +218,13 @@ def _label_batched(
         return np.concatenate(parts)[rows]
 
     observations: Any = (
-        {key: stacked([k[0][key] for k in kept]).astype(np.float32) for key in kept[0][0]}
-        if history
-        else stacked([k[0] for k in kept]).astype(np.float32)
+        {key: stacked([k[0][key] for k in kept]) for key in kept[0][0]} if history else stacked([k[0] for k in kept])
     )
     return Positions(
         obs=observations,
         mask=stacked([k[1] for k in kept]),
         action=stacked([k[2] for k in kept]),
-        outcome=outcome[rows].astype(np.float32),
+        outcome=outcome[rows],
     )
 
 
@@ -245,7 +252,7 @@ def clone(
     order = np.random.default_rng(seed).permutation(len(data))
     n_val = int(len(data) * holdout)
     train, val = order[: len(data) - n_val], order[len(data) - n_val :]
-    t: dict[str, Any] = {name: torch.as_tensor(getattr(data, name)) for name in ("mask", "action", "outcome")}
+    t: dict[str, Any] = {name: torch.as_tensor(getattr(data, name)) for name in POSITION_DTYPES if name != "obs"}
     hidden = _check_shapes(policy, data)
     t["obs"] = (
         {k: torch.as_tensor(v) for k, v in data.obs.items()}
@@ -338,5 +345,5 @@ def load_positions(path: str, meta: dict[str, Any]) -> Positions:
         entries = {name[4:]: f[name] for name in f.files if name.startswith("obs.")}
         return Positions(
             obs=entries or f["obs"],
-            **{field.name: f[field.name] for field in dataclasses.fields(Positions) if field.name != "obs"},
+            **{name: f[name] for name in POSITION_DTYPES if name != "obs"},
         )

@@ -14,7 +14,7 @@ from helpers import ROOT, TINY_PPO
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from training.expert import clone, label_positions, load_positions, save_positions
+from training.expert import POSITION_DTYPES, clone, label_positions, load_positions, save_positions
 from training.league import League, pfsp_probabilities
 from training.opponents import LEAGUE, PendingSnapshot, opponent_groups, parse_mix
 from uno_env import UnoRules
@@ -221,8 +221,8 @@ def test_labelled_positions_are_seeded_legal_choices_with_outcomes(tmp_path):
     a = label_positions("search:8", ["heuristic", "greedy"], rules, 2, 150, seed=3, chunk=16)
     b = label_positions("search:8", ["heuristic", "greedy"], rules, 2, 150, seed=3, chunk=16)
     assert len(a) == 150
-    for name in ("obs", "mask", "action", "outcome"):
-        assert np.array_equal(getattr(a, name), getattr(b, name))
+    for name, dtype in POSITION_DTYPES.items():
+        assert np.array_equal(getattr(a, name), getattr(b, name)) and getattr(a, name).dtype == dtype
     assert a.mask[np.arange(150), a.action].all()  # the teacher's action is legal where it was taken
     assert (a.mask.sum(1) >= 2).all()  # forced moves are not labelled
     assert set(np.unique(a.outcome)) <= {-1.0, 0.0, 1.0} and (a.outcome == 1).any() and (a.outcome == -1).any()
@@ -267,8 +267,8 @@ def test_a_teacher_without_engine_access_labels_a_whole_batch_at_once():
     a = label_positions("heuristic", table, rules, 4, 400, seed=5, chunk=8)
     b = label_positions("heuristic", table, rules, 4, 400, seed=5, chunk=8)
     assert len(a) == 400
-    for name in ("obs", "mask", "action", "outcome"):
-        assert np.array_equal(getattr(a, name), getattr(b, name))
+    for name, dtype in POSITION_DTYPES.items():
+        assert np.array_equal(getattr(a, name), getattr(b, name)) and getattr(a, name).dtype == dtype
     assert a.mask[np.arange(400), a.action].all() and (a.mask.sum(1) >= 2).all()
     assert (a.obs[:, OBS_IS_CURRENT] == 1).all()  # the teacher's own view, as the learner's
     assert set(np.unique(a.outcome)) <= {-1.0, 0.0, 1.0} and (a.outcome == 1).any() and (a.outcome == -1).any()
