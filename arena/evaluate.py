@@ -1,67 +1,8 @@
-"""A tournament of UNO agents: win rates with 95% intervals, mean points, ratings, a JSON file and plots.
+"""``evaluate.py`` and ``uno-evaluate``: a tournament of UNO agents, or one agent's rating on the ladder.
 
-    python evaluate.py                                              # the four baselines, 2 players, classic
-    python evaluate.py --agents random,heuristic,runs/uno_ppo/model.zip --games 10000
-    python evaluate.py --agents heuristic,rlcard_rule,greedy,random --num-players 4 --rules house
-    python evaluate.py --help
-
-CleanRL's shape: one ``Args`` dataclass (parsed with ``tyro``), a linear ``main``. The code is
-``arena.evaluate``: ``python evaluate.py`` at the repository's root and the installed command
-``uno-evaluate`` both run it. Agents are
-specs of ``agents.registry.make_agent``: ``random``, ``rlcard_rule``, ``greedy``, ``heuristic``,
-``search`` with an optional budget (``search:64`` rollouts, ``search:20ms``), the path of a
-model saved by ``train.py`` or of an RLlib checkpoint directory (``train.py --backend rllib``),
-optionally ``label=spec``; repeat a spec to seat it twice (``random,random``: an agent against
-itself).
-
-    python evaluate.py --agents random,heuristic,search:64 --games 200
-
-With 2 players every pairing plays ``--games`` games; with n players every table of n distinct
-entries of ``--agents`` does. Seats are rotated (game g puts the table's agent i in seat
-``(i + g) % n``), all games of a table run in one batched engine, and everything is
-reproducible from ``--seed`` (see ``arena.tournament``, ``arena.match`` for the counting,
-and ``arena.ratings`` for the Bradley–Terry ratings on the Elo scale).
-
-**Chunks and Ray.** Each table's games are played in chunks of ``--chunk-games`` games; chunk
-c of table t is seeded from ``(seed, t, c)`` alone (``arena.tournament.chunk_plan``), so the
-table is a function of ``--seed``, ``--games``, ``--batch-size`` and ``--chunk-games`` and
-never of where the chunks run. With ``--ray`` the chunks are Ray tasks
-(``arena.remote.ray_chunks``: ``arena.tournament.play_chunk`` as a Ray task) spread over a local Ray
-(``--num-cpus``) or the cluster at ``--address``; without it they run one after the other
-here. Both give exactly the same table for the same arguments. A chunk is a unit of work:
-with ``--chunk-games`` >= ``--games`` (the default for up to 10,000 games) a table is one
-chunk.
-
-    python evaluate.py --games 100000 --chunk-games 10000 --ray                  # local Ray, 2 CPUs
-    python evaluate.py --games 100000 --chunk-games 10000 --ray --address auto   # a running cluster
-
-**The ladder.** ``--ladder AGENT`` rates one agent on the fixed, versioned reference ladder
-(``arena.ladder``; v2, the default: rungs random, greedy, rlcard_rule, heuristic,
-flatmc:64@uniform and the shipped model of the table size, rules classic, fixed duplicate deals
-and games, the rungs' games among themselves and their ratings stored in
-``arena/ladder_v2.json``, random = 1000; ``--ladder-version v1`` rates on v1), with 2 or 4
-players (``--num-players 4``: tables of the agent and three rungs). It prints the ladder table
-(agent, rating, 95% interval, win rate against each rung) and writes
-``<output_dir>/ladder.json``, the same on every run for the same agent:
-
-    python evaluate.py --ladder runs/uno_ppo/model.zip
-    python evaluate.py --ladder heuristic --num-players 4
-    python evaluate.py --ladder heuristic --ladder-version v1
-
-**Language models.** ``chat:MODEL`` (``chat:MODEL@ENDPOINT`` with ``--chat-endpoint
-ENDPOINT=URL``, repeatable, so one model can play another) seats a model behind an
-OpenAI-compatible endpoint (``agents.llm``); every ``--chat-*`` option is a ``ChatSettings``
-field. Its fallbacks are counted and shown; past ``--chat-max-failures`` failed requests in a
-row or a ``--chat-max-fallback-share`` of fallen-back decisions the run stops with an error and
-no rating. Each run with a chat agent writes ``<output_dir>/transcript-<run id>.jsonl`` (a new
-file every run; docs/llm.md gives its format):
-
-    python evaluate.py --agents chat:qwen2.5-7b-instruct,heuristic --games 20 --chat-base-url http://127.0.0.1:8080/v1
-
-Output: a Markdown table on stdout; ``<output_dir>/tournament.json`` (configuration, every
-table, pooled numbers per agent, pairwise counts, ratings); ``<output_dir>/win_rates.png``
-(the row agent's win rate in the games it shared with the column agent) and
-``<output_dir>/ratings.png`` (ratings with 95% intervals), drawn with matplotlib's Agg backend.
+``HELP`` is the command's help and ``Args`` its options; the guide is docs/evaluation.md (tables,
+chunks and Ray, the ladder, language models, the output files). One ``Args`` dataclass parsed
+with ``tyro`` and a linear ``main``, in CleanRL's shape.
 """
 
 from __future__ import annotations
