@@ -71,10 +71,6 @@ def _fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
-def _write_bytes(f: IO[bytes], data: bytes) -> None:
-    f.write(data)
-
-
 def atomic_write(path: str, write: Callable[[IO[bytes]], object]) -> None:
     """Write ``path`` with ``write(file)`` via a temporary in the same directory, fsync and ``os.replace``.
 
@@ -133,9 +129,8 @@ def save_checkpoint(
         write_card(model_file, card)
     pointer = {"step": int(step), "model": os.path.basename(model_file), "state": os.path.basename(state_file)}
     # Last: until this replace, latest.json names the previous complete checkpoint.
-    atomic_write(os.path.join(directory, LATEST), lambda f: _write_bytes(f, json.dumps(pointer).encode()))
-    ckpt = Checkpoint(model_file, state_file, int(step))
-    return ckpt
+    atomic_write(os.path.join(directory, LATEST), lambda f: f.write(json.dumps(pointer).encode()))
+    return Checkpoint(model_file, state_file, int(step))
 
 
 def find_checkpoint(path: str) -> Checkpoint:

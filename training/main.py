@@ -461,15 +461,16 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     """Train, save, evaluate (module docstring); returns what final_eval.json holds. ``script``: the
     command the run's command.txt and model card say made it (``train.py`` or ``uno-train``)."""
     check_args(args)
+    clock = Stopwatch()
+    rules = parse_rules(args.rules)
+    # Every agent is built here, once, so that a bad spec fails before anything is written.
+    evaluation = opponent_tables(args.eval_opponents, rules, args.num_players)
     if args.backend == "rllib":
         # Imported here: ray is a heavy optional dependency (the distributed extra).
         from training.rllib_trainer import main_rllib
 
-        return main_rllib(args, script)
-    clock = Stopwatch()
+        return main_rllib(args, rules, evaluation, script)
     resume = find_checkpoint(args.resume) if args.resume else None
-    rules = parse_rules(args.rules)
-    # Every agent is built here, once, so that a bad spec fails before anything is written.
     groups = opponent_groups(
         parse_mix(args.opponent_mix),
         args.num_envs,
@@ -479,7 +480,6 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
         num_players=args.num_players,
     )
     league_specs = parse_list(args.league_opponents)
-    evaluation = opponent_tables(args.eval_opponents, rules, args.num_players)
     teacher = make_agent(args.bc_teacher, rules) if args.bc_positions else None
     bc_opponents = parse_specs(args.bc_opponents, rules, args.num_players) if args.bc_positions else []
     seed_everything(args.seed, args.torch_threads)

@@ -27,10 +27,10 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from agents import BASELINES
 from agents.rllib_agent import LEARNER, SNAPSHOT, AgentRLModule, RLlibAgent, SelfPlayMapping
 from arena.remote import init_ray
-from uno_env import UnoRules, parse_rules
+from uno_env import Agent, UnoRules
 from uno_env.rllib import MaskedPPOTorchRLModule, UnoEnvRunner, UnoMultiAgentEnv, spaces
 
-from .evaluation import eval_line, eval_rows, final_table, final_title, opponent_tables
+from .evaluation import eval_line, eval_rows, final_table, final_title
 from .opponents import SELF, parse_mix
 from .run import Every, Stopwatch, seed_everything, start_run, write_summary
 
@@ -137,12 +137,10 @@ def _iteration(result: dict[str, Any], seconds: float) -> dict[str, Any]:
     }
 
 
-def main_rllib(args: Any, script: str = "train.py") -> dict[str, Any]:
-    """Train with RLlib PPO on Ray, save the checkpoint, evaluate like the sb3 path; returns final_eval.json's data
-    (``script``: the command command.txt names)."""
+def main_rllib(args: Any, rules: UnoRules, evaluation: dict[str, list[Agent]], script: str) -> dict[str, Any]:
+    """Train with RLlib PPO on Ray, save the checkpoint, evaluate against ``evaluation`` (``opponent_tables``) like
+    the sb3 path; returns final_eval.json's data (``script``: the command command.txt names)."""
     clock = Stopwatch()
-    rules = parse_rules(args.rules)
-    evaluation = opponent_tables(args.eval_opponents, rules, args.num_players)
     config = rllib_config(args, rules)
     seed_everything(args.seed, args.torch_threads)
     run_dir = start_run(args, script)
