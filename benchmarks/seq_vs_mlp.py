@@ -10,7 +10,8 @@ Trains, each in its own ``train.py`` process started at once, for the same budge
 |---|---|
 | ``mlp`` | ``--policy mlp`` (the default network, no history) |
 | ``mlp+hK`` | ``--policy mlp --history K`` (the history's rows flattened into the MLP) |
-| ``seq+hK`` | ``--policy seq --history K`` (a transformer over the last K events beside the MLP) |
+| ``seq+hK`` | ``--policy seq --history K`` (a transformer over the last K events' tokens beside the MLP) |
+| ``mlp+beliefs`` | ``--policy mlp --beliefs net`` (the MLP over the observation and the belief network's reading of each other seat, ``training.beliefs``; ``--no-beliefs`` leaves it out) |
 
 at 2 players (and 4 with ``--four-players``), from scratch (``--bc-positions 0``: no warm start,
 so the networks are compared, not the teacher), with train.py's other defaults unless
@@ -107,13 +108,23 @@ class Args:
     """compile the numba kernels (a tiny train.py run and game) before the runs start their clocks"""
     keep_runs: bool = False
     """keep the runs (models, checkpoints, logs) in <out>/runs"""
+    beliefs: bool = True
+    """also train mlp+beliefs: the MLP that reads the belief network's reading of each other seat"""
 
 
-def configurations(history: int, four_players: bool) -> list[dict[str, Any]]:
+def configurations(history: int, four_players: bool, beliefs: bool = True) -> list[dict[str, Any]]:
     """The runs: (players, name, train.py options) for each configuration of the module table."""
     kinds = [("mlp", "mlp", 0), (f"mlp+h{history}", "mlp", history), (f"seq+h{history}", "seq", history)]
+    kinds += [("mlp+beliefs", "mlp", 0)] if beliefs else []
     return [
-        {"players": p, "name": name, "policy": policy, "history": k, "exp": f"{p}p_{name.replace('+', '_')}"}
+        {
+            "players": p,
+            "name": name,
+            "policy": policy,
+            "history": k,
+            "beliefs": "net" if name == "mlp+beliefs" else "none",
+            "exp": f"{p}p_{name.replace('+', '_')}",
+        }
         for p in ((2, 4) if four_players else (2,))
         for name, policy, k in kinds
     ]
@@ -124,6 +135,7 @@ def train_command(args: Args, config: dict[str, Any], out: str, minutes: float, 
     cmd = [sys.executable, os.path.join(ROOT, "train.py")]
     cmd += ["--exp-name", config["exp"], "--output-dir", out, "--seed", str(args.seed)]
     cmd += ["--num-players", str(config["players"]), "--policy", config["policy"], "--history", str(config["history"])]
+    cmd += ["--beliefs", config.get("beliefs", "none")]
     cmd += ["--bc-positions", "0", "--eval-every", "0", "--final-eval-games", "0", "--no-progress", "--no-tensorboard"]
     cmd += ["--max-minutes", f"{minutes:.4f}", "--checkpoint-every", str(args.checkpoint_every)]
     cmd += ["--torch-threads", "1", "--update-threads", str(threads), "--device", args.device]
@@ -151,13 +163,13 @@ def compile_kernels(args: Args, work: str) -> float:
 
 def _evaluate(path: str, players: int, opponent: str, deals: int, seed: int) -> dict[str, Any]:
     """One model on ``deals`` duplicate deals against ``opponent``: win rate, paired 95% interval, per-deal wins."""
-    from agents.ppo import PPOAgent
+    from agents.registry import make_agent
     from arena import play
     from training.opponents import seat_agents
     from uno_env import UnoRules
 
     rules = UnoRules()
-    learner = PPOAgent(path, deterministic=True, num_players=players, rules=rules)
+    learner = make_agent(path, rules, num_players=players)  # a PPOAgent, or a belief policy by its card
     start = time.perf_counter()
     r = play([learner, *seat_agents(opponent, rules, players)], deals * players, rules, seed, duplicate=True)
     assert r.deal_wins is not None
@@ -319,7 +331,7 @@ def main(args: Args) -> dict[str, Any]:
     load_start = loadavg()
     os.makedirs(args.out, exist_ok=True)
     work = os.path.join(args.out, "runs") if args.keep_runs else tempfile.mkdtemp(prefix="seq_vs_mlp_")
-    configs = configurations(args.history, args.four_players)
+    configs = configurations(args.history, args.four_players, args.beliefs)
     cores = os.cpu_count() or 1
     threads = args.update_threads or max(1, min(4, cores // len(configs)))
     workers = args.workers or cores
@@ -393,9 +405,11 @@ def main(args: Args) -> dict[str, Any]:
                     if o in a["final"] and o in at[0]["final"]:
                         d = _difference(a["final"][o]["per_deal"], at[0]["final"][o]["per_deal"])
                         differences.append({"players": players, "opponent": o, "a": a["name"], "b": at[0]["name"], **d})
-                if len(at) == 3 and o in at[1]["final"] and o in at[2]["final"]:
-                    d = _difference(at[2]["final"][o]["per_deal"], at[1]["final"][o]["per_deal"])
-                    differences.append({"players": players, "opponent": o, "a": at[2]["name"], "b": at[1]["name"], **d})
+                # The sequence policy against the MLP over the same history, and against the MLP with beliefs.
+                for b in at[1:2] + at[3:]:
+                    if len(at) >= 3 and o in b["final"] and o in at[2]["final"]:
+                        d = _difference(at[2]["final"][o]["per_deal"], b["final"][o]["per_deal"])
+                        differences.append({"players": players, "opponent": o, "a": at[2]["name"], "b": b["name"], **d})
         for c in configs:
             for f in c["final"].values():
                 f.pop("per_deal", None)

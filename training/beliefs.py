@@ -30,6 +30,7 @@ to keep for ``--bc-positions`` of them; widen a trained policy (``--init``) or s
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -153,6 +154,15 @@ class BeliefInputs(VecEnvWrapper):
     def action_masks(self) -> np.ndarray:
         return self.venv.action_masks()  # type: ignore[attr-defined]
 
+    # A checkpoint pickles the model's update hook (training.sb3.with_update_threads) and with it
+    # this env; VecEnvWrapper keeps its class's members, which pickle cannot take.
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "class_attributes"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.class_attributes = dict(inspect.getmembers(self.__class__))
+
 
 def learner_agent(policy: Any, args: Any, name: str = "ppo") -> Any:
     """The live ``policy`` as the agent the run's evaluations seat: it reads what the learner reads."""
@@ -198,7 +208,7 @@ def widen(model: Any, base: Any, allow: bool = True, name: str = "the base polic
     if set(mine) != set(theirs):
         raise ValueError(
             f"{name}'s layers differ from this run's network ({sorted(set(mine) ^ set(theirs))[:3]}...): "
-            "give a train.py model of the same --policy, --head and --privileged-critic"
+            "give a train.py model of the same network (--policy, --hidden, --head, --privileged-critic)"
         )
     for key, value in theirs.items():
         want = mine[key]

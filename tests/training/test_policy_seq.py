@@ -240,13 +240,20 @@ def test_the_benchmark_trains_evaluates_and_writes_its_table_json_and_curves(tmp
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     result = json.loads((out / "seq_vs_mlp.json").read_text())
-    assert [c["name"] for c in result["configs"]] == ["mlp", "mlp+h4", "seq+h4"]
+    assert [c["name"] for c in result["configs"]] == ["mlp", "mlp+h4", "seq+h4", "mlp+beliefs"]
     for c in result["configs"]:
         assert c["train"]["steps"] == 1024 and c["train"]["cpu_ms_per_step"] > 0
         assert c["final"]["heuristic"]["deals"] == 4 and 0 <= c["final"]["heuristic"]["win_rate"] <= 1
         assert [p["step"] for p in c["curve"]] == [512, 1024]
     assert "| 2 | seq+h4 | 1,024 |" in proc.stdout and (out / "seq_vs_mlp_2p.png").stat().st_size > 0
-    assert len(result["differences"]) == 3
+    # Each against mlp; seq against mlp+h4 and against mlp+beliefs.
+    assert [(x["a"], x["b"]) for x in result["differences"]] == [
+        ("mlp+h4", "mlp"),
+        ("seq+h4", "mlp"),
+        ("mlp+beliefs", "mlp"),
+        ("seq+h4", "mlp+h4"),
+        ("seq+h4", "mlp+beliefs"),
+    ]
 
 
 def test_the_extractor_reads_the_token_form_of_the_history():
@@ -289,16 +296,16 @@ def test_the_extractor_reads_the_token_form_of_the_history():
 
 
 def test_the_sequence_policy_plays_a_game_at_the_web_table(seq_model):
-    """uno-web --agent mine=PATH: the server's table gives the model the history it reads."""
+    """uno-web --agent mine=PATH: the server's table gives the model the tokens it reads."""
     pytest.importorskip("fastapi")
     pytest.importorskip("httpx")
     from fastapi.testclient import TestClient
 
-    from uno_web.server import Settings, create_app
+    from uno_web.server import Settings, create_app, parse_args
 
-    c = TestClient(
-        create_app(Settings(extra_agents={"mine": PPOAgent(seq_model)})), headers={"Content-Type": "application/json"}
-    )
+    _, extra = parse_args(["--agent", f"mine={seq_model}"])
+    assert extra["mine"].history_form == "tokens"
+    c = TestClient(create_app(Settings(extra_agents=extra)), headers={"Content-Type": "application/json"})
     r = c.post("/api/games", json={"players": 2, "seat": 0, "agents": ["mine"], "seed": 4})
     assert r.status_code == 200, r.text
     view, gid, rng, turns = r.json(), r.json()["game_id"], np.random.default_rng(0), 0
@@ -310,6 +317,20 @@ def test_the_sequence_policy_plays_a_game_at_the_web_table(seq_model):
         assert r.status_code == 200, r.text
         view, turns = r.json(), turns + 1
     assert view["over"]
+
+
+def test_the_sequence_policy_plays_a_round_in_uno_play(seq_model):
+    """uno-play --opponents mine=PATH: a local command's table gives the model the tokens it reads."""
+    import io
+
+    from uno_web.terminal import main as play_main
+
+    out = io.StringIO()
+    assert (
+        play_main(["--opponents", f"mine={seq_model}", "--seed", "5", "--no-color"], io.StringIO("1\n" * 6000), out)
+        == 0
+    )
+    assert "*** Round over:" in out.getvalue() and "mine (seat 1)" in out.getvalue()
 
 
 def _untrained(history_form: str, history: int, extractor: type) -> PPOAgent:
@@ -352,3 +373,30 @@ def test_the_warm_start_labels_positions_with_the_tokens_the_policy_reads(teache
     assert set(data.obs) == {"observation", "history_tokens"} and tokens.shape == (24, 4, HISTORY_TOKEN_SIZE)
     assert (tokens == np.round(tokens)).all() and (tokens >= 0).all() and (tokens < np.array(HISTORY_TOKEN_VOCAB)).all()
     assert tokens[:, -1, 0].all()  # every position has a latest event (a choice comes after the first play)
+
+
+def test_the_token_embedding_is_one_embedding_per_field_summed():
+    """An event's vector is the sum of its fields' embeddings, and every (field, value) has its own."""
+    from agents.ppo import EVENT_ENCODERS
+    from uno_env.engine.history import HISTORY_TOKEN_VOCAB
+
+    torch.manual_seed(0)
+    box = history_spaces(3, "tokens")["history_tokens"]
+    embed = EVENT_ENCODERS["history_tokens"](box, 8, 10.0)
+    singles = [torch.zeros(len(HISTORY_TOKEN_VOCAB), dtype=torch.int8)]  # the empty event, then one field set
+    for c, size in enumerate(HISTORY_TOKEN_VOCAB):
+        for v in range(1, size):
+            t = torch.zeros(len(HISTORY_TOKEN_VOCAB), dtype=torch.int8)
+            t[c] = v
+            singles.append(t)
+    with torch.no_grad():
+        vectors = embed(torch.stack(singles)[None])[0][0]
+        assert torch.unique(vectors.round(decimals=5), dim=0).shape[0] == len(singles)
+        event = torch.as_tensor(np.stack([box.sample() for _ in range(4)]))
+        fields = [
+            torch.zeros_like(event).index_copy(2, torch.tensor([c]), event[..., c : c + 1])
+            for c in range(len(HISTORY_TOKEN_VOCAB))
+        ]
+        whole = embed(event)[0]
+        parts = sum(embed(f)[0] for f in fields) - (len(fields) - 1) * vectors[0]
+    np.testing.assert_allclose(whole.numpy(), parts.numpy(), rtol=1e-4, atol=1e-5)
