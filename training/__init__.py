@@ -10,7 +10,8 @@
 | ``training.checkpoint`` | crash-safe checkpoints: atomic writes, the ``latest.json`` pointer, what ``--resume`` finds and restores |
 | ``training.run`` | seeds, the run folder, periodic events, the summary file |
 | ``training.rllib_trainer`` | ``train.py --backend rllib`` (needs ray) |
-| ``training.fit_belief_policy`` | ``python -m training.fit_belief_policy``: a trained policy widened with the belief network's reading of the round as inputs, fine-tuned by PPO (``agents.belief_policy``); ``--ship`` puts a run in the package |
+| ``training.beliefs`` | ``train.py --beliefs net`` and ``--init``: the env wrapper that adds the belief network's reading of the round to the observation (``BeliefInputs``), the checks, the card's fields, the widening of a trained policy |
+| ``training.fit_belief_policy`` | ``python -m training.fit_belief_policy``: ``train.py --beliefs net --init pretrained`` with the shipped belief policy's settings (``agents.belief_policy``); ``--ship`` puts a run in the package |
 | ``training.fit_belief_net`` | ``python -m training.fit_belief_net generate`` / ``train``: the belief network of the ``net`` belief (``agents.beliefs.net``), its training data, its fit and calibration; ``--save`` writes the shipped weights and card |
 
 Layer: above ``arena``, ``agents`` and ``uno_env``; only the scripts import it. Import the
