@@ -10,7 +10,7 @@ check_fits(card, UnoRules(), num_players=2)    # ValueError saying what it was t
 The card of ``X.zip`` (a policy) or ``X.npz`` (a belief network) is ``X.json`` beside it, and
 ``write_card`` is the one writer of every card: ``train.py`` writes ``runs/<exp>/model.json``
 with ``model.zip`` (and ``step_N.json`` with each checkpoint); ``python -m
-training.fit_belief_policy`` and ``python -m training.fit_belief_net`` write theirs; the shipped
+training.fit_belief_policy`` (``train.py`` with its settings) and ``python -m training.fit_belief_net`` write theirs; the shipped
 models carry ``agents/pretrained/NAME.json`` (``agents.pretrained.card`` adds their evaluation
 and ladder rating to the same fields). Every card starts with ``table_card``'s fields; the
 provenance (``commit_at``, ``machine``) is read here for all of them. What a loader checks
@@ -23,6 +23,7 @@ provenance (``commit_at``, ``machine``) is read here for all of them. What a loa
 | ``observation`` | the options its observation depends on (``observation_options``): today ``open_hands``, and ``history``, the public events it reads besides (0: none; a table gives the model what it reads, so only ``open_hands`` must match) |
 | ``observation_size`` | the length of the observation vector the model reads |
 | ``policy`` | the network (``train.py --policy``): ``mlp``, or ``seq``, a transformer over the last ``observation.history`` events (informative: the ``.zip`` holds the network; absent on older cards: ``mlp``) |
+| ``beliefs`` | ``train.py --beliefs net``: ``net`` when the policy also reads the belief network's reading of each other seat (``input_size``: its input's width; ``activation``); the registry then loads the ``.zip`` as ``BeliefPolicyAgent`` (absent: ``none``) |
 | ``command`` | the command that trained it (and ``train_args``, every argument) |
 
 **Why.** A policy reads a vector of the same size under every rule set and at every table size,
