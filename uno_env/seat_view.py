@@ -52,10 +52,7 @@ def observation_fields(observation: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def _counts_to_cards(counts: np.ndarray) -> list[int]:
-    out: list[int] = []
-    for t in np.flatnonzero(counts > 0.5):
-        out += [int(t)] * int(counts[t] + 0.5)
-    return out
+    return np.repeat(np.arange(counts.size), np.rint(counts).astype(np.int64)).tolist()
 
 
 def _one_hot(values: np.ndarray) -> int | None:

@@ -23,7 +23,6 @@ import numpy as np
 from agents.registry import make_agent, remote_agent
 from uno_env import Engine, UnoRules, checks, describe_event, parse_rules, redact
 from uno_env.checks import is_int
-from uno_env.engine.events import WINNER_EVENTS
 from uno_env.policy import history_length_of
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
 from uno_env.table import ask_one
@@ -223,7 +222,7 @@ class Session:
         """Read the record events the last action added (unredacted: host only); returns them."""
         new = self.engine.record_events(0, self.event_count)
         for ev in new:
-            if ev["type"] in WINNER_EVENTS:
+            if "winners" in ev:  # a round_end or match_end (the event table gives them that field)
                 self.winners = list(ev["winners"])
         self.event_count += len(new)
         return new

@@ -183,7 +183,6 @@ EVENT_KINDS: tuple[EventKind, ...] = (
 EVENT_NAMES = tuple(k.name for k in EVENT_KINDS)
 KIND_OF = {k.name: k for k in EVENT_KINDS}
 ENDING_EVENTS = frozenset(k.name for k in EVENT_KINDS if k.ends_round)
-WINNER_EVENTS = frozenset(k.name for k in EVENT_KINDS if any(f.name == "winners" for f in k.fields))
 UNREPLAYABLE_EVENTS = frozenset(k.name for k in EVENT_KINDS if not k.replayable)
 NUM_EVENT_KINDS = len(EVENT_KINDS)
 
