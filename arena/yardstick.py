@@ -8,34 +8,11 @@ result = rate(agent, suite)
 print(result.markdown())
 ```
 
-A rating on ladder v2 (``arena.ladder``) asks an agent about 1.2M decisions; a language model
-cannot afford that. The yardstick asks it a fixed number, in two parts, both stored in
-``arena/yardstick_<version>.json`` (built once by ``benchmarks/yardstick_build.py``; rating
-never recomputes them, so a version means the same thing next year):
-
-| part | what the agent does | score |
-|---|---|---|
-| positions | answers each of a fixed suite of 2-player decision positions, reached by replaying a recorded game (its deal's generator state and the actions so far, checked against a digest of the round's events) and asked through its seat's view only (``uno_env.table.ask_one`` on that engine, with engine access: a search copies the game and re-deals what its seat cannot see) | **agreement**: the share of positions where it chose a move the oracle rates best; **regret**: the mean, over positions, of the oracle's best estimated win probability minus that of the chosen move (UNO Arena's ODHR and ADR, arXiv 2406.16382, with a strong oracle) |
-| games | plays fixed duplicate deals (``arena.play(..., duplicate=True)``) against anchors, rungs of ladder v2 (``greedy`` and ``heuristic`` in v1) | win rate per anchor with its paired 95% interval (``paired_interval``); a rating on ladder v2's scale with the anchors' stored ratings held fixed (``arena.ladder.rate_against``; the standard error the larger of the paired and the binomial one) |
-
-**The oracle** is the registry's ``search`` (flat Monte Carlo on the shipped belief policy,
-``agents.registry.SEARCH``) at a high budget, with the move kept only on its estimates
-(no ``confidence`` rule): its estimated win probability of every legal move is stored per
-position. It is fair (it re-deals what the seat cannot see), so the suite never rewards
-knowing hidden cards.
-
-**The combined rating** (ladder v2's scale) is the games' rating and the positions' rating
-weighed by their inverse variances. The positions' rating reads the mean regret off the
-version's calibration curve (``curve_rating``: linear in log(regret) between the stored
-(regret, ladder v2 rating) points of the calibration agents); its interval is the regret's
-interval mapped through the curve, widened by the curve's leave-one-out error there. The
-calibration table (``benchmarks/results/yardstick.md``) is what the numbers mean.
-
-**Cost.** Every position asks one decision; a game asks the agent at each of its turns, so the
-games' cost is an estimate (the longer of a ``random`` and a ``heuristic`` seat's mean games
-against each anchor, stored with the suite). Tokens are estimated from the prompt a chat agent
-reads at the positions (``uno_env.text.engine_prompt``, four characters a token). ``plan_cost``
-gives both, and ``uno-yardstick`` prints them before anything runs.
+Two parts stored in ``arena/yardstick_<version>.json`` (built once by
+``benchmarks/yardstick_build.py``, never recomputed): decision positions scored against an
+oracle's estimates (agreement, regret), and duplicate-deal games against anchor rungs of ladder
+v2; the combined rating weighs both. The guide, with the oracle, the calibration and the cost:
+docs/yardstick.md.
 """
 
 from __future__ import annotations
