@@ -188,20 +188,25 @@ class _RowEvents(nn.Module):
 
 class _TokenEvents(nn.Module):
     """The history's tokens (``Engine.history_tokens``: a few small integers per event) as vectors:
-    an embedding per field, summed. A row whose ``kind`` is 0 (none) is padding."""
+    an embedding per field, summed. A row whose ``kind`` is 0 (none) is padding.
+
+    The fields' embeddings are one table, each field's rows after the previous field's: one
+    summed lookup (``embedding_bag``), whose backward costs the CPU less than one per field."""
 
     def __init__(self, box: spaces.Box, width: int, scale_cap: float) -> None:
         super().__init__()
         vocab = np.asarray(box.high, np.int64)[0] + 1  # every field's values are 0..high
-        self.fields = nn.ModuleList(nn.Embedding(int(v), width) for v in vocab)
+        self.register_buffer("offsets", torch.as_tensor(np.cumsum(vocab) - vocab, dtype=torch.long))
+        self.table = nn.Embedding(int(vocab.sum()), width)
+
+    offsets: torch.Tensor
 
     def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(vectors [B, K, width], padding [B, K] bool)``."""
         t = tokens.long()  # a rollout buffer keeps them as floats
-        vectors = self.fields[0](t[..., 0])
-        for c in range(1, len(self.fields)):
-            vectors = vectors + self.fields[c](t[..., c])
-        return vectors, t[..., 0] == 0
+        flat = (t + self.offsets).reshape(-1, t.shape[-1])
+        vectors = nn.functional.embedding_bag(flat, self.table.weight, mode="sum")
+        return vectors.reshape(*t.shape[:-1], -1), t[..., 0] == 0
 
 
 # The Dict entry holding the events, and how each form of it is embedded: the one place that
