@@ -1,30 +1,10 @@
-"""UNO as a TextArena game: ``textarena.make("UNO-v0")`` (docs/llm.md).
+"""UNO as a TextArena game: ``textarena.make("UNO-v0")``. The guide (ids, a game loop, rewards,
+settings, the separate virtualenv) is docs/llm.md.
 
-Importing this module (it needs ``textarena``: ``pip install "uno_env[textarena]"``, best in a
-virtualenv of its own, since its dependencies upgrade packages of a shared environment such as
-cloudpickle) registers one id per rule preset with TextArena's registry, each with TextArena's
-``-train`` and ``-raw`` (no wrappers) variants::
-
-    import textarena as ta
-    import uno_env.textarena_env  # noqa: F401  (registers UNO-v0 and its presets)
-
-    env = ta.make("UNO-v0")  # or UNO-v0-official, UNO-v0-swap-hands, UNO-v0-house, UNO-v0-rlcard
-    env.reset(num_players=4, seed=0)
-    done = False
-    while not done:
-        player_id, observation = env.get_observation()
-        done, info = env.step(agents[player_id](observation))
-    rewards, game_info = env.close()
-
-| id | rules | wrappers |
-|---|---|---|
-| ``UNO-v0`` | the ``classic`` preset | ``GameBoardObservationWrapper``, ``ActionFormattingWrapper`` |
-| ``UNO-v0-<preset>`` | that preset (``_`` written ``-``) | the same |
-| ``<id>-train`` | the same rules | the same (TextArena's id form for training loops) |
-| ``<id>-raw`` | the same rules | none: the message lists of ``get_observation`` |
-
-``ta.make(id, rules=..., history=..., error_allowance=...)`` overrides the constructor's
-arguments (``UnoTextArenaEnv``). Every move goes through ``Engine.step`` and every word comes
+Importing this module (``pip install "uno_env[textarena]"``) registers ``UNO-v0`` (classic) and
+``UNO-v0-<preset>`` (``_`` written ``-``), each with TextArena's ``-train`` and ``-raw`` (no
+wrappers) variants; ``ta.make(id, rules=..., history=..., error_allowance=...)`` overrides
+``UnoTextArenaEnv``'s arguments. Every move goes through ``Engine.step`` and every word comes
 from ``uno_env.text``: nothing here knows a rule. What each seat is sent (TextArena's
 observation types):
 
@@ -36,17 +16,8 @@ observation types):
 | ``PLAYER_ACTION`` | the seat that replied | its reply |
 | ``GAME_ADMIN`` | the seat that replied | TextArena's invalid-move notice with the ``BadReply`` message |
 
-A reply is parsed by ``parse_reply`` (a move's number or name; TextArena's brackets, "[3]" or
-"[play red 7]", are fine). A reply that names no legal move changes nothing in the game: the
-same seat is asked again, up to ``error_allowance`` times in a row; the next bad reply ends the
-game with -1 for that seat and, as TextArena's two-player games pay, +1 for the opponent of a
-2-player game, 0 for the others at a larger table (``game_info[seat]["invalid_move"]`` is true).
-Otherwise the episode ends as the engine's does (a round, or a match with ``episode="match"``),
-and ``close()`` gives each seat its summed engine reward (+1 a winner, -1 the others; 0 on a
-truncated round), with the lines of the events that ended it as the reason.
-
-TextArena's observation wrappers keep every message they were sent, across ``reset``: make a
-new env for each game with them (as TextArena's own loops do); a ``-raw`` env may be reset.
+A reply is parsed by ``parse_reply``; one that names no legal move changes nothing, and past
+``error_allowance`` in a row the game ends with -1 for that seat (``game_info[seat]["invalid_move"]``).
 """
 
 from __future__ import annotations
