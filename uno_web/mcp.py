@@ -11,16 +11,8 @@ the host the web table and ``uno-play`` share). A bad call (an unknown game, an 
 wrong type, a move that is not legal, a finished game, bad settings) is refused with what was
 wrong and what is allowed, and changes nothing.
 
-| tool | what it does |
-|---|---|
-| ``new_game(opponents, rules, seat, seed)`` | deals a game: the client at ``seat``, one registry agent per other seat; the opponents play until the client's turn; the game's state |
-| ``view(game_id)`` | the game's state: done, winners, rewards and scores, the numbered legal moves, and the seat's text view (the last ``VIEW_EVENTS`` events of the round, saying how many are left out) |
-| ``legal_moves(game_id)`` | the legal moves: number, action id and name |
-| ``play(game_id, move)`` | one move, by number (an integer) or name; the opponents answer; the new state |
-| ``hint(game_id, rollouts)`` | the fair search's move for the seat (``search:ROLLOUTS``, reading only what the seat sees) |
-| ``record(game_id, since, limit)`` | a page of the game's events as the seat saw them, each with its line of text |
-| ``rules(rules)`` | the rules of a preset or option set, in words |
-| ``end_game(game_id)`` | forgets a game |
+Its tools (``new_game``, ``view``, ``legal_moves``, ``play``, ``hint``, ``record``, ``rules``,
+``end_game``), their results and refusals: docs/mcp.md.
 
 ``UnoGames`` holds the games and does the work without the SDK; ``build_server`` wraps it in the
 official ``mcp`` SDK's ``MCPServer`` (the ``mcp`` extra), with structured results and a
