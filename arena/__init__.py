@@ -6,7 +6,7 @@
 | ``arena.tournament`` | ``tournament`` (every table, in seeded chunks, through ``play``), ``TournamentResult`` |
 | ``arena.ratings`` | ``wilson_interval``, ``paired_interval``, ``bradley_terry``, ``paired_standard_errors`` |
 | ``arena.remote`` | Ray: ``init_ray``, ``ray_chunks`` (not imported here: it needs ``ray``) |
-| ``arena.ladder`` | the versioned reference ladder (``LADDER_V1``, ``LADDER_V2``, ``rate_on_ladder``; not imported here: it builds agents with ``agents.registry``) |
+| ``arena.ladder`` | the versioned reference ladder (``LADDER_V2``, ``rate_on_ladder``; not imported here: it builds agents with ``agents.registry``) |
 
 Layer: the harness imports ``uno_env``'s public names (and callers pass agents in); nothing in
 ``uno_env`` or ``agents`` imports it.

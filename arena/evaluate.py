@@ -80,7 +80,7 @@ class Args:
     ladder: str = ""
     """rate this one agent on the reference ladder (2 or 4 players; the ladder fixes the rest)"""
     ladder_version: str = LADDER.version
-    """the ladder version --ladder rates on: v2, or v1 (kept to reproduce its ratings)"""
+    """the ladder version --ladder rates on (arena.ladder.LADDERS)"""
     allow_other_table: bool = False
     """let saved models play rules or a table size their card says they were not trained for"""
     chat_base_url: str = ""

@@ -8,7 +8,7 @@ print(r.markdown())
 
 | piece | what it is |
 |---|---|
-| ``LadderSpec`` / ``LADDER_V1`` / ``LADDER_V2`` / ``LADDER`` | a ladder version: the rungs (agent specs, some at one table size only), rules, games per table for 2 and 4 players (fewer at a costly rung's tables), seed, batch size, duplicate deals or not; ``LADDER`` is the current one (v2) |
+| ``LadderSpec`` / ``LADDER_V2`` / ``LADDER`` | a ladder version: the rungs (agent specs, some at one table size only), rules, games per table for 2 and 4 players (fewer at a costly rung's tables), seed, batch size, duplicate deals or not; ``LADDER`` is the current one (v2) |
 | ``build_reference(spec, num_players)`` | the rungs' games among themselves (every table of distinct rungs) and their ratings |
 | ``load_reference(spec)`` | those results as stored in ``arena/ladder_<version>.json`` (checked against the definition) |
 | ``rate_on_ladder(agent, num_players)`` | the newcomer's games against the rungs and its rating (``LadderResult``) |
@@ -27,11 +27,12 @@ maximum-likelihood Bradley–Terry rating given its pairwise results against the
 the winner beat every other player at the table, as in ``arena.ratings``), with half a win
 added each way per rung it met, as ``bradley_terry`` does, so that winning or losing every
 game still gives a finite rating. Its 95% interval is ``± 1.96`` standard errors from its own
-games: the rungs are constants of the ladder, not estimates, so two papers quoting ladder v1
+games: the rungs are constants of the ladder, not estimates, so two papers quoting one version's
 ratings use the same scale. Adding a newcomer never moves a rung. The standard errors (the
-newcomer's and, in the stored file, the rungs') are the Fisher information's in v1 and, on
-duplicate deals (v2), the sandwich over deals of ``arena.ratings.paired_standard_errors``:
-the deals are the independent draws, not the games nor their pairwise results.
+newcomer's and, in the stored file, the rungs') are the Fisher information's and, on duplicate
+deals (v2), the sandwich over deals of ``arena.ratings.paired_standard_errors``: the deals are
+the independent draws, not the games nor their pairwise results. Ladder v1 (seats rotated, no
+duplicate deals) was removed in 0.1.0; its stored games are ``benchmarks/results/ladder_v1.json``.
 
 **Games.** With ``P`` players the newcomer plays one table with every ``P - 1`` distinct rungs
 of ``rungs_for(P)`` (2 players: each rung once; 4 players with 5 rungs: 10 tables, with 6: 20),
@@ -55,7 +56,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -70,7 +71,6 @@ from .tournament import Chunk, PlayChunks, derive_seed, play_chunks_here
 
 __all__ = [
     "LadderSpec",
-    "LADDER_V1",
     "LADDER_V2",
     "LADDER",
     "LADDERS",
@@ -97,7 +97,6 @@ class LadderSpec:
     seed: int
     batch_size: int
     anchor_rating: float = 1000.0
-    # Since v2. At their defaults to_dict leaves them out, so v1's definition reads as it was stored.
     duplicate: bool = False
     """duplicate deals (``arena.match.DuplicateDeals``), intervals from the per-deal results"""
     player_rungs: tuple[tuple[int, tuple[str, ...]], ...] = ()
@@ -155,36 +154,17 @@ class LadderSpec:
         return games * (self.reference_scale if reference else 1)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready definition (what the stored file must match); the fields added since v1 only
-        when they are not at their defaults."""
+        """JSON-ready definition (what the stored file must match)."""
         d = asdict(self)
         d["rungs"] = list(self.rungs)
         d["games"] = {str(p): g for p, g in self.games}
-        for f in fields(self)[fields(self).index(_FIRST_ADDED) :]:
-            if getattr(self, f.name) == f.default:
-                del d[f.name]
-        if "player_rungs" in d:
-            d["player_rungs"] = {str(p): list(r) for p, r in self.player_rungs}
-        if "rung_games" in d:
-            d["rung_games"] = {r: {str(p): g for p, g in caps} for r, caps in self.rung_games}
+        d["player_rungs"] = {str(p): list(r) for p, r in self.player_rungs}
+        d["rung_games"] = {r: {str(p): g for p, g in caps} for r, caps in self.rung_games}
         return d
 
 
-_FIRST_ADDED = next(f for f in fields(LadderSpec) if f.name == "duplicate")
-
-
-# search:64: the strongest rung that keeps a --ladder run in minutes on 2 shared cores
-# (benchmarks/results/ladder.md, "Ladder v1").
-LADDER_V1 = LadderSpec(
-    version="v1",
-    rungs=("random", "greedy", "rlcard_rule", "heuristic", "search:64"),
-    rules="classic",
-    games=((2, 4000), (4, 1000)),
-    seed=15,
-    batch_size=1024,
-)
-# v2 (module docstring): v1's rungs, the flat Monte Carlo rung named by what it is, and the shipped
-# models; duplicate deals. The games are sized to rate a newcomer that does not search within a
+# v2 (module docstring): the rungs of v1 (its ``search:64`` was this flat Monte Carlo) and the
+# shipped models; duplicate deals. The games are sized to rate a newcomer that does not search within a
 # few minutes; the search rung costs most of a rating, hence its tables' fewer games
 # (benchmarks/results/ladder.md: the measured times and intervals).
 LADDER_V2 = LadderSpec(
@@ -199,7 +179,7 @@ LADDER_V2 = LadderSpec(
     rung_games=(("flatmc:64@uniform", ((2, 400), (4, 100))),),
     reference_scale=4,
 )
-LADDERS = {spec.version: spec for spec in (LADDER_V1, LADDER_V2)}
+LADDERS = {spec.version: spec for spec in (LADDER_V2,)}
 LADDER = LADDER_V2
 """the current version: ``evaluate.py --ladder``'s default"""
 
@@ -209,15 +189,9 @@ def reference_path(spec: LadderSpec = LADDER) -> str:
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), f"ladder_{spec.version}.json")
 
 
-# Ladder v1 was defined when ``search`` meant determinized flat Monte Carlo; ``search`` now names
-# the stronger search (agents.registry.SEARCH), so the rung is built as the agent it was, under
-# its old name, with the uniform deals it made then: the stored games stay the rung's games.
-RUNG_BUILDS = {"search:64": "search:64=flatmc:64@uniform"}
-
-
 def _rung_agents(spec: LadderSpec, num_players: int) -> list[Agent]:
     rules = spec.uno_rules
-    return [make_agent(RUNG_BUILDS.get(s, s), rules, num_players=num_players) for s in spec.rungs_for(num_players)]
+    return [make_agent(s, rules, num_players=num_players) for s in spec.rungs_for(num_players)]
 
 
 def _encode_deals(deal_wins: np.ndarray) -> list[str]:

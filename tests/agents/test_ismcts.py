@@ -13,7 +13,7 @@ from agents import FlatMCAgent, HeuristicAgent, make_agent
 from agents.ismcts import ISMCTSAgent
 from agents.registry import SEARCH, SEARCHES
 from arena import play
-from arena.ladder import LADDER_V1, LADDER_V2, _rung_agents
+from arena.ladder import LADDER_V2, _rung_agents
 from uno_env import Engine, UnoRules, action_name
 
 
@@ -179,12 +179,8 @@ def test_search_names_the_stronger_and_keeps_its_budget_forms():
         make_agent("ismcts:fast")
 
 
-def test_ladder_v1_rung_is_still_the_flat_search():
-    """Ladder v1's stored games were played by FlatMCAgent(rollouts=64) named search:64; v2 names
-    the same agent flatmc:64@uniform."""
-    rung = _rung_agents(LADDER_V1, 2)[LADDER_V1.rungs.index("search:64")]
-    assert type(rung) is FlatMCAgent and rung.rollouts == 64 and rung.time_ms is None and rung.name == "search:64"
-    assert rung.belief.name == "uniform"
+def test_the_ladders_search_rung_is_the_flat_search():
+    """Ladder v2's stored games were played by FlatMCAgent(rollouts=64) with uniform deals."""
     for players in (2, 4):
         v2 = _rung_agents(LADDER_V2, players)[LADDER_V2.rungs_for(players).index("flatmc:64@uniform")]
         assert type(v2) is FlatMCAgent and (v2.rollouts, v2.time_ms, v2.belief.name) == (64, None, "uniform")

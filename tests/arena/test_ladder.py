@@ -17,7 +17,6 @@ from agents.registry import make_agent
 from arena import bradley_terry, play
 from arena.ladder import (
     LADDER,
-    LADDER_V1,
     LADDER_V2,
     LADDERS,
     LadderSpec,
@@ -32,7 +31,7 @@ from arena.ladder import (
     write_reference,
 )
 from arena.ratings import paired_standard_errors
-from arena.tournament import derive_seed
+from arena.tournament import Chunk, derive_seed, play_chunks_here
 from uno_env import UnoRules
 
 # Fast rungs only (no search): a whole ladder in seconds. Four rungs so that 4-player reference tables exist.
@@ -144,7 +143,7 @@ def test_the_newcomers_games_follow_the_ladders_seeds(tiny_reference):
 
 def test_a_ladder_refuses_player_counts_it_does_not_define():
     with pytest.raises(ValueError, match="defined for 2 and 4 players, got --num-players 3"):
-        LADDER_V1.games_per_table(3)
+        LADDER_V2.games_per_table(3)
 
 
 # --- ladders on duplicate deals (v2's form) --------------------------------------------------
@@ -234,57 +233,29 @@ def test_paired_standard_errors_match_fishers_for_one_game_per_deal_and_vanish_f
         paired_standard_errors(ratings, [([0, 1], beat[:, :1])], free=[0])
 
 
-# --- the stored reference file of ladder v1 --------------------------------------------------
+# --- the stored reference file of ladder v2 --------------------------------------------------
 
 
-def test_the_stored_v1_file_matches_its_definition_and_its_ratings_fit_its_games():
-    data = load_reference(LADDER_V1)
-    for p, games in LADDER_V1.games:
-        ref = data["players"][str(p)]
-        assert len(ref["tables"]) == math.comb(len(LADDER_V1.rungs), p)
-        assert all(t["games"] == games and sum(t["wins"]) + t["truncated"] == games for t in ref["tables"])
-        beat = np.zeros((5, 5), np.int64)
-        for t in ref["tables"]:
-            idx = [LADDER_V1.rungs.index(s) for s in t["seats"]]
-            beat[np.ix_(idx, idx)] += np.array(t["beat"])
-        assert np.allclose(bradley_terry(beat, anchor=0)[0], ref["ratings"])
-        assert ref["ratings"][0] == pytest.approx(1000.0)
-
-
-def test_the_stored_v1_games_replay_from_their_seeds():
+def test_the_stored_v2_games_replay_from_their_seeds():
     """The cheap stored tables, replayed: fails when an engine or agent change alters the ladder's games
     (then the ladder needs a new version, not a silent new scale)."""
-    data = load_reference(LADDER_V1)
+    data = load_reference(LADDER_V2)
     for p in (2, 4):
-        seed = derive_seed(LADDER_V1.seed, p)
+        rungs = LADDER_V2.rungs_for(p)
         t = 0  # table 0: the first rungs (random, greedy[, rlcard_rule, heuristic]), no search
         stored = data["players"][str(p)]["tables"][t]
-        assert "search:64" not in stored["seats"]
-        r = play(
-            [make_agent(s, UnoRules.preset("classic")) for s in stored["seats"]],
-            stored["games"],
-            rules=UnoRules.preset("classic"),
-            seed=derive_seed(seed, t),
-            batch_size=LADDER_V1.batch_size,
-        )
+        assert "flatmc:64@uniform" not in stored["seats"]
+        seats = tuple(rungs.index(s) for s in stored["seats"])
+        chunk = Chunk(t, seats, stored["games"], derive_seed(derive_seed(LADDER_V2.seed, p), t), True)
+        agents = [make_agent(s, UnoRules.preset("classic")) for s in rungs]
+        (r,) = play_chunks_here([chunk], agents, list(rungs), UnoRules.preset("classic"), LADDER_V2.batch_size)
         assert r.wins.tolist() == stored["wins"] and r.beat.tolist() == stored["beat"] and r.steps == stored["steps"]
-
-
-V1_DEFINITION_KEYS = ["version", "rungs", "rules", "games", "seed", "batch_size", "anchor_rating"]
-
-
-def test_v1_stays_readable_and_its_definition_serialises_as_stored():
-    with open(reference_path(LADDER_V1)) as f:
-        stored = json.load(f)
-    assert list(LADDER_V1.to_dict()) == V1_DEFINITION_KEYS  # no key added since v1 was stored
-    assert LADDER_V1.to_dict() == stored["definition"] and "build" not in stored
-    assert LADDERS["v1"] is LADDER_V1 and LADDER_V1.rungs_for(4) == LADDER_V1.rungs
-    assert LADDER_V1.games_per_table(2, ["search:64"], reference=True) == 4000  # v1: one count everywhere
+        assert _encode_deals(r.deal_wins) == stored["deal_wins"]
 
 
 def test_the_stored_v2_file_holds_its_deals_and_its_ratings_fit_them():
     data = load_reference(LADDER_V2)
-    assert LADDER is LADDER_V2 and data["definition"] == LADDER_V2.to_dict()
+    assert LADDER is LADDER_V2 is LADDERS["v2"] and data["definition"] == LADDER_V2.to_dict()
     assert {"seconds", "cpu_seconds", "machine", "load_average_1_5_15_min"} <= set(data["build"])
     for p, _ in LADDER_V2.games:
         rungs = LADDER_V2.rungs_for(p)
@@ -349,7 +320,7 @@ def test_evaluate_ladder_prints_the_table_and_writes_the_same_json_every_run(
         (["--seed", "1", "--rules", "house"], "drop --rules, --seed"),
         (["--num-players", "3"], "defined for 2 and 4 players"),
         (["--duplicate"], "drop --duplicate"),
-        (["--ladder-version", "v3"], "--ladder-version must be one of ['v1', 'v2']"),
+        (["--ladder-version", "v3"], "--ladder-version must be one of ['v2']"),
     ],
 )
 def test_evaluate_ladder_refuses_settings_the_ladder_fixes(tmp_path, args, message):
@@ -376,9 +347,8 @@ def test_ladder_version_needs_ladder(tmp_path):
     import evaluate
 
     with pytest.raises(ValueError, match="--ladder-version applies to --ladder AGENT only"):
-        evaluate.main(evaluate.Args(ladder_version="v1", output_dir=str(tmp_path)))
+        evaluate.main(evaluate.Args(ladder_version="v0", output_dir=str(tmp_path)))
 
 
 def test_reference_path_is_versioned():
-    assert reference_path(LADDER_V1).endswith(os.path.join("arena", "ladder_v1.json"))
     assert reference_path().endswith(os.path.join("arena", "ladder_v2.json"))

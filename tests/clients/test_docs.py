@@ -181,7 +181,7 @@ def test_the_hook_fills_the_tables_from_the_code():
     assert f"D = {OBS_BASE_SIZE}\n" in out and "uno:" not in out
 
 
-@pytest.mark.parametrize("version", ["", "v1", "v2"])
+@pytest.mark.parametrize("version", ["", "v2"])
 def test_the_ladder_table_is_the_stored_one(version):
     from arena.ladder import LADDER, LADDERS, load_reference
 

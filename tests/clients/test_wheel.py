@@ -111,7 +111,6 @@ def test_the_wheel_holds_the_packages_and_their_data(venv):
     assert {n.split("/")[0] for n in names if not n.startswith("uno_env-")} == set(TOP_LEVEL)
     for data in (
         "uno_env/py.typed",
-        "arena/ladder_v1.json",
         "arena/ladder_v2.json",
         "agents/pretrained/pretrained.zip",
         "agents/pretrained/belief_policy.zip",
