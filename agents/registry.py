@@ -73,7 +73,7 @@ import math
 import os
 import re
 import sys
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -465,28 +465,8 @@ def make_agent(
     ``chat:`` specs: endpoints, timeouts, thresholds.
     """
     s = check_spec(spec)
-    rules = typed_rules(rules, "make_agent")
-    agent: Any
-    if s.kind == "baseline":
-        agent = BASELINES[s.body](rules)
-    elif s.kind == "search":
-        agent = _search_agent(s, rules)
-    elif s.kind == "pretrained" and s.body in BELIEF_POLICIES:
-        if allow_other_table:
-            raise ValueError(f"{s.body} reads a fixed table size: it plays only the table it was trained for")
-        from .belief_policy import belief_policy_agent  # numpy only, but it reads the belief network's file
-
-        return belief_policy_agent(s.body, rules, num_players, s.label)
-    elif s.kind == "pretrained":
-        return pretrained_agent(s.body, rules, num_players, deterministic, s.label, allow_other_table)
-    elif s.kind == "class":
-        agent = _class_agent(s, rules)
-    elif s.kind == "chat":
-        agent = _chat_agent(s, rules, chat)
-    elif os.path.isfile(s.body) or os.path.isfile(s.body + ".zip"):
-        return _ppo_agent(s.body, s.label, deterministic, rules, num_players, allow_other_table)
-    else:
-        return _rllib_agent(s.body, s.label, deterministic)
+    how = _How(typed_rules(rules, "make_agent"), deterministic, num_players, allow_other_table, chat)
+    agent = _BUILDERS[s.kind](s, how)
     if s.label is not None:
         agent.name = s.label
     return agent
@@ -510,7 +490,32 @@ def remote_agent(spec: Any, rules: UnoRules, num_players: int | None = None) -> 
     return make_agent(checked.text, rules, num_players=num_players)
 
 
-def _search_agent(s: Spec, rules: UnoRules) -> FlatMCAgent | ISMCTSAgent:
+@dataclass(frozen=True)
+class _How:
+    """What ``make_agent`` was asked beside the spec."""
+
+    rules: UnoRules
+    deterministic: bool
+    num_players: int | None
+    allow_other_table: bool
+    chat: Any
+
+
+def _baseline_agent(s: Spec, how: _How) -> Agent:
+    return BASELINES[s.body](how.rules)
+
+
+def _pretrained(s: Spec, how: _How) -> Agent:
+    if s.body not in BELIEF_POLICIES:
+        return pretrained_agent(s.body, how.rules, how.num_players, how.deterministic, s.label, how.allow_other_table)
+    if how.allow_other_table:
+        raise ValueError(f"{s.body} reads a fixed table size: it plays only the table it was trained for")
+    from .belief_policy import belief_policy_agent  # numpy only, but it reads the belief network's file
+
+    return belief_policy_agent(s.body, how.rules, how.num_players, s.label)
+
+
+def _search_agent(s: Spec, how: _How) -> FlatMCAgent | ISMCTSAgent:
     cls = SEARCHES[SEARCH if s.target == "search" else s.target]
     settings = cls.budget(s.iterations, s.time_ms)
     if s.target == "search":
@@ -519,12 +524,12 @@ def _search_agent(s: Spec, rules: UnoRules) -> FlatMCAgent | ISMCTSAgent:
         settings["peek"] = True
     elif s.belief:
         settings["belief"] = s.belief
-    agent = cls(rules, **settings)
+    agent = cls(how.rules, **settings)
     agent.name = s.body
     return agent
 
 
-def _class_agent(s: Spec, rules: UnoRules) -> Agent:
+def _class_agent(s: Spec, how: _How) -> Agent:
     if s.target.endswith(".py"):
         path = os.path.abspath(s.target)
         # One module per file, named after its path, so that loading it twice gives the same class.
@@ -554,7 +559,7 @@ def _class_agent(s: Spec, rules: UnoRules) -> Agent:
         raise ValueError(f"{s.text!r}: {s.target} has no class or function {s.attr!r}")
     if _required_positional(factory) >= 2:
         return _DecisionFunction(factory, s.label or s.attr)
-    agent = factory(rules) if _takes_argument(factory) else factory()
+    agent = factory(how.rules) if _takes_argument(factory) else factory()
     if not callable(getattr(agent, "act", None)):
         raise ValueError(
             f"{s.text!r} gave {type(agent).__name__}, not an agent: an agent has act(observation, action_mask, rng) "
@@ -601,12 +606,18 @@ def _takes_argument(factory: Any) -> bool:
     return any(p.kind in positional or p.kind is inspect.Parameter.VAR_POSITIONAL for p in params)
 
 
-def _chat_agent(s: Spec, rules: UnoRules, chat: Any) -> Agent:
+def _chat_agent(s: Spec, how: _How) -> Agent:
     # Imported here: only a chat spec needs it.
     from .llm import ChatAgent, ChatSettings
 
-    settings = chat if chat is not None else ChatSettings()
-    return ChatAgent(s.target, rules, **settings.agent_kwargs(s.endpoint or None))
+    settings = how.chat if how.chat is not None else ChatSettings()
+    return ChatAgent(s.target, how.rules, **settings.agent_kwargs(s.endpoint or None))
+
+
+def _saved_agent(s: Spec, how: _How) -> Agent:
+    if os.path.isfile(s.body) or os.path.isfile(s.body + ".zip"):
+        return _ppo_agent(s.body, s.label, how.deterministic, how.rules, how.num_players, how.allow_other_table)
+    return _rllib_agent(s.body, s.label, how.deterministic)
 
 
 def _ppo_agent(
@@ -647,3 +658,15 @@ def _rllib_agent(path: str, label: str | None, deterministic: bool) -> Agent:
             f"(the distributed extra): {exc}"
         ) from exc
     return RLlibAgent(path, deterministic=deterministic, name=label)
+
+
+# One builder per kind of spec (``KINDS``).
+_BUILDERS: dict[str, Callable[[Spec, _How], Agent]] = {
+    "baseline": _baseline_agent,
+    "search": _search_agent,
+    "pretrained": _pretrained,
+    "class": _class_agent,
+    "chat": _chat_agent,
+    "path": _saved_agent,
+}
+assert tuple(_BUILDERS) == KINDS
