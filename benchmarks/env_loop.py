@@ -3,7 +3,7 @@
 The loop is the one every PettingZoo user writes: ``agent_iter``, ``last``, a uniformly random
 legal action picked from the mask with a NumPy ``Generator``, ``step`` (``None`` for agents
 that are done), and ``reset`` when the game is over. Each figure is the median of ``--runs``
-timed runs of ``--steps`` steps, by wall clock and by CPU time (every ``step`` call counts, including the ``None`` steps of
+timed runs of ``--steps`` steps (the rows interleaved, ``benchmarks/_timing.py``), by wall clock and by CPU time (every ``step`` call counts, including the ``None`` steps of
 finished agents). Rows:
 
 | env | what it measures |
@@ -19,15 +19,13 @@ from __future__ import annotations
 
 import dataclasses
 import platform
-import statistics
-import time
 from collections.abc import Callable
 
 import numpy as np
 import tyro
 
 import uno_env
-from benchmarks._timing import print_profile
+from benchmarks._timing import interleave, loadavg, print_profile, summarize
 
 
 def wrapped_raw_env(num_players: int):
@@ -112,24 +110,6 @@ class RLCardEnvBench:
         return self.steps_per_chunk
 
 
-def run_loop(env, steps: int, seed: int) -> tuple[float, float]:
-    """Play ``steps`` AEC steps of random legal moves; return (wall, CPU) seconds."""
-    bench = AECBench(env, seed, steps_per_chunk=steps)
-    t0, c0 = time.perf_counter(), time.process_time()
-    bench.chunk()
-    return time.perf_counter() - t0, time.process_time() - c0
-
-
-def measure(make: Callable[[], object], steps: int, runs: int) -> tuple[float, float, list[float]]:
-    """Median wall-clock steps/s, median CPU-time steps/s, and every run's wall-clock rate."""
-    env = make()
-    run_loop(env, min(steps, 5_000), seed=12345)  # warm-up: numba cache load, branch caches
-    times = [run_loop(env, steps, seed=run) for run in range(runs)]
-    wall = [steps / w for w, _ in times]
-    cpu = [steps / c for _, c in times]
-    return statistics.median(wall), statistics.median(cpu), wall
-
-
 @dataclasses.dataclass
 class Args:
     steps: int = 100_000
@@ -157,28 +137,28 @@ def main() -> None:
     if args.wrapped:
         envs.append(("wrapped raw_env", wrapped_raw_env))
 
+    rows = [(name, n, make(n)) for n in args.num_players for name, make in envs]
+    benches = [AECBench(env, seed=12345, steps_per_chunk=args.steps) for _, _, env in rows]
+    for bench in benches:
+        bench.chunk()  # warm-up: numba cache load, branch caches
+    results = [summarize(ms) for ms in interleave(benches, args.runs, 0.0)]
     print(
         f"uno_env {uno_env.__version__}, Python {platform.python_version()}, numpy {np.__version__}, "
-        f"{args.runs} runs x {args.steps} steps, median reported"
+        f"{args.runs} runs x {args.steps} steps, interleaved, median reported; load average {loadavg()}"
     )
     print()
     # CPU-time rates are shown too: on a shared machine they move less than wall-clock ones.
     print("| env | players | steps/s (wall, median) | µs/step | steps/s (CPU time, median) | runs (wall, k steps/s) |")
     print("|---|---|---|---|---|---|")
-    for n in args.num_players:
-        for name, make in envs:
-            wall, cpu, rates = measure(lambda make=make, n=n: make(n), args.steps, args.runs)
-            runs_text = " ".join(f"{r / 1e3:.0f}" for r in rates)
-            print(f"| {name} | {n} | {wall:,.0f} | {1e6 / wall:.2f} | {cpu:,.0f} | {runs_text} |", flush=True)
+    for (name, n, _), r in zip(rows, results, strict=True):
+        runs_text = " ".join(f"{x / 1e3:.0f}" for x in r["runs_steps_per_s"])
+        wall = r["steps_per_s"]
+        print(f"| {name} | {n} | {wall:,.0f} | {1e6 / wall:.2f} | {r['cpu_steps_per_s']:,.0f} | {runs_text} |")
 
     if args.profile:
-        for name, make in envs:
-            env = make(args.num_players[0])
-            run_loop(env, 5_000, seed=0)
-            print_profile(
-                lambda env=env: run_loop(env, args.steps, seed=0),
-                f"{name}, {args.num_players[0]} players, {args.steps} steps",
-            )
+        for (name, n, _), bench in zip(rows, benches, strict=True):
+            if n == args.num_players[0]:
+                print_profile(bench.chunk, f"{name}, {n} players, {args.steps} steps")
 
 
 if __name__ == "__main__":

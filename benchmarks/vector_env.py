@@ -7,7 +7,7 @@ for the learner (``uno_env.sample_legal`` on the masks), then ``step``; the oppo
 ``RandomAgent``s, run inside the env on the whole batch at once. A *learner step* is one
 decision of the learner in one game, so a ``step`` of ``N`` games counts ``N``. Each figure is
 the median of ``--runs`` timed runs of ``--steps`` vector steps; the rows are timed in turn
-within each run (interleaved), so a busy spell slows them alike. Wall-clock and CPU-time
+within each run (interleaved, ``benchmarks/_timing.py``), so a busy spell slows them alike. Wall-clock and CPU-time
 (``time.process_time``) rates are both shown, with the load average: on a shared machine the
 CPU-time rate is the steadier figure.
 
@@ -25,15 +25,13 @@ from __future__ import annotations
 import dataclasses
 import os
 import platform
-import statistics
-import time
 from collections.abc import Callable
 
 import numpy as np
 import tyro
 
 import uno_env
-from benchmarks._timing import print_profile
+from benchmarks._timing import interleave, loadavg, print_profile, summarize
 from uno_env import RandomAgent, sample_legal
 from uno_env.gym_env import UnoVectorEnv
 
@@ -64,16 +62,30 @@ def parse_args() -> Args:
     return args
 
 
-class EngineLoop:
+class _Loop:
+    """A bench (``benchmarks/_timing.py``): ``chunk()`` is one vector step of random legal learner actions."""
+
+    num_envs: int
+    rng: np.random.Generator
+
+    def chunk(self) -> int:
+        self.step(sample_legal(self.masks(), self.rng))
+        return self.num_envs
+
+    def masks(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def step(self, actions: np.ndarray) -> None:
+        raise NotImplementedError
+
+
+class EngineLoop(_Loop):
     """The env's game flow on a bare ``Engine``: no checks, infos, copies or final observations."""
 
     def __init__(self, num_envs: int, num_players: int) -> None:
         self.engine = uno_env.Engine(num_envs, num_players, autoreset=True, seed=0)
         self.opponent = RandomAgent()
-        self.rng = np.random.default_rng(0)
-
-    def reset(self, seed: int) -> None:
-        self.engine.reset(seed)
+        self.num_envs, self.rng = num_envs, np.random.default_rng(0)
         self._opponents()
 
     def masks(self) -> np.ndarray:
@@ -95,14 +107,13 @@ class EngineLoop:
             e.step(actions)
 
 
-class VectorLoop:
+class VectorLoop(_Loop):
     """``UnoVectorEnv`` as a training loop drives it."""
 
     def __init__(self, num_envs: int, num_players: int, copy: bool) -> None:
         self.env = UnoVectorEnv(num_envs, num_players, copy=copy, autoreset_mode="same_step")  # as training drives it
-
-    def reset(self, seed: int) -> None:
-        self.env.reset(seed=seed)
+        self.num_envs, self.rng = num_envs, np.random.default_rng(0)
+        self.env.reset(seed=0)
 
     def masks(self) -> np.ndarray:
         return self.env.action_masks()
@@ -111,17 +122,15 @@ class VectorLoop:
         self.env.step(actions)
 
 
-class SB3Loop:
+class SB3Loop(_Loop):
     """``UnoSB3VecEnv`` as MaskablePPO drives it (``stack``: masks through ``env_method``)."""
 
     def __init__(self, num_envs: int, num_players: int, stack: bool) -> None:
         from uno_env.sb3_vec_env import UnoSB3VecEnv  # the train extra; not needed with --no-sb3
 
         self.env = UnoSB3VecEnv(num_envs, num_players)
-        self.stack = stack
-
-    def reset(self, seed: int) -> None:
-        self.env.seed(seed)
+        self.num_envs, self.rng, self.stack = num_envs, np.random.default_rng(0), stack
+        self.env.seed(0)
         self.env.reset()
 
     def masks(self) -> np.ndarray:
@@ -131,16 +140,6 @@ class SB3Loop:
 
     def step(self, actions: np.ndarray) -> None:
         self.env.step(actions)
-
-
-def run(loop, steps: int, seed: int) -> tuple[float, float]:
-    """``steps`` vector steps of random legal learner actions; (wall, CPU) seconds."""
-    rng = np.random.default_rng(seed)
-    loop.reset(seed)
-    t0, c0 = time.perf_counter(), time.process_time()
-    for _ in range(steps):
-        loop.step(sample_legal(loop.masks(), rng))
-    return time.perf_counter() - t0, time.process_time() - c0
 
 
 def main() -> None:
@@ -160,24 +159,18 @@ def main() -> None:
         ]
     loops = {name: make() for name, make in rows}
     for loop in loops.values():
-        run(loop, 10, seed=12345)  # warm-up: numba cache load, first allocations
+        for _ in range(10):  # warm-up: numba cache load, first allocations
+            loop.chunk()
 
-    load_before = os.getloadavg()
-    wall: dict[str, list[float]] = {name: [] for name in loops}
-    cpu: dict[str, list[float]] = {name: [] for name in loops}
-    learner_steps = args.steps * args.num_envs
-    for r in range(args.runs):
-        for name, loop in loops.items():  # interleaved: a busy spell hits every row alike
-            w, c = run(loop, args.steps, seed=r)
-            wall[name].append(learner_steps / w)
-            cpu[name].append(learner_steps / c)
-    load_after = os.getloadavg()
-
+    load_before = loadavg()
+    # interleaved: a busy spell hits every row alike
+    timed = interleave(list(loops.values()), args.runs, 0.0, min_steps=args.steps * args.num_envs)
+    results = dict(zip(loops, map(summarize, timed), strict=True))
     print(
         f"uno_env {uno_env.__version__}, Python {platform.python_version()}, numpy {np.__version__}, "
         f"{os.cpu_count()} CPUs; {args.num_envs} games, {args.num_players} players, RandomAgent opponents; "
-        f"{args.runs} runs x {args.steps} vector steps, median reported; load average (1 min) "
-        f"{load_before[0]:.2f} before, {load_after[0]:.2f} after"
+        f"{args.runs} runs x {args.steps} vector steps, median reported; load average "
+        f"{load_before} before, {loadavg()} after"
     )
     print()
     print(
@@ -185,14 +178,14 @@ def main() -> None:
         "| runs (wall, k/s) | runs (CPU, k/s) | >= 500k (wall / CPU) |"
     )
     print("|---|---:|---:|---:|---:|---|---|---|")
-    floor = statistics.median(cpu["engine loop (floor)"])
-    for name in loops:
-        w, c = statistics.median(wall[name]), statistics.median(cpu[name])
+    floor = results["engine loop (floor)"]["cpu_steps_per_s"]
+    for name, r in results.items():
+        w, c = r["steps_per_s"], r["cpu_steps_per_s"]
         met = (
             "" if name.startswith("engine") else f"{'yes' if w >= TARGET else 'no'} / {'yes' if c >= TARGET else 'no'}"
         )
-        runs_w = " ".join(f"{x / 1e3:.0f}" for x in wall[name])
-        runs_c = " ".join(f"{x / 1e3:.0f}" for x in cpu[name])
+        runs_w = " ".join(f"{x / 1e3:.0f}" for x in r["runs_steps_per_s"])
+        runs_c = " ".join(f"{x / 1e3:.0f}" for x in r["runs_cpu_steps_per_s"])
         print(
             f"| {name} | {w:,.0f} | {c:,.0f} | {args.num_envs / c * 1e6:,.0f} | {c / floor:.0%} | {runs_w} | "
             f"{runs_c} | {met} |"
@@ -201,7 +194,8 @@ def main() -> None:
     if args.profile:
         loop = loops["UnoVectorEnv"]
         print_profile(
-            lambda: run(loop, args.steps, seed=0), f"UnoVectorEnv, {args.num_envs} games, {args.steps} vector steps"
+            lambda: [loop.chunk() for _ in range(args.steps)],
+            f"UnoVectorEnv, {args.num_envs} games, {args.steps} vector steps",
         )
 
 
