@@ -33,13 +33,13 @@ import dataclasses
 import datetime
 import json
 import os
-import platform
 import time
 
 import numpy as np
 import tyro
 
 from agents import make_agent
+from agents.model_card import machine
 from agents.registry import parse_table
 from arena import derive_seed, play, wilson_interval
 from arena.ratings import Z95, paired_interval
@@ -53,6 +53,7 @@ class TimedSearch:
         self.agent = agent
         self.name = agent.name
         self.history_length = getattr(agent, "history_length", 0)  # the table keeps the history it reads
+        self.history_form = getattr(agent, "history_form", "rows")  # and gives it in the form it reads
         self.wall: list[float] = []
         self.cpu: list[float] = []
         self.searched: list[bool] = []
@@ -268,8 +269,7 @@ def main() -> None:
     print(
         f"{when}; {args.num_players} players, preset classic, {games} games per agent in chunks of "
         f"{args.chunk_games}, seats rotated{', duplicate deals' if args.duplicate else ''}, seed {args.seed}, against "
-        f"{args.opponent}; {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} CPUs\n",
+        f"{args.opponent}; {machine()}\n",
         flush=True,
     )
     rows = run_agents(specs, args, rules, games)
