@@ -56,6 +56,7 @@ __all__ = [
     "card_path_of",
     "check_fits",
     "commit_at",
+    "cpu_model",
     "machine",
     "observation_options",
     "read_card",
@@ -140,15 +141,19 @@ def commit_at(when: float) -> str:
         return "unknown (not a git checkout)"
 
 
-def machine() -> str:
-    """This machine in words: its CPU, CPU count, system and Python."""
+def cpu_model() -> str:
+    """The processor's model name (Linux's ``/proc/cpuinfo``), else what ``platform`` knows."""
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
-            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+            return next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
     except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+        return cpu
+
+
+def machine() -> str:
+    """This machine in words: its CPU, CPU count, system and Python."""
+    return f"{cpu_model()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, Python {platform.python_version()}"
 
 
 def read_card(model_path: str | os.PathLike) -> dict[str, Any] | None:

@@ -52,7 +52,6 @@ import itertools
 import json
 import math
 import os
-import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -62,6 +61,7 @@ from typing import Any
 import numpy as np
 import tyro
 
+from agents.model_card import machine
 from agents.registry import make_agent
 from uno_env import Agent, UnoRules, parse_rules
 
@@ -543,7 +543,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     build = {
         "seconds": seconds,
         "cpu_seconds": round(time.process_time() - cpu0, 1),
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}",
+        "machine": machine(),
         "load_average_1_5_15_min": {
             "start": [round(x, 2) for x in load0],
             "end": [round(x, 2) for x in os.getloadavg()],

@@ -28,7 +28,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
-import platform
 
 import numpy as np
 import tyro
@@ -36,6 +35,7 @@ from scipy.special import gammaln
 
 from agents import make_agent
 from agents.beliefs import make_belief
+from agents.model_card import machine
 from uno_env import Engine, UnoRules
 from uno_env.cards import NUM_CARD_TYPES
 from uno_env.observation import OBS_DISCARD, OBS_HAND
@@ -145,7 +145,7 @@ def main() -> None:
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(
         f"{when}; {args.games} rounds of {args.agent} in every seat, preset classic, seed {args.seed}; belief "
-        f"{args.belief}, mixture eps {args.eps}; {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"{args.belief}, mixture eps {args.eps}; {machine()}, "
         f"load {os.getloadavg()[0]:.1f}\n"
     )
     table = []

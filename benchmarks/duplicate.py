@@ -21,11 +21,11 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import platform
 import time
 
 import tyro
 
+from agents.model_card import machine
 from agents.registry import make_agent
 from arena import play
 from arena.ratings import Z95
@@ -87,10 +87,7 @@ def _row(a: str, b: str, players: int, games: int, seed: int) -> dict[str, float
 def main(args: Args) -> list[dict[str, float | int | str]]:
     """Measure every row and print the table."""
     rows = []
-    print(
-        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f} at start"
-    )
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {machine()}, load {os.getloadavg()[0]:.1f} at start")
     print()
     print(
         "| pairing | players | games per mode | win rate (independent / duplicate) | games for ±1 pt, "

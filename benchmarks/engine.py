@@ -45,7 +45,8 @@ from typing import Any
 import numpy as np
 import tyro
 
-from benchmarks._timing import Measurement, interleave
+from agents.model_card import cpu_model
+from benchmarks._timing import Measurement, fmt_rate, interleave
 from benchmarks._timing import loadavg as _loadavg
 from uno_env.policy import pick_legal
 
@@ -157,16 +158,6 @@ def parse_args(argv: list[str] | None = None) -> Config:
 # --- environment description ----------------------------------------------------------------
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def _version(dist: str) -> str | None:
     try:
         return importlib.metadata.version(dist)
@@ -204,7 +195,7 @@ def machine_info() -> dict[str, Any]:
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "platform": platform.platform(),
         "python": platform.python_version(),
-        "cpu_model": _cpu_model(),
+        "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),
         "usable_cores": usable,
         "versions": {name: _version(name) for name in VERSIONS},
@@ -476,10 +467,6 @@ def measure_startup(cfg: Config, log: Callable[[str], None]) -> tuple[dict[str, 
 # --- report -------------------------------------------------------------------------------------
 
 
-def _fmt_rate(x: float) -> str:
-    return f"{x / 1e6:.2f}M" if x >= 1e6 else f"{x / 1e3:.1f}k"
-
-
 def _ok(met: bool | None) -> str:
     return "" if met is None else ("yes" if met else "**no**")
 
@@ -518,8 +505,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         ratio = f"{r['ratio_vs_rlcard']:.2f}x" if "ratio_vs_rlcard" in r else ""
         target = f">= {r['target_ratio']:g}x {_ok(r['target_met'])}" if "target_ratio" in r else ""
         lines.append(
-            f"| {r['impl']} | {r['players']} | {r['batch']} | {_fmt_rate(r['steps_per_s'])} | "
-            f"{_fmt_rate(r['min_steps_per_s'])} | {_fmt_rate(r['max_steps_per_s'])} | "
+            f"| {r['impl']} | {r['players']} | {r['batch']} | {fmt_rate(r['steps_per_s'])} | "
+            f"{fmt_rate(r['min_steps_per_s'])} | {fmt_rate(r['max_steps_per_s'])} | "
             f"{r['ns_per_game_step']:.0f} | {r['us_per_call']:.1f} | {ratio} | {target} |"
         )
     ratios = [r for r in report["throughput"] if "target_ratio" in r]

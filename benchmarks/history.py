@@ -17,13 +17,12 @@ Usage: ``python -m benchmarks.history [--rounds 1000] [--runs 5] [--seconds 1.0]
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import time
 
 import numpy as np
 
 from agents import make_agent
+from agents.model_card import machine
 from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summarize
 from uno_env import Engine, UnoRules, sample_legal
 from uno_env.engine import layout as L
@@ -85,15 +84,6 @@ class StepBench:
         return self.steps_per_chunk * e.num_envs
 
 
-def cpu_name() -> str:
-    """The processor's model name (Linux), else what ``platform`` knows."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            return next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        return platform.processor() or platform.machine()
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=1000, help="rounds per row of the first table (0: no first table)")
@@ -103,8 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batches", type=int, nargs="+", default=[1, 256, 4096])
     args = p.parse_args(argv)
     start = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    print(f"# A seat's history: length and cost\n\n{start}; {cpu_name()}, {os.cpu_count()} cores, ", end="")
-    print(f"Python {platform.python_version()}, load at start {loadavg()}\n")
+    print(f"# A seat's history: length and cost\n\n{start}; {machine()}, load at start {loadavg()}\n")
     if args.rounds > 0:
         print(f"## History rows per round (classic, {args.rounds} rounds per row, seed 0)\n")
         print("| agents | players | median | p90 | p99 | longest | " + " | ".join(f"K = {k} holds" for k in KS) + " |")

@@ -25,7 +25,6 @@ import datetime
 import json
 import math
 import os
-import platform
 import sys
 import time
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ import tyro
 
 from agents._tactics import uno_call_action
 from agents.flatmc import FlatMCAgent
+from agents.model_card import machine as card_machine
 from agents.registry import SEARCH_BLUEPRINT, make_agent
 from arena import derive_seed, play
 from arena.yardstick import (
@@ -187,7 +187,7 @@ def decisions_per_game(rules: Any, deals: int, seed: int) -> dict[str, float]:
 
 def machine() -> dict[str, Any]:
     return {
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}",
+        "machine": card_machine(),
         "load_average_1_5_15_min": [round(x, 2) for x in os.getloadavg()],
     }
 
