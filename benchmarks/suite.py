@@ -5,25 +5,15 @@
     python -m benchmarks --sections core,env --runs 7
     python -m benchmarks --sections skill   # time to skill alone (the longest; not a default section)
 
-Every section times its rows in interleaved runs (each row once per run, rotating order, so a
-busy spell of the shared machine hits all rows alike) and reports the median of the runs, by
-wall clock and by CPU time, with the ratio to the peer measured in the same run:
-
-| section | peer | ours | targets (ratio of wall-clock medians) |
-|---|---|---|---|
-| 1. game core | RLCard 1.2 ``UnoGame`` (the raw game object), 2 and 4 players, random legal moves | ``Engine`` at batch 1 and 4096, one thread (``benchmarks/engine.py``'s ``OursBench``); also without observations (``uno_env core``) and with RLCard-like rules | batch 4096 >= 25x, batch 1 >= 5x |
-| 2. env loop | ``rlcard.make('uno')``: ``env.step`` with a random legal action, ``env.reset`` at the end (2 players) | the PettingZoo AEC loop over ``raw_env`` and ``env()`` (``benchmarks/env_loop.py``), counting decisions | ``env()`` >= 1.5x, ``raw_env`` >= 3x |
-| 3. training pipeline | PettingZoo's SB3 action-masking tutorial setup on one AEC env (``benchmarks/pipeline.py``) | ``UnoSB3VecEnv`` + the same MaskablePPO network and PPO setting | >= 3x env steps/s |
-| 4. scaling | RLCard ``UnoGame`` as a reference line | steps/s vs batch size 1..16384 and players 2..10; bytes per game (``benchmarks/scaling.py``) | none |
-| 5. time to skill (``skill``, asked for by name) | the tutorial setup of section 3, self-play, MaskablePPO's defaults, our network | ``train.py``'s default run: training minutes (wall, CPU) until the learner first holds >= 55% vs ``rlcard_rule`` over 2,000 games (``benchmarks/time_to_skill.py``, which documents the method) | none (a budget of training minutes each) |
-
-The results go to ``--results-dir``: ``benchmarks.md`` (the tables printed), ``benchmarks.json``
-(every run, the machine, versions, load) and ``scaling.png``. A script, not a test: it never
-fails on speed; the targets are reported.
-
-Rule sets differ: RLCard's UNO is simplified (``RULE_NOTE`` below, written into the report), so
-section 1 and 2 also run our engine with the options closest to RLCard's
-(``RLCARD_LIKE``).
+Sections (``--sections``): ``core``, the game against RLCard's ``UnoGame`` (``benchmarks/engine.py``'s
+benches); ``env``, the AEC loop against RLCard's env loop (``benchmarks/env_loop.py``); ``pipeline``,
+MaskablePPO against the PettingZoo SB3 tutorial setup (``benchmarks/pipeline.py``); ``scaling``
+(``benchmarks/scaling.py``); ``skill``, asked for by name (``benchmarks/time_to_skill.py``). Each
+times its rows in interleaved runs (``benchmarks/_timing.py``) and reports medians by wall clock
+and CPU time with the ratio to the peer of the same runs; targets are reported, never enforced;
+``RLCARD_LIKE`` runs our engine under the options closest to RLCard's simplified rules
+(``RULE_NOTE``). Method, targets and figures: ``docs/benchmarks.md``. Writes ``benchmarks.md``,
+``benchmarks.json`` (every run, the machine, versions, load) and ``scaling.png`` to ``--results-dir``.
 """
 
 from __future__ import annotations

@@ -5,41 +5,10 @@
     python -m benchmarks --sections skill           # the same, as a section of the suite
     python -m benchmarks.time_to_skill --learners ours --train-set bc_positions=250000   # a variant of train.py's defaults
 
-| learner | what trains |
-|---|---|
-| ``ours: train.py defaults`` | ``train.py``'s default MaskablePPO run, built from its pieces in ``training/`` (warm start, opponent mix, ``UnoSB3VecEnv``, ``make_model``, learning-rate schedule, update threads, the snapshot pool of self-play and the league) with ``train.py``'s default arguments, read from its ``Args`` source (``train_defaults``: scripts do not import each other) |
-| ``tutorial: 1 AEC env, self-play`` | the PettingZoo SB3 tutorial setup of ``benchmarks/pipeline.py`` (``tutorial_env``: its wrapper around one ``uno_env.env()``, the model playing every seat) with ``MaskablePPO``'s default PPO arguments (the tutorial's), the same network as ours (``make_model``: ``agents.ppo.UnoMaskablePolicy`` and ``UnoFeatures``) |
-
-How it is measured:
-
-- Each opponent of ``--opponents`` (default ``rlcard_rule`` and ``heuristic``) gets its own row
-  per learner: the first evaluation at or above the threshold against it. A learner is
-  evaluated against the opponents it has not reached yet.
-- The learners take turns (interleaved, like every row of the suite, so a busy spell of the
-  shared machine hits both): each trains, one rollout and its update at a time, until its own
-  training clock passes the next multiple of ``--eval-every-minutes``, then is evaluated; then
-  the other one's turn. A learner stops when it has reached the threshold against every
-  opponent, when its training
-  clock passes ``--budget-minutes``, or (ours) when train.py's ``total_timesteps`` are done
-  (its learning rate is then 0).
-- The evaluation is the same code for both: ``training.evaluation.eval_rows`` (``arena.play``)
-  plays the learner's current policy (``agents.ppo.PPOAgent``, deterministic: the most likely legal
-  action) against ``rlcard_rule`` over ``--eval-games`` games, seats rotated, on the same deals at
-  every evaluation (one seed), with the 95% Wilson interval.
-- "Minutes" are training only: the wall clock (``time.perf_counter``) and this process's CPU time
-  (``time.process_time``) spent in ``model.learn`` (rollouts and PPO updates) and, when train.py's
-  defaults hold one (``bc_positions``), in its warm start (the teacher's labelling and the
-  cloning, counted with the first rollout). Evaluations are excluded from them and reported
-  on their own, as is the set-up (building env and model).
-  Resolution: one evaluation interval (plus at most one rollout).
-- "Reached" is the first evaluation whose win rate (the point estimate) is >= the threshold;
-  its interval is printed beside it. One process; torch on one thread for the rollouts and on
-  train.py's ``update_threads`` for ours' updates (the tutorial's: one); numba without threads.
-  The run is not reproducible to the step: the turns follow the wall clock.
-
-Env steps are stable-baselines3 timesteps: decisions of the model. Ours counts the learner's
-decisions only (opponents move inside the env); the tutorial's model decides for both seats.
-Writes ``time_to_skill.md`` and ``time_to_skill.json`` (with date, machine, load) to ``--results-dir``.
+The two learners (``train.py``'s defaults built from ``training/``'s pieces, and the PettingZoo SB3
+tutorial setup of ``benchmarks/pipeline.py`` with our network), how they take turns, what the
+minutes count and the measured tables: ``docs/benchmarks.md``, "Time to skill". Writes
+``time_to_skill.md`` and ``time_to_skill.json`` (with date, machine, load) to ``--results-dir``.
 """
 
 from __future__ import annotations

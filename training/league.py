@@ -29,17 +29,10 @@ A run without ``league`` groups is a league with no members but its snapshots, a
 either way. The two kinds keep a generator each, seeded alike, so each draws what it drew
 when self-play and the league held pools of their own.
 
-**Members.** The fixed specs (any ``agents.registry.make_agent`` spec: baselines, ``search:N``,
-a saved model; built only when there are ``league`` groups) and the newest ``pool_size``
-snapshots (``self@STEP``). Every group builds its own agent per fixed spec (agents may keep
-scratch state) and one frozen ``PPOAgent`` into which a drawn snapshot's weights are loaded.
-
-**PFSP** (Vinyals et al. 2019, AlphaStar's "hard" weighting). ``p`` is the learner's win rate
-against a member over its last ``window`` finished rounds, Laplace-smoothed
-(``(wins + 1) / (rounds + 2)``: an unplayed member counts as even, and one the learner always
-beats keeps a small chance, so its estimate can still change); a member is drawn with
-probability proportional to ``(1 - p) ** power``. The learner thus spends its games on the
-opponents that still beat it, and not on those it has mastered.
+**Members** (the fixed specs and the newest ``pool_size`` snapshots) and **PFSP**, the draw that
+spends the learner's games on what still beats it: ``docs/training.md``, "The league and expert
+iteration". Every group builds its own agent per fixed spec (agents may keep scratch state) and
+one frozen ``PPOAgent`` into which a drawn snapshot's weights are loaded.
 
 **When results count.** A group redraws after each rollout; a swap takes effect at the
 opponent's next decision (``set_opponents``), so a round in progress at a swap finishes against
