@@ -129,57 +129,84 @@ def card_table() -> str:
     return _markdown(("ids", "cards", "`card_name`"), rows)
 
 
+def _bounded_table(fields: Sequence[tuple[int, str, int, str]], low: np.ndarray, high: np.ndarray) -> str:
+    """Fields given as (offset, name, size, meaning), with the min and max of ``low`` and ``high`` over each."""
+    rows = [
+        (
+            _span(at, at + size - 1),
+            f"`{name}`",
+            f"{size}",
+            _bound(low[at : at + size].min()),
+            _bound(high[at : at + size].max()),
+            meaning,
+        )
+        for at, name, size, meaning in fields
+    ]
+    return _markdown(("index", "field", "size", "min", "max", "meaning"), rows)
+
+
 def state_table() -> str:
     """The whole state (``Engine.state``, hidden information for critics) as a Markdown table, from
     ``STATE_FIELDS``; min and max are ``uno_env.spaces.state_bounds`` for the classic deck and 10 players."""
-    low, high = state_bounds(UnoRules(), MAX_PLAYERS)
-    rows, at = [], 0
-    for name, size, meaning in STATE_FIELDS:
-        field = slice(at, at + size)
-        rows.append(
-            (
-                _span(at, at + size - 1),
-                f"`{name}`",
-                f"{size}",
-                _bound(low[field].min()),
-                _bound(high[field].max()),
-                meaning,
-            )
-        )
-        at += size
-    return _markdown(("index", "field", "size", "min", "max", "meaning"), rows)
+    starts = np.cumsum([0, *(size for _, size, _ in STATE_FIELDS)])
+    fields = [(int(at), name, size, meaning) for at, (name, size, meaning) in zip(starts, STATE_FIELDS, strict=False)]
+    return _bounded_table(fields, *state_bounds(UnoRules(), MAX_PLAYERS))
 
 
 def observation_table() -> str:
     """The observation vector (docs/rules.md R11) as a Markdown table, from ``OBS_FIELDS``; min and max
     are the observation space's bounds for the classic deck and 10 players."""
-    low, high = observation_bounds(UnoRules(open_hands=True), MAX_PLAYERS)
+    fields = [(OBS_OFFSETS[name], name, size, meaning) for name, size, meaning in OBS_FIELDS]
+    fields.append((OBS_BASE_SIZE, "open_hands", OBS_OPEN_SIZE - OBS_BASE_SIZE, _OPEN_HANDS_MEANING))
+    return _bounded_table(fields, *observation_bounds(UnoRules(open_hands=True), MAX_PLAYERS))
+
+
+def _field_table(fields: Sequence[tuple[str, int, str]]) -> str:
+    rows, at = [], 0
+    for name, size, meaning in fields:
+        rows.append((_span(at, at + size - 1), f"`{name}`", f"{size}", meaning))
+        at += size
+    return _markdown(("index", "field", "size", "meaning"), rows)
+
+
+def history_table() -> str:
+    """One row of a seat's history (``Engine.history``, ``HISTORY_FIELDS``) as a Markdown table."""
+    from .engine.history import HISTORY_FIELDS
+
+    return _field_table(HISTORY_FIELDS)
+
+
+def history_counts_table() -> str:
+    """The per-seat counts of a seat's history (``HISTORY_COUNT_FIELDS``) as a Markdown table."""
+    from .engine.history import HISTORY_COUNT_FIELDS
+
+    return _field_table(HISTORY_COUNT_FIELDS)
+
+
+def history_token_table() -> str:
+    """The columns of a history token (``Engine.history_tokens``, ``HISTORY_TOKEN_FIELDS``) as a
+    Markdown table: column, name, vocabulary size (values 0..size-1) and meaning."""
+    from .engine.history import HISTORY_TOKEN_FIELDS
+
+    rows = [(f"{k}", f"`{name}`", f"{size}", meaning) for k, (name, size, meaning) in enumerate(HISTORY_TOKEN_FIELDS)]
+    return _markdown(("column", "field", "vocabulary", "meaning"), rows)
+
+
+def event_table() -> str:
+    """The event table (``uno_env.engine.events.EVENT_KINDS``) as Markdown: each kind's id, fields,
+    who sees them, whether it enters a seat's history, ends a round or breaks a replay, and its text."""
+    from .engine.events import ACTOR, EVENT_KINDS
+
     rows = []
-    for name, size, meaning in OBS_FIELDS:
-        at = OBS_OFFSETS[name]
-        field = slice(at, at + size)
+    for k, kind in enumerate(EVENT_KINDS):
+        fields = ", ".join(f"`{f.name}`" + (" (the actor only)" if f.visible == ACTOR else "") for f in kind.fields)
+        marks = ", ".join(
+            m for m, on in (("ends the round", kind.ends_round), ("not replayable", not kind.replayable)) if on
+        )
         rows.append(
-            (
-                _span(at, at + size - 1),
-                f"`{name}`",
-                f"{size}",
-                _bound(low[field].min()),
-                _bound(high[field].max()),
-                meaning,
-            )
+            (f"{k}", f"`{kind.name}`", fields or "-", "yes" if kind.history else "no", marks or "-", f"`{kind.text}`")
         )
-    rest = slice(OBS_BASE_SIZE, OBS_OPEN_SIZE)
-    rows.append(
-        (
-            _span(OBS_BASE_SIZE, OBS_OPEN_SIZE - 1),
-            "`open_hands`",
-            f"{OBS_OPEN_SIZE - OBS_BASE_SIZE}",
-            _bound(low[rest].min()),
-            _bound(high[rest].max()),
-            _OPEN_HANDS_MEANING,
-        )
-    )
-    return _markdown(("index", "field", "size", "min", "max", "meaning"), rows)
+    return _markdown(("id", "type", "fields", "in the history", "marks", "text"), rows)
 
 
 def fill_doc(doc: str, **values: object) -> str:
@@ -232,51 +259,3 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
-
-
-def _field_table(fields: Sequence[tuple[str, int, str]]) -> str:
-    rows, at = [], 0
-    for name, size, meaning in fields:
-        rows.append((_span(at, at + size - 1), f"`{name}`", f"{size}", meaning))
-        at += size
-    return _markdown(("index", "field", "size", "meaning"), rows)
-
-
-def history_table() -> str:
-    """One row of a seat's history (``Engine.history``, ``HISTORY_FIELDS``) as a Markdown table."""
-    from .engine.history import HISTORY_FIELDS
-
-    return _field_table(HISTORY_FIELDS)
-
-
-def history_counts_table() -> str:
-    """The per-seat counts of a seat's history (``HISTORY_COUNT_FIELDS``) as a Markdown table."""
-    from .engine.history import HISTORY_COUNT_FIELDS
-
-    return _field_table(HISTORY_COUNT_FIELDS)
-
-
-def history_token_table() -> str:
-    """The columns of a history token (``Engine.history_tokens``, ``HISTORY_TOKEN_FIELDS``) as a
-    Markdown table: column, name, vocabulary size (values 0..size-1) and meaning."""
-    from .engine.history import HISTORY_TOKEN_FIELDS
-
-    rows = [(f"{k}", f"`{name}`", f"{size}", meaning) for k, (name, size, meaning) in enumerate(HISTORY_TOKEN_FIELDS)]
-    return _markdown(("column", "field", "vocabulary", "meaning"), rows)
-
-
-def event_table() -> str:
-    """The event table (``uno_env.engine.events.EVENT_KINDS``) as Markdown: each kind's id, fields,
-    who sees them, whether it enters a seat's history, ends a round or breaks a replay, and its text."""
-    from .engine.events import ACTOR, EVENT_KINDS
-
-    rows = []
-    for k, kind in enumerate(EVENT_KINDS):
-        fields = ", ".join(f"`{f.name}`" + (" (the actor only)" if f.visible == ACTOR else "") for f in kind.fields)
-        marks = ", ".join(
-            m for m, on in (("ends the round", kind.ends_round), ("not replayable", not kind.replayable)) if on
-        )
-        rows.append(
-            (f"{k}", f"`{kind.name}`", fields or "-", "yes" if kind.history else "no", marks or "-", f"`{kind.text}`")
-        )
-    return _markdown(("id", "type", "fields", "in the history", "marks", "text"), rows)
