@@ -20,12 +20,6 @@ Usage: ``python -m benchmarks.rlcard_loop [--runs 5] [--games 200] [--dqn-episod
 
 from __future__ import annotations
 
-import os
-
-# One thread for every numeric library, set before they load (their pools read it at import).
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
 import argparse
 import statistics
 import time
