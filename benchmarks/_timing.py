@@ -90,6 +90,17 @@ def add_ratio(row: dict[str, Any], base: dict[str, Any], target: float | None = 
         row["cpu_target_met"] = row["cpu_ratio"] >= target
 
 
+def ratio_cells(row: dict[str, Any]) -> str:
+    """`` | ratio | CPU ratio | target verdict`` of an ``add_ratio`` row, as Markdown cells (empty without one)."""
+    if "ratio" not in row:
+        return " | | | "
+    target = ""
+    if row.get("target") is not None:
+        yes = {True: "yes", False: "**no**"}
+        target = f">= {row['target']:g}x: {yes[row['target_met']]} / {yes[row['cpu_target_met']]}"
+    return f" | {row['ratio']:.2f}x | {row['cpu_ratio']:.2f}x | {target}"
+
+
 def loadavg() -> list[float] | None:
     try:
         return [round(x, 2) for x in os.getloadavg()]

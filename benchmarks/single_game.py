@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import tyro
 
-from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summarize
+from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, ratio_cells, summarize
 from benchmarks.engine import OursBench, RLCardBench, machine_info, machine_lines
 from benchmarks.env_loop import AECBench, RLCardEnvBench
 
@@ -171,7 +171,6 @@ def throughput(args: Args, log: Callable[[str], None]) -> list[dict[str, Any]]:
 
 
 def render(report: dict[str, Any]) -> str:
-    yes = {True: "yes", False: "**no**"}
     lines = [
         "## One game at a time: uno_env vs RLCard (issue 18)",
         "",
@@ -185,15 +184,11 @@ def render(report: dict[str, Any]) -> str:
     ]
     for r in report["throughput"]:
         runs = " ".join(fmt_rate(x) for x in r["runs_steps_per_s"])
-        cells = " | | |"
-        if "ratio" in r:
-            cells = (
-                f" | {r['ratio']:.2f}x | {r['cpu_ratio']:.2f}x | >= {r['target']:g}x: "
-                f"{yes[r['target_met']]} / {yes[r['cpu_target_met']]}"
-            )
         lines.append(
             f"| {r['impl']} | {r['batch']} | {fmt_rate(r['steps_per_s'])} | "
-            f"{1e6 * r['batch'] / r['steps_per_s']:.2f} | {runs} | {fmt_rate(r['cpu_steps_per_s'])}{cells} |"
+            f"{1e6 * r['batch'] / r['steps_per_s']:.2f} | {runs} | {fmt_rate(r['cpu_steps_per_s'])}"
+            + ratio_cells(r)
+            + " |"
         )
     lines += [
         "",

@@ -32,7 +32,7 @@ import tyro
 import uno_env
 from benchmarks import pipeline as pipe
 from benchmarks import scaling
-from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, profile_text, summarize
+from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, profile_text, ratio_cells, summarize
 from benchmarks.engine import (
     OursBench,
     RLCardBench,
@@ -320,16 +320,6 @@ def profile_misses(sections: dict[str, Any], benches: dict[str, list[Any]], args
 # --- report ---------------------------------------------------------------------------------------
 
 
-def _ratio_cells(r: dict[str, Any]) -> str:
-    if "ratio" not in r:
-        return " | | "
-    target = ""
-    if r.get("target") is not None:
-        yes = {True: "yes", False: "**no**"}
-        target = f">= {r['target']:g}x: {yes[r['target_met']]} / {yes[r['cpu_target_met']]}"
-    return f" | {r['ratio']:.2f}x | {r['cpu_ratio']:.2f}x | {target}"
-
-
 def _rate_table(rows: list[dict[str, Any]]) -> list[str]:
     length = any("steps_per_game" in r for r in rows)
     lines = [
@@ -343,7 +333,7 @@ def _rate_table(rows: list[dict[str, Any]]) -> list[str]:
         cell = (f" | {r['steps_per_game']:.0f}" if "steps_per_game" in r else " | ") if length else ""
         lines.append(
             f"| {r['impl']} | {r['players']} | {r['batch']} | {r['rules']}{cell} | {fmt_rate(r['steps_per_s'])} | "
-            f"{runs} | {fmt_rate(r['cpu_steps_per_s'])}" + _ratio_cells(r) + " |"
+            f"{runs} | {fmt_rate(r['cpu_steps_per_s'])}" + ratio_cells(r) + " |"
         )
     return lines
 
@@ -384,7 +374,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             out.append(
                 f"| {r['impl']} | {r['setting']} | {r['rollout_size']} | {r['ppo']['batch_size']} | "
                 f"{r['ppo']['n_epochs']} | {fmt_rate(r['steps_per_s'])} | {runs} | {fmt_rate(r['cpu_steps_per_s'])} | "
-                f"{fmt_rate(r['rollout_steps_per_s'])} | {r['update_share']:.0%}" + _ratio_cells(r) + " |"
+                f"{fmt_rate(r['rollout_steps_per_s'])} | {r['update_share']:.0%}" + ratio_cells(r) + " |"
             )
         rows = s["pipeline"]["rows"]
         pairs = list(zip(rows[::2], rows[1::2], strict=True))
