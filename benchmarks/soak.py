@@ -24,12 +24,9 @@ found (the count must be 0).
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import json
 import os
-import platform
 import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -38,10 +35,9 @@ from typing import Any
 import numpy as np
 import tyro
 
+from benchmarks.engine import machine_info
 from uno_env import Engine, UnoRules, sample_legal
 from uno_env.rules import PRESETS
-
-REPO = Path(__file__).resolve().parents[1]
 
 # Option mixes on top of the presets, so that the options the presets leave off run too.
 MIXES: dict[str, dict[str, Any]] = {
@@ -187,36 +183,16 @@ def soak_one(rules: UnoRules, num_players: int, engine_steps: int, args: Args, s
     }
 
 
-def machine() -> dict[str, Any]:
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
-        ).stdout.strip()
-    except OSError:
-        commit = None
-    import numba
-
-    return {
-        "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "commit": commit,
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "numba": numba.__version__,
-        "cpus": os.cpu_count(),
-        "platform": platform.platform(),
-    }
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     configs = configurations(args.mixes)
     engine_steps = max(1, round(args.steps / (args.batch * len(configs))))
-    info = machine()
+    info = machine_info()
     load_start = os.getloadavg()
     rss_start = rss_mb()
     print(
         f"# Soak: {len(configs)} configurations x {engine_steps} engine steps x batch {args.batch} "
-        f"= {engine_steps * args.batch * len(configs):,} game steps (commit {info['commit']})\n"
+        f"= {engine_steps * args.batch * len(configs):,} game steps (commit {info['git_commit']})\n"
     )
     print(
         "| configuration | players | game steps | terminated | truncated | invariant checks | violations | wall s | CPU s | RSS MB |"
@@ -271,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"| load average | {' / '.join(f'{x:.1f}' for x in load_start)} at the start, "
-        f"{' / '.join(f'{x:.1f}' for x in total['load_average_end'])} at the end ({info['cpus']} CPUs) |"
+        f"{' / '.join(f'{x:.1f}' for x in total['load_average_end'])} at the end ({info['cpu_count']} CPUs) |"
     )
     if args.json:
         Path(args.json).write_text(
