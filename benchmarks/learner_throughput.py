@@ -17,11 +17,9 @@ first row measured in the same runs.
 | ``update on 2 threads`` | 1 torch thread | 2 threads (``training.sb3.with_update_threads``, ``train.py --update-threads 2``) |
 | ``2 threads throughout`` | 2 torch threads | 2 threads (``train.py --torch-threads 2``) |
 
-The update is most of a step's CPU (a cProfile of the default run: forward and backward
-through the network); the games wait while it runs, so a second core helps only there. The
-wall-clock gain is what a user on an idle 2-core machine sees; on a busy one the second thread
-waits for a core (compare the load printed with the table). Writes ``learner_throughput.md`` and
-``.json`` (date, machine, load) to ``--results-dir``.
+Why a second thread helps only the update, and only on an idle machine: ``docs/training.md``
+(``--update-threads``). Writes ``learner_throughput.md`` and ``.json`` (date, machine, load) to
+``--results-dir``.
 """
 
 from __future__ import annotations
