@@ -70,42 +70,23 @@ TARGET_CACHED_S = 2.0
 
 
 @dataclasses.dataclass
-class Config:
-    """The settings of a run, resolved from ``Args``."""
-
-    runs: int = 5
-    seconds: float = 1.0  # per measurement (one implementation, one size, one run)
-    min_steps: int = 0  # per measurement, in game steps (the loop stops when both are reached)
-    batch_sizes: tuple[int, ...] = (1, 64, 1024, 4096)
-    players: tuple[int, ...] = (2, 4)
-    presets: tuple[str, ...] = ("official", "house")  # extra rows (batch 1 and the largest batch)
-    cached_runs: int = 3
-    cold: bool = True
-    startup: bool = True
-    rlcard: bool = True
-    quick: bool = False
-    seed: int = 0
-    json_path: str | None = None
-
-
-@dataclasses.dataclass
 class Args:
     """Options of ``benchmarks/engine.py`` (``--help``)."""
 
-    runs: int | None = None
-    """runs per measurement, median reported (default 5; 1 with --quick)"""
-    seconds: float | None = None
-    """duration of each measurement (default 1.0; 0 with --quick)"""
-    min_steps: int | None = None
-    """minimum game steps per measurement (default 0; 300 with --quick)"""
-    batch_sizes: str = "1,64,1024,4096"
-    """comma-separated batch sizes"""
-    num_players: str = "2,4"
-    """comma-separated player counts"""
-    presets: str = "official,house"
-    """comma-separated presets measured besides classic, at batch 1 and the largest batch ('' for none)"""
-    cached_runs: int | None = None
-    """cached-start subprocess runs (default 3; 1 with --quick)"""
+    runs: int = 5
+    """runs per measurement, median reported"""
+    seconds: float = 1.0
+    """duration of each measurement (one implementation, one size, one run)"""
+    min_steps: int = 0
+    """minimum game steps per measurement (the loop stops when both are reached)"""
+    batch_sizes: tuple[int, ...] = (1, 64, 1024, 4096)
+    """batch sizes"""
+    num_players: tuple[int, ...] = (2, 4)
+    """player counts"""
+    presets: tuple[str, ...] = ("official", "house")
+    """presets measured besides classic, at batch 1 and the largest batch (none: --presets with no name)"""
+    cached_runs: int = 3
+    """cached-start subprocess runs"""
     skip_cold: bool = False
     """skip the cold-compile subprocess (implied by --quick)"""
     skip_startup: bool = False
@@ -113,46 +94,30 @@ class Args:
     skip_rlcard: bool = False
     """do not measure RLCard"""
     quick: bool = False
-    """CI smoke: a few hundred steps each, 1 run, no cold compile"""
+    """CI smoke: 1 run of 300 steps per measurement, 1 cached start, no cold compile"""
     seed: int = 0
     """seed of the games"""
     json: str | None = None
     """also write the results as JSON to this path"""
 
+    @property
+    def cold(self) -> bool:
+        """Whether the cold compile is measured."""
+        return not (self.quick or self.skip_cold or self.skip_startup)
 
-def parse_args(argv: list[str] | None = None) -> Config:
-    """The ``Config`` of the command line (``Args``; ``--quick`` picks the defaults left open)."""
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """``Args`` of the command line, with ``--quick``'s sizes."""
     a = tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
-
-    def ints(text: str, name: str) -> tuple[int, ...]:
-        try:
-            vals = tuple(int(x) for x in text.split(",") if x.strip())
-        except ValueError:
-            raise SystemExit(f"--{name} must be comma-separated integers, got {text!r}") from None
-        if not vals or min(vals) < 1:
-            raise SystemExit(f"--{name} must list positive integers, got {text!r}")
-        return vals
-
-    cfg = Config(
-        runs=a.runs if a.runs is not None else (1 if a.quick else 5),
-        seconds=a.seconds if a.seconds is not None else (0.0 if a.quick else 1.0),
-        min_steps=a.min_steps if a.min_steps is not None else (300 if a.quick else 0),
-        batch_sizes=ints(a.batch_sizes, "batch-sizes"),
-        players=ints(a.num_players, "num-players"),
-        presets=tuple(x.strip() for x in a.presets.split(",") if x.strip()),
-        cached_runs=a.cached_runs if a.cached_runs is not None else (1 if a.quick else 3),
-        cold=not (a.quick or a.skip_cold or a.skip_startup),
-        startup=not a.skip_startup,
-        rlcard=not a.skip_rlcard,
-        quick=a.quick,
-        seed=a.seed,
-        json_path=a.json,
-    )
-    if cfg.runs < 1 or cfg.cached_runs < 1:
+    if a.quick:
+        a = dataclasses.replace(a, runs=1, seconds=0.0, min_steps=300, cached_runs=1)
+    if a.runs < 1 or a.cached_runs < 1:
         raise SystemExit("--runs and --cached-runs must be >= 1")
-    if cfg.seconds <= 0 and cfg.min_steps <= 0:
+    if a.seconds <= 0 and a.min_steps <= 0:
         raise SystemExit("give --seconds > 0 or --min-steps > 0")
-    return cfg
+    if not a.batch_sizes or not a.num_players or min(*a.batch_sizes, *a.num_players) < 1:
+        raise SystemExit("--batch-sizes and --num-players must list positive integers")
+    return a
 
 
 # --- environment description ----------------------------------------------------------------
@@ -294,10 +259,10 @@ class RLCardBench:
         return self.steps_per_chunk
 
 
-def measure_throughput(cfg: Config, log: Callable[[str], None]) -> tuple[list[dict[str, Any]], list[str]]:
+def measure_throughput(cfg: Args, log: Callable[[str], None]) -> tuple[list[dict[str, Any]], list[str]]:
     notes: list[str] = []
     benches: list[Any] = []
-    for players in cfg.players:
+    for players in cfg.num_players:
         for batch in cfg.batch_sizes:
             log(f"  preparing uno_env players={players} batch={batch}")
             benches.append(OursBench(batch, players, cfg.seed + 1000 * players + batch))
@@ -305,9 +270,9 @@ def measure_throughput(cfg: Config, log: Callable[[str], None]) -> tuple[list[di
             benches.append(OursBench(batch, players, cfg.seed + 1000 * players + batch, observations=False))
             for preset in cfg.presets:
                 benches.append(OursBench(batch, players, cfg.seed + 1000 * players + batch, preset=preset))
-    if cfg.rlcard:
+    if not cfg.skip_rlcard:
         try:
-            for players in cfg.players:
+            for players in cfg.num_players:
                 log(f"  preparing rlcard players={players}")
                 benches.append(RLCardBench(players, cfg.seed + players))
         except ImportError as exc:
@@ -406,9 +371,9 @@ def _run_child(players: int, cache_dir: Path | None, timeout: float) -> dict[str
     return out
 
 
-def measure_startup(cfg: Config, log: Callable[[str], None]) -> tuple[dict[str, Any], list[str]]:
+def measure_startup(cfg: Args, log: Callable[[str], None]) -> tuple[dict[str, Any], list[str]]:
     notes: list[str] = []
-    players = cfg.players[0]
+    players = cfg.num_players[0]
     out: dict[str, Any] = {}
     tmp = Path(tempfile.mkdtemp(prefix="uno_bench_numba_"))
     try:
@@ -563,7 +528,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, n = measure_throughput(cfg, log)
     notes += n
     startup = None
-    if cfg.startup:
+    if not cfg.skip_startup:
         log("start-up ...")
         startup, n = measure_startup(cfg, log)
         notes += n
@@ -587,8 +552,8 @@ def main(argv: list[str] | None = None) -> int:
     md = render_markdown(report)
     report["markdown"] = md
     print(md, end="", flush=True)
-    if cfg.json_path:
-        path = Path(cfg.json_path)
+    if cfg.json:
+        path = Path(cfg.json)
         if path.parent and not path.parent.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(report, indent=2) + "\n")
