@@ -13,23 +13,11 @@ card = load_card("pretrained")       # how it was trained and what it measured
 | ``pretrained-4p`` | a ``MaskablePPO`` trained by ``train.py`` for 4 players, classic rules |
 | ``belief_policy`` (not a registry name) | ``pretrained`` fine-tuned to read the belief network's reading of the round (``agents.belief_policy``, ``python -m training.fit_belief_policy``): the searches' ``"belief"`` blueprint, 2 players; its card is that recipe's (``training.fit_belief_policy.ship``) |
 
-Each model is ``NAME.zip`` in this folder (package data: nothing is downloaded) with its card
-``NAME.json`` beside it, written from the training run by ``python -m agents.pretrained.card``
-(never by hand): the training command and every ``train.py`` argument, the commit, dates and
-machine, the rules (every ``UnoRules`` option), the number of players, the observation size,
-the final evaluation table and the ladder rating. ``docs/agents.md`` renders the cards.
-
-**Why loading checks the card.** A policy sees a vector of the same size under every rule set
-and at every table size (only ``open_hands`` changes it), so a model asked to play rules or a
-table it never saw would run and play badly without a word. The card is the one every model
-``train.py`` saves carries (``agents.model_card``), with the training run's evaluation and
-ladder rating added; ``pretrained_agent`` checks it as ``PPOAgent`` checks any model's card,
-and refuses, with a ``ValueError`` saying what the model was trained for and what was asked:
-rules that differ in any option, a player count other than the card's (when the caller gives
-one; otherwise the agent itself refuses a table of another size when it plays), an observation
-size of the rules, the card or the model that disagree (``allow_other_table=True``: plays it
-anyway). Loading needs ``torch`` and ``sb3_contrib`` (the ``train`` extra); importing this
-module does not.
+Each model is ``NAME.zip`` in this folder (package data) with its card ``NAME.json``, written by
+``python -m agents.pretrained.card``; ``pretrained_agent`` checks the card as ``PPOAgent`` checks
+any model's (``agents.model_card``; ``allow_other_table=True`` plays another table anyway).
+Loading needs ``torch`` and ``sb3_contrib`` (the ``train`` extra); importing this module does
+not. What the cards hold and why loading checks them: ``docs/agents.md``, "Pretrained agents".
 """
 
 from __future__ import annotations
