@@ -43,22 +43,10 @@ Differences from ``rlcard.make("uno")`` (RLCard's own UNO), by design:
 * ``is_over()`` is also true for a truncated round (``max_turns``, 5000 actions by default;
   ``None`` under ``"rlcard"``): RLCard's own loop (``env.run``) then ends the game with payoffs 0.
 
-RLCard's own game, ``game_rules="rlcard"``. The preset ``rlcard`` (docs/rules.md, Presets) plays RLCard 1.2's UNO (``rlcard/games/uno``:
-``round.py``, ``dealer.py``, ``game.py``) exactly, each of its differences from the classic game
-being a rule option: a Wild Draw Four only when no other card may be played and never
-challenged (``wd4_only_when_stuck``, ``challenge=False``); drawing only when nothing may be
-played (``allow_voluntary_draw=False``), the drawn card playing itself when it is a wild (a
-colour drawn at random from the engine's seeded generator, no effect) or of the current colour
-(``drawn_card="play_color_or_wild"``); a two-player Reverse handing the turn over
-(``two_player_reverse_skips=False``); seat 0 first, a first wild given a random colour, a first
-Draw Two drawn by seat 0 who then plays (``first_dealer="last_seat"``,
-``wild_first_card="random_color"``, ``first_draw_two_skips=False``); every played card, the
-target included, reshuffled into the deck before a draw that finds too few cards
-(``reshuffle="every_played_card"``); no UNO call, no score, no turn limit (``max_turns=None``).
-``tests/envs/test_rlcard_conformance.py`` plays RLCard's own ``UnoGame`` (1,200 games at 2-4 players,
-and 100 with a short deck) and, at every decision, sets its state into the engine
-(``set_rlcard_game``) and checks that the legal actions and the state after the same action
-agree: hands, deck order, played cards, target, current player, direction, winner.
+RLCard's own game, ``game_rules="rlcard"``: the preset ``rlcard`` plays RLCard 1.2's UNO exactly,
+each of its differences from the classic game a rule option (docs/rules.md, Presets: the options
+it sets, and ``tests/envs/test_rlcard_conformance.py``, which checks the engine against RLCard's
+own ``UnoGame`` at every decision).
 
 What stays RLCard's own: its action ids, and its payoffs with more than two players. RLCard's
 61 actions map onto the engine's as ``RLCARD_ACTIONS`` says (``from_rlcard_action``,
