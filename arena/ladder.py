@@ -199,11 +199,6 @@ def _encode_deals(deal_wins: np.ndarray) -> list[str]:
     return ["".join(map(str, column)) for column in np.asarray(deal_wins).T.tolist()]
 
 
-def _decode_deals(columns: Sequence[str]) -> np.ndarray:
-    """``_encode_deals`` read back: int64 [deals, seats]."""
-    return np.array([[int(c) for c in column] for column in columns], np.int64).T.reshape(-1, len(columns))
-
-
 def _deal_beats(deal_wins: np.ndarray) -> np.ndarray:
     """``beat[d, a, b]``: games of deal d that seat a won and seat b did not. A game of the ladder's
     rules has at most one winner (no teams: ``LadderSpec`` checks), so that is a's wins in the deal."""

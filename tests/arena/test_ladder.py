@@ -21,7 +21,6 @@ from arena.ladder import (
     LADDERS,
     LadderSpec,
     _deal_beats,
-    _decode_deals,
     _encode_deals,
     build_reference,
     load_reference,
@@ -33,6 +32,12 @@ from arena.ladder import (
 from arena.ratings import paired_standard_errors
 from arena.tournament import Chunk, derive_seed, play_chunks_here
 from uno_env import UnoRules
+
+
+def _decode_deals(columns: list[str]) -> np.ndarray:
+    """``arena.ladder._encode_deals`` read back: int64 [deals, seats]."""
+    return np.array([[int(c) for c in column] for column in columns], np.int64).T.reshape(-1, len(columns))
+
 
 # Fast rungs only (no search): a whole ladder in seconds. Four rungs so that 4-player reference tables exist.
 TINY = LadderSpec(
