@@ -3,7 +3,7 @@
     python -m benchmarks.learner_throughput             # 5 interleaved runs of 8 rollouts per row
     python -m benchmarks.learner_throughput --quick     # smoke: tiny sizes, numbers not meaningful
 
-Each row is ``train.py``'s default run (its ``Args`` defaults read from its source:
+Each row is ``train.py``'s default run (its ``Args`` defaults,
 ``benchmarks.time_to_skill.train_defaults``; the same opponents, env, network and PPO settings)
 with one setting changed; a chunk is one rollout of ``num_envs * n_steps`` learner decisions and
 its PPO update (``model.learn``), so a rate counts the decisions consumed, collection and update

@@ -116,23 +116,11 @@ def _names(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
-def train_defaults(path: Path = REPO / "training" / "main.py") -> dict[str, Any]:
-    """``train.py``'s ``Args`` defaults, read from its source with ``ast`` (a script is not imported).
+def train_defaults() -> dict[str, Any]:
+    """``train.py``'s defaults: the fields of ``training.main.Args``."""
+    from training.main import Args as TrainArgs
 
-    Every field whose default is a literal; train.py's fields all are.
-    """
-    tree = ast.parse(path.read_text(), str(path))
-    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Args"), None)
-    if cls is None:
-        raise SystemExit(f"{path}: no 'class Args' to read train.py's defaults from")
-    out = {}
-    for node in cls.body:
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-            try:
-                out[node.target.id] = ast.literal_eval(node.value)
-            except ValueError:
-                continue
-    return out
+    return {f.name: f.default for f in dataclasses.fields(TrainArgs)}
 
 
 # --- the learners ---------------------------------------------------------------------------------
