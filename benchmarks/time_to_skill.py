@@ -183,47 +183,29 @@ class Learner:
 
 
 class Ours(Learner):
-    """``train.py``'s default run (module table), built from ``training/``'s pieces as train.py builds it."""
+    """``train.py``'s default run (module table), built by ``training.main``'s own pieces."""
 
     name = "ours: train.py defaults, UnoSB3VecEnv"
 
-    def __init__(self, d: SimpleNamespace) -> None:
+    def __init__(self, d: Any) -> None:
         super().__init__()
         from agents.registry import parse_list
-        from training.league import League
+        from training.beliefs import learner_env
+        from training.main import build_env
         from training.opponents import opponent_groups, parse_mix
         from training.sb3 import LinearSchedule, make_model, with_update_threads
         from uno_env import parse_rules
-        from uno_env.sb3_vec_env import UnoSB3VecEnv
 
         t = time.perf_counter()
         rules = parse_rules(d.rules)
         groups = opponent_groups(
             parse_mix(d.opponent_mix), d.num_envs, rules, d.self_play_groups, d.league_groups, num_players=d.num_players
         )
-        self.venv = UnoSB3VecEnv(
-            d.num_envs,
-            d.num_players,
-            rules,
-            seed=d.seed,
-            learner_seat=d.learner_seat,
-            opponents=[(g.agent, g.games) for g in groups],
-        )
+        venv, self.league = build_env(d, rules, groups, parse_list(d.league_opponents))
         self.schedule = LinearSchedule(d.learning_rate, d.total_timesteps, d.anneal_lr)
-        self.model = make_model(d, self.venv, self.schedule)
+        self.model = make_model(d, learner_env(venv, d), self.schedule)
         if d.update_threads:
             with_update_threads(self.model, d.update_threads)
-        self.league = League(
-            self.venv,
-            groups,
-            parse_list(d.league_opponents),
-            rules,
-            d.snapshot_pool_size,
-            d.league_window,
-            d.league_power,
-            d.snapshot_latest_prob,
-            seed=d.seed,
-        )
         self.d = d
         self.next_snapshot = d.snapshot_every
         self.ppo = {
@@ -237,37 +219,22 @@ class Ours(Learner):
         self.started = False
 
     def warm_start(self) -> None:
-        """train.py's warm start (``training.expert``): the teacher labels positions, the policy is cloned on them."""
+        """train.py's warm start (``training.main.warm_start``): the teacher labels positions, the policy is cloned on them."""
+        from agents.registry import make_agent
         from training.evaluation import parse_specs
-        from training.expert import clone, label_positions
-        from training.sb3 import update_threads
+        from training.main import warm_start
 
         d = self.d
-        data = label_positions(
-            d.bc_teacher,
-            parse_specs(d.bc_opponents, self.rules, d.num_players),
-            self.rules,
-            d.num_players,
-            d.bc_positions,
-            seed=d.seed,
-        )
-        with update_threads(d.update_threads):
-            clone(
-                self.model.policy,
-                data,
-                d.bc_epochs,
-                d.bc_batch_size,
-                d.learning_rate,
-                d.vf_coef,
-                d.max_grad_norm,
-                seed=d.seed,
-            )
+        teacher = make_agent(d.bc_teacher, self.rules)
+        warm_start(d, self.model, self.rules, teacher, parse_specs(d.bc_opponents, self.rules, d.num_players))
 
     def rollout(self) -> None:
         # The warm start counts as training and comes with the first rollout, so that every
         # evaluation follows at least one PPO rollout (a slow warm start could spend a short budget).
         if not self.started:
-            if self.d.bc_positions:
+            from training.main import warm_start_positions
+
+            if warm_start_positions(self.d):
                 self.warm_start()
             self.league.start(self.model.policy)
             self.started = True
@@ -287,7 +254,7 @@ class Tutorial(Learner):
 
     name = "tutorial: 1 AEC env, self-play"
 
-    def __init__(self, d: SimpleNamespace, quick: bool) -> None:
+    def __init__(self, d: Any, quick: bool) -> None:
         super().__init__()
         from sb3_contrib import MaskablePPO
 
@@ -333,18 +300,18 @@ def parse_train_set(text: str) -> dict[str, Any]:
     return out
 
 
-def build_learners(args: Args) -> tuple[list[Learner], SimpleNamespace]:
+def build_learners(args: Args) -> tuple[list[Learner], Any]:
     """The learners of ``--learners`` and train.py's defaults (``--seed`` and quick sizes applied)."""
     import torch
 
+    from training.main import Args as TrainArgs
     from training.run import seed_everything
 
-    d = SimpleNamespace(**{**train_defaults(), **parse_train_set(args.train_set)})
+    d = dataclasses.replace(TrainArgs(), **parse_train_set(args.train_set))
     if args.seed is not None:
-        d.seed = args.seed
+        d = dataclasses.replace(d, seed=args.seed)
     if args.quick:
-        d.__dict__.update(QUICK_OURS)
-        d.bc_positions = min(d.bc_positions, 500)
+        d = dataclasses.replace(d, **QUICK_OURS, bc_positions=min(d.bc_positions, 500))
     seed_everything(d.seed, 1)
     # As train.py: the categorical's argument checks cost a share of every update and cannot fail here.
     torch.distributions.Distribution.set_default_validate_args(False)
@@ -388,7 +355,7 @@ def measure(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
             if ln.stop_reason:
                 active.remove(ln)
     rows = [_row(ln, opponent, args.threshold) for ln in learners for opponent in opponents]
-    return {"rows": rows, "train_defaults": {k: v for k, v in vars(d).items()}}
+    return {"rows": rows, "train_defaults": dataclasses.asdict(d)}
 
 
 def _row(ln: Learner, opponent: str, threshold: float) -> dict[str, Any]:
