@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._timing import Measurement, summarize
+from benchmarks._timing import interleave, summarize
 
 # Two PPO settings, each run by both pipelines (same network: MaskableActorCriticPolicy's default).
 # "tutorial defaults": what the tutorial gets (MaskablePPO's defaults: rollout 2048, minibatch 64,
@@ -97,6 +97,8 @@ class PipelineBench:
         self.env = make_env()
         self.model = MaskablePPO(MaskableActorCriticPolicy, self.env, seed=seed, verbose=0, device="cpu", **ppo)
         self.train_seconds = 0.0
+        self.rollouts = 1
+        self.update_seconds: list[float] = []
         train = self.model.train
 
         def timed_train() -> None:
@@ -110,13 +112,13 @@ class PipelineBench:
     def rollout_size(self) -> int:
         return self.model.n_steps * self.model.n_envs
 
-    def run(self, timesteps: int) -> tuple[Measurement, float]:
-        """One ``learn`` of at least ``timesteps`` steps: (measurement, seconds in PPO updates)."""
+    def chunk(self) -> int:
+        """One ``learn`` of ``rollouts`` rollouts (a bench of ``benchmarks._timing``); its seconds in PPO
+        updates are appended to ``update_seconds``."""
         self.train_seconds = 0.0
-        t0, c0 = time.perf_counter(), time.process_time()
-        self.model.learn(timesteps, reset_num_timesteps=True)
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        return Measurement(int(self.model.num_timesteps), wall, cpu), self.train_seconds
+        self.model.learn(self.rollouts * self.rollout_size, reset_num_timesteps=True)
+        self.update_seconds.append(self.train_seconds)
+        return int(self.model.num_timesteps)
 
 
 def make_benches(settings: dict[str, dict[str, Any]], seed: int) -> list[PipelineBench]:
@@ -151,19 +153,11 @@ def measure_pipeline(
 ) -> list[dict[str, Any]]:
     """Interleaved runs of ``rollouts`` rollouts+updates each (one warm-up learn first); one row per bench."""
     for b in benches:
-        b.run(b.rollout_size)  # warm-up: numba cache, torch kernels, first allocations
-    ms: list[list[Measurement]] = [[] for _ in benches]
-    train_s: list[list[float]] = [[] for _ in benches]
-    for run in range(runs):
-        k = run % len(benches)
-        for i in list(range(k, len(benches))) + list(range(k)):
-            m, t = benches[i].run(rollouts * benches[i].rollout_size)
-            ms[i].append(m)
-            train_s[i].append(t)
-        if log:
-            log(f"    run {run + 1}/{runs} done")
+        b.chunk()  # warm-up (one rollout): numba cache, torch kernels, first allocations
+        b.rollouts, b.update_seconds = rollouts, []
     rows = []
-    for b, m, t in zip(benches, ms, train_s, strict=True):
+    for b, m in zip(benches, interleave(benches, runs, 0.0, log=log), strict=True):
+        t = b.update_seconds
         row = {
             "impl": b.impl,
             "setting": b.setting,

@@ -307,7 +307,7 @@ def profile_misses(sections: dict[str, Any], benches: dict[str, list[Any]], args
             if "target" not in row or (row["target_met"] and row["cpu_target_met"]):
                 continue
             if name == "pipeline":
-                text = profile_text(lambda bench=bench: bench.run(args.pipeline_rollouts * bench.rollout_size), 25)
+                text = profile_text(bench.chunk, 25)
             else:
                 text = profile_text(lambda bench=bench: loop(bench.chunk), 15)
             parts.append(
