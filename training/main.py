@@ -159,7 +159,7 @@ class Args:
     policy: PolicyKind = "mlp"
     """network: mlp (one MLP over everything) or seq (a transformer over the --history events beside it)"""
     beliefs: Beliefs = "none"
-    """what the policy reads besides its observation: none, or net (the belief network's reading of each other seat; classic rules, 2 or 4 players)"""
+    """net: the policy also reads the belief network's reading of each other seat (classic, 2 or 4 players)"""
     device: str = "cpu"
     """torch device of the learner (cpu, cuda, cuda:N); the warm start's cloning needs cpu"""
     learner_seat: Literal["random"] | int = "random"
@@ -209,7 +209,7 @@ class Args:
     resume: str = ""
     """continue from a run directory, a checkpoints/ directory, a latest.json or a step_N.zip"""
     init: str = ""
-    """start from a saved model's weights instead of the warm start: a train.py .zip or a shipped model's name (--beliefs net widens one without beliefs)"""
+    """start from a saved or shipped model's weights instead of the warm start"""
     progress: bool = True
     """show a progress bar"""
     tensorboard: bool = True
