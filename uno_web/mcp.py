@@ -2,9 +2,11 @@
 
     uno-mcp                                  # stdio: an MCP client launches it as a subprocess
     uno-mcp --transport http --port 8765     # streamable HTTP at http://127.0.0.1:8765/mcp
+    uno-mcp --agent mine=runs/x/model.zip    # also offer your own model, by its label
 
 The client starts a game against registry agents (``agents.registry.remote_agent``: registry
-names with capped search budgets, never a file, module or saved model) under any rules, reads
+names with capped search budgets, never a file, module or saved model), or the agents the
+server's owner loaded with ``--agent LABEL=SPEC`` and the client names by label, under any rules, reads
 its seat's text view (``uno_env.text``), plays one move at a time and reads the game's record as
 its seat saw it. The opponents play between the client's turns (``uno_web.session.Session``,
 the host the web table and ``uno-play`` share). A bad call (an unknown game, an argument of the
@@ -25,7 +27,7 @@ import functools
 import itertools
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -40,7 +42,16 @@ from uno_env.seat_view import seat_view
 from uno_env.text import engine_prompt, rules_text
 
 from .games import MAX_GAME_ACTIONS
-from .session import HINT_ROLLOUTS, MAX_HINT_ROLLOUTS, Session, SessionError, build_agents, check_int, shown
+from .session import (
+    HINT_ROLLOUTS,
+    MAX_HINT_ROLLOUTS,
+    Session,
+    SessionError,
+    build_agents,
+    check_int,
+    owner_agents,
+    shown,
+)
 
 __all__ = ["MAX_GAMES", "MAX_RECORD_PAGE", "VIEW_EVENTS", "UnoGames", "build_server", "main"]
 
@@ -82,9 +93,11 @@ def _parsed_rules(rules: Any) -> UnoRules:
 
 
 class UnoGames:
-    """The games of one server (module table); each method raises ``SessionError`` for a bad call."""
+    """The games of one server (module table); each method raises ``SessionError`` for a bad call.
+    ``extra``: agents the server's owner loaded (``owner_agents``), which a call names by label."""
 
-    def __init__(self) -> None:
+    def __init__(self, extra: Mapping[str, Any] | None = None) -> None:
+        self.extra = dict(extra or {})
         self.games: dict[str, Session] = {}
         self._ids = itertools.count(1)
         self.lock = threading.RLock()  # one call at a time: a game's engine is not shared between threads
@@ -96,6 +109,10 @@ class UnoGames:
             known = ", ".join(sorted(self.games)) or "none (start one with new_game)"
             raise SessionError(f"no game {shown(game_id)}; the games are: {known}", "unknown")
         return self.games[game_id]
+
+    def offered(self) -> str:
+        """The agent names a call may give, for descriptions and refusals."""
+        return ", ".join([*agent_names(), *self.extra])
 
     @_locked
     def new_game(self, opponents: Any = None, rules: Any = "classic", seat: Any = 0, seed: Any = 0) -> dict[str, Any]:
@@ -109,15 +126,15 @@ class UnoGames:
             or not all(isinstance(o, str) for o in opponents)
         ):
             raise SessionError(
-                f"opponents is a list of 1 to {MAX_PLAYERS - 1} agent names ({', '.join(agent_names())}, or "
+                f"opponents is a list of 1 to {MAX_PLAYERS - 1} agent names ({self.offered()}, or "
                 f"search:N), got {shown(opponents)}"
             )
         n = len(opponents) + 1
         seat = check_int("seat", seat, 0, n - 1)
         seed = check_int("seed", seed, 0, 2**63 - 1)
         parsed = _parsed_rules(rules)
-        # A tool call is untrusted: it names registry agents only, never a file, module or model.
-        agents, labels = build_agents(opponents, parsed, n, seat, what="opponents")
+        # A tool call is untrusted: it names registry agents or the owner's labels, never a file, module or model.
+        agents, labels = build_agents(opponents, parsed, n, seat, extra=self.extra, what="opponents")
         session = Session(parsed, seat, agents, labels, seed, max_actions=MAX_GAME_ACTIONS, hints=True)
         session.run_agents()
         game_id = f"g{next(self._ids)}"
@@ -292,7 +309,7 @@ def build_server(games: UnoGames | None = None) -> Any:
         Any,
         _arg(
             f'one registry agent per other seat, 1 to {MAX_PLAYERS - 1} (e.g. ["heuristic", "random"]): '
-            f"{', '.join(agent_names())}, or a {budget}",
+            f"{games.offered()}, or a {budget}",
             {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_PLAYERS - 1},
         ),
     ]
@@ -369,7 +386,7 @@ def build_server(games: UnoGames | None = None) -> Any:
         instructions=(
             "Play UNO: new_game seats you against registry agents; view shows your seat and numbers your legal "
             "moves; play takes one move by number or name; rules explains the rules; hint asks a fair search. "
-            f"Opponents: {', '.join(agent_names())}, or a {budget}"
+            f"Opponents: {games.offered()}, or a {budget}"
         ),
     )
     return server
@@ -383,25 +400,28 @@ class Args:
     """stdio (an MCP client launches the server) or http (streamable HTTP on 127.0.0.1, this machine only)"""
     port: int = 8765
     """the HTTP port (with --transport http); the endpoint is http://127.0.0.1:PORT/mcp"""
+    agent: tyro.conf.UseAppendAction[tuple[str, ...]] = ()
+    """an extra opponent a client may name, LABEL=SPEC (a saved model: mine=runs/x/model.zip); repeat for more"""
 
 
-def parse_args(argv: Sequence[str] | None = None) -> Args:
-    """``Args`` from the command line (tyro: unknown options are refused; --help prints help)."""
+def parse_args(argv: Sequence[str] | None = None) -> tuple[Args, dict[str, Any]]:
+    """The options and the ``--agent`` agents by label (tyro: unknown options are refused; --help
+    prints help); ``ValueError`` saying what is wrong."""
     args = tyro.cli(Args, args=argv, prog="uno-mcp", description=__doc__.splitlines()[0])
     if not 1 <= args.port <= 65535:
         raise ValueError(f"--port must be 1..65535, got {args.port}")
-    return args
+    return args, owner_agents(args.agent)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``uno-mcp``: serve the tools over stdio or streamable HTTP on 127.0.0.1; 2 on bad options."""
     try:
-        args = parse_args(argv)
+        args, extra = parse_args(argv)
     except ValueError as exc:
         sys.stderr.write(f"uno-mcp: error: {exc}\n")
         return 2
     announce_compiling("uno-mcp")
-    server = build_server()
+    server = build_server(UnoGames(extra))
     if args.transport == "http":
         sys.stderr.write(f"uno-mcp: serving http://127.0.0.1:{args.port}/mcp (this machine only)\n")
         server.run("streamable-http", host="127.0.0.1", port=args.port)

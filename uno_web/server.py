@@ -63,14 +63,13 @@ from agents.registry import (
     SEARCHES,
     agent_names,
     make_agent,
-    parse_spec,
 )
 from uno_env import PRESETS, UnoRules, parse_rules
 from uno_env.compile_notice import announce_compiling
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 from .games import MAX_GAME_ACTIONS, Game, Replay, Store, open_game
-from .session import STATUS, Session, SessionError, build_agents
+from .session import STATUS, Session, SessionError, build_agents, owner_agents
 
 STATIC = Path(__file__).parent / "static"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -541,17 +540,7 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[Args, dict[str, Any]]
         raise ValueError(f"--port must be 1..65535, got {args.port}")
     if not 1 <= args.max_games <= MAX_GAMES or not 0 < args.idle_minutes <= MAX_IDLE_MINUTES:
         raise ValueError(f"--max-games must be 1..{MAX_GAMES} and --idle-minutes in (0, {MAX_IDLE_MINUTES}]")
-    extra: dict[str, Any] = {}
-    for spec in args.agent:
-        label = parse_spec(spec).label
-        if label is None:
-            raise ValueError(
-                f"--agent takes LABEL=SPEC (mine=runs/x/model.zip, mine=my_agent.py:MyAgent), got {spec!r}"
-            )
-        if label in extra or label in agent_names():
-            raise ValueError(f"--agent label {label!r} is given twice or names a built-in agent")
-        # Loaded for any table: each new game checks the model's card against its own rules and size.
-        extra[label] = make_agent(spec, UnoRules.preset("classic"), allow_other_table=True)
+    extra = owner_agents(args.agent)
     return args, extra
 
 

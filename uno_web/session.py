@@ -3,6 +3,7 @@ end of ``uno_web`` shares (the browser table, ``uno-play`` in the terminal, ``un
 
 | piece | what it does |
 |---|---|
+| ``owner_agents(specs)`` | the agents a server's owner loads at start (``--agent LABEL=SPEC``), by label: what remote callers may name besides the registry |
 | ``build_agents(specs, ...)`` | one agent per other seat: ``agents.registry.remote_agent`` for a remote caller (web, MCP), ``make_agent`` for a local command |
 | ``seat_names(labels, seat)`` | the one naming rule: ``"you"`` for the outside seat, ``"LABEL (seat s)"`` for an agent's |
 | ``Session`` | a one-game recorded ``Engine`` keeping the history its agents read; the outside seat's move (``play``), one agent's move (``advance``), agents to the outside seat's turn (``run_agents``), the events since k as that seat saw them (``events``), the fair search's suggestion (``hint``) |
@@ -20,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.registry import make_agent, remote_agent
+from agents.registry import agent_names, make_agent, parse_spec, remote_agent
 from uno_env import Engine, UnoRules, checks, describe_event, parse_rules, redact
 from uno_env.checks import is_int
 from uno_env.policy import history_length_of
@@ -35,6 +36,7 @@ __all__ = [
     "Session",
     "SessionError",
     "build_agents",
+    "owner_agents",
     "check_int",
     "seat_names",
     "shown",
@@ -81,6 +83,23 @@ def seat_names(labels: Sequence[str], seat: int) -> list[str]:
     return ["you" if s == seat else f"{label} (seat {s})" for s, label in enumerate(labels)]
 
 
+def owner_agents(specs: Sequence[str]) -> dict[str, Any]:
+    """The agents of ``--agent LABEL=SPEC`` options, by label (any ``make_agent`` spec: the owner's
+    command line is trusted); ``ValueError`` for a spec without a label or a label taken."""
+    extra: dict[str, Any] = {}
+    for spec in specs:
+        label = parse_spec(spec).label
+        if label is None:
+            raise ValueError(
+                f"--agent takes LABEL=SPEC (mine=runs/x/model.zip, mine=my_agent.py:MyAgent), got {spec!r}"
+            )
+        if label in extra or label in agent_names():
+            raise ValueError(f"--agent label {label!r} is given twice or names a built-in agent")
+        # Loaded for any table: each new game checks the model's card against its own rules and size.
+        extra[label] = make_agent(spec, UnoRules.preset("classic"), allow_other_table=True)
+    return extra
+
+
 def build_agents(
     specs: Sequence[Any],
     rules: UnoRules,
@@ -122,7 +141,8 @@ def build_agents(
             else:
                 agent = make_agent(spec, rules, num_players=num_players, allow_other_table=allow_other_table)
         except ValueError as exc:
-            raise SessionError(str(exc)) from None
+            also = f"; this server also offers {', '.join(extra)}" if extra else ""
+            raise SessionError(f"{exc}{also}") from None
         check_table = getattr(agent, "check_table", None)  # a saved model knows its table (its card)
         if check_table is not None and not allow_other_table:
             try:

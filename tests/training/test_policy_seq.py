@@ -319,6 +319,45 @@ def test_the_sequence_policy_plays_a_game_at_the_web_table(seq_model):
     assert view["over"]
 
 
+def test_the_sequence_policy_plays_a_game_at_the_mcp_table(seq_model, tmp_path):
+    """uno-mcp --agent mine=PATH: a client names the owner's model by label, never by path."""
+    pytest.importorskip("mcp")
+    import anyio
+    from mcp import Client
+
+    from uno_web.mcp import UnoGames, build_server, parse_args
+
+    _, extra = parse_args(["--agent", f"mine={seq_model}"])
+    assert extra["mine"].history_form == "tokens"
+    with pytest.raises(ValueError, match="LABEL=SPEC"):
+        parse_args(["--agent", str(seq_model)])
+    marker = tmp_path / "ran"
+    (tmp_path / "evil.py").write_text(f"open({str(marker)!r}, 'w')\nclass A:\n    name = 'a'\n")
+    games = UnoGames(extra)
+
+    async def script() -> None:
+        async with Client(build_server(games)) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert "mine" in str(tools["new_game"].input_schema)
+            for refused in (str(seq_model), f"{tmp_path / 'evil.py'}:A"):
+                result = await client.call_tool("new_game", {"opponents": [refused]})
+                assert result.is_error and "mine" in result.content[0].text
+            state = (await client.call_tool("new_game", {"opponents": ["mine"], "seed": 3})).structured_content
+            assert state["players"][1] == "mine (seat 1)"
+            rng = np.random.default_rng(0)
+            for _ in range(3000):
+                if state["done"]:
+                    break
+                move = state["legal_moves"][int(rng.integers(len(state["legal_moves"])))]
+                result = await client.call_tool("play", {"game_id": state["game_id"], "move": move["number"]})
+                assert not result.is_error, result.content[0].text
+                state = result.structured_content
+            assert state["done"] and state["moves_played"] > 0
+
+    anyio.run(script)
+    assert not marker.exists()
+
+
 def test_the_sequence_policy_plays_a_round_in_uno_play(seq_model):
     """uno-play --opponents mine=PATH: a local command's table gives the model the tokens it reads."""
     import io
