@@ -439,20 +439,3 @@ def test_the_token_embedding_is_one_embedding_per_field_summed():
         whole = embed(event)[0]
         parts = sum(embed(f)[0] for f in fields) - (len(fields) - 1) * vectors[0]
     np.testing.assert_allclose(whole.numpy(), parts.numpy(), rtol=1e-4, atol=1e-5)
-
-
-def test_the_history_form_benchmark_times_tokens_and_rows(tmp_path):
-    """benchmarks/seq_history_form.py (quick): a row per form, CPU per learner step, the machine and the load."""
-    out = tmp_path / "forms.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks.seq_history_form", "--quick", "--out", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
-    report = json.loads(out.read_text())
-    assert [r["form"] for r in report["rows"]] == ["tokens", "rows"]
-    assert all(r["cpu_steps_per_s"] > 0 and len(r["runs_steps"]) == 1 for r in report["rows"])
-    assert "load average" in proc.stdout and "| tokens (1.00x) |" in proc.stdout
