@@ -1,66 +1,5 @@
-"""Agents by name: the one place where a spec (a command-line word) becomes an agent, and the one
-grammar of specs, lists of specs and weighted mixes that every command and the web read.
-
-``make_agent("heuristic", UnoRules.preset("classic"))``, ``make_agent("search:20ms", rules)``,
-``make_agent("ppo_v2=runs/x/model.zip")``, ``make_agent("my_agent.py:MyAgent")``. Scripts
-(``evaluate.py``, ``train.py``'s options, ``uno-play``, ``uno-web``) all build their agents here.
-
-| spec | agent |
-|---|---|
-| ``random`` | ``RandomAgent``: uniform over the legal actions |
-| ``rlcard_rule`` | ``RLCardRuleAgent``: RLCard's ``uno-rule-v1`` under our rules |
-| ``greedy`` | ``GreedyAgent``: never draws when it can play; the highest-point legal card |
-| ``heuristic`` | ``HeuristicAgent``: the strongest rule-based player |
-| ``search`` | the stronger search at equal time (``SEARCH``, below) with its default budget, on top of the shipped policy trained for the table (``SEARCH_BLUEPRINT``) |
-| ``search:N`` / ``search:Tms`` | that search with N iterations (rollouts) or about T milliseconds per decision |
-| ``ismcts``, ``ismcts:N``, ``ismcts:Tms`` | ``ISMCTSAgent``: information-set MCTS, N iterations (default 2048) or T ms per decision |
-| ``flatmc``, ``flatmc:N``, ``flatmc:Tms`` | ``FlatMCAgent``: determinized flat Monte Carlo, N rollouts (default 640 at 2 players, 1,024 at more) or T ms per decision |
-| any search spec ``@BELIEF`` | that search dealing its determinizations from ``agents.beliefs.BELIEFS[BELIEF]`` (``search@public``; ``net``, the learned belief network, is ``flatmc``'s default and ``public`` ``ismcts``') |
-| any search spec ``@peek`` | that search seeing every hand (``peek=True``: only the draw pile is shuffled): reads hidden state, a measurement of the perfect-information ceiling, never a fair opponent; plays with engine access only |
-| ``pretrained`` | ``PPOAgent`` over the shipped 2-player model (``agents.pretrained``: checks rules and players; imports torch) |
-| ``pretrained-4p`` | ``PPOAgent`` over the shipped 4-player model |
-| ``belief_policy`` | ``agents.belief_policy.BeliefPolicyAgent``: the shipped 2-player policy that reads the round through the belief network (the search's blueprint) |
-| ``MODULE:NAME`` | your own agent: ``NAME`` (a class or a function) imported from the module ``MODULE`` (``my_pkg.agents:MyAgent``) |
-| ``FILE.py:NAME`` | your own agent: ``NAME`` from the Python file ``FILE.py`` (``my_agent.py:MyAgent``) |
-| a path to a ``.zip`` | ``PPOAgent`` over a ``MaskablePPO`` saved by ``train.py`` (imports torch); one whose card says ``"beliefs": "net"`` (``train.py --beliefs net``) plays as ``agents.belief_policy.BeliefPolicyAgent`` |
-| a directory | ``RLlibAgent`` over a checkpoint of ``train.py --backend rllib`` (imports ray) |
-| ``chat:MODEL`` | ``ChatAgent``: a language model behind an OpenAI-compatible chat endpoint (``agents.llm``), the base URL from ``$UNO_CHAT_BASE_URL`` (or ``evaluate.py --chat-base-url``) and the key from ``$UNO_CHAT_API_KEY`` |
-| ``chat:MODEL@ENDPOINT`` | the same at a named endpoint, declared with ``evaluate.py --chat-endpoint ENDPOINT=URL`` (``ChatSettings.endpoints``), its key from ``$UNO_CHAT_API_KEY_<ENDPOINT>``: several endpoints in one run, so one model plays another. The model is everything between ``chat:`` and the last ``@`` (``chat:qwen2.5:7b@ollama``) |
-| ``LABEL=SPEC`` | any of the above, named ``LABEL`` in tables (``fast=search:64``) |
-
-**What ``:`` means.** A spec is read in this order: ``LABEL=`` is everything before the first
-``=``. Then, when the name before the first ``:`` or ``@`` is ``search``, ``ismcts`` or
-``flatmc``, what follows ``:`` is its budget. Otherwise ``LEFT:NAME`` is your own agent when
-``NAME`` (after the last ``:``) is a Python identifier and ``LEFT`` ends in ``.py`` (a file,
-read from that path) or is a module name (``mod`` or ``pkg.mod``, imported as Python imports it,
-from ``sys.path``; a file in the current folder is named by its path, ``my_agent.py:MyAgent``).
-Anything else is a name above or a path. A baseline or a shipped model takes no ``:``.
-
-**Your own agent.** A function of one decision, ``NAME(observation, action_mask)`` (or with
-``rng`` third) giving an action id, plays each row as it is. Otherwise ``NAME`` is called with
-the rules (a ``uno_env.UnoRules``) when it takes a positional argument, else with none, and
-must give an object with ``act(observation, action_mask, rng)`` (``uno_env.policy.Agent``); its
-``name`` is the label, else its own ``name``, else ``NAME``. Loaded in this process only: ``--ray`` workers must import it too.
-
-**Lists** (``parse_list``: ``evaluate.py --agents``, ``uno-play --opponents``, ``train.py
---eval-opponents``, ...): specs separated by ``,``; where a list takes mixed tables,
-``a+b+c`` seats one spec per other seat, clockwise. **Mixes** (``parse_mix``: ``train.py
---opponent-mix``): list entries each with an optional weight written before it,
-``WEIGHT*ENTRY`` (``0.5*heuristic,0.25*search:64,0.25*heuristic+greedy``; no weight: 1): a
-finite number >= 0, the weights normalised to sum to 1. ``:`` is never a weight.
-
-**Whitespace.** Whitespace at either end of the text and around every separator (``,`` ``+``
-``*`` ``=`` ``:`` ``@``) is ignored; a path or a file name is taken as written between them.
-Empty list items (``a,,b``, a trailing ``,``) are skipped.
-
-``check_spec(spec, ...)`` reads a spec without building it and refuses what a caller does not
-offer (paths, your own classes, shipped models, ``@peek``, budgets above a limit).
-
-**Remote callers** (an MCP tool call, a web request) are untrusted: ``remote_agent`` takes only
-``REMOTE_LIMITS``, registry names (baselines, searches, shipped models) with capped budgets and
-no ``@peek``. A file, a module or a saved model (a pickle) is refused before anything is
-imported or opened. Local commands keep every form.
-"""
+"""Agents by name: the one place a spec (a command-line word) becomes an agent, and the one grammar
+of specs, lists and weighted mixes (the forms: docs/agents.md, "Agent specs")."""
 
 from __future__ import annotations
 
@@ -125,10 +64,7 @@ SEARCHES: dict[str, type[FlatMCAgent] | type[ISMCTSAgent]] = {"ismcts": ISMCTSAg
 # ``search`` names the stronger at equal time per decision (benchmarks/results/search.md).
 SEARCH = "flatmc"
 SEARCH_BLUEPRINT = "belief"
-"""``search``'s blueprint (``DeterminizedSearch``): the move it keeps unless the search beats it is
-the shipped policy's trained for the table: at 2 players the one that reads the belief network
-(``agents.belief_policy``), at 4 ``pretrained-4p``; the heuristic's at other tables and rules
-(benchmarks/results/search.md)."""
+"""``search``'s blueprint (``DeterminizedSearch``): the shipped policy trained for the table."""
 SEARCH_NAMES = ("search", *SEARCHES)
 
 CHAT = "chat"  # chat:MODEL[@ENDPOINT], a language model at an OpenAI-compatible endpoint (agents.llm)
@@ -144,8 +80,7 @@ REMOTE_LIMITS: dict[str, Any] = {
     "max_ms": MAX_REMOTE_MS,
     "peek": False,
 }
-"""What a remote caller may name (``check_spec``'s limits): loading a file, a module or a saved
-model would run or unpickle what the caller chose, and ``@peek`` reads hidden hands."""
+"""What a remote caller may name (``check_spec``'s limits): no file, module or saved model, no ``@peek``."""
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
@@ -177,16 +112,12 @@ class Spec:
 
 
 def agent_names(models: bool = True) -> list[str]:
-    """Every spec that names an agent by one word: the baselines, the searches (``search``, ``flatmc``,
-    ``ismcts``) and the shipped models (``agents.pretrained.PRETRAINED``, which need torch, and
-    ``BELIEF_POLICIES``; ``models=False`` leaves them out)."""
+    """Every spec that is one word: baselines, searches and (unless ``models=False``) shipped models."""
     return [*BASELINES, "search", *SEARCHES, *((*PRETRAINED, *BELIEF_POLICIES) if models else ())]
 
 
 def parse_spec(text: Any) -> Spec:
-    """``text`` read as one agent spec (module docstring); ``ValueError`` saying what is wrong.
-
-    Syntax only: a path is not looked up and no module imported (``check_spec`` looks paths up)."""
+    """``text`` read as one agent spec, syntax only (nothing looked up or imported); ``ValueError`` if bad."""
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"an agent spec is one of: {AGENT_SPECS}; got {text!r}")
     raw = text.strip()
@@ -289,10 +220,8 @@ def check_spec(
 ) -> Spec:
     """``text`` read as one agent spec (``parse_spec``) and checked against what the caller offers.
 
-    ``kinds``: the ``KINDS`` taken (the web table takes no paths nor your own classes: a browser
-    names no file); ``max_iterations``, ``max_ms``: the largest search budgets (None: any);
-    ``peek``: whether ``@peek`` is taken; ``exists``: whether a path and a ``.py`` file must exist
-    (False for names read back from results). ``ValueError`` says what is wrong and what is allowed."""
+    ``kinds``: the ``KINDS`` taken; ``max_iterations``, ``max_ms``: the largest search budgets (None:
+    any); ``exists``: whether a path or ``.py`` file must exist. ``ValueError`` says what is allowed."""
     spec = parse_spec(text)
     offered = ", ".join(k for k in KINDS if k in kinds)
     if spec.kind not in kinds:
@@ -342,8 +271,7 @@ def _did_you_mean(name: str) -> str:
 
 
 def parse_table(entry: str, **limits: Any) -> list[str]:
-    """The specs of one list entry: ``a+b+c`` (a mixed table, one spec per seat) or one spec; each
-    checked (``check_spec`` with ``limits``) and in its ``Spec.text`` form."""
+    """The checked specs (``Spec.text``) of one list entry: a mixed table ``a+b+c`` or one spec."""
     seats = entry.split(TABLE)
     if len(seats) > 1 and any(not s.strip() for s in seats):
         raise ValueError(f"{entry.strip()!r}: a mixed table is SPEC+SPEC+..., one spec per seat, none empty")
@@ -353,11 +281,10 @@ def parse_table(entry: str, **limits: Any) -> list[str]:
 def parse_list(
     text: Any, *, tables: bool = False, extra: Collection[str] = (), empty: bool = False, **limits: Any
 ) -> list[str]:
-    """The comma-separated specs of ``text`` (module docstring), each checked and in its ``Spec.text`` form.
+    """The comma-separated specs of ``text``, each checked and in its ``Spec.text`` form.
 
-    ``tables``: entries may be mixed tables ``a+b+c`` (kept joined by ``+``); ``extra``: words the
-    caller takes beside specs (``self``); ``empty``: whether a list of no spec is taken; ``limits``:
-    ``check_spec``'s."""
+    ``tables``: entries may be mixed tables ``a+b+c``; ``extra``: words taken beside specs
+    (``self``); ``empty``: whether an empty list is taken; ``limits``: ``check_spec``'s."""
     if not isinstance(text, str):
         raise ValueError(f"a list of agent specs is text, SPEC,SPEC,...; got {text!r}")
     items = []
@@ -377,12 +304,9 @@ def parse_list(
 
 
 def parse_mix(text: Any, *, extra: Collection[str] = ()) -> dict[str, float]:
-    """``"0.75*a,0.25*b+c"`` -> ``{"a": 0.75, "b+c": 0.25}``: ``WEIGHT*ENTRY`` items (module
-    docstring), an entry a spec, a mixed table or one of ``extra``; weights normalised to sum
-    to 1, entries of weight 0 left out.
+    """``"0.75*a,0.25*b+c"`` -> ``{"a": 0.75, "b+c": 0.25}``: weights normalised, zero weights dropped.
 
-    ``ValueError`` for a bad weight (named as one), a bad spec, the dropped ``SPEC:WEIGHT`` form,
-    an entry given twice, or no positive weight."""
+    An entry is a spec, a mixed table or one of ``extra``; ``ValueError`` names a bad weight or entry."""
     if not isinstance(text, str):
         raise ValueError(f"an opponent mix is text, {MIX_FORM}; got {text!r}")
     mix: dict[str, float] = {}
@@ -454,15 +378,11 @@ def make_agent(
     allow_other_table: bool = False,
     chat: Any = None,
 ) -> Agent:
-    """The agent of ``spec`` (module table) for ``rules`` (a ``UnoRules``; None: classic).
+    """The agent of ``spec`` for ``rules`` (a ``UnoRules``; None: classic); ``ValueError`` lists the forms.
 
-    ``deterministic`` applies to trained policies only (True: the most likely legal action;
-    False: sampled with the caller's rng). A saved or shipped model refuses rules, and a
-    ``num_players`` (None: not said; then it refuses another table size when it first plays),
-    that its card (``agents.model_card``) says it was not trained for; ``allow_other_table``
-    lets it play them (a transfer experiment). A spec of no known form raises ``ValueError``
-    listing the forms. ``chat`` (an ``agents.llm.ChatSettings``; None: its defaults) sets up
-    ``chat:`` specs: endpoints, timeouts, thresholds.
+    ``deterministic``: trained policies take their most likely legal action (else sample with the
+    rng). A model refuses rules or a ``num_players`` its card was not trained for, unless
+    ``allow_other_table``. ``chat``: the ``agents.llm.ChatSettings`` of ``chat:`` specs.
     """
     s = check_spec(spec)
     how = _How(typed_rules(rules, "make_agent"), deterministic, num_players, allow_other_table, chat)
@@ -473,9 +393,7 @@ def make_agent(
 
 
 def remote_agent(spec: Any, rules: UnoRules, num_players: int | None = None) -> Agent:
-    """The agent an untrusted caller names (``REMOTE_LIMITS``); ``ValueError`` saying what is offered.
-
-    Checked before anything is built, so a refused spec imports, opens and runs nothing."""
+    """The agent an untrusted caller names (``REMOTE_LIMITS``), checked before anything is imported or opened."""
     try:
         checked = check_spec(spec, **REMOTE_LIMITS)
     except ValueError as exc:
@@ -581,8 +499,7 @@ def _required_positional(fn: Any) -> int:
 
 
 class _DecisionFunction:
-    """A function of one decision, ``f(observation, action_mask)`` or ``f(observation, action_mask,
-    rng)`` giving one action id, played as a batch agent (the PettingZoo page's hand-written agent)."""
+    """A function of one decision, ``f(observation, action_mask[, rng]) -> action``, as a batch agent."""
 
     def __init__(self, fn: Any, name: str) -> None:
         self.fn, self.name = fn, name
