@@ -183,23 +183,8 @@ _OUTPUT_VIEWS = (
 class Engine:
     """A batch of ``num_envs`` UNO games with ``num_players`` seats each, under one ``UnoRules``.
 
-    ``reset`` and ``step`` return a ``StepResult``; its arrays are also readable as attributes
-    of the same names and are overwritten in place by the next call (copy to keep them).
-
-    Rewards (R8): when a round ends, +1 for each winner and -1 for every other seat; 0 on every
-    other step and on a truncated round. Episode end: ``terminated`` when a round ends by the
-    rules, ``truncated`` when it reaches ``rules.max_turns``. Without ``autoreset`` a finished
-    game stays finished until ``reset``; with it, a finished game is dealt anew in the same
-    step (the returned ``terminated``/``truncated`` still report the finish, and
-    ``final_observation`` holds the finished game's last observation).
-
-    ``observations=False`` skips writing ``observation`` and ``final_observation`` on every
-    step (they stay zero), for rollouts and search that only need the legal mask;
-    ``observe(seats)`` still works.
-    ``parallel=True`` steps the games on numba's threads (``prange``; limit them with
-    ``numba.set_num_threads``); every game touches only its own rows, so the games are the same
-    as with the default single-threaded driver. Worth it only for large batches on free cores.
-    """
+    ``reset`` and ``step`` return a ``StepResult`` whose arrays are the engine's attributes, overwritten
+    in place by the next call (copy to keep them). Rewards, autoreset and options: docs/engine.md."""
 
     def __init__(
         self,
@@ -233,9 +218,7 @@ class Engine:
         self.reset(seed)
 
     def _allocate(self, record: bool, history: int) -> None:
-        """One zeroed byte buffer holding every array of the engine (``layout.FIELDS``), and the
-        engine's views of it: the compiled step takes the buffer alone and cuts the same views
-        out of it (``batch.unpack``), so a call unboxes one array where it took ~19."""
+        """One zeroed byte buffer holding every array (``layout.FIELDS``) and the engine's views of it."""
         B, P, D = self.num_envs, self.num_players, self.observation_size
         # Scalars are int64 like every loop index: one integer type means one numba specialisation.
         # The event width is 0 unless recording or keeping a history: the kernels then skip events.
@@ -346,13 +329,8 @@ class Engine:
     ) -> StepResult:
         """Start a new episode in every game, or only in ``games`` (a bool mask [B] or indices).
 
-        ``seed`` (an int, or one int per game of the batch) reseeds the games reset; without it
-        each game draws its new deal from its own generator, so play stays reproducible.
-        Game i of ``reset(seed=s)`` gets the per-game seed ``game_seeds(s, B)[i]``.
-        ``rng_state`` (instead of ``seed``: an int for every game reset, or one per game of the
-        batch) sets the generator state the deal is drawn from as it is, unmixed: a record's
-        ``start["rng_state"]`` deals that round again.
-        """
+        ``seed``: an int, or one per game; game i gets ``game_seeds(seed, B)[i]``. ``rng_state`` (instead of
+        ``seed``): the generator state to deal from as it is, e.g. a record's ``start["rng_state"]``."""
         which = self._games_mask(games)
         if rng_state is not None:
             if seed is not None:
@@ -391,10 +369,10 @@ class Engine:
             fold_history(self._buf, codes)
 
     def _drive(self, actions: np.ndarray, validate: bool) -> int:
-        """The step driver on the buffer and these int64 actions or codes. numba raises
-        RuntimeError("compilation disabled") in a thread that queued to compile the driver while
-        another thread compiled and sealed it; the compiled copy exists by then, so the call is
-        simply made again."""
+        """The step driver on the buffer and these int64 actions or codes.
+
+        numba raises RuntimeError in a thread that queued to compile the driver while another sealed it;
+        the compiled copy exists by then, so the call is made again."""
         try:
             return self._driver(self._buf, actions, validate)
         except RuntimeError:
@@ -430,12 +408,9 @@ class Engine:
     def observe(
         self, seats: np.ndarray | Sequence[int] | int, out: np.ndarray | None = None, games: Any = None
     ) -> np.ndarray:
-        """Observation of each game from a given seat (an int, or one seat per game): float32 [B, D].
+        """Each game from a seat's view (an int, or one seat per game): float32 [B, D].
 
-        Works in every phase, also once a round is over (the final view of any seat). ``out``
-        (float32 [B, D]) is filled in place instead of a new array. ``games`` (a bool mask [B] or
-        game indices, as in ``reset``) writes only those rows; the others keep what ``out`` held
-        (zeros in a new array)."""
+        ``out`` float32 [B, D] is filled in place; with ``games`` (as in ``reset``) only those rows are written."""
         seats_arr, which, out = self._view_args(seats, out, games, self.observation_size)
         batch.observe_batch(self._buf, seats_arr, self._all if which is None else which, out)
         return out
@@ -443,13 +418,9 @@ class Engine:
     def state(
         self, seats: np.ndarray | Sequence[int] | int, out: np.ndarray | None = None, games: Any = None
     ) -> np.ndarray:
-        """Hidden information: the whole state of each game in a seat's frame, float32 [B, S].
+        """Hidden information: each game's whole state in a seat's frame, float32 [B, STATE_SIZE].
 
-        ``S = uno_env.observation.STATE_SIZE`` whatever the rules; the fields are
-        ``observation.STATE_FIELDS``: the seat's observation (as ``observe``), every other hand
-        by relative seat, the draw pile's composition and the seat to act. For critics and
-        centralised training only (PettingZoo ``state()``, the vector envs' ``state()``); no
-        agent may act on it. ``seats``, ``out`` and ``games`` work as in ``observe``."""
+        For critics and centralised training, never agents. Arguments as in ``observe``."""
         seats_arr, which, out = self._view_args(seats, out, games, L.STATE_SIZE)
         batch.state_batch(self._buf, seats_arr, self._all if which is None else which, out)
         return out
@@ -460,16 +431,10 @@ class Engine:
         games: Any = None,
         out: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Each game's round so far as a seat saw it (R11; needs ``Engine(history=K)``):
-        ``(rows, counts)``.
+        """A seat's view of each game's round (needs ``history=K``): ``(rows, counts)``.
 
-        ``rows`` float32 [B, K, HISTORY_SIZE]: the last K events of the round, newest first
-        (row 0 the latest; rows past the round's events are zero), each as the named fields of
-        ``uno_env.engine.history.HISTORY_FIELDS``. ``counts`` float32 [B, 10, HISTORY_COUNTS_SIZE]:
-        per relative seat, counts over the whole round however long (``HISTORY_COUNT_FIELDS``).
-        Seats are relative, as in ``observe``; nothing the seat could not see is in either
-        (others' drawn cards, the draw pile). ``seats`` and ``games`` work as in ``observe``;
-        ``out`` (two such arrays) is filled in place instead of new ones."""
+        ``rows`` float32 [B, K, HISTORY_SIZE], newest first; ``counts`` float32 [B, 10, HISTORY_COUNTS_SIZE].
+        Arguments as in ``observe``; ``out`` is a tuple of two such arrays."""
         if not self.history_length:
             raise ValueError("this Engine keeps no history; create it with history=K (events kept per game)")
         seats_arr, which, _ = self._view_args(seats, None, games, 0)
@@ -492,13 +457,7 @@ class Engine:
     def history_tokens(
         self, seats: np.ndarray | Sequence[int] | int, games: Any = None, out: np.ndarray | None = None
     ) -> np.ndarray:
-        """Each game's last K events of the round as a seat saw them, as tokens for embedding
-        layers (needs ``Engine(history=K)``): int8 [B, K, HISTORY_TOKEN_SIZE], oldest first, the
-        latest in row K - 1, zero rows before the round's first event.
-
-        The columns are ``uno_env.engine.history.HISTORY_TOKEN_FIELDS`` (vocabulary sizes in
-        ``HISTORY_TOKEN_VOCAB``); the events and their redaction are ``history``'s. ``seats``,
-        ``games`` and ``out`` work as in ``observe`` (``out`` int8 [B, K, HISTORY_TOKEN_SIZE])."""
+        """A seat's last K events as int8 tokens [B, K, HISTORY_TOKEN_SIZE], oldest first (needs ``history=K``)."""
         if out is None or out is not self._window_out or games is not None or type(seats) is not np.ndarray:
             out = self._token_out(out, None)
             seats, which = self._token_seats(seats, games)
@@ -517,12 +476,10 @@ class Engine:
     def history_tokens_new(
         self, seats: np.ndarray | Sequence[int] | int, games: Any = None, out: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The events of each game that the seat has not read yet through this method (read at
-        every decision: the events since its last decision), as ``history_tokens``' tokens, for
-        recurrent policies: ``(tokens, n)``. ``tokens`` int8 [B, M, HISTORY_TOKEN_SIZE] (M = K,
-        or ``out``'s second dimension) holds them oldest first from row 0, zero rows after; ``n``
-        int64 [B] says how many there were (more than min(M, K) only when the oldest are not in
-        ``tokens``). A new round starts with none read. Games not in ``games`` are not read."""
+        """The events each seat has not read through this method yet, as tokens: ``(tokens, n)``.
+
+        ``tokens`` int8 [B, M, HISTORY_TOKEN_SIZE] (M = K or ``out``'s rows), oldest first from row 0;
+        ``n`` int64 [B] counts them (more than M when the oldest were dropped)."""
         out = self._token_out(out, 0)
         seats_arr, which = self._token_seats(seats, games)
         n = np.zeros(self.num_envs, np.int64)
@@ -532,8 +489,7 @@ class Engine:
         return out, n
 
     def _token_seats(self, seats: Any, games: Any) -> tuple[np.ndarray, np.ndarray | None]:
-        """Seats int64 [B] and the games mask (or None) of a token read; an int64 [B] array of
-        seats passes as it is (the kernel checks its range, which costs a batch of one little)."""
+        """Seats int64 [B] and the games mask (or None) of a token read."""
         if not self.history_length:
             raise ValueError("this Engine keeps no history; create it with history=K (events kept per game)")
         if (
@@ -575,11 +531,9 @@ class Engine:
         length: int | None = None,
         games: Any = None,
     ) -> dict[str, np.ndarray]:
-        """The entries an env adds to a seat's observation for its history (new arrays, every
-        game): ``form="rows"``, ``{"history": rows, "history_counts": counts}`` (``history``);
-        ``form="tokens"``, ``{"history_tokens": tokens}`` (``history_tokens``). ``length``
-        (default K) keeps the latest ``length`` events of the K this engine keeps; ``games`` (as
-        in ``observe``) reads only those games (a table asking the agents whose seat is to act)."""
+        """The entries an env adds for the history: ``{"history", "history_counts"}`` or ``{"history_tokens"}``.
+
+        ``length`` (default K) keeps the latest events only; new arrays."""
         form = check_history_form(form)
         K = self.history_length
         if not K:
@@ -600,9 +554,7 @@ class Engine:
         return int(self._history_meta[self._check_index(i), L.HM_COUNT])
 
     def history_events(self, i: int, seat: int | None) -> list[dict[str, Any]]:
-        """Game i's last ``history_length`` events of the round as record events, oldest first,
-        as ``seat`` saw them (``uno_env.redact``; None: omniscient): the events ``history``
-        encodes, in the record's form. Deals are not in it (the seat's cards are its hand)."""
+        """Game i's last K events as record events, oldest first, redacted for ``seat`` (None: omniscient)."""
         if not self.history_length:
             raise ValueError("this Engine keeps no history; create it with history=K (events kept per game)")
         i = self._check_index(i)
@@ -713,28 +665,13 @@ class Engine:
 
     @property
     def scores(self) -> np.ndarray:
-        """Points per game and seat (int64 [B, num_players], R8), a read-only view: they change
-        when a round ends and start at 0 with each episode."""
+        """Points per game and seat, int64 [B, num_players] (R8), a read-only view."""
         view = self._pl[:, :, L.PL_SCORE]
         view.flags.writeable = False
         return view
 
     def game_state(self, i: int = 0) -> dict[str, Any]:
-        """Game i as a plain JSON-serialisable dict; it holds every hand (hidden information).
-
-        Keys: ``num_players``; ``current_player``; ``phase`` (``play``, ``post_draw``,
-        ``choose_color``, ``choose_swap_target``, ``respond_draw_two``, ``respond_draw_four``,
-        ``round_over``); ``direction`` (+1 clockwise, -1); ``current_color`` (0-3, or None while a
-        first-card wild awaits its colour; during ``choose_color`` still the colour before the
-        wild); ``top_card`` (type id); ``hands`` (per seat, sorted type ids); ``draw_pile_size``;
-        ``discard_pile`` (type ids, bottom to top); ``pending_draw``; ``scores`` (change only
-        when a round ends); ``uno_called`` (per seat: from its CALL_UNO until its hand grows; in
-        ``auto`` mode, holding one card); ``winner`` (a seat, a list of seats for a team, or None;
-        None on a truncated round unless ``turn_limit_rule`` names one); ``turn`` (actions taken
-        in the round); ``dealer``; ``eliminated`` (per seat); ``round`` (rounds finished in the
-        match); ``drew_on_color`` and ``named_color`` (per seat, a colour or None: the public
-        history of R11).
-        """
+        """Game i as a JSON-serialisable dict; it holds every hand (hidden information; keys: docs/engine.md)."""
         i = self._check_index(i)
         g, pl, n = self._g[i], self._pl[i], self.num_players
         hands = [np.repeat(np.arange(NUM_CARD_TYPES), self._hands[i, p]).tolist() for p in range(n)]
@@ -785,8 +722,7 @@ class Engine:
         return self._recorder.record(self._check_index(i))
 
     def record_events(self, i: int = 0, start: int = 0) -> list[dict[str, Any]]:
-        """Game i's current round's record events from number ``start`` on, without converting
-        the earlier ones again (a live log's next lines; needs ``record=True``)."""
+        """Game i's current round's record events from number ``start`` on (needs ``record=True``)."""
         if self._recorder is None:
             raise ValueError("this Engine does not record; create it with record=True")
         if not is_int(start) or start < 0:
@@ -811,9 +747,7 @@ class Engine:
         self.copy_games(source, np.array([source._check_index(i)]), np.array([self._check_index(j)]))
 
     def copy_games(self, source: Engine, i: Any, j: Any) -> None:
-        """Games ``i[k]`` of ``source`` into games ``j[k]`` of this engine, for every k (index
-        arrays of one length; ``j`` without repeats). ``source`` may be this engine. The history
-        (``history=K``) comes along when this engine keeps one of the source's length."""
+        """Copy games ``i[k]`` of ``source`` into games ``j[k]`` (``source`` may be this engine; ``j`` without repeats)."""
         if not isinstance(source, Engine) or source.rules != self.rules or source.num_players != self.num_players:
             raise ValueError("copy_game(s) needs an engine with the same rules and num_players")
         i, j = source._index_array(i, "i"), self._index_array(j, "j")
@@ -843,21 +777,10 @@ class Engine:
     def resample_hidden(
         self, games: Any, seat: int, rng: np.random.Generator, exclude: Any = None, max_tries: int = 64
     ) -> np.ndarray:
-        """Redeal what ``seat`` cannot see in the given games (an index, index array or bool
-        mask [B]): the other hands (sizes kept) and the draw pile are refilled from the same
-        unseen cards in a random order, and each game's generator gets a fresh state from
-        ``rng`` (determinization, R11).
+        """Redeal what ``seat`` cannot see in ``games`` (an index, indices or a bool mask) and reseed them from ``rng``.
 
-        The seat's own hand, the discard pile, every count and every public fact stay as they
-        are; the deal depends only on which cards are hidden, not on where they were.
-
-        ``exclude`` (bool [num_players, 57], or [G, num_players, 57] for the G listed games in
-        order): ``exclude[p, t]`` forbids seat ``p`` to be dealt a card of type ``t`` (the row
-        of ``seat`` is ignored). The deal is then uniform among the deals respecting the
-        exclusions (``uno_env.engine.deal``: exact rejection sampling, at most ``max_tries``
-        proposals). Returns each listed game's status: 0 exact, 1 a valid deal from a rejected
-        proposal (``max_tries`` reached), 2 the exclusions could not be met and were dropped.
-        """
+        ``exclude`` bool [num_players, 57] (or one per listed game): ``exclude[p, t]`` forbids seat ``p``
+        cards of type ``t``. Returns int8 per listed game: 0 exact, 1 valid after ``max_tries``, 2 dropped."""
         if is_int(games):
             which = np.zeros(self.num_envs, bool)
             which[self._check_index(games)] = True
@@ -885,23 +808,14 @@ class Engine:
         return status
 
     def hand_counts(self, games: Any) -> np.ndarray:
-        """Hidden information: every seat's hand in the listed games (an index array, in its
-        order), as copies per card type, int64 [G, num_players, 57]. For a determinized search
-        judging the deals it made itself (``agents.beliefs``), and for tests and tools; an agent
-        never reads it from the game it plays."""
+        """Hidden information: every seat's hand in the listed games, int64 [G, num_players, 57]."""
         idx = self._index_array(games, "games")
         return self._hands[idx, : self.num_players].astype(np.int64)
 
     def shuffle_draw_pile(self, games: Any, rng: np.random.Generator) -> None:
-        """Put the draw pile of the given games (an index, index array or bool mask [B]) in a
-        random order from ``rng`` and give each game's generator a fresh state from ``rng``.
+        """Shuffle the draw pile of ``games`` (an index, indices or a bool mask) and reseed them from ``rng``.
 
-        Every hand, the discard pile and every count stay; only the order of the draw pile and
-        of future reshuffles changes. The new order depends only on which cards the pile holds,
-        not on their old order. Unlike ``resample_hidden`` this keeps the hands a seat cannot
-        see: a search that deals this way reads hidden state (the measured ceiling of
-        ``agents.DeterminizedSearch(peek=True)``), fair only when every hand is public (R11).
-        """
+        Every hand stays, so a search dealing this way reads hidden state (fair only with open hands)."""
         if is_int(games):
             which = np.zeros(self.num_envs, bool)
             which[self._check_index(games)] = True
@@ -930,13 +844,11 @@ class Engine:
         return np.ascontiguousarray(np.broadcast_to(ex, (num_games, *one)))
 
     def snapshot(self) -> np.ndarray:
-        """A copy of the whole engine state (every game, its generator and outputs) as one byte
-        array, for ``restore``: game-tree code keeps positions this way for a memory copy."""
+        """A copy of the whole engine state as one byte array, for ``restore``."""
         return self._buf.copy()
 
     def restore(self, snapshot: np.ndarray) -> None:
-        """Put back a state taken by ``snapshot`` of this engine or of one of the same sizes and
-        rules (not while recording: the record would no longer match the games)."""
+        """Put back a ``snapshot`` of an engine of the same sizes and rules (not while recording)."""
         if self._recorder is not None:
             raise ValueError("restore() cannot rewind a recording engine; create it with record=False")
         if not isinstance(snapshot, np.ndarray) or snapshot.dtype != np.uint8 or snapshot.shape != self._buf.shape:
@@ -951,14 +863,10 @@ class Engine:
         np.copyto(self._buf, snapshot)
 
     def set_next_draws(self, i: int, cards: Sequence[int]) -> None:
-        """Make ``cards`` (type ids, first drawn first) the next draws of game i, for callers
-        that deal chance themselves (explicit chance nodes, docs/openspiel.md).
+        """Make ``cards`` (type ids, first drawn first) the next draws of game i.
 
-        The cards move to the top of the draw pile; the rest keeps its order below them. When
-        the draw pile is empty, the discard pile under its top card first becomes the draw pile
-        (R12.2, as the next draw would do), so call this just before the action that draws.
-        Hidden information only: no count or public fact changes.
-        """
+        An empty draw pile is refilled from the discard pile first (R12.2), so call this just before the
+        action that draws. Hidden information only changes."""
         i = self._check_index(i)
         if self._recorder is not None:
             raise ValueError("set_next_draws() would change draws a record cannot replay; create it with record=False")
@@ -1000,15 +908,10 @@ class Engine:
         rng_state: int | None = None,
         top_card: int | None = None,
     ) -> StepResult:
-        """Put game i in phase ``play`` at a given position (every card of the deck placed once).
+        """Put game i in phase ``play`` at a given position (every card of the deck placed once; docs/engine.md).
 
-        ``draw_pile`` and ``discard_pile`` are listed bottom to top; ``current_color`` defaults
-        to the colour of the top card (it must be given when the top card is a wild).
-        ``rng_state`` sets the generator the game goes on with (reshuffles, Shuffle Hands); by
-        default it keeps its own. ``top_card`` is the card to match when ``discard_pile`` is
-        empty, which only ``reshuffle='every_played_card'`` allows (R4: the top card was
-        shuffled away with the rest and stays the card to match); otherwise leave it None.
-        """
+        Piles are bottom to top; ``current_color`` must be given when the top card is a wild; ``top_card`` only
+        for an empty ``discard_pile`` under ``reshuffle='every_played_card'``."""
         i = self._check_index(i)
         self._check_position_args(hands, discard_pile, draw_pile, current_player, dealer, scores)
         top = self._top_card(discard_pile, top_card)
