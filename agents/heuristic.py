@@ -1,4 +1,4 @@
-"""``HeuristicAgent``: the strongest rule-based player of the package (rules in its docstring)."""
+"""``HeuristicAgent``: the strongest rule-based player of the package (its rules: docs/agents.md)."""
 
 from __future__ import annotations
 
@@ -55,11 +55,10 @@ from ._tactics import answer_draw_penalty, prob_lacks, rule_tables, smallest_han
 
 
 class HeuristicParams(NamedTuple):
-    """The heuristic's weights, one named field each (the rules that use them are in ``HeuristicAgent``'s
-    docstring); ``HeuristicAgent(rules, **overrides)`` builds one. The defaults were tuned in 2-player
-    matches against RLCardRuleAgent (benchmarks/agents_table.py). The kernels get it as a float64 array
-    and read each weight by name, ``prm[W.follow]`` (``W`` below). (Not the tuple itself: numba would
-    unbox its fields one by one on every call, a cost the search agents' one-row calls feel.)"""
+    """The heuristic's weights, one named field each; ``HeuristicAgent(rules, **overrides)`` builds one."""
+
+    # The kernels get a float64 array and read ``prm[W.follow]``: numba would unbox a tuple's fields
+    # one by one on every call, which the search agents' one-row calls feel.
 
     follow: float = 1.0
     """per own card expected to fit the colour left after the next reply"""
@@ -174,12 +173,9 @@ def _sequence_fits(cards, k, color, rank, wilds_match, may_bluff):
 
 @njit(cache=True)
 def _goes_out(hand, color, rank, wilds_match, may_bluff):
-    """2 players: whether the whole hand can be shed this turn after a play left (color, rank).
-
-    Every card but the last must be a Skip, Reverse, Draw Two or Wild Draw Four (they give the
-    turn back, R5); tries every order of at most MAX_OUT_CARDS cards (Heap's algorithm, which
-    needs no recursion: numba's cache cannot hold recursive functions).
-    """
+    """2 players: whether the whole hand can be shed this turn after a play left (color, rank)."""
+    # Every order of at most MAX_OUT_CARDS cards, by Heap's algorithm: numba's cache cannot hold
+    # recursive functions.
     k = 0
     for t in range(NUM_CARD_TYPES):
         k += hand[t]
@@ -229,13 +225,7 @@ def _attack(h, prm):
 
 @njit(cache=True)
 def _leave_value(cnt, unseen, unseen_color, total_unseen, h_next, foe, c, r, prm):
-    """Value of leaving (colour c, rank r) on top, rank -1 for a wild; cnt: the hand after.
-
-    The next player answers with a card of colour c or of rank r. ``follow``: own cards of the
-    colour each answer leaves, the answers weighted by the unseen cards that give them.
-    ``lack``: the hypergeometric chance that the next player's hand, drawn from the unseen
-    cards, fits nothing (a wild fits) and they must draw — wanted for a foe, not a partner.
-    """
+    """Value of leaving (colour c, rank r) on top, rank -1 for a wild; cnt: the hand after (rules 2-3)."""
     fits = unseen_color[c]
     for t in range(WILD, NUM_CARD_TYPES):
         fits += unseen[t]
@@ -260,7 +250,7 @@ def _leave_value(cnt, unseen, unseen_color, total_unseen, h_next, foe, c, r, prm
 
 @njit(cache=True)
 def _best_color(cnt, unseen, unseen_color, total_unseen, h_next, foe, prm):
-    """The colour to name for a wild (rule 2 of the docstring), and its value."""
+    """The colour to name for a wild (rule 2), and its value."""
     best, best_v = 0, -1e18
     for c in range(NUM_COLORS):
         v = _leave_value(cnt, unseen, unseen_color, total_unseen, h_next, foe, c, -1, prm)
@@ -302,11 +292,7 @@ def _has_follow(hand, color, rank):
 
 @njit(cache=True)
 def _continuation(hand, cnt, c, r, unseen, unseen_color, total_unseen, h_next, foe, points, x, prm):
-    """2 players, after an action card left (c, r): value of the best coloured follow-up.
-
-    -1e18 when no coloured card follows. The follow-up's own value: its leave value plus, for
-    a number card, ``setup``; for another action card ``tempo`` when something follows it.
-    """
+    """2 players, after an action card left (c, r): value of the best coloured follow-up (-1e18: none)."""
     best = -1e18
     for t in range(WILD):
         if hand[t] == 0 or (CARD_COLOR[t] != c and CARD_RANK[t] != r):
@@ -348,7 +334,7 @@ def _best_turn_color(hand, cnt, unseen, unseen_color, total_unseen, h_next, foe,
 
 @njit(cache=True)
 def _score_wild(t, hand, cnt, unseen, unseen_color, total_unseen, points, x, bluff, prm):
-    """Value of playing a wild (rules 1, 5, 6, 7 of the docstring)."""
+    """Value of playing a wild (rules 1, 5, 6, 7)."""
     h_next = x[X_H_NEXT]
     foe = x[X_FOE]
     v = prm[W.points] * points[t] / 50.0
@@ -380,7 +366,7 @@ def _score_wild(t, hand, cnt, unseen, unseen_color, total_unseen, points, x, blu
 
 @njit(cache=True)
 def _score_coloured(t, hand, cnt, unseen, unseen_color, total_unseen, points, x, prm):
-    """Value of playing coloured card t (rules 1–5 of the docstring)."""
+    """Value of playing coloured card t (rules 1–5)."""
     c = CARD_COLOR[t]
     r = CARD_RANK[t]
     h_next = x[X_H_NEXT]
@@ -459,7 +445,7 @@ def _best_play(m, only, legal_wd4, hand, cnt, unseen, unseen_color, total_unseen
 
 @njit(cache=True)
 def _challenge(o, unseen, unseen_color, total_unseen, h_prev, wilds_match, prm):
-    """Whether to challenge the pending Wild Draw Four (rule of the docstring)."""
+    """Whether to challenge the pending Wild Draw Four (docs/agents.md)."""
     prev_color = wd4_prev_color_of(o)
     of_color = unseen_color[prev_color] if prev_color >= 0 else 0
     if wilds_match:
@@ -528,8 +514,7 @@ def _respond_draw_four(o, m, u, unseen, unseen_color, total_unseen, x, wilds_mat
 
 @njit(cache=True)
 def _act_row(o, m, u, deck, points, wilds_match, prm):
-    """One decision of the heuristic (rules in the HeuristicAgent docstring): what it believes
-    about the cards, then the decision of the phase."""
+    """One decision of the heuristic: what it believes about the cards, then the decision of the phase."""
     call = uno_call_action(m)
     if call >= 0:
         return call
@@ -618,76 +603,9 @@ def _act_batch(obs, mask, u, deck, points, wilds_match, prm):
 
 
 class HeuristicAgent:
-    """A rule-based player: it scores every legal play and takes the best.
+    """A rule-based player: it scores every legal play and takes the best (its rules: docs/agents.md).
 
-    It reads only the observation (R11): its hand, the top card and colour, hand sizes by
-    relative seat (next and previous player follow ``direction``, eliminated seats skipped),
-    the discard pile counts and a pending Wild Draw Four's previous colour. "Unseen" cards are
-    the deck minus its hand minus the discard pile. The next player's hand is modelled as drawn
-    from them, each colour's cards reweighted: ``in_play_bias`` (0.85) for the colour in play
-    (players have been shedding it), ``named_bias`` (1.4) when a wild on top named it (players
-    name the colour they hold most), ``other_bias`` (1) otherwise; these ratios of held to
-    expected cards were measured in play against RLCardRuleAgent. The public history of the
-    next player (observation fields ``named_color`` and ``drew_on_color``, R11) refines it:
-
-    - the colour it named with its last wild this round (when that wild is no longer the top
-      card) is weighted by ``seat_named_bias`` (1.4): it likely still holds that colour, so
-      leaving it to a player close to going out is avoided;
-    - the colour it last drew on (its turn ended drawing without playing, and it has not
-      played since) is weighted by ``drew_bias`` (0.2) and the wilds by ``drew_wild_bias``
-      (0.3): it held nothing that fitted then, only the cards drawn since can fit, so that
-      colour is preferred (rules 2–3 below value leaving it, and a wild names it).
-
-    Play phase (and post_draw, where only the drawn card may be played); each legal card scores:
-
-    1. Going out: the last card wins; with 2 players, an action card after which the rest of
-       the hand can be shed in the same turn (chaining Skip/Reverse/Draw Two/Wild Draw Four,
-       any card last) scores next highest. ``setup`` rewards a play after which the hand
-       left (2–5 cards) could all go in one later turn.
-    2. Colours from the hand: ``follow`` × the own cards expected to fit the colour left after
-       the next player's answer (they answer in the colour or by number; each answer weighted
-       by the unseen cards that give it) + ``spread`` per colour still held.
-    3. Colours opponents seem to lack: + ``lack`` × the chance that the next player holds
-       nothing that fits (neither the colour, the number, nor a wild) and must draw.
-    4. Tempo with 2 players (R5: Skip, Reverse, Draw Two and Wild Draw Four give the turn
-       back): an action card is valued as ``tempo`` + its best coloured follow-up (a follow-up
-       that is an action card again needs a follow-up of its own); with none, the extra turn
-       plays a wild or draws (``no_follow``).
-    5. Attack: the next player is close to going out at ``attack_size`` (2) cards or fewer;
-       then a Draw Two or Wild Draw Four gains 2·``attack`` per card under the threshold + 1,
-       a Skip (and a 2-player Reverse) ``attack``, a plain wild ``attack`` (it switches the
-       colour). A Draw Two always adds ``draw_two``, a Wild Draw Four ``wd4``, a Skip with 3+
-       players ``skip_multi``; a Reverse with 3+ players is valued by how much safer the
-       previous player is than the next. Against a partner (R8 teams) these signs flip.
-    6. Wilds are kept for when needed: a wild costs ``wild_keep``, a legal Wild Draw Four
-       ``wd4_keep``, so they are played when no coloured card fits (the Draw Four first: it is
-       legal only then), to attack, or to go out. Shuffle/Swap Hands also gain ``hand_gain``
-       per card they are expected to take off the hand.
-    7. Bluffs sometimes: an illegal Wild Draw Four is considered with chance ``bluff_attack``
-       when the next player is close to going out (else ``bluff``), at a ``bluff_risk`` cost.
-    8. High-point cards first: + ``points`` per 50 R8 points (a tie-breaker).
-    9. It draws only when nothing is playable, and plays a playable drawn card unless rule 7
-       rules it out; two copies of the chosen number card go as a double when allowed.
-
-    Choose colour: the colour with the best rule 2 + 3 value; with 2 players after a Wild Draw
-    Four (it plays again) the colour of its best follow-up.
-
-    Respond to a Wild Draw Four (R6): with p the chance, from the unseen cards of the previous
-    colour and the challenged player's hand size, that they held that colour, the chance they
-    bluffed is q = b·p / (b·p + 1 − p), b = ``bluff_prior`` (how often a player holding the
-    colour plays the Draw Four anyway). It challenges when q > ``challenge_at`` = 0.18: a
-    challenge risks 2 extra cards to gain about 9 card-equivalents (4 cards to the bluffer,
-    none to itself, and its turn), and 2/11 ≈ 0.18. The small default b (0.05) challenges
-    only big hands (6+ cards when a quarter of the unseen cards are of that colour),
-    which almost surely held it; ``bluff_prior=0`` never challenges.
-
-    Other decisions: stack a Draw Two / Wild Draw Four when answering one (R5), swap hands
-    with the smallest opposing hand, call and catch UNO whenever offered (R7); anything else
-    is a uniformly random legal action.
-
-    The weights are the fields of ``HeuristicParams`` (its defaults, overridable by keyword:
-    ``HeuristicAgent(rules, bluff=0.5)``), tuned in 2-player matches against RLCardRuleAgent
-    (benchmarks/agents_table.py).
+    The weights are ``HeuristicParams``' fields, overridable by keyword: ``HeuristicAgent(rules, bluff=0.5)``.
     """
 
     name = "heuristic"
