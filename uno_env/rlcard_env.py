@@ -1,69 +1,4 @@
-"""RLCard drop-in: ``import uno_env.rlcard_env`` registers ``uno-env`` in RLCard's registry.
-
-RLCard (``pip install rlcard``, tested with 1.2.0) trains agents through its own ``Env`` API
-(``env.run``, ``reorganize``, its DQN / NFSP / DMC / CFR agents). ``UnoRLCardEnv`` is such an
-``Env`` over one ``Engine`` game, so RLCard's loop plays ``uno_env``'s rules, any rule set, 2 to
-10 players::
-
-    import rlcard
-    import uno_env.rlcard_env  # registers "uno-env"
-
-    env = rlcard.make("uno-env", config={"seed": 0, "game_num_players": 4, "game_rules": "house"})
-    env.set_agents([rlcard.agents.RandomAgent(num_actions=env.num_actions) for _ in range(env.num_players)])
-    trajectories, payoffs = env.run(is_training=False)
-
-| ``config`` key | default | meaning |
-|---|---|---|
-| ``seed`` | ``None`` | RLCard's seed: each ``reset`` deals a game seeded from the env's ``np_random`` |
-| ``allow_step_back`` | ``False`` | keep a snapshot per step so ``step_back()`` restores the previous decision |
-| ``game_num_players`` | 2 | seats, 2..10 |
-| ``game_rules`` | ``None`` | anything ``uno_env.parse_rules`` reads: a ``UnoRules``, a preset name, a dict, JSON text (``None``: classic) |
-
-What RLCard's agents get, per decision (``state`` dict, RLCard's keys):
-
-* ``obs``: the acting seat's observation, float32 ``[D]`` (``uno_env.observation.OBS_FIELDS``;
-  ``state_shape[p] == [D]``), never another seat's cards.
-* ``legal_actions``: an ``OrderedDict`` of legal action ids (``num_actions == 116``, the ids of
-  docs/rules.md R2, the same under every rule set); ``raw_legal_actions``: their names.
-* ``raw_obs``: the acting seat's view as a dict (its hand, the top card, the colour, every
-  hand's size, the phase, its legal action names); ``action_record``: RLCard's list.
-
-Differences from ``rlcard.make("uno")`` (RLCard's own UNO), by design:
-
-* The rules are ``uno_env``'s (docs/rules.md), classic by default: a wild is played, then its
-  colour chosen (two decisions of the same player); a Wild Draw Four may be challenged; drawing
-  is a choice, and a drawn card may be played or kept (``PASS``). ``game_rules="rlcard"`` plays
-  RLCard's own game instead (below).
-* An illegal action raises ``ValueError`` and changes nothing; RLCard's UNO silently replaces
-  it with a random legal action.
-* ``get_payoffs()`` is right for every player count: +1 for the winner (each winner with shared
-  wins), -1 for every other seat; 0 for everybody when a round is truncated at
-  ``rules.max_turns``. (RLCard's UNO gives -1 to seat ``1 - winner`` only, so with more than two
-  players some losers get 0.)
-* ``is_over()`` is also true for a truncated round (``max_turns``, 5000 actions by default;
-  ``None`` under ``"rlcard"``): RLCard's own loop (``env.run``) then ends the game with payoffs 0.
-
-RLCard's own game, ``game_rules="rlcard"``: the preset ``rlcard`` plays RLCard 1.2's UNO exactly,
-each of its differences from the classic game a rule option (docs/rules.md, Presets: the options
-it sets, and ``tests/envs/test_rlcard_conformance.py``, which checks the engine against RLCard's
-own ``UnoGame`` at every decision).
-
-What stays RLCard's own: its action ids, and its payoffs with more than two players. RLCard's
-61 actions map onto the engine's as ``RLCARD_ACTIONS`` says (``from_rlcard_action``,
-``to_rlcard_action``); a wild is one RLCard action and two engine decisions:
-
-| RLCard id | RLCard action | ``uno_env`` actions |
-|---|---|---|
-| ``15 * k + r`` (``k``: 0 ``r``, 1 ``g``, 2 ``b``, 3 ``y``; ``r`` 0-12) | ``r-0`` ... ``y-draw_2`` | PLAY ``c * 13 + r`` (``c``: red 0, yellow 1, green 2, blue 3) |
-| ``15 * k + 13`` | ``r-wild`` ... ``y-wild`` | PLAY 52, then CHOOSE_COLOR ``59 + c`` |
-| ``15 * k + 14`` | ``r-wild_draw_4`` ... | PLAY 53, then CHOOSE_COLOR ``59 + c`` |
-| 60 | ``draw`` | DRAW 57 |
-
-A wild that is the player's last card ends the round before its colour (R12.4), so there the
-engine takes the PLAY alone. ``uno-env`` keeps its own 116 action ids and observation under
-every rule set, so an agent trained on ``rlcard.make("uno")`` does not plug in as it is; the
-game it plays is the same.
-"""
+"""RLCard drop-in: ``import uno_env.rlcard_env`` registers ``uno-env`` in RLCard's registry (docs/rlcard.md)."""
 
 from __future__ import annotations
 
@@ -117,9 +52,7 @@ def _rlcard_action_table() -> tuple[tuple[int, int | None], ...]:
 
 
 RLCARD_ACTIONS = _rlcard_action_table()
-"""RLCard's 61 UNO action ids -> uno_env's actions (module docstring, *RLCard's actions*): entry
-``k`` is ``(action, colour)``, the uno_env action of RLCard action ``k`` and, for a wild, the
-CHOOSE_COLOR that follows it (None otherwise)."""
+"""Entry ``k``: RLCard action ``k`` as uno_env's ``(action, CHOOSE_COLOR action or None)``."""
 
 
 def from_rlcard_action(action_id: int) -> tuple[int, int | None]:
@@ -153,14 +86,10 @@ def rlcard_card(card: Any) -> int:
 
 
 def set_rlcard_game(engine: Engine, i: int, game: Any) -> None:
-    """Put game ``i`` of ``engine`` at the position of an RLCard ``UnoGame`` (rlcard 1.2.0,
-    ``rlcard/games/uno/game.py``) that is waiting for a decision: every hand, the deck in its
-    order (RLCard deals from the end of its list, as the engine from the top of its pile), the
-    played cards, the target (its card and colour), the current player and the direction.
+    """Put game ``i`` of ``engine`` at the position of an RLCard 1.2 ``UnoGame`` waiting for a decision.
 
-    The engine should play ``rules="rlcard"``: RLCard's played cards may be empty after a
-    reshuffle while the target stays (``reshuffle='every_played_card'``), and seat ``n - 1`` is
-    the dealer (``first_dealer='last_seat'``). RLCard's game is not changed."""
+    The engine should play ``rules="rlcard"`` (played cards may be empty after a reshuffle; seat
+    ``n - 1`` deals). RLCard's game is not changed."""
     rnd = game.round
     n = engine.num_players
     if len(game.players) != n:
@@ -290,7 +219,7 @@ class UnoRLCardGame:
 
 
 class UnoRLCardEnv(rlcard.envs.Env):
-    """RLCard ``Env`` ``uno-env`` over the ``uno_env`` engine (module docstring)."""
+    """RLCard ``Env`` ``uno-env`` over the ``uno_env`` engine (docs/rlcard.md)."""
 
     def __init__(self, config: dict[str, Any]) -> None:
         self.name = RLCARD_ID
@@ -342,7 +271,7 @@ class UnoRLCardEnv(rlcard.envs.Env):
         return OrderedDict((a, None) for a in self.game.get_legal_actions())
 
     def get_payoffs(self) -> np.ndarray:
-        """Each seat's payoff (module docstring): right for every player count."""
+        """Each seat's payoff: +1 winner(s), -1 the others, 0 for all on a truncated round."""
         return self.game.get_payoffs()
 
     def get_perfect_information(self) -> dict[str, Any]:
