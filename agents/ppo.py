@@ -1,34 +1,6 @@
-"""``PPOAgent``: a trained sb3-contrib ``MaskablePPO`` policy as a batch agent, and the network it uses.
+"""``PPOAgent``: a trained sb3-contrib ``MaskablePPO`` policy as a batch agent, and the networks it uses.
 
-```python
-from agents.ppo import PPOAgent
-agent = PPOAgent("runs/uno_ppo/model.zip")          # or PPOAgent(model) / PPOAgent(model.policy)
-actions = agent.act(observation, action_mask, rng)  # int64 [B], always legal
-```
-
-| piece | what it is |
-|---|---|
-| ``PPOAgent`` | wraps a saved model (path), a ``MaskablePPO`` or its policy; one forward pass per ``act`` on the whole batch; ``deterministic`` picks the most likely legal action, otherwise it samples with the ``rng`` given to ``act`` (Gumbel-max), so it is reproducible from that ``rng`` like every other agent |
-| ``PPOAgent.frozen(policy)`` | an agent over a *copy* of a policy (a self-play snapshot); ``load_state`` swaps in other weights |
-| ``UnoMaskablePolicy`` | sb3-contrib's ``MaskableActorCriticPolicy`` with a leaner ``evaluate_actions`` (the PPO update's hot path): one masked log-softmax gives the log-probabilities and the entropy, instead of building a masked ``Categorical`` (measured ~20% of an update with a 128-wide network); same values |
-| ``UnoPrivilegedPolicy`` | ``UnoMaskablePolicy`` with a privileged critic (asymmetric actor-critic): separate trunks; the actor reads the first ``actor_inputs`` columns (the observation), the critic every column (observation and hidden state, ``UnoSB3VecEnv(privileged=True)``); the agent then acts on observations alone |
-| ``UnoFeatures`` | the features extractor ``train.py`` builds its policies with: the observation scaled by fixed per-index bounds (``uno_env.gym_env.observation_bounds``), then a trunk shared by the actor and the critic; over a ``history=K`` env's Dict space, the observation, history and counts flattened and joined first |
-| ``UnoSequenceFeatures`` | ``train.py --policy seq``: ``UnoFeatures``' trunk over the observation (and the round's counts, with the float rows), beside a small transformer encoder over the last K public events (train.py gives it the tokens, ``history_form="tokens"``; each embedded, a learned recency position added, padding masked), read through a summary token; the two joined |
-
-**History.** A model trained on ``UnoSB3VecEnv(history=K)`` (``train.py --history K``, or
-``MaskablePPO("MultiInputPolicy", ...)``) has a Dict observation space; ``PPOAgent`` reads K
-(``history_length``) and the form (``history_form``: ``"tokens"`` when the space holds
-``history_tokens``, as ``train.py --policy seq`` trains it, else ``"rows"``;
-``POLICY_HISTORY_FORMS``) from it, so loading needs nothing more. Such an agent's ``act``
-takes the dict observation of the envs' ``history=K`` in that form (``{"observation",
-"history", "history_counts"}`` or ``{"observation", "history_tokens"}``), which
-``uno_env.table.Table`` builds for the seat it plays from the engine's public history: the
-arena (``evaluate.py``, the registry's specs), the vector envs' opponents, self-play and league
-snapshots, the web table and ``uno-play`` all play it.
-
-Nothing is downloaded and nothing reads hidden state: the policy sees the observation (R11)
-and the legal mask only. Loading needs ``torch`` and ``sb3_contrib`` (the ``train`` extra).
-"""
+Loading needs ``torch`` and ``sb3_contrib`` (the ``train`` extra)."""
 
 from __future__ import annotations
 
@@ -89,24 +61,10 @@ def _checked_trunk(activation: str, hidden: Any, scale_cap: float) -> list[int]:
 class UnoFeatures(BaseFeaturesExtractor):
     """Observation scaled to about [0, 1] per index, then an MLP trunk (shared by actor and critic).
 
-    | argument | meaning |
-    |---|---|
-    | ``hidden`` | widths of the trunk's layers; ``()`` passes the scaled observation through |
-    | ``activation`` | ``"relu"``, ``"tanh"`` or ``"silu"`` |
-    | ``scale_cap`` | the largest divisor: index i is divided by ``min(high[i], scale_cap)`` |
-    | ``inputs`` | read only the first ``inputs`` columns (0: all); a privileged policy's actor reads the observation part |
-
-    Over a Dict space (``history=K``) the entries ``observation``, ``history`` and
-    ``history_counts`` are flattened and joined in that order, then scaled the same way,
-    except that an unbounded history entry (an event's ``number``, the round's counts) is
-    divided by ``scale_cap``: the counts grow with the round.
-
-    Index i is multiplied by ``1 / clip(high[i], 1, scale_cap)`` (1 where ``high`` is not
-    finite): one-hot fields stay as they are, card copies become fractions of the deck's
-    copies, and counts bounded by the whole deck (hand sizes, the draw pile, a pending draw)
-    are divided by ``scale_cap`` rather than 108, so the 0..7 cards a hand usually holds stay
-    distinguishable. The scale is a buffer of the module, saved and loaded with the weights:
-    a policy always sees the scaling it was trained with.
+    Index i is divided by ``clip(high[i], 1, scale_cap)`` (unbounded entries by ``scale_cap``); the
+    scale is a buffer saved with the weights. ``hidden=()`` passes the scaled observation through;
+    ``inputs`` reads only the first columns (0: all). Over a ``history=K`` Dict space, the
+    ``HISTORY_KEYS`` entries are flattened and joined first.
     """
 
     def __init__(
@@ -168,9 +126,7 @@ def _trunk(width: int, hidden: Sequence[int], activation: str) -> nn.Sequential:
 
 
 class _RowEvents(nn.Module):
-    """The float history rows (``Engine.history``) as vectors: scaled, then one linear projection.
-
-    A row is padding when its ``present`` column is 0 (the rows past the round's events)."""
+    """The float history rows (``Engine.history``) as vectors; a row whose ``present`` is 0 is padding."""
 
     def __init__(self, box: spaces.Box, width: int, scale_cap: float) -> None:
         super().__init__()
@@ -187,11 +143,12 @@ class _RowEvents(nn.Module):
 
 
 class _TokenEvents(nn.Module):
-    """The history's tokens (``Engine.history_tokens``: a few small integers per event) as vectors:
-    an embedding per field, summed. A row whose ``kind`` is 0 (none) is padding.
+    """The history's tokens (``Engine.history_tokens``) as vectors, one embedding per field, summed.
 
-    The fields' embeddings are one table, each field's rows after the previous field's: one
-    summed lookup (``embedding_bag``), whose backward costs the CPU less than one per field."""
+    A row whose ``kind`` is 0 is padding."""
+
+    # One table for every field, one summed lookup (embedding_bag): its backward costs the CPU
+    # less than one lookup per field.
 
     def __init__(self, box: spaces.Box, width: int, scale_cap: float) -> None:
         super().__init__()
@@ -218,20 +175,12 @@ TOKEN_KEYS = ("observation", "history_tokens")
 class UnoSequenceFeatures(BaseFeaturesExtractor):
     """The observation's MLP beside a transformer encoder over the last K public events (``--policy seq``).
 
-    | argument | meaning |
-    |---|---|
-    | ``hidden``, ``activation``, ``scale_cap`` | the observation trunk, as ``UnoFeatures``' (it reads the observation and the round's per-seat counts) |
-    | ``width`` | the events' embedding width (the encoder's model width) |
-    | ``layers``, ``heads`` | the encoder's layers and attention heads (``width`` a multiple of ``heads``) |
-
-    Each event is embedded (``EVENT_ENCODERS``: the float rows of ``history`` projected, or the
-    ``history_tokens`` of an env's ``history_form="tokens"``, an embedding per field, summed)
-    and given a learned position (its slot in the window); a learned summary token is put first and the encoder (pre-norm,
-    no dropout, so a rollout's and the update's log-probabilities agree) attends over it and
-    the events, padding masked out. The summary token's output, joined to the trunk's, is the
-    feature vector: ``hidden[-1] + width`` values. The summary token is never masked, so a
-    round with no event yet is read without special cases.
+    ``hidden``, ``activation``, ``scale_cap`` are ``UnoFeatures``'; ``width`` (a multiple of
+    ``heads``), ``layers``, ``heads`` the encoder's. The features are ``hidden[-1] + width`` values.
     """
+
+    # No dropout, so a rollout's and the update's log-probabilities agree; the summary token is
+    # never masked, so a round with no event yet needs no special case.
 
     def __init__(
         self,
@@ -291,11 +240,7 @@ class UnoSequenceFeatures(BaseFeaturesExtractor):
 
 
 class UnoMaskablePolicy(MaskableActorCriticPolicy):
-    """``MaskableActorCriticPolicy`` whose ``evaluate_actions`` skips the distribution objects.
-
-    The numbers are those of sb3-contrib's ``MaskableCategorical``: illegal actions get the
-    logit ``-1e8``; the entropy sums over the legal actions only.
-    """
+    """``MaskableActorCriticPolicy`` whose ``evaluate_actions`` skips the distribution objects, same numbers."""
 
     def evaluate_actions(
         self, obs: torch.Tensor, actions: torch.Tensor, action_masks: torch.Tensor | None = None
@@ -322,13 +267,9 @@ class UnoMaskablePolicy(MaskableActorCriticPolicy):
 
 
 class UnoPrivilegedPolicy(UnoMaskablePolicy):
-    """A privileged critic: the critic reads every column, the actor the first ``actor_inputs``.
+    """A privileged critic (``UnoSB3VecEnv(privileged=True)``): the actor reads the first ``actor_inputs`` columns."""
 
-    Built over ``UnoSB3VecEnv(privileged=True)``, whose rows are the observation followed by the
-    hidden part of the learner's state. The actor and the critic get trunks of their own (a
-    shared trunk would carry hidden cards into the policy); the actor's trunk slices its input,
-    so the trained policy acts on observations alone (``PPOAgent``).
-    """
+    # Separate trunks: a shared one would carry hidden cards into the policy.
 
     def __init__(self, *args: Any, actor_inputs: int, **kwargs: Any) -> None:
         # Set before the base class builds the extractors (make_features_extractor reads it).
@@ -391,27 +332,10 @@ def load_model(path: str | os.PathLike, device: str = "cpu") -> Any:
 class PPOAgent:
     """A ``MaskablePPO`` policy as an agent: ``act(observation [B, D], action_mask [B, 116], rng) -> int64 [B]``.
 
-    | argument | meaning |
-    |---|---|
-    | ``model`` | a path to a saved model (``.zip``), a ``MaskablePPO``, or its policy (used live: later training shows) |
-    | ``deterministic`` | True: the most likely legal action; False (default): sample from the masked policy with ``rng`` |
-    | ``name`` | the agent's name in tables (default ``"ppo"``, or the file name of a path) |
-    | ``num_players`` | the table size asked for: checked against the model's card, and ``act`` refuses another (None: the card's, or unchecked without one) |
-    | ``rules`` | the rules asked for (a ``UnoRules``): checked against the card (None: not checked) |
-    | ``allow_other_table`` | play whatever table is asked, whatever the card says: for deliberate transfer experiments |
-
-    A path's card (``X.json`` beside ``X.zip``, ``agents.model_card``) says the rules and table size
-    the model was trained for; a table that differs raises ``ValueError`` naming both and the
-    override. A model without a card loads with a ``UserWarning`` (its table cannot be checked).
-
-    The policy's observation size must be the env's (``D`` depends on ``open_hands`` only);
-    another size raises ``ValueError``. A policy trained with ``history=K`` (a Dict observation
-    space) has ``history_length = K`` and ``history_form`` (``"rows"`` or ``"tokens"``) and acts on
-    the dict observation (module docstring). The observation has the same size at every table size,
-    so a policy trained with 4 players would silently play a 2-player game: with
-    ``num_players`` set, ``act`` reads the table size from the observation's ``seat_present``
-    field and raises ``ValueError`` on a mismatch. A row whose mask has no legal action gets
-    ``-1`` (the engine's "leave this game"), as ``sample_legal`` does.
+    ``model``: a ``.zip`` path, a ``MaskablePPO`` or its policy (used live). ``deterministic``: the
+    most likely legal action, else sampled with ``rng``. ``rules`` and ``num_players`` are checked
+    against the model's card (``ValueError``), unless ``allow_other_table``; with ``num_players``
+    set, ``act`` refuses a table of another size. A row with no legal action gets ``-1``.
     """
 
     def __init__(
