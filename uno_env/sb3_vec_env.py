@@ -1,55 +1,4 @@
-"""``UnoSB3VecEnv``: the batched UNO env behind stable-baselines3's ``VecEnv`` API, for MaskablePPO.
-
-Stable-baselines3 drives its own ``VecEnv`` API (``step_async``/``step_wait``, a list of info
-dicts, auto-reset with ``infos[i]["terminal_observation"]``), not gymnasium's ``VectorEnv``, so
-this adapter wraps a ``UnoVectorEnv`` (one engine, ``num_envs`` games; see
-``uno_env.gym_env`` for the action and observation tables, rewards and episode ends)::
-
-    from sb3_contrib import MaskablePPO
-    from uno_env.sb3_vec_env import UnoSB3VecEnv
-
-    venv = UnoSB3VecEnv(num_envs=64, num_players=2, seed=0)
-    model = MaskablePPO("MlpPolicy", venv, n_steps=64).learn(100_000)
-
-What SB3 and sb3-contrib get:
-
-* ``action_masks()``: bool ``[num_envs, 116]``; sb3-contrib's ``get_action_masks`` calls
-  ``env_method("action_masks")``, which returns one mask row per game.
-* ``step_wait`` returns ``(obs [num_envs, D] float32, rewards, dones, infos)``; a finished
-  game is dealt anew in the same step (SB3's convention): ``infos[i]`` then holds
-  ``terminal_observation`` (the learner's exact view of the finished round, ``UnoVectorEnv``'s
-  ``final_obs``), ``TimeLimit.truncated`` (True when the round hit ``max_turns``; SB3 then
-  bootstraps from ``terminal_observation``), and ``episode = {"r", "l", "t"}`` (return,
-  learner steps, seconds since creation) as SB3's ``Monitor`` writes it, so ``ep_rew_mean``
-  is logged. Games that did not end get ``{}``.
-* ``seed(s)``: the next ``reset`` deals game i with seed ``s + i``.
-* ``privileged=True`` (a privileged critic, as in asymmetric actor-critic): each observation
-  row is followed by the hidden part of the learner's whole state (``Engine.state``'s other
-  hands, draw pile composition and seat to act, for the seats at the table:
-  ``hidden_columns(num_players)``), ``terminal_observation`` included. Only a critic may read it: ``agents.ppo``'s
-  ``UnoPrivilegedPolicy`` feeds the first ``actor_inputs`` columns (the observation) to the
-  actor and every column to the critic; a deployed agent is given the observation alone.
-* ``history=K`` (0, the default: none): each observation is a dict, ``{"observation": [num_envs, D],
-  "history": [num_envs, K, HISTORY_SIZE], "history_counts": [num_envs, 10, HISTORY_COUNTS_SIZE]}``
-  (``UnoVectorEnv(history=K)``: the learner's public history, ``Engine.history``), for
-  ``MaskablePPO("MultiInputPolicy", ...)`` or ``train.py --history K``; ``terminal_observation``
-  is such a dict of the finished round (its whole history up to its end). Not with ``privileged``.
-  ``history_form="tokens"`` gives ``"history_tokens"`` int8 [num_envs, K, HISTORY_TOKEN_SIZE]
-  instead of the float rows and counts (``UnoVectorEnv(history_form=...)``).
-* Opponent groups (``opponents=[(agents, num_games), ...]``, see ``uno_env.gym_env``): one
-  engine for a mix of opponents; ``group_of`` and ``set_opponents(opponents, group)`` are the
-  vector env's.
-* The games share one engine, so attributes are shared: ``get_attr(name)`` returns the vector
-  env's attribute once per requested game, ``set_attr`` sets it for all games (a subset of the
-  games is refused), ``env_method(name)`` calls the vector env's method once and repeats the
-  result per game, except ``action_masks`` (per game). ``env_is_wrapped`` is False: the games
-  are not gymnasium envs, so no gymnasium wrapper can sit on one.
-
-Speed: sb3-contrib's ``get_action_masks`` asks a ``VecEnv`` for one mask per game and
-``np.stack``s them; at 1024 games that stack alone costs roughly a third of the env step
-itself (``benchmarks/vector_env.py`` times the adapter with and without it). It is outside
-this adapter: ``action_masks()`` hands the whole ``[num_envs, 116]`` array at once.
-"""
+"""``UnoSB3VecEnv``: the batched env behind stable-baselines3's ``VecEnv`` API, for MaskablePPO (docs/sb3-rllib.md)."""
 
 from __future__ import annotations
 
@@ -72,8 +21,7 @@ __all__ = ["UnoSB3VecEnv"]
 
 
 def hidden_columns(num_players: int) -> np.ndarray:
-    """The columns of ``Engine.state`` a privileged critic gets beside the observation: the other
-    seats' hands, the draw pile's counts and the seat to act, for the seats at the table only."""
+    """The columns of ``Engine.state`` a privileged critic gets beside the observation, for the seats at the table."""
     return np.concatenate(
         [
             np.arange(STATE_OTHER_HANDS, STATE_OTHER_HANDS + (num_players - 1) * NUM_CARD_TYPES),
@@ -95,7 +43,7 @@ def _game_indices(indices: None | int | Iterable[int], num_envs: int) -> list[in
 
 
 class UnoSB3VecEnv(VecEnv):
-    """stable-baselines3 ``VecEnv`` over one ``UnoVectorEnv`` (module docstring)."""
+    """stable-baselines3 ``VecEnv`` over one ``UnoVectorEnv``: ``num_envs`` games of one engine."""
 
     def __init__(
         self,
