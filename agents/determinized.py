@@ -1,12 +1,4 @@
-"""``DeterminizedSearch``: what flat Monte Carlo (``FlatMCAgent``) and ISMCTS (``ISMCTSAgent``) share.
-
-Both decide by searching determinizations — copies of the game in which everything the seat
-cannot see is dealt anew from its belief (``agents.beliefs``) — and finish their games by
-batched rollouts inside the engine. This module holds the shared part: the two entry points
-(``act_in(engine, i, rng)`` with the engine, ``act(observation, mask, rng)`` from observations),
-the decisions that are not searched, the deal, the rollouts and their leaf values. A subclass
-says how the deals are searched (``_search``).
-"""
+"""``DeterminizedSearch``: what flat Monte Carlo (``FlatMCAgent``) and ISMCTS (``ISMCTSAgent``) share."""
 
 from __future__ import annotations
 
@@ -72,9 +64,7 @@ def _collect(term, trunc, rewards, active, values):
 
 @njit(cache=True)
 def _leaf_values(obs0, active, values):
-    """Every seat's value of a rollout cut at the depth limit, from seat 0's view (whose
-    relative slot k is seat k): each seat in play is credited a chance of winning
-    proportional to 1 / hand size, mapped to the reward scale (+1 win, -1 loss)."""
+    """Every seat's value (+1 win, -1 loss scale) of a rollout cut at the depth limit: a win chance ∝ 1 / hand size."""
     for b in range(obs0.shape[0]):
         if not active[b]:
             continue
@@ -92,13 +82,9 @@ def _leaf_values(obs0, active, values):
 
 
 def _deal_from_observation(target: Engine, j: int, o: np.ndarray, deck: np.ndarray, rng: np.random.Generator) -> bool:
-    """Put in game j of ``target`` a position consistent with observation ``o`` (phase play).
+    """Put in game j of ``target`` a position consistent with observation ``o`` (phase play); False if none.
 
-    The observer sits in seat 0 and relative slot k in seat k, so ``target`` seats are the
-    observation's slots. Unseen cards (deck minus own hand minus discard pile) are dealt at
-    random to the other hands (their sizes are public) and the draw pile; the search deals
-    them again from its belief before any play. Returns False when the observation cannot be
-    rebuilt this way (then the caller decides otherwise).
+    The observer sits in seat 0 and relative slot k in seat k; the unseen cards are dealt at random.
     """
     n = target.num_players
     own = np.rint(o[OBS_HAND : OBS_HAND + NUM_CARD_TYPES]).astype(np.int64)
@@ -172,62 +158,18 @@ class Deal(NamedTuple):
 
 
 class DeterminizedSearch:
-    """Base of the determinized searches (module docs); a subclass implements ``_search``.
+    """Base of the determinized searches (docs/agents.md, "Search agents"); a subclass implements ``_search``.
 
-    | decision | what decides |
-    |---|---|
-    | one legal action | that action, no search |
-    | CALL_UNO / CATCH_UNO offered (R7 explicit) | taken at once (they only help, as in the heuristic) |
-    | respond to a Wild Draw Four (R6) | the blueprint (see below) |
-    | any other decision, with ``act_in(engine, i, rng)`` | search |
-    | phase ``play``, with ``act(observation, mask, rng)`` only | search |
-    | other phases, with ``act`` only | the blueprint |
-
-    **The blueprint** (``blueprint``) is the policy the search starts from: a searched
-    decision keeps its move unless the search finds a better one (``confidence``), and it
-    takes the decisions that are not searched. ``"heuristic"`` (the default) is
-    ``HeuristicAgent``; ``"pretrained"`` is the shipped model trained for the table's rules
-    and size (``agents.pretrained.shipped_policy``: its most likely legal action, run in numpy),
-    and ``HeuristicAgent`` at a table no shipped model was trained for; a mapping names one per
-    table size (``{2: "pretrained"}``: the heuristic at the others). ``"belief"`` is the shipped
-    policy that also reads the belief network's reading of the round (``agents.belief_policy``,
-    from the seat's public history: the search then keeps ``EVIDENCE_ROWS`` events) where one was
-    trained for the table, else as ``"pretrained"``. The registry's ``search`` takes
-    ``agents.registry.SEARCH_BLUEPRINT``. Each reads what the seat sees only.
-
-    **Why the search never reads hidden state** (unless built with ``peek``, below). Every
-    determinization is dealt by ``_determinize``: ``Engine.resample_hidden`` re-deals every
-    card the seat cannot see, from exclusions (and weights) the belief computed from the seat's observation alone, and replaces each copy's
-    generator state (it would fix future reshuffles). The hidden cards are gathered in id order
-    before the deal, so the deal depends on which cards are hidden, not on where they were: a
-    decision is a function of the information set and the rng (tests check two games that
-    differ only in hidden cards). One hidden fact survives a copy: whether a pending Wild Draw
-    Four was a bluff (the engine judges a challenge on the hand at the time it was played), so
-    the challenge is never searched; the blueprint decides it from what the seat sees.
-
-    - ``act_in(engine, i, rng)`` (``arena.play(..., engine_access=True)``, ``uno-play``,
-      anyone holding the engine): ``Engine.copy_game(s)`` copies game ``i`` into a scratch
-      engine, then the determinizations are dealt. With ``open_hands`` the other hands are
-      re-dealt too: the search does not use what it could see.
-    - ``act(observation, action_mask, rng)`` (the batch ``Agent`` protocol): no engine is at
-      hand, so the position is rebuilt from the observation with ``Engine.set_game`` (phase
-      ``play`` only: own hand, top card and colour, direction, hand sizes, scores and the
-      discard pile's contents; its order below the top card is not observed and does not
-      matter, a reshuffle shuffles it). UNO calls, eliminations and the other phases cannot be
-      rebuilt this way: those decisions follow the blueprint.
-
-    **``peek=True``: not a fair agent.** Each determinization keeps the true hands of every
-    seat and only re-shuffles the draw pile (``Engine.shuffle_draw_pile``; the generator of
-    future reshuffles is reseeded too, so the deck order stays unknown): the same search with
-    every hand visible, to measure how much knowing the hands is worth (the perfect-information
-    ceiling, docs/agents.md). It reads the engine's hidden state, so it plays through
-    ``act_in`` only (``act`` refuses), its default name ends in ``@peek`` and the ladder refuses it.
-
-    Rollouts (``_rollouts``): the first ``heuristic_plies`` actions are ``HeuristicAgent``'s,
-    the rest RLCard's ``uno-rule-v1`` (``agents/_simple_rules.py``, one numba call per step
-    over the batch) for every seat, until the round ends (each seat's reward, +1/-1) or
-    ``max_depth`` actions (then ``_leaf_values``: a chance of winning ∝ 1/hand size, as ±1).
+    ``act_in(engine, i, rng)`` searches from a copy of the game; ``act(observation, mask, rng)``
+    rebuilds phase ``play`` from the observation and leaves other phases to the blueprint. With
+    ``peek`` it reads hidden hands: ``act`` refuses.
     """
+
+    # Never reads hidden state (unless peek): every determinization goes through _determinize, whose
+    # Engine.resample_hidden re-deals all the seat cannot see (gathered in id order, so the deal
+    # depends on which cards are hidden, not where) and replaces each copy's generator state. The one
+    # hidden fact a copy keeps, whether a pending Wild Draw Four was a bluff, is why the challenge is
+    # never searched.
 
     name = "determinized"
     proposals = 8
@@ -308,7 +250,7 @@ class DeterminizedSearch:
         return out
 
     def act_in(self, engine: Engine, i: int, rng: np.random.Generator) -> int:
-        """The action for the player to act in game ``i`` of ``engine`` (see the class docs)."""
+        """The action for the player to act in game ``i`` of ``engine``."""
         self.last_searched = False
         o = engine.observation[i]
         if not o.any():  # an Engine(observations=False) leaves it zero; observe() still works
@@ -403,10 +345,7 @@ class DeterminizedSearch:
         rng: np.random.Generator,
         history: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> np.ndarray:
-        """The blueprint's actions at this table (class docs): the shipped belief policy where the
-        blueprint names it, one was trained for the table and the seat's ``history`` (rows
-        [N, K, 122], counts [N, 10, 14]) is at hand; else the shipped policy trained for it, where
-        the blueprint names either and one was; else ``HeuristicAgent``'s."""
+        """The blueprint's actions at this table; ``history``: the seat's rows [N, K, 122] and counts [N, 10, 14]."""
         name = self._blueprint_name(num_players)
         if name == "belief" and history is not None:
             reader = shipped_belief_policy(rules, num_players)  # read once per table
@@ -430,15 +369,10 @@ class DeterminizedSearch:
         return Deal(self.belief.exclusions(o, seat), o if weighs else None, events)
 
     def _determinize(self, play: Engine, games: np.ndarray, seat: int, deal: Deal, rng: np.random.Generator) -> None:
-        """Deal anew, in ``games`` of ``play`` (copies of one position), all that ``seat`` cannot
-        see; with ``peek`` only the draw pile (class docs).
+        """Deal anew, in ``games`` of ``play``, all that ``seat`` cannot see; with ``peek`` only the draw pile.
 
-        A belief with soft evidence (``agents.beliefs``: ``log_weights``) is sampled by
-        importance resampling: ``proposals`` candidates per game (or the belief's own number of
-        ``candidates`` in all) are dealt from its exclusions,
-        weighed, and as many as there are games drawn in proportion to their weights
-        (systematic resampling); the draw pile of each kept deal is then shuffled and its
-        generator reseeded, so a candidate kept twice still has futures of its own.
+        A belief with soft evidence is sampled by importance resampling: candidates are dealt from its
+        exclusions, weighed, drawn systematically, and each kept deal gets its own draw pile and generator.
         """
         if self.peek:
             play.shuffle_draw_pile(games, rng)
