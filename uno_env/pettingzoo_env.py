@@ -1,9 +1,6 @@
-"""PettingZoo AEC environment ``uno_v0``: ``raw_env``, and ``env()`` with the classic checks.
+"""PettingZoo AEC environment ``uno_v0``: ``raw_env``, and ``env()`` with the classic checks built in.
 
-A game is an ``Engine`` batch of one: every rule lives in the engine (docs/rules.md), this module
-only maps seats to agent names, builds the PettingZoo dicts, and renders. ``raw_env``'s
-docstring is the environment's doc page.
-"""
+A game is an ``Engine`` batch of one; ``raw_env``'s docstring is the environment's doc page."""
 
 from __future__ import annotations
 
@@ -232,8 +229,7 @@ class raw_env(AECEnv):
         self._acting_seat = int(self._engine.current_player[0])
 
     def _bind(self) -> None:
-        """Keep row views of the engine's output arrays (which it overwrites in place every
-        step) and its buffer, so a step reads them without indexing."""
+        """Keep row views of the engine's outputs (overwritten in place every step) and its buffer."""
         e = self._engine
         self._buf = e._buf
         self._obs_row = e.observation[0]
@@ -275,11 +271,7 @@ class raw_env(AECEnv):
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}") from None
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Deal a new round; ``seed`` (an integer in 0..2**64-1) reseeds the game's RNG.
-
-        Without a seed the game's RNG continues, so each reset deals a different round.
-        ``options`` is accepted for API compatibility and not used.
-        """
+        """Deal a new round; ``seed`` (0..2**64-1) reseeds the game, else its generator goes on."""
         # The engine checks the seed before changing anything, so a bad seed leaves the env as it was.
         self._engine.reset(seed)
         agents = self.possible_agents[:]
@@ -297,8 +289,7 @@ class raw_env(AECEnv):
             self.render()
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
-        """``agent_selection``'s observation (as ``observe``), cumulative reward, terminated,
-        truncated and info: ``AECEnv.last``, with the acting agent's view read directly."""
+        """``AECEnv.last`` for ``agent_selection``, with the acting agent's view read directly."""
         agent = self.agent_selection
         if not observe:
             obs = None
@@ -384,10 +375,7 @@ class raw_env(AECEnv):
         self._deads_step_first()
 
     def render(self) -> str | np.ndarray | None:
-        """Draw the table for ``render_mode`` (text, printed text, or an RGB image).
-
-        Shows only what the acting player may see: the acting player's hand, never the others'.
-        """
+        """Draw the table for ``render_mode``, showing only what the acting player may see."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
@@ -450,15 +438,9 @@ def _as_action(agent: str, action: Any) -> int:
 
 
 class CheckedEnv(raw_env):
-    """What ``env()`` returns: ``raw_env`` with PettingZoo's classic wrapper stack built in.
+    """What ``env()`` returns: ``raw_env`` behaving exactly as under PettingZoo's classic wrapper stack.
 
-    Behaves exactly like ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
-    TerminateIllegalWrapper(raw_env(...), illegal_reward=-1)))``: same observations, rewards,
-    terminations, truncations, infos, ``agent_selection``, warnings and exception types (the
-    test suite plays both side by side). Differences, none of which a well-behaved program
-    sees: ``unwrapped`` is the env itself, there is no ``.env`` attribute, and private
-    attributes are not blocked.
-    """
+    Unlike the wrappers: ``unwrapped`` is the env itself, there is no ``.env``, private attributes are not blocked."""
 
     def __init__(
         self,
@@ -587,11 +569,7 @@ def env(
     history: int = 0,
     history_form: str = "rows",
 ) -> CheckedEnv:
-    """The ``uno_v0`` AEC env with PettingZoo's classic checks (see ``raw_env`` and ``CheckedEnv``).
-
-    Equivalent to ``raw_env`` under ``TerminateIllegalWrapper(illegal_reward=-1)``,
-    ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``, built in for speed.
-    """
+    """The ``uno_v0`` AEC env with PettingZoo's classic checks built in (a ``CheckedEnv``)."""
     return CheckedEnv(
         num_players=num_players,
         rules=rules,
@@ -610,8 +588,5 @@ def parallel_env(
     history: int = 0,
     history_form: str = "rows",
 ) -> turn_based_aec_to_parallel_wrapper:
-    """The ``uno_v0`` game under PettingZoo's Parallel API: ``env()`` through PettingZoo's own
-    ``turn_based_aec_to_parallel`` (UNO is turn-based: each parallel step applies the action of
-    the agent to act, ``infos[agent]["active_agent"]``; the other agents' actions are ignored, and
-    only the acting agent's ``action_mask`` has ones). ``state()``/``state_space`` as ``env()``'s."""
+    """The ``uno_v0`` game under PettingZoo's Parallel API (``turn_based_aec_to_parallel`` over ``env()``)."""
     return turn_based_aec_to_parallel_wrapper(env(num_players, rules, render_mode, max_cycles, history, history_form))
