@@ -1,27 +1,8 @@
 """The game flow both Gymnasium envs share: one ``Engine``, a learner seat per game, batched opponents.
 
-``Driver`` owns an ``Engine`` built with the true rules and ``autoreset=False``: a finished
-game stays finished (and observable from any seat) until this layer resets it. The vector env
-uses that to read the learner's exact final view (``Engine.observe``) before dealing the game
-anew with ``Engine.reset(games=...)``, which continues each game's own generator, so the deals
-do not depend on the batch.
-
-**Opponent groups.** ``opponents`` is one agent, a list of ``num_players - 1`` agents (one per
-seat clockwise from the learner), or a list of groups ``(opponents, num_games)``: the games of
-the batch split in order (group 0 the first ``num_games`` games, ...), each group with its own
-opponents, e.g. training against a mix of opponent kinds in one engine. ``set_opponents(opp,
-group)`` swaps a group's opponents between steps (self-play snapshots). Each distinct agent is
-called once per engine step on all rows where one of its seats acts, whichever groups they
-are in; every opponent draws from the one generator ``rng``.
-
-**History.** ``history=K`` (0: none) makes the engine keep each game's public history
-(``Engine(history=K)``) and ``histories()`` read the last K events from each learner's seat,
-in ``history_form`` (``"rows"``: float rows and counts; ``"tokens"``: int8 tokens;
-``Engine.history_observation``).
-Opponents that read the history (``uno_env.policy.history_length_of``) make the engine keep
-as many events as the longest reader needs, and each gets its own length and form
-(``history_form_of``, through ``uno_env.table``); the learner still gets K in ``history_form``.
-"""
+The engine runs with ``autoreset=False``, so a finished game stays observable from any seat until
+this layer reads the learner's final view and deals it anew. Opponent groups and the history:
+``uno_env.gym_env``'s docstring."""
 
 from __future__ import annotations
 
@@ -123,17 +104,15 @@ def seed_list(seed: Any, n: int) -> list[int]:
 
 
 def _seat_hash(seat_seed: np.ndarray, episode: np.ndarray, num_players: int) -> np.ndarray:
-    """Learner seat per game for ``learner_seat="random"``: splitmix64(seed, episode) % players.
+    """Learner seat per game for ``learner_seat="random"``: a hash of the game's seed and episode.
 
-    A hash of the game's own seed and episode count (not a shared generator), so game i of a
-    batch gets the seats a single game seeded the same way gets.
-    """
+    No shared generator, so game i of a batch gets the seats of a single game seeded the same way."""
     z = splitmix64(seat_seed, episode.astype(np.uint64) + np.uint64(1))
     return (z % np.uint64(num_players)).astype(np.int64)
 
 
 # --- kernels --------------------------------------------------------------------------------
-# The opponent loop runs ~7 times per vector step, mostly on a handful of games: its row
+# The opponent loop runs several times per vector step, often on a handful of games: its row
 # bookkeeping is a few small kernels, not a dozen numpy calls per pass.
 
 
@@ -143,14 +122,9 @@ def _scan(
 ):
     """One pass over the batch before each opponent step; returns (games to act, finished games).
 
-    Writes in ``out_idx`` the unfinished games whose player to act is not the learner, and
-    sets every action to -1 (left as it is). Logs the games that finished in the engine step
-    just taken: the first finish of a game in a learner step is the learner's episode end, so
-    its flags and the learner's reward are logged (read now: the engine zeroes rewards at
-    every step) and it is marked ``fresh`` (its final view is still to be read); a game
-    already ``ended`` that finishes again dealt a round that ended before the learner's first
-    decision: not an episode. Finished games are counted either way (they await a new deal).
-    """
+    The first finish of a game in a learner step is the learner's episode end: its flags and reward are
+    logged now (the engine zeroes rewards every step) and it is marked ``fresh``; a game already ``ended``
+    that finishes again dealt a round that ended before the learner's first decision: not an episode."""
     k = 0
     finished = 0
     for b in range(current.shape[0]):
@@ -362,10 +336,7 @@ class Driver:
         return views, {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
     def histories(self) -> dict[str, np.ndarray]:
-        """Every game's public history from its learner's seat (``history > 0``), the last K events
-        in ``history_form`` (``Engine.history_observation``): ``{"history": float32 [B, K,
-        HISTORY_SIZE], "history_counts": float32 [B, 10, HISTORY_COUNTS_SIZE]}`` or
-        ``{"history_tokens": int8 [B, K, HISTORY_TOKEN_SIZE]}``."""
+        """Every game's public history from its learner's seat, in ``history_form`` (``Engine.history_observation``)."""
         return self.engine.history_observation(self.seats, self.history_form, self.history)
 
     def state(self, out: np.ndarray | None = None) -> np.ndarray:
