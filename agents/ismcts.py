@@ -41,11 +41,9 @@ def _select(
 ):
     """One tree step of every game still in the tree: UCB over the moves legal in its deal.
 
-    SO-ISMCTS: a node's statistics pool every determinization that reached it, so the
-    exploration term counts how often a move was *available* at the node (``edge_avail``), not
-    the node's visits. An untried legal move is tried first (``prefer``, the blueprint's move,
-    before a random one); ``forced[b] >= 0`` is played as it is (an opponent model). The visit is counted now (a virtual loss until ``_backprop`` adds the
-    value), which spreads a wave's games over different moves.
+    Exploration counts how often a move was available at the node (SO-ISMCTS), not the node's
+    visits; untried moves first (``prefer`` before the others); ``forced[b] >= 0`` is played as it
+    is. The visit counts now, a virtual loss until ``_backprop``.
     """
     for b in range(in_tree.shape[0]):
         if not in_tree[b]:
@@ -90,11 +88,9 @@ def _select(
 def _advance(children, sibling, actor, num_nodes, node_of, in_tree, player, done, path_act, path_len):
     """After the step: follow each game to the child of its move for the player now to act.
 
-    The same move sequence can hand the turn to different players in different deals (a
-    drawn card that may or may not be played), so a child is a chain of nodes, one per player
-    to act. A game whose child does not exist yet creates it (one node per iteration) and
-    leaves the tree for its rollout; so does a finished game, and any game once the tree is
-    full or its path as long as the path arrays. Returns the number of nodes in use.
+    A child is a chain of nodes, one per player to act: the same moves can hand the turn to
+    different players in different deals. A game that adds a node, finishes or fills the tree
+    leaves it for its rollout. Returns the number of nodes in use.
     """
     for b in range(in_tree.shape[0]):
         if not in_tree[b]:
@@ -129,12 +125,11 @@ def _backprop(edge_w, path_node, path_act, path_actor, path_len, values):
 
 @dataclasses.dataclass
 class SearchTree:
-    """ISMCTS's tree as arrays (numba walks them), reused across decisions.
+    """ISMCTS's tree as arrays (numba walks them), reused across decisions; node 0 is the root.
 
-    Node 0 is the root. A node is a sequence of public moves from the decision; its children
-    by move are a chain (``children[node, move]`` the first, ``sibling`` the next), one node
-    per player to act next. Per (node, move): ``visits``, ``value`` (total, for the player who
-    chose the move, 0..1) and ``available`` (determinizations in which the move was legal).
+    ``children[node, move]`` is a node's first child by move, ``sibling`` the next (one per player
+    to act). Per (node, move): ``visits``, ``value`` (total, 0..1, for the player who chose it) and
+    ``available`` (determinizations in which the move was legal).
     """
 
     children: np.ndarray  # int64 [capacity, NUM_ACTIONS]
@@ -174,46 +169,7 @@ class SearchTree:
 class ISMCTSAgent(DeterminizedSearch):
     """Information-set MCTS (SO-ISMCTS, Cowling, Powley & Whitehouse 2012) in waves of batched games.
 
-    One tree (``SearchTree``) over the searcher's information sets: a node is a sequence of
-    moves from the decision (each player's move is public: a card played, a colour named, a
-    draw), and it holds, per move, visits, total value for the player who chose it, and how
-    often the move was legal there. Each iteration plays one determinization (everything the
-    seat cannot see dealt anew from its ``belief``, ``DeterminizedSearch._determinize``) down
-    the tree, every player choosing by UCB1 among the moves legal in *that* deal, adds one
-    node, and finishes by a rollout; the outcome is credited to each move for the player who
-    made it (+1/-1 mapped to 1/0).
-
-    Speed: ``wave`` iterations run side by side in one ``Engine`` batch. The tree walk of the
-    whole wave is one numba call per tree level (select), one ``Engine.step`` and one numba
-    call (advance); the rollouts of the wave are stepped together (``DeterminizedSearch._rollouts``:
-    ``heuristic_plies`` moves of ``HeuristicAgent``, then RLCard's ``uno-rule-v1`` for every
-    seat, cut at ``max_depth`` with the 1/hand-size value). Inside a wave a visit counts as
-    soon as it is chosen (a virtual loss), so the wave's games spread over the moves instead
-    of all taking the same one.
-
-    Untried moves are tried first, the heuristic's own move before the others at the root
-    (``HeuristicAgent`` asked once per decision). The decision is the root move with most
-    visits (the best mean on a tie).
-
-    | setting | default | meaning |
-    |---|---|---|
-    | ``iterations`` | 2048 | determinizations (tree walks + rollouts) per decision, rounded up to whole waves |
-    | ``time_ms`` | None | if set: waves until this time is spent (at least one); no longer deterministic given the rng |
-    | ``wave`` | 128 | iterations played side by side (one engine batch) between tree updates |
-    | ``exploration`` | 0.7 | UCB1 constant c: mean + c·sqrt(ln(available) / visits), values in 0..1 |
-    | ``heuristic_plies`` | 2 | first rollout actions taken by ``HeuristicAgent`` |
-    | ``max_depth`` | 120 | actions per rollout before the leaf value |
-    | ``opponents`` | ``"ucb"`` | ``"heuristic"``: the other seats' tree moves are ``HeuristicAgent``'s (an opponent model) instead of UCB |
-    | ``tree_prior`` | False | below the root too, the searcher tries ``HeuristicAgent``'s move first (one heuristic call per tree level) |
-    | ``confidence`` | None | if set: keep the blueprint's move unless the chosen one's mean beats it by this many standard errors |
-    | ``belief`` | ``"public"`` | what the determinizations may deal (``agents.beliefs``) |
-    | ``peek`` | False | True: the determinizations keep every true hand and shuffle only the draw pile — reads hidden state, a measurement of the perfect-information ceiling, not a fair agent (``DeterminizedSearch``) |
-    | ``blueprint`` | ``"heuristic"`` | the policy whose move the root prefers and that takes the decisions not searched (``DeterminizedSearch``) |
-
-    Measured figures against ``HeuristicAgent`` and ``FlatMCAgent`` at equal time are in
-    ``benchmarks/results/search.md`` (``search`` names the stronger). Its opponents choose by
-    UCB in deals where they see the searcher's true hand, a known pessimism of SO-ISMCTS. What
-    it may know, and which decisions are not searched, are ``DeterminizedSearch``'s.
+    Settings: docs/agents.md, "Search settings".
     """
 
     name = "ismcts"
@@ -242,7 +198,7 @@ class ISMCTSAgent(DeterminizedSearch):
         peek: bool = False,
         blueprint: str | Mapping[int, str] = "heuristic",
     ) -> None:
-        """``rules`` of the games it will play (as ``FlatMCAgent``); the rest in the class table."""
+        """``rules`` of the games it will play (as ``FlatMCAgent``)."""
         if opponents not in ("ucb", "heuristic"):
             raise ValueError(f"opponents must be 'ucb' or 'heuristic', got {opponents!r}")
         self.iterations = check_int("iterations", iterations, 1)
