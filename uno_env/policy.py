@@ -1,16 +1,6 @@
-"""The agent protocols, uniform legal sampling, and ``RandomAgent``.
+"""The agent protocols, uniform legal sampling, and ``RandomAgent`` (the protocols: docs/api/policy.md).
 
-| protocol | what an agent declares | who reads it |
-|---|---|---|
-| ``Agent`` | ``name``; ``act(observation, action_mask, rng) -> actions`` over a batch | every table (``uno_env.table``) |
-| ``EngineAgent`` | an ``Agent`` with ``act_in(engine, i, rng) -> action`` (``uses_engine``): search agents | tables with ``engine_access`` |
-| ``history_length`` | the events of public history its ``act`` reads (``history_length_of``): it then gets a dict observation | tables, the envs' opponents |
-| ``history_form`` | the form of that history (``history_form_of``): ``"rows"`` (default: ``"history"`` and ``"history_counts"``, float32) or ``"tokens"`` (``"history_tokens"``, int8), as an env's ``history_form`` gives it | tables, the envs' opponents |
-| ``fair_engine_access = True`` | its ``act_in`` reads only what its seat sees (``fair_engine_access``) | every table, which asks it with ``act_in`` |
-
-They live in the library, not in ``agents``, because the envs need a default opponent and the
-harness needs the protocols; ``agents`` re-exports ``Agent``.
-"""
+They live in the library, not in ``agents``, because the envs need a default opponent."""
 
 from __future__ import annotations
 
@@ -45,9 +35,7 @@ __all__ = [
 class Agent(Protocol):
     """A policy over a batch: ``act(observation [B, D], action_mask [B, A], rng) -> actions [B]``.
 
-    Agents see only the observation (R11) and the mask; nothing reads hidden state.
-    ``rng`` is a ``numpy.random.Generator``; an agent is deterministic given it.
-    """
+    It sees only the observation (R11) and the mask, and is deterministic given ``rng``."""
 
     name: str
 
@@ -60,9 +48,7 @@ class Agent(Protocol):
 class EngineAgent(Protocol):
     """An agent that may read the engine: ``act_in(engine, i, rng) -> action`` for game ``i``.
 
-    It must act only on what the player to act in game ``i`` may know (R11): search agents copy
-    the game and re-deal the hidden cards (``Engine.resample_hidden``) before looking ahead.
-    """
+    It must act only on what the player to act may know (R11), e.g. by ``Engine.resample_hidden`` on a copy."""
 
     name: str
 
@@ -87,8 +73,7 @@ def history_length_of(agent: Any) -> int:
 
 
 def history_form_of(agent: Any) -> str:
-    """The form of public history ``agent`` reads: its ``history_form`` (``"rows"`` when it has none),
-    else a ValueError naming the agent and the forms allowed."""
+    """The form of public history ``agent`` reads (``"rows"`` by default); a ValueError for an unknown one."""
     form = getattr(agent, "history_form", HISTORY_FORMS[0])
     if not isinstance(form, str) or form not in HISTORY_FORMS:
         raise ValueError(
@@ -99,9 +84,7 @@ def history_form_of(agent: Any) -> str:
 
 
 def fair_engine_access(agent: Any) -> bool:
-    """Whether ``agent`` reads from the engine only what its seat sees (its class says
-    ``fair_engine_access = True``: ``agents.llm.ChatAgent`` reads the round's events through
-    ``Engine.history_events``), so every table asks it with ``act_in``, ``engine_access`` or not."""
+    """Whether ``agent`` declares ``fair_engine_access = True``: its ``act_in`` reads only what its seat sees."""
     return getattr(agent, "fair_engine_access", False) is True
 
 
@@ -112,8 +95,7 @@ def agent_label(agent: Any) -> str:
 
 @njit(cache=True)
 def kth_legal(mask_row, u):
-    """The legal action of one mask row at ``k = floor(u * count)`` (u uniform in [0, 1) makes
-    it uniformly random); -1 when nothing is legal."""
+    """The legal action of a mask row at ``k = floor(u * count)`` (uniform for u in [0, 1)); -1 when none is legal."""
     count = 0
     for a in range(mask_row.shape[0]):
         if mask_row[a]:
@@ -137,8 +119,7 @@ def pick_legal(mask, u, out):
 
 
 def sample_legal(action_mask: np.ndarray, rng: np.random.Generator, out: np.ndarray | None = None) -> np.ndarray:
-    """A uniformly random legal action per row (-1 for a row with no legal action); ``out``
-    (int64 [B]) is filled and returned instead of a new array."""
+    """A uniformly random legal action per row (-1 where none is legal); ``out`` int64 [B] is filled if given."""
     mask = np.asarray(action_mask)
     if out is None:
         out = np.empty(mask.shape[0], np.int64)
@@ -149,8 +130,7 @@ def sample_legal(action_mask: np.ndarray, rng: np.random.Generator, out: np.ndar
 
 
 def as_batch(observation: np.ndarray, action_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The batch as C-contiguous float32 observations and bool masks (masks may come as int8);
-    a ``ValueError`` when the shapes do not form one batch."""
+    """The batch as C-contiguous float32 observations and bool masks; a ValueError if the shapes disagree."""
     obs = np.ascontiguousarray(observation, dtype=np.float32)
     mask = np.ascontiguousarray(action_mask).astype(bool, copy=False)
     if obs.ndim != 2 or mask.ndim != 2 or obs.shape[0] != mask.shape[0]:

@@ -1,33 +1,4 @@
-"""The table: the one place where a batch of games meets its agents.
-
-Every game loop of the project (the vector envs' opponents, the arena's matches and ladder, the
-web table, expert-iteration labelling, ``uno-play``) asks its agents through a ``Table``:
-
-| piece | what it does |
-|---|---|
-| ``Table.seat_agent`` | int64 ``[B, P]``: the agent (index into ``agents``) playing each seat of each game; -1 for a seat the table does not play (the learner, a human) |
-| ``Table.ask(rows, actions)`` | each agent called once on the ``rows`` where one of its seats is to act (its observation and mask rows gathered), its answer checked, written into ``actions[rows]`` |
-| ``Table.step(active)`` | ask for every active unfinished game whose player to act is the table's, then one ``Engine.step``; returns the actions taken |
-| ``seat_rngs`` | ``None``: each agent draws from its own generator (or all from one); else one generator per game and seat (duplicate deals: a seat's randomness depends on the deal, not on who sits there): an agent is asked in a batch with ``RowStreams`` (row j draws from its game's seat generator), or game by game if it draws in a way that has no per-row form |
-| engine access | an agent of the ``EngineAgent`` protocol (``uno_env.policy``: ``act_in(engine, i, rng) -> action``) is asked game by game with the engine under ``engine_access`` (to copy the game and re-deal what its seat cannot see), and at every table when it declares ``fair_engine_access`` (``ChatAgent``: it reads only its seat's view, the round's events); one with ``act_in_rows(engine, rows, rngs) -> actions`` is asked for all its games in one call |
-| ``wanted_history`` | the history the table's engine keeps for the agents with fair engine access |
-| ``ask_one(agent, engine, i, rng)`` | one agent's checked action in game ``i`` (a table of one game) |
-
-**Agents that read the history.** An agent with ``history_length = K > 0`` (``uno_env.policy.history_length_of``; a ``PPOAgent``
-trained with ``history=K``) is asked with the observation of the Gymnasium envs' ``history=K``,
-in the form it reads (``history_form``, ``uno_env.policy.history_form_of``): a dict
-``{"observation": [B, D], **Engine.history_observation(seats, form, K)}``, that is
-``"history"`` [B, K, HISTORY_SIZE] and ``"history_counts"`` [B, 10, HISTORY_COUNTS_SIZE]
-(``form="rows"``, the default) or ``"history_tokens"`` int8 [B, K, HISTORY_TOKEN_SIZE]
-(``form="tokens"``: ``train.py --policy seq``), read from the engine for the seat to act
-(public events only, R11). Agents reading either form, or none, share a table. The engine must
-keep at least K events (``Engine(history=K)``; ``arena.play_games`` builds its engine so); a
-table whose engine keeps fewer refuses the agent, as it refuses an unknown ``history_form``.
-
-Answers are checked in one place: ``act`` must return one integer action id in ``0..115`` per
-row asked, ``act_in`` one such id; the engine then refuses an illegal one with the state
-unchanged (``Engine.step``), and ``Table.step`` names the agent that chose it.
-"""
+"""The table: the one place where a batch of games meets its agents (docs/api/policy.md)."""
 
 from __future__ import annotations
 
@@ -89,13 +60,10 @@ def _scatter(actions, idx, chosen, num_actions):
 
 
 class RowStreams:
-    """A generator-like object over one ``numpy`` generator per row of a batch: a draw of shape
-    ``(k, ...)`` takes row j's values from generator j, so each game's draws do not depend on
-    which other games share the call (duplicate deals ask agents in batches with it).
+    """One numpy generator per row, as one generator: a draw of shape ``(k, ...)`` takes row j from generator j.
 
-    It offers ``random``, ``uniform``, ``gumbel`` and ``integers``; a draw whose first dimension
-    is not the number of rows raises ``NotRowShaped`` (the table then asks that agent game by game).
-    """
+    Offers ``random``, ``uniform``, ``gumbel`` and ``integers``; any other draw, or one whose first
+    dimension is not the number of rows, raises ``NotRowShaped``."""
 
     def __init__(self, generators: Sequence[np.random.Generator]) -> None:
         self.generators = list(generators)
@@ -144,8 +112,7 @@ def _checked_one(agent: Any, a: Any) -> int:
 
 
 def ask_one(agent: Any, engine: Engine, i: int, rng: np.random.Generator, engine_access: bool = True) -> int:
-    """The checked action of ``agent`` for the player to act in game ``i`` (``act_in`` with engine
-    access when the agent has it, else ``act`` on the game's observation row)."""
+    """The checked action of ``agent`` for the player to act in game ``i`` (``act_in`` with engine access)."""
     if engine_access and uses_engine(agent):
         return _checked_one(agent, agent.act_in(engine, i, rng))
     obs: Any = engine.observation[i : i + 1]
@@ -159,11 +126,10 @@ def ask_one(agent: Any, engine: Engine, i: int, rng: np.random.Generator, engine
 
 
 class Table:
-    """A batch of games (one ``Engine``) and the agents at its seats (module docstring).
+    """A batch of games (one ``Engine``) and the agents at its seats.
 
-    ``rngs`` is one generator shared by every agent or one per agent; ``seat_agent`` starts all
-    -1 (no seat played) and is set by the loop that owns the table.
-    """
+    ``seat_agent`` int64 [B, P] indexes ``agents`` per seat (-1: a seat the table does not play), set by
+    the loop that owns the table; ``rngs`` is one generator for every agent or one per agent."""
 
     def __init__(
         self,
