@@ -1,14 +1,8 @@
 """Batch drivers: loop the one-game kernels over every game of the batch.
 
-Validation runs over the whole batch before any game changes, so a rejected step leaves the
-state as it was (the error code names the first offending game).
-
-The step drivers called from Python (``step_batch``, ``step_one``, ``step_batch_parallel``) take
-the engine's one byte buffer and cut every array out of it (``unpack``): a call unboxes one or
-two arrays, where numba's dispatcher used to unbox 19, at a cost that was most of a batch-1
-step (docs/development.md, engine measurements). ``step_one`` is the AEC env's: an int action in, the next player and the
-episode end out as one int.
-"""
+Validation runs over the whole batch before any game changes, so a rejected step leaves the state
+as it was. The drivers called from Python take the engine's one byte buffer and cut every array
+out of it (``unpack``), so a call unboxes one or two arrays, not one per field."""
 
 from __future__ import annotations
 
@@ -176,15 +170,10 @@ def game_state(v):
 
 @njit(cache=True)
 def step_batch(buf, actions, validate):
-    """Apply one action per game (-1 leaves a game as it is), validated first when `validate`;
-    without it, the internal codes RESET and REFRESH are accepted too.
+    """Apply one action per game (-1: none), validated first when ``validate``; else RESET and REFRESH codes too.
 
-    The one entry point of the game loop for whole batches: resets and refreshes share it. It
-    takes the engine's buffer (``unpack``) and the actions, two arrays: numba's dispatcher
-    unboxes every array argument of a call from Python, which with the 19 arrays it took before
-    was most of a one-game step. ``Engine`` seals this dispatcher after
-    its first compile (``seal``), so an argument of another type raises TypeError instead of
-    compiling a new copy, and the Engine's checks take over."""
+    ``Engine`` seals this dispatcher after its first compile (``seal``): other argument types raise
+    TypeError, and the Engine's checks take over."""
     v = unpack(buf)
     actions = borrow(actions)
     if actions.shape[0] != v.g.shape[0]:
@@ -199,11 +188,10 @@ def step_batch(buf, actions, validate):
 
 @njit(cache=True)
 def step_one(buf, action):
-    """The step of a batch of one game (the AEC env's): ``action`` is an int, validated.
+    """The step of a batch of one game (the AEC env's), validated: an int action in.
 
-    Returns -(error code * 2**32) on an error (nothing changed), else
-    ``current_player + 256 * done`` (done: 0 playing, 1 terminated, 2 truncated), so the caller
-    reads what it needs from the return value rather than from the arrays."""
+    Returns -(error code * 2**32) on an error (nothing changed), else ``current_player + 256 * done``
+    (done: 0 playing, 1 terminated, 2 truncated)."""
     v = unpack(buf)
     if v.g.shape[0] != 1:
         return -ERR_SHAPE * 2**32
@@ -219,28 +207,18 @@ def step_one(buf, action):
 
 
 def seal(dispatcher) -> None:
-    """No more compiling for ``dispatcher`` once it has its one specialisation: a call with
-    other argument types then raises TypeError (the caller's cue to check and convert them)
-    instead of compiling a second copy for minutes of the user's time. A no-op in plain
-    Python (``NUMBA_DISABLE_JIT=1``)."""
+    """Stop compiling for ``dispatcher`` once it has its one specialisation (other types raise TypeError)."""
     if hasattr(dispatcher, "disable_compile") and len(dispatcher.overloads) == 1:
         dispatcher.disable_compile()
 
 
+# The step's kernels (apply_action, the mask and observation writers) are inlined into this one
+# loop, which passes the state tuple and its reference counts once instead of per call; inlining
+# costs compile time per copy, so this is their only call site: resets, refreshes and auto-resets
+# run through it as codes, and splitting it into calls would bring the per-call cost back.
 @njit(cache=True)
 def _run_range(v, codes, lo, hi):
-    """Games lo..hi-1 of the buffers ``v``: apply codes[b] (an action or internal code), then write the outputs; with
-    autoreset, a second pass deals anew the games that finished (code AUTORESET).
-
-    The arrays are borrowed (``borrow``: no reference counting below this call; what it saved:
-    docs/development.md, engine measurements). The rules of a step
-    (apply_action) and the mask and observation kernels are inlined here (numba IR): every call
-    passes the state tuple as ~100 machine words on the stack plus a reference-count call per
-    array taken from it, and perf found those calls a large share of a batched step. Every inlined
-    copy costs compile time, superlinear in its size (numba deep-copies the callee's IR), so
-    this loop body is their only call site: resets, refreshes and auto-resets run through it as
-    codes, and it is written out here rather than in a helper. It stays one function on purpose:
-    splitting it into calls brings back the per-call argument passing it exists to remove."""
+    """Games lo..hi-1: apply codes[b] (an action or internal code), write the outputs, auto-reset finished games."""
     g, pl, hands, piles, rng, ev, evn = (
         borrow(v.g),
         borrow(v.pl),
@@ -290,9 +268,7 @@ def _run_range(v, codes, lo, hi):
 
 @njit(cache=True, parallel=True)
 def step_batch_parallel(buf, actions, validate):
-    """step_batch with the games spread over numba's threads in contiguous chunks
-    (Engine(parallel=True)); every game touches only its own rows, so the result is the same
-    as the serial driver's."""
+    """``step_batch`` over numba's threads in contiguous chunks; each game touches only its own rows."""
     v = unpack(buf)
     if actions.shape[0] != v.g.shape[0]:
         return ERR_SHAPE * 2**32
@@ -363,9 +339,7 @@ def state_batch(buf, seats, which, out):
 
 @njit(cache=True)
 def resample_constrained_batch(s, cfg, games, seat, exclude, deal_seeds, seeds, max_tries, status):
-    """As ``resample_batch``, the hidden cards of game games[k] dealt by ``deal.deal_pool`` with
-    the exclusions exclude[k] [P, T] (seat ``seat``'s row ignored) from the stream deal_seeds[k];
-    status[k] gets the deal's status. The caller then refreshes the outputs."""
+    """``resample_batch`` with exclusions exclude[k] [P, T] per game, dealt by ``deal.deal_pool``; status[k] out."""
     pl, hands, piles, rng = s[1], s[2], s[3], s[4]
     g = s[0]
     n = cfg[C_NUM_PLAYERS]
