@@ -1,29 +1,8 @@
 """The ``net`` belief: the belief network's inputs, its forward pass and ``NetBelief``.
 
-A small MLP, trained by ``python -m training.fit_belief_net`` on engine games (labels from the
-engine: another seat's hand), reads what one seat of a classic round knows and predicts the
-hand of the seat in one relative slot: for each colour the chance it holds none of it (a colour
-void), and for each card type a distribution of its copies (0 to ``MAX_COPIES``). One network
-per table size (``MODEL_PATHS``). The features are built here only, for the training data and
-for the belief alike:
-
-| block | width | what |
-|---|---|---|
-| observation | D | the seat's observation (``uno_env.observation``) |
-| history counts | 2 × 14 | the per-seat counts of the round (``HISTORY_COUNT_FIELDS``), the seat and the one predicted |
-| recent history | ``NET_ROWS`` × 122 | the last ``NET_ROWS`` rows of its history (``HISTORY_FIELDS``), newest first |
-| void evidence | 4 × 6 | per colour, what the whole round says about the seat predicted lacking it (``void_evidence``) |
-| slot | 10 | one-hot relative slot of the seat predicted |
-| unseen | 57 | copies of each type the seat cannot see (deck − own hand − discard pile), / 4 |
-| allowed | 57 | those the ``public`` belief lets the seat predicted be dealt, / 4 |
-| public voids | 4 | the chance of each colour void under ``public`` (a hypergeometric deal) |
-| hand size | 1 | the predicted seat's cards, / 10 |
-
-The weights ship in ``agents/pretrained/belief_net.npz`` (2 players) and ``belief_net_4p.npz``
-(4 players), each with its card (``agents.model_card``: how it was trained, and on what). The
-file is an ``.npz`` of float16 arrays (``save_mlp``): the input standardisation (``mean``,
-``scale``) and each layer's weight and bias; ``NumpyMLP`` runs it with ReLU between layers, so
-no torch is needed at play time.
+The network (one per table size, ``MODEL_PATHS``, trained by ``python -m training.fit_belief_net``)
+predicts, for the seat in one relative slot, each colour void and the copies of each card type.
+Its features are built here only (``net_features``), for the training data and the belief alike.
 """
 
 from __future__ import annotations
@@ -55,8 +34,7 @@ _OUTSIDE_THE_ROUND = ("card_points", "scoring", "target_points", "episode", "max
 
 
 def reads_rules(rules: UnoRules) -> bool:
-    """Whether the network reads rounds under ``rules``: those it learned, scoring and limits
-    aside (a match of classic rounds plays each round as it learned)."""
+    """Whether the network reads rounds under ``rules``: those it learned, scoring and limits aside."""
     return rules.replace(**{k: getattr(TRAINED_RULES, k) for k in _OUTSIDE_THE_ROUND}) == TRAINED_RULES
 
 
@@ -104,10 +82,7 @@ def count_log_marginals(allowed: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 
 
 def public_view(observation: np.ndarray, slot: Any = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For observations [N, D] of a classic round: the unseen copies [N, 57], those the
-    ``public`` belief lets the seat in relative ``slot`` (an int, or one per observation) hold
-    [N, 57] (no colour it drew on, no wild; all unseen when too few remain for its hand) and
-    that seat's hand size [N]."""
+    """The unseen copies [N, 57], those ``public`` lets the seat in ``slot`` hold [N, 57], and its hand size [N]."""
     n = observation.shape[0]
     slots = np.broadcast_to(np.asarray(slot, np.int64), (n,))
     own = np.rint(observation[:, OBS_HAND : OBS_HAND + NUM_CARD_TYPES]).astype(np.int64)
@@ -132,15 +107,10 @@ _VOLUNTARY = DRAW_REASONS.index("voluntary")
 
 
 def void_evidence(rows: np.ndarray, slot: Any = 1) -> np.ndarray:
-    """What the history rows [N, K, 122] (newest first) of a round say about the seat in
-    relative ``slot`` (an int, or one per row) lacking each colour: float32 [N, 4 × 6].
-
-    A seat that faced colour c and played a card of another colour (a wild, or by rank) or chose
-    to draw probably held no c then; a hand only gains cards by drawing, so each such fact holds
-    until the seat's next draw. Per colour: log(1 + off-colour plays on c), log(1 + voluntary
-    draws on c), whether any such fact is on record, how many of them came after the seat's last
-    draw, the cards it drew after the latest one (/ 5), and whether it played a c card since.
-    A policy decides how much each is worth; the network learns that from games."""
+    """What the history rows [N, K, 122] (newest first) say about the seat in relative ``slot`` lacking
+    each colour: float32 [N, 4 × 6] (docs/agents.md, the ``net`` belief)."""
+    # Facing colour c and playing another colour or drawing suggests no c then; a hand gains cards
+    # only by drawing, so each such fact holds until the seat's next draw.
     o = HISTORY_OFFSETS
     r = rows.astype(np.float32, copy=False)
     slots = np.broadcast_to(np.asarray(slot, np.int64), (r.shape[0],))
@@ -181,11 +151,10 @@ def void_evidence(rows: np.ndarray, slot: Any = 1) -> np.ndarray:
 def net_features(
     observation: np.ndarray, rows: np.ndarray, counts: np.ndarray, evidence: np.ndarray | None = None, slot: Any = 1
 ) -> np.ndarray:
-    """The network's input (module table) about the seat in relative ``slot`` (an int, or one
-    per observation) for observations [N, D], history rows [N, K >= NET_ROWS, 122] and
-    history counts [N, > slot, 14]: float32 [N, F]. ``evidence``: ``void_evidence`` of the
-    round's rows [N, 24] when ``rows`` hold only the recent ones (training data); None: read
-    from ``rows``."""
+    """The network's input about the seat in relative ``slot``: float32 [N, F].
+
+    ``observation`` [N, D], history ``rows`` [N, K >= NET_ROWS, 122], ``counts`` [N, > slot, 14];
+    ``evidence``: ``void_evidence`` [N, 24] of the whole round when ``rows`` hold only the recent ones."""
     n = observation.shape[0]
     slots = np.broadcast_to(np.asarray(slot, np.int64), (n,))
     if rows.ndim != 3 or rows.shape[1] < NET_ROWS or rows.shape[2] != HISTORY_SIZE:
@@ -221,8 +190,7 @@ class NumpyMLP:
     """A network written by ``save_mlp``, run in float32 numpy."""
 
     def __init__(self, path: str | Path, what: str, trained_by: str) -> None:
-        """Load ``path``; ``what`` it is and ``trained_by``, the command that writes it, are for
-        the error when it is missing."""
+        """Load ``path``; ``what`` and ``trained_by`` (the command that writes it) word the missing-file error."""
         if not Path(path).is_file():
             raise ValueError(f"no {what} at {str(path)!r}: give the .npz that `{trained_by}` writes")
         with np.load(path) as f:
@@ -254,8 +222,7 @@ class BeliefNet(NumpyMLP):
     """The trained network in numpy (loaded from ``MODEL_PATH`` or a given ``.npz``)."""
 
     def __init__(self, path: str | Path = MODEL_PATH, num_players: int | None = None) -> None:
-        """Load ``path`` and check its card (``agents.model_card``), when it has one: classic
-        rounds, and ``num_players`` seats (None: not checked)."""
+        """Load ``path`` and check its card, if any: classic rounds and ``num_players`` (None: unchecked)."""
         super().__init__(path, "belief network", "python -m training.fit_belief_net train")
         card = read_card(path)
         if card is not None:
@@ -280,13 +247,10 @@ POLICY_INPUTS = NUM_COLORS + NUM_CARD_TYPES
 def policy_inputs(
     observation: np.ndarray, rows: np.ndarray, counts: np.ndarray, net: BeliefNet, num_players: int
 ) -> np.ndarray:
-    """The network's reading of every other hand as inputs for a policy (``agents.belief_policy``):
-    float32 [N, POLICY_INPUTS × (n − 1)] for observations [N, D] of ``num_players``-seat rounds,
-    their history rows [N, K >= NET_ROWS, 122] (newest first; the evidence reads the first
-    ``EVIDENCE_ROWS``) and counts [N, >= n, 14], by ``net`` (the network of that table size). Per other seat
-    (relative slots 1..n−1, in order): the chance it holds no card of each colour, then its
-    expected copies of each type / 4, the count head's distribution over the copies the
-    ``public`` belief allows (``public_view``)."""
+    """The network's reading of every other hand for a policy: float32 [N, POLICY_INPUTS × (num_players − 1)].
+
+    Per other seat in slot order: the chance of each colour void, then the expected copies of each
+    type / 4. ``rows`` [N, K >= NET_ROWS, 122] newest first, ``counts`` [N, >= n, 14]."""
     if not isinstance(num_players, int) or not 2 <= num_players <= MAX_PLAYERS:
         raise ValueError(f"num_players must be an int in 2..{MAX_PLAYERS}, got {num_players!r}")
     if rows.ndim != 3 or rows.shape[1] < NET_ROWS or rows.shape[2] != HISTORY_SIZE:
@@ -314,9 +278,7 @@ _TYPE_ROWS = np.arange(NUM_CARD_TYPES) * (MAX_COPIES + 1)
 
 
 class NetBelief(PublicBelief):
-    """``public``'s exclusions, and deals weighted by the belief network's prediction of every
-    other hand (module docs, ``agents.beliefs``). At a table size with no network, at other
-    rules, and without the seat's history, it weighs nothing (``public``)."""
+    """``public``'s exclusions, and deals weighted by the belief network (as ``public`` where it has none)."""
 
     name = "net"
     history_length = EVIDENCE_ROWS
@@ -333,9 +295,7 @@ class NetBelief(PublicBelief):
     def __init__(
         self, rules: UnoRules | None = None, models: dict[int, str | Path] | None = None, mode: str = "types"
     ) -> None:
-        """``rules`` of the rounds it reads (None: classic); at other rules than the networks
-        learned (``reads_rules``) it weighs nothing, as ``public``.
-        ``models``: the network for each table size (None: the shipped ones, ``MODEL_PATHS``)."""
+        """``rules`` of the rounds it reads (None: classic); ``models``: a network per table size (None: shipped)."""
         if mode not in ("voids", "types", "both"):
             raise ValueError(f"mode must be one of 'voids', 'types', 'both', got {mode!r}")
         self.mode = mode
@@ -345,10 +305,9 @@ class NetBelief(PublicBelief):
     def tilts(
         self, x: np.ndarray, allowed: np.ndarray, sizes: np.ndarray, num_players: int = 2
     ) -> tuple[np.ndarray, np.ndarray]:
-        """From features ``x`` [N, F] (``net_features``) and the public deal (``allowed`` [N, 57],
-        ``sizes`` [N]) of the seats predicted: the log-odds a colour void gains over the public
-        deal [N, 4], and per type and count the log-ratio of the network's marginal to the public
-        deal's [N, 57, 5], by the network of ``num_players``."""
+        """The network's log-odds of each void [N, 4] and log-ratio per type and count [N, 57, 5] over the public deal.
+
+        ``x`` [N, F] from ``net_features``; ``allowed`` [N, 57] and ``sizes`` [N]: the public deal."""
         void_logits, count_logits = self.nets[num_players](x)
         p = np.clip(1.0 / (1.0 + np.exp(-void_logits.astype(np.float64))), self.clip, 1 - self.clip)
         q = np.clip(hypergeometric_voids(allowed, sizes), self.clip, 1 - self.clip)
@@ -373,9 +332,7 @@ class NetBelief(PublicBelief):
     def log_weights(
         self, observation: np.ndarray, seat: int, hands: np.ndarray, history: tuple[np.ndarray, np.ndarray] | None
     ) -> np.ndarray | None:
-        """The network's log-weights of the dealt hands [G, n, 57]: the sum over the other seats
-        of each hand's weight; None where it weighs nothing (class docs; ``history``: rows
-        [K, 122], counts [10, 14])."""
+        """The log-weights [G] of the dealt hands [G, n, 57]; ``history``: rows [K, 122], counts [10, 14]."""
         n = int(num_seats(observation))
         if history is None or not self.applies or n not in self.nets:
             return None
