@@ -1,21 +1,17 @@
 """The rules of UNO as numba kernels over one game's slice of the batched state.
 
-Every function takes the state tuple ``s = (g, pl, hands, piles, rng, ev, evn)`` and a game
-index ``b``; ``cfg`` is the rule configuration vector (layout.C_*). ``hands[b, P]`` (one row
-past the last seat) holds the counts of the discard pile, so observations need no scan.
-Arrays are indexed with ``b`` rather than sliced on the hot path: every view costs two atomic
-reference counts, a large share of a step (docs/development.md, engine measurements). Constants passed to the drawing helpers are
-wrapped in ``np.int64``: numba compiles a separate copy of a function for every distinct literal
-argument, which multiplied the cold compile time. Section numbers refer to docs/rules.md.
+Every function takes the state tuple ``s = (g, pl, hands, piles, rng, ev, evn)`` and a game index
+``b``; ``cfg`` is the rule configuration vector (layout.C_*); ``hands[b, P]`` (one row past the last
+seat) holds the discard pile's counts. Section numbers refer to docs/rules.md."""
 
-The kernels of an ordinary step (apply_action, play_card, draw_action, write_mask,
-write_play_mask, write_obs) are ``inline="always"`` with one call site each, in the step loop
-(batch._run_range): a call passes the state tuple as ~100 machine words plus a reference-count
-call per array taken from it, a large share of a batched step. numba deep-copies the IR of an
-inlined function at every call site, at a cost that grows faster than its size, so a second
-call site of one of them (or a helper that wraps them) adds seconds of cold compile. Hot paths
-are also written without data-dependent branches where a random game makes them unpredictable.
-"""
+# How this file stays fast: arrays are indexed with ``b``, not sliced (a view costs two atomic
+# reference counts); constants passed to the drawing helpers are np.int64 (numba compiles a copy
+# per distinct literal); the drawing helpers take flags, not ``cfg`` (every array argument costs
+# reference counting per card drawn); the kernels of an ordinary step are inline="always" with one
+# call site each, in batch._run_range (a second call site adds cold compile time), which is why
+# apply_action is long; hot loops avoid data-dependent branches, which random play mispredicts.
+# Resampling gathers hidden cards in card-id order first, so a deal depends only on which cards
+# are hidden, never on where they were.
 
 from __future__ import annotations
 
@@ -312,10 +308,7 @@ def set_hand_size(s, b, seat, size):
 
 @njit(cache=True)
 def reshuffle(s, b, every):
-    """R4, R12.2: the discard pile but its top card becomes the new draw pile; with `every`
-    (cfg[C_RESHUFFLE_ALL], reshuffle='every_played_card') the whole discard pile joins the cards
-    left in the draw pile. The drawing helpers take that one flag, not `cfg`: they run once per
-    card drawn, and every array passed to a call costs reference counting (module docstring)."""
+    """R4, R12.2: the discard pile but its top card becomes the draw pile (with ``every``, the whole pile joins)."""
     g, hands, piles, rng = s[0], s[2], s[3], s[4]
     d = g[b, G_DISCARD_SIZE]
     if every:
@@ -529,11 +522,7 @@ def any_double(mask, b):
 
 @njit(cache=True, inline="always")
 def write_play_mask(s, cfg, b, p, mask):
-    """PLAY (and PLAY_DOUBLE) entries of phase `play`, the same set as `offered`; True if any.
-
-    Written without data-dependent branches: with random play, a branch per held card was
-    mispredicted about half the time, and the straight loops vectorise. This is the hot loop
-    of every step."""
+    """PLAY (and PLAY_DOUBLE) entries of phase ``play``, the same set as ``offered``; True if any."""
     h = s[2]
     color = s[0][b, G_COLOR]
     top = top_card(s, b)
@@ -923,9 +912,7 @@ def play_card(s, cfg, points, deck, b, card, count, rewards):
 
 @njit(cache=True)
 def play_drawn(s, cfg, b, p, card):
-    """R4 drawn_card='play_color_or_wild': the card on top of the draw pile, a wild or of the
-    current colour, goes straight onto the discard pile. A wild gets a colour drawn at random
-    from the game's generator and has no other effect; a coloured card acts as if played."""
+    """R4 drawn_card='play_color_or_wild': the drawn playable card goes straight onto the discard pile."""
     g, pl, rng = s[0], s[1], s[4]
     g[b, G_DRAW_SIZE] -= 1
     emit(s, b, EV_DRAW, p, card, DRAW_VOLUNTARY)
@@ -1142,11 +1129,7 @@ def draw_action(s, cfg, b):
 
 @njit(cache=True, inline="always")
 def apply_action(s, cfg, points, deck, b, action, legal, rewards):
-    """One decision of the player to act; `legal` is False only for an R10 penalty.
-
-    Long on purpose: the branches share one `emit` and one `advance` (every inlined copy costs
-    compile time), and moving them into helpers that are not inlined would make each pass the
-    state tuple again, the per-call cost the inlining removes (module docstring)."""
+    """One decision of the player to act; ``legal`` is False only for an R10 penalty."""
     g, pl = s[0], s[1]
     phase = g[b, G_PHASE]
     p = g[b, G_PLAYER]
@@ -1217,12 +1200,7 @@ def apply_action(s, cfg, points, deck, b, action, legal, rewards):
 
 @njit(cache=True)
 def redeal_hidden(s, cfg, b, seat, u, seed):
-    """Deal what `seat` cannot see anew: the other hands (sizes kept) and the draw pile, from
-    the same cards in a random order (u: uniforms in [0, 1), one per deck slot), and give the
-    game the generator state `seed` (the old one would fix the order of future reshuffles).
-
-    The hidden cards are gathered in card-id order first, so the deal depends only on which
-    cards are hidden, never on where they were."""
+    """Redeal what ``seat`` cannot see from the same cards (u: a uniform per deck slot); the generator gets ``seed``."""
     g, pl, hands, piles, rng = s[0], s[1], s[2], s[3], s[4]
     n = cfg[C_NUM_PLAYERS]
     size = g[b, G_DRAW_SIZE]
@@ -1259,9 +1237,7 @@ def redeal_hidden(s, cfg, b, seat, u, seed):
 
 @njit(cache=True)
 def shuffle_draw(s, b, u, seed):
-    """Put the draw pile of game b in a random order (u: uniforms in [0, 1), one per deck slot)
-    and give the game the generator state `seed`; the hands stay. The pile is sorted by card id
-    first, so the new order depends only on which cards it holds, never on the old order."""
+    """Shuffle game b's draw pile (u: uniforms per deck slot) and set its generator to ``seed``; the hands stay."""
     g, piles, rng = s[0], s[3], s[4]
     size = g[b, G_DRAW_SIZE]
     pile = np.sort(piles[b, PILE_DRAW, :size])
