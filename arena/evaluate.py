@@ -1,9 +1,4 @@
-"""``evaluate.py`` and ``uno-evaluate``: a tournament of UNO agents, or one agent's rating on the ladder.
-
-``HELP`` is the command's help and ``Args`` its options; the guide is docs/evaluation.md (tables,
-chunks and Ray, the ladder, language models, the output files). One ``Args`` dataclass parsed
-with ``tyro`` and a linear ``main``, in CleanRL's shape.
-"""
+"""``evaluate.py`` and ``uno-evaluate``: a tournament of UNO agents, or one agent's rating on the ladder."""
 
 from __future__ import annotations
 

@@ -1,48 +1,7 @@
 """The reference ladder: one agent rated against fixed, versioned reference agents (``evaluate.py --ladder``).
 
-```python
-from arena.ladder import LADDER, rate_on_ladder
-r = rate_on_ladder(make_agent("runs/x/model.zip", LADDER.rules), num_players=2)   # LADDER: v2
-print(r.markdown())
-```
-
-| piece | what it is |
-|---|---|
-| ``LadderSpec`` / ``LADDER_V2`` / ``LADDER`` | a ladder version: the rungs (agent specs, some at one table size only), rules, games per table for 2 and 4 players (fewer at a costly rung's tables), seed, batch size, duplicate deals or not; ``LADDER`` is the current one (v2) |
-| ``build_reference(spec, num_players)`` | the rungs' games among themselves (every table of distinct rungs) and their ratings |
-| ``load_reference(spec)`` | those results as stored in ``arena/ladder_<version>.json`` (checked against the definition) |
-| ``rate_on_ladder(agent, num_players)`` | the newcomer's games against the rungs and its rating (``LadderResult``) |
-
-**Why the reference results are stored, not replayed.** The rungs' games among themselves are
-part of the ladder's definition: ``arena/ladder_<version>.json`` holds them (every table's wins,
-who beat whom and, on duplicate deals, each deal's wins) and the rungs' ratings fitted on them
-(Bradley–Terry, ``arena.ratings``, ``random`` = 1000). They are deterministic given the seeds, so replaying them would give the
-same numbers, but storing them (a) makes a ``--ladder`` run cost only the newcomer's games and
-(b) pins the scale even if a later engine change alters the games: the rungs' ratings are
-constants of the version, and a new scale needs a new version (``python -m arena.ladder
---check`` replays the reference games and says whether they still match).
-
-**The newcomer's rating.** With the rungs' ratings held fixed, the newcomer's rating is the
-maximum-likelihood Bradley–Terry rating given its pairwise results against them (each game:
-the winner beat every other player at the table, as in ``arena.ratings``), with half a win
-added each way per rung it met, as ``bradley_terry`` does, so that winning or losing every
-game still gives a finite rating. Its 95% interval is ``± 1.96`` standard errors from its own
-games: the rungs are constants of the ladder, not estimates, so two papers quoting one version's
-ratings use the same scale. Adding a newcomer never moves a rung. The standard errors (the
-newcomer's and, in the stored file, the rungs') are the Fisher information's and, on duplicate
-deals (v2), the sandwich over deals of ``arena.ratings.paired_standard_errors``: the deals are
-the independent draws, not the games nor their pairwise results. Ladder v1 (seats rotated, no
-duplicate deals) was removed in 0.1.0; its stored games are ``benchmarks/results/ladder_v1.json``.
-
-**Games.** With ``P`` players the newcomer plays one table with every ``P - 1`` distinct rungs
-of ``rungs_for(P)`` (2 players: each rung once; 4 players with 5 rungs: 10 tables, with 6: 20),
-``games_per_table`` games per table (``games[P]``, or a ``rung_games`` cap at a costly rung's
-tables; the reference tables ``reference_scale`` times that), seats rotated, on duplicate deals
-when ``duplicate`` (then the games do not depend on the batch: every newcomer meets the same
-deals); table t is seeded ``derive_seed(derive_seed(seed, 1000 + P), t)``, the reference
-tables ``derive_seed(derive_seed(seed, P), t)``. A table is one chunk, so
-``play_chunks`` (``arena.remote.ray_chunks``) may play it elsewhere with the same result. The
-output (printed table and JSON) is a function of the newcomer alone.
+The rungs' games among themselves and their ratings are constants of a version, stored in
+``arena/ladder_<version>.json``: a newcomer is rated against them and never moves a rung.
 """
 
 from __future__ import annotations
@@ -88,7 +47,7 @@ ELO = 400.0 / math.log(10.0)  # Elo points per natural-log unit of odds
 
 @dataclass(frozen=True)
 class LadderSpec:
-    """A ladder version: everything its ratings are a function of (module docstring)."""
+    """A ladder version: everything its ratings are a function of."""
 
     version: str
     rungs: tuple[str, ...]  # agents.registry specs at every table size; the first is the anchor
@@ -163,10 +122,8 @@ class LadderSpec:
         return d
 
 
-# v2 (module docstring): the rungs of v1 (its ``search:64`` was this flat Monte Carlo) and the
-# shipped models; duplicate deals. The games are sized to rate a newcomer that does not search within a
-# few minutes; the search rung costs most of a rating, hence its tables' fewer games
-# (benchmarks/results/ladder.md: the measured times and intervals).
+# The games are sized to rate a newcomer that does not search within minutes; the search rung
+# costs most of a rating, hence its tables' fewer games.
 LADDER_V2 = LadderSpec(
     version="v2",
     rungs=("random", "greedy", "rlcard_rule", "heuristic", "flatmc:64@uniform"),
@@ -454,9 +411,9 @@ def rate_on_ladder(
     reference: dict[str, Any] | None = None,
     allow_other_table: bool = False,
 ) -> LadderResult:
-    """Play ``agent`` against the rungs of ``spec`` and rate it (module docstring); build it for ``spec.rules``.
+    """Play ``agent`` against the rungs of ``spec`` and rate it; build it for ``spec.rules``.
 
-    An agent that knows the table it was trained for (``check_table``: a saved model with a card)
+    The newcomer plays one table with every ``num_players - 1`` distinct rungs. An agent that knows the table it was trained for (``check_table``: a saved model with a card)
     is refused a ladder of other rules or players before any game, unless ``allow_other_table``."""
     check_table = getattr(agent, "check_table", None)
     if check_table is not None and not allow_other_table:

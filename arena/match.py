@@ -1,33 +1,4 @@
-"""Playing agents against each other: ``play``, the one function, and its ``PlayResult``.
-
-```python
-from arena import play
-r = play([HeuristicAgent(), RLCardRuleAgent()], num_games=2_000, seed=0)   # seats rotated
-print(r.summary())          # wins, win rate and 95% interval per agent
-```
-
-``play(agents, num_games, rules, seed, ...)`` seats one agent per seat (the player count is
-``len(agents)``, 2..10) and plays ``num_games`` games (episodes); ``rules`` is a
-``UnoRules`` (default classic). Its options:
-
-| option | what it does |
-|---|---|
-| ``batch_size`` | ``min(num_games, batch_size)`` games side by side in one ``Engine``; each step calls every agent once, on the rows where its seat is to act; a finished row is dealt the next game until ``num_games`` were started |
-| ``rotate_seats`` | game g puts agent i in seat ``(i + g) % P`` (over a multiple of P games every agent sits in every seat equally often); False: agent i always in seat i |
-| ``seed`` | ``SeedSequence(seed)`` spawns P + 1 streams: the engine's games, then one generator per agent; the games are a function of ``seed`` and ``batch_size`` |
-| ``duplicate`` | duplicate deals (``DuplicateDeals``): game g replays deal ``g // P`` (same deck, same draws) with the seats rotated by ``g % P``; each seat's generator comes from the deal, so the games do not depend on ``batch_size``, and the intervals are paired over deals (``arena.ratings.paired_interval``); ``num_games`` a multiple of P, seats rotated |
-| ``engine_access`` | an agent with ``act_in(engine, i, rng) -> action`` (a search) is asked game by game with the engine, so it can copy the game and re-deal what its seat cannot see; without it every agent acts on observations. The agents are asked through one ``uno_env.table.Table``, whose engine keeps the public history they read |
-| ``names`` | the agents' names in the result (default ``unique_names``: ``random``, ``random#2``) |
-| ``record`` | the engine records its games: ``PlayResult.records``, in the order the games ended |
-| ``on_finish(engine, rows, won, seats, games)`` | called when games end, before their rows are dealt anew: ``won[r, i]`` whether agent i's seat was rewarded +1, ``seats[r, i]`` its seat, ``games[r]`` the game's number (expert-iteration labelling reads the finished games here) |
-
-**Counting.** A game's winners are the seats the engine rewards +1 (R8; both partners with
-``teams``). A round cut at ``max_turns`` has no winner unless ``turn_limit_rule`` names one: it
-counts as a game played and won by nobody (``truncated``). *Points* are the agent's score at
-the end of the episode as the engine keeps it (``Engine.scores``; R8 ``scoring``: with
-``winner_takes`` the winner scores the points left in the other hands, the others 0; with
-``elimination`` each player's own hand points, where lower is better).
-"""
+"""Playing agents against each other: ``play``, the one function, and its ``PlayResult``."""
 
 from __future__ import annotations
 
@@ -53,7 +24,7 @@ OnFinish = Callable[[Engine, np.ndarray, np.ndarray, np.ndarray, np.ndarray], No
 
 @dataclass
 class PlayResult:
-    """What ``play`` returns: per agent, in the order given, over ``games`` games (module docstring: counting)."""
+    """What ``play`` returns: per agent, in the order given, over ``games`` games."""
 
     names: list[str]
     games: int
@@ -142,10 +113,10 @@ def play(
     record: bool = False,
     on_finish: OnFinish | None = None,
 ) -> PlayResult:
-    """Play ``num_games`` games with ``agents[i]`` in seat i, rotated, and count them (module docstring).
+    """Play ``num_games`` games with ``agents[i]`` in seat i, rotated, and count them.
 
-    The player count is ``len(agents)`` (2..10); ``rules``: a ``UnoRules`` (default classic). The result is reproducible for a given ``seed`` and
-    ``batch_size`` (with ``duplicate``, for a given ``seed``).
+    The player count is ``len(agents)`` (2..10); ``rules``: a ``UnoRules`` (default classic). The
+    result is a function of ``seed`` and ``batch_size`` (with ``duplicate``, of ``seed`` alone).
     """
     P = check_int("the number of agents (one per seat)", len(agents), 2, 10)
     check_int("num_games", num_games, 1)
@@ -215,11 +186,9 @@ def _play_games(
     record: bool = False,
     duplicate: bool = False,
 ) -> tuple[int, np.ndarray]:
-    """``play``'s loop (module table); returns (actions taken, seat_games).
+    """``play``'s loop through one ``uno_env.table.Table``; returns (actions taken, seat_games).
 
-    The agents are asked through one ``uno_env.table.Table`` (seat routing, the ``act_in``
-    protocol, the answer checks). With ``record`` the engine records its games, so ``on_finish``
-    can read ``engine.record(row)`` of each finished row before the row is dealt a new game.
+    ``on_finish`` sees each finished row (with ``record``, ``engine.record(row)``) before it is dealt anew.
     """
     P = len(agents)
     B = int(min(num_games, batch_size))
@@ -266,11 +235,8 @@ def _play_games(
 class DuplicateDeals:
     """Duplicate play: game g replays deal ``g // P`` with the seats rotated by ``g % P``.
 
-    Every game of a deal gets the deal's engine seed (the same deck order and the same generator
-    for every later draw) and, for each seat, the deal's own generator of that seat: an agent's
-    randomness depends on the deal and the seat it sits in, not on who sits at the table, so
-    two copies of one agent replay each other's games exactly (agents are then asked game by
-    game, ``Table.seat_rngs``).
+    Each seat draws from a generator of the deal and the seat (``Table.seat_rngs``), not of the
+    agent, so two copies of one agent replay each other's games exactly.
     """
 
     def __init__(self, seed: int, num_players: int) -> None:

@@ -1,22 +1,4 @@
-"""The statistics of results: Wilson intervals of win rates, Bradley–Terry ratings on the Elo scale.
-
-**Ratings.** Each game is read as pairwise results: every winner beat every other player at
-the table. The Bradley–Terry model ``P(i beats j) = p_i / (p_i + p_j)`` is fitted by maximum
-likelihood (Hunter's MM iterations), with half a win added each way to every pair that met,
-so that an agent that won or lost every game still gets a finite rating. Ratings are on the
-Elo scale, ``400 log10(p_i)``, shifted so the anchor agent sits at ``anchor_rating`` (the mean
-there when there is no anchor); a difference of 400 means 10:1 odds. Standard errors come from
-the observed Fisher information with the anchor held fixed (the mean held fixed when there is
-no anchor agent).
-
-**Ratings from duplicate deals** (``paired_standard_errors``). The Fisher information treats
-every pairwise result as an independent coin; on duplicate deals the games of a deal share its
-cards, and at a table of more than two players one game gives several pairwise results that
-move together (the winner beat everyone). The deals are what is independent, so the errors
-are the sandwich ``H⁻¹ V H⁻¹`` of the same likelihood: ``H`` its observed information, ``V``
-the covariance of its score (its gradient) summed over deals, each table's per-deal scores
-taken about their table's mean.
-"""
+"""The statistics of results: Wilson intervals of win rates, Bradley–Terry ratings on the Elo scale."""
 
 from __future__ import annotations
 
@@ -33,10 +15,7 @@ Z95 = 1.959963984540054
 
 
 def wilson_interval(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion (95% by default).
-
-    The bounds are exactly 0 at 0 wins and exactly 1 at ``n`` wins (the formula gives them up
-    to rounding, e.g. 5.6e-17 for 0 of 3)."""
+    """Wilson score interval for a binomial proportion; exactly 0 at 0 wins and 1 at ``n`` wins."""
     if n <= 0:
         return (0.0, 1.0)
     p = wins / n
@@ -49,12 +28,7 @@ def wilson_interval(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
 
 
 def paired_interval(per_deal: np.ndarray, z: float = Z95) -> tuple[float, float]:
-    """95% interval of a mean over deals (duplicate play): ``mean ± z·sd/√deals`` of the per-deal
-    results (each deal's score averaged over its seat rotations), clipped to [0, 1].
-
-    The deals are independent; the games within a deal are not, which is why the interval is
-    taken over deals rather than games (a Wilson interval over games would ignore the pairing).
-    """
+    """95% interval of a mean over deals: ``mean ± z·sd/√deals`` of the per-deal results, clipped to [0, 1]."""
     x = np.asarray(per_deal, np.float64)
     n = x.size
     if n == 0:
@@ -74,9 +48,8 @@ def bradley_terry(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Elo-scale Bradley–Terry ratings and standard errors from ``beat[i, j]`` (i beat j) counts.
 
-    See the module docstring: MM iterations on the counts plus ``prior`` wins each way for
-    every pair that met; ratings ``400 log10 p`` with the anchor at ``anchor_rating`` (or the
-    mean there when ``anchor`` is None).
+    ``prior`` wins are added each way for every pair that met; the anchor sits at ``anchor_rating``
+    (the mean, when ``anchor`` is None) and its rating is held fixed for the standard errors.
     """
     w = np.asarray(beat, np.float64)
     n = w.shape[0]
@@ -100,7 +73,7 @@ def bradley_terry(
 
 
 def _standard_errors(p: np.ndarray, games: np.ndarray, anchor: int | None) -> np.ndarray:
-    """Standard errors of ``log p`` from the observed information (module docstring)."""
+    """Standard errors of ``log p`` from the observed Fisher information."""
     n = p.shape[0]
     # H_ii = sum_j n_ij q_ij (1 - q_ij), H_ij = -n_ij q_ij (1 - q_ij).
     q = p[:, None] / (p[:, None] + p[None, :])
@@ -125,13 +98,11 @@ def paired_standard_errors(
     free: Sequence[int],
     prior: float = 0.5,
 ) -> np.ndarray:
-    """Standard errors (Elo scale) of the ``free`` agents' Bradley–Terry ``ratings`` from games on
-    duplicate deals (module docstring); the other agents' ratings are held fixed (0 returned).
+    """Standard errors (Elo scale) of the ``free`` agents' ``ratings`` from games on duplicate deals.
 
-    ``tables``: per table, the agents at its seats (indices into ``ratings``) and ``beat[d, a, b]``,
-    int ``[deals, seats, seats]``: the games of deal ``d`` in which seat ``a``'s agent won and seat
-    ``b``'s did not. ``prior`` adds the same pseudo-games to the information as ``bradley_terry``
-    (and ``arena.ladder.rate_against``) add to the fit.
+    The sandwich ``H⁻¹ V H⁻¹`` of the Bradley–Terry likelihood, ``V`` the covariance of its score
+    over deals; the other agents are held fixed (0 returned). ``tables``: per table, the agents at
+    its seats and ``beat[d, a, b]`` ``[deals, seats, seats]``, the games of deal d that seat a won and b did not.
     """
     scale = 400.0 / math.log(10.0)
     x = np.asarray(ratings, np.float64) / scale

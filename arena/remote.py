@@ -1,11 +1,6 @@
 """Ray for the harness and the trainers: joining or starting Ray, and tournament chunks as Ray tasks.
 
 Needs the ``distributed`` extra (``ray``); import this module only where Ray is wanted.
-``tournament(..., play_chunks=ray_chunks(address, num_cpus))`` plays every chunk as one Ray
-task (``arena.tournament.play_chunk``, 1 CPU); the chunks' seeds do not depend on where they
-run, so the result equals the one played here. Agents that measure themselves
-(``report()``/``absorb()``: a chat agent's requests, fallbacks and transcripts) get the
-workers' measurements back.
 """
 
 from __future__ import annotations

@@ -1,26 +1,4 @@
-"""Tournaments: every table of agents, win rates with 95% intervals, points, Bradley–Terry ratings.
-
-```python
-from arena import tournament
-t = tournament(agents, num_games=10_000, num_players=2, seed=0)                # every pairing
-print(t.markdown())
-```
-
-| piece | what it is |
-|---|---|
-| ``tournament(agents, num_games, num_players, ...)`` | every table of ``num_players`` distinct entries of ``agents`` (every pairing with 2 players), ``num_games`` each, played in chunks (``chunk_plan``) by ``arena.play`` (seats rotated; the counting is described there), then ratings (``arena.ratings.bradley_terry``) |
-| ``TournamentResult`` | each table's ``arena.PlayResult`` and the pooled numbers per agent: wins, win rates, mean points, who beat whom, ratings |
-
-**Chunks and reproducibility.** A table's games are played in chunks of ``chunk_games``
-(default: the whole table in one). Chunk 0 of table t is seeded with ``derive_seed(seed, t)``,
-chunk c > 0 with ``derive_seed(that seed, c)``, so a tournament is a function of ``seed``,
-``num_games``, ``batch_size`` and ``chunk_games``, never of where the chunks run:
-``play_chunks`` may play them elsewhere (``arena.remote.ray_chunks``: as Ray tasks) and the
-result is the same. Within a chunk the engine's games are seeded from the chunk's seed and
-every agent draws from its own generator spawned from it. The ratings anchor
-(``anchor="random"``) is the agent whose rating is ``anchor_rating``, the mean when it does
-not play.
-"""
+"""Tournaments: every table of agents, win rates with 95% intervals, points, Bradley–Terry ratings."""
 
 from __future__ import annotations
 
@@ -72,7 +50,7 @@ PlayChunks = Callable[[Sequence[Chunk], Sequence[Agent], Sequence[str], UnoRules
 def chunk_plan(
     num_agents: int, num_players: int, games: int, chunk_games: int, seed: int, duplicate: bool = False
 ) -> list[Chunk]:
-    """Every chunk of a tournament, table by table (module docstring: how each is seeded)."""
+    """Every chunk of a tournament, table by table; chunk c of table t is seeded from ``(seed, t, c)`` alone."""
     if duplicate and (games % num_players or chunk_games % num_players):
         raise ValueError(
             f"duplicate deals are played once per seat rotation: games and chunk_games must be multiples of the "
@@ -295,12 +273,10 @@ def tournament(
     play_chunks: PlayChunks | None = None,
     duplicate: bool = False,
 ) -> TournamentResult:
-    """Every table of ``num_players`` distinct entries of ``agents``, ``num_games`` games each (module docstring).
+    """Every table of ``num_players`` distinct entries of ``agents``, ``num_games`` games each, and the ratings.
 
-    With 2 players that is every pairing. ``rules``: a ``UnoRules`` (None: classic;
-    ``uno_env.parse_rules`` reads a preset name, a dict or JSON text into one). ``progress``, if
-    given, is called with each table's ``PlayResult`` as it completes. ``play_chunks`` plays the
-    chunks (default: here, in turn).
+    ``progress`` is called with each table's ``PlayResult`` as it completes; ``play_chunks`` plays
+    the chunks (default: here, in turn; ``arena.remote.ray_chunks``: as Ray tasks, same result).
     """
     check_int("num_players", num_players, 2, 10)
     if len(agents) < num_players:

@@ -1,18 +1,7 @@
 """The yardstick: a fixed, versioned rating of any agent in about 2,000 decisions (``uno-yardstick``).
 
-```python
-from arena.yardstick import load_suite, plan_cost, rate
-suite = load_suite()                        # arena/yardstick_v1.json
-print(plan_cost(suite, agent).text())       # the cost, before anything runs
-result = rate(agent, suite)
-print(result.markdown())
-```
-
-Two parts stored in ``arena/yardstick_<version>.json`` (built once by
-``benchmarks/yardstick_build.py``, never recomputed): decision positions scored against an
-oracle's estimates (agreement, regret), and duplicate-deal games against anchor rungs of ladder
-v2; the combined rating weighs both. The guide, with the oracle, the calibration and the cost:
-docs/yardstick.md.
+Positions scored against a stored oracle and duplicate-deal games against rungs of ladder v2,
+from ``arena/yardstick_<version>.json`` (built by ``benchmarks/yardstick_build.py``).
 """
 
 from __future__ import annotations
@@ -209,7 +198,7 @@ class Cost:
 
     positions: int
     games: int
-    game_decisions: float  # estimated from the suite's decisions per game (module docstring)
+    game_decisions: float  # estimated from the suite's decisions per game
     prompt_tokens_per_decision: float
 
     @property
@@ -390,12 +379,9 @@ def games_rating(tables: Sequence[AnchorGames]) -> tuple[float, float]:
 
 
 def curve_rating(points: Sequence[Sequence[float]], regret: float) -> tuple[float, float]:
-    """(rating, calibration error) the calibration curve gives a mean regret.
+    """(rating, calibration error) the calibration curve gives a mean regret, linear in log(regret).
 
-    ``points``: ``(regret, ladder v2 rating, leave-one-out error)`` of the calibration agents. The
-    rating is linear in log(regret) between neighbouring agents, and along the end stretch beyond
-    them; the calibration error is the larger leave-one-out error of the two agents that stretch
-    joins (how far the curve missed either when drawn without it)."""
+    ``points``: ``(regret, ladder v2 rating, leave-one-out error)`` of the calibration agents."""
     pts = sorted((max(float(r), REGRET_FLOOR), float(y), abs(float(e))) for r, y, e, *_ in points)
     if len(pts) < 2:
         raise ValueError("a calibration curve needs at least two agents")
@@ -541,7 +527,7 @@ def rate(
     name: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> YardstickResult:
-    """Rate ``agent`` on ``suite`` (module docstring): the ``parts`` asked for, in that order."""
+    """Rate ``agent`` on ``suite``: the ``parts`` asked for, in that order."""
     bad = [p for p in parts if p not in PARTS]
     if bad or not parts:
         raise ValueError(f"parts must be some of {', '.join(PARTS)}, got {list(parts)}")
