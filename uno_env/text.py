@@ -1,18 +1,6 @@
-"""The game as text for one seat: the prompt a language model reads and the parser of its reply.
+"""The game as text for one seat: the prompt a language model reads and the parser of its reply (docs/llm.md).
 
-| piece | what it does |
-|---|---|
-| ``legal_moves(mask, ...)`` | the legal actions of a mask row as ``Move`` records: number, action id, name (``uno_env.action_name``), the words that also name it |
-| ``build_prompt(observation, mask, ...)`` | the one builder of the prompt: the goal and the rules in words (``rules_text``), the seat's view (``uno_env.seat_view``: hand, top card, colour, phase, every seat's counts and scores), the round so far in words (record events as the seat saw them, ``describe_event``; it says when earlier events are left out), the legal moves as numbered lines (``list_moves=False``: not listed, the move is named) |
-| ``rules_text(rules)`` | the goal, the classic rules in a paragraph and one sentence per option that differs from classic (``RULE_WORDS``) |
-| ``engine_prompt(engine, i)`` | ``build_prompt`` for the player to act in game ``i`` of an engine, with the round so far (``round_window``) from ``history_events`` (``Engine(history=K)``) or the record (``record=True``) |
-| ``parse_reply(reply, moves)`` | the action a reply names: a move's number or its name; case, spacing, punctuation and a little chatter ("I play 3", "Move: draw") are tolerated; a reasoning reply's think block is dropped (``split_reasoning``) and its final answer preferred (``final_answer``); anything else raises ``BadReply`` whose message lists what is allowed |
-| ``seat_intro(rules, seat, num_players, ...)`` | the few lines a seat reads once, before its first prompt (who it is, the rules, how to reply): the game prompt of frameworks that send one (TextArena) |
-| ``refusal(error)`` | the line that sends a refused reply's ``BadReply`` message back to the player |
-
-Everything here reads what the seat may see (R11): its observation row, its legal mask and
-events passed through ``uno_env.redact``.
-"""
+Everything here reads only what the seat may see (R11): its observation row, its mask and redacted events."""
 
 from __future__ import annotations
 
@@ -86,9 +74,7 @@ class BadReply(ValueError):
 
 @dataclass(frozen=True)
 class Move:
-    """One legal move as the prompt numbers it: ``number`` (from 1), the action id, its name and
-    the other words that name it alone (the card of a play, the colour of a choice, the player of
-    a swap)."""
+    """One legal move as the prompt numbers it: ``number`` (from 1), action id, name and the other words naming it."""
 
     number: int
     action: int
@@ -200,9 +186,7 @@ _NEGATIVE = re.compile(r"(?<![A-Za-z0-9])-\d")
 
 
 def split_reasoning(reply: str) -> tuple[str, str]:
-    """``(reasoning, answer)`` of a reply: the text of its ``<think>`` blocks (also ``<thinking>``,
-    ``<reasoning>``; an unclosed one runs to the end, a lone closing tag closes everything before
-    it) and the rest, stripped."""
+    """``(reasoning, answer)`` of a reply: the text of its ``<think>``-like blocks, and the rest, stripped."""
     reasoning: list[str] = []
 
     def cut(match: re.Match[str]) -> str:
@@ -233,15 +217,9 @@ def final_answer(answer: str) -> str | None:
 
 
 def parse_reply(reply: Any, moves: Sequence[Move], *, numbered: bool = True) -> int:
-    """The action id ``reply`` names among ``moves`` (``legal_moves``): a move's number ("3",
-    "3.", "I play 3", "Move: 3") or its name or alias ("play red 7", "Red 7", "choose blue",
-    "blue"), in any case and spacing, with a little chatter around it; "3. play red 7" when both
-    agree. A reasoning reply is read too: its ``<think>`` block is dropped (``split_reasoning``),
-    then its last final answer is taken (``final_answer``: ``Move: 2``, ``Final answer: 2``,
-    ``\\boxed{2}``, "the best move is 2"), else the whole answer, else its last line when that
-    line is a number alone. Anything else (no move, two moves, a negative number, reasoning
-    without an answer) raises ``BadReply``: what was wrong and the legal moves. ``numbered=False``
-    (the prompt listed no moves): only names are taken, and the refusal lists no moves."""
+    """The action id ``reply`` names among ``moves``, else ``BadReply`` saying what was wrong (docs/llm.md).
+
+    ``numbered=False`` (the prompt listed no moves) takes names only, and the refusal lists no moves."""
     if numbered:
         allowed = f"{REPLY_INSTRUCTION} The legal moves: {_moves_text(moves)}"
     else:
@@ -491,14 +469,10 @@ def build_prompt(
     list_moves: bool = True,
     describe_rules: bool = True,
 ) -> str:
-    """The prompt for one seat (module table): ``observation`` its row (float32 [D]),
-    ``action_mask`` its legal flags (bool [116]; all False when it is not to act), ``rules``
-    a ``UnoRules``, ``seat`` its absolute seat (slot 0 of the row), ``names``
-    one per seat (default "player p"), ``events`` the round so far as this seat saw it (record
-    events, ``uno_env.redact``ed; None: not shown), ``events_cut`` how many earlier events of the
-    round ``events`` leaves out (said in the prompt; None: some, how many unknown), ``list_moves`` whether the legal moves are
-    listed and numbered (False: the seat names its move, ``parse_reply(..., numbered=False)``),
-    ``describe_rules`` whether the goal and the rules are stated in words (``rules_text``)."""
+    """The prompt for one seat from its observation row (float32 [D]) and mask (bool [116]; all False off turn).
+
+    ``seat`` is its absolute seat; ``events`` the round as it saw it (redacted; None: not shown);
+    ``events_cut`` how many earlier events are left out (None: unknown)."""
     rules = typed_rules(rules, "build_prompt")
     view = seat_view(np.asarray(observation), seat, num_players)
     n = len(view["seats"])
@@ -565,11 +539,10 @@ def build_prompt(
 def round_window(
     engine: Any, i: int, seat: int, limit: int | None = None
 ) -> tuple[list[dict[str, Any]] | None, int | None]:
-    """``(events, cut)``: game ``i``'s round so far as ``seat`` saw it (the engine's history,
-    ``history=K``, or its record, ``record=True``, redacted for ``seat``), its last ``limit``
-    events, and how many earlier events of the round are left out: a count, or None when the
-    history's window dropped some (it keeps entries, a card dealt or drawn each, not events, so
-    how many events is unknown); ``(None, 0)`` when the engine keeps neither."""
+    """``(events, cut)``: game ``i``'s last ``limit`` events as ``seat`` saw them, and how many earlier are left out.
+
+    ``cut`` is None when the history window dropped some; ``(None, 0)`` when the engine keeps neither
+    a history nor a record."""
     if engine.history_length:
         events = engine.history_events(i, seat)
         dropped = engine.history_count(i) > engine.history_length
@@ -599,9 +572,7 @@ def engine_prompt(
     list_moves: bool = True,
     describe_rules: bool = True,
 ) -> str:
-    """``build_prompt`` for ``seat`` (None: the player to act) in game ``i`` of ``engine``, with
-    the round so far (``round_window``, the last ``limit`` events, saying how many are left out)
-    when the engine keeps it; ``list_moves``, ``describe_rules`` as ``build_prompt``'s."""
+    """``build_prompt`` for ``seat`` (None: the player to act) in game ``i`` of ``engine``, with the round so far."""
     seat = int(engine.current_player[i]) if seat is None else int(seat)
     to_act = int(engine.current_player[i]) == seat and not (engine.terminated[i] or engine.truncated[i])
     mask = engine.legal_mask[i] if to_act else np.zeros(NUM_ACTIONS, bool)
