@@ -1,45 +1,4 @@
-"""``ChatAgent``: a language model at the table, through any OpenAI-compatible chat endpoint.
-
-A local vLLM, llama.cpp or Ollama server, or a hosted one: each decision POSTs the seat's
-prompt (``uno_env.text.build_prompt``) to ``<base_url>/chat/completions`` and parses the reply
-(``uno_env.text.parse_reply``: a reasoning model's ``<think>`` block is dropped and its final
-answer read). The registry builds it from ``chat:MODEL`` or ``chat:MODEL@ENDPOINT``
-(``agents.registry``, with a ``ChatSettings``), so ``evaluate.py`` and the ladder rate a model
-like any agent.
-
-| setting | default | meaning |
-|---|---|---|
-| ``model`` | (required) | the ``model`` field of the request |
-| ``base_url`` | ``$UNO_CHAT_BASE_URL`` | the endpoint's base, with or without its ``/v1`` (``http://127.0.0.1:8000/v1``); the only address ever called (proxies from the environment are ignored) |
-| ``api_key`` | ``$UNO_CHAT_API_KEY`` or none | sent as ``Authorization: Bearer KEY`` |
-| ``max_attempts`` | 3 | requests per decision: a bad reply (no legal move named) is sent back to the model with the parser's message, a failed request (timeout, HTTP error, malformed JSON) is tried again; after the last, a counted fallback |
-| ``fallback`` | ``"random"`` | the move after ``max_attempts`` failures: ``"random"`` (a legal move drawn with the table's seeded generator) or ``"first"`` (the first legal move) |
-| ``timeout`` | 60.0 | seconds per request |
-| ``temperature``, ``max_tokens`` | none | sent when given |
-| ``history`` | 40 | events of the round shown when the table gives engine access (``act_in``); the prompt says how many earlier ones are left out |
-| ``list_moves`` | True | list and number the legal moves in the prompt (False: the model names its move; Kaggle Game Arena's question, docs/llm.md) |
-| ``parallel`` | 8 | requests in flight at once, over the games of a batch the table asks together |
-| ``max_failures`` | 6 | consecutive failed requests (no reply at all) that stop the run (``ChatFailure``) |
-| ``max_fallback_share`` | 0.05 | the share of decisions that may fall back; more stops the run, checked once ``fallback_grace`` decisions were made and at the end (``check``) |
-| ``fallback_grace`` | 20 | decisions made before the share is checked during play |
-| ``max_requests_per_game``, ``max_tokens_per_game`` | none | a game that would go past either stops the run |
-| ``backoff``, ``max_retry_wait`` | 1.0, 60.0 | seconds before retrying a failed request (doubling each time) and the longest wait; a 429 or 5xx answer's ``Retry-After`` is honoured up to ``max_retry_wait`` |
-
-Fallbacks are counted and shown, never quiet: past the thresholds the run stops with
-``ChatFailure`` (what failed, how often, which setting to change), so a dead or failing
-endpoint never gets a rating.
-
-Through ``act`` (observations only) the prompt holds the seat's view without the round's
-events. Tables give it the engine (``act_in_rows``, else ``act_in``: ``fair_engine_access``,
-read by ``uno_env.table.Table``), where it reads the observation, the mask and the round's
-events as its seat saw them (``Engine.history_events``), and nothing hidden.
-
-``stats()`` gives the decisions, requests, bad replies, failed requests, fallbacks, tokens
-and seconds, in total and per decision; ``transcripts`` each game's record (seat, decisions
-with the prompt, the model's replies and reasoning, the parser's messages, the move, tokens
-and seconds; the outcome when the table reports it through ``game_over``). ``report()`` and
-``absorb()`` carry both from a copy that played elsewhere (a Ray worker) back to this one.
-"""
+"""``ChatAgent``: a language model at the table, through any OpenAI-compatible chat endpoint (docs/llm.md)."""
 
 from __future__ import annotations
 
@@ -136,12 +95,10 @@ def retry_after(value: str | None) -> float | None:
 
 @dataclass(frozen=True)
 class ChatSettings:
-    """The chat settings of a run (``evaluate.py --chat-*``), for every ``chat:`` spec it builds.
+    """The chat settings of a run (``evaluate.py --chat-*``, docs/llm.md), for every ``chat:`` spec it builds.
 
-    ``endpoints`` names extra endpoints, ``(NAME, URL)`` pairs, that ``chat:MODEL@NAME`` plays at;
-    ``api_key_env`` is the variable holding the default endpoint's key, ``endpoint_keys``
-    ``(NAME, VARIABLE)`` pairs for named ones (default ``UNO_CHAT_API_KEY_<NAME>``). The other
-    fields are ``ChatAgent``'s (module table)."""
+    ``endpoints``: ``(NAME, URL)`` pairs for ``chat:MODEL@NAME``; ``endpoint_keys``: ``(NAME, VARIABLE)``
+    pairs for their keys (default ``UNO_CHAT_API_KEY_<NAME>``). The other fields are ``ChatAgent``'s."""
 
     base_url: str | None = None
     api_key_env: str = API_KEY_VARIABLE
@@ -213,7 +170,10 @@ def _check_cap(name: str, value: Any) -> None:
 
 
 class ChatAgent:
-    """A language model behind an OpenAI-compatible chat endpoint (module table)."""
+    """A language model behind an OpenAI-compatible chat endpoint.
+
+    ``api_key`` defaults to ``$UNO_CHAT_API_KEY``; the other settings are ``ChatSettings``' fields.
+    """
 
     fair_engine_access = True  # act_in reads only the seat's observation, mask and redacted events
 
@@ -357,9 +317,7 @@ class ChatAgent:
         return self._decide_all(asks, rngs)
 
     def game_over(self, engine: Engine, row: int, seat: int, won: bool, players: Sequence[str]) -> None:
-        """Game ``row`` ended with this agent at ``seat``: its transcript gets the outcome (``players``
-        the names by seat). Called by the arena's tournament; a table that does not call it leaves
-        the outcome None."""
+        """Game ``row`` ended with this agent at ``seat``: its transcript gets the outcome."""
         known = self._games.pop((id(engine), int(row), int(seat)), None)
         if known is None or known[2]() is not engine:
             return  # the game ended before this agent was asked anything
@@ -398,8 +356,7 @@ class ChatAgent:
     # --- decisions --------------------------------------------------------------------------
 
     def _decide_all(self, asks: list[tuple[str, list[Move], np.ndarray, int]], rngs: Sequence[Any]) -> list[int]:
-        """Ask every prompt (in parallel when more than one), then settle each in order: the
-        parsed move or a counted fallback drawn from its row's generator, and the thresholds."""
+        """Ask every prompt (in parallel), then settle each in order: the parsed move or a counted fallback."""
         if len(asks) == 1 or self.parallel == 1:
             answers = [self._ask_model(prompt, moves, game) for prompt, moves, _, game in asks]
         else:
