@@ -1,26 +1,7 @@
 """OpenSpiel games over the engine: ``python_uno`` and ``python_mini_uno`` (docs/openspiel.md).
 
-Importing this module (it needs ``open_spiel``: ``pip install uno_env[openspiel]``) registers
-both games with ``pyspiel.register_game``::
-
-    import pyspiel
-    import uno_env.openspiel_game  # noqa: F401  (registers the games)
-
-    game = pyspiel.load_game("python_uno", {"players": 3, "rules": "house"})
-    mini = pyspiel.load_game("python_mini_uno")
-
-Every move goes through ``Engine.step``: the rules are the engine's, nothing is re-implemented
-here. ``python_uno`` is the full game with sampled chance (the engine's per-game generator
-shuffles and draws); ``python_mini_uno`` is a small UNO with explicit chance nodes (the deal and
-every draw are chance outcomes, placed with ``Engine.set_game`` and ``Engine.set_next_draws``),
-small enough for CFR. A position is kept as an ``Engine.snapshot``; one scratch engine per game
-object steps it.
-
-Information (R11, R12.7): a seat's observation is the engine's R11 observation from its seat; its
-information state is the list of every move (player moves are public; a chance card is shown
-only to the seat that gets it) with the seat's observation after it. With stacking,
-``always_respond`` (R12.7) is always on, so whose turn it is never tells a held answer.
-"""
+Importing this module (it needs ``open_spiel``) registers both games with ``pyspiel.register_game``;
+every move goes through ``Engine.step``."""
 
 from __future__ import annotations
 
@@ -63,7 +44,7 @@ def _option_parameters() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for f in _FIELDS:
         if f.name == "always_respond":
-            continue  # forced on with stacking (module docstring)
+            continue  # forced on with stacking (R12.7)
         if f.name in ("card_points", "card_counts"):
             out[f.name] = ""
         elif f.name == "max_turns":
@@ -87,9 +68,7 @@ _UNO_PARAMETERS = {
 
 
 def rules_from_parameters(params: dict[str, Any]) -> tuple[UnoRules, int]:
-    """The ``UnoRules`` and player count of ``python_uno``'s parameters: ``rules`` (a preset name
-    or JSON options) with every option parameter that differs from its classic default laid
-    over it, and ``always_respond`` on whenever a stacking option is."""
+    """The ``UnoRules`` and player count of ``python_uno``'s parameters (docs/openspiel.md, Parameters)."""
     base = parse_rules(params.get("rules", "classic")).to_dict()
     for f in _FIELDS:
         if f.name not in params or f.name == "always_respond":
@@ -122,9 +101,7 @@ def observation_key(obs: np.ndarray) -> str:
 
 
 def observation_string(obs: np.ndarray) -> str:
-    """The R11 observation as text: each field's non-zero entries (index, or index=value), the
-    fields cut by ``uno_env.seat_view.observation_fields``. Exact, not friendly: OpenSpiel's
-    tabular algorithms key on it, so two observations give two strings."""
+    """The R11 observation as text: each field's non-zero entries (exact: tabular algorithms key on it)."""
     parts = []
     for name, seg in observation_fields(obs).items():
         nz = np.flatnonzero(seg)
@@ -150,12 +127,7 @@ _HAND = OBS_OFFSETS["hand"]
 
 
 def info_state_fields(obs_size: int, history: int) -> tuple[tuple[str, tuple[int, ...], str], ...]:
-    """The information state tensor's fields: (name, shape, meaning), in order (docs/openspiel.md).
-
-    A seat's observation holds only the present; with the round's every event as the seat saw
-    it (``Engine.history``) it holds the seat's whole past, and the first fields add what the
-    engine's history does not: the chance nodes before play starts and the top card a position
-    starts on."""
+    """The information state tensor's fields: (name, shape, meaning), in order (docs/openspiel.md)."""
     return (
         (
             "deal_stage",
@@ -193,10 +165,8 @@ def info_state_fields(obs_size: int, history: int) -> tuple[tuple[str, tuple[int
 def mini_history_bound(max_turns: int) -> int:
     """The most history rows a ``python_mini_uno`` round can hold (its tensor's rows).
 
-    The mini deck has number cards only and two seats, so an action adds at most two rows: a
-    play and the UNO call of a seat left with one card (``uno_call="auto"``), a draw and the
-    reshuffle before it, or a pass. The round's end adds a truncation or a score row and the
-    round_end row. ``tests/envs/test_openspiel.py`` checks the bound against every state of the game."""
+    An action adds at most two rows (a play and an automatic UNO call, a draw and its reshuffle), and
+    the round's end two more; the tests check the bound against every state."""
     return 2 * max_turns + 2
 
 
@@ -410,9 +380,7 @@ class _State(pyspiel.State):
         self._s.received = tuple(received)
 
     def position_engine(self) -> Engine:
-        """The game's scratch engine holding this position in its game 0, for an agent that
-        reads the engine (``act_in``); the next move restores the state, so the caller may
-        change the engine."""
+        """The scratch engine holding this position in game 0, for an ``act_in`` agent (it may change it)."""
         engine = self._engine()
         self._g.loaded = None
         return engine
@@ -589,9 +557,7 @@ _MINI_TYPE = pyspiel.GameType(
 
 
 def mini_rules(colors: int = 2, ranks: int = 3, copies: int = 1, hand_size: int = 2, max_turns: int = 4) -> UnoRules:
-    """The rules of ``python_mini_uno``: number cards 1..``ranks`` in the first ``colors``
-    colours, ``copies`` of each (``card_counts``, R1), classic rules otherwise (no card that
-    makes anyone draw, so every draw is one DRAW of one card: one chance node)."""
+    """The rules of ``python_mini_uno``: number cards 1..``ranks`` in ``colors`` colours, ``copies`` of each."""
     for name, value, lo, hi in (
         ("colors", colors, 1, 4),
         ("ranks", ranks, 1, 9),
