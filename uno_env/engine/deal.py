@@ -1,24 +1,7 @@
 """Constrained dealing: hidden cards dealt uniformly among the deals that respect per-seat exclusions.
 
-A *deal* puts the ``k`` pool cards (each physical card distinct) into the hands of the seats
-(sizes fixed) and the draw pile (its order matters); every deal is equally likely a priori.
-With exclusions (``exclude[p, t]``: seat ``p`` holds no card of type ``t``) the wanted
-distribution is the uniform one over the deals that respect them. It is sampled exactly by
-rejection from a sequential proposal: each constrained seat in turn takes its hand uniformly
-among the pool cards still free that it may hold, and the proposal is accepted with
-probability ``prod_p C(a_p, h_p) / C(A_p, h_p)`` (``a_p`` the cards it could take when its
-turn came, ``A_p`` those it may hold in the whole pool). The proposal's probability of a
-deal is ``prod_p 1 / C(a_p, h_p)``, so accepted deals are uniform; with one constrained seat
-every proposal is accepted. The unconstrained seats and the draw pile then take the remaining
-cards in a uniformly random order.
-
-When ``max_tries`` proposals are all rejected the last proposal that respected the exclusions
-is kept (status ``APPROXIMATE``: valid, not exactly uniform); when none did (the exclusions
-may be unsatisfiable) the cards are dealt with no exclusions (status ``RELAXED``).
-
-Random numbers: a splitmix64 stream per deal, seeded by the caller (one uint64), so a deal is
-a function of the pool, the sizes, the exclusions and the seed.
-"""
+A deal is a function of the pool, the sizes, the exclusions and the caller's uint64 seed (a
+splitmix64 stream per deal)."""
 
 from __future__ import annotations
 
@@ -45,12 +28,18 @@ def _below(state, n):
     return min(np.int64(_uniform(state) * n), n - 1)
 
 
+# Exact by rejection from a sequential proposal: each constrained seat in turn takes its hand
+# uniformly among the free pool cards it may hold, and the proposal is accepted with probability
+# prod_p C(a_p, h_p) / C(A_p, h_p) (a_p: the cards it could take at its turn, A_p: those it may
+# hold in the whole pool). A deal's proposal probability is prod_p 1 / C(a_p, h_p), so accepted
+# deals are uniform; with one constrained seat every proposal is accepted. After max_tries
+# rejections the last valid proposal is kept (APPROXIMATE); with none, no exclusions (RELAXED).
 @njit(cache=True)
 def deal_pool(pool, k, sizes, exclude, state, max_tries, out, scratch_free, scratch_idx, scratch_take):
-    """Deal ``pool[:k]`` (card types) into ``out[:k]``: seat 0's ``sizes[0]`` cards first, then
-    seat 1's, ... (seats of size 0 take none), the rest is the draw pile, bottom to top.
-    ``exclude`` [P, T] bool; ``state`` [1] uint64, the stream. Returns the status (module docs).
-    The scratch arrays hold at least ``k`` entries."""
+    """Deal ``pool[:k]`` into ``out[:k]``: seat 0's ``sizes[0]`` cards, then seat 1's, ..., then the draw pile.
+
+    ``exclude`` [P, T] bool; ``state`` [1] uint64, the stream; the scratch arrays hold at least ``k``
+    entries. Returns the status."""
     P = sizes.shape[0]
     free = scratch_free
     idx = scratch_idx
@@ -180,13 +169,10 @@ def deal_constrained(
     num: int = 1,
     max_tries: int = 64,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``num`` deals of the cards ``counts`` [T] into hands of ``sizes`` [P] and a pile of the rest,
-    uniform among the deals where seat ``p`` holds no card type ``t`` with ``exclude[p, t]``.
+    """``num`` deals of the cards ``counts`` [T] into hands of ``sizes`` [P] and a pile, respecting ``exclude`` [P, T].
 
-    Returns ``(hands, pile, status)``: hands [num, P, T] card counts, pile [num, D] card types
-    bottom to top, status [num] (``EXACT``, ``APPROXIMATE``, ``RELAXED``: module docs).
-    ``Engine.resample_hidden(..., exclude=...)`` deals a game's hidden cards the same way.
-    """
+    Returns ``(hands, pile, status)``: card counts [num, P, T], card types [num, D] bottom to top, and
+    ``EXACT``, ``APPROXIMATE`` or ``RELAXED`` per deal."""
     counts = np.asarray(counts)
     sizes = np.asarray(sizes)
     exclude = np.asarray(exclude)
