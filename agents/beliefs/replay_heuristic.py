@@ -1,39 +1,9 @@
 """``replay-heuristic``: policy-based inference over the whole round, by the opponent's own code.
 
-A candidate deal of the hidden hands is weighed by how likely a model of the other seats makes
-every decision they took this round, as in policy-based inference for Skat (Solinas et al.,
-2019) and SPARTA's belief for Hanabi (Lerer et al., 2020). The hands changed during the round,
-so a deal of today's hands is not enough: for each candidate the belief builds whole worlds.
-
-1. **Where the cards came from.** A seat's cards of the round are its hand at the deal, the cards
-   it drew since, and nothing else (no swap or shuffle of hands: those rounds are not weighed).
-   What it holds now plus what it played is therefore what it received. An *assignment* puts
-   each of these cards in the slot it arrived in (the deal, or one of its draws): every played
-   card before its play, a drawn card played at once in its draw, a drawn card the turn then
-   passed on unplayable (R4) and one kept by a pass playable, none of a colour the seat was
-   shown to lack by an innocent Wild Draw Four (R6). ``assignments`` random valid ones per
-   candidate are found by augmenting paths (``_assign_batch``).
-2. **Replay.** Each world starts at the position before the round's first decision (the first
-   card turned, the hands at the deal) with the draw pile ordered so that every draw of the
-   round gives the cards the world assigned (the seat's own draws are the cards it saw), and
-   the round's public actions are played again in the engine, one batch of worlds at once.
-3. **Weigh.** At every decision of another seat with a choice, the model (an agent) is asked
-   about each world: the action taken has ``1 - epsilon`` when it is the model's own action,
-   else ``epsilon`` spread over the others. A world whose replay leaves other hands than the
-   candidate's, or where an action was illegal, is impossible. A candidate's weight is the mean
-   over its worlds of the likelihood.
-
-The engine is the one source of rules: the replay follows every effect the engine applies
-(draws, skips, the turns that pass after an unplayable draw). It reads only the seat's view of
-the round (``Engine.history_events``, R11) and its observation; the random choices are seeded
-from them, so a decision is a function of the information set.
-
-**The model** is ``HeuristicAgent``'s code: against ``heuristic`` that is the opponent's own
-policy, and the search that uses it measures the most reading the round's decisions can do for
-it — a measurement, not a learned model (``benchmarks/results/replay_belief.md``). Rounds it
-cannot replay are not weighed (the ``public`` deal): after a reshuffle of the discard pile (the
-new pile's order is hidden), with hands swapped or shuffled, after R10 penalties, or with a
-history shorter than the round.
+Each candidate deal is turned into whole worlds (where each card came from), the round's public
+actions are replayed in the engine, and the worlds are weighed by ``HeuristicAgent``'s likelihood
+of every decision the other seats took (docs/agents.md, "Beliefs"). It reads only the seat's view
+of the round and its observation, and seeds its random choices from them.
 """
 
 from __future__ import annotations
@@ -194,15 +164,11 @@ def _slots(r: _Round, q: int, size: int) -> _Slots | None:
 
 @njit(cache=True)
 def _assign_batch(hands, times, rule, playable, play_time, play_card, play_slot, lacked, u, cards, ok):
-    """One assignment per candidate hand (``hands`` [W, 57]) of the cards seat q received to
-    its slots (``_Slots``), into ``cards`` [W, S]; ``ok`` [W] False where there is none.
+    """One assignment per candidate hand (``hands`` [W, 57]) of the cards seat q received to its slots
+    (``_Slots``), into ``cards`` [W, S]; ``ok`` [W] False where there is none.
 
-    A card may go to a slot that came before it was played (held cards: any slot) and that fits
-    the slot's rule (a draw whose card could, or could not, be played then) and that does not
-    put a card of a colour in the hand when the seat held none of it (``lacked``); a drawn card
-    played at once is its draw's. The rest is a bipartite matching found by augmenting paths (Kuhn's
-    algorithm), cards and slots visited in the random orders of ``u`` [W, 2S]: a random valid
-    assignment whenever one exists, but not drawn from the uniform law over them (module docs).
+    A bipartite matching by augmenting paths (Kuhn's algorithm) in the random orders of ``u``
+    [W, 2S]: a valid assignment whenever one exists, not drawn from the uniform law over them.
     """
     n_slots = times.shape[0]
     n_play = play_time.shape[0]
@@ -293,9 +259,7 @@ def _assign_batch(hands, times, rule, playable, play_time, play_card, play_slot,
 
 
 class HeuristicReplayBelief(PublicBelief):
-    """``public``'s exclusions, and deals weighted by ``HeuristicAgent``'s likelihood of every
-    decision of the round, replayed in candidate worlds (module docs). Against ``heuristic`` that
-    is the opponent's own policy: a measurement of the most the round's decisions can tell."""
+    """``public``'s exclusions, and deals weighted by ``HeuristicAgent``'s likelihood of the round's decisions."""
 
     name = "replay-heuristic"
     history_length = 256
@@ -320,8 +284,7 @@ class HeuristicReplayBelief(PublicBelief):
     def log_weights(
         self, observation: np.ndarray, seat: int, hands: np.ndarray, events: list[dict[str, Any]] | None
     ) -> np.ndarray | None:
-        """Log of each candidate's mean likelihood over its worlds (module docs), -inf for a
-        candidate no world of which replays; None when the round cannot be replayed."""
+        """Log of each candidate's mean likelihood over its worlds (-inf: none replays); None: no replay."""
         n = int(num_seats(observation))
         r = _read_round(events or [])
         if r is None or not any(p != seat for _, p, _ in r.actions):
