@@ -1,20 +1,7 @@
-"""Pictures of a game for people: text (``ansi`` / ``human``) and an RGB image (``rgb_array``).
+"""Pictures of a game for people: text (``ansi`` / ``human``) and an RGB image (``rgb_array``, needs Pillow).
 
-Everything here reads one ``game_state()`` dict (schema: ``Engine.game_state``) and nothing else, so it
-works for any engine game, not only the PettingZoo env; the text goes through
-``uno_env.seat_view.state_view``, the decoder every text view shares. What is drawn is what the player to
-act may see (docs/rules.md R11): the top card, the current colour, the direction, the phase, every
-seat's card count, UNO calls and scores, and the hand of the acting player only. Other
-seats' hands are never shown, even though ``game_state()`` holds them; when the round is over
-there is no acting player and no hand is shown.
-
-| function | returns | needs |
-|---|---|---|
-| ``render_text(state)`` | ``str``, plain (mode ``ansi``) | nothing |
-| ``render_text(state, ansi_colors=True)`` | ``str`` with ANSI colour codes (mode ``human``) | nothing |
-| ``table_text(view, ...)`` | ``str``: a seat view (``seat_view``/``state_view``) as text, the one table every terminal view prints (these renders, the Gymnasium env's, ``uno-play``, ``uno-replay``) | nothing |
-| ``render_rgb(state)`` | ``numpy.uint8`` array ``[H, W, 3]`` (mode ``rgb_array``) | Pillow (``pip install uno_env[render]``) |
-"""
+Everything here reads one ``Engine.game_state`` dict and draws only what the player to act may see
+(R11): its hand, never the other seats'; none once the round is over."""
 
 from __future__ import annotations
 
@@ -88,10 +75,7 @@ def table_text(
     winners: Sequence[int] = (),
     ansi_colors: bool = False,
 ) -> str:
-    """A seat view (``seat_view`` or ``state_view``) as text, the one table every terminal view prints.
-
-    ``acting`` is pointed at, ``viewer``'s hand is "Your hand", other hands the view holds are
-    shown by name; ``turn`` heads the table; ``winners`` are marked once the round is over."""
+    """A seat view (``seat_view`` or ``state_view``) as text, the one table every terminal view prints."""
     phase, top, c = view["phase"], view["top_card"], view["current_color"]
     direction = "clockwise" if view["direction"] > 0 else "counter-clockwise"
     head = f"UNO - turn {turn} - " if turn is not None else "UNO - "
@@ -130,11 +114,7 @@ def table_text(
 
 
 def render_text(state: dict[str, Any], names: Sequence[str] | None = None, *, ansi_colors: bool = False) -> str:
-    """The table as text (``table_text``): what the acting player may see (module docstring).
-
-    ``names`` labels the seats (default ``player_0``…); ``ansi_colors`` adds terminal colours
-    (``uno_env.palette``).
-    """
+    """The table as text (``table_text``) as the acting player may see it; ``ansi_colors`` adds terminal colours."""
     acting = _acting_seat(state)
     view = state_view(state, acting, _seat_names(state, names))
     if acting is None:  # nobody acts once the round is over, and no hand is shown
@@ -192,11 +172,7 @@ _CENTRE_CARD = (70, 100)
 
 
 def render_rgb(state: dict[str, Any], names: Sequence[str] | None = None) -> np.ndarray:
-    """The table as a ``uint8`` image of shape ``IMAGE_SIZE + (3,)`` (needs Pillow).
-
-    Seats sit clockwise around an oval starting at the bottom; the acting seat is outlined in
-    yellow, and its hand is laid out along the bottom edge.
-    """
+    """The table as a ``uint8`` image of shape ``IMAGE_SIZE + (3,)``, the acting seat outlined (needs Pillow)."""
     Image, ImageDraw, ImageFont = require_pillow()
     names = _seat_names(state, names)
     height, width = IMAGE_SIZE
