@@ -1,31 +1,5 @@
-"""UNO for RLlib's new API stack: a ``MultiAgentEnv`` (every seat an agent) and a batched
-vector env that steps all of an env runner's games in one ``Engine`` call.
-
-| class | what it is |
-|---|---|
-| ``UnoMultiAgentEnv(config)`` | one game; agents ``player_0`` .. ``player_{P-1}`` (seat i is ``player_i``, as in the PettingZoo env); works with RLlib's stock ``MultiAgentEnvRunner`` (with ``config.environment(disable_env_checking=True)``: RLlib's checker steps random, illegal actions) |
-| ``UnoVectorMultiAgentEnv(num_envs, config)`` | ``num_envs`` games in one batched ``Engine``; RLlib's ``VectorMultiAgentEnv`` interface (list of per-game dicts in and out, ``next_step`` autoreset) |
-| ``UnoEnvRunner`` | ``MultiAgentEnvRunner`` whose ``make_env`` builds ``UnoVectorMultiAgentEnv`` (``config.env_runners(env_runner_cls=UnoEnvRunner)``) |
-
-**Why a runner subclass.** RLlib's ``MultiAgentEnvRunner`` always wraps ``num_envs_per_env_runner``
-separate ``MultiAgentEnv`` objects in its ``SyncVectorMultiAgentEnv``, which steps them one
-after the other in Python; nothing in the config lets a single env object host many games.
-Its ``step`` does receive every game's actions at once, so the batched vector env takes that
-place: one ``Engine.step`` for all games of the runner. RLlib's per-agent bookkeeping
-(episodes, connectors, metrics) stays per game and is what bounds the steps per second; the
-profile of a runner and the comparison with the stock runner are in docs/development.md
-(engine measurements).
-
-**Config** (``env_config`` dict): ``num_players`` (2), ``rules`` (a preset name, a dict of
-options, or a ``UnoRules``; ``classic``), ``seed`` (0; each runner offsets it by its
-``worker_index`` so runners deal different games).
-
-**Observations.** Each agent sees ``{"observations": float32 [D], "action_mask": float32
-[116]}`` (the engine's observation of that seat, docs/rules.md R11, and its legal actions, R10).
-Only the player to act gets an observation on a step. When a round ends every seat gets its
-final observation (mask all zero), its reward (+1 winner, -1 others, R8; 0 on truncation at
-``max_turns``) and ``terminated``/``truncated``; rewards are otherwise 0.
-"""
+"""UNO for RLlib's new API stack: a ``MultiAgentEnv`` (every seat an agent) and a batched vector env
+that steps all of an env runner's games in one ``Engine`` call (docs/sb3-rllib.md)."""
 
 from __future__ import annotations
 
@@ -130,7 +104,7 @@ class _Games:
 
 
 class UnoMultiAgentEnv(MultiAgentEnv):
-    """One UNO game for RLlib (module docstring): ``register_env("uno", UnoMultiAgentEnv)``."""
+    """One UNO game for RLlib, every seat an agent: ``register_env("uno", UnoMultiAgentEnv)``."""
 
     def __init__(self, config: Any = None) -> None:
         super().__init__()
@@ -154,9 +128,7 @@ class UnoMultiAgentEnv(MultiAgentEnv):
 
 
 class UnoVectorMultiAgentEnv(VectorMultiAgentEnv):
-    """``num_envs`` games stepped by one ``Engine`` call (module docstring); autoreset ``next_step``
-    like RLlib's ``SyncVectorMultiAgentEnv``: the step after a game ends deals it anew and
-    returns only its first observation."""
+    """``num_envs`` games stepped by one ``Engine`` call, with ``next_step`` autoreset."""
 
     def __init__(self, num_envs: int, config: Any = None) -> None:
         super().__init__()
@@ -193,7 +165,7 @@ class UnoVectorMultiAgentEnv(VectorMultiAgentEnv):
 
 
 class UnoEnvRunner(MultiAgentEnvRunner):
-    """RLlib's ``MultiAgentEnvRunner`` over ``UnoVectorMultiAgentEnv`` (module docstring)."""
+    """RLlib's ``MultiAgentEnvRunner`` over one ``UnoVectorMultiAgentEnv``."""
 
     def make_env(self) -> None:
         from ray.rllib.env.env_context import EnvContext

@@ -1,17 +1,8 @@
-"""The masking RLModule: RLlib's default PPO network whose logits of illegal actions are set to
-the lowest float, so no illegal action is ever sampled or chosen.
+"""The masking RLModule: RLlib's default PPO network with the logits of illegal actions at the lowest float.
 
-Built after RLlib's own example (``ray/rllib/examples/rl_modules/classes/action_masking_rlm.py``):
-the env's observation is ``{"observations": [D], "action_mask": [A]}``; the network sees only
-``observations`` (scaled, see below), the mask is added to the logits as ``log(mask)`` clamped
-at ``FLOAT_MIN``. Use it through ``RLModuleSpec(module_class=MaskedPPOTorchRLModule,
-model_config={...})`` with the ``DefaultModelConfig`` keys (``fcnet_hiddens``, ...).
-
-**Scaling.** Counts in the observation go up to the deck size (hand sizes, pile sizes); the
-network divides every index by its bound from ``uno_env.spaces.observation_bounds`` (1 where
-the bound is infinite or below 1), so the inputs are within [-1, 1]. The divisor is a buffer
-built from the observation space, saved with the module.
-"""
+After RLlib's action-masking example: the network sees ``observations``, each index divided by its
+bound (``uno_env.spaces.observation_bounds``; 1 where infinite or below 1), a buffer saved with the
+module; ``log(mask)`` clamped at ``FLOAT_MIN`` is added to the logits."""
 
 from __future__ import annotations
 
