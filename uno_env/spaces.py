@@ -1,25 +1,7 @@
-"""The Gymnasium spaces of every ``uno_env`` environment: one source of observation bounds.
+"""The Gymnasium spaces of every ``uno_env`` environment: one source of observation bounds (docs/spaces.md).
 
-| function | returns |
-|---|---|
-| ``observation_bounds(rules, num_players)`` | ``(low, high)``, float32 ``[D]`` each: a true bound of every observation index (docs/rules.md R1, R8, R11) |
-| ``observation_space(rules, num_players)`` | ``Box(low, high, (D,), float32)`` |
-| ``action_space()`` | ``Discrete(116)`` (R2) |
-| ``state_bounds(rules, num_players)`` | ``(low, high)``, float32 ``[S]``: bounds of the whole state (``Engine.state``, ``observation.STATE_FIELDS``) |
-| ``state_space(rules, num_players)`` | ``Box(low, high, (S,), float32)``: hidden information, for critics only |
-| ``history_spaces(history, form)`` | ``form="rows"``: ``{"history": Box [K, H], "history_counts": Box [10, C]}`` (``Engine.history``); ``form="tokens"``: ``{"history_tokens": Box int8 [K, T]}`` (``Engine.history_tokens``): a seat's history |
-
-``D`` is ``uno_env.observation.observation_size(rules.open_hands)``. The bounds come from the deck:
-a count of one card type never exceeds its copies in the deck (R1), a pile, a hand or a
-pending penalty never holds more cards than the deck, and a score never exceeds the target
-plus every point in the deck (R8; scores are /100 in the observation). Per-seat slots of seats
-that are not at the table (relative slot >= ``num_players``) are always 0.
-
-A dimension that is always 0 (a card type absent from the deck, a seat absent from the table,
-``partner`` without teams) would give a zero-width interval, on which Gymnasium's checker warns; such
-a dimension gets ``[low, low + 1]`` instead, which is still a true bound. A field this module
-does not know (one the engine may add later) is left unbounded rather than guessed.
-"""
+``D`` is ``uno_env.observation.observation_size(rules.open_hands)``; a field this module does not
+know is left unbounded rather than guessed."""
 
 from __future__ import annotations
 
@@ -75,7 +57,7 @@ _PER_SEAT_COLOR = ("drew_on_color", "named_color")
 
 
 def observation_bounds(rules: UnoRules, num_players: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-index ``(low, high)`` of the observation vector under ``rules`` (module docstring)."""
+    """Per-index ``(low, high)`` of the observation vector under ``rules`` (true bounds from the deck; docs/spaces.md)."""
     if not isinstance(rules, UnoRules):
         raise ValueError(f"rules must be a UnoRules (see UnoRules.preset), got {type(rules).__name__}")
     check_int("num_players", num_players, 2, MAX_PLAYERS)
@@ -164,12 +146,7 @@ def state_space(rules: UnoRules, num_players: int) -> spaces.Box:
 
 
 def history_spaces(history: int, form: str = "rows") -> dict[str, spaces.Box]:
-    """The observation entries ``history=K`` adds to an env, by ``form`` (``HISTORY_FORMS``).
-
-    ``"rows"`` (``Engine.history``): ``"history"`` ``Box [K, HISTORY_SIZE]`` (one-hot fields in
-    [0, 1], ``number`` in [0, inf)) and ``"history_counts"`` ``Box [10, HISTORY_COUNTS_SIZE]``
-    (counts in [0, inf)). ``"tokens"`` (``Engine.history_tokens``): ``"history_tokens"`` int8
-    ``Box [K, HISTORY_TOKEN_SIZE]``, column c in 0..``HISTORY_TOKEN_VOCAB[c]`` - 1."""
+    """The observation entries ``history=K`` adds to an env, by ``form``: rows and counts, or int8 tokens."""
     check_int("history", history, 1, MAX_HISTORY)
     if check_history_form(form) == "tokens":
         high = np.broadcast_to(np.array(HISTORY_TOKEN_VOCAB, np.int64) - 1, (history, HISTORY_TOKEN_SIZE)).astype(
