@@ -57,7 +57,7 @@ _PER_SEAT_COLOR = ("drew_on_color", "named_color")
 
 
 def observation_bounds(rules: UnoRules, num_players: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-index ``(low, high)`` of the observation vector under ``rules`` (true bounds from the deck; docs/spaces.md)."""
+    """Per-index ``(low, high)`` of the observation vector under ``rules`` (docs/spaces.md)."""
     if not isinstance(rules, UnoRules):
         raise ValueError(f"rules must be a UnoRules (see UnoRules.preset), got {type(rules).__name__}")
     check_int("num_players", num_players, 2, MAX_PLAYERS)
