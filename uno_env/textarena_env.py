@@ -1,24 +1,7 @@
-"""UNO as a TextArena game: ``textarena.make("UNO-v0")``. The guide (ids, a game loop, rewards,
-settings, the separate virtualenv) is docs/llm.md.
+"""UNO as a TextArena game: ``textarena.make("UNO-v0")`` and one id per preset (docs/llm.md).
 
-Importing this module (``pip install "uno_env[textarena]"``) registers ``UNO-v0`` (classic) and
-``UNO-v0-<preset>`` (``_`` written ``-``), each with TextArena's ``-train`` and ``-raw`` (no
-wrappers) variants; ``ta.make(id, rules=..., history=..., error_allowance=...)`` overrides
-``UnoTextArenaEnv``'s arguments. Every move goes through ``Engine.step`` and every word comes
-from ``uno_env.text``: nothing here knows a rule. What each seat is sent (TextArena's
-observation types):
-
-| type | to | what |
-|---|---|---|
-| ``PROMPT`` | every seat, at ``reset`` | ``seat_intro``: who it is, the rules, how to reply |
-| ``GAME_ACTION_DESCRIPTION`` | every seat, as it happens | each event of the round as that seat saw it (``redact``, ``describe_event``) |
-| ``GAME_BOARD`` | the seat to act | ``engine_prompt``: its view, the last ``history`` events and the numbered legal moves (after a refused reply, ``refusal`` first) |
-| ``PLAYER_ACTION`` | the seat that replied | its reply |
-| ``GAME_ADMIN`` | the seat that replied | TextArena's invalid-move notice with the ``BadReply`` message |
-
-A reply is parsed by ``parse_reply``; one that names no legal move changes nothing, and past
-``error_allowance`` in a row the game ends with -1 for that seat (``game_info[seat]["invalid_move"]``).
-"""
+Every move goes through ``Engine.step`` and every word comes from ``uno_env.text``: nothing here
+knows a rule."""
 
 from __future__ import annotations
 
@@ -52,12 +35,9 @@ ENV_IDS = {(BASE_ID if name == "classic" else f"{BASE_ID}-{name.replace('_', '-'
 
 
 class UnoTextArenaEnv(ta.Env):
-    """One UNO game for TextArena's API (module docstring): ``reset(num_players, seed)``,
-    ``get_observation()``, ``step(reply)``, ``close()``.
+    """One UNO game for TextArena's API (``reset``, ``get_observation``, ``step``, ``close``).
 
-    ``rules``: anything ``uno_env.parse_rules`` takes (a preset name, a dict of options, a
-    ``UnoRules``); ``history``: the events of the round each prompt shows (the last ``history``);
-    ``error_allowance``: bad replies in a row a seat may give before it forfeits."""
+    ``history``: the events each prompt shows; ``error_allowance``: bad replies in a row before a forfeit."""
 
     def __init__(self, rules: Any = None, history: int = 40, error_allowance: int = 1) -> None:
         self.rules: UnoRules = parse_rules(rules)
