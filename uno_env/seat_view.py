@@ -1,19 +1,8 @@
 """What a seat sees, decoded once for every view of the game in words (R11).
 
-| function | reads | gives |
-|---|---|---|
-| ``observation_fields(row)`` | an observation row (float32 [D]) | its named fields (``OBS_FIELDS``), the one place a row is cut by name |
-| ``seat_view(row, seat, ...)`` | an observation row | the table as that seat sees it: its hand, the top card, colour, direction, phase, every seat's public counts |
-| ``state_view(state, viewer, ...)`` | ``game_state()`` | the same record from the referee's dict, with the hands ``viewer`` may see (None: every hand) |
-| ``card_info(card)``, ``action_info(action)`` | an id | a card or a legal action as a named record |
-
-Every text view reads a seat through these: the web table (``uno_web.views``), the text seat of
-language models (``uno_env.text``), OpenSpiel's observation string, and the terminal views
-(``uno-play``'s prompt, the env renderings, the Gymnasium env's ``ansi`` mode, ``uno-replay``),
-which all print one table, ``uno_env.render.table_text``. ``seat_view`` reads the observation vector only, never ``game_state()``'s
-hands; ``state_view`` applies R11 itself (the viewer's own hand, or every hand with
-``open_hands``). The colours a terminal paints them in are ``uno_env.palette``'s.
-"""
+Every text view (the web table, the language-model seat, OpenSpiel's string, the terminal views)
+reads a seat through ``seat_view`` (an observation row only) or ``state_view`` (``game_state()``,
+applying R11 itself)."""
 
 from __future__ import annotations
 
@@ -145,12 +134,10 @@ def seat_view(
 def state_view(
     state: dict[str, Any], viewer: int | None = None, names: list[str] | None = None, open_hands: bool = False
 ) -> dict[str, Any]:
-    """The table from ``game_state()`` as ``viewer`` may see it (R11), in ``seat_view``'s keys.
+    """The table from ``game_state()`` as ``viewer`` may see it (R11; None: every hand), in ``seat_view``'s keys.
 
-    ``hands`` holds, per seat, its cards (``card_info``, sorted) where ``viewer`` may see them and
-    None where not: every hand for ``viewer`` None (replays, never live play) or with
-    ``open_hands``, else the viewer's own. The fields only an observation carries
-    (``drawn_card``, ``wd4_prev_color``, ``catchable``, ``partner``) are None or False."""
+    Fields only an observation carries (``drawn_card``, ``wd4_prev_color``, ``catchable``, ``partner``)
+    are None or False."""
     n = state["num_players"]
     names = [f"player {p}" for p in range(n)] if names is None else list(names)
     color = state["current_color"]
