@@ -1,23 +1,8 @@
 """One line on stderr when numba has to compile: what every command calls first.
 
-```python
-from uno_env.compile_notice import announce_compiling
-announce_compiling("uno-demo")   # silent unless a kernel is compiled, then one line, once
-```
-
-The kernels are compiled with ``cache=True``: the first use after an install compiles them
-(tens of seconds on a small machine, longer for the commands that use many agents) and writes
-the result next to the sources (``__pycache__``, or numba's user-wide cache when the package
-folder is read-only); every later process loads it. Nothing is compiled, and nothing is
-printed, when that cache is warm.
-
-**How a cold cache is detected.** numba fires its ``numba:compile`` event when, and only when, a
-dispatcher compiles a signature it found neither in memory nor in its on-disk cache (a cache
-hit fires nothing): the listener installed here prints the notice on the first such event and
-then stays quiet. This asks numba itself rather than guessing from index files (whose staleness
-depends on numba's version and the sources' timestamps) or from a timer (which would also fire
-on a slow, warm start). With ``NUMBA_DISABLE_JIT=1`` nothing is compiled and nothing is printed.
-"""
+A cold cache is detected by numba's own ``numba:compile`` event, which fires only when a signature
+is in neither memory nor the on-disk cache; nothing is printed when the cache is warm or under
+``NUMBA_DISABLE_JIT=1``."""
 
 from __future__ import annotations
 
@@ -38,8 +23,7 @@ _installed: dict[str, Any] = {}
 
 
 def announce_compiling(command: str, stream: TextIO | None = None) -> None:
-    """Print ``NOTICE`` to ``stream`` (default ``sys.stderr``) the first time numba compiles in this
-    process; idempotent (a second call changes nothing)."""
+    """Print ``NOTICE`` to ``stream`` (default stderr) the first time numba compiles in this process; idempotent."""
     try:
         from numba.core import event
     except ImportError:  # pragma: no cover - numba is a hard dependency
