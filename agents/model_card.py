@@ -1,42 +1,7 @@
 """Model cards: what a saved model is and the table it was trained for, written beside it and checked by every loader.
 
-```python
-from agents.model_card import read_card, check_fits
-from uno_env import UnoRules
-card = read_card("runs/uno_ppo/model.zip")      # runs/uno_ppo/model.json, or None for an old model
-check_fits(card, UnoRules(), num_players=2)    # ValueError saying what it was trained for
-```
-
-The card of ``X.zip`` (a policy) or ``X.npz`` (a belief network) is ``X.json`` beside it, and
-``write_card`` is the one writer of every card: ``train.py`` writes ``runs/<exp>/model.json``
-with ``model.zip`` (and ``step_N.json`` with each checkpoint); ``python -m
-training.fit_belief_policy`` (``train.py`` with its settings) and ``python -m training.fit_belief_net`` write theirs; the shipped
-models carry ``agents/pretrained/NAME.json`` (``agents.pretrained.card`` adds their evaluation
-and ladder rating to the same fields). Every card starts with ``table_card``'s fields; the
-provenance (``commit_at``, ``machine``) is read here for all of them. What a loader checks
-(``PPOAgent``, ``BeliefPolicyAgent``, ``BeliefNet``):
-
-| field | meaning |
-|---|---|
-| ``rules`` | every ``UnoRules`` option the model was trained with (``rules_name``: as it was given) |
-| ``num_players`` | the table size it was trained for |
-| ``observation`` | the options its observation depends on (``observation_options``): today ``open_hands``, and ``history``, the public events it reads besides (0: none; a table gives the model what it reads, so only ``open_hands`` must match) |
-| ``observation_size`` | the length of the observation vector the model reads |
-| ``policy`` | the network (``train.py --policy``): ``mlp``, or ``seq``, a transformer over the last ``observation.history`` events (informative: the ``.zip`` holds the network; absent on older cards: ``mlp``) |
-| ``beliefs`` | ``train.py --beliefs net``: ``net`` when the policy also reads the belief network's reading of each other seat (``input_size``: its input's width; ``activation``); the registry then loads the ``.zip`` as ``BeliefPolicyAgent`` (absent: ``none``) |
-| ``command`` | the command that trained it (and ``train_args``, every argument) |
-
-**Why.** A policy reads a vector of the same size under every rule set and at every table size,
-so a model asked to play a table it never saw would run, and play badly, without a word.
-``PPOAgent``, ``agents.registry.make_agent`` (and through it ``evaluate.py``, the ladder,
-``uno-play`` and ``uno-web``) refuse such a table with a ``ValueError`` saying what the model
-was trained for; ``allow_other_table=True`` (``--allow-other-table`` on the commands) plays it
-anyway, for a deliberate transfer experiment.
-
-**A model without a card** (saved by a ``train.py`` older than cards, or by ``model.save``)
-loads with a ``UserWarning`` that its table cannot be checked: refusing it would break every
-model trained before cards, and the warning names the file and how to give it a card
-(``write_card`` with ``table_card``).
+The card of ``X.zip`` or ``X.npz`` is ``X.json`` (fields: docs/agents.md, "Model cards"); ``write_card``
+is the one writer of every card.
 """
 
 from __future__ import annotations
@@ -84,7 +49,7 @@ def table_card(
     policy: str = "mlp",
     **extra: Any,
 ) -> dict[str, Any]:
-    """The fields every card holds (module table), then ``extra`` (``train_args``, ``steps``...);
+    """The fields every card holds, then ``extra`` (``train_args``, ``steps``...);
     ``rules_name``: the rules as the command gave them (None: ``custom``); ``policy``: the network's kind."""
     return {
         "name": name,
