@@ -1,29 +1,6 @@
-"""``BeliefPolicyAgent``: a policy that reads the round through the belief network.
+"""``BeliefPolicyAgent``: a policy that reads the round through the belief network (docs/training.md).
 
-A memoryless policy sees what is on the table now; what the other seats played, drew and
-passed on is gone. This agent gives its policy the belief network's reading of the whole
-round besides the observation (``agents.beliefs.net.policy_inputs``: per other seat the chance
-of each colour void and the expected copies of each type, ``POLICY_INPUTS`` numbers). Its
-models are trained by ``train.py --beliefs net`` (``training.beliefs``), from scratch or from a
-trained policy widened with the new inputs at zero weight (``--init``; ``python -m
-training.fit_belief_policy`` is that recipe from ``pretrained``). The actor runs in numpy
-(``agents.policy_net``), as do the features; given a live torch policy (a run's evaluations) it
-plays that policy through ``agents.ppo.PPOAgent``.
-
-A saved model's card (``agents.model_card``) says ``"beliefs": "net"``: the registry loads such a
-``.zip`` by path as this agent (``runs/x/model.zip``), and the card gives its table size and activation.
-
-The shipped one (2 players, ``agents/pretrained/belief_policy.zip``) is the searches'
-``"belief"`` blueprint and plays as the registry's ``belief_policy`` (``belief_policy_agent``).
-
-It reads the seat's public history (``history_length = EVIDENCE_ROWS``): a table asks it with
-the dict observation ``{"observation", "history", "history_counts"}`` (``uno_env.table``).
-Like the belief network, it plays only the rules and table sizes the network learned
-(classic rules, 2 or 4 players). Measured figures: ``benchmarks/results/training.md``.
-
-Version history:
-
-- unreleased: added (issue 39); loads ``train.py --beliefs net`` models by path and plays a live policy (issue 51).
+The actor and its features run in numpy; it plays only classic rules at 2 or 4 players.
 """
 
 from __future__ import annotations
@@ -49,16 +26,11 @@ def input_size(rules: UnoRules, num_players: int) -> int:
 
 
 class BeliefPolicyAgent:
-    """A saved policy over the observation and the belief network's reading (module docs).
+    """A saved policy over the observation and the belief network's reading of every other seat.
 
-    | argument | meaning |
-    |---|---|
-    | ``model`` | the ``.zip`` of ``train.py --beliefs net``, or a live torch policy of such a run |
-    | ``num_players`` | its table size: 2 or 4 (a shipped belief network's; None: the card's, else 2) |
-    | ``rules`` | the rules it plays: the network's (classic) |
-    | ``activation`` | the activation it was trained with (None: the card's, else relu) |
-    | ``name`` | its name in tables (default: the file's stem) |
-    | ``deterministic`` | a live policy only: False samples with ``act``'s rng (a saved one plays its most likely move) |
+    ``model``: a ``train.py --beliefs net`` ``.zip``, or a live torch policy of such a run (played
+    through ``PPOAgent``; ``deterministic`` applies to it only). ``num_players`` and ``activation``
+    default to the card's. Tables hand it the dict observation of ``history=EVIDENCE_ROWS``.
     """
 
     history_length = EVIDENCE_ROWS
