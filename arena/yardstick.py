@@ -558,7 +558,11 @@ PARTS = ("positions", "games")
 
 @dataclass
 class Args:
-    """``uno-yardstick --agent SPEC``: rate an agent in about 2,000 decisions (docs/yardstick.md)."""
+    """Rate an agent in about 2,000 decisions on a fixed, versioned suite.
+
+    uno-yardstick --agent heuristic
+    uno-yardstick --agent chat:my-model --chat.base-url http://127.0.0.1:8080/v1 --cost-only
+    """
 
     agent: str
     """the agent to rate: any agents.registry spec (chat:MODEL for a language model)"""

@@ -35,10 +35,7 @@ def open_game(rules: UnoRules, seat: int, agents: list[Any], labels: list[str], 
 
 class Game:
     """The browser's view of a ``Session`` (one person, ``human``, at a table of agents): the
-    banner's last move and last card played, and a summary per finished round, hands revealed.
-
-    The log is kept incrementally: after each action only its new record events are read
-    (``Session.sync``), so a request costs the same at action 10 as at action 10,000."""
+    banner's last move and last card played, and a summary per finished round, hands revealed."""
 
     def __init__(self, session: Session) -> None:
         self.lock = threading.Lock()

@@ -171,20 +171,10 @@ def explain_decision(
 
 
 class HumanAgent:
-    """A person choosing each action at a terminal; an ``Agent`` like the others.
+    """A person choosing each action at a terminal, from the observation only (R11); an ``Agent`` like the others.
 
-    For each row of the batch it prints what the player sees (the observation only, R11),
-    numbers the legal actions and reads a choice from ``input``:
-
-    | input | meaning |
-    |---|---|
-    | a number 1..k | the legal action with that number |
-    | an action's name (``draw``, ``pass``, ``play red 7``, ``choose blue``, ...) | that action, if legal |
-    | empty line | show the table and the moves again |
-    | ``?``, ``h``, ``help`` | explain the current phase and every legal move in words |
-    | ``q``, ``quit``, ``exit``, end of input | raise ``HumanQuit`` |
-
-    Anything else is answered with a message saying what is allowed, and a new prompt.
+    Reads a legal move's number or name (``play red 7``), an empty line (show again), ``?``/``h``/``help``
+    (explain every legal move), or ``q``/``quit``/``exit``/end of input (raises ``HumanQuit``).
     """
 
     name = "human"

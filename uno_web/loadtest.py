@@ -1,13 +1,7 @@
 """Load test of ``uno-web`` on loopback: N concurrent games played to the end by a client script.
 
-    python -m uno_web.loadtest --games 200
-    python -m uno_web.loadtest --games 45 --agent search:1000ms --requests-per-game 2   # slow agents
-
-Starts ``uno-web`` in a subprocess on a free port, plays every game at once (the human seat picks
-a random legal move; agents' moves are requested one by one, as the page does), and prints the
-latency of the move/advance requests (p50, p95, p99), the throughput, the server's resident
-memory (peak, and after the games end), and the latency of ``GET /api/config`` asked twice a
-second meanwhile (what a slow agent would make everyone else wait).
+Prints the move/advance latency (p50, p95, p99), the throughput, the server's memory, and the
+latency of ``GET /api/config`` asked meanwhile (what a slow agent makes everyone else wait).
 """
 
 from __future__ import annotations

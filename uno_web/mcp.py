@@ -1,24 +1,7 @@
 """``uno-mcp``: an MCP server that seats a language-model client at an UNO table.
 
-    uno-mcp                                  # stdio: an MCP client launches it as a subprocess
-    uno-mcp --transport http --port 8765     # streamable HTTP at http://127.0.0.1:8765/mcp
-    uno-mcp --agent mine=runs/x/model.zip    # also offer your own model, by its label
-
-The client starts a game against registry agents (``agents.registry.remote_agent``: registry
-names with capped search budgets, never a file, module or saved model), or the agents the
-server's owner loaded with ``--agent LABEL=SPEC`` and the client names by label, under any rules, reads
-its seat's text view (``uno_env.text``), plays one move at a time and reads the game's record as
-its seat saw it. The opponents play between the client's turns (``uno_web.session.Session``,
-the host the web table and ``uno-play`` share). A bad call (an unknown game, an argument of the
-wrong type, a move that is not legal, a finished game, bad settings) is refused with what was
-wrong and what is allowed, and changes nothing.
-
-Its tools (``new_game``, ``view``, ``legal_moves``, ``play``, ``hint``, ``record``, ``rules``,
-``end_game``), their results and refusals: docs/mcp.md.
-
 ``UnoGames`` holds the games and does the work without the SDK; ``build_server`` wraps it in the
-official ``mcp`` SDK's ``MCPServer`` (the ``mcp`` extra), with structured results and a
-description of every argument; ``main`` serves it over stdio or streamable HTTP on 127.0.0.1.
+``mcp`` SDK's ``MCPServer``; ``main`` serves it over stdio or streamable HTTP on 127.0.0.1.
 """
 
 # No ``from __future__ import annotations``: the SDK reads the tools' annotations, defined in
@@ -392,6 +375,13 @@ def build_server(games: UnoGames | None = None) -> Any:
     return server
 
 
+HELP = """Seat an MCP client (a language model with tools) at an UNO table against UNO agents.
+
+    uno-mcp                                  # stdio: an MCP client launches it
+    uno-mcp --transport http --port 8765     # streamable HTTP at http://127.0.0.1:8765/mcp
+    uno-mcp --agent mine=runs/x/model.zip    # also offer your own model, by its label"""
+
+
 @dataclass
 class Args:
     """Command-line options of ``uno-mcp``."""
@@ -407,7 +397,7 @@ class Args:
 def parse_args(argv: Sequence[str] | None = None) -> tuple[Args, dict[str, Any]]:
     """The options and the ``--agent`` agents by label (tyro: unknown options are refused; --help
     prints help); ``ValueError`` saying what is wrong."""
-    args = tyro.cli(Args, args=argv, prog="uno-mcp", description=__doc__.splitlines()[0])
+    args = tyro.cli(Args, args=argv, prog="uno-mcp", description=HELP)
     if not 1 <= args.port <= 65535:
         raise ValueError(f"--port must be 1..65535, got {args.port}")
     return args, owner_agents(args.agent)

@@ -1,33 +1,7 @@
 """``uno-web``: the web table (play against any agents) and the replay viewer, served by FastAPI.
 
-    uno-web                          # http://127.0.0.1:8000, this machine only
-    uno-web --agent mine=runs/x/model.zip --port 8080
-
-The API (JSON; every error is ``{"error": "<what was wrong and what is allowed>"}`` with a 4xx):
-
-| request | does |
-|---|---|
-| ``GET /api/config`` | presets, rule options, the agents offered, limits |
-| ``POST /api/games`` | a new game: ``{players, seat, agents, preset, options, seed}`` |
-| ``GET /api/games/{id}?since=k`` | the human seat's view (events from number ``k`` on) |
-| ``POST /api/games/{id}/move`` | ``{action}``: the human's move, checked against the legal mask |
-| ``POST /api/games/{id}/advance`` | one agent's move (the browser animates them one by one) |
-| ``GET /api/games/{id}/record`` | the record of a finished game |
-| ``POST /api/games/{id}/replay`` | open a finished game in the replay viewer |
-| ``DELETE /api/games/{id}`` | end a game |
-| ``POST /api/replays`` | open a record (``record=True`` JSON) in the replay viewer |
-| ``GET /api/replays/{id}/frames/{k}?seat=s`` | the table after k actions, from seat s or (no seat) omniscient |
-| ``DELETE /api/replays/{id}`` | close a replay |
-
-Every ``POST`` and ``DELETE`` must be sent with ``Content-Type: application/json`` and, when the
-client is a browser, from this server's own page (its ``Origin`` / ``Sec-Fetch-Site``): another
-website's page cannot send such a request without the browser asking first (CORS), and this
-server never says yes.
-
-The browser only ever receives what the human seat may see (docs/rules.md R11): views are
-decoded from ``Engine.observe(seat)``, moves from the legal mask, the log from record events
-with other seats' cards removed (``uno_web.views``); a game's record, which shows every hand,
-is given only once the game is over.
+The browser only ever receives what the human seat may see (views from ``Engine.observe(seat)``,
+the log with other seats' cards removed, a game's record once it is over).
 """
 
 from __future__ import annotations
@@ -158,12 +132,9 @@ def json_depth(body: bytes) -> int:
 
 
 def cross_site_reason(scope: dict) -> str | None:
-    """Why a state-changing request may come from another website's page, or None when it cannot.
-
-    A page on any site can make the browser send a "simple" POST (a form, or fetch with
-    text/plain) to 127.0.0.1 without asking; it cannot send ``Content-Type: application/json``
-    to another origin without a CORS preflight, which this server never grants. Browsers also
-    say where a request comes from (``Origin``, ``Sec-Fetch-Site``): both must be this server."""
+    """Why a state-changing request may come from another website's page, or None when it cannot."""
+    # Any page can make the browser send a "simple" POST (a form, text/plain) without asking, but
+    # not JSON to another origin without a CORS preflight, which this server never grants.
     headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
     ctype = headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype != "application/json":
@@ -300,11 +271,9 @@ _warm = False
 
 
 def warm_up() -> None:
-    """Compile (or load from numba's cache) the engine's and agents' kernels once, in this thread.
-
-    The engine seals its compiled driver after the first specialisation; two request threads
-    making their first call at once then race, and the loser raises "compilation disabled".
-    One game played here first means every request finds the kernels ready."""
+    """Compile (or load from numba's cache) the engine's and agents' kernels once, in this thread."""
+    # The engine seals its compiled driver after the first specialisation: two request threads
+    # compiling at once race, and the loser raises "compilation disabled".
     global _warm
     if _warm:
         return
@@ -515,6 +484,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
+HELP = """Serve the UNO web table (play against agents) and the replay viewer.
+
+    uno-web                                      # http://127.0.0.1:8000, this machine only
+    uno-web --agent mine=runs/x/model.zip        # also offer your own model at the table
+    uno-web --port 8080 --max-games 100"""
+
+
 @dataclass
 class Args:
     """Command-line options of ``uno-web``."""
@@ -535,7 +511,7 @@ class Args:
 
 def parse_args(argv: Sequence[str] | None = None) -> tuple[Args, dict[str, Any]]:
     """The options and the ``--agent`` agents by label; ``ValueError`` saying what is wrong."""
-    args = tyro.cli(Args, args=argv, prog="uno-web", description=__doc__.splitlines()[0])
+    args = tyro.cli(Args, args=argv, prog="uno-web", description=HELP)
     if not 1 <= args.port <= 65535:
         raise ValueError(f"--port must be 1..65535, got {args.port}")
     if not 1 <= args.max_games <= MAX_GAMES or not 0 < args.idle_minutes <= MAX_IDLE_MINUTES:

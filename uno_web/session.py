@@ -1,14 +1,6 @@
 """One live game with one outside seat (a person or a client) among agents: the host every front
 end of ``uno_web`` shares (the browser table, ``uno-play`` in the terminal, ``uno-mcp``).
 
-| piece | what it does |
-|---|---|
-| ``owner_agents(specs)`` | the agents a server's owner loads at start (``--agent LABEL=SPEC``), by label: what remote callers may name besides the registry |
-| ``build_agents(specs, ...)`` | one agent per other seat: ``agents.registry.remote_agent`` for a remote caller (web, MCP), ``make_agent`` for a local command |
-| ``seat_names(labels, seat)`` | the one naming rule: ``"you"`` for the outside seat, ``"LABEL (seat s)"`` for an agent's |
-| ``Session`` | a one-game recorded ``Engine`` keeping the history its agents read; the outside seat's move (``play``), one agent's move (``advance``), agents to the outside seat's turn (``run_agents``), the events since k as that seat saw them (``events``), the fair search's suggestion (``hint``) |
-| ``SessionError`` | the one error type: a ``ValueError`` whose message says what was wrong and what is allowed, and its ``kind`` (the web maps kinds to HTTP status codes, ``STATUS``) |
-
 Agents are asked one at a time through ``uno_env.table.ask_one``; every refused request leaves the
 game unchanged.
 """
@@ -114,9 +106,7 @@ def build_agents(
     """One agent per seat but ``seat`` (None there) and each seat's label, from one spec for every
     other seat or one per other seat, clockwise from the outside seat's left.
 
-    ``remote``: names from an untrusted caller (``remote_agent``: registry names with capped
-    budgets) or ``extra``'s labels (agents the server's owner loaded); else any spec of
-    ``make_agent`` (a local command). ``what`` names the option in messages."""
+    ``remote``: only ``remote_agent`` names or ``extra``'s labels; else any ``make_agent`` spec."""
     others = num_players - 1
     specs = list(specs)
     if len(specs) == 1:
@@ -162,12 +152,9 @@ _NUMBER = re.compile(r"\s*[-+]?\d+(\.\d*)?\s*")
 
 
 class Session:
-    """One game: the outside ``seat`` among ``agents`` (one per seat, None at ``seat``), around a
-    one-game recorded ``Engine`` that keeps the history its agents read (module table).
+    """One game: the outside ``seat`` among ``agents`` (one per seat, None at ``seat``) in a recorded ``Engine``.
 
-    ``max_actions`` (None: the rules' own limits only) stops the game after that many actions of
-    the whole game, so its record stays bounded. ``labels`` name the seats (``seat_names``).
-    ``hints``: the engine also keeps the history the hint's search reads (``hint``)."""
+    ``max_actions`` (None: the rules' own limits only) stops the game after that many actions."""
 
     def __init__(
         self,

@@ -1,13 +1,4 @@
-"""``uno-play``: play UNO in the terminal against any mix of agents.
-
-    uno-play --opponents heuristic,random --num-players 3 --rules classic
-
-Each opponent is an agent spec of ``agents.registry.make_agent`` (a baseline name, ``search``
-with an optional budget, a saved model, an RLlib checkpoint, ``label=spec``); one spec for all
-opponents or one per opponent seat. Cards are shown in colour (``--no-color`` for plain text), the legal
-moves are numbered, and ``q`` or the end of input quits. The game is a ``uno_web.session.Session``,
-the host the web table and ``uno-mcp`` share.
-"""
+"""``uno-play``: play UNO in the terminal against any mix of agents (a ``uno_web.session.Session``)."""
 
 from __future__ import annotations
 
@@ -35,6 +26,12 @@ from .session import Session, build_agents
 _OPPONENTS_HELP = f"comma-separated agents for the other seats, one for all of them or one per seat: {AGENT_SPECS}"
 
 
+HELP = """Play UNO in the terminal against any mix of agents.
+
+    uno-play --opponents heuristic,random --num-players 3
+    uno-play --opponents search:200 --save rounds.json   # step through them with uno-replay"""
+
+
 @dataclass
 class Args:
     """Command-line options of ``uno-play``."""
@@ -59,9 +56,7 @@ class Args:
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """``Args`` from the command line (tyro: each field's docstring is its help)."""
-    return tyro.cli(
-        Args, args=sys.argv[1:] if argv is None else list(argv), prog="uno-play", description=__doc__.splitlines()[0]
-    )
+    return tyro.cli(Args, args=sys.argv[1:] if argv is None else list(argv), prog="uno-play", description=HELP)
 
 
 class ConsoleGame:

@@ -1,11 +1,6 @@
-"""What the browser may see (R11): a seat's table view decoded from ``Engine.observe(seat)``
-(``uno_env.seat_view``, the one decoder, shared with every text view), record events with other
-seats' hidden cards removed, and the omniscient view of a replay.
-
-Nothing here reads ``game_state()``'s hands for a live game: the seat view comes from the
-observation vector only (the same numbers an agent gets), the legal moves from the mask, and
-the log from record events passed through ``public_event``, a whitelist that keeps card ids
-only for cards every player saw (played, turned up) or the viewer's own.
+"""What the browser may see (R11): a seat's view decoded from ``Engine.observe(seat)``, record
+events with other seats' hidden cards removed (``public_event``, a whitelist), and the omniscient
+view of a replay. Nothing here reads ``game_state()``'s hands for a live game.
 """
 
 from __future__ import annotations
