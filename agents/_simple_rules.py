@@ -1,17 +1,7 @@
 """Decisions the simple rule-based players share (numba, one observation row at a time).
 
-``RLCardRuleAgent``, ``GreedyAgent`` and ``FlatMCAgent``'s rollouts differ only in which card
-they play in phase ``play``; every other decision is ``routine_action``:
-
-| decision | action |
-|---|---|
-| CATCH_UNO / CALL_UNO offered (R7 `explicit`) | taken (both only help the caller) |
-| post_draw | the drawn card when it may be played without bluffing (R4), else PASS |
-| choose_color | the colour it holds the most coloured cards of (lowest id on a tie) |
-| choose_swap_target (Swap Hands, R5) | the opponent with the fewest cards |
-| respond_draw_two (R5 stacking) | a Draw Two when it holds one, else DRAW |
-| respond_draw_four (R6) | a legal Wild Draw Four when stacking allows it, else ACCEPT: never challenges |
-| anything else | a uniformly random legal action |
+``RLCardRuleAgent``, ``GreedyAgent`` and ``FlatMCAgent``'s rollouts differ only in the card they
+play in phase ``play``; every other decision is ``routine_action`` (docs/agents.md).
 """
 
 from __future__ import annotations
@@ -47,7 +37,7 @@ def draw_or_pass(m):
 
 @njit(cache=True)
 def routine_action(o, m, u, phase, wilds_match):
-    """The shared decision (module table); -1 in phase play when no UNO call is offered."""
+    """The shared decision; -1 in phase play when no UNO call is offered."""
     call = uno_call_action(m)
     if call >= 0:
         return call

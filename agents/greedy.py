@@ -17,7 +17,7 @@ from ._tactics import rule_tables
 
 @njit(cache=True)
 def _greedy_play(o, m, u, points, wilds_match):
-    """Phase play: the legal card worth the most points (see the class docstring)."""
+    """Phase play: the legal card worth the most points (a double counts twice its card; ties at random)."""
     legal_wd4 = wd4_legal(o, wilds_match)
     # Candidates: single cards (a Wild Draw Four only when R4 allows it) and doubles
     # (R4 `allow_doubles`), each worth the points it sheds.
@@ -67,20 +67,7 @@ def _act_batch(obs, mask, u, points, wilds_match):
 
 
 class GreedyAgent:
-    """Sheds points first.
-
-    - play phase: never draws while it can play; plays the legal card worth the most R8 points
-      (a Wild Draw Four only when R4 allows it: the greedy player does not bluff; a double,
-      R4 `allow_doubles`, counts twice its card), ties broken uniformly at random; draws (or
-      passes) only when nothing is playable;
-    - post_draw: plays the drawn card when it may; choose_color: the colour held most;
-    - respond_draw_four: never challenges (ACCEPT), but passes a stacked penalty on (R5) with
-      a Draw Two / a legal Wild Draw Four when it may;
-    - Swap Hands: takes the smallest opposing hand; R7 `explicit`: calls and catches UNO.
-
-    Everything but the play-phase choice is shared with ``RLCardRuleAgent``
-    (``agents/_simple_rules.py``).
-    """
+    """Sheds points first: the legal card worth the most R8 points, never a bluff (docs/agents.md)."""
 
     name = "greedy"
 

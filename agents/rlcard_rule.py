@@ -22,25 +22,7 @@ def _act_batch(obs, mask, u, wilds_match):
 
 
 class RLCardRuleAgent:
-    """RLCard's ``uno-rule-v1`` (rlcard/models/uno_rule_models.py) under our rules.
-
-    - play phase: draw only when nothing is playable; otherwise a uniformly random legal
-      non-wild play; a wild only when no coloured card fits (a Wild before a Wild Draw Four,
-      as RLCard only offers the Draw Four when nothing else fits);
-    - never bluffs: it plays a Wild Draw Four only when R4 allows it, judged from its own hand
-      and the current colour (holding that colour, it plays one of those cards instead);
-    - choose_color: the colour it holds the most coloured cards of;
-    - post_draw: plays the drawn card when it may (never as a bluff), else passes;
-    - respond_draw_four: never challenges (RLCard has no challenge), so ACCEPT;
-    - options RLCard lacks: answers a stacked Draw Two / Wild Draw Four with one when it may
-      (R5; the Draw Four only when R4 allows it), never plays doubles (R4 `allow_doubles`),
-      calls and catches UNO whenever offered (R7 `explicit`), swaps hands with the opponent
-      holding the fewest cards (R5 Swap Hands), and picks any other decision uniformly at
-      random.
-
-    Everything but the play-phase choice is shared with ``GreedyAgent`` (``agents/_simple_rules.py``);
-    ``FlatMCAgent``'s rollouts play this policy.
-    """
+    """RLCard's ``uno-rule-v1`` (rlcard/models/uno_rule_models.py) under our rules (docs/agents.md)."""
 
     name = "rlcard_rule"
 
