@@ -1,16 +1,8 @@
 """``PolicyNet``: a saved ``MaskablePPO`` policy's actor run in numpy, read from its ``.zip`` without torch.
 
-The searches keep a blueprint's move unless they find a better one (``DeterminizedSearch``'s
-``blueprint``); with ``"pretrained"`` the blueprint is a shipped model. It is asked once per
-decision, so it need not pay for torch, and a search must play where only the base package is
-installed: this module reads the weights a ``MaskablePPO.save`` wrote and runs the actor
-(``agents.ppo.UnoFeatures``' scaled trunk, the policy head, the action layer) in float32 numpy.
-
-The weights are ``policy.pth`` inside the model's zip: torch's own format, a zip holding a
-pickled state dict and one raw little-endian buffer per tensor. The pickle is read by an
-unpickler that builds only an ordered dict and float tensors; anything else is refused, so a
-file cannot run code. Models that read history (a Dict observation) are not read: none ships,
-and such a model's scale is wider than the observation, so ``logits`` refuses every input.
+The search's blueprint plays where only the base package is installed. ``policy.pth`` is read by an
+unpickler that builds only an ordered dict and float tensors, so a file cannot run code. Models that
+read history (a Dict observation) are refused.
 """
 
 from __future__ import annotations
@@ -88,9 +80,7 @@ def read_state_dict(model_zip: str | Path) -> dict[str, np.ndarray]:
 class PolicyNet:
     """A saved ``MaskablePPO`` policy's actor in numpy: ``logits(observation)``, ``act(observation, mask)``.
 
-    ``activation`` is the one it was trained with (its card's ``train_args``). The scale, the
-    trunk (``pi_features_extractor``), the head (``mlp_extractor.policy_net``) and the action
-    layer are read from the file, so their widths need not be told.
+    ``activation``: the one it was trained with (its card's ``train_args``); the widths are read from the file.
     """
 
     def __init__(self, model_zip: str | Path, activation: str = "relu") -> None:

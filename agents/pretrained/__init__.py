@@ -1,23 +1,7 @@
-"""Pretrained agents shipped in the package: ``make_agent("pretrained")`` and ``make_agent("pretrained-4p")``.
+"""Pretrained agents shipped in the package (docs/agents.md, "Pretrained agents").
 
-```python
-from agents.registry import make_agent
-agent = make_agent("pretrained", UnoRules.preset("classic"))                        # 2 players
-agent = make_agent("pretrained-4p", UnoRules.preset("classic"), num_players=4)      # 4 players
-card = load_card("pretrained")       # how it was trained and what it measured
-```
-
-| name | model |
-|---|---|
-| ``pretrained`` | a ``MaskablePPO`` trained by ``train.py`` for 2 players, classic rules |
-| ``pretrained-4p`` | a ``MaskablePPO`` trained by ``train.py`` for 4 players, classic rules |
-| ``belief_policy`` (not a registry name) | ``pretrained`` fine-tuned to read the belief network's reading of the round (``agents.belief_policy``, ``python -m training.fit_belief_policy``): the searches' ``"belief"`` blueprint, 2 players; its card is that recipe's (``training.fit_belief_policy.ship``) |
-
-Each model is ``NAME.zip`` in this folder (package data) with its card ``NAME.json``, written by
-``python -m agents.pretrained.card``; ``pretrained_agent`` checks the card as ``PPOAgent`` checks
-any model's (``agents.model_card``; ``allow_other_table=True`` plays another table anyway).
-Loading needs ``torch`` and ``sb3_contrib`` (the ``train`` extra); importing this module does
-not. What the cards hold and why loading checks them: ``docs/agents.md``, "Pretrained agents".
+Each is ``NAME.zip`` here with its card ``NAME.json``; loading needs ``torch`` and ``sb3_contrib``
+(the ``train`` extra), importing this module does not.
 """
 
 from __future__ import annotations
@@ -73,7 +57,7 @@ def card_path(name: str) -> str:
 
 
 def load_card(name: str) -> dict[str, Any]:
-    """The card of a shipped model (module docstring)."""
+    """The card of a shipped model: how it was trained and what it measured."""
     with open(card_path(name)) as f:
         return json.load(f)
 

@@ -4,21 +4,6 @@
     python evaluate.py --ladder pretrained --output-dir runs/ladder_pretrained
     python -m agents.pretrained.card --run-dir runs/pretrained_2p --name pretrained \\
         --ladder runs/ladder_pretrained/ladder.json          # the card again, with the rating
-
-Every fact on the card comes from a file or the machine, none is typed in:
-
-| field | from |
-|---|---|
-| ``command``, ``train_args`` | ``<run>/command.txt`` (the flags that differ from ``train.py``'s defaults) and ``<run>/args.json`` (every argument) |
-| ``commit`` | the newest commit of ``HEAD`` at the run's start (``args.json``'s time); uncommitted changes are not seen |
-| ``started``, ``finished`` | the times of ``args.json`` and ``final_eval.json`` (UTC) |
-| ``machine`` | this machine (write the card where the model was trained) |
-| ``steps``, ``train_minutes``, ``train_cpu_minutes``, ``stopped_early``, ``evaluation`` | ``<run>/final_eval.json`` |
-| ``rules``, ``rules_name``, ``num_players``, ``observation`` | the run's ``--rules`` (every ``UnoRules`` option) and ``--num-players``: the fields of every model's card (``agents.model_card.table_card``) |
-| ``observation_size``, ``model_bytes``, ``model_sha256`` | the model itself |
-| ``ladder`` | ``--ladder``: the ``ladder.json`` of ``evaluate.py --ladder NAME`` (null without it) |
-
-``note`` is the one free-text field: what the run does not record (the machine's load, say).
 """
 
 from __future__ import annotations
@@ -100,7 +85,7 @@ def _model_facts(path: str) -> dict[str, Any]:
 
 
 def make_card(args: Args) -> dict[str, Any]:
-    """The card of ``args.run_dir`` shipped as ``args.name`` (module table)."""
+    """The card of ``args.run_dir`` shipped as ``args.name``."""
     if args.name not in PRETRAINED:
         raise ValueError(
             f"--name must be one of {', '.join(PRETRAINED)} (agents.pretrained.PRETRAINED), got {args.name!r}"
