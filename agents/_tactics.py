@@ -1,9 +1,4 @@
-"""Pieces of play the rule-based agents share: per-rules tables and a few numba decisions.
-
-Generic reading of the observation lives in ``uno_env.observation``; what is here is a choice
-of how to play (whom to swap with, when to call UNO, how to answer a penalty) or the odds a
-policy reasons with.
-"""
+"""Pieces of play the rule-based agents share: per-rules tables, a few numba decisions and odds."""
 
 from __future__ import annotations
 
@@ -58,10 +53,9 @@ def uno_call_action(mask_row):
 
 @njit(cache=True)
 def answer_draw_penalty(o, m, phase, wilds_match):
-    """Respond phases without a challenge: pass a stacked penalty on when allowed (R5), else take it.
+    """Respond phases without a challenge: pass a stacked penalty on when allowed (R5, no bluff), else take it.
 
-    A Draw Two answers a Draw Two; a Wild Draw Four answers one only when R4 allows it (no
-    bluff). Returns -1 outside the respond phases or when neither is offered.
+    Returns -1 outside the respond phases or when neither is offered.
     """
     if phase == PHASE_RESPOND_DRAW_TWO:
         for c in range(NUM_COLORS):

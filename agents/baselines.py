@@ -1,9 +1,4 @@
-"""The baseline agents by name: the fixed rule-based players every table compares against.
-
-``agents.registry.make_agent`` reads specs (``search:256``, model paths, labels) and uses this
-table for the plain names; it lives apart so that modules the registry imports (the RLlib
-opponents of ``agents.rllib_agent``) can build baselines without importing the registry.
-"""
+"""The baseline agents by name, apart from the registry so that its imports (the RLlib opponents) can build them."""
 
 from __future__ import annotations
 

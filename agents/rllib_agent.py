@@ -1,14 +1,7 @@
-"""Agents and RLlib: a trained RLlib checkpoint as an ``Agent``, our agents as RLlib modules, and
-the self-play policy mapping of ``train.py --backend rllib``.
+"""Agents and RLlib: a checkpoint as an ``Agent`` (``RLlibAgent``), baselines as RLlib modules
+(``AgentRLModule``) and the self-play policy mapping of ``train.py --backend rllib`` (``SelfPlayMapping``).
 
-| name | what it is |
-|---|---|
-| ``RLlibAgent(path)`` | the ``learner`` module of a checkpoint written by ``train.py --backend rllib`` (or the module directory itself), playing by the ``Agent`` protocol (``uno_env.policy``): the most likely legal action, or a sample drawn with the caller's ``rng`` |
-| ``AgentRLModule`` | an RLlib ``RLModule`` that plays a baseline agent (``random``, ``rlcard_rule``, ``greedy``, ``heuristic``; ``model_config={"agent": name, "rules": {...}, "seed": s}``): the non-learning opponents of training |
-| ``SelfPlayMapping(num_players, mix, seed)`` | the policy mapping: per game (RLlib episode) one seat is the ``learner``, every other seat one opponent module drawn by the mix weights |
-
-``RLlibAgent`` needs ``ray[rllib]`` and torch (the ``distributed`` extra); nothing else here
-runs without them either.
+Needs ``ray[rllib]`` and torch (the ``distributed`` extra).
 """
 
 from __future__ import annotations
@@ -55,11 +48,10 @@ def _numpy(x: Any) -> np.ndarray:
 
 
 class RLlibAgent:
-    """A trained RLlib module as an ``Agent`` (module docstring).
+    """The ``learner`` module of a ``train.py --backend rllib`` checkpoint as an ``Agent``.
 
-    ``path``: a checkpoint directory (``runs/<exp>/checkpoint``) or a module directory;
-    ``module`` instead of ``path``: a live module (during training). ``deterministic``: the most
-    likely legal action; else one sampled from the masked policy with the ``rng`` passed to ``act``.
+    ``path``: a checkpoint or module directory; ``module`` instead: a live module. ``deterministic``:
+    the most likely legal action, else sampled with ``act``'s ``rng``.
     """
 
     def __init__(
@@ -107,7 +99,7 @@ class RLlibAgent:
 
 
 class AgentRLModule(RLModule):
-    """A baseline agent as a (non-learning) RLlib module; ``model_config`` names it (module docstring)."""
+    """A baseline agent as a (non-learning) RLlib module: ``model_config={"agent", "rules", "seed"}``."""
 
     def setup(self) -> None:
         config: dict[str, Any] = dict(self.model_config or {})  # type: ignore[arg-type]
