@@ -235,11 +235,7 @@ def _single_space(rules: UnoRules, num_players: int, history: int, form: str) ->
 class LegalDiscrete(gym_spaces.Discrete):
     """``Discrete(116)`` whose ``sample()`` without a mask draws a legal action of the env's current decision.
 
-    Gymnasium's and SB3's env checkers step with ``action_space.sample()``; with this space
-    they (and any user) get a legal action, while an illegal one still raises. With a mask
-    given, or once the episode is over, it samples like ``Discrete``. A copy or pickle of the
-    space is a plain ``Discrete`` (it does not carry the env along).
-    """
+    A copy or pickle of it is a plain ``Discrete`` (it does not carry the env along)."""
 
     def __init__(self, n: int, legal_mask: Any = None, seed: Any = None) -> None:
         super().__init__(n, seed=seed)
@@ -274,15 +270,7 @@ __doc__ = fill_doc(
 
 
 class UnoEnv(gym.Env):
-    """One UNO game, one learning seat; the other seats are played by opponent agents (module doc).
-
-    An illegal action ends the episode with reward -1 by default (``on_illegal="terminate"``,
-    PettingZoo's convention, as ``uno_env.env()``), because the env as registered must pass
-    Gymnasium's ``check_env``, whose determinism check steps an action sampled before its seeded
-    ``reset``, i.e. one usually illegal in the new position. ``on_illegal="raise"`` raises
-    ``ValueError`` and changes nothing instead (to catch a masking bug). Masked training never
-    sees the difference.
-    """
+    """One UNO game, one learning seat; the other seats are played by opponent agents (module doc)."""
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 4, "name": "uno_env/Uno-v0"}
 
@@ -448,12 +436,9 @@ def _check_action(action: Any) -> int:
 
 
 class _BufferPool:
-    """Output arrays that look fresh without fresh memory: a buffer is handed out again only
-    once nothing but the pool references it (CPython reference counts).
+    """Output arrays that look fresh without fresh memory: a buffer is reused once only the pool references it.
 
-    Why: a new large array per step made the allocator return and re-fault pages every step,
-    while the caller usually drops last step's array.
-    """
+    A new large array per step made the allocator re-fault pages every step."""
 
     def __init__(self, shape: tuple[int, ...], dtype: Any, size: int = 4) -> None:
         self._shape, self._dtype, self._size = shape, dtype, size
@@ -619,11 +604,7 @@ class UnoVectorEnv(VectorEnv):
         return self._with_history(obs), log.reward, log.terminated, log.truncated, infos
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions in every game, bool [num_envs, 116].
-
-        Under NEXT_STEP a game that ended in the last step is all True: the next step deals it
-        anew and ignores its action, so every action is accepted (and a masked sampler still
-        has something to sample)."""
+        """The learner's legal actions in every game, bool [num_envs, 116] (all True while a game awaits its deal)."""
         if not self._pending.any():
             return self._out(self.engine.legal_mask, self._mask_pool)
         out = self._mask_pool.take()
@@ -632,11 +613,9 @@ class UnoVectorEnv(VectorEnv):
         return out
 
     def state(self, out: np.ndarray | None = None) -> np.ndarray:
-        """Hidden information for critics: each game's whole state in its learner's frame, float32
-        [num_envs, STATE_SIZE] (fields ``uno_env.observation.STATE_FIELDS``; never a policy's input).
+        """Hidden information for critics: each game's whole state in its learner's frame, float32 [B, STATE_SIZE].
 
-        Under NEXT_STEP a game that just ended gives the state of its finished round; under
-        SAME_STEP every game is already the next round (the state matching the observation)."""
+        Under NEXT_STEP a game that just ended gives its finished round's state; under SAME_STEP the next round's."""
         return self._driver.state(out=out)
 
     def render(self) -> tuple | None:
