@@ -1,18 +1,9 @@
 """A seat's history (``Engine(history=K)``): each game's public events, folded as they happen
 and encoded for the seat that reads them.
 
-After every step the fold (``fold_history``) appends the step's events to the game's ring of
-its last K history rows (``layout.HR_*``: the raw event row, the colour in play before it and
-whether a play was of the card just drawn) and updates per-seat counts over the whole round
-(``layout.HC_*``), so that a K shorter than the round still keeps the round's facts. A new
-round (its deal) clears both. What a row holds and who may see it is the event table's
-(``events.py``); ``encode_history`` turns the rows into the float fields below in one seat's
-frame, redacting what the seat may not see, and ``Engine.history_events`` turns them into
-events (the record's dicts, redacted).
-
-Rows are newest first: row 0 is the latest event, and rows past the events of the round so far
-are zero. Seats are relative, as in the observation: slot k is the seat k places clockwise.
-"""
+The fold appends each step's events to the game's ring of its last K rows (``layout.HR_*``) and
+updates per-seat counts over the whole round (``layout.HC_*``), so a K shorter than the round
+still keeps the round's facts; a deal clears both. Who may see what is the event table's."""
 
 from __future__ import annotations
 
@@ -389,9 +380,7 @@ def _rel(p, seat, n):
 
 @njit(cache=True)
 def encode_history(buf, seats, which, out, out_counts):
-    """The history of game b as seat ``seats[b]`` saw it, for every b with ``which[b]``:
-    float32 rows (HISTORY_FIELDS) into out [B, K, HISTORY_SIZE] and the per-seat counts
-    (HISTORY_COUNT_FIELDS) into out_counts [B, MAX_PLAYERS, HC_SIZE]."""
+    """Game b's history as seat ``seats[b]`` saw it, for every b with ``which[b]``, into out and out_counts."""
     _g, _ev, _evn, cfg, hist, meta, counts = unpack_history(buf)
     K = hist.shape[1]
     n = counts.shape[1]
@@ -473,10 +462,9 @@ def _bad_seat(seats, n):
 
 @njit(cache=True)
 def read_tokens(buf, seats, which, out):
-    """The last K tokens of game b as seat ``seats[b]`` saw them, for every b with ``which[b]``:
-    out [B, K, HT_SIZE], oldest first, the latest in row K - 1, zero rows before the round's first.
-    The ring is copied in two pieces: its older part, then its newer. Returns -1, or the first
-    game whose seat is out of range (nothing read then)."""
+    """Game b's last K tokens as seat ``seats[b]`` saw them (oldest first) into out, for every b with ``which[b]``.
+
+    Returns -1, or the first game whose seat is out of range (nothing read then)."""
     meta, tok, _read = unpack_tokens(buf)
     B, P, K = tok.shape[0], tok.shape[1], tok.shape[2]
     bad = _bad_seat(seats, P)
@@ -508,11 +496,9 @@ def read_tokens(buf, seats, which, out):
 
 @njit(cache=True)
 def read_new_tokens(buf, seats, which, out, n_out):
-    """The tokens of game b that seat ``seats[b]`` has not read yet (since its last call), for
-    every b with ``which[b]``: the last min(n, M, K) of them into out [B, M, HT_SIZE], oldest
-    first from row 0, zero rows after; n (events new since the last read) into n_out[b]. The
-    seat has then read them. Returns -1, or the first game whose seat is out of range (nothing
-    read then)."""
+    """The tokens of game b seat ``seats[b]`` has not read yet into out (oldest first), their number into n_out[b].
+
+    Returns -1, or the first game whose seat is out of range (nothing read then)."""
     meta, tok, read = unpack_tokens(buf)
     B, P, K = tok.shape[0], tok.shape[1], tok.shape[2]
     bad = _bad_seat(seats, P)
