@@ -1,20 +1,8 @@
-"""The event table: every kind of event the engine records, one row each.
+"""The event table: every kind of event the engine records, one row each (docs/engine.md, The event table).
 
-A row says what an event is (its id, the kernel's ``EV_*`` name), which named fields it has
-and where each comes from in the kernel's raw row ``(kind, player, card, extra)``, what each
-viewer may see of each field, how it changes the hands, whether it enters a seat's history,
-and how it reads (with "you" for the viewer's own seat). Everything that shows, redacts or
-folds events derives from this table: the record's JSON (``record.py``), ``describe_event``,
-``redact``, the replay viewer, the web table's log and round summary, the seat history
-(``Engine.history``, ``Engine.history_events``) and its compiled encoder (``history.py``).
-
-Adding a kind is one row here plus the kernel code that emits it.
-
-Visibility (R11): a field is seen by ``EVERYONE`` (face-up cards, public choices) or by the
-``ACTOR`` alone (the cards a seat is dealt or draws; with ``open_hands`` every hand is face up,
-so everyone). A viewer who may not see a card list gets its length as ``count``. ``None`` as
-the viewer means the omniscient view (replays, the record itself).
-"""
+Everything that shows, redacts or folds events derives from it; adding a kind is one row here plus
+the kernel code that emits it. Visibility (R11): ``EVERYONE`` or the ``ACTOR`` alone (everyone
+with ``open_hands``); ``None`` as the viewer is the omniscient view."""
 
 from __future__ import annotations
 
@@ -258,8 +246,8 @@ def event_dict(kind: int, player: int, card: int, extra: int) -> dict[str, Any]:
 
 
 def extend_events(out: list[dict[str, Any]], deals: dict[int, dict[str, Any]], rows: Any) -> None:
-    """Append raw ``rows`` to the events ``out``: a deal (and a Shuffle Hands redeal) gives one
-    event per seat, and consecutive draws of one player for one reason merge into one event.
+    """Append raw ``rows`` to ``out`` (a deal: one event per seat; one player's draws for one reason: one event).
+
     ``deals`` holds the deal going round the table, if any, between calls."""
     for kind, player, card, extra in rows:
         dealing = kind in (EV_DEAL, EV_REDEAL)
@@ -294,9 +282,9 @@ def copy_event(ev: dict[str, Any]) -> dict[str, Any]:
 
 
 def redact(event: dict[str, Any], viewer: int | None, open_hands: bool = False) -> dict[str, Any]:
-    """``event`` as seat ``viewer`` may see it (R11; None: omniscient). A card list it may not
-    see becomes ``count``; a kind this table does not know passes as its type alone (its fields
-    could hold hidden cards)."""
+    """``event`` as seat ``viewer`` may see it (R11; None: omniscient): a hidden card list becomes its ``count``.
+
+    A kind this table does not know passes as its type alone."""
     spec = KIND_OF.get(event.get("type"))  # type: ignore[arg-type]
     if spec is None:
         return {"type": str(event.get("type"))}
