@@ -1,12 +1,6 @@
-"""Game records: the events of a round as JSON-serialisable dicts, and one line of text per event.
+"""Game records: the events of a round as JSON-serialisable dicts (format: docs/engine.md, Records).
 
-A record is ``{"num_players", "rules", "start", "actions", "events"}``. ``start`` says how the
-round began: ``{"rng_state": s}`` for a dealt round (the generator state the deal was drawn
-from), or ``{"position": p, "rng_state": s}`` for a position set with ``Engine.set_game``
-(``p`` holds its keyword arguments; ``s`` is the generator the game continued with). States are
-decimal strings, so a record survives JSON readers without 64-bit integers. ``replay.py`` plays
-a record again; this module knows nothing of the ``Engine`` itself.
-"""
+This module knows nothing of the ``Engine``; ``replay.py`` plays a record again."""
 
 from __future__ import annotations
 
@@ -42,11 +36,8 @@ class _Round:
 class Recorder:
     """Collects each game's rounds from the engine's per-step event buffers (engine-internal).
 
-    The engine hands over its buffers once, at construction: ``events`` [B, W, 4] and
-    ``event_counts`` [B] as the kernels write them on every step, and ``rng`` [B, 2], each
-    game's generator (column 0 its live state, column 1 its state when the round was dealt).
-    Everything else comes with each call.
-    """
+    The engine hands over ``events`` [B, W, 4], ``event_counts`` [B] and ``rng`` [B, 2] (column 0 the
+    live state, column 1 the state the round was dealt from) once, at construction."""
 
     def __init__(
         self, num_players: int, rules: UnoRules, events: np.ndarray, event_counts: np.ndarray, rng: np.ndarray
