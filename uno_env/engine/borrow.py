@@ -1,17 +1,8 @@
-"""Unowned array views for the batch drivers.
+"""Unowned array views for the batch drivers: views with no NRT ``MemInfo``, never reference counted.
 
-Every array a numba kernel extracts from a tuple or passes on is reference counted with an
-atomic increment and decrement of its NRT ``MemInfo``, and perf found a large share of a batched
-step on the ``lock`` instructions of ``NRT_incref``/``NRT_decref`` (figures: docs/development.md,
-engine measurements). With the games of one batch on two
-threads both cores hit the same counters and the cache line bounces between them. A view whose
-``meminfo`` is null is skipped by both functions with one branch, so the step drivers borrow
-the arrays once per call; the Engine owns them and outlives every kernel call.
-
-``view_at`` makes such views from the engine's one byte buffer (``layout.FIELDS``): the drivers
-take that buffer and cut the state and output arrays out of it inside compiled code, because
-numba's dispatcher pays for unboxing every array argument of a call from Python.
-"""
+Every array a kernel takes from a tuple or passes on costs an atomic incref and decref, and with
+two threads the counters' cache line bounces between cores; a view with a null ``meminfo`` skips
+both. The Engine owns the arrays and outlives every kernel call."""
 
 from __future__ import annotations
 
@@ -50,9 +41,7 @@ def _borrow(typingctx, arr):
 
 
 def view_at(buf, offset, shape, dtype):
-    """A C-contiguous ``dtype`` array of ``shape`` over the bytes ``buf[offset:]`` (``buf``: a
-    1-D uint8 array; ``offset`` a multiple of the item size). Compiled, an unowned view (no
-    MemInfo, like ``borrow``); in plain Python a NumPy view of ``buf``."""
+    """A C-contiguous ``dtype`` array of ``shape`` over ``buf[offset:]`` (uint8 ``buf``; ``offset`` item-aligned), unowned."""
     dtype = np.dtype(dtype)
     size = dtype.itemsize
     for n in shape:
@@ -99,9 +88,7 @@ def _view_at(typingctx, buf, offset, shape, dtype):
 
 
 def prefetch(arr, i):
-    """Ask the CPU to bring the cache line holding ``arr[i]`` (a 1-D array) into cache, for a
-    loop that will touch it a few iterations later. Changes nothing; a no-op in plain Python,
-    and for an index outside ``arr``."""
+    """Ask the CPU to cache the line holding ``arr[i]`` (a 1-D array); a no-op in plain Python and out of range."""
 
 
 @overload(prefetch)
