@@ -41,7 +41,7 @@ def _borrow(typingctx, arr):
 
 
 def view_at(buf, offset, shape, dtype):
-    """A C-contiguous ``dtype`` array of ``shape`` over ``buf[offset:]`` (uint8 ``buf``; ``offset`` item-aligned), unowned."""
+    """An unowned C-contiguous ``dtype`` array of ``shape`` over uint8 ``buf[offset:]`` (``offset`` item-aligned)."""
     dtype = np.dtype(dtype)
     size = dtype.itemsize
     for n in shape:
