@@ -1,14 +1,7 @@
 """Every table of actions, observations and cards in the docs, built from the code that defines them.
 
-The env docstrings fill their ``@@NAME@@`` placeholders with ``fill_doc`` and README.md's
-tables sit between ``<!-- NAME:start -->`` / ``<!-- NAME:end -->`` markers, so nothing is
-written twice and nothing can drift from the ids:
-
-    python -m uno_env.docs                   # print the tables
-    python -m uno_env.docs --write-readme    # regenerate README.md's tables
-
-``tests/clients/test_readme.py`` fails when README.md differs from what this module generates.
-"""
+Docstrings fill their ``@@NAME@@`` placeholders with ``fill_doc``; ``python -m uno_env.docs
+--write-readme`` regenerates README.md's tables between their ``<!-- NAME:start/end -->`` markers."""
 
 from __future__ import annotations
 

@@ -1,15 +1,7 @@
 """The observation vector (R11): its field table, offsets, the phase ids, and compiled decoders.
 
-This module is the one source of the layout: the engine writes observations by these offsets,
-the envs build their spaces from ``OBS_FIELDS``, ``uno_env.docs.observation_table()`` renders
-it for README.md and the env docs, and agents read an observation row with the ``@njit``
-decoders below (module-level ints are numba constants, so a decoder costs what a hand-written
-index would).
-
-Seats are relative: slot k of a per-seat field is the seat k places clockwise from the observer
-(slot 0 is the observer), so the next player is slot 1 when ``direction`` is +1 and slot n-1
-when it is -1.
-"""
+The one source of the layout (the engine, the spaces and the docs tables read it). Seats are
+relative: slot k is the seat k places clockwise from the observer."""
 
 from __future__ import annotations
 
