@@ -4,16 +4,7 @@
     uno-replay game.json --view 1        # what seat 1 could see (docs/rules.md R11)
     uno-replay games.jsonl --game 3 --no-pause
 
-A record is what ``Engine(..., record=True).record(i)`` returns (``uno-play --save FILE`` and
-``evaluate.py --save-games N`` write them too):
-``num_players``, ``rules``, ``start`` and the ``actions`` and ``events`` of one round. FILE
-holds one record as JSON, a JSON list of records, or JSON Lines (one record a line); ``--game``
-picks one. The record is first replayed and checked (``uno_env.replay``), then shown step by
-step: step 0 is the deal, step k the k-th action with the events it caused
-(``uno_env.describe_event``) and the table after it (``uno_env.seat_view.state_view``).
-
-Keys while paused: Enter or ``n`` next step, ``p`` previous, a number jumps to that step,
-``v N`` shows seat N's view, ``v all`` the omniscient view, ``q`` quits.
+Keys while paused: Enter or ``n`` next, ``p`` previous, a number jumps, ``v N`` / ``v all`` views, ``q`` quits.
 """
 
 from __future__ import annotations
@@ -133,7 +124,7 @@ def _parse_view(text: str, num_players: int) -> int | None:
 
 
 def _browse(steps: ReplaySteps, view: int | None, input: TextIO, output: TextIO) -> None:
-    """The paused loop: one step at a time, moved by the keys of the module docstring."""
+    """The paused loop: one step at a time, moved by the keys (docs/engine.md, Records and replay)."""
     k, last = 0, len(steps) - 1
     output.write(steps.show(k, view) + "\n")
     while True:
