@@ -1,10 +1,7 @@
 """Action ids (docs/rules.md R2): one ``Discrete(116)`` space shared by every rule set.
 
-The ids are the plain ints below; actions a rule set does not use are always masked out.
-What each range of ids means is written once, in ``uno_env.docs.ACTION_GROUPS``, and shown as
-a table in README.md ("Actions") and in the env docs (``help(uno_env.gym_env)``,
-``help(uno_env.raw_env)``); ``action_name(a)`` names a single id.
-"""
+Actions a rule set does not use are always masked out; ``uno_env.docs.ACTION_GROUPS`` says what
+each range of ids means and ``action_name(a)`` names one id."""
 
 from __future__ import annotations
 

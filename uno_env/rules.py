@@ -1,6 +1,5 @@
-"""``UnoRules``: every option of the rule book as one frozen dataclass, the four presets, and
-``parse_rules``, the one reader of rules given as a preset name, JSON text or a dict.
-"""
+"""``UnoRules``: every option of the rule book as one frozen dataclass, the presets, and
+``parse_rules``, the one reader of rules given as a preset name, JSON text or a dict."""
 
 from __future__ import annotations
 
@@ -179,12 +178,9 @@ CUSTOM_WILD_RULES = _CHOICES["custom_wild_rule"]
 
 
 def parse_rules(rules: Any = None) -> UnoRules:
-    """A ``UnoRules`` from ``None`` (classic), a ``UnoRules``, a preset name, JSON text of
-    options over classic (``'{"stack_draw_two": true}'``) or a dict of options.
+    """A ``UnoRules`` from ``None`` (classic), a ``UnoRules``, a preset name, or JSON text or a dict of options.
 
-    Every entry point (envs, scripts, agents' loaders) reads rules through this function, so a
-    rule set is written the same way everywhere; a bad value raises ``ValueError`` saying what
-    is allowed."""
+    A bad value raises ``ValueError`` saying what is allowed."""
     if rules is None:
         return UnoRules()
     if isinstance(rules, UnoRules):

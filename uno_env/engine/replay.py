@@ -1,9 +1,6 @@
 """``replay``: play a game record again in a fresh engine, checking every event.
 
-It lives apart from ``record.py`` because it needs the ``Engine``, and the ``Engine`` needs the
-recorder: with replay above both, ``record.py`` imports nothing of the engine and there is no
-import loop.
-"""
+It sits above ``record.py`` and the ``Engine``, so the recorder imports nothing of the engine."""
 
 from __future__ import annotations
 
