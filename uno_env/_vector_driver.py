@@ -206,8 +206,7 @@ class Driver:
         self.obs_size = self.engine.observation_size
         self.seat_seed = np.zeros(B, np.uint64)
         self.episode = np.zeros(B, np.int64)
-        # Buffers kept across steps: a fresh large array per call page-faults, which was most of
-        # this layer's cost before they were kept.
+        # Buffers kept across steps: a fresh large array per call page-faults.
         self._idx_buf = np.empty(B, np.int64)
         self._actions = np.empty(B, np.int64)
         self._final_buf = np.empty((B, self.obs_size), np.float32)  # Engine.observe's out

@@ -208,7 +208,7 @@ HT_SIZE = 7
 
 # --- the engine's one buffer --------------------------------------------------------------
 # Every array a step touches (state, configuration, outputs) lives in one uint8 buffer, so a
-# call from Python unboxes one array instead of 19 (each one a cost in numba's dispatcher).
+# call from Python unboxes one array instead of one per field (each a cost in numba's dispatcher).
 # The buffer opens with an int64 header: the sizes below, then the byte offset of each field.
 H_NUM_ENVS = 0
 H_NUM_PLAYERS = 1

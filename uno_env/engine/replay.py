@@ -17,8 +17,7 @@ def record_start(record: dict[str, Any]) -> Engine:
     engine = Engine(1, record["num_players"], UnoRules.from_dict(record["rules"]), seed=0, record=True)
     start = record["start"]
     if "position" in start:
-        # A position recorded before set positions kept their generator has no state: it
-        # replays with the fresh engine's own generator, as it always did.
+        # A position recorded without a generator state replays with the fresh engine's own.
         rng_state = int(start["rng_state"]) if "rng_state" in start else None
         engine.set_game(0, **start["position"], rng_state=rng_state)
     elif "rng_state" in start:
