@@ -66,7 +66,7 @@ class Field:
 
 @dataclass(frozen=True)
 class EventKind:
-    """One row of the table (see the module docstring)."""
+    """One row of the table (docs/engine.md, The event table)."""
 
     name: str
     fields: tuple[Field, ...]
