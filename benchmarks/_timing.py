@@ -1,10 +1,7 @@
 """Interleaved timing shared by the benchmark scripts: medians of runs, wall clock and CPU time.
 
-A *bench* is any object with ``chunk() -> int`` (do a little work, return the steps done). The
-runner times every bench once per run, in a rotating order, so a busy spell of the shared
-machine slows all of them alike; the medians over runs and the ratios between benches are
-what the tables report. CPU time (``time.process_time``) is recorded beside the wall clock:
-on a loaded machine it is the steadier figure.
+A *bench* is any object with ``chunk() -> int`` (do a little work, return the steps done); every
+bench is timed once per run, in a rotating order.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Win rates of the rule-based agents (2 players, classic preset, seats rotated), as markdown.
 
-    python -m benchmarks.agents_table [--games 10000] [--seed 0] [--quick]
+    python -m benchmarks.agents_table --games 10000
 
-Each row is one ``arena.play`` between two agents; the win rate and its 95% Wilson
-interval are the first agent's. Nothing is hard-coded: every number is measured on each run.
+Each row is one arena.play; the win rate and its Wilson interval are the first agent's.
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ class Args:
 
 def main() -> None:
     """Play the matches and print the table."""
-    args = tyro.cli(Args, description=__doc__.splitlines()[0])
+    args = tyro.cli(Args, description=__doc__)
     games = 1000 if args.quick else args.games
     rules = UnoRules.preset("classic")
     matches = [

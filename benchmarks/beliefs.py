@@ -1,26 +1,8 @@
 """Calibration of the searches' beliefs: how likely are the true hidden hands under a belief vs uniform?
 
-    python -m benchmarks.beliefs [--games 400] [--num-players 2] [--plot benchmarks/results/beliefs.png]
+    python -m benchmarks.beliefs --games 400 --num-players 2 --plot benchmarks/results/beliefs.png
 
-Games of ``--agent`` in every seat (preset classic, seeded) are played in one batch; at every
-decision of every seat, for every other seat ``p`` in play, the belief's exclusions are
-computed from the deciding seat's observation (``agents.beliefs``) and compared with
-``p``'s true hand (read from the engine: this script is the judge, not a player).
-
-Per other seat with ``h`` cards, ``k`` unseen cards of which ``A`` it may hold, the belief's
-marginal of its hand is uniform over the ``h``-card subsets of the ``A`` (exact when ``p`` is
-the only constrained seat, as always with 2 players), so the true hand's log-likelihood ratio
-against the uniform deal is ``log C(k, h) - log C(A, h)`` when the hand respects the
-exclusions and minus infinity when it does not. A belief used for search is judged as the
-mixture ``(1 - eps) * belief + eps * uniform`` (``--eps``), whose ratio is always finite.
-
-The table, by phase of the round (turns played): decisions, share of other hands with an
-exclusion, share of those the true hand breaks, the mean ratio (nats) over hands that respect
-theirs, and the mixture's mean ratio over all other hands (the belief's net gain, > 0 better
-than uniform). Nothing is hard-coded: every figure comes from the games played.
-
-Only the exclusions are judged here; a belief's soft evidence was measured by
-``benchmarks/history_information.py`` (removed in 0.1.0; last in commit c5a32d2).
+Method and columns: benchmarks/results/beliefs.md.
 """
 
 from __future__ import annotations
@@ -140,7 +122,7 @@ def rules_deck(rules: UnoRules) -> np.ndarray:
 
 
 def main() -> None:
-    args = tyro.cli(Args, description=__doc__.splitlines()[0])
+    args = tyro.cli(Args, description=__doc__)
     rules = UnoRules.preset("classic")
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(

@@ -3,17 +3,7 @@
     python -m benchmarks.duplicate                       # the table of benchmarks/results/duplicate.md
     python -m benchmarks.duplicate --games 400 --pairs heuristic/rlcard_rule
 
-For each pairing ``A/B`` and table size (``pretrained`` is the shipped model of that size), agent A plays ``--games`` games against copies of B,
-seats rotated, twice: as independent games (``arena.play``) and on duplicate deals
-(``play(duplicate=True)``: every deal once per seat rotation). From each sample:
-
-* independent: each game is a Bernoulli trial, variance ``p(1 - p)``; games for a ±1 point
-  interval: ``(1.96 / 0.01)² · p(1 - p)``;
-* duplicate: each deal's score is A's wins over its ``P`` rotations divided by ``P``; the deals
-  are independent; deals for ±1 point: ``(1.96 / 0.01)² · var(deal score)``, games ``P`` times that.
-
-The ratio of the two is the saving. The variances are estimates from the samples (their own
-sampling error is not shown); the table prints the sample sizes beside them.
+Method: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -117,4 +107,4 @@ def main(args: Args) -> list[dict[str, float | int | str]]:
 
 
 if __name__ == "__main__":
-    main(tyro.cli(Args))
+    main(tyro.cli(Args, description=__doc__))

@@ -1,26 +1,11 @@
 #!/usr/bin/env python
 """Benchmark the uno_env Engine against RLCard's UNO game object, and time numba start-up.
 
-Prints Markdown tables and writes the same results as JSON (``--json PATH``):
-
-1. Engine throughput: game steps per second (batch size x ``Engine.step`` calls), with a
-   uniformly random legal action per game chosen inside the timed loop (``sample_legal``'s pick,
-   uniforms from a numpy Generator drawn in blocks as for RLCard), ``autoreset=True``, one thread.
-2. RLCard 1.2 ``UnoGame`` (the raw game object, no env wrapper) stepped with random legal moves
-   in the same process, interleaved with ours run by run; medians over ``--runs`` runs, and the
-   ratio ours / RLCard for every batch size (targets at batch 1 and 4096).
-3. numba start-up, in fresh subprocesses, by wall clock: cold compile (a new empty
-   ``NUMBA_CACHE_DIR``; first ``Engine(...)`` + one step) and cached start (same cache dir;
-   from the first import to the first step done; median of ``--cached-runs``).
-4. The machine, date, git commit and versions.
-
-Usage::
-
     python -m benchmarks.engine                  # full run (minutes)
     python -m benchmarks.engine --quick          # CI smoke: a few hundred steps each, no cold compile
     python -m benchmarks.engine --json out.json --runs 7 --seconds 2
 
-This is a script, not a test: it never fails on speed (targets are reported, not enforced).
+Rows and method: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -108,7 +93,7 @@ class Args:
 
 def parse_args(argv: list[str] | None = None) -> Args:
     """``Args`` of the command line, with ``--quick``'s sizes."""
-    a = tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
+    a = tyro.cli(Args, args=argv, description=__doc__)
     if a.quick:
         a = dataclasses.replace(a, runs=1, seconds=0.0, min_steps=300, cached_runs=1)
     if a.runs < 1 or a.cached_runs < 1:
@@ -225,11 +210,9 @@ class OursBench:
 
 
 class RLCardBench:
-    """RLCard's raw ``UnoGame``: get_legal_actions, a random choice, game.step; init_game when over.
+    """RLCard's raw ``UnoGame``: get_legal_actions, a random choice, game.step; init_game when over."""
 
-    The random choices come from a seeded numpy Generator, drawn as a block of uniforms per chunk
-    (cheaper than one ``rng.integers`` call per step, so this favours RLCard slightly).
-    """
+    # Uniforms drawn in blocks per chunk, as for our engine: cheaper than one rng call per step.
 
     impl = "rlcard"
     batch = 1

@@ -1,18 +1,8 @@
 """Steps per second of the PettingZoo AEC loop over ``uno_v0`` (a script that prints a table).
 
-The loop is the one every PettingZoo user writes: ``agent_iter``, ``last``, a uniformly random
-legal action picked from the mask with a NumPy ``Generator``, ``step`` (``None`` for agents
-that are done), and ``reset`` when the game is over. Each figure is the median of ``--runs``
-timed runs of ``--steps`` steps (the rows interleaved, ``benchmarks/_timing.py``), by wall clock and by CPU time (every ``step`` call counts, including the ``None`` steps of
-finished agents). Rows:
+    python -m benchmarks.env_loop --steps 100000 --num-players 2 4 --wrapped
 
-| env | what it measures |
-|---|---|
-| ``raw_env`` | ``uno_env.raw_env`` |
-| ``env()`` | ``uno_env.env()``: the classic checks built in |
-| ``wrapped raw_env`` | ``raw_env`` under PettingZoo's three classic wrappers (what ``env()`` replaces), with ``--wrapped`` |
-
-Usage: ``python -m benchmarks.env_loop [--steps 100000] [--runs 5] [--num-players 2 4] [--wrapped] [--profile]``
+Rows: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -126,7 +116,7 @@ class Args:
 
 def main() -> None:
     """Time every row and print the table."""
-    args = tyro.cli(Args, description=__doc__.splitlines()[0])
+    args = tyro.cli(Args, description=__doc__)
     if args.steps < 1 or args.runs < 1 or not args.num_players:
         raise SystemExit("--steps and --runs must be positive and --num-players must name a player count")
 

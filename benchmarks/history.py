@@ -1,18 +1,5 @@
 #!/usr/bin/env python
-"""What a seat's history costs and how long it must be: two Markdown tables.
-
-1. **Rows per round by agent**: how many history rows (events, one per card drawn) a round
-   fills, every seat the same agent, classic rules, rounds played to their end: median, 90th and
-   99th percentiles, longest, and the share of rounds that a history of K = 32 / 64 / 128 / 256
-   rows holds whole. It chooses the K the docs recommend.
-2. **Cost per step**: ``Engine.step`` on random legal actions without a history and with
-   ``history=K``, and with the acting seat's encoding read after every step into reused arrays
-   (``Engine.history(seats, out=...)``, as an env does), at
-   B = 1, 256 and 4096 games, timed in interleaved runs (``benchmarks._timing``); medians, CPU
-   time, and the ratio to the plain step measured in the same run.
-
-Usage: ``python -m benchmarks.history [--rounds 1000] [--runs 5] [--seconds 1.0] [--history 128]``.
-"""
+"""What a seat's history costs and how long it must be: rows per round by agent, cost per step."""
 
 from __future__ import annotations
 

@@ -1,22 +1,4 @@
-"""Training-pipeline throughput: PettingZoo's SB3 action-masking tutorial setup vs our batched vector env.
-
-| row | what runs |
-|---|---|
-| ``tutorial: 1 AEC env, <setting>`` | the setup of PettingZoo's tutorial "SB3: Action Masked PPO" (``tutorials/SB3/connect_four``), written fresh here: ``SB3ActionMaskWrapper`` around one AEC env (``uno_env.env()``, 2 players, the model plays every seat: self-play as in the tutorial), sb3-contrib's ``ActionMasker``, ``MaskablePPO(MaskableActorCriticPolicy, env)`` with the setting's PPO arguments |
-| ``uno_env: UnoSB3VecEnv N games, <setting>`` | ``UnoSB3VecEnv`` (``N`` games in one engine, ``RandomAgent`` opponents inside the env), the same policy class and network, and the same PPO setting: rollout size (``n_steps x N``), minibatch, epochs, learning rate, so the same number of gradient steps per env step |
-
-Each pair runs under two settings (``SETTINGS``): the tutorial's defaults (minibatch 64, 10
-epochs: the update then costs the same per env step in both pipelines and bounds the ratio) and
-a large-batch setting like ``train.py``'s (minibatch 1024, 4 epochs).
-
-An *env step* is one timestep as stable-baselines3 counts it: one decision of the model in one
-game (the tutorial's model decides for both seats; ours for the learning seat, while the
-opponents' moves happen inside the env and are not counted). Each run is one
-``model.learn(total_timesteps)`` on a model built beforehand (and warmed up by one learn), so
-it includes the rollouts (env + policy forward) and the PPO updates; the time spent in
-``model.train`` is recorded too, which splits each rate into its rollout and update parts.
-Runs are interleaved across rows; medians are reported. torch runs on one thread.
-"""
+"""Training-pipeline throughput: PettingZoo's SB3 action-masking tutorial setup vs our batched vector env."""
 
 from __future__ import annotations
 

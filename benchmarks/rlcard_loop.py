@@ -1,22 +1,5 @@
 #!/usr/bin/env python
-"""RLCard's own loop on ``uno-env`` (``uno_env.rlcard_env``) vs on ``rlcard.make("uno")``: a Markdown table.
-
-Same code, same agents, same run for both envs (RLCard 1.2.0, 2 players, one thread):
-
-| row | what is timed |
-|---|---|
-| ``run (random)`` | ``env.run(is_training=False)`` with two seeded random legal agents (RLCard's agent protocol) |
-| ``DQN train`` | RLCard's ``examples/run_rl.py`` loop: ``env.run(is_training=True)``, ``reorganize``, ``DQNAgent.feed`` (the DQN seat against a random seat; the DQN's own updates included) |
-
-Three envs: ``uno`` (RLCard's own), ``uno-env`` with uno_env's classic rules, and ``uno-env`` with
-``game_rules="rlcard"`` (RLCard's game, ``uno_env/rlcard_env.py``; a wild is two decisions
-there, one in RLCard). The classic rules make longer rounds: compare CPU microseconds per
-decision (one ``env.step``); games per second are given too. Rows are timed in interleaved runs
-(each env once per run, the order turned round every run); medians of ``--runs``.
-
-Usage: ``python -m benchmarks.rlcard_loop [--runs 5] [--games 200] [--dqn-episodes 40]``
-(``--quick``: a smoke run, numbers not meaningful).
-"""
+"""RLCard's own loop on ``uno-env`` (``uno_env.rlcard_env``) vs on ``rlcard.make("uno")``: a Markdown table."""
 
 from __future__ import annotations
 

@@ -1,12 +1,4 @@
-"""Scaling of the engine (steps/s against batch size and player count), memory per game, and the plot.
-
-| measurement | how |
-|---|---|
-| steps/s vs batch size | ``OursBench`` (``benchmarks/engine.py``: ``Engine(autoreset=True)``, a random legal action per game, one thread) at each batch size, 2 players |
-| steps/s vs players | the same at one batch size for each player count; RLCard's raw ``UnoGame(num_players=N)`` beside it (it runs for any N, with payoffs meant for 2) |
-| state bytes per game | ``nbytes`` of the engine's state arrays (game, player, hands, piles, RNG, events) divided by the batch size, and of its output buffers (observation, final observation, mask, rewards...) |
-| traced peak per game | ``tracemalloc`` peak while building an ``Engine`` of ``B`` games and stepping it, divided by ``B`` (numpy reports its buffers to tracemalloc); for RLCard, the peak while building one ``UnoGame`` and playing one game to its end |
-"""
+"""Scaling of the engine (steps/s against batch size and player count), memory per game, and the plot."""
 
 from __future__ import annotations
 

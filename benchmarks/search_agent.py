@@ -1,30 +1,10 @@
 """Search agents against HeuristicAgent: win rate with its 95% CI and decision times, one row per agent.
 
-    python -m benchmarks.search_agent --agents ismcts:2048 flatmc:2900 [--games 2000] [--num-players 2]
-    python -m benchmarks.search_agent --quick
+    python -m benchmarks.search_agent --agents ismcts:2048 flatmc:2900 --games 2000
     python -m benchmarks.search_agent --agents flatmc:1024 flatmc:1024@peek --games 1000 --duplicate
+    python -m benchmarks.search_agent --quick
 
-Every agent is an ``agents.registry`` spec (``search``, ``flatmc:N``, ``ismcts:20ms``, a
-baseline, a model path; ``flatmc:1024@uniform`` deals its determinizations uniformly). Each plays ``--games`` games, 2 players (or ``--num-players``: the
-agent against ``P - 1`` copies of the opponent, or a mixed table ``--opponent a+b+c``; its baseline is then ``1/P``), preset classic,
-seats rotated, by ``arena.play(engine_access=True)`` (a search agent gets the engine and
-the game index, ``act_in``), on the same seeds for every agent. For an equal-time comparison
-give budgets of equal time: ``:Tms`` specs, or rollout/iteration counts calibrated so that the
-median CPU time per searched decision matches (the table prints both, so a reader can check).
-
-With ``--duplicate`` every deal is played once per seat rotation (``play(duplicate=True)``)
-and the intervals are paired over deals (``arena.paired_interval``). Every agent then plays
-the same deals, so the table adds each agent's difference from the first one, paired deal by
-deal (mean ± 1.96 standard errors of the per-deal difference). An opponent that searches
-(``--opponent search@uniform``) is timed too (its median CPU ms per searched decision).
-
-Decision times are measured around every ``act_in`` call, wall clock and process CPU time, for
-the searched decisions (the agent's ``last_searched``: two or more legal moves) and for all of
-them; an agent without ``act_in`` has no decision times. The machine's 1-minute load average is
-printed with them: other processes on a shared machine stretch the wall times (CPU time much
-less). The games are played in seeded chunks, every agent's chunk c before any chunk c + 1, and
-the figures so far (with the paired differences) are printed after each one.
-Nothing is hard-coded: every number is measured on each run.
+Rows and method: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -246,7 +226,7 @@ def opponent_specs(args: Args) -> list[str]:
 
 def main() -> None:
     """Play every agent's match and print the comparison table (and JSON with --json)."""
-    args = tyro.cli(Args, description=__doc__.splitlines()[0])
+    args = tyro.cli(Args, description=__doc__)
     if args.num_players < 2:
         raise SystemExit(f"--num-players must be 2 or more, got {args.num_players}")
     if args.duplicate and (args.games % args.num_players or args.chunk_games % args.num_players):

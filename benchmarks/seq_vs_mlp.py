@@ -4,41 +4,7 @@
     python -m benchmarks.seq_vs_mlp --minutes 60 --four-players --out /tmp/seq  # 2 and 4 players
     python -m benchmarks.seq_vs_mlp --steps 2000000 --minutes 90 --out /tmp/seq # equal steps instead of equal time
 
-Trains, each in its own ``train.py`` process started at once, for the same budget:
-
-| configuration | ``train.py`` |
-|---|---|
-| ``mlp`` | ``--policy mlp`` (the default network, no history) |
-| ``mlp+hK`` | ``--policy mlp --history K`` (the history's rows flattened into the MLP) |
-| ``seq+hK`` | ``--policy seq --history K`` (a transformer over the last K events' tokens beside the MLP) |
-| ``mlp+beliefs`` | ``--policy mlp --beliefs net`` (the MLP over the observation and the belief network's reading of each other seat, ``training.beliefs``; ``--no-beliefs`` leaves it out) |
-
-at 2 players (and 4 with ``--four-players``), from scratch (``--bc-positions 0``: no warm start,
-so the networks are compared, not the teacher), with train.py's other defaults unless
-``--train-args`` adds options. How the budget is kept:
-
-- ``--minutes`` bounds the whole command. The numba kernels are compiled first (a tiny
-  ``train.py`` run and a tiny game); what is left, less the evaluation's share
-  (``--eval-share``) and a margin for the processes' start, is every run's ``--max-minutes``.
-  A run still going at its deadline is killed; its last checkpoint stands for it.
-- Equal wall time is equal CPU: every run gets the same torch threads (``--update-threads``,
-  one for the rollouts), and each process's CPU time is recorded (``train_cpu_seconds``).
-  ``--steps N`` trains N learner steps instead (the learning rate then anneals over N; with a
-  time budget it stays constant).
-- Each run checkpoints every ``--checkpoint-every`` steps; after training, up to ``--points``
-  checkpoints per run, evenly spread over its steps, and its final model are played on the
-  same held-out duplicate deals (``arena.play(duplicate=True)``, a seed no training game uses)
-  against each ``--opponents`` spec (``training.opponents.seat_agents``: copies of one agent,
-  or a mixed table ``a+b+c``), deterministic, on ``--workers`` processes; the final models
-  first, then the curves coarse to fine, until the budget ends.
-- Intervals are 95%, paired over deals (``arena.ratings.paired_interval``); the differences
-  between two configurations' final models are paired over the same deals.
-
-Writes ``seq_vs_mlp.json`` (everything, with date, machine, load and command),
-``seq_vs_mlp.md`` (the table it prints) and ``seq_vs_mlp_<P>p.png`` (win rate against
-learner steps and against CPU-seconds: steps times the run's CPU per step) to ``--out``.
-The runs themselves go to a temporary folder, removed at the end (``--keep-runs``: kept in
-``--out``/runs). Nothing is downloaded. ``--device cuda`` puts the learners on the GPU.
+Configurations, budget and outputs: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -72,7 +38,7 @@ EVAL_SEED = 0x5E0_0001  # the evaluation deals' seed: no training run draws from
 
 @dataclass
 class Args:
-    """Options of ``python -m benchmarks.seq_vs_mlp`` (module docstring)."""
+    """Options of ``python -m benchmarks.seq_vs_mlp``."""
 
     minutes: float = 8.0
     """wall-clock budget of the whole command, training and evaluation"""
@@ -113,7 +79,7 @@ class Args:
 
 
 def configurations(history: int, four_players: bool, beliefs: bool = True) -> list[dict[str, Any]]:
-    """The runs: (players, name, train.py options) for each configuration of the module table."""
+    """The runs: (players, name, train.py options) of each configuration."""
     kinds = [("mlp", "mlp", 0), (f"mlp+h{history}", "mlp", history), (f"seq+h{history}", "seq", history)]
     kinds += [("mlp+beliefs", "mlp", 0)] if beliefs else []
     return [
@@ -319,7 +285,7 @@ def _machine() -> dict[str, Any]:
 
 
 def main(args: Args) -> dict[str, Any]:
-    """Train, evaluate, write (module docstring); returns what seq_vs_mlp.json holds."""
+    """Train, evaluate, write; returns what seq_vs_mlp.json holds."""
     if args.minutes <= 0 or not 0 < args.eval_share < 1 or args.eval_deals < 2 or args.points < 0:
         raise ValueError("--minutes must be > 0, --eval-share in (0, 1), --eval-deals >= 2 and --points >= 0")
     if args.history < 1:
@@ -473,6 +439,6 @@ def run_jobs(
 
 if __name__ == "__main__":
     try:
-        main(tyro.cli(Args, description=__doc__.split("\n\n")[0]))
+        main(tyro.cli(Args, description=__doc__))
     except ValueError as exc:
         sys.exit(f"error: {exc}")

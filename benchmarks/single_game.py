@@ -1,28 +1,10 @@
 #!/usr/bin/env python
-"""One game at a time (issue 18): the engine at batch 1 and the AEC loops, side by side with RLCard,
-next to the floor of one Python -> numba call.
+"""One game at a time: the engine at batch 1 and the AEC loops beside RLCard, and the floor of one Python -> numba call.
 
-Prints Markdown tables (and JSON with ``--json PATH``). Every row is timed in interleaved runs
-(each row once per run, rotating order; medians of ``--runs`` runs of ``--seconds`` each), one
-thread, 2 players, random legal moves chosen inside the timed loop:
+    python -m benchmarks.single_game --runs 5 --seconds 1.0 --json out.json
+    python -m benchmarks.single_game --quick     # a smoke run, numbers not meaningful
 
-| row | what |
-|---|---|
-| ``rlcard`` | RLCard 1.2 ``UnoGame`` (``benchmarks/engine.py``'s ``RLCardBench``) |
-| ``uno_env`` batch 1 / 4096 | ``Engine.step`` with observations, autoreset (``OursBench``); 4096 is the no-regression check |
-| ``rlcard env`` | ``rlcard.make('uno')``: ``env.step`` loop (``benchmarks/env_loop.py``'s ``RLCardEnvBench``) |
-| ``raw_env``, ``env()`` | the PettingZoo AEC loop, decisions counted (``AECBench``) |
-
-Targets (issue 18; ratio of the wall-clock medians): batch 1 >= 5x RLCard ``UnoGame``, batch 4096
->= 40x, ``raw_env`` >= 3x RLCard's ``env.step`` loop, ``env()`` >= 2.5x.
-
-The call table splits one batch-1 step: an empty ``njit`` function with the step's arguments
-(the floor of the call), the same with the ~19 arrays the step took before the engine kept its
-arrays in one buffer, the compiled drivers with nothing to do (action -1), ``Engine.step`` with
-nothing to do, and the random pick alone (``pick_legal``, part of every ``uno_env`` row).
-
-Usage: ``python -m benchmarks.single_game [--runs 5] [--seconds 1.0] [--json out.json]``
-(``--quick``: a smoke run, numbers not meaningful).
+Rows, targets and the call table: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -204,7 +186,7 @@ def render(report: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = tyro.cli(Args, args=argv, description=__doc__.splitlines()[0])
+    args = tyro.cli(Args, args=argv, description=__doc__)
     if args.quick:
         args = dataclasses.replace(args, runs=1, seconds=0.05, calls=2_000)
     if args.runs < 1 or args.seconds <= 0 or args.calls < 1:

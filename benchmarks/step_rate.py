@@ -1,10 +1,7 @@
 #!/usr/bin/env python
-"""Steps per second of the default engine (no history, no record), random legal actions, 2
-players, at B = 1 and B = 4096: one line, ``B=1:<wall>/<cpu> B=4096:<wall>/<cpu>``.
+"""Steps per second of the default engine at B = 1 and 4096, 2 players: ``B=1:<wall>/<cpu> B=4096:<wall>/<cpu>``.
 
-Run from the root of each of two checkouts in turn (``python -m benchmarks.step_rate``) to
-compare the default path before and after a change in the same session; the CPU-time figure is
-the steadier one on a loaded machine.
+Run from the root of two checkouts in turn to compare the default path before and after a change.
 """
 
 from __future__ import annotations

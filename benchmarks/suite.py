@@ -3,17 +3,8 @@
     python -m benchmarks                 # the whole suite (minutes), results in benchmarks/results/
     python -m benchmarks --quick         # CI smoke: tiny sizes, seconds, numbers not meaningful
     python -m benchmarks --sections core,env --runs 7
-    python -m benchmarks --sections skill   # time to skill alone (the longest; not a default section)
 
-Sections (``--sections``): ``core``, the game against RLCard's ``UnoGame`` (``benchmarks/engine.py``'s
-benches); ``env``, the AEC loop against RLCard's env loop (``benchmarks/env_loop.py``); ``pipeline``,
-MaskablePPO against the PettingZoo SB3 tutorial setup (``benchmarks/pipeline.py``); ``scaling``
-(``benchmarks/scaling.py``); ``skill``, asked for by name (``benchmarks/time_to_skill.py``). Each
-times its rows in interleaved runs (``benchmarks/_timing.py``) and reports medians by wall clock
-and CPU time with the ratio to the peer of the same runs; targets are reported, never enforced;
-``RLCARD_LIKE`` runs our engine under the options closest to RLCard's simplified rules
-(``RULE_NOTE``). Method, targets and figures: ``docs/benchmarks.md``. Writes ``benchmarks.md``,
-``benchmarks.json`` (every run, the machine, versions, load) and ``scaling.png`` to ``--results-dir``.
+Sections, method and figures: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -121,7 +112,7 @@ QUICK_PIPELINE = {"tiny": dict(rollout=128, batch_size=64, n_epochs=1, learning_
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    args = tyro.cli(Args, args=argv, description=__doc__.splitlines()[0])
+    args = tyro.cli(Args, args=argv, description=__doc__)
     if args.quick:  # quick sizes, unless given explicitly
         given = {a.split("=")[0][2:].replace("-", "_") for a in (argv if argv is not None else sys.argv[1:])}
         args = dataclasses.replace(args, **{k: v for k, v in QUICK.items() if k not in given})

@@ -1,14 +1,10 @@
-"""Time to skill: training minutes until a learner first holds >= 55% vs ``rlcard_rule`` and vs ``heuristic``, ours vs the tutorial setup.
+"""Time to skill: training minutes until a learner first holds >= 55% vs ``rlcard_rule`` and ``heuristic``.
 
     python -m benchmarks.time_to_skill              # both learners, 20 wall-minutes of training each
     python -m benchmarks.time_to_skill --quick      # smoke: seconds, tiny sizes, numbers not meaningful
-    python -m benchmarks --sections skill           # the same, as a section of the suite
-    python -m benchmarks.time_to_skill --learners ours --train-set bc_positions=250000   # a variant of train.py's defaults
+    python -m benchmarks.time_to_skill --learners ours --train-set bc_positions=250000
 
-The two learners (``train.py``'s defaults built from ``training/``'s pieces, and the PettingZoo SB3
-tutorial setup of ``benchmarks/pipeline.py`` with our network), how they take turns, what the
-minutes count and the measured tables: ``docs/benchmarks.md``, "Time to skill". Writes
-``time_to_skill.md`` and ``time_to_skill.json`` (with date, machine, load) to ``--results-dir``.
+The learners and what the minutes count: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -86,7 +82,7 @@ PPO_FIELDS = (
 
 def parse_args(argv: list[str] | None = None) -> Args:
     """The options, quick sizes filled in; SystemExit naming a bad one."""
-    args = tyro.cli(Args, args=argv, description=__doc__.splitlines()[0])
+    args = tyro.cli(Args, args=argv, description=__doc__)
     if args.quick:  # quick sizes, unless given explicitly
         given = {a.split("=")[0][2:].replace("-", "_") for a in (argv if argv is not None else sys.argv[1:])}
         args = dataclasses.replace(args, **{k: v for k, v in QUICK.items() if k not in given})
@@ -159,9 +155,9 @@ class Learner:
             self.train_cpu += time.process_time() - c
 
     def evaluate(self, opponent: str, games: int, seed: int, rules: UnoRules, num_players: int) -> dict[str, Any]:
-        """``training.evaluation.eval_rows`` of the current policy (deterministic) vs ``opponent``."""
+        """``training.opponents.eval_rows`` of the current policy (deterministic) vs ``opponent``."""
         from agents.ppo import PPOAgent
-        from training.evaluation import eval_rows, opponent_tables
+        from training.opponents import eval_rows, opponent_tables
 
         t, c = time.perf_counter(), time.process_time()
         agent = PPOAgent(self.model.policy, deterministic=True, name=self.name)
@@ -221,8 +217,8 @@ class Ours(Learner):
     def warm_start(self) -> None:
         """train.py's warm start (``training.main.warm_start``): the teacher labels positions, the policy is cloned on them."""
         from agents.registry import make_agent
-        from training.evaluation import parse_specs
         from training.main import warm_start
+        from training.opponents import parse_specs
 
         d = self.d
         teacher = make_agent(d.bc_teacher, self.rules)
@@ -419,7 +415,7 @@ def notes(report: dict[str, Any]) -> list[str]:
         f"evaluations are excluded and reported on their own. Each learner is evaluated every "
         f"{a['eval_every_minutes']:g} training wall-minutes (resolution: one interval plus at most one rollout), "
         f"capped at {a['budget_minutes']:g} training wall-minutes.",
-        f"Evaluation, the same code for both: training.evaluation.eval_rows (arena.play), the policy "
+        f"Evaluation, the same code for both: training.opponents.eval_rows (arena.play), the policy "
         f"(PPOAgent, deterministic) against each of {a['opponents']} (until reached) over {a['eval_games']:,} games, seats rotated, the same "
         "deals at every evaluation, 95% Wilson intervals. 'Reached' uses the point estimate; repeated looks make "
         "an early crossing by chance likelier, hence the interval beside it.",

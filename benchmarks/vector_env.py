@@ -1,23 +1,8 @@
 """Learner steps per second of the batched Gymnasium env ``UnoVectorEnv`` and its SB3 adapter (a markdown table).
 
-    python -m benchmarks.vector_env [--num-envs 1024] [--num-players 2] [--steps 200] [--runs 5] [--profile]
+    python -m benchmarks.vector_env --num-envs 1024 --num-players 2
 
-The loop is a training loop without the network: one uniformly random legal action per game
-for the learner (``uno_env.sample_legal`` on the masks), then ``step``; the opponents are
-``RandomAgent``s, run inside the env on the whole batch at once. A *learner step* is one
-decision of the learner in one game, so a ``step`` of ``N`` games counts ``N``. Each figure is
-the median of ``--runs`` timed runs of ``--steps`` vector steps; the rows are timed in turn
-within each run (interleaved, ``benchmarks/_timing.py``), so a busy spell slows them alike. Wall-clock and CPU-time
-(``time.process_time``) rates are both shown, with the load average: on a shared machine the
-CPU-time rate is the steadier figure.
-
-| row | what it measures |
-|---|---|
-| ``engine loop (floor)`` | the game flow written directly on ``Engine(autoreset=True)``: learner step, then opponent steps until every game waits for seat 0; no checks, infos, copies or final observations. No env layer over this engine can do less work |
-| ``UnoVectorEnv`` | ``uno_env.UnoVectorEnv`` (``copy=True``, the default: fresh arrays each step) |
-| ``UnoVectorEnv copy=False`` | the same, returning views of the engine's buffers |
-| ``UnoSB3VecEnv, masks as MaskablePPO gets them`` | the stable-baselines3 adapter: ``step`` plus sb3-contrib's ``get_action_masks``, i.e. ``np.stack(env_method("action_masks"))`` (one row per game) |
-| ``UnoSB3VecEnv, masks from action_masks()`` | the adapter's ``step`` with the masks as one array: the adapter's own cost, without ``np.stack`` |
+Rows: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -56,7 +41,7 @@ class Args:
 
 def parse_args() -> Args:
     """``Args`` from the command line (one option per field, its docstring as help)."""
-    args = tyro.cli(Args, description=__doc__.splitlines()[0])
+    args = tyro.cli(Args, description=__doc__)
     if min(args.num_envs, args.steps, args.runs) < 1:
         raise SystemExit("--num-envs, --steps and --runs must be positive")
     return args

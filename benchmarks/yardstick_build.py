@@ -1,22 +1,10 @@
 """Build a yardstick suite (``arena/yardstick_<version>.json``): positions, the oracle's values, calibration.
 
-    python -m benchmarks.yardstick_build                 # positions and oracle, then calibration
+    python -m benchmarks.yardstick_build                     # positions and oracle, then calibration
     python -m benchmarks.yardstick_build --stage games       # the games part's definition, then calibration
     python -m benchmarks.yardstick_build --stage calibrate   # calibration only, on the stored positions
 
-1. **Positions.** Games of pairs of ladder agents (``MATCHUPS``: strong and weak play, so a weak
-   agent's kind of position is in the suite too) are played with records; from each game one
-   decision with a real choice is drawn at random (two or more legal moves, no UNO call or catch
-   on offer, not an answer to a Wild Draw Four, which the search does not search). One decision
-   per game keeps the positions independent draws, so the mean's interval is a plain one.
-2. **Oracle.** The registry's ``search`` (flat Monte Carlo with the shipped belief policy as
-   blueprint) at ``ORACLE_ROLLOUTS`` play-outs estimates every legal move's win probability;
-   positions where every move is worth the same (within ``MIN_SPREAD``) are dropped (they
-   score every agent alike) until ``--positions`` are kept.
-3. **Calibration.** ``CALIBRATION`` agents are rated on the suite; their (mean regret, ladder v2
-   rating) points (``LADDER_V2_RATINGS``) are the curve ``arena.yardstick.curve_rating`` reads,
-   each with its leave-one-out error; the points and the agents' table (with each agent's
-   positions rating and combined rating from the curve drawn without it) are stored with the suite.
+The stages: docs/benchmarks.md; the suite: docs/yardstick.md.
 """
 
 from __future__ import annotations
