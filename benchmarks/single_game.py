@@ -96,7 +96,7 @@ def call_rows(calls: int, seed: int) -> list[dict[str, Any]]:
         engine.truncated,
         engine.rewards,
         engine.final_observation,
-    )  # the 18 arrays of the step before issue 18, and its flag
+    )  # the 18 arrays the step took before the engine kept one buffer, and its flag
     env = uno_env.raw_env(2)
     env.reset(seed=seed)
     u = np.random.default_rng(seed).random((1, 1))

@@ -20,7 +20,7 @@ from benchmarks._timing import interleave, loadavg, print_profile, summarize
 from uno_env import RandomAgent, sample_legal
 from uno_env.gym_env import UnoVectorEnv
 
-TARGET = 500_000  # learner steps/s with 1024 games and RandomAgent opponents (issue 4)
+TARGET = 500_000  # learner steps/s with 1024 games and RandomAgent opponents
 
 
 @dataclasses.dataclass
