@@ -413,8 +413,9 @@ def rate_on_ladder(
 ) -> LadderResult:
     """Play ``agent`` against the rungs of ``spec`` and rate it; build it for ``spec.rules``.
 
-    The newcomer plays one table with every ``num_players - 1`` distinct rungs. An agent that knows the table it was trained for (``check_table``: a saved model with a card)
-    is refused a ladder of other rules or players before any game, unless ``allow_other_table``."""
+    The newcomer plays one table with every ``num_players - 1`` distinct rungs. An agent that knows
+    the table it was trained for (``check_table``: a saved model with a card) is refused a ladder
+    of other rules or players before any game, unless ``allow_other_table``."""
     check_table = getattr(agent, "check_table", None)
     if check_table is not None and not allow_other_table:
         check_table(spec.uno_rules, num_players)
