@@ -298,7 +298,7 @@ def ask_positions(agent: Agent, engines: Sequence[Engine], rngs: Sequence[np.ran
 
 
 def score_positions(agent: Agent, suite: Suite, progress: Callable[[int, int], None] | None = None) -> PositionScore:
-    """Ask ``agent`` every position of ``suite`` through its seat's view (module table)."""
+    """Ask ``agent`` every position of ``suite`` through its seat's view."""
     start = time.perf_counter()
     history = _history_for(agent)
     actions: list[int] = []

@@ -179,7 +179,7 @@ class Learner:
 
 
 class Ours(Learner):
-    """``train.py``'s default run (module table), built by ``training.main``'s own pieces."""
+    """``train.py``'s default run, built by ``training.main``'s own pieces."""
 
     name = "ours: train.py defaults, UnoSB3VecEnv"
 
@@ -320,7 +320,7 @@ def build_learners(args: Args) -> tuple[list[Learner], Any]:
 
 
 def measure(args: Args, log: Callable[[str], None]) -> dict[str, Any]:
-    """Train the learners in turns and evaluate them (module docstring); the report's rows."""
+    """Train the learners in turns and evaluate them; the report's rows."""
     from uno_env import parse_rules
 
     learners, d = build_learners(args)

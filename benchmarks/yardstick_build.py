@@ -104,7 +104,7 @@ def candidates(rules: Any, games: int, seed: int) -> list[tuple[int, list[int]]]
 
 
 def pick_decision(rules: Any, rng_state: int, actions: list[int], rng: np.random.Generator) -> int | None:
-    """A random step of the game with a real choice (module docstring), or None."""
+    """A random step with a real choice (2+ legal moves, no UNO call on offer, not a Wild Draw Four answer), or None."""
     engine = Engine(1, 2, rules, seed=0)
     engine.reset(rng_state=[rng_state])
     choices = []
@@ -189,7 +189,7 @@ def write(path: str, data: dict[str, Any]) -> None:
 
 
 def calibrate(path: str) -> dict[str, Any]:
-    """Rate the calibration agents and fit the line (module docstring)."""
+    """Rate the calibration agents and fit the curve, each point with its leave-one-out error."""
     suite = load_suite(path=path, verify=False)
     table = []
     for spec in CALIBRATION:

@@ -76,7 +76,7 @@ def _parsed_rules(rules: Any) -> UnoRules:
 
 
 class UnoGames:
-    """The games of one server (module table); each method raises ``SessionError`` for a bad call.
+    """The games of one server; each method raises ``SessionError`` for a bad call.
     ``extra``: agents the server's owner loaded (``owner_agents``), which a call names by label."""
 
     def __init__(self, extra: Mapping[str, Any] | None = None) -> None:
@@ -99,7 +99,7 @@ class UnoGames:
 
     @_locked
     def new_game(self, opponents: Any = None, rules: Any = "classic", seat: Any = 0, seed: Any = 0) -> dict[str, Any]:
-        """Deal a game (module table); its id and state."""
+        """Deal a game; its id and state."""
         if len(self.games) >= MAX_GAMES:
             raise SessionError(f"{MAX_GAMES} games are open; end one with end_game first", "full")
         opponents = list(DEFAULT_OPPONENTS) if opponents is None else opponents
