@@ -1,6 +1,4 @@
-"""The ``public`` belief, which every belief with soft evidence builds on, and the cards a seat
-could have played (``agents.beliefs`` has the table of beliefs and why ``public`` excludes what
-it does)."""
+"""The ``public`` belief, which every belief with soft evidence builds on, and the cards a seat could have played."""
 
 from __future__ import annotations
 
