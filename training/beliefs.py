@@ -1,32 +1,5 @@
-"""``train.py --beliefs net``: a policy that reads, besides its observation, the belief network's reading of the round.
-
-    python train.py --beliefs net --bc-positions 0                        # an MLP over both, from scratch
-    python train.py --beliefs net --init pretrained --learning-rate 2e-4  # widen a trained policy (the belief policy's recipe)
-
-Per other seat the belief network (``agents.beliefs.net``, one per table size it was trained
-for: 2 and 4 players, classic rules) reads the seat's whole public history and gives the chance
-of each colour void and the expected copies of each card type (``policy_inputs``,
-``POLICY_INPUTS`` numbers). The learner's env keeps ``EVIDENCE_ROWS`` history rows and
-``BeliefInputs`` turns each dict observation into one vector, the observation followed by those
-readings, so the policy is an ordinary MLP over a wider Box. The saved model plays as
-``agents.belief_policy.BeliefPolicyAgent``, which the registry loads by path from the card's
-``beliefs`` field; ``training.fit_belief_policy`` is this option with the shipped policy's settings.
-
-| piece | what it is |
-|---|---|
-| ``BELIEF_CHOICES`` | the choices of ``--beliefs``: ``none`` (the observation alone) and ``net`` |
-| ``check_beliefs(args)`` | refuse ``--beliefs`` / ``--init`` settings the run cannot keep (ValueError naming them and what is allowed) |
-| ``env_history(args)`` | the history rows the learner's env keeps: ``EVIDENCE_ROWS`` with beliefs, else ``--history`` |
-| ``learner_env(venv, args)`` | the learner's env: wrapped by ``BeliefInputs`` with beliefs, else as it is |
-| ``BeliefInputs`` | a history env's dict observations as the observation followed by ``policy_inputs`` (a Box) |
-| ``learner_agent(policy, args)`` | the live policy as the agent the run's evaluations seat |
-| ``card_fields(args, rules)`` | what a belief model's card adds: ``beliefs``, ``input_size``, ``activation`` |
-| ``start_from(model, args)`` | ``--init``: copy a saved model's weights, widening one that reads no beliefs (``widen``) |
-
-Self-play and the league are refused with beliefs: their snapshots would play without the
-readings. The cloned warm start is refused too: a position's ``EVIDENCE_ROWS`` rows are too many
-to keep for ``--bc-positions`` of them; widen a trained policy (``--init``) or start from scratch.
-"""
+"""``train.py --beliefs net`` and ``--init``: a policy that reads, besides its observation, the belief
+network's reading of the round (guide: docs/training.md, "A policy that reads the belief network")."""
 
 from __future__ import annotations
 

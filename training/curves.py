@@ -1,13 +1,7 @@
-"""Learning curves of ``train.py`` runs: the evaluations along the way, one panel per opponent.
+"""Learning curves of ``train.py`` runs from their ``final_eval.json``: one panel per opponent.
 
-    python -m training.curves runs/uno_ppo runs/other --out curves.png
-    python -m training.curves base=runs/uno_ppo warm=runs/warm --opponents rlcard_rule,heuristic --out curves.png
-
-Each run directory's ``final_eval.json`` holds the evaluations ``train.py`` printed every
-``--eval-every`` steps (``history``: win rate and 95% Wilson interval per opponent) and the final
-table; a line per run shows the win rate against training steps with its interval shaded, and
-the final evaluation as a point with its interval at the last step. A run is labelled by its
-directory name, or ``label=path``.
+python -m training.curves runs/uno_ppo runs/other --out curves.png
+python -m training.curves base=runs/uno_ppo warm=runs/warm --opponents rlcard_rule,heuristic --out curves.png
 """
 
 from __future__ import annotations

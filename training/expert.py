@@ -1,33 +1,5 @@
-"""Expert iteration's warm start: a teacher labels positions from its games, the policy is cloned on them.
-
-```python
-data = label_positions("search:256", ["rlcard_rule", "heuristic"], rules, 2, 50_000, seed=1)
-stats = clone(model.policy, data, epochs=4, batch_size=1024, learning_rate=1e-3, seed=1)
-```
-
-| piece | what it is |
-|---|---|
-| ``Positions`` | the fields of ``POSITION_DTYPES``, in its dtypes: ``obs`` [N, D] (with ``history=K``: the dict of a ``history=K`` env's observation, each entry [N, ...]), ``mask`` [N, 116], ``action`` [N] (the teacher's), ``outcome`` [N] (the teacher's seat's reward when that game ended: +1 won, -1 lost, 0 unfinished at ``max_turns``) |
-| ``label_positions(teacher, opponents, rules, num_players, n, seed, history=0)`` | ``n`` positions where the teacher (an agent, or its ``agents.registry`` spec) was to act with a real choice, from its games against each opponent spec in turn |
-| ``clone(policy, data, ...)`` | behaviour cloning: cross-entropy of the teacher's action under the masked policy, plus ``value_coef`` times the squared error of the value head against the outcome; returns the held-out agreement with the teacher |
-| ``save_positions`` / ``load_positions`` | an ``.npz`` cache of labelled positions with what produced them (``train.py --bc-data``) |
-
-**Fast and seeded.** A teacher that reads the engine (``act_in``: a search) plays through
-``arena.play`` with ``engine_access``: it re-deals what its seat cannot see from a copy
-of the game, batched inside the engine, and never reads hidden cards; the games are played
-``chunk`` at a time side by side, chunk k with seed ``seed + k`` against
-``opponents[k % len(opponents)]``. A teacher without ``act_in`` (``heuristic``, a saved model)
-sits in the learner's seat of a ``UnoVectorEnv`` (SAME_STEP autoreset, ``chunk`` games per
-opponent spec, seat drawn per round) and is asked for the whole batch at once, so labelling a
-million positions costs seconds rather than minutes. Either way the positions are a function
-of the arguments.
-
-**What is labelled.** The teacher's own decisions with at least two legal actions (a forced
-move teaches nothing), seen exactly as the learner sees its seat in ``UnoVectorEnv``
-(``Engine.observation`` of the player to act, R11). The value target is the final result, not
-the discounted return PPO fits; with ``gamma`` 0.999 and rounds of tens of decisions the two
-differ by a few percent.
-"""
+"""Expert iteration's warm start: a teacher labels positions from its games, the policy is cloned on
+them (guide: docs/training.md, "The league and expert iteration")."""
 
 from __future__ import annotations
 

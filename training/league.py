@@ -1,43 +1,5 @@
-"""The opponents made of the learner: one pool of its frozen snapshots, drawn by self-play and by the PFSP league.
-
-```python
-groups = opponent_groups(parse_mix("0.25*self,0.5*league,0.25*heuristic"), 256, rules, 2, league_groups=4, num_players=2)
-venv = UnoSB3VecEnv(256, 2, rules, opponents=[(g.agent, g.games) for g in groups])
-league = League(venv, groups, ["rlcard_rule", "heuristic", "search:32"], rules, seed=1)
-league.start(model.policy)                       # the first snapshot; every self and league group gets its opponent
-model.learn(n, callback=[league])                # counts the learner's results per league member
-league.redraw()                                  # after each rollout: every league group draws again
-league.add_snapshot(model.policy, step)          # every --snapshot-every steps; the self groups draw again
-```
-
-| piece | what it is |
-|---|---|
-| ``SnapshotPool(size)`` | the newest ``size`` frozen copies of the learner's weights, named ``self@STEP`` |
-| ``pfsp_probabilities(win_rates, power)`` | the league's draw probabilities: ``f(p) = (1 - p) ** power``, normalised |
-| ``League`` | the ``self`` and ``league`` groups of ``training.opponents.opponent_groups``, the one pool both draw from, the league's members and its results per member; an SB3 callback (it reads each step's ``dones`` and ``rewards``) |
-
-**One pool, two ways to draw from it.** Both kinds of group play snapshots of the learner;
-they differ only in how a group picks its opponent:
-
-| group kind | draws from | draws | when |
-|---|---|---|---|
-| ``self`` | the snapshots | the newest with probability ``latest_prob``, else a uniformly drawn one | when a snapshot is added |
-| ``league`` | the members: the fixed specs and the snapshots | by PFSP on the learner's recent results | after every rollout |
-
-A run without ``league`` groups is a league with no members but its snapshots, a run without
-``self`` groups one whose pool only the league draws from; ``train.py`` builds one ``League``
-either way. The two kinds keep a generator each, seeded alike, so each draws what it drew
-when self-play and the league held pools of their own.
-
-**Members** (the fixed specs and the newest ``pool_size`` snapshots) and **PFSP**, the draw that
-spends the learner's games on what still beats it: ``docs/training.md``, "The league and expert
-iteration". Every group builds its own agent per fixed spec (agents may keep scratch state) and
-one frozen ``PPOAgent`` into which a drawn snapshot's weights are loaded.
-
-**When results count.** A group redraws after each rollout; a swap takes effect at the
-opponent's next decision (``set_opponents``), so a round in progress at a swap finishes against
-the new member and is counted for it: a small blur of the estimate, not a bias toward any member.
-"""
+"""The opponents made of the learner: one pool of its frozen snapshots, drawn by self-play and by the
+PFSP league (guide: docs/training.md, "The league and expert iteration")."""
 
 from __future__ import annotations
 
@@ -196,6 +158,8 @@ class League(BaseCallback):
         if not self.groups:
             return
         members, probs = self.members, self.probabilities()
+        # A swap takes effect at the opponent's next decision, so a round in progress finishes
+        # against the new member and counts for it: a blur of the estimate, not a bias.
         for k in range(len(self.groups)):
             self._install(k, members[int(self.rng.choice(len(members), p=probs))])
 

@@ -1,40 +1,8 @@
 """Train a UNO agent with sb3-contrib's MaskablePPO against a mix of opponents, then measure it.
 
-    python train.py                                   # the default run (2 players, classic)
-    python train.py --total-timesteps 20000000 --opponent-mix "0.5*heuristic,0.5*self"
-    python train.py --opponent-mix "0.5*heuristic,0.5*search:64"    # any agents.registry spec
-    python train.py --num-players 4 --rules house --exp-name house4
-    python train.py --opponent-mix league --bc-teacher search:256 --bc-positions 50000   # a PFSP league after a warm start cloned from search
-    python train.py --bc-positions 0                  # no warm start: PPO from a random policy
-    python train.py --resume runs/uno_ppo             # continue a run (killed or not) from its latest checkpoint
-    python train.py --resume runs/uno_ppo/checkpoints/step_4000000.zip --total-timesteps 12000000
-    python train.py --help                            # every option, with its meaning
-
 CleanRL's shape: one ``Args`` dataclass (a docstring per field, parsed with ``tyro``), then a
-linear ``main``; its pieces live in ``training/``. ``python train.py`` and the installed command
-``uno-train`` both run it. In order, ``main``:
-
-1. checks every argument and builds the opponents before anything is written, and seeds everything;
-2. builds one ``UnoSB3VecEnv`` of ``--num-envs`` games, split into opponent groups by
-   ``--opponent-mix`` (``training.opponents``; ``self`` and ``league`` draw from the learner's
-   snapshots: ``training.league``);
-3. warm-starts the policy by cloning ``--bc-teacher`` on ``--bc-positions`` positions
-   (``training.expert``; ``--bc-positions 0``: none);
-4. trains ``MaskablePPO`` one rollout at a time, evaluating against ``--eval-opponents`` every
-   ``--eval-every`` steps (``training.evaluation``), logging CSV (and TensorBoard), and writing
-   crash-safe checkpoints that ``--resume`` continues from (``training.checkpoint``);
-5. saves ``runs/<exp_name>/model.zip`` with its card ``model.json`` (the table it was trained for,
-   which every loader checks: ``agents.model_card``) and ``args.json``;
-6. prints and saves (``final_eval.json``) the final evaluation table, 95% Wilson intervals.
-
-``--backend rllib`` trains on Ray RLlib instead (``training.rllib_trainer``, which documents
-it; needs the distributed extra):
-
-    python train.py --backend rllib --bc-positions 0 --num-env-runners 2 --total-timesteps 2000000
-    python train.py --backend rllib --bc-positions 0 --address auto --num-env-runners 32   # on a Ray cluster
-
-The observation is scaled inside the policy (``agents.ppo.UnoFeatures``), so a saved model
-needs nothing but its ``.zip`` to play: ``agents.ppo.PPOAgent("runs/uno_ppo/model.zip")``.
+linear ``main`` whose pieces live in ``training/`` (guide: docs/training.md, "What it does, in
+order"). ``python train.py`` and the installed ``uno-train`` both run it.
 """
 
 from __future__ import annotations
@@ -62,20 +30,36 @@ from training.beliefs import (
     learner_env,
     start_from,
 )
-from training.checkpoint import (
+from training.expert import clone, label_positions, load_positions, save_positions
+from training.league import League, saved_league
+from training.opponents import (
+    LEAGUE,
+    OpponentGroup,
+    PendingSnapshot,
+    eval_line,
+    eval_rows,
+    final_table,
+    final_title,
+    opponent_groups,
+    opponent_tables,
+    parse_mix,
+    parse_specs,
+)
+from training.run import (
+    Every,
+    Stopwatch,
     atomic_write,
     capture_rng,
+    command_line,
     find_checkpoint,
     load_state,
     remove_partial,
     restore_rng,
     save_checkpoint,
+    seed_everything,
+    start_run,
+    write_summary,
 )
-from training.evaluation import eval_line, eval_rows, final_table, final_title, opponent_tables, parse_specs
-from training.expert import clone, label_positions, load_positions, save_positions
-from training.league import League, saved_league
-from training.opponents import LEAGUE, OpponentGroup, PendingSnapshot, opponent_groups, parse_mix
-from training.run import Every, Stopwatch, command_line, seed_everything, start_run, write_summary
 from training.sb3 import (
     LinearSchedule,
     WinsByKind,

@@ -1,37 +1,22 @@
-"""The opponent mix of a training run: ``--opponent-mix`` parsed, and the batch of games split into opponent groups.
+"""Who the learner plays and is measured against: the ``--opponent-mix`` split into groups of games,
+and the evaluation opponents' tables.
 
-```python
-mix = parse_mix("0.5*rlcard_rule,0.25*search:64,0.25*self")
-groups = opponent_groups(mix, 256, rules, self_play_groups=2, num_players=2)
-venv = UnoSB3VecEnv(256, 2, rules, opponents=[(g.agent, g.games) for g in groups])
-```
-
-| piece | what it is |
-|---|---|
-| ``parse_mix(text)`` | ``"weight*spec,..."`` -> ``{spec: weight}`` (``agents.registry.parse_mix``: weights >= 0, normalised); a spec is any ``agents.registry.make_agent`` spec, ``self``, ``league``, or a mixed table ``a+b+c`` (one spec per other seat, clockwise from the learner) |
-| ``split_games(n, weights)`` | how many of ``n`` games each kind gets (largest remainders; every kind with a positive weight gets at least one game when ``n`` allows) |
-| ``opponent_groups(mix, n, rules, self_play_groups, league_groups, num_players=P)`` | the groups ``(kind, agent, games)`` in game order: one per kind, the ``self`` games split into ``self_play_groups`` groups and the ``league`` games into ``league_groups``; a mixed table must name ``P - 1`` seats (``seat_agents``) |
-| ``seat_agents(spec, rules, num_players)`` | the agents of the other seats for one spec: ``num_players - 1`` copies of a registry agent, or a mixed table's one per seat |
-| ``PendingSnapshot`` | the agent of a ``self`` or ``league`` group until the learner exists (``training.league.League`` swaps in their opponents) |
-
-Why groups and not an agent that picks an opponent per row: the agent protocol
-(``act(observation, action_mask, rng)``) does not say which game a row belongs to, so such an
-agent could not keep one opponent for a whole round; a per-decision mixture is a different
-opponent from each of its members. A group keeps one opponent kind for every round it plays
-(the vector env's driver calls each group's agent on its own games), and the mix is the share
-of games. With more than two players a group's opponent plays every other seat of its tables.
+A group keeps one opponent kind for every round it plays, and the mix is the share of games: the
+agent protocol does not say which game a row belongs to, so an agent that picked an opponent per
+row could not keep one opponent for a whole round.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from agents import registry
-from agents.registry import TABLE, make_agent, parse_table
+from agents.registry import TABLE, make_agent, parse_list, parse_table
+from arena import play
 from uno_env import Agent, UnoRules
 
 __all__ = [
@@ -43,6 +28,12 @@ __all__ = [
     "split_games",
     "opponent_groups",
     "seat_agents",
+    "opponent_tables",
+    "parse_specs",
+    "eval_rows",
+    "eval_line",
+    "final_title",
+    "final_table",
 ]
 
 SELF = "self"
@@ -143,3 +134,71 @@ def opponent_groups(
                 agent = make_agent(kind, rules)
             groups.append(OpponentGroup(kind, agent, n_part))
     return groups
+
+
+def opponent_tables(text: str, rules: UnoRules, num_players: int = 2) -> dict[str, list[Agent]]:
+    """The comma-separated opponents of ``text`` (``agents.registry.parse_list``: a registry spec or a mixed
+    table ``a+b+c``), each with the seats it plays (``seat_agents``), built now so that a bad one fails now."""
+    return {spec: seat_agents(spec, rules, num_players) for spec in parse_list(text, tables=True)}
+
+
+def parse_specs(text: str, rules: UnoRules, num_players: int = 2) -> list[str]:
+    """The opponent specs of ``text``, each built once (``opponent_tables``) so that a bad one fails now."""
+    return list(opponent_tables(text, rules, num_players))
+
+
+def eval_rows(
+    learner: Agent, opponents: Mapping[str, Sequence[Agent]], rules: UnoRules, num_games: int, seed: int
+) -> list[dict[str, Any]]:
+    """The learner against each opponent of ``opponent_tables``: the learner's seat and the opponent's seats."""
+    rows = []
+    for spec, seats in opponents.items():
+        r = play([learner, *seats], num_games, rules, seed)
+        lo, hi = r.ci95[0]
+        rows.append(
+            {
+                "opponent": spec,
+                "games": r.games,
+                "wins": int(r.wins[0]),
+                "win_rate": float(r.win_rate[0]),
+                "ci95": [lo, hi],
+                "mean_points": float(r.mean_points[0]),
+                "opponent_mean_points": float(r.mean_points[1:].mean()),
+                "truncated": r.truncated,
+            }
+        )
+    return rows
+
+
+def eval_line(step: int, minutes: float, rows: list[dict[str, Any]]) -> str:
+    """One line of a periodic evaluation."""
+    return f"step {step:>11,} ({minutes:4.1f} min): " + ", ".join(
+        f"{r['opponent']} {r['win_rate']:.1%} [{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}]" for r in rows
+    )
+
+
+def final_title(args: Any, model_path: str) -> str:
+    """The title line of the final evaluation table of a ``train.Args`` run."""
+    return (
+        f"{model_path} vs each opponent: {args.num_players} players, rules {args.rules}, "
+        f"{args.final_eval_games:,} games each, seats rotated, "
+        f"{'deterministic' if args.deterministic_eval else 'sampled'} actions"
+    )
+
+
+def final_table(title: str, rows: list[dict[str, Any]]) -> str:
+    """The final evaluation as a titled Markdown table."""
+    lines = [
+        "",
+        title,
+        "",
+        "| opponent | games | wins | win rate | 95% CI | mean points | opponent's mean points |",
+        "|---|---:|---:|---:|---|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['opponent']} | {r['games']:,} | {r['wins']:,} | {r['win_rate']:.1%} | "
+            f"{r['ci95'][0]:.1%} – {r['ci95'][1]:.1%} | {r['mean_points']:.1f} | "
+            f"{r['opponent_mean_points']:.1f} |"
+        )
+    return "\n".join(lines)

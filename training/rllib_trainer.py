@@ -1,17 +1,8 @@
 """``train.py --backend rllib``: the same training on Ray RLlib (new API stack, PPO); needs the distributed extra.
 
-Every seat of a game is an RLlib agent (``player_0`` .. ``player_{P-1}``, as in the PettingZoo
-env); the seat of the ``learner`` module is drawn per game and the other seats play the
-opponent modules of ``--opponent-mix`` (the baselines as fixed modules,
-``agents.rllib_agent.AgentRLModule``; ``self`` a frozen ``snapshot`` of the learner refreshed
-every ``--snapshot-every`` steps); illegal logits are masked
-(``uno_env.rllib.MaskedPPOTorchRLModule``). ``--num-env-runners`` Ray actors sample, each
-stepping its ``--num-envs`` games in one batched engine; the learner updates on this process.
-Without ``--address`` a local Ray with ``--num-cpus`` CPUs is started; with it the run joins
-that cluster. Steps count env steps (every seat's decisions, the opponents' too). It saves
-``runs/<exp_name>/checkpoint`` (load it with ``agents.rllib_agent.RLlibAgent(path)`` or name
-it in evaluate.py) and evaluates the learner like the sb3 path (``training.evaluation``).
-"""
+Every seat is an RLlib agent; the ``learner`` module's seat is drawn per game and the other seats
+play the opponent modules of ``--opponent-mix``. Steps count every seat's decisions (guide:
+docs/sb3-rllib.md)."""
 
 from __future__ import annotations
 
@@ -30,8 +21,7 @@ from arena.remote import init_ray
 from uno_env import Agent, UnoRules
 from uno_env.rllib import MaskedPPOTorchRLModule, UnoEnvRunner, UnoMultiAgentEnv, spaces
 
-from .evaluation import eval_line, eval_rows, final_table, final_title
-from .opponents import SELF, parse_mix
+from .opponents import SELF, eval_line, eval_rows, final_table, final_title, parse_mix
 from .run import Every, Stopwatch, seed_everything, start_run, write_summary
 
 __all__ = ["rllib_config", "main_rllib"]

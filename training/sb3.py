@@ -1,15 +1,4 @@
-"""The pieces of ``train.py``'s MaskablePPO run: the model, its learning-rate schedule, its logs, win counts per opponent kind.
-
-| piece | what it is |
-|---|---|
-| ``new_ppo(args, venv, learning_rate, policy_kwargs)`` | a ``MaskablePPO`` with ``args``' PPO settings |
-| ``make_model(args, venv, schedule, resume)`` | a new ``MaskablePPO`` over ``agents.ppo.UnoMaskablePolicy`` (``UnoPrivilegedPolicy`` with ``args.privileged_critic``) with the features extractor of ``args.policy`` (``agents.ppo.POLICY_EXTRACTORS``), or the checkpoint ``.zip`` ``resume`` continued |
-| ``with_update_threads(model, n)`` | the PPO update on ``n`` torch threads, the rollouts on the current count |
-| ``update_threads(n)`` | a context: the block (an update, the warm start's cloning) on ``n`` torch threads |
-| ``LinearSchedule`` | the learning rate ``lr * (1 - done / total)``, ``done`` set by the training loop |
-| ``WinsByKind`` | an SB3 callback: the learner's recent rounds won per opponent kind of the mix |
-| ``log_formats(tensorboard)`` | SB3 logger formats: CSV, plus TensorBoard when asked and installed |
-"""
+"""The pieces of ``train.py``'s MaskablePPO run: the model, its learning-rate schedule, its logs, win counts per opponent kind."""
 
 from __future__ import annotations
 

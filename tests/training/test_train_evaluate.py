@@ -278,7 +278,7 @@ def test_a_failed_checkpoint_write_leaves_the_previous_latest_loadable(tmp_path,
     from sb3_contrib import MaskablePPO
 
     from agents.ppo import UnoFeatures, UnoMaskablePolicy
-    from training.checkpoint import find_checkpoint, load_state, save_checkpoint
+    from training.run import find_checkpoint, load_state, save_checkpoint
     from uno_env.sb3_vec_env import UnoSB3VecEnv
 
     model = MaskablePPO(
@@ -321,14 +321,14 @@ def test_sigkill_inside_an_atomic_write_keeps_the_old_file_and_the_temporary_is_
     target = tmp_path / "latest.json"
     target.write_text("old")
     code = (
-        f"import os, signal; from training.checkpoint import atomic_write\n"
+        f"import os, signal; from training.run import atomic_write\n"
         f"def write(f):\n    f.write(b'new but'); f.flush(); os.kill(os.getpid(), signal.SIGKILL)\n"
         f"atomic_write({str(target)!r}, write)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, timeout=120)
     assert proc.returncode == -9
     assert target.read_text() == "old"
-    from training.checkpoint import remove_partial
+    from training.run import remove_partial
 
     left = [n for n in os.listdir(tmp_path) if n != "latest.json"]
     assert len(left) == 1 and left[0].startswith(".tmp-")  # what a real kill leaves
@@ -336,7 +336,7 @@ def test_sigkill_inside_an_atomic_write_keeps_the_old_file_and_the_temporary_is_
 
 
 def test_find_checkpoint_says_what_resume_accepts(tmp_path):
-    from training.checkpoint import find_checkpoint
+    from training.run import find_checkpoint
 
     (tmp_path / "run" / "checkpoints").mkdir(parents=True)
     with pytest.raises(ValueError, match="no checkpoint in .*--resume takes a run directory"):
