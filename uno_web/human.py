@@ -171,11 +171,7 @@ def explain_decision(
 
 
 class HumanAgent:
-    """A person choosing each action at a terminal, from the observation only (R11); an ``Agent`` like the others.
-
-    Reads a legal move's number or name (``play red 7``), an empty line (show again), ``?``/``h``/``help``
-    (explain every legal move), or ``q``/``quit``/``exit``/end of input (raises ``HumanQuit``).
-    """
+    """A person choosing each action at a terminal, from the observation only (R11); ``q`` raises ``HumanQuit``."""
 
     name = "human"
 
