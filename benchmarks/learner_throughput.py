@@ -34,7 +34,7 @@ from typing import Any
 import tyro
 
 from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summarize
-from benchmarks.engine import machine_info, machine_lines
+from benchmarks.engine_speed import machine_info, machine_lines
 from benchmarks.time_to_skill import train_defaults
 
 ROWS = (

@@ -21,7 +21,7 @@ import numpy as np
 import tyro
 
 from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, ratio_cells, summarize
-from benchmarks.engine import OursBench, RLCardBench, machine_info, machine_lines
+from benchmarks.engine_speed import OursBench, RLCardBench, machine_info, machine_lines
 from benchmarks.env_loop import AECBench, RLCardEnvBench
 
 TARGETS = {"uno_env 1": 5.0, "uno_env 4096": 40.0, "raw_env": 3.0, "env()": 2.5}

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import tyro
 
-from benchmarks.engine import machine_info
+from benchmarks.engine_speed import machine_info
 from uno_env import Engine, UnoRules, sample_legal
 from uno_env.rules import PRESETS
 

@@ -24,7 +24,7 @@ import uno_env
 from benchmarks import pipeline as pipe
 from benchmarks import scaling
 from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, profile_text, ratio_cells, summarize
-from benchmarks.engine import (
+from benchmarks.engine_speed import (
     OursBench,
     RLCardBench,
     _sources_digest,

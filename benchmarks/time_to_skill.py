@@ -23,7 +23,7 @@ from typing import Any
 import tyro
 
 from benchmarks._timing import loadavg
-from benchmarks.engine import machine_info, machine_lines
+from benchmarks.engine_speed import machine_info, machine_lines
 from uno_env import UnoRules
 
 REPO = Path(__file__).resolve().parents[1]
@@ -186,7 +186,7 @@ class Ours(Learner):
     def __init__(self, d: Any) -> None:
         super().__init__()
         from agents.registry import parse_list
-        from training.beliefs import learner_env
+        from training.belief_inputs import learner_env
         from training.main import build_env
         from training.opponents import opponent_groups, parse_mix
         from training.sb3 import LinearSchedule, make_model, with_update_threads

@@ -7,7 +7,7 @@ with the shipped ``belief_policy``'s settings.
 
 The options are ``train.py``'s (``training.main.Args``; docs/training.md) with other defaults:
 ``--beliefs net`` (the policy reads the observation and, per other seat, the belief network's
-reading of the round: ``training.beliefs``), ``--init pretrained`` (the base policy widened with
+reading of the round: ``training.belief_inputs``), ``--init pretrained`` (the base policy widened with
 the new inputs at zero weight, so the run starts from its play and can only learn what the
 belief adds; a model of this recipe continues it), ``--bc-positions 0``, and the learning rate,
 entropy bonus, seed, steps and opponents below. The run is ``train.py``'s
@@ -35,7 +35,7 @@ import tyro
 from agents.model_card import commit_at, machine, read_card, utc, write_card
 from agents.pretrained import model_path
 
-from .beliefs import Beliefs
+from .belief_inputs import Beliefs
 from .main import Args as TrainArgs
 from .main import main as train
 

@@ -21,7 +21,7 @@ from tqdm import tqdm  # type: ignore[import-untyped]
 from agents.model_card import table_card, write_card
 from agents.ppo import POLICY_HISTORY_FORMS, Activation, PolicyKind
 from agents.registry import make_agent, parse_list
-from training.beliefs import (
+from training.belief_inputs import (
     Beliefs,
     card_fields,
     check_beliefs,

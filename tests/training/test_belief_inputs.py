@@ -1,4 +1,4 @@
-"""``train.py --beliefs net`` (``training.beliefs``): a tiny run at 2 and at 4 players saves a model with
+"""``train.py --beliefs net`` (``training.belief_inputs``): a tiny run at 2 and at 4 players saves a model with
 its card, loads by path as a belief policy, evaluates live and plays duplicate deals in the arena; the
 saved actor matches the live one; hidden twins get the same move; ``--init`` widens a trained policy
 that then acts as it did; bad settings are refused with what is allowed."""
@@ -25,7 +25,7 @@ from agents.ppo import load_model
 from agents.pretrained import model_path
 from agents.registry import make_agent
 from arena import play
-from training.beliefs import BeliefInputs, start_from
+from training.belief_inputs import BeliefInputs, start_from
 from training.main import Args, check_args
 from training.main import main as train
 from training.opponents import seat_agents

@@ -1,6 +1,6 @@
 """Smoke tests: the benchmark scripts still run (they never assert on speed).
 
-``python -m benchmarks.engine --quick`` and the suite ``python -m benchmarks --quick`` (tiny sizes)
+``python -m benchmarks.engine_speed --quick`` and the suite ``python -m benchmarks --quick`` (tiny sizes)
 run in subprocesses; the suite's Markdown, JSON and PNG must hold every section's rows, the
 ratios against the peers and the target verdicts.
 """
@@ -25,7 +25,7 @@ def _run(args, timeout=600):
 
 def test_engine_benchmark_quick(tmp_path):
     out_json = tmp_path / "bench.json"
-    proc = _run(["-m", "benchmarks.engine", "--quick", "--json", str(out_json)])
+    proc = _run(["-m", "benchmarks.engine_speed", "--quick", "--json", str(out_json)])
     table_rows = [line for line in proc.stdout.splitlines() if line.startswith("| uno_env |")]
     batches = {int(line.split("|")[3]) for line in table_rows}
     assert {1, 64, 1024, 4096} <= batches, proc.stdout
@@ -145,7 +145,7 @@ def test_time_to_skill_train_set_changes_train_py_defaults():
 
 def test_history_benchmark_runs():
     proc = _run(
-        ["-m", "benchmarks.history", "--rounds", "4", "--runs", "1", "--seconds", "0.05", "--batches", "1", "4"]
+        ["-m", "benchmarks.history_cost", "--rounds", "4", "--runs", "1", "--seconds", "0.05", "--batches", "1", "4"]
     )
     rows = [line for line in proc.stdout.splitlines() if line.startswith("| heuristic |")]
     assert len(rows) == 2, proc.stdout

@@ -1,9 +1,9 @@
 #!/usr/bin/env python
 """Benchmark the uno_env Engine against RLCard's UNO game object, and time numba start-up.
 
-    python -m benchmarks.engine                  # full run (minutes)
-    python -m benchmarks.engine --quick          # CI smoke: a few hundred steps each, no cold compile
-    python -m benchmarks.engine --json out.json --runs 7 --seconds 2
+    python -m benchmarks.engine_speed                  # full run (minutes)
+    python -m benchmarks.engine_speed --quick          # CI smoke: a few hundred steps each, no cold compile
+    python -m benchmarks.engine_speed --json out.json --runs 7 --seconds 2
 
 Rows and method: docs/benchmarks.md.
 """
@@ -56,7 +56,7 @@ TARGET_CACHED_S = 2.0
 
 @dataclasses.dataclass
 class Args:
-    """Options of ``benchmarks/engine.py`` (``--help``)."""
+    """Options of ``benchmarks/engine_speed.py`` (``--help``)."""
 
     runs: int = 5
     """runs per measurement, median reported"""

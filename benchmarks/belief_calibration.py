@@ -1,6 +1,6 @@
 """Calibration of the searches' beliefs: how likely are the true hidden hands under a belief vs uniform?
 
-    python -m benchmarks.beliefs --games 400 --num-players 2 --plot benchmarks/results/beliefs.png
+    python -m benchmarks.belief_calibration --games 400 --num-players 2 --plot benchmarks/results/beliefs.png
 
 Method and columns: benchmarks/results/beliefs.md.
 """
