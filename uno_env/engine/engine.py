@@ -184,7 +184,7 @@ class Engine:
     """A batch of ``num_envs`` UNO games with ``num_players`` seats each, under one ``UnoRules``.
 
     ``reset`` and ``step`` return a ``StepResult`` whose arrays are the engine's attributes, overwritten
-    in place by the next call (copy to keep them). Rewards, autoreset and options: docs/engine.md."""
+    in place by the next call (copy to keep them). Options: docs/engine.md; rewards: docs/spaces.md."""
 
     def __init__(
         self,
@@ -747,7 +747,7 @@ class Engine:
         self.copy_games(source, np.array([source._check_index(i)]), np.array([self._check_index(j)]))
 
     def copy_games(self, source: Engine, i: Any, j: Any) -> None:
-        """Copy games ``i[k]`` of ``source`` into games ``j[k]`` (``source`` may be this engine; ``j`` without repeats)."""
+        """Copy games ``i[k]`` of ``source`` into games ``j[k]`` (``source`` may be this engine; no repeats in ``j``)."""
         if not isinstance(source, Engine) or source.rules != self.rules or source.num_players != self.num_players:
             raise ValueError("copy_game(s) needs an engine with the same rules and num_players")
         i, j = source._index_array(i, "i"), self._index_array(j, "j")
