@@ -747,7 +747,7 @@ class Engine:
         self.copy_games(source, np.array([source._check_index(i)]), np.array([self._check_index(j)]))
 
     def copy_games(self, source: Engine, i: Any, j: Any) -> None:
-        """Copy games ``i[k]`` of ``source`` into games ``j[k]`` (``source`` may be this engine; no repeats in ``j``)."""
+        """Copy games ``i[k]`` of ``source`` into games ``j[k]`` (``source`` may be this engine; ``j`` unique)."""
         if not isinstance(source, Engine) or source.rules != self.rules or source.num_players != self.num_players:
             raise ValueError("copy_game(s) needs an engine with the same rules and num_players")
         i, j = source._index_array(i, "i"), self._index_array(j, "j")
