@@ -15,7 +15,7 @@ from agents.belief_policy import BeliefPolicyAgent, input_size
 from agents.beliefs.net import EVIDENCE_ROWS, MODEL_PATHS, POLICY_INPUTS, BeliefNet, policy_inputs, reads_rules
 from agents.ppo import PPOAgent, load_model
 from agents.pretrained import BELIEF_POLICIES, PRETRAINED, model_path
-from uno_env import UnoRules, parse_rules
+from uno_env import UnoRules
 
 from .opponents import LEAGUE, SELF, parse_mix
 
@@ -37,7 +37,7 @@ Beliefs = Literal["none", "net"]
 BELIEF_CHOICES: tuple[str, ...] = get_args(Beliefs)
 
 
-def check_beliefs(args: Any) -> None:
+def check_beliefs(args: Any, rules: UnoRules) -> None:
     """Refuse ``--beliefs`` and ``--init`` settings the run cannot keep, before anything is built."""
     if args.beliefs not in BELIEF_CHOICES:
         raise ValueError(f"--beliefs must be one of {', '.join(BELIEF_CHOICES)}, got {args.beliefs!r}")
@@ -52,7 +52,7 @@ def check_beliefs(args: Any) -> None:
             f"--beliefs net reads a belief network, trained for {sorted(MODEL_PATHS)} players: "
             f"got --num-players {args.num_players}"
         )
-    if not reads_rules(parse_rules(args.rules)):
+    if not reads_rules(rules):
         raise ValueError(f"--beliefs net reads a belief network trained on classic rules, not --rules {args.rules}")
     if args.backend != "sb3" or args.privileged_critic or args.history or args.policy != "mlp":
         raise ValueError(

@@ -208,8 +208,8 @@ class Args:
     """rllib without --address: CPUs of the local Ray"""
 
 
-def check_args(args: Args) -> None:
-    """Refuse bad settings before anything is built or written (ValueError naming the setting)."""
+def check_args(args: Args) -> UnoRules:
+    """Refuse bad settings before anything is built or written (ValueError naming the setting); the rules."""
     positive = [
         "num_envs",
         "n_steps",
@@ -243,6 +243,7 @@ def check_args(args: Args) -> None:
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
     check_int("--num-players", args.num_players, MIN_PLAYERS, MAX_PLAYERS)
+    rules = parse_rules(args.rules)
     if not 0 < args.learning_rate < 1:
         raise ValueError(f"--learning-rate must be in (0, 1), got {args.learning_rate}")
     if not 0 <= args.snapshot_latest_prob <= 1:
@@ -268,11 +269,12 @@ def check_args(args: Args) -> None:
             f"--policy seq reads the public history: give it --history K (events, 1..{MAX_HISTORY}; e.g. 32)"
         )
     check_device(args)
-    check_beliefs(args)
+    check_beliefs(args, rules)
     if args.learner_seat != "random" and not 0 <= args.learner_seat < args.num_players:
         raise ValueError(
             f"--learner-seat must be 'random' or a seat 0..{args.num_players - 1}, got {args.learner_seat!r}"
         )
+    return rules
 
 
 def check_device(args: Args) -> None:
@@ -444,9 +446,8 @@ def model_card(args: Args, rules: UnoRules, steps: int, script: str) -> dict[str
 def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     """Train, save, evaluate (module docstring); returns what final_eval.json holds. ``script``: the
     command the run's command.txt and model card say made it (``train.py`` or ``uno-train``)."""
-    check_args(args)
+    rules = check_args(args)
     clock = Stopwatch()
-    rules = parse_rules(args.rules)
     # Every agent is built here, once, so that a bad spec fails before anything is written.
     evaluation = opponent_tables(args.eval_opponents, rules, args.num_players)
     if args.backend == "rllib":
