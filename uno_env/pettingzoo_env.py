@@ -109,10 +109,10 @@ class raw_env(AECEnv):
     ``observe(agent)`` returns ``{"observation": float32[D], "action_mask": int8[116]}`` from
     that agent's own seat; both arrays are new on every call (keeping them is safe). Seats in
     the vector are relative: slot k is the seat k places clockwise from the observer.
-    ``last()`` returns the same fresh arrays. (PettingZoo does not ask for copies, and views of
-    the engine's buffers would save ~0.45 µs of a ~4 µs AEC step, but a loop that keeps an
-    observation across ``step``, as a replay buffer does, would see it change under it. The
-    ``infos[agent]`` dicts, as in every PettingZoo env, are the env's own and returned as they are.)
+    ``last()`` returns the same fresh arrays. (PettingZoo does not ask for copies, but a loop that
+    keeps an observation across ``step``, as a replay buffer does, would see a view of the
+    engine's buffers change under it. The ``infos[agent]`` dicts, as in every PettingZoo env, are
+    the env's own and returned as they are.)
 
     Min and max are the space's bounds (``observation_bounds``) for the classic rules and 10 players.
 
