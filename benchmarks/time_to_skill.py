@@ -218,11 +218,11 @@ class Ours(Learner):
         """train.py's warm start (``training.main.warm_start``): the teacher labels positions, the policy is cloned on them."""
         from agents.registry import make_agent
         from training.main import warm_start
-        from training.opponents import parse_specs
+        from training.opponents import opponent_tables
 
         d = self.d
         teacher = make_agent(d.bc_teacher, self.rules)
-        warm_start(d, self.model, self.rules, teacher, parse_specs(d.bc_opponents, self.rules, d.num_players))
+        warm_start(d, self.model, self.rules, teacher, opponent_tables(d.bc_opponents, self.rules, d.num_players))
 
     def rollout(self) -> None:
         # The warm start counts as training and comes with the first rollout, so that every

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -92,7 +92,7 @@ class _Labeller:
 
 def label_positions(
     teacher: str | Agent,
-    opponents: Sequence[str],
+    opponents: Sequence[str] | Mapping[str, Sequence[Agent]],
     rules: UnoRules,
     num_players: int,
     num_positions: int,
@@ -101,7 +101,8 @@ def label_positions(
     history: int = 0,
     history_form: str = "rows",
 ) -> Positions:
-    """``num_positions`` positions labelled by ``teacher`` in games against ``opponents`` (module docstring).
+    """``num_positions`` positions where ``teacher`` had a real choice, from its games against each opponent in
+    turn: specs, or the seats ``training.opponents.opponent_tables`` built.
 
     With ``history=K`` the positions' observations are a ``history=K`` env's dicts (the seat's
     last K public events, in ``history_form``), for a policy that reads the history."""
@@ -110,15 +111,20 @@ def label_positions(
     if not opponents:
         raise ValueError("label_positions needs at least one opponent spec")
     agent = make_agent(teacher, rules) if isinstance(teacher, str) else teacher
+    tables = (
+        opponents
+        if isinstance(opponents, Mapping)
+        else {spec: seat_agents(spec, rules, num_players) for spec in opponents}
+    )
     # A teacher reading another history than the positions' (length or form) is asked through a table.
     k = history_length_of(agent)
     if not uses_engine(agent) and (k == 0 or (k == history and history_form_of(agent) == history_form)):
-        return _label_batched(agent, opponents, rules, num_players, num_positions, seed, chunk, history, history_form)
+        return _label_batched(agent, tables, rules, num_players, num_positions, seed, chunk, history, history_form)
     labeller = _Labeller(agent, history, history_form)
-    seats = {spec: seat_agents(spec, rules, num_players) for spec in opponents}
+    seats = list(tables.values())
     k = 0
     while len(labeller.done) < num_positions:
-        table = [labeller, *seats[opponents[k % len(opponents)]]]
+        table = [labeller, *seats[k % len(seats)]]
         play(table, chunk, rules, seed + k, batch_size=chunk, engine_access=True, on_finish=labeller.finish)
         k += 1
     rows = labeller.done[:num_positions]
@@ -135,7 +141,7 @@ def label_positions(
 
 def _label_batched(
     teacher: Any,
-    opponents: Sequence[str],
+    tables: Mapping[str, Sequence[Agent]],
     rules: UnoRules,
     num_players: int,
     num_positions: int,
@@ -145,9 +151,9 @@ def _label_batched(
     history_form: str = "rows",
 ) -> Positions:
     """``label_positions`` for a teacher that acts on observations: in the learner's seat of a vector env."""
-    groups = [(seat_agents(spec, rules, num_players), chunk) for spec in opponents]
+    groups = [(list(seats), chunk) for seats in tables.values()]
     env = UnoVectorEnv(
-        chunk * len(opponents),
+        chunk * len(groups),
         num_players,
         rules,
         learner_seat="random",
@@ -211,7 +217,7 @@ def clone(
     holdout: float = 0.1,
     seed: int = 0,
 ) -> dict[str, float]:
-    """Fit ``policy`` (an SB3 maskable policy) to the teacher's actions and outcomes (module docstring).
+    """Fit ``policy`` (an SB3 maskable policy) to the teacher's actions and outcomes (docs/training.md).
 
     A fresh Adam (PPO's optimizer state is left alone); the last ``holdout`` share of a seeded
     shuffle is held out. A privileged-critic policy (``agents.ppo.UnoPrivilegedPolicy``) gets its

@@ -74,7 +74,7 @@ def pfsp_probabilities(win_rates: Sequence[float] | np.ndarray, power: float = 2
 
 
 class League(BaseCallback):
-    """The ``self`` and ``league`` groups' opponents, drawn from one snapshot pool (module docstring)."""
+    """The ``self`` and ``league`` groups' opponents, drawn from one snapshot pool."""
 
     def __init__(
         self,

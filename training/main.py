@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -43,7 +44,6 @@ from training.opponents import (
     opponent_groups,
     opponent_tables,
     parse_mix,
-    parse_specs,
 )
 from training.run import (
     Every,
@@ -351,9 +351,11 @@ def warm_start_positions(args: Args) -> int:
     return 0 if args.init else min(args.bc_positions, args.total_timesteps // WARM_START_STEPS_PER_POSITION)
 
 
-def warm_start(args: Args, model: Any, rules: UnoRules, teacher: Agent, opponents: list[str]) -> dict[str, Any]:
+def warm_start(
+    args: Args, model: Any, rules: UnoRules, teacher: Agent, opponents: Mapping[str, Sequence[Agent]]
+) -> dict[str, Any]:
     """Expert iteration's first step: ``teacher`` (``--bc-teacher``) labels positions in games against
-    ``opponents`` (or ``--bc-data`` holds them), the policy is cloned on them (``training.expert``); returns
+    ``opponents`` (``opponent_tables``; or ``--bc-data`` holds them), the policy is cloned on them (``training.expert``); returns
     the labelling and cloning figures."""
     watch = Stopwatch()
     positions = warm_start_positions(args)
@@ -444,7 +446,7 @@ def model_card(args: Args, rules: UnoRules, steps: int, script: str) -> dict[str
 
 
 def main(args: Args, script: str = "train.py") -> dict[str, Any]:
-    """Train, save, evaluate (module docstring); returns what final_eval.json holds. ``script``: the
+    """Train, save, evaluate (docs/training.md); returns what final_eval.json holds. ``script``: the
     command the run's command.txt and model card say made it (``train.py`` or ``uno-train``)."""
     rules = check_args(args)
     clock = Stopwatch()
@@ -466,7 +468,7 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     )
     league_specs = parse_list(args.league_opponents)
     teacher = make_agent(args.bc_teacher, rules) if args.bc_positions else None
-    bc_opponents = parse_specs(args.bc_opponents, rules, args.num_players) if args.bc_positions else []
+    bc_opponents = opponent_tables(args.bc_opponents, rules, args.num_players) if args.bc_positions else {}
     seed_everything(args.seed, args.torch_threads)
     # The categorical's argument checks are a noticeable share of an update and can never fail
     # here (masked logits).

@@ -29,7 +29,6 @@ __all__ = [
     "opponent_groups",
     "seat_agents",
     "opponent_tables",
-    "parse_specs",
     "eval_rows",
     "eval_line",
     "final_title",
@@ -116,7 +115,7 @@ def opponent_groups(
     *,
     num_players: int,
 ) -> list[OpponentGroup]:
-    """The batch split by ``mix`` into groups in game order (module docstring) for tables of
+    """The batch split by ``mix`` into groups in game order for tables of
     ``num_players``; agents from ``make_agent``, a mixed table's from ``seat_agents`` (ValueError
     unless it names ``num_players - 1`` seats)."""
     counts = split_games(int(num_envs), list(mix.values()))
@@ -140,11 +139,6 @@ def opponent_tables(text: str, rules: UnoRules, num_players: int = 2) -> dict[st
     """The comma-separated opponents of ``text`` (``agents.registry.parse_list``: a registry spec or a mixed
     table ``a+b+c``), each with the seats it plays (``seat_agents``), built now so that a bad one fails now."""
     return {spec: seat_agents(spec, rules, num_players) for spec in parse_list(text, tables=True)}
-
-
-def parse_specs(text: str, rules: UnoRules, num_players: int = 2) -> list[str]:
-    """The opponent specs of ``text``, each built once (``opponent_tables``) so that a bad one fails now."""
-    return list(opponent_tables(text, rules, num_players))
 
 
 def eval_rows(

@@ -28,7 +28,7 @@ __all__ = ["rllib_config", "main_rllib"]
 
 
 def rllib_config(args: Any, rules: UnoRules) -> PPOConfig:
-    """The RLlib ``PPOConfig`` of ``train.Args`` (module docstring); ValueError for a mix entry RLlib cannot play."""
+    """The RLlib ``PPOConfig`` of ``train.Args``; ValueError for a mix entry RLlib cannot play."""
     mix = parse_mix(args.opponent_mix)
     for kind in mix:
         if kind != SELF and kind not in BASELINES:
