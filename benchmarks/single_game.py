@@ -108,7 +108,7 @@ def call_rows(calls: int, seed: int) -> list[dict[str, Any]]:
             lambda: empty_step_batch(buf, nothing, True),
         ),
         ("empty njit function, 1 array + an int (the floor of the AEC step's call)", lambda: empty_step_one(buf, 7)),
-        ("empty njit function, 18 arrays + a bool (the floor before issue 18)", lambda: empty_19(*old_args, True)),
+        ("empty njit function, 18 arrays + a bool (the old engine call's floor)", lambda: empty_19(*old_args, True)),
         (
             "batch.step_batch(buf, [-1], True): the driver, no game stepped",
             lambda: batch.step_batch(buf, nothing, True),
@@ -154,7 +154,7 @@ def throughput(args: Args, log: Callable[[str], None]) -> list[dict[str, Any]]:
 
 def render(report: dict[str, Any]) -> str:
     lines = [
-        "## One game at a time: uno_env vs RLCard (issue 18)",
+        "## One game at a time: uno_env vs RLCard",
         "",
         *machine_lines(report["machine"], report["load_average_at_end"]),
         f"- {report['args']['runs']} interleaved runs of {report['args']['seconds']:g} s per row, medians; one thread; "

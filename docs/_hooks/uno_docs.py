@@ -146,6 +146,7 @@ def _examples() -> str:
 
 def _ladder(version: str) -> str:
     from arena.ladder import LADDER, LADDERS, load_reference
+    from arena.ratings import Z95
 
     if version and version not in LADDERS:
         raise DirectiveError(f"uno:ladder {version}: the ladder versions are {sorted(LADDERS)}")
@@ -164,7 +165,7 @@ def _ladder(version: str) -> str:
                 continue
             k, p = at.index(rung), data["players"][n]
             se = p["rating_se"][k]
-            cells.append(f"{p['ratings'][k]:.0f}" + (f" ± {1.96 * se:.0f}" if se else " (anchor)"))
+            cells.append(f"{p['ratings'][k]:.0f}" + (f" ± {Z95 * se:.0f}" if se else " (anchor)"))
         rows.append([f"`{rung}`"] + cells)
     games = ", ".join(f"{g:,} games per table with {n} players" for n, g in sorted(data["definition"]["games"].items()))
     if spec.reference_scale > 1:
