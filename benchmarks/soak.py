@@ -24,7 +24,7 @@ import tyro
 
 from benchmarks.engine_speed import machine_info
 from uno_env import Engine, UnoRules, sample_legal
-from uno_env.rules import PRESETS
+from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 
 # Option mixes on top of the presets, so that the options the presets leave off run too.
 MIXES: dict[str, dict[str, Any]] = {
@@ -126,10 +126,11 @@ def peak_rss_mb() -> float:
 
 
 def configurations(mixes: bool) -> list[tuple[str, UnoRules, int]]:
-    out = [(name, UnoRules.preset(name), n) for name in PRESETS for n in range(2, 11)]
+    every = range(MIN_PLAYERS, MAX_PLAYERS + 1)
+    out = [(name, UnoRules.preset(name), n) for name in PRESETS for n in every]
     if mixes:
         for name, options in MIXES.items():
-            players = range(4, 11, 2) if options.get("teams") else range(2, 11)
+            players = range(4, MAX_PLAYERS + 1, 2) if options.get("teams") else every
             out += [(name, UnoRules.preset("classic", **options), n) for n in players]
     return out
 
