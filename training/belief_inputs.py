@@ -43,8 +43,8 @@ def check_beliefs(args: Any, rules: UnoRules) -> None:
         raise ValueError(f"--beliefs must be one of {', '.join(BELIEF_CHOICES)}, got {args.beliefs!r}")
     if args.init and args.resume:
         raise ValueError("--init starts a new run from a model's weights; --resume continues a run: give one")
-    if args.init and args.backend != "sb3":
-        raise ValueError("--init is for the sb3 backend")
+    if args.init and args.backend == "rllib":
+        raise ValueError("--init is for the sb3 and batched backends")
     if args.beliefs == "none":
         return
     if args.num_players not in MODEL_PATHS:
@@ -54,9 +54,10 @@ def check_beliefs(args: Any, rules: UnoRules) -> None:
         )
     if not reads_rules(rules):
         raise ValueError(f"--beliefs net reads a belief network trained on classic rules, not --rules {args.rules}")
-    if args.backend != "sb3" or args.privileged_critic or args.history or args.policy != "mlp":
+    if args.backend == "rllib" or args.privileged_critic or args.history or args.policy != "mlp":
         raise ValueError(
-            "--beliefs net trains an MLP over the observation and the belief network's reading: the sb3 backend, "
+            "--beliefs net trains an MLP over the observation and the belief network's reading: the sb3 or batched "
+            "backend, "
             "--policy mlp, no --history and no --privileged-critic"
         )
     if {SELF, LEAGUE} & set(parse_mix(args.opponent_mix)):

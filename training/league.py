@@ -181,16 +181,19 @@ class League(BaseCallback):
     # --- results: an SB3 callback ------------------------------------------------------------
 
     def _on_step(self) -> bool:
-        dones = self.locals["dones"]
+        self.record(self.locals["rewards"], self.locals["dones"])
+        return True
+
+    def record(self, rewards: np.ndarray, dones: np.ndarray) -> None:
+        """Count the league rounds that ended this step for the member each group played."""
         if self.groups and dones.any():
-            won = self.locals["rewards"] > 0
+            won = rewards > 0
             slot = {g: k for k, g in enumerate(self.groups)}
             for i in np.flatnonzero(dones):
                 k = slot.get(int(self.group_of[i]))
                 # A member evicted since the draw still plays until the next one; its rounds are not counted.
                 if k is not None and self.current[k] in self.results:
                     self.results[self.current[k]].append(bool(won[i]))
-        return True
 
     def summary(self) -> str | None:
         """``member p=win rate P=draw probability (rounds)`` per member, one line; None without league groups."""

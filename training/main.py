@@ -22,6 +22,14 @@ from tqdm import tqdm  # type: ignore[import-untyped]
 from agents.model_card import table_card, write_card
 from agents.ppo import POLICY_HISTORY_FORMS, Activation, PolicyKind
 from agents.registry import make_agent, parse_list
+from training.batched_ppo import (
+    PRECISIONS,
+    BatchedPPO,
+    PPOSettings,
+    Precision,
+    precision_note,
+    resolve_precision,
+)
 from training.belief_inputs import (
     Beliefs,
     card_fields,
@@ -139,7 +147,7 @@ class Args:
     privileged_critic: bool = False
     """the value function also sees every hand; the saved policy does not"""
     history: int = 0
-    """public events the policy reads besides its observation (0: none; sb3 backend)"""
+    """public events the policy reads besides its observation (0: none; sb3 and batched backends)"""
     policy: PolicyKind = "mlp"
     """network: mlp (one MLP over everything) or seq (a transformer over the --history events beside it)"""
     beliefs: Beliefs = "none"
@@ -198,8 +206,11 @@ class Args:
     """show a progress bar"""
     tensorboard: bool = True
     """write TensorBoard logs to <run>/tb when tensorboard is installed"""
-    backend: Literal["sb3", "rllib"] = "sb3"
-    """sb3: MaskablePPO in this process; rllib: Ray RLlib PPO (the distributed extra)"""
+    backend: Literal["sb3", "batched", "rllib"] = "sb3"
+    """sb3: MaskablePPO in this process; batched: masked PPO with the rollout on the learner's device
+    (the same model files); rllib: Ray RLlib PPO (the distributed extra)"""
+    precision: Precision = "auto"
+    """batched: the learner's matrix precision; auto: bf16 where the device has bf16 matrix units, else fp32"""
     num_env_runners: int = 1
     """rllib: Ray actors sampling games (0: sample on this process)"""
     address: str = ""
@@ -250,20 +261,24 @@ def check_args(args: Args) -> UnoRules:
         raise ValueError(f"--snapshot-latest-prob must be in [0, 1], got {args.snapshot_latest_prob}")
     if args.backend == "rllib" and args.resume:
         raise ValueError(
-            "--resume is for the sb3 backend; an RLlib run restarts from its checkpoint with Algorithm.from_checkpoint"
+            "--resume is for the sb3 and batched backends; an RLlib run restarts from its checkpoint with Algorithm.from_checkpoint"
         )
     if args.backend == "rllib" and args.bc_positions:
         raise ValueError(
-            "--backend rllib has no warm start (--bc-positions is for the sb3 backend): add --bc-positions 0"
+            "--backend rllib has no warm start (--bc-positions is for the sb3 and batched backends): add --bc-positions 0"
         )
+    if args.precision not in PRECISIONS:
+        raise ValueError(f"--precision must be one of {', '.join(PRECISIONS)}, got {args.precision!r}")
+    if args.precision != "auto" and args.backend != "batched":
+        raise ValueError(f"--precision is for the batched backend (--backend batched), got --backend {args.backend}")
     if args.privileged_critic and args.backend == "rllib":
-        raise ValueError("--privileged-critic is for the sb3 backend")
+        raise ValueError("--privileged-critic is for the sb3 and batched backends")
     if not 0 <= args.history <= MAX_HISTORY:
         raise ValueError(
             f"--history must be in 0..{MAX_HISTORY} (public events the policy reads; 0: none), got {args.history}"
         )
-    if args.history and (args.backend != "sb3" or args.privileged_critic):
-        raise ValueError("--history is for the sb3 backend, without --privileged-critic")
+    if args.history and (args.backend == "rllib" or args.privileged_critic):
+        raise ValueError("--history is for the sb3 and batched backends, without --privileged-critic")
     if args.policy == "seq" and not args.history:
         raise ValueError(
             f"--policy seq reads the public history: give it --history K (events, 1..{MAX_HISTORY}; e.g. 32)"
@@ -287,8 +302,10 @@ def check_device(args: Args) -> None:
         raise ValueError(f"--device must be a torch device such as cpu, cuda or cuda:1, got {args.device!r}") from exc
     if device.type != "cuda" or not torch.cuda.is_available() or (device.index or 0) >= torch.cuda.device_count():
         raise ValueError(f"--device {args.device}: no such device here ({torch.cuda.device_count()} CUDA devices)")
-    if args.backend != "sb3" or (warm_start_positions(args) and not args.resume):
-        raise ValueError(f"--device {args.device} is for the sb3 backend without a warm start: add --bc-positions 0")
+    if args.backend == "rllib" or (warm_start_positions(args) and not args.resume):
+        raise ValueError(
+            f"--device {args.device} is for the sb3 and batched backends without a warm start: add --bc-positions 0"
+        )
 
 
 def build_env(
@@ -428,6 +445,25 @@ def restore_run(resume: Any, model: Any, league: League) -> list[dict[str, Any]]
     return history
 
 
+def batched_learner(args: Args, model: Any, venv: Any, schedule: LinearSchedule, observers: list[Any]) -> BatchedPPO:
+    """The batched backend's learner over ``model``'s policy (its precision printed first)."""
+    precision = resolve_precision(args.precision, model.policy.device)
+    print(precision_note(args.precision, precision, model.policy.device))
+    settings = PPOSettings(
+        **{f.name: getattr(args, f.name) for f in dataclasses.fields(PPOSettings)},
+    )
+    return BatchedPPO(model, venv, settings, lambda: schedule(1.0), precision, args.seed, observers)
+
+
+def log_update(model: Any, stats: dict[str, float], seconds: float, trained: int) -> None:
+    """One update's figures in the run's logs (SB3's keys, so progress.csv reads the same on either backend)."""
+    for key, value in stats.items():
+        model.logger.record(f"train/{key}", value)
+    model.logger.record("time/fps", int(trained / max(seconds, 1e-9)))
+    model.logger.record("time/total_timesteps", model.num_timesteps)
+    model.logger.dump(model.num_timesteps)
+
+
 def model_card(args: Args, rules: UnoRules, steps: int, script: str) -> dict[str, Any]:
     """The card saved beside every model of the run (``agents.model_card``): the table it is trained for,
     the command and arguments that made it, its step count."""
@@ -442,6 +478,11 @@ def model_card(args: Args, rules: UnoRules, steps: int, script: str) -> dict[str
         train_args=dataclasses.asdict(args),
         steps=int(steps),
         **card_fields(args, rules),
+        **(
+            {"precision": resolve_precision(args.precision, torch.device(args.device))}
+            if args.backend == "batched"
+            else {}
+        ),
     )
 
 
@@ -507,10 +548,14 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     snapshots, evals, checkpoints = (
         Every(n, start_step) for n in (args.snapshot_every, args.eval_every, args.checkpoint_every)
     )
+    learner = batched_learner(args, model, venv, schedule, [wins, league]) if args.backend == "batched" else None
     training = Stopwatch(args.max_minutes)
     while model.num_timesteps < args.total_timesteps and not training.expired():
         schedule.done = model.num_timesteps
-        model.learn(args.num_envs * args.n_steps, reset_num_timesteps=False, log_interval=1, callback=callbacks)
+        if learner is None:
+            model.learn(args.num_envs * args.n_steps, reset_num_timesteps=False, log_interval=1, callback=callbacks)
+        else:
+            log_update(model, learner.learn_rollout(), training.seconds(), model.num_timesteps - start_step)
         step = model.num_timesteps
         bar.update(step - bar.n)
         bar.set_postfix_str(wins.summary(), refresh=False)

@@ -120,12 +120,15 @@ class WinsByKind(BaseCallback):
         self.recent: dict[str, collections.deque[float]] = {g.kind: collections.deque(maxlen=window) for g in groups}
 
     def _on_step(self) -> bool:
-        dones = self.locals["dones"]
+        self.record(self.locals["rewards"], self.locals["dones"])
+        return True
+
+    def record(self, rewards: np.ndarray, dones: np.ndarray) -> None:
+        """Count the rounds that ended this step (a positive reward is a win)."""
         if dones.any():
-            won = self.locals["rewards"] > 0
+            won = rewards > 0
             for i in np.flatnonzero(dones):
                 self.recent[self.kind_of_game[i]].append(bool(won[i]))
-        return True
 
     def summary(self) -> str:
         """``kind rate`` per opponent kind, for the progress bar."""

@@ -362,7 +362,7 @@ def test_train_with_league_and_warm_start_is_seeded_and_resumes_with_the_league(
         (["--bc-positions", "10", "--bc-teacher", "nobody"], "unknown agent 'nobody'"),
         (["--opponent-mix", "league", "--league-opponents", "nobody"], "unknown agent 'nobody'"),
         (["--learning-rate", "2"], "--learning-rate must be in"),
-        (["--backend", "rllib", "--bc-positions", "10"], "is for the sb3 backend"),
+        (["--backend", "rllib", "--bc-positions", "10"], "is for the sb3 and batched backends"),
     ],
 )
 def test_train_refuses_bad_league_and_warm_start_settings(tmp_path, args, message):

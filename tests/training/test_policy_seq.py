@@ -156,8 +156,11 @@ def test_the_extractor_refuses_what_it_cannot_read():
     "settings, message",
     [
         (dict(policy="seq"), "--policy seq reads the public history: give it --history K"),
-        (dict(policy="seq", history=4, privileged_critic=True), "--history is for the sb3 backend"),
-        (dict(policy="seq", history=4, backend="rllib", bc_positions=0), "--history is for the sb3 backend"),
+        (dict(policy="seq", history=4, privileged_critic=True), "--history is for the sb3 and batched backends"),
+        (
+            dict(policy="seq", history=4, backend="rllib", bc_positions=0),
+            "--history is for the sb3 and batched backends",
+        ),
         (dict(device="tpu"), "--device"),
     ],
 )

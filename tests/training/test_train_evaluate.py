@@ -362,7 +362,13 @@ def test_find_checkpoint_says_what_resume_accepts(tmp_path):
         (["--learner-seat", "2"], "--learner-seat must be 'random' or a seat 0..1"),
         (["--resume", "no/such/run"], "nothing to resume at 'no/such/run': --resume takes a run directory"),
         (["--history", "-1"], "--history must be in 0..1024"),
-        (["--history", "4", "--privileged-critic"], "--history is for the sb3 backend, without --privileged-critic"),
+        (
+            ["--history", "4", "--privileged-critic"],
+            "--history is for the sb3 and batched backends, without --privileged-critic",
+        ),
+        (["--precision", "bf16"], "--precision is for the batched backend"),
+        (["--backend", "batched", "--device", "gpu0"], "--device must be a torch device such as cpu, cuda"),
+        (["--backend", "batched", "--device", "cuda:7", "--bc-positions", "0"], "--device cuda:7: no such device here"),
     ],
 )
 def test_train_refuses_bad_settings_before_writing_anything(tmp_path, args, message):
@@ -382,7 +388,8 @@ def test_train_refuses_bad_settings_before_writing_anything(tmp_path, args, mess
     "flag, value, allowed",
     [
         ("--activation", "gelu", "'relu', 'tanh', 'silu'"),
-        ("--backend", "jax", "'sb3', 'rllib'"),
+        ("--backend", "jax", "'sb3', 'batched', 'rllib'"),
+        ("--precision", "fp16", "'auto', 'fp32', 'bf16'"),
         ("--learner-seat", "left", "random"),
     ],
 )
