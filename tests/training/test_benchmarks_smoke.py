@@ -119,15 +119,23 @@ def test_time_to_skill_quick_both_learners(tmp_path):
 
 
 def test_learner_throughput_quick(tmp_path):
-    """benchmarks/learner_throughput.py (quick): a row per torch-thread setting, ratios to the first, in Markdown and JSON."""
+    """benchmarks/learner_throughput.py (quick): a row per backend setting, ratios to the first, the update and env
+    figures and the strength part, in Markdown and JSON."""
     pytest.importorskip("sb3_contrib")
-    proc = _run(["-m", "benchmarks.learner_throughput", "--quick", "--results-dir", str(tmp_path)])
+    proc = _run(
+        ["-m", "benchmarks.learner_throughput", "--quick", "--strength-minutes", "0.02", "--results-dir", str(tmp_path)]
+    )
     report = json.loads((tmp_path / "learner_throughput.json").read_text())
     rows = report["rows"]
-    assert [(r["torch_threads"], r["update_threads"]) for r in rows] == [(1, 1), (1, 2), (2, 2)]
+    assert [r["backend"] for r in rows] == ["sb3", "sb3", "batched", "batched", "batched", "batched"]
     assert rows[0]["ratio"] == 1.0 and all(r["steps_per_s"] > 0 and r["cpu_steps_per_s"] > 0 for r in rows)
+    assert {r["precision"] for r in rows[2:4]} == {"fp32", "bf16"}
+    assert report["update"] and all(u["update_per_s"] > 0 for u in report["update"])
+    runs = report["strength"]["runs"]
+    assert list(runs) == ["sb3", "batched-fp32"] and all(0 <= r["win_rate"] <= 1 for r in runs.values())
     table = [line for line in (tmp_path / "learner_throughput.md").read_text().splitlines() if line.startswith("| ")]
-    assert len(table) == 1 + len(rows) and all(line in proc.stdout for line in table)  # the header and a row each
+    assert len(table) == 3 + len(rows) + len(report["update"]) + len(runs)  # three tables: a header and rows each
+    assert all(line in proc.stdout for line in table)
 
 
 def test_time_to_skill_train_set_changes_train_py_defaults():
