@@ -92,10 +92,21 @@ def _parsed_rules(rules: Any) -> UnoRules:
         raise SessionError(
             f"rules is a preset name ({', '.join(PRESETS)}) or JSON options over classic, got {shown(rules)}"
         )
+    if isinstance(rules, str) and len(rules) > MAX_SPEC_CHARS:
+        raise SessionError(
+            f"rules is a preset name ({', '.join(PRESETS)}) or JSON options over classic; got {len(rules)} "
+            f"characters starting {shown(rules, 40)}",
+            "too_large",
+        )
     try:
         return parse_rules(rules)
     except (ValueError, TypeError) as exc:
-        raise SessionError(str(exc)) from None
+        raise SessionError(_brief(str(exc))) from None
+
+
+def _brief(message: str, limit: int = 1000) -> str:
+    """``message`` cut to ``limit`` characters: a refusal that quotes what was sent stays short."""
+    return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
 class UnoGames:
@@ -384,7 +395,7 @@ def build_server(games: UnoGames | None = None) -> Any:
         try:
             return method(*args)
         except SessionError as exc:  # the SDK shows a ToolError's message to the model
-            raise ToolError(str(exc)) from exc
+            raise ToolError(_brief(str(exc), 2000)) from exc
 
     game_id_arg = _arg("the game's id, as new_game gave it", {"type": "string"})
     GameId = Annotated[Any, game_id_arg]
