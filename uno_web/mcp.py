@@ -32,6 +32,7 @@ from .session import (
     HINT_ROLLOUTS,
     MAX_HINT_ROLLOUTS,
     MAX_MOVE_CHARS,
+    MAX_SPEC_CHARS,
     Session,
     SessionError,
     build_agents,
@@ -61,7 +62,6 @@ VIEW_EVENTS = 40  # events of the round a view shows; record pages through the r
 MAX_RECORD_PAGE = 500
 # Every tool call is a few hundred bytes: a bigger request (HTTP body or stdio line) is refused unread.
 MAX_REQUEST_BYTES = 64 * 1024
-MAX_SPEC_CHARS = 200  # an opponent's name (search:20ms, a label): refused before the registry reads it
 # One call's work: the opponents make at most this many decisions, and begin none after this many
 # seconds; then the call answers and resume goes on (an elimination match can run thousands).
 CALL_DECISIONS = 200
@@ -155,10 +155,11 @@ class UnoGames:
         s.run_agents(self.call_decisions, self.call_seconds, self.clock)
 
     def _make_room(self) -> None:
-        """Drop the games unused for ``IDLE_MINUTES``; ``SessionError`` when still full."""
-        now = self.clock()
-        for game_id in [g for g, t in self.touched.items() if now - t > IDLE_MINUTES * 60]:
-            self._forget(game_id)
+        """When ``MAX_GAMES`` are open, drop those unused for ``IDLE_MINUTES``; ``SessionError`` when still full."""
+        if len(self.games) >= MAX_GAMES:
+            now = self.clock()
+            for game_id in [g for g, t in self.touched.items() if now - t > IDLE_MINUTES * 60]:
+                self._forget(game_id)
         if len(self.games) >= MAX_GAMES:
             raise SessionError(
                 f"{MAX_GAMES} games are open; end one with end_game, or wait: a game unused for "
@@ -189,12 +190,6 @@ class UnoGames:
                 f"opponents is a list of 1 to {MAX_PLAYERS - 1} agent names ({self.offered()}, or "
                 f"search:N), got {shown(opponents)}"
             )
-        for spec in opponents:
-            if len(spec) > MAX_SPEC_CHARS:
-                raise SessionError(
-                    f"an opponent's name is at most {MAX_SPEC_CHARS} characters, got {len(spec)} starting {shown(spec, 40)}",
-                    "too_large",
-                )
         n = len(opponents) + 1
         seat = check_int("seat", seat, 0, n - 1)
         seed = check_int("seed", seed, 0, 2**63 - 1)

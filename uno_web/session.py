@@ -26,6 +26,7 @@ __all__ = [
     "HINT_ROLLOUTS",
     "MAX_HINT_ROLLOUTS",
     "MAX_MOVE_CHARS",
+    "MAX_SPEC_CHARS",
     "STATUS",
     "Session",
     "SessionError",
@@ -40,6 +41,7 @@ HINT_ROLLOUTS = 256  # the hint's default budget: a fraction of a second per dec
 MAX_HINT_ROLLOUTS = 4096
 # The longest move name is a few dozen characters: a longer move text is refused before any parser reads it.
 MAX_MOVE_CHARS = 200
+MAX_SPEC_CHARS = 200  # a remote caller's agent name (search:20ms, a label), refused longer before the registry reads it
 
 STATUS = {"invalid": 422, "conflict": 409, "unknown": 404, "full": 503, "too_large": 413, "malformed": 400}
 """The HTTP status the web answers for each ``SessionError.kind``."""
@@ -127,6 +129,10 @@ def build_agents(
         spec = specs[k]
         if not isinstance(spec, str):
             raise SessionError(f"an agent is a name, got {type(spec).__name__} {shown(spec)}")
+        if remote and len(spec) > MAX_SPEC_CHARS:
+            raise SessionError(
+                f"an agent's name is at most {MAX_SPEC_CHARS} characters, got {len(spec)} starting {shown(spec, 40)}"
+            )
         try:
             if spec.strip() in extra:
                 agent = extra[spec.strip()]

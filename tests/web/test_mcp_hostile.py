@@ -21,7 +21,8 @@ from mcp.shared.exceptions import MCPError
 
 import uno_web.session
 from uno_env.text import BadReply, parse_reply
-from uno_web.mcp import MAX_MOVE_CHARS, MAX_REQUEST_BYTES, UnoGames, build_server
+from uno_web.mcp import IDLE_MINUTES, MAX_GAMES, MAX_MOVE_CHARS, MAX_REQUEST_BYTES, UnoGames, build_server
+from uno_web.session import SessionError
 
 DASHES = ["\u2212", "\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2015", "\ufe63", "\uff0d"]
 ELIMINATION = {"scoring": "elimination", "episode": "match", "target_points": 50}
@@ -204,7 +205,11 @@ def http_url():
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # a server stuck in a call does not outlive the tests
+            server.kill()
+            server.wait(timeout=30)
 
 
 def test_a_second_http_client_neither_sees_nor_touches_the_first_ones_games(http_url):
@@ -295,3 +300,18 @@ def test_stdio_answers_what_it_cannot_read_with_json_rpc_errors():
     assert answers[2]["id"] == 3 and all(a["id"] is None for a in answers[:2])
     assert f"a request is at most {MAX_REQUEST_BYTES} bytes" in answers[4]["error"]["message"]
     assert answers[5]["id"] == 7 and answers[5]["result"]["serverInfo"]["name"] == "uno"
+
+
+def test_a_full_server_makes_room_from_idle_games_only():
+    now = [0.0]
+    games = UnoGames(clock=lambda: now[0])
+    first = games.new_game(["random"], seed=0)["game_id"]
+    for seed in range(1, MAX_GAMES):
+        now[0] += 1.0
+        games.new_game(["random"], seed=seed)
+    with pytest.raises(SessionError, match=f"{MAX_GAMES} games are open; end one with end_game, or wait") as err:
+        games.new_game(["random"])
+    assert err.value.kind == "full" and len(games.games) == MAX_GAMES
+    now[0] = IDLE_MINUTES * 60 + 0.5  # the first game is now idle past the limit, the others not
+    state = games.new_game(["random"], seed=99)
+    assert first not in games.games and state["game_id"] in games.games and len(games.games) == MAX_GAMES

@@ -177,7 +177,7 @@ def _bad_calls(game_id: str) -> list[tuple[str, dict, str]]:
         ("new_game", {"opponents": ["random"] * 10_000}, "1 to 9 agent names"),
         ("play", {"game_id": game_id, "move": "x" * 100_000}, f"at most {MAX_MOVE_CHARS} characters; got 100000"),
         ("view", {"game_id": "g" * 100_000}, "no game 'ggg"),
-        ("new_game", {"opponents": ["x" * 1_000_000]}, "an opponent's name is at most 200 characters, got 1000000"),
+        ("new_game", {"opponents": ["x" * 1_000_000]}, "an agent's name is at most 200 characters, got 1000000"),
         ("new_game", {"opponents": ["search:" + "9" * 1_000_000]}, "at most 200 characters"),
         ("rules", {"rules": "x" * 1_000_000}, "got 1000000 characters starting 'xxx"),
         ("new_game", {"rules": {"y" * 100_000: 1}}, "unknown option(s) ['yyy"),
