@@ -144,6 +144,7 @@ class Game:
             out["winners"] = s.winners
             out["truncated"] = bool(e.truncated[0]) or s.at_limit
             out["at_action_limit"] = s.at_limit
+            out["eliminated"] = s.eliminated
         return out
 
     def move(self, action: Any) -> None:

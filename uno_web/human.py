@@ -222,7 +222,7 @@ class HumanAgent:
             if text in ("?", "h", "help"):
                 self._say(explain_decision(o, legal, self.names, color=self.color))
                 continue
-            if text.isdigit():
+            if text.isascii() and text.isdigit():  # ASCII digits only, as every front end reads a number
                 k = int(text)
                 if 1 <= k <= len(legal):
                     return legal[k - 1]

@@ -43,7 +43,7 @@ from uno_env.compile_notice import announce_compiling
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 from .games import MAX_GAME_ACTIONS, Game, Replay, Store, open_game
-from .session import STATUS, Session, SessionError, build_agents, owner_agents
+from .session import STATUS, Session, SessionError, build_agents, owner_agents, shown
 
 STATIC = Path(__file__).parent / "static"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -106,7 +106,7 @@ def _validation_message(exc: RequestValidationError) -> str:
         elif err.get("type") == "missing":
             parts.append(f"missing field {'.'.join(loc) or 'body'!r}")
         else:
-            parts.append(f"{'.'.join(loc) or 'body'}: {err.get('msg')} (got {err.get('input')!r})"[:300])
+            parts.append(f"{'.'.join(loc) or 'body'}: {err.get('msg')} (got {shown(err.get('input'))})")
     return "; ".join(parts) or "invalid request"
 
 

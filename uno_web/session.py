@@ -8,7 +8,8 @@ game unchanged.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,8 @@ from uno_env.text import BadReply, legal_moves, parse_reply
 __all__ = [
     "HINT_ROLLOUTS",
     "MAX_HINT_ROLLOUTS",
+    "MAX_MOVE_CHARS",
+    "MAX_SPEC_CHARS",
     "STATUS",
     "Session",
     "SessionError",
@@ -36,6 +39,9 @@ __all__ = [
 
 HINT_ROLLOUTS = 256  # the hint's default budget: a fraction of a second per decision
 MAX_HINT_ROLLOUTS = 4096
+# The longest move name is a few dozen characters: a longer move text is refused before any parser reads it.
+MAX_MOVE_CHARS = 200
+MAX_SPEC_CHARS = 200  # a remote caller's agent name (search:20ms, a label), refused longer before the registry reads it
 
 STATUS = {"invalid": 422, "conflict": 409, "unknown": 404, "full": 503, "too_large": 413, "malformed": 400}
 """The HTTP status the web answers for each ``SessionError.kind``."""
@@ -54,8 +60,8 @@ class SessionError(ValueError):
 
 def shown(value: Any, limit: int = 80) -> str:
     """``repr(value)`` cut to ``limit`` characters: a refusal quotes what came from outside, briefly."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    text = repr(value[: limit + 1] if isinstance(value, str | list) else value)  # a huge text is not copied whole
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
@@ -123,6 +129,10 @@ def build_agents(
         spec = specs[k]
         if not isinstance(spec, str):
             raise SessionError(f"an agent is a name, got {type(spec).__name__} {shown(spec)}")
+        if remote and len(spec) > MAX_SPEC_CHARS:
+            raise SessionError(
+                f"an agent's name is at most {MAX_SPEC_CHARS} characters, got {len(spec)} starting {shown(spec, 40)}"
+            )
         try:
             if spec.strip() in extra:
                 agent = extra[spec.strip()]
@@ -147,8 +157,9 @@ def build_agents(
     return agents, labels
 
 
-# A reply that is only a number (maybe signed or with a fraction) is a move number or nothing.
-_NUMBER = re.compile(r"\s*[-+]?\d+(\.\d*)?\s*")
+# A reply that is only a number (maybe signed, with any dash or minus sign, or with a fraction) is a
+# move number or nothing; digits are ASCII, as the chat parser reads them (uno_env.text).
+_NUMBER = re.compile(r"\s*[-+\u2010-\u2015\u2212\u2043\ufe58\ufe63\uff0b\uff0d]?[0-9]+(\.[0-9]*)?\s*")
 
 
 class Session:
@@ -192,6 +203,7 @@ class Session:
         self.last_action = -1  # the last action taken (every action is public)
         self.event_count = 0
         self.winners: list[int] = []
+        self.eliminated = False  # the outside seat is out of an elimination match: the game is over for it
         self.sync()
 
     @property
@@ -202,8 +214,9 @@ class Session:
 
     @property
     def over(self) -> bool:
-        """Whether the episode (round, or match with ``episode='match'``) ended, or the game hit ``max_actions``."""
-        return bool(self.engine.terminated[0] or self.engine.truncated[0]) or self.at_limit
+        """Whether the episode (round, or match with ``episode='match'``) ended, the game hit ``max_actions``,
+        or the outside seat was eliminated (the others' play is not run for nobody to watch)."""
+        return bool(self.engine.terminated[0] or self.engine.truncated[0]) or self.at_limit or self.eliminated
 
     @property
     def to_act(self) -> int | None:
@@ -231,6 +244,8 @@ class Session:
         for ev in new:
             if "winners" in ev:  # a round_end or match_end (the event table gives them that field)
                 self.winners = list(ev["winners"])
+            elif ev["type"] == "eliminated" and ev["player"] == self.seat:
+                self.eliminated = True
         self.event_count += len(new)
         return new
 
@@ -238,12 +253,15 @@ class Session:
         """A new deal (the next round of ``uno-play --games``): a fresh record, the same agents."""
         self.engine.reset()
         self.moves, self.last_action, self.event_count, self.winners = 0, -1, 0, []
+        self.eliminated = False
         self.sync()
 
     def check_running(self) -> None:
         """``SessionError`` (conflict) once the game is over."""
         if self.at_limit:
             raise SessionError(f"the game stopped at this table's limit of {self.max_actions} actions", "conflict")
+        if self.eliminated:
+            raise SessionError("the game is over for you: your seat was eliminated from the match", "conflict")
         if self.over:
             raise SessionError("the game is over: start a new game (its record shows every hand)", "conflict")
 
@@ -283,6 +301,12 @@ class Session:
                 f"a move is its number (an integer 1..{len(moves)}) or its name, got "
                 f"{type(move).__name__} {shown(move)}{listed}"
             )
+        if isinstance(move, str) and len(move) > MAX_MOVE_CHARS:
+            raise SessionError(
+                f"a move is its number or its name, at most {MAX_MOVE_CHARS} characters; got {len(move)} "
+                f"characters starting {shown(move, 40)}{listed}",
+                "too_large",
+            )
         if isinstance(move, str) and _NUMBER.fullmatch(move):
             if not move.strip().isdigit():
                 raise SessionError(f"a move number is an integer 1..{len(moves)}, got {shown(move.strip())}{listed}")
@@ -305,12 +329,28 @@ class Session:
         self.step(ask_one(self.agents[seat], self.engine, 0, self.rng))
         return seat
 
-    def run_agents(self) -> list[int]:
-        """The agents move until the outside seat's turn or the end; the seats that moved, in order."""
-        moved = []
+    def run_agents(
+        self,
+        max_decisions: int | None = None,
+        max_seconds: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> list[int]:
+        """The agents move until the outside seat's turn or the end, or until ``max_decisions`` were
+        made or ``max_seconds`` have passed (no decision is begun after that); the seats that moved."""
+        moved: list[int] = []
+        start = clock()
         while not self.over and not self.your_turn:
+            if max_decisions is not None and len(moved) >= max_decisions:
+                break
+            if max_seconds is not None and moved and clock() - start >= max_seconds:
+                break
             moved.append(self.advance())
         return moved
+
+    @property
+    def agents_to_move(self) -> bool:
+        """Whether the game runs and another seat than the outside one is to act."""
+        return not self.over and not self.your_turn
 
     def events(self, since: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
         """The game's record events from number ``since`` (at most ``limit``) as the outside seat saw

@@ -232,3 +232,11 @@ def test_a_challenged_wild_draw_four_is_said_guilty_or_innocent():
             assert (who, count) == (played_by, 4), (lines[k - 1], line)
         else:  # the challenger takes the innocent draw
             assert who != played_by and count == 6, (lines[k - 1], line)
+
+
+def test_only_ascii_digits_are_a_move_number():
+    # "²".isdigit() is true but int() refuses it; "１" is a digit of another script: neither is a number here.
+    rc, out = run(["--seed", "2", "--no-color"], "²\n１\n\u22121\nq\n")
+    assert rc == 0
+    assert "'²' is not a move" in out and "'１' is not a move" in out and "'\u22121' is not a move" in out
+    assert out.count("Your move [") == 4 and out.rstrip().endswith("Bye.")

@@ -89,6 +89,35 @@ def test_the_game_stops_at_its_action_limit():
     assert err.value.kind == "conflict" and len(s.record()["actions"]) == 5
 
 
+def test_the_game_is_over_for_a_seat_eliminated_from_the_match():
+    rules = parse_rules({"scoring": "elimination", "episode": "match", "target_points": 50})
+    agents, labels = build_agents(["heuristic"], rules, 4, 0)
+    game = open_game(rules, 0, agents, labels, 0)
+    s = game.session
+    for _ in range(500):  # draw or pass whenever allowed: the seat loses points and goes out
+        s.run_agents()
+        if s.over:
+            break
+        moves = {m.label: m.action for m in s.moves_list()}
+        s.play(moves.get("draw", moves.get("pass", s.legal_actions()[0])))
+    assert s.eliminated and s.over and not s.engine.terminated[0] and s.to_act is None
+    assert s.run_agents() == [] and game.view()["eliminated"] and game.view()["over"]
+    with pytest.raises(SessionError, match="your seat was eliminated") as err:
+        s.advance()
+    assert err.value.kind == "conflict"
+
+
+def test_run_agents_stops_at_its_budget():
+    s = _session(seed=4, seat=5, n=6)
+    moved = s.run_agents(max_decisions=1)
+    assert len(moved) <= 1 and (s.your_turn or s.agents_to_move)
+    ticks = iter(range(100))
+    while s.agents_to_move:
+        before = s.moves
+        s.run_agents(max_seconds=1.5, clock=lambda: float(next(ticks)))
+        assert 1 <= s.moves - before <= 2
+
+
 @pytest.mark.parametrize(
     ("specs", "remote", "message"),
     [

@@ -441,7 +441,8 @@ function finish(v) {
   const box = $("result");
   const names = (v.winners || []).map((s) => game.names[s]);
   let head = `Winner: ${names.join(", ")}`;
-  if (v.at_action_limit) head = `The game stopped at the table's limit of ${v.max_moves} moves: no winner.`;
+  if (v.eliminated) head = "You were eliminated from the match: the game is over for you.";
+  else if (v.at_action_limit) head = `The game stopped at the table's limit of ${v.max_moves} moves: no winner.`;
   else if (v.truncated) head = "Turn limit reached: no winner.";
   box.replaceChildren(el("strong", "", head));
   const scores = el("ul");
