@@ -260,7 +260,11 @@ class Table:
         given: Any = obs
         if self.histories[i]:
             given = history_observation(e, obs, rows, self.histories[i], self.history_forms[i])
-        out = np.asarray(agent.act(given, mask, rng))
+        chunked = getattr(agent, "act_chunked", None) if e.chunks is not None else None
+        if callable(chunked):
+            out = np.asarray(chunked(given, mask, rng, e.chunks))  # act's actions, its rows on the engine's threads
+        else:
+            out = np.asarray(agent.act(given, mask, rng))
         if out.shape != (k,) or out.dtype.kind not in "iu":
             raise _bad_answer(agent, f"{out.dtype} actions of shape {out.shape}", k)
         bad = _scatter(actions, rows, out.astype(np.int64, copy=False), NUM_ACTIONS)
