@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -21,11 +23,43 @@ def check_threads(threads: Any) -> int:
     )
 
 
-class Chunks:
-    """Runs a ``nogil`` kernel over rows 0..n-1 in ``threads`` contiguous chunks, the first on the calling thread.
+# Pieces per thread: a thread the OS has not scheduled yet leaves its pieces to the others
+# instead of holding the step up.
+_PIECES_PER_THREAD = 4
 
-    Each chunk is fixed by n and ``threads`` alone and a kernel touches only its own rows, so the
-    result does not depend on which thread ran which chunk, or when."""
+
+class _Job:
+    """One ``Chunks.run``: the next piece to take, the pieces left to finish, and the first error."""
+
+    def __init__(self, pieces: int) -> None:
+        self.next = itertools.count()  # next() is atomic under the GIL
+        self.left = pieces
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+
+def _work(job: _Job, pieces: int, n: int, kernel: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    """Take pieces of 0..n-1 and run ``kernel`` on them until none is left."""
+    while True:
+        c = next(job.next)
+        if c >= pieces:
+            return
+        try:
+            kernel(*args, c * n // pieces, (c + 1) * n // pieces)
+        except BaseException as err:  # handed to the caller's thread
+            job.error = job.error or err
+        with job.lock:
+            job.left -= 1
+            if job.left == 0:
+                job.done.set()
+
+
+class Chunks:
+    """Runs a ``nogil`` kernel over rows 0..n-1 in contiguous pieces on ``threads`` threads, the calling one among them.
+
+    A kernel computes each row from that row's inputs alone (its game, its draws), so the result
+    does not depend on the pieces, nor on which thread ran which piece, or when."""
 
     def __init__(self, threads: int) -> None:
         self.threads = check_threads(threads)
@@ -36,14 +70,16 @@ class Chunks:
         return Chunks, (self.threads,)
 
     def run(self, n: int, kernel: Callable[..., Any], *args: Any) -> None:
-        """``kernel(*args, lo, hi)`` for contiguous ranges covering 0..n-1 (fewer than ``threads`` when n is); waits for all."""
+        """``kernel(*args, lo, hi)`` for contiguous ranges covering 0..n-1; returns once every range is done."""
         t = min(self.threads, n)
         if t <= 1 or self._pool is None:
             kernel(*args, 0, n)
             return
-        futures = [self._pool.submit(kernel, *args, c * n // t, (c + 1) * n // t) for c in range(1, t)]
-        try:
-            kernel(*args, 0, n // t)
-        finally:
-            for f in futures:
-                f.result()  # waits, and raises what the chunk raised
+        pieces = min(n, t * _PIECES_PER_THREAD)
+        job = _Job(pieces)
+        for _ in range(t - 1):
+            self._pool.submit(_work, job, pieces, n, kernel, args)
+        _work(job, pieces, n, kernel, args)
+        job.done.wait()  # the pieces other threads took; a thread that starts later finds none left
+        if job.error is not None:
+            raise job.error
