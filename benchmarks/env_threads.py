@@ -62,7 +62,11 @@ class EnvLoop:
         rules = UnoRules()
         groups = opponent_groups(parse_mix(args.mix), args.num_envs, rules, num_players=args.num_players)
         self.env = UnoSB3VecEnv(
-            args.num_envs, args.num_players, rules=rules, opponents=[(g.agent, g.games) for g in groups], threads=threads
+            args.num_envs,
+            args.num_players,
+            rules=rules,
+            opponents=[(g.agent, g.games) for g in groups],
+            threads=threads,
         )
         self.env.seed(0)
         self.env.reset()
@@ -142,9 +146,7 @@ def main() -> None:
     for t, r in results.items():
         w, c = r["steps_per_s"], r["cpu_steps_per_s"]
         runs_w = " ".join(f"{x / 1e3:.0f}" for x in r["runs_steps_per_s"])
-        print(
-            f"| {t} | {fmt_rate(w)} | {w / base:.2f}x | {fmt_rate(c)} | {args.num_envs / c * 1e3:.2f} | {runs_w} |"
-        )
+        print(f"| {t} | {fmt_rate(w)} | {w / base:.2f}x | {fmt_rate(c)} | {args.num_envs / c * 1e3:.2f} | {runs_w} |")
     if parts:
         print()
         print(

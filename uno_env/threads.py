@@ -26,6 +26,9 @@ def check_threads(threads: Any) -> int:
 # Pieces per thread: a thread the OS has not scheduled yet leaves its pieces to the others
 # instead of holding the step up.
 _PIECES_PER_THREAD = 4
+# Rows per thread below which a batch runs on the calling thread alone: handing a piece to another
+# thread costs more than a few rows' work.
+_MIN_ROWS_PER_THREAD = 32
 
 
 class _Job:
@@ -71,7 +74,7 @@ class Chunks:
 
     def run(self, n: int, kernel: Callable[..., Any], *args: Any) -> None:
         """``kernel(*args, lo, hi)`` for contiguous ranges covering 0..n-1; returns once every range is done."""
-        t = min(self.threads, n)
+        t = min(self.threads, n // _MIN_ROWS_PER_THREAD)
         if t <= 1 or self._pool is None:
             kernel(*args, 0, n)
             return

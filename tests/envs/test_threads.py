@@ -20,12 +20,13 @@ THREADS = (1, 2, 3)  # 3: pieces of uneven sizes
 
 
 def _groups(num_players: int) -> list:
-    """Heuristic, rlcard_rule and random opponents, one group of games each (203 games: uneven chunks)."""
+    """Heuristic, rlcard_rule and random opponents, one group of games each (603 games: uneven pieces;
+    enough that each agent's rows are shared out too)."""
     seats = num_players - 1
     return [
-        ([HeuristicAgent(RULES)] * seats, 81),
-        ([RLCardRuleAgent(RULES)] * seats, 72),
-        ([RandomAgent()] * seats, 50),
+        ([HeuristicAgent(RULES)] * seats, 241),
+        ([RLCardRuleAgent(RULES)] * seats, 212),
+        ([RandomAgent()] * seats, 150),
     ]
 
 
@@ -38,7 +39,7 @@ def _same_engines(engines: list[Engine]) -> None:
 @pytest.mark.parametrize("num_players", [2, 4])
 def test_sb3_env_on_threads_equals_one_thread(num_players):
     envs = [
-        UnoSB3VecEnv(203, num_players, rules=RULES, learner_seat="random", opponents=_groups(num_players), threads=t)
+        UnoSB3VecEnv(603, num_players, rules=RULES, learner_seat="random", opponents=_groups(num_players), threads=t)
         for t in THREADS
     ]
     for env in envs:
@@ -72,7 +73,7 @@ def test_sb3_env_on_threads_equals_one_thread(num_players):
 
 
 def test_vector_env_next_step_on_threads_equals_one_thread():
-    envs = [UnoVectorEnv(203, 2, rules=RULES, opponents=_groups(2), threads=t) for t in THREADS]
+    envs = [UnoVectorEnv(603, 2, rules=RULES, opponents=_groups(2), threads=t) for t in THREADS]
     outs = [env.reset(seed=3) for env in envs]
     rng = np.random.default_rng(8)
     for _ in range(200):
@@ -89,7 +90,7 @@ def test_vector_env_next_step_on_threads_equals_one_thread():
 
 @pytest.mark.parametrize("num_players", [2, 4])
 def test_engine_on_threads_equals_one_thread(num_players):
-    # A history and the engine's own autoreset; 5 games on 3 threads: fewer pieces than asked for.
+    # A history and the engine's own autoreset; 5 games: too few to share out.
     for num_envs in (5, 130):
         engines = [Engine(num_envs, num_players, seed=2, autoreset=True, history=8, threads=t) for t in (*THREADS, 7)]
         rng = np.random.default_rng(num_players)
@@ -156,7 +157,7 @@ def test_chunks_cover_every_row_once_and_hand_back_an_error():
             raise ArithmeticError("chunk failed")
 
     for threads in (1, 2, 3, 5):
-        for n in (1, 2, 7, 100):
+        for n in (1, 7, 100, 1001):
             out = np.zeros(n, np.int64)
             Chunks(threads).run(n, add_one, out)
             assert (out == 1).all()
