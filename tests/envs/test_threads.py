@@ -8,6 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
+from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent
 from agents.rlcard_rule import RLCardRuleAgent
 from uno_env import Engine, RandomAgent, UnoRules, sample_legal
@@ -134,7 +135,9 @@ def test_threaded_engine_pickles_and_copies():
         assert clone._buf.tobytes() == one._buf.tobytes()
 
 
-@pytest.mark.parametrize("agent", [HeuristicAgent(RULES), RLCardRuleAgent(RULES), RandomAgent()], ids=lambda a: a.name)
+@pytest.mark.parametrize(
+    "agent", [HeuristicAgent(RULES), RLCardRuleAgent(RULES), GreedyAgent(RULES), RandomAgent()], ids=lambda a: a.name
+)
 def test_act_chunked_equals_act(agent):
     e = Engine(301, 4, seed=9)
     rng = np.random.default_rng(0)
