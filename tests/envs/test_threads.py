@@ -101,6 +101,11 @@ def test_engine_on_threads_equals_one_thread(num_players):
             for e in engines:
                 e.step(actions.copy())
             _same_engines(engines)
+        seats = rng.integers(0, num_players, num_envs)
+        some = rng.random(num_envs) < 0.5
+        views = [e.observe(seats, out=np.full_like(e.observation, -1.0), games=some) for e in engines]
+        for view in views[1:]:
+            np.testing.assert_array_equal(view, views[0])
         for e in engines:
             e.reset(games=np.arange(num_envs) % 2 == 0)
         _same_engines(engines)

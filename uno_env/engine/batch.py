@@ -314,6 +314,16 @@ def observe_batch(buf, seats, which, out):
             write_obs_call(s, cfg, b, seats[b], out, b)
 
 
+@njit(cache=True, nogil=True)
+def observe_range(buf, seats, which, out, lo, hi):
+    """``observe_batch``'s games lo..hi-1, without the GIL (``Engine(threads=N)``'s pieces)."""
+    v = unpack(buf)
+    s, cfg = game_state(v), v.cfg
+    for b in range(lo, hi):
+        if which[b]:
+            write_obs_call(s, cfg, b, seats[b], out, b)
+
+
 @njit(cache=True)
 def resample_batch(s, cfg, games, seat, u, seeds):
     """Redeal the hidden cards of game games[k] from `seat`'s view, for every k (u[k]: uniforms,

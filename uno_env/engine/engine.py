@@ -439,7 +439,12 @@ class Engine:
 
         ``out`` float32 [B, D] is filled in place; with ``games`` (as in ``reset``) only those rows are written."""
         seats_arr, which, out = self._view_args(seats, out, games, self.observation_size)
-        batch.observe_batch(self._buf, seats_arr, self._all if which is None else which, out)
+        if self.threads > 1:
+            self._chunks.run(
+                self.num_envs, batch.observe_range, self._buf, seats_arr, self._all if which is None else which, out
+            )
+        else:
+            batch.observe_batch(self._buf, seats_arr, self._all if which is None else which, out)
         return out
 
     def state(
