@@ -43,6 +43,8 @@ class Args:
     """timed runs per row (the median is reported)"""
     breakdown: bool = True
     """also time the parts of a step (engine, opponents' decisions, the rest) per thread count"""
+    engine: bool = True
+    """also time Engine.step alone (random legal actions, autoreset) per thread count and with parallel=True"""
 
 
 def parse_args() -> Args:
@@ -75,6 +77,21 @@ class EnvLoop:
     def chunk(self) -> int:
         self.env.step_async(sample_legal(self.env.action_masks(), self.rng))
         self.env.step_wait()
+        return self.num_envs
+
+
+class EngineLoop:
+    """A bench: ``chunk()`` is one ``Engine.step`` of random legal actions on every game (autoreset)."""
+
+    def __init__(self, args: Args, threads: int, parallel: bool = False) -> None:
+        self.engine = uno_env.Engine(
+            args.num_envs, args.num_players, seed=0, autoreset=True, threads=threads, parallel=parallel
+        )
+        self.num_envs, self.rng = args.num_envs, np.random.default_rng(0)
+        self.actions = np.empty(args.num_envs, np.int64)
+
+    def chunk(self) -> int:
+        self.engine.step(sample_legal(self.engine.legal_mask, self.rng, out=self.actions))
         return self.num_envs
 
 
@@ -130,6 +147,14 @@ def main() -> None:
     timed = interleave(list(loops.values()), args.runs, 0.0, min_steps=args.steps * args.num_envs)
     results = dict(zip(loops, map(summarize, timed), strict=True))
     parts = {t: breakdown(loop, args.steps, args.runs) for t, loop in loops.items()} if args.breakdown else {}
+    engines: dict[str, Any] = {}
+    if args.engine:
+        engines = {f"threads={t}": EngineLoop(args, t) for t in args.threads}
+        engines["parallel=True (numba's threads)"] = EngineLoop(args, 1, parallel=True)
+        for loop in engines.values():
+            loop.chunk()
+        engine_runs = interleave(list(engines.values()), args.runs, 0.0, min_steps=args.steps * 10 * args.num_envs)
+        engine_results = dict(zip(engines, map(summarize, engine_runs), strict=True))
     print(
         f"uno_env {uno_env.__version__}, Python {platform.python_version()}, numpy {np.__version__}, "
         f"{os.cpu_count()} CPUs ({platform.processor() or platform.machine()}); UnoSB3VecEnv, {args.num_envs} games, "
@@ -156,6 +181,15 @@ def main() -> None:
         print("|---:|---:|---:|---:|---:|")
         for t, p in parts.items():
             print(f"| {t} | {p['step_wait']:.2f} | {p['engine']:.2f} | {p['opponents']:.2f} | {p['rest']:.2f} |")
+    if engines:
+        print()
+        print(f"`Engine.step` alone, {args.steps * 10} steps per run (game steps per second):")
+        print()
+        print("| engine | game steps/s (wall) | game steps per CPU-second | runs (wall, M/s) |")
+        print("|---|---:|---:|---|")
+        for name, r in engine_results.items():
+            runs_w = " ".join(f"{x / 1e6:.2f}" for x in r["runs_steps_per_s"])
+            print(f"| {name} | {fmt_rate(r['steps_per_s'])} | {fmt_rate(r['cpu_steps_per_s'])} | {runs_w} |")
 
 
 if __name__ == "__main__":
