@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import njit
 
@@ -13,6 +15,9 @@ from uno_env.rules import UnoRules
 
 from ._simple_rules import draw_or_pass, routine_action
 from ._tactics import rule_tables
+
+if TYPE_CHECKING:
+    from uno_env.threads import Chunks
 
 
 @njit(cache=True)
@@ -55,14 +60,19 @@ def _shed_points(a, m, legal_wd4, points):
     return -1
 
 
+@njit(cache=True, nogil=True)
+def _act_rows(obs, mask, u, points, wilds_match, out, lo, hi):
+    """The actions of rows lo..hi-1 into ``out``, without the GIL (all of ``act``'s, or one chunk of ``act_chunked``)."""
+    for b in range(lo, hi):
+        o, m = obs[b], mask[b]
+        a = routine_action(o, m, u[b], phase_of(o), wilds_match)
+        out[b] = a if a >= 0 else _greedy_play(o, m, u[b], points, wilds_match)
+
+
 @njit(cache=True)
 def _act_batch(obs, mask, u, points, wilds_match):
     out = np.empty(obs.shape[0], np.int64)
-    for b in range(obs.shape[0]):
-        o, m = obs[b], mask[b]
-        phase = phase_of(o)
-        a = routine_action(o, m, u[b], phase, wilds_match)
-        out[b] = a if a >= 0 else _greedy_play(o, m, u[b], points, wilds_match)
+    _act_rows(obs, mask, u, points, wilds_match, out, 0, obs.shape[0])
     return out
 
 
@@ -80,3 +90,13 @@ class GreedyAgent:
         obs, mask = as_batch(observation, action_mask)
         u = rng.random(obs.shape[0])
         return _act_batch(obs, mask, u, self._points, self._wilds_match)
+
+    def act_chunked(
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator, chunks: Chunks
+    ) -> np.ndarray:
+        """``act``'s actions from the same draws, its rows in the contiguous chunks of ``chunks`` (one per thread)."""
+        obs, mask = as_batch(observation, action_mask)
+        u = rng.random(obs.shape[0])
+        out = np.empty(obs.shape[0], np.int64)
+        chunks.run(obs.shape[0], _act_rows, obs, mask, u, self._points, self._wilds_match, out)
+        return out

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import numbers
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numba import njit
 
+if TYPE_CHECKING:
+    from uno_env.threads import Chunks
 from uno_env.actions import ACCEPT, CHALLENGE, CHOOSE_RED, DRAW, PASS, double_of
 from uno_env.cards import (
     CARD_COLOR,
@@ -602,6 +604,13 @@ def _act_batch(obs, mask, u, deck, points, wilds_match, prm):
     return out
 
 
+@njit(cache=True, nogil=True)
+def _act_rows(obs, mask, u, deck, points, wilds_match, prm, out, lo, hi):
+    """``_act_batch``'s rows lo..hi-1 into ``out``, without the GIL (one chunk of ``act_chunked``)."""
+    for b in range(lo, hi):
+        out[b] = _act_row(obs[b], mask[b], u[b], deck, points, wilds_match, prm)
+
+
 class HeuristicAgent:
     """A rule-based player: it scores every legal play and takes the best (its rules: docs/agents.md).
 
@@ -629,3 +638,13 @@ class HeuristicAgent:
         # so the stream a row consumes does not depend on the decisions.
         u = rng.random((obs.shape[0], 2))
         return _act_batch(obs, mask, u, self._deck, self._points, self._wilds_match, self._prm)
+
+    def act_chunked(
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator, chunks: Chunks
+    ) -> np.ndarray:
+        """``act``'s actions from the same draws, its rows in the contiguous chunks of ``chunks`` (one per thread)."""
+        obs, mask = as_batch(observation, action_mask)
+        u = rng.random((obs.shape[0], 2))
+        out = np.empty(obs.shape[0], np.int64)
+        chunks.run(obs.shape[0], _act_rows, obs, mask, u, self._deck, self._points, self._wilds_match, self._prm, out)
+        return out

@@ -189,6 +189,7 @@ class Driver:
         opponents: Any,
         history: int = 0,
         history_form: str = "rows",
+        threads: int = 1,
     ) -> None:
         self.num_players = P = check_int("num_players", num_players, 2, MAX_PLAYERS)
         self.rules = rules
@@ -198,7 +199,8 @@ class Driver:
         check_int("num_envs", num_envs, 1)
         self.groups, self.group_of = _check_groups(opponents, P, num_envs)
         readers = [history_length_of(a) for g in self.groups for a in g]
-        self.engine = Engine(num_envs, P, self.rules, history=max([self.history, *readers]))
+        # The engine's chunks step the games and run the opponents' act_chunked (Table).
+        self.engine = Engine(num_envs, P, self.rules, history=max([self.history, *readers]), threads=threads)
         self.num_envs = B = self.engine.num_envs
         self.seats = np.full(B, self.fixed_seat or 0, np.int64)
         self.table = Table(self.engine, [], [])

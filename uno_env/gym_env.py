@@ -180,7 +180,9 @@ random opponent shares one generator across the batch, so its draws depend on th
   ``"tokens"`` (``"history_tokens"``, int8); only with ``history=K``.
 * ``UnoVectorEnv`` also takes ``num_envs`` and ``copy`` (default True: returned arrays are
   fresh copies; False: views of engine buffers, valid until the next ``step``/``reset``; the
-  history arrays of ``history=K`` are fresh either way).
+  history arrays of ``history=K`` are fresh either way) and ``threads`` (default 1; N in 1..64:
+  the engine steps the games, and opponents with ``act_chunked`` decide, in N contiguous chunks
+  on N threads, the same results bit for bit as on one).
 
 ## Version History
 
@@ -208,6 +210,7 @@ from .render import render_rgb, table_text
 from .rules import UnoRules, parse_rules
 from .seat_view import state_view
 from .spaces import action_space, history_spaces, observation_space
+from .threads import check_threads
 
 __all__ = ["UnoEnv", "UnoVectorEnv", "LegalDiscrete", "ENV_ID", "RENDER_MODES", "register_envs"]
 
@@ -435,6 +438,11 @@ def _check_action(action: Any) -> int:
 # --- batched ------------------------------------------------------------------------------
 
 
+def _copy_rows(out: np.ndarray, arr: np.ndarray, lo: int, hi: int) -> None:
+    """Rows lo..hi-1 of ``arr`` into ``out`` (numpy copies without the GIL): a piece of ``Chunks.run``."""
+    np.copyto(out[lo:hi], arr[lo:hi])
+
+
 class _BufferPool:
     """Output arrays that look fresh without fresh memory: a buffer is reused once only the pool references it.
 
@@ -480,9 +488,11 @@ class UnoVectorEnv(VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         history: int = 0,
         history_form: str = "rows",
+        threads: int = 1,
     ) -> None:
         check_int("num_envs", num_envs, 1, 2**31 - 1)
         check_history_form(history_form, history)
+        threads = check_threads(threads)
         mode = _check_autoreset_mode(autoreset_mode)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -492,8 +502,9 @@ class UnoVectorEnv(VectorEnv):
         if not isinstance(copy, bool):
             raise ValueError(f"copy must be True or False, got {copy!r}")
         self._driver = d = Driver(
-            num_envs, num_players, parse_rules(rules), learner_seat, opponents, history, history_form
+            num_envs, num_players, parse_rules(rules), learner_seat, opponents, history, history_form, threads
         )
+        self.threads = threads
         self.history = d.history
         self.history_form = history_form
         self.engine = d.engine
@@ -644,7 +655,10 @@ class UnoVectorEnv(VectorEnv):
         if not self.copy:
             return arr
         out = pool.take()
-        np.copyto(out, arr)
+        if self.engine.chunks is not None:
+            self.engine.chunks.run(self.num_envs, _copy_rows, out, arr)
+        else:
+            np.copyto(out, arr)
         return out
 
     def _infos(self, log: StepLog | None) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from .engine.history import HISTORY_FORMS
 
 if TYPE_CHECKING:
     from .engine import Engine
+    from .threads import Chunks
 
 __all__ = [
     "Agent",
@@ -118,6 +119,13 @@ def pick_legal(mask, u, out):
         out[b] = kth_legal(mask[b], u[b])
 
 
+@njit(cache=True, nogil=True)
+def _pick_legal_rows(mask, u, out, lo, hi):
+    """``pick_legal``'s rows lo..hi-1, without the GIL (one chunk of ``RandomAgent.act_chunked``)."""
+    for b in range(lo, hi):
+        out[b] = kth_legal(mask[b], u[b])
+
+
 def sample_legal(action_mask: np.ndarray, rng: np.random.Generator, out: np.ndarray | None = None) -> np.ndarray:
     """A uniformly random legal action per row (-1 where none is legal); ``out`` int64 [B] is filled if given."""
     mask = np.asarray(action_mask)
@@ -148,3 +156,12 @@ class RandomAgent:
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random legal action per row."""
         return sample_legal(action_mask, rng)
+
+    def act_chunked(
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator, chunks: Chunks
+    ) -> np.ndarray:
+        """``act``'s actions from the same draws, its rows in the contiguous chunks of ``chunks`` (one per thread)."""
+        mask = np.ascontiguousarray(action_mask).astype(bool, copy=False)
+        out = np.empty(mask.shape[0], np.int64)
+        chunks.run(mask.shape[0], _pick_legal_rows, mask, rng.random(mask.shape[0]), out)
+        return out

@@ -56,6 +56,7 @@ class UnoSB3VecEnv(VecEnv):
         privileged: bool = False,
         history: int = 0,
         history_form: str = "rows",
+        threads: int = 1,
     ) -> None:
         if not isinstance(privileged, bool):
             raise ValueError(f"privileged must be True or False, got {privileged!r}")
@@ -74,6 +75,7 @@ class UnoSB3VecEnv(VecEnv):
             autoreset_mode="same_step",  # SB3's VecEnv convention: reset in the step, terminal obs in infos
             history=history,
             history_form=history_form,
+            threads=threads,
         )
         self.render_mode = None  # read by VecEnv.__init__ through get_attr
         self.privileged = privileged

@@ -59,6 +59,12 @@ def _scatter(actions, idx, chosen, num_actions):
     return -1
 
 
+def _gather(obs, mask, rows, obs_out, mask_out, lo, hi):
+    """Rows lo..hi-1 of the asked games' observations and masks (numpy's take runs without the GIL)."""
+    np.take(obs, rows[lo:hi], axis=0, out=obs_out[lo:hi], mode="clip")
+    np.take(mask, rows[lo:hi], axis=0, out=mask_out[lo:hi], mode="clip")
+
+
 class RowStreams:
     """One numpy generator per row, as one generator: a draw of shape ``(k, ...)`` takes row j from generator j.
 
@@ -253,6 +259,9 @@ class Table:
         k = rows.size
         if k == e.num_envs:
             obs, mask = e.observation, e.legal_mask  # the whole batch: no gather
+        elif e.chunks is not None:
+            obs, mask = self._obs_buf[:k], self._mask_buf[:k]
+            e.chunks.run(k, _gather, e.observation, e.legal_mask, rows, obs, mask)
         else:
             # mode="clip" lets take() write straight into the buffer (indices are valid).
             obs = np.take(e.observation, rows, axis=0, out=self._obs_buf[:k], mode="clip")
@@ -260,7 +269,11 @@ class Table:
         given: Any = obs
         if self.histories[i]:
             given = history_observation(e, obs, rows, self.histories[i], self.history_forms[i])
-        out = np.asarray(agent.act(given, mask, rng))
+        chunked = getattr(agent, "act_chunked", None) if e.chunks is not None else None
+        if callable(chunked):
+            out = np.asarray(chunked(given, mask, rng, e.chunks))  # act's actions, its rows on the engine's threads
+        else:
+            out = np.asarray(agent.act(given, mask, rng))
         if out.shape != (k,) or out.dtype.kind not in "iu":
             raise _bad_answer(agent, f"{out.dtype} actions of shape {out.shape}", k)
         bad = _scatter(actions, rows, out.astype(np.int64, copy=False), NUM_ACTIONS)

@@ -158,3 +158,15 @@ def test_history_benchmark_runs():
     rows = [line for line in proc.stdout.splitlines() if line.startswith("| heuristic |")]
     assert len(rows) == 2, proc.stdout
     assert [line.split("|")[1].strip() for line in proc.stdout.splitlines() if line.startswith("| 4 |")] == ["4"]
+
+
+def test_env_threads_benchmark_runs():
+    proc = _run(
+        ["-m", "benchmarks.env_threads", "--num-envs", "64", "--steps", "2", "--runs", "1", "--threads", "1", "3"]
+    )
+    lines = proc.stdout.splitlines()
+    for threads in ("1", "3"):  # the steps/s table and the breakdown
+        assert len([line for line in lines if line.startswith(f"| {threads} |")]) == 2, proc.stdout
+    assert [line.split("|")[1].strip() for line in lines if line.startswith("| threads=") or "parallel=True" in line][
+        -3:
+    ] == ["threads=1", "threads=3", "parallel=True (numba's threads)"]

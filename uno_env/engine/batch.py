@@ -266,6 +266,23 @@ def _run_range(v, codes, lo, hi):
             return
 
 
+@njit(cache=True)
+def check_step(buf, actions, validate):
+    """``step_batch``'s checks alone, over the whole batch before any chunk steps: 0, or the error it would return."""
+    v = unpack(buf)
+    if actions.shape[0] != v.g.shape[0]:
+        return ERR_SHAPE * 2**32
+    if validate:
+        return validate_batch(game_state(v), v.cfg, borrow(actions), v.legal_mask, v.rewards)
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def step_range(buf, actions, lo, hi):
+    """``step_batch``'s games lo..hi-1 once ``check_step`` passed, without the GIL (``Engine(threads=N)``'s chunks)."""
+    _run_range(unpack(buf), borrow(actions), lo, hi)
+
+
 @njit(cache=True, parallel=True)
 def step_batch_parallel(buf, actions, validate):
     """``step_batch`` over numba's threads in contiguous chunks; each game touches only its own rows."""
@@ -293,6 +310,16 @@ def observe_batch(buf, seats, which, out):
     v = unpack(buf)
     s, cfg = game_state(v), v.cfg
     for b in range(seats.shape[0]):
+        if which[b]:
+            write_obs_call(s, cfg, b, seats[b], out, b)
+
+
+@njit(cache=True, nogil=True)
+def observe_range(buf, seats, which, out, lo, hi):
+    """``observe_batch``'s games lo..hi-1, without the GIL (``Engine(threads=N)``'s pieces)."""
+    v = unpack(buf)
+    s, cfg = game_state(v), v.cfg
+    for b in range(lo, hi):
         if which[b]:
             write_obs_call(s, cfg, b, seats[b], out, b)
 

@@ -12,6 +12,7 @@ from ..actions import NUM_ACTIONS, action_name
 from ..cards import CARD_COLOR, IS_NUMBER, IS_WILD, MAX_DECK_SIZE, NUM_CARD_TYPES, NUM_COLORS, WILD_DRAW_FOUR
 from ..checks import is_int
 from ..rules import CUSTOM_WILD_RULES, UnoRules
+from ..threads import Chunks, check_threads
 from . import batch, invariants, kernels
 from . import layout as L
 from .borrow import view_at
@@ -198,8 +199,14 @@ class Engine:
         observations: bool = True,
         parallel: bool = False,
         history: int = 0,
+        threads: int = 1,
     ) -> None:
         B, P, rules = _check_arguments(num_envs, num_players, rules, parallel)
+        self.threads = check_threads(threads)
+        if parallel and self.threads > 1:
+            raise ValueError(
+                f"parallel=True steps on numba's threads and threads={threads!r} on the engine's own: use one of them"
+            )
         if not is_int(history) or not 0 <= history <= L.MAX_HISTORY:
             raise ValueError(
                 f"history must be an integer in 0..{L.MAX_HISTORY} (events kept per game; 0: none), got {history!r}"
@@ -255,7 +262,7 @@ class Engine:
 
     # Attribute names of the views of ``_buf`` (``layout.FIELDS`` order).
     _VIEW_NAMES = tuple(name if name in _OUTPUT_VIEWS else f"_{name}" for name, _dtype, _dims in L.FIELDS)
-    _DERIVED = ("_state", "_result", "_window_out")
+    _DERIVED = ("_state", "_result", "_window_out", "_driver", "_chunks")
     # The views' types (made by _bind_views, so a type checker cannot see them being set).
     _g: np.ndarray
     _pl: np.ndarray
@@ -305,7 +312,23 @@ class Engine:
         )
         self._all = np.ones(self.num_envs, bool)
         self._seat_buffer = np.zeros(self.num_envs, np.int64)
-        self._driver = batch.step_batch_parallel if self.parallel else batch.step_batch
+        if self.threads > 1:
+            self._chunks = Chunks(self.threads)
+            self._driver = self._step_chunks
+        else:
+            self._driver = batch.step_batch_parallel if self.parallel else batch.step_batch
+
+    @property
+    def chunks(self) -> Chunks | None:
+        """The games in ``threads`` contiguous chunks, one per thread (None with one thread); agents' ``act_chunked`` runs on them."""
+        return self._chunks if self.threads > 1 else None
+
+    def _step_chunks(self, buf: np.ndarray, actions: np.ndarray, validate: bool) -> int:
+        """``step_batch`` (same arguments, same result) with the games in ``threads`` contiguous chunks."""
+        err = batch.check_step(buf, actions, validate)
+        if not err:
+            self._chunks.run(self.num_envs, batch.step_range, buf, actions)
+        return err
 
     def __getstate__(self) -> dict[str, Any]:
         # The views would pickle (and deepcopy) as separate copies of the buffer's bytes; keep
@@ -364,7 +387,11 @@ class Engine:
         codes[:] = batch.NONE
         codes[which] = code
         self._drive(codes, False)
-        batch.seal(self._driver)
+        if self.threads > 1:
+            batch.seal(batch.check_step)
+            batch.seal(batch.step_range)
+        else:
+            batch.seal(self._driver)
         if self.history_length and code == batch.RESET:
             fold_history(self._buf, codes)
 
@@ -412,7 +439,12 @@ class Engine:
 
         ``out`` float32 [B, D] is filled in place; with ``games`` (as in ``reset``) only those rows are written."""
         seats_arr, which, out = self._view_args(seats, out, games, self.observation_size)
-        batch.observe_batch(self._buf, seats_arr, self._all if which is None else which, out)
+        if self.threads > 1:
+            self._chunks.run(
+                self.num_envs, batch.observe_range, self._buf, seats_arr, self._all if which is None else which, out
+            )
+        else:
+            batch.observe_batch(self._buf, seats_arr, self._all if which is None else which, out)
         return out
 
     def state(
