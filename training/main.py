@@ -105,6 +105,8 @@ class Args:
     """seed of python, numpy, torch, the games and the opponents"""
     torch_threads: int = 1
     """torch CPU threads during rollouts (0: torch's default)"""
+    env_threads: int = 1
+    """threads stepping the games and their opponents (the env's threads=N; the same games on any count)"""
     update_threads: int = 0
     """torch CPU threads during each PPO update and the warm start (0: --torch-threads)"""
     num_players: int = 2
@@ -328,6 +330,7 @@ def build_env(
         privileged=args.privileged_critic,
         history=env_history(args),
         history_form=POLICY_HISTORY_FORMS[args.policy],
+        threads=args.env_threads,
     )
     league = League(
         venv,
@@ -449,8 +452,17 @@ def batched_learner(args: Args, model: Any, venv: Any, schedule: LinearSchedule,
     """The batched backend's learner over ``model``'s policy (its precision printed first)."""
     precision = resolve_precision(args.precision, model.policy.device)
     print(precision_note(args.precision, precision, model.policy.device))
+    # The model's settings: a new model's are the arguments', a resumed one's its checkpoint's (as on sb3).
     settings = PPOSettings(
-        **{f.name: getattr(args, f.name) for f in dataclasses.fields(PPOSettings)},
+        n_steps=model.n_steps,
+        batch_size=model.batch_size,
+        n_epochs=model.n_epochs,
+        gamma=model.gamma,
+        gae_lambda=model.gae_lambda,
+        clip_range=float(model.clip_range(1.0)),
+        ent_coef=model.ent_coef,
+        vf_coef=model.vf_coef,
+        max_grad_norm=model.max_grad_norm,
     )
     return BatchedPPO(model, venv, settings, lambda: schedule(1.0), precision, args.seed, observers)
 
