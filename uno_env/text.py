@@ -140,20 +140,25 @@ MAX_MOVE_DIGITS = 6
 _DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b\ufe58", "-"))
 
 
+_OTHER_DIGIT = re.compile(r"(?![0-9])\d")
+
+
 def _shown(text: str, limit: int = 80) -> str:
     """``text`` quoted, cut to its first ``limit`` characters."""
     return repr(text[:limit]) + ("…" if len(text) > limit else "")
 
 
 def normalise_reply(reply: str) -> str:
-    """``reply`` as every front end reads it: NFKC (full-width digits and letters as ASCII) and every
-    dash or minus sign as '-'; ``BadReply`` when it is longer than ``MAX_REPLY_CHARS`` before or after."""
+    """``reply`` as every front end reads it: NFKC (full-width digits and letters as ASCII), decimal
+    digits of every script as ASCII ones, and every dash or minus sign as '-'; ``BadReply`` when it is longer than ``MAX_REPLY_CHARS`` before or after."""
     if len(reply) > MAX_REPLY_CHARS:
         raise BadReply(
             f"the reply is {len(reply):,} characters, more than the {MAX_REPLY_CHARS:,} read: give the move "
             f"alone, or a shorter reasoning before it (it began {_shown(reply)})"
         )
     text = unicodedata.normalize("NFKC", reply).translate(_DASHES)
+    if not text.isascii():  # decimal digits of any script read as Python's int() reads them
+        text = _OTHER_DIGIT.sub(lambda d: str(unicodedata.decimal(d.group())), text)
     if len(text) > MAX_REPLY_CHARS:  # a few characters spread into many under NFKC
         raise BadReply(
             f"the reply is {len(text):,} characters once normalised (NFKC), more than the {MAX_REPLY_CHARS:,} "

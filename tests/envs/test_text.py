@@ -311,9 +311,13 @@ def test_a_unicode_minus_or_dash_is_refused_like_a_hyphen(dash):
         ("\uff2d\uff4f\uff56\uff45: \uff12", RED7),
         ("play \uff52\uff45\uff44 7", RED7),
         ("\\boxed{\uff12}", RED7),
+        ("\u0663", WILD),  # Arabic-Indic three
+        ("Move: \u0968", RED7),  # Devanagari two
+        ("\u00b2", RED7),  # superscript two, NFKC's 2
     ],
 )
-def test_full_width_digits_and_letters_read_as_ascii(reply, action):
+def test_full_width_and_other_digits_read_as_ascii(reply, action):
+    # As Python's int() reads a decimal digit of any script (the MCP server's move numbers).
     assert parse_reply(reply, MOVES) == action
 
 
