@@ -197,37 +197,29 @@ def _by_number(words: list[str], moves: Sequence[Move]) -> Move | None | str:
 def _by_name(text: str, moves: Sequence[Move]) -> list[Move]:
     """The moves whose name or alias occurs in ``text`` as whole words, a name inside a longer
     matched name not counted ("draw" inside "play wild draw four")."""
-    spans: list[tuple[int, int, int]] = []  # (start, -end, move number): by start, the longest first
+    spans: list[tuple[int, int, int]] = []  # (start, -end, move number)
     for m in moves:
         for word in (m.name, *m.aliases):
             for hit in re.finditer(rf"(?<![a-z0-9+]){re.escape(_normalise(word))}(?![a-z0-9+])", text):
                 spans.append((hit.start(), -hit.end(), m.number))
-    spans.sort()
-    # One sweep: a span is inside a longer one of another move when a span that starts no later
-    # reaches at least as far. The two furthest ends of distinct moves seen so far answer that.
-    best, second = (-1, 0), (-1, 0)  # (end, move number)
-    kept: set[int] = set()
-    k = 0
-    while k < len(spans):
-        j = k
-        while j < len(spans) and spans[j][:2] == spans[k][:2]:
-            j += 1
-        group = spans[k:j]  # the same span: of equal length, so none holds another
-        for _, neg_end, number in group:
-            end = -neg_end
-            if not (best[1] != number and best[0] >= end) and not (best[1] == number and second[0] >= end):
-                kept.add(number)
-        for _, neg_end, number in group:
-            end = -neg_end
-            if number == best[1]:
-                best = (max(best[0], end), number)
-            elif end > best[0]:
-                best, second = (end, number), best
-            elif end > second[0]:
-                second = (end, number)
-        k = j
+    if not spans:
+        return []
+    # By start, the longest first: a span is inside a longer one of another move when a span before
+    # it in this order (and not the same span) reaches at least as far. For each move named, the
+    # running furthest end of the other moves' spans answers that for all its spans at once.
+    table = np.array(sorted(spans), np.int64)
+    ends, numbers = -table[:, 1], table[:, 2]
+    new_span = np.r_[True, (table[1:, :2] != table[:-1, :2]).any(1)]
+    first = np.flatnonzero(new_span)[np.cumsum(new_span) - 1]  # the first row of each row's span
+    kept = []
+    for number in np.unique(numbers).tolist():
+        furthest = np.maximum.accumulate(np.where(numbers != number, ends, -1))
+        before = np.where(first > 0, furthest[np.maximum(first - 1, 0)], -1)
+        mine = numbers == number
+        if (before[mine] < ends[mine]).any():
+            kept.append(number)
     by_number = {m.number: m for m in moves}
-    return [by_number[n] for n in sorted(kept)]
+    return [by_number[n] for n in kept]
 
 
 _THINK_TAGS = r"think|thinking|reasoning"
