@@ -330,15 +330,15 @@ def parse_reply(reply: Any, moves: Sequence[Move], *, numbered: bool = True) -> 
 def _parse_answer(reply: str, moves: Sequence[Move], allowed: str, numbered: bool) -> int:
     """``parse_reply`` on the answer alone (no reasoning, no final-answer mark)."""
     text = _normalise(reply)
-    shown = reply.strip()[:200]
+    shown = _shown(reply.strip())
     if not text:
-        raise BadReply(f"the reply {shown!r} is empty. {allowed}")
+        raise BadReply(f"the reply {shown} is empty. {allowed}")
     if _NEGATIVE.search(reply):
-        raise BadReply(f"the reply {shown!r} holds a negative number: moves are numbered from 1. {allowed}")
+        raise BadReply(f"the reply {shown} holds a negative number: moves are numbered from 1. {allowed}")
     words = text.split()
     numbered_move = _by_number(words, moves)
     if numbered_move is not None and not numbered:
-        raise BadReply(f"the reply {shown!r} gives a number: at this table moves are named, not numbered. {allowed}")
+        raise BadReply(f"the reply {shown} gives a number: at this table moves are named, not numbered. {allowed}")
     if isinstance(numbered_move, str):
         raise BadReply(f"{numbered_move}. {allowed}")
     if numbered_move is not None:
@@ -350,17 +350,17 @@ def _parse_answer(reply: str, moves: Sequence[Move], allowed: str, numbered: boo
         if named == [by_number]:
             return by_number.action
         raise BadReply(
-            f"the reply {shown!r} gives move {by_number.number} ({by_number.label}) but names "
+            f"the reply {shown} gives move {by_number.number} ({by_number.label}) but names "
             f"{' and '.join(m.label for m in named)}. {allowed}"
         )
     if len(named) == 1:
         return named[0].action
     if len(named) > 1:
         raise BadReply(
-            f"the reply {shown!r} names more than one move ({', '.join(m.label for m in named)}); "
+            f"the reply {shown} names more than one move ({', '.join(m.label for m in named)}); "
             f"give exactly one. {allowed}"
         )
-    raise BadReply(f"the reply {shown!r} names no legal move. {allowed}")
+    raise BadReply(f"the reply {shown} names no legal move. {allowed}")
 
 
 _CLASSIC = UnoRules().to_dict()
