@@ -498,7 +498,9 @@ class ChatAgent:
                     self._counts["bad_replies"] += 1
                 entry["refused"] = str(exc)
                 messages += [
-                    {"role": "assistant", "content": reply},
+                    # A refused reply is echoed cut: the refusal says what was wrong, and a
+                    # hostile reply does not grow every later request of the decision.
+                    {"role": "assistant", "content": reply[:TRANSCRIPT_CHARS]},
                     {"role": "user", "content": refusal(exc)},
                 ]
                 continue

@@ -341,6 +341,16 @@ def test_a_negative_usage_cannot_defeat_the_token_cap(chat):
     assert agent.stats()["prompt_tokens"] == 0 and agent.stats()["failed_requests"] == 3
 
 
+def test_a_reply_past_the_parsers_cap_is_a_bad_reply_echoed_cut(chat):
+    hostile = "<think>" * 100_000  # under the answer's byte cap, over the parser's character cap
+    agent, engine, action = _one_decision(chat, [hostile, "2"], max_attempts=2)
+    assert action == int(np.flatnonzero(engine.legal_mask[0])[1]) and agent.stats()["bad_replies"] == 1
+    refused = _decisions(agent)[0]["attempts"][0]["refused"]
+    assert "700,000 characters, more than the 200,000 read" in refused and len(refused) < 2000
+    echoed = chat.requests[1]["body"]["messages"]
+    assert len(echoed[2]["content"]) == llm.TRANSCRIPT_CHARS and "more than the 200,000 read" in echoed[3]["content"]
+
+
 def test_deeply_nested_json_is_a_malformed_answer(chat):
     agent, engine, action = _one_decision(chat, [{"raw": b"[" * 200_000}, "1"], max_attempts=2)
     assert agent.stats()["failed_requests"] == 1 and "malformed answer" in _decisions(agent)[0]["attempts"][0]["error"]
