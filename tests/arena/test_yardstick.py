@@ -352,3 +352,11 @@ def test_a_malformed_usage_stops_the_yardstick_without_a_traceback(suite, monkey
     with pytest.raises(SystemExit, match="usage must be an object of token counts, got list"):
         ys.cli([*argv, "--chat.backoff", "0"])
     assert not out.exists() and (tmp_path / "chat.transcript.jsonl").exists()
+
+
+def test_fresh_cost_only_prices_the_oracle_and_draws_nothing(monkeypatch, capsys):
+    monkeypatch.setattr(ys, "draw_positions", lambda *a, **k: pytest.fail("cost_only must not draw"))
+    assert ys.main(ys.Args(agent="heuristic", cost_only=True, fresh=5, fresh_positions=100)) is None
+    first, second = capsys.readouterr().out.splitlines()[:2]
+    assert first.startswith("yardstick v1 --fresh 5 for heuristic: oracle cost: 100 fresh positions from seed 5")
+    assert "8,192 play-outs" in first and second.startswith("yardstick v1 --fresh 5 for heuristic: cost: 100 position")
