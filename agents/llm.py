@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import email.utils
+import http.client
 import json
 import math
 import os
+import socket
 import threading
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 import weakref
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +24,7 @@ from uno_env.actions import action_name
 from uno_env.policy import sample_legal
 from uno_env.rules import typed_rules
 from uno_env.text import (
+    MAX_REPLY_CHARS,
     BadReply,
     Move,
     build_prompt,
@@ -39,6 +41,11 @@ BASE_URL_VARIABLE = "UNO_CHAT_BASE_URL"
 API_KEY_VARIABLE = "UNO_CHAT_API_KEY"
 FALLBACKS = ("random", "first")
 RETRY_STATUSES = (429, 500, 502, 503, 504)
+MAX_ANSWER_BYTES = 1 << 20
+"""the default largest answer read from the endpoint (``max_answer_bytes``): a longer one is cut and refused"""
+TRANSCRIPT_CHARS = 20_000
+"""the characters of each reply and reasoning a transcript keeps (the rest counted, not kept)"""
+_READ = 1 << 16  # bytes asked of the socket at a time, so that the deadline is checked between reads
 _sleep = time.sleep  # the wait before a retry (tests read the waits asked for)
 
 SYSTEM_PROMPT = (
@@ -119,6 +126,7 @@ class ChatSettings:
     max_tokens_per_game: int | None = None
     backoff: float = 1.0
     max_retry_wait: float = 60.0
+    max_answer_bytes: int = MAX_ANSWER_BYTES
 
     def agent_kwargs(self, endpoint: str | None = None) -> dict[str, Any]:
         """``ChatAgent``'s keywords for a model at ``endpoint`` (a name of ``endpoints``; None: the default)."""
@@ -161,7 +169,50 @@ _AGENT_FIELDS = (
     "max_tokens_per_game",
     "backoff",
     "max_retry_wait",
+    "max_answer_bytes",
 )
+
+
+def _shut(connection: http.client.HTTPConnection) -> None:
+    """Shut ``connection``'s socket (the deadline passed): a read blocked on it returns at once."""
+    sock = connection.sock
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def _usage(usage: Any) -> tuple[int, int]:
+    """(prompt, completion) tokens of an answer's ``usage``: absent is (0, 0); anything but an
+    object of counts >= 0 is a malformed answer (``ValueError``)."""
+    if usage is None:
+        return 0, 0
+    if not isinstance(usage, dict):
+        raise ValueError(f"usage must be an object of token counts, got {type(usage).__name__}")
+    counts = []
+    for key in ("prompt_tokens", "completion_tokens"):
+        value = usage.get(key)
+        if value is None:
+            value = 0
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"usage.{key} must be a count >= 0, got {_short(repr(value))}")
+        counts.append(value)
+    return counts[0], counts[1]
+
+
+def _short(text: Any, limit: int = 120) -> str:
+    text = str(text)
+    return text[:limit] + ("…" if len(text) > limit else "")
+
+
+def _keep(entry: dict[str, Any], key: str, text: str) -> None:
+    """``entry[key] = text``, cut to ``TRANSCRIPT_CHARS`` with the full length beside it when longer."""
+    entry[key] = text[:TRANSCRIPT_CHARS]
+    if len(text) > TRANSCRIPT_CHARS:
+        entry[f"{key}_chars"] = len(text)
 
 
 def _check_cap(name: str, value: Any) -> None:
@@ -199,6 +250,7 @@ class ChatAgent:
         max_tokens_per_game: int | None = None,
         backoff: float = 1.0,
         max_retry_wait: float = 60.0,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
         endpoint: str | None = None,
         name: str | None = None,
     ) -> None:
@@ -231,6 +283,10 @@ class ChatAgent:
         _check_cap("max_requests_per_game", max_requests_per_game)
         _check_cap("max_tokens_per_game", max_tokens_per_game)
         _check_cap("max_tokens", max_tokens)
+        if not isinstance(max_answer_bytes, int) or isinstance(max_answer_bytes, bool) or max_answer_bytes < 1024:
+            raise ValueError(
+                f"max_answer_bytes must be an integer >= 1024 (bytes of one answer), got {max_answer_bytes!r}"
+            )
         for label, value in (("backoff", backoff), ("max_retry_wait", max_retry_wait)):
             if not (isinstance(value, (int, float)) and 0 <= value < math.inf):
                 raise ValueError(f"{label} must be a number of seconds >= 0, got {value!r}")
@@ -251,13 +307,12 @@ class ChatAgent:
         )
         self.max_requests_per_game, self.max_tokens_per_game = max_requests_per_game, max_tokens_per_game
         self.backoff, self.max_retry_wait = float(backoff), float(max_retry_wait)
+        self.max_answer_bytes = max_answer_bytes
         self.name = name or f"chat:{self.model}" + (f"@{endpoint}" if endpoint else "")
         self._fresh()
 
     def _fresh(self) -> None:
         """The counters, transcripts and the machinery that a copy does not carry."""
-        # No proxy from the environment: the one address called is the one given.
-        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
         self._stop: str | None = None  # set once the run must stop: every request still queued refuses
@@ -272,7 +327,7 @@ class ChatAgent:
 
     def __getstate__(self) -> dict[str, Any]:
         # A copy (a Ray worker's) starts with no counts: report() brings its own back to absorb().
-        skip = {"_opener", "_lock", "_pool", "_stop", "_consecutive_failures", "transcripts", "_games", "_usage"}
+        skip = {"_lock", "_pool", "_stop", "_consecutive_failures", "transcripts", "_games", "_usage"}
         skip |= {"_per_decision", "_counts", "_seconds"}
         return {k: v for k, v in self.__dict__.items() if k not in skip}
 
@@ -430,10 +485,11 @@ class ChatAgent:
                 self._usage[game][1] += sum(usage)
             record["prompt_tokens"] += usage[0]
             record["completion_tokens"] += usage[1]
-            thought, _ = split_reasoning(reply)
-            entry: dict[str, Any] = {"reply": reply, "seconds": time.perf_counter() - asked, "tokens": sum(usage)}
+            thought = split_reasoning(reply)[0] if len(reply) <= MAX_REPLY_CHARS else ""
+            entry: dict[str, Any] = {"seconds": time.perf_counter() - asked, "tokens": sum(usage)}
+            _keep(entry, "reply", reply)
             if reasoning or thought:
-                entry["reasoning"] = "\n\n".join(r for r in (reasoning, thought) if r)
+                _keep(entry, "reasoning", "\n\n".join(r for r in (reasoning, thought) if r))
             record["attempts"].append(entry)
             try:
                 action = parse_reply(reply, moves, numbered=self.list_moves)
@@ -442,7 +498,9 @@ class ChatAgent:
                     self._counts["bad_replies"] += 1
                 entry["refused"] = str(exc)
                 messages += [
-                    {"role": "assistant", "content": reply},
+                    # A refused reply is echoed cut: the refusal says what was wrong, and a
+                    # hostile reply does not grow every later request of the decision.
+                    {"role": "assistant", "content": reply[:TRANSCRIPT_CHARS]},
                     {"role": "user", "content": refusal(exc)},
                 ]
                 continue
@@ -489,15 +547,7 @@ class ChatAgent:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(self.url, json.dumps(body).encode(), headers, method="POST")
-        try:
-            with self._opener.open(request, timeout=self.timeout) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            wait = retry_after(exc.headers.get("Retry-After")) if exc.code in RETRY_STATUSES else None
-            raise ChatError(f"HTTP {exc.code} from {self.url}: {exc.read()[:200]!r}", wait) from exc
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise ChatError(f"no answer from {self.url}: {exc}") from exc
+        raw = self._post(json.dumps(body).encode(), headers)
         try:
             data = json.loads(raw)
             message = data["choices"][0]["message"]
@@ -505,10 +555,81 @@ class ChatAgent:
             reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
             if not isinstance(reply, str) or not isinstance(reasoning, str):
                 raise TypeError("content is not text")
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise ChatError(f"malformed answer from {self.url} ({exc}): {raw[:200]!r}") from exc
-        usage = data.get("usage") or {}
-        return reply, reasoning, (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+            usage = _usage(data.get("usage"))
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as exc:
+            raise ChatError(f"malformed answer from {self.url} ({_short(exc)}): {raw[:200]!r}") from exc
+        return reply, reasoning, usage
+
+    def _post(self, body: bytes, headers: dict[str, str]) -> bytes:
+        """The answer's body to one POST of ``body``, within ``timeout`` seconds in all and at most
+        ``max_answer_bytes``; ``ChatError`` otherwise. A plain connection: no proxy from the
+        environment and no redirect, so the one address called is the one given."""
+        deadline = time.monotonic() + self.timeout
+        parts = urllib.parse.urlsplit(self.url)
+        kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        try:
+            connection = kind(parts.hostname or "", parts.port, timeout=self.timeout)
+        except (ValueError, http.client.HTTPException) as exc:
+            raise ChatError(f"no answer from {self.url}: {exc}") from exc
+        # A server that trickles its status line or headers is cut too: the watchdog shuts the
+        # socket at the deadline, waking the read that waits on it.
+        watchdog = threading.Timer(self.timeout, _shut, (connection,))
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            connection.request("POST", path or "/", body, headers)
+            response = connection.getresponse()
+            if not 200 <= response.status < 300:
+                wait = retry_after(response.getheader("Retry-After")) if response.status in RETRY_STATUSES else None
+                start = self._read(connection, response, deadline, limit=200)
+                raise ChatError(f"HTTP {response.status} from {self.url}: {start[:200]!r}", wait)
+            length = response.getheader("Content-Length")
+            if length and length.strip().isdigit() and int(length) > self.max_answer_bytes:
+                raise ChatError(self._too_long(f"announces {int(length):,} bytes"))
+            return self._read(connection, response, deadline)
+        except ChatError:
+            raise
+        except (http.client.HTTPException, OSError, ValueError) as exc:
+            late = time.monotonic() >= deadline
+            why = f"not answered within the {self.timeout:g} s deadline (--chat-timeout)" if late else str(exc)
+            raise ChatError(f"no answer from {self.url}: {why}") from exc
+        finally:
+            watchdog.cancel()
+            connection.close()
+
+    def _read(
+        self, connection: http.client.HTTPConnection, response: Any, deadline: float, limit: int | None = None
+    ) -> bytes:
+        """The response's body read in chunks against the deadline, refused past ``max_answer_bytes``
+        (or cut at ``limit`` bytes)."""
+        chunks: list[bytes] = []
+        size = 0
+        cap = self.max_answer_bytes if limit is None else limit
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ChatError(
+                    f"no answer from {self.url}: not answered within the {self.timeout:g} s deadline "
+                    f"(--chat-timeout), {size:,} bytes read"
+                )
+            if connection.sock is not None:
+                connection.sock.settimeout(left)
+            chunk = response.read1(min(_READ, cap + 1 - size))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > cap:
+                if limit is not None:
+                    return b"".join(chunks)[:limit]
+                raise ChatError(self._too_long(f"sent more than {cap:,} bytes"))
+
+    def _too_long(self, what: str) -> str:
+        return (
+            f"answer too long from {self.url}: it {what}, more than the {self.max_answer_bytes:,} read "
+            "(--chat-max-answer-bytes); lower --chat-max-tokens or raise the cap"
+        )
 
     # --- results ------------------------------------------------------------------------------
 

@@ -74,6 +74,8 @@ KINDS = ("baseline", "search", "pretrained", "class", "chat", "path")
 
 MAX_REMOTE_ROLLOUTS = 20_000
 MAX_REMOTE_MS = 5_000.0
+MAX_REMOTE_SPEC_CHARS = 80
+"""the longest spec a remote caller may send (a label and a budgeted search fit well within it)"""
 REMOTE_LIMITS: dict[str, Any] = {
     "kinds": ("baseline", "search", "pretrained"),
     "max_iterations": MAX_REMOTE_ROLLOUTS,
@@ -392,19 +394,44 @@ def make_agent(
     return agent
 
 
+def _shown(text: str, limit: int = 80) -> str:
+    """``text`` quoted, cut to its first ``limit`` characters."""
+    return repr(text[:limit]) + ("…" if len(text) > limit else "")
+
+
+def _remote_refusal(spec: Any) -> str | None:
+    """Why ``spec`` cannot be a remote caller's, from its text alone (no file looked at), or None."""
+    if not isinstance(spec, str):
+        return f"an agent spec is text, got {type(spec).__name__} {_shown(repr(spec))}"
+    if len(spec) > MAX_REMOTE_SPEC_CHARS:
+        return (
+            f"agent {_shown(spec)} is not offered here: a remote spec is at most {MAX_REMOTE_SPEC_CHARS} "
+            f"characters, got {len(spec):,}"
+        )
+    for sep in (LIST, WEIGHT, TABLE):
+        if sep in spec:
+            return f"agent {_shown(spec)} is not offered here: {sep!r} is no part of one registry name"
+    return None
+
+
 def remote_agent(spec: Any, rules: UnoRules, num_players: int | None = None) -> Agent:
-    """The agent an untrusted caller names (``REMOTE_LIMITS``), checked before anything is imported or opened."""
-    try:
-        checked = check_spec(spec, **REMOTE_LIMITS)
-    except ValueError as exc:
-        word = spec.strip() if isinstance(spec, str) else ""
-        # A bare word is a misspelled name here, never a path.
-        why = f"unknown agent {word!r}{_did_you_mean(word)}" if re.fullmatch(r"[\w-]+", word) else str(exc)
+    """The agent an untrusted caller names (``REMOTE_LIMITS``), checked before anything is imported or
+    opened; a separator or an over-long spec is refused before any file is looked at."""
+    why = _remote_refusal(spec)
+    checked = None
+    if why is None:
+        try:
+            checked = check_spec(spec, **REMOTE_LIMITS)
+        except ValueError as exc:
+            word = spec.strip()
+            # A bare word is a misspelled name here, never a path.
+            why = f"unknown agent {word!r}{_did_you_mean(word)}" if re.fullmatch(r"[\w-]+", word) else str(exc)
+    if checked is None:
         raise ValueError(
             f"{why}. A remote caller may name {', '.join(agent_names())}, or a search with a budget: search:N "
             f"(N rollouts, 1..{MAX_REMOTE_ROLLOUTS}) or search:Tms (T in (0, {MAX_REMOTE_MS:g}]), also ismcts and "
             "flatmc, each with an optional @BELIEF and LABEL="
-        ) from None
+        )
     return make_agent(checked.text, rules, num_players=num_players)
 
 

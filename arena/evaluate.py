@@ -85,7 +85,7 @@ class Args:
     chat_key_env: Annotated[tuple[str, ...], tyro.conf.UseAppendAction] = ()
     """VAR or NAME=VAR, repeatable: the environment variable holding an endpoint's key"""
     chat_timeout: float = ChatSettings.timeout
-    """seconds per chat request"""
+    """seconds one chat request may take in all (connecting, waiting and reading the answer)"""
     chat_temperature: float | None = ChatSettings.temperature
     """sampling temperature (None: the server's default)"""
     chat_max_tokens: int | None = ChatSettings.max_tokens
@@ -114,6 +114,8 @@ class Args:
     """seconds before retrying a failed request, doubled at each retry"""
     chat_max_retry_wait: float = ChatSettings.max_retry_wait
     """longest wait before a retry, Retry-After included"""
+    chat_max_answer_bytes: int = ChatSettings.max_answer_bytes
+    """largest answer read from the endpoint, in bytes; a longer one is a failed request"""
 
 
 # What the ladder fixes itself (arena.ladder.LadderSpec): giving any of these with --ladder is an error.
@@ -267,6 +269,7 @@ def chat_settings(args: Args) -> ChatSettings:
         max_tokens_per_game=args.chat_max_tokens_per_game,
         backoff=args.chat_backoff,
         max_retry_wait=args.chat_max_retry_wait,
+        max_answer_bytes=args.chat_max_answer_bytes,
     )
 
 

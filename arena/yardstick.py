@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 import os
+import secrets
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -52,6 +53,17 @@ __all__ = [
     "positions_rating",
     "combine",
     "rate",
+    "MATCHUPS",
+    "ORACLE_ROLLOUTS",
+    "MIN_SPREAD",
+    "candidates",
+    "pick_decision",
+    "draw_positions",
+    "fresh_cost",
+    "fresh_suite",
+    "MAX_TRANSCRIPT_BYTES",
+    "transcript_path",
+    "write_transcript",
     "Args",
     "main",
 ]
@@ -105,6 +117,8 @@ class Suite:
     definition: dict[str, Any]
     positions: tuple[Position, ...]
     calibration: dict[str, Any]
+    build: dict[str, Any] = field(default_factory=dict, compare=False)
+    """how the positions were drawn (oracle seconds, decisions evaluated): the pace --fresh is priced at"""
 
     @property
     def rules(self) -> UnoRules:
@@ -141,7 +155,7 @@ def load_suite(version: str = VERSION, path: str | None = None, verify: bool = T
         )
     data = json.loads(text)
     positions = tuple(Position.from_json(p) for p in data["positions"])
-    return Suite(data["version"], data["definition"], positions, data.get("calibration", {}))
+    return Suite(data["version"], data["definition"], positions, data.get("calibration", {}), data.get("build", {}))
 
 
 def events_digest(events: Sequence[dict[str, Any]]) -> str:
@@ -187,6 +201,191 @@ def _mean_interval(x: np.ndarray) -> tuple[float, float, float]:
     mean = float(x.mean())
     half = Z95 * float(x.std(ddof=1)) / math.sqrt(x.size) if x.size > 1 else math.inf
     return mean, mean - half, mean + half
+
+
+# --- drawing positions (the suite's build, and --fresh) ----------------------------------------
+
+MATCHUPS = (
+    ("heuristic", "pretrained"),
+    ("pretrained", "pretrained"),
+    ("greedy", "rlcard_rule"),
+    ("random", "heuristic"),
+    ("random", "greedy"),
+)
+"""the pairs of agents whose games the positions are drawn from, one position per game"""
+ORACLE_ROLLOUTS = 8192
+"""the oracle's play-outs per decision"""
+MIN_SPREAD = 0.01
+"""a position whose moves the oracle rates within this of each other is dropped (nothing to choose)"""
+
+
+def _oracle(rules: UnoRules, rollouts: int) -> Any:
+    """The registry's search at a fixed budget, keeping every move's estimate (``values``)."""
+    from agents.flatmc import FlatMCAgent
+    from agents.registry import SEARCH_BLUEPRINT
+
+    class OracleSearch(FlatMCAgent):
+        def _search(self, source, i, seat, deal, moves, base, rng):
+            per_move = max(int(self.rollouts or 0) // moves.size, 1)
+            v = self._play_out(source, i, seat, deal, moves, per_move, rng)
+            self.values = (moves.copy(), (v.mean(1) + 1.0) / 2.0)  # rewards ±1 -> win probability
+            return int(moves[int(np.argmax(v.mean(1)))])
+
+    return OracleSearch(rules, rollouts=rollouts, blueprint=SEARCH_BLUEPRINT, confidence=None)
+
+
+def candidates(rules: UnoRules, games: int, seed: int) -> list[tuple[int, list[int]]]:
+    """(rng_state, actions) of games among ``MATCHUPS``, one per game, in a seeded order."""
+    from agents.registry import make_agent
+
+    from .tournament import derive_seed
+
+    out = []
+    per = math.ceil(games / len(MATCHUPS))
+    for m, pair in enumerate(MATCHUPS):
+        agents = [make_agent(s, rules, num_players=2) for s in pair]
+        r = play(agents, per, rules, derive_seed(seed, m), record=True)
+        assert r.records is not None
+        out += [(int(rec["start"]["rng_state"]), list(rec["actions"])) for rec in r.records]
+    order = np.random.default_rng(seed).permutation(len(out))
+    return [out[k] for k in order]
+
+
+def pick_decision(rules: UnoRules, rng_state: int, actions: list[int], rng: np.random.Generator) -> int | None:
+    """A random step with a real choice (2+ legal moves, no UNO call on offer, not a Wild Draw Four answer), or None."""
+    from agents._tactics import uno_call_action
+    from uno_env.observation import PHASE_RESPOND_DRAW_FOUR, phase_of
+
+    engine = Engine(1, 2, rules, seed=0)
+    engine.reset(rng_state=[rng_state])
+    choices = []
+    for t, a in enumerate(actions):
+        m = engine.legal_mask[0]
+        if m.sum() >= 2 and uno_call_action(m) < 0 and phase_of(engine.observation[0]) != PHASE_RESPOND_DRAW_FOUR:
+            choices.append(t)
+        engine.step(np.array([a], np.int64))
+    return int(rng.choice(choices)) if choices else None
+
+
+def draw_positions(
+    rules: UnoRules,
+    count: int,
+    seed: int,
+    rollouts: int = ORACLE_ROLLOUTS,
+    progress: Callable[[str], None] | None = None,
+    rounds: int = 8,
+) -> tuple[list[Position], dict[str, Any]]:
+    """``count`` positions drawn from games among ``MATCHUPS`` seeded ``seed``, each with the oracle's
+    value of every legal move (``rollouts`` play-outs a decision), and what drawing them took.
+
+    More candidate games are played, up to ``rounds`` times, while too few positions are kept."""
+    from .tournament import derive_seed
+
+    oracle = _oracle(rules, rollouts)
+    k = history_length_of(oracle)
+    rng = np.random.default_rng(seed)
+    kept: list[Position] = []
+    seen = dropped = 0
+    t0 = time.time()
+    for attempt in range(rounds):
+        # The first round's games are the suite's build (v1's positions come from it alone).
+        games_seed = seed if attempt == 0 else derive_seed(seed, 1000 + attempt)
+        for rng_state, actions in candidates(rules, max(int(count * 1.6), 2), games_seed):
+            if len(kept) == count:
+                break
+            t = pick_decision(rules, rng_state, actions, rng)
+            if t is None:
+                continue
+            engine = Engine(1, 2, rules, seed=0, record=True, history=k)
+            engine.reset(rng_state=[rng_state])
+            for a in actions[:t]:
+                engine.step(np.array([a], np.int64))
+            oracle.values = None
+            oracle.act_in(engine, 0, np.random.default_rng([seed, seen]))
+            seen += 1
+            moves, values = oracle.values
+            if values.max() - values.min() < MIN_SPREAD:
+                dropped += 1
+                continue
+            p = Position(
+                rng_state,
+                tuple(actions[:t]),
+                int(engine.current_player[0]),
+                events_digest(engine.record(0)["events"]),
+                tuple(int(a) for a in moves),
+                tuple(round(float(v), 5) for v in values),
+            )
+            position_engine(p, rules)  # the stored form replays
+            kept.append(p)
+            if progress is not None and (len(kept) % 50 == 0 or len(kept) == count):
+                progress(f"  {len(kept)} positions ({dropped} dropped) in {time.time() - t0:.0f} s")
+        if len(kept) == count:
+            break
+    if len(kept) < count:
+        raise ValueError(f"only {len(kept)} of {count} positions from the candidate games: ask for fewer positions")
+    return kept, {"oracle_seconds": round(time.time() - t0, 1), "evaluated": seen, "dropped_even": dropped}
+
+
+MAX_FRESH_POSITIONS = 2000
+MAX_FRESH_ROLLOUTS = 65_536
+
+
+def _check_fresh(suite: Suite, seed: Any, count: Any, rollouts: Any) -> None:
+    for name, value, lo, hi in (
+        ("--fresh", seed, 0, 2**63 - 1),
+        ("--fresh-positions", count, 2, MAX_FRESH_POSITIONS),
+        ("--fresh-rollouts", rollouts, 1, MAX_FRESH_ROLLOUTS),
+    ):
+        if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+            raise ValueError(f"{name} must be an integer in {lo}..{hi:,}, got {value!r}")
+    if seed == int(suite.definition["seed"]):
+        raise ValueError(
+            f"--fresh {seed} is the seed the public suite {suite.version} was drawn from: its positions would be "
+            "the stored ones; pick another seed (and keep it private until the rating is written)"
+        )
+
+
+def fresh_cost(suite: Suite, seed: int, count: int, rollouts: int = ORACLE_ROLLOUTS) -> str:
+    """What drawing ``count`` fresh positions costs the oracle, priced at the stored suite's build pace."""
+    _check_fresh(suite, seed, count, rollouts)
+    build = suite.build
+    evaluated = float(build.get("evaluated") or len(suite.positions))
+    per_position = evaluated / max(len(suite.positions), 1)  # positions dropped as even are evaluated too
+    decisions = count * per_position
+    text = (
+        f"oracle cost: {count:,} fresh positions from seed {seed}, about {decisions:,.0f} oracle decisions of "
+        f"{rollouts:,} play-outs ({decisions * rollouts:,.0f} play-outs), on this machine, before the agent is "
+        "asked anything"
+    )
+    if build.get("oracle_seconds"):
+        pace = float(build["oracle_seconds"]) / (evaluated * ORACLE_ROLLOUTS)  # seconds a play-out
+        text += (
+            f"; about {decisions * rollouts * pace:,.0f} s at the pace {suite.version} was built at "
+            f"({build['oracle_seconds']:g} s for {evaluated:,.0f} decisions of {ORACLE_ROLLOUTS:,}; "
+            f"{build.get('machine', 'its machine')})"
+        )
+    return text
+
+
+def fresh_suite(
+    suite: Suite,
+    seed: int,
+    count: int,
+    rollouts: int = ORACLE_ROLLOUTS,
+    progress: Callable[[str], None] | None = None,
+) -> Suite:
+    """``suite`` with ``count`` positions drawn now from ``seed`` in place of the stored ones, and the
+    games part's deals drawn from it too: what it rates was never published. The calibration curve
+    is the stored one (the positions are drawn as the suite's were; fewer ``rollouts`` make a
+    noisier oracle)."""
+    from .tournament import derive_seed
+
+    _check_fresh(suite, seed, count, rollouts)
+    positions, stats = draw_positions(suite.rules, count, seed, rollouts, progress)
+    games = {**suite.definition["games"], "seed": derive_seed(seed, 7)}
+    fresh = {"seed": seed, "positions": count, "rollouts": rollouts}
+    definition = {**suite.definition, "seed": seed, "games": games, "fresh": fresh}
+    return Suite(suite.version, definition, tuple(positions), suite.calibration, stats)
 
 
 # --- cost -------------------------------------------------------------------------------------
@@ -447,8 +646,31 @@ class YardstickResult:
         r, se = games_rating(self.games)
         return r, r - Z95 * se, r + Z95 * se
 
+    def parts_consistent(self) -> bool | None:
+        """Whether the parts' 95% intervals overlap (None: fewer than two parts rated)."""
+        p, g = self._positions_rating(), self._games_rating()
+        if p is None or g is None:
+            return None
+        return not (p[2] < g[1] or g[2] < p[1])
+
+    def warning(self) -> str | None:
+        """What is wrong with the rating when its parts disagree, or None."""
+        if self.parts_consistent() is not False:
+            return None
+        p, g = self._positions_rating(), self._games_rating()
+        assert p is not None and g is not None
+        return (
+            f"the parts disagree: positions rate {p[0]:.0f} ({p[1]:.0f} – {p[2]:.0f}) and games {g[0]:.0f} "
+            f"({g[1]:.0f} – {g[2]:.0f}), 95% intervals that do not meet, so no combined rating is given. "
+            "An agent that knows the public positions (arena/yardstick_v1.json) rates high on them alone: "
+            "rate it with --fresh SEED, on positions drawn at run time"
+        )
+
     def combined(self) -> tuple[float, float, float] | None:
-        """(rating, low, high) on ladder v2's scale: the parts' ratings weighed by inverse variance."""
+        """(rating, low, high) on ladder v2's scale: the parts' ratings weighed by inverse variance;
+        None when the parts' intervals are disjoint (``parts_consistent``)."""
+        if self.parts_consistent() is False:
+            return None
         return combine([self._positions_rating(), self._games_rating()])
 
     def rows(self) -> list[tuple[str, str, str]]:
@@ -477,12 +699,17 @@ class YardstickResult:
         c = self.combined()
         if c is not None:
             out.append(("**combined rating (ladder v2 scale)**", f"**{c[0]:.0f}**", f"{c[1]:.0f} – {c[2]:.0f}"))
+        elif self.parts_consistent() is False:
+            out.append(("**combined rating: not given**", "**parts disagree**", "the parts' intervals are disjoint"))
         return out
 
     def markdown(self) -> str:
-        """The result as a markdown table."""
+        """The result as a markdown table (and the warning, when the parts disagree)."""
         lines = [f"yardstick {self.version}: {self.name}", "", "| part | score | 95% interval |", "|---|---:|---|"]
         lines += [f"| {a} | {b} | {c} |" for a, b, c in self.rows()]
+        warning = self.warning()
+        if warning is not None:
+            lines += ["", f"warning: {warning}"]
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -514,6 +741,9 @@ class YardstickResult:
                 "rating": gr,
             }
         d["combined"] = self.combined()
+        d["parts_consistent"] = self.parts_consistent()
+        if self.warning() is not None:
+            d["warning"] = self.warning()
         if self.stats is not None:
             d["agent_stats"] = self.stats
         return d
@@ -574,12 +804,60 @@ class Args:
     """where the JSON result is written"""
     cost_only: bool = False
     """print the cost and stop"""
+    fresh: int | None = None
+    """draw and score this many --fresh-positions from this seed at run time, in place of the public ones
+    (and the games' deals from it too): a rating that cannot come from knowing the stored suite"""
+    fresh_positions: int = 200
+    """with --fresh: the positions drawn"""
+    fresh_rollouts: int = ORACLE_ROLLOUTS
+    """with --fresh: the oracle's play-outs per decision (fewer: a quicker, noisier oracle)"""
     chat: ChatSettings = field(default_factory=ChatSettings)
     """a chat:MODEL agent's settings (agents.llm.ChatSettings, as evaluate.py's --chat-* options)"""
 
 
+MAX_TRANSCRIPT_BYTES = 64 << 20
+"""the largest transcript ``uno-yardstick`` writes; the games past it are counted in a last line"""
+
+
+def transcript_path(out: str) -> str:
+    """The transcript beside the JSON result ``out``: ``yardstick.json`` -> ``yardstick.transcript.jsonl``."""
+    root, ext = os.path.splitext(out)
+    return f"{root if ext == '.json' else out}.transcript.jsonl"
+
+
+def write_transcript(agent: Agent, path: str, run_id: str, limit: int = MAX_TRANSCRIPT_BYTES) -> str | None:
+    """A chat agent's games (its requests, replies and errors) as ``evaluate.py``'s transcript lines,
+    at most ``limit`` bytes; None (nothing written) for an agent that keeps no transcript."""
+    transcripts = getattr(agent, "transcripts", None)
+    if not isinstance(transcripts, list):
+        return None
+    from .evaluate import transcript_line
+
+    size = 0
+    with open(path, "w") as f:
+        for k, game in enumerate(transcripts):
+            line = json.dumps(transcript_line(run_id, agent, game)) + "\n"
+            if size + len(line.encode()) > limit:
+                cut = {
+                    "run_id": run_id,
+                    "truncated": True,
+                    "games_left_out": len(transcripts) - k,
+                    "limit_bytes": limit,
+                }
+                f.write(json.dumps(cut) + "\n")
+                break
+            f.write(line)
+            size += len(line.encode())
+    return path
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def main(args: Args) -> YardstickResult | None:
-    """Print the cost, rate the agent, print the table and write the JSON result."""
+    """Print the cost (the oracle's first with ``--fresh``), rate the agent, print the table and
+    write the JSON result with the chat agent's transcript beside it."""
     from agents.registry import make_agent
 
     bad = [p for p in args.parts if p not in PARTS]
@@ -587,28 +865,48 @@ def main(args: Args) -> YardstickResult | None:
         raise ValueError(f"--parts must be some of {', '.join(PARTS)}, got {' '.join(args.parts) or 'nothing'}")
     suite = load_suite(args.version)
     agent = make_agent(args.agent, suite.rules, num_players=2, chat=args.chat)
+    label = suite.version if args.fresh is None else f"{suite.version} --fresh {args.fresh}"
+    if args.fresh is not None:
+        text = fresh_cost(suite, args.fresh, args.fresh_positions, args.fresh_rollouts)
+        print(f"yardstick {label} for {args.agent}: {text}", flush=True)
     cost = plan_cost(suite, agent)
+    if args.fresh is not None:
+        cost.positions = args.fresh_positions
     if "games" not in args.parts:
         cost.game_decisions, cost.games = 0.0, 0
     if "positions" not in args.parts:
         cost.positions = 0
-    print(f"yardstick {suite.version} for {args.agent}: {cost.text()}", flush=True)
+    print(f"yardstick {label} for {args.agent}: {cost.text()}", flush=True)
     if args.cost_only:
         return None
     t0 = time.time()
-    result = rate(
-        agent, suite, parts=args.parts, name=args.agent, progress=lambda s: print(s, file=sys.stderr, flush=True)
-    )
+    if args.fresh is not None:
+        suite = fresh_suite(suite, args.fresh, args.fresh_positions, args.fresh_rollouts, _say)
+    run_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
+    transcript = transcript_path(args.out)
+    try:
+        result = rate(agent, suite, parts=args.parts, name=args.agent, progress=_say)
+    finally:  # also when the run stops: the replies and errors that stopped it can be read
+        written = write_transcript(agent, transcript, run_id)
+        if written is not None:
+            _say(f"wrote {written}")
+    result.version = label
     print(result.markdown())
     data = {
         **result.to_dict(),
         "cost": {"planned_requests": cost.requests, "planned_prompt_tokens": cost.prompt_tokens},
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "seconds": round(time.time() - t0, 1),
+        "run_id": run_id,
+        "transcript": written,
     }
+    if args.fresh is not None:
+        data["fresh"] = {**suite.definition["fresh"], **suite.build}
     with open(args.out, "w") as f:
         json.dump(data, f, indent=1)
     print(f"wrote {args.out}")
+    if result.warning() is not None:
+        _say(f"warning: {result.warning()}")
     return result
 
 

@@ -11,45 +11,32 @@ from __future__ import annotations
 
 import datetime
 import json
-import math
 import os
 import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import numpy as np
 import tyro
 
-from agents._tactics import uno_call_action
-from agents.flatmc import FlatMCAgent
 from agents.model_card import machine as card_machine
 from agents.registry import SEARCH_BLUEPRINT, make_agent
 from arena import derive_seed, play
 from arena.yardstick import (
+    MATCHUPS,
+    MIN_SPREAD,
+    ORACLE_ROLLOUTS,
     Position,
     combine,
-    events_digest,
+    draw_positions,
     leave_one_out,
     load_suite,
-    position_engine,
     positions_rating,
     rate,
     suite_path,
 )
-from uno_env import Engine, parse_rules
-from uno_env.observation import PHASE_RESPOND_DRAW_FOUR, phase_of
-from uno_env.policy import history_length_of
+from uno_env import parse_rules
 
-MATCHUPS = (
-    ("heuristic", "pretrained"),
-    ("pretrained", "pretrained"),
-    ("greedy", "rlcard_rule"),
-    ("random", "heuristic"),
-    ("random", "greedy"),
-)
-ORACLE_ROLLOUTS = 8192
-MIN_SPREAD = 0.01
 # Ladder v2 rungs the games part plays. Not random: a seat that plays like it (a model whose
 # replies fail) draws its way through games of hundreds of turns against it, past any budget.
 ANCHORS = ("greedy", "heuristic")
@@ -66,16 +53,6 @@ LADDER_V2_RATINGS = {
 }
 
 
-class OracleSearch(FlatMCAgent):
-    """The registry's search at a fixed budget that keeps every move's estimate (``values``)."""
-
-    def _search(self, source, i, seat, deal, moves, base, rng):  # type: ignore[no-untyped-def]
-        per_move = max(int(self.rollouts or 0) // moves.size, 1)
-        v = self._play_out(source, i, seat, deal, moves, per_move, rng)
-        self.values = (moves.copy(), (v.mean(1) + 1.0) / 2.0)  # rewards ±1 -> win probability
-        return int(moves[int(np.argmax(v.mean(1)))])
-
-
 @dataclass
 class Args:
     """Build the yardstick suite (positions, oracle values, calibration)."""
@@ -90,74 +67,16 @@ class Args:
     """all; games: the games part's definition (anchors, cost) and the calibration; calibrate: that only"""
 
 
-def candidates(rules: Any, games: int, seed: int) -> list[tuple[int, list[int]]]:
-    """(rng_state, actions) of games among ``MATCHUPS``, one per game."""
-    out = []
-    per = math.ceil(games / len(MATCHUPS))
-    for m, pair in enumerate(MATCHUPS):
-        agents = [make_agent(s, rules, num_players=2) for s in pair]
-        r = play(agents, per, rules, derive_seed(seed, m), record=True)
-        assert r.records is not None
-        out += [(int(rec["start"]["rng_state"]), list(rec["actions"])) for rec in r.records]
-    order = np.random.default_rng(seed).permutation(len(out))
-    return [out[k] for k in order]
-
-
-def pick_decision(rules: Any, rng_state: int, actions: list[int], rng: np.random.Generator) -> int | None:
-    """A random step with a real choice (2+ legal moves, no UNO call on offer, not a Wild Draw Four answer), or None."""
-    engine = Engine(1, 2, rules, seed=0)
-    engine.reset(rng_state=[rng_state])
-    choices = []
-    for t, a in enumerate(actions):
-        m = engine.legal_mask[0]
-        if m.sum() >= 2 and uno_call_action(m) < 0 and phase_of(engine.observation[0]) != PHASE_RESPOND_DRAW_FOUR:
-            choices.append(t)
-        engine.step(np.array([a], np.int64))
-    return int(rng.choice(choices)) if choices else None
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def build_positions(args: Args) -> tuple[list[Position], dict[str, Any]]:
-    rules = parse_rules("classic")
-    oracle = OracleSearch(rules, rollouts=ORACLE_ROLLOUTS, blueprint=SEARCH_BLUEPRINT, confidence=None)
-    k = history_length_of(oracle)
-    rng = np.random.default_rng(args.seed)
-    kept: list[Position] = []
-    seen = dropped = 0
-    t0 = time.time()
-    for rng_state, actions in candidates(rules, int(args.positions * 1.6), args.seed):
-        if len(kept) == args.positions:
-            break
-        t = pick_decision(rules, rng_state, actions, rng)
-        if t is None:
-            continue
-        engine = Engine(1, 2, rules, seed=0, record=True, history=k)
-        engine.reset(rng_state=[rng_state])
-        for a in actions[:t]:
-            engine.step(np.array([a], np.int64))
-        oracle.values = None
-        oracle.act_in(engine, 0, np.random.default_rng([args.seed, seen]))
-        seen += 1
-        moves, values = oracle.values
-        if values.max() - values.min() < MIN_SPREAD:
-            dropped += 1
-            continue
-        p = Position(
-            rng_state,
-            tuple(actions[:t]),
-            int(engine.current_player[0]),
-            events_digest(engine.record(0)["events"]),
-            tuple(int(a) for a in moves),
-            tuple(round(float(v), 5) for v in values),
-        )
-        position_engine(p, rules)  # the stored form replays
-        kept.append(p)
-        if len(kept) % 50 == 0:
-            print(
-                f"  {len(kept)} positions ({dropped} dropped) in {time.time() - t0:.0f} s", file=sys.stderr, flush=True
-            )
-    if len(kept) < args.positions:
-        raise SystemExit(f"only {len(kept)} positions from the candidate games: raise the candidates")
-    return kept, {"oracle_seconds": round(time.time() - t0, 1), "evaluated": seen, "dropped_even": dropped}
+    """The suite's positions and oracle values (``arena.yardstick.draw_positions``, which --fresh runs too)."""
+    try:
+        return draw_positions(parse_rules("classic"), args.positions, args.seed, ORACLE_ROLLOUTS, _say, rounds=1)
+    except ValueError as exc:
+        raise SystemExit(f"{exc} (raise the candidates)") from None
 
 
 def decisions_per_game(rules: Any, deals: int, seed: int) -> dict[str, float]:

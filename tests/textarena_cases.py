@@ -274,7 +274,12 @@ def test_each_seat_sees_its_own_cards_only():
         ("99", "there is no move 99"),
         ("TWO MOVES", "names more than one move"),
         (None, "a reply is text"),
+        ("\u22121", "negative number"),  # a minus sign, not move 1
+        ("\u20132", "negative number"),
+        ("<think>" * 200_000, "characters, more than the 200,000 read"),
+        ("<think>" * 5_000, "no answer after it"),
     ],
+    ids=lambda v: repr(v)[:24],
 )
 def test_a_bad_reply_is_refused_and_changes_nothing(reply, message):
     env = ta.make("UNO-v0-raw", error_allowance=1)
@@ -299,6 +304,16 @@ def test_a_bad_reply_is_refused_and_changes_nothing(reply, message):
     number = legal_lines(board[-1])[0][0]
     done, _ = env.step(number)
     assert core.engine.game_state(0) != before and core.state.game_info[seat]["invalid_move"] is False
+
+
+def test_a_full_width_digit_plays_as_the_ascii_one():
+    states = []
+    for reply in ("1", "\uff11", "[\uff11]"):
+        env = ta.make("UNO-v0-raw")
+        env.reset(num_players=2, seed=3)
+        assert env.step(reply) == (False, {})
+        states.append(env.engine.game_state(0))
+    assert states[0] == states[1] == states[2]
 
 
 def test_bad_replies_past_the_allowance_forfeit_the_game():

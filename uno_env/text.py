@@ -4,7 +4,9 @@ Everything here reads only what the seat may see (R11): its observation row, its
 
 from __future__ import annotations
 
+import bisect
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,10 +22,12 @@ from .seat_view import seat_view
 
 __all__ = [
     "BadReply",
+    "MAX_REPLY_CHARS",
     "Move",
     "build_prompt",
     "engine_prompt",
     "legal_moves",
+    "normalise_reply",
     "parse_reply",
     "phase_text",
     "refusal",
@@ -128,6 +132,41 @@ def _moves_text(moves: Sequence[Move]) -> str:
     return ", ".join(f"{m.number}. {m.label}" for m in moves)
 
 
+MAX_REPLY_CHARS = 200_000
+"""the longest reply ``parse_reply`` reads, in characters (a reasoning model's think block included)"""
+MAX_MOVE_DIGITS = 6
+"""the longest move number read as a number: a longer run of digits names no move"""
+# Dashes and minus signs that NFKC leaves as they are; each reads as '-' (U+FE63 and U+FF0D fold to it).
+_DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b\ufe58", "-"))
+
+
+_OTHER_DIGIT = re.compile(r"(?![0-9])\d")
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """``text`` quoted, cut to its first ``limit`` characters."""
+    return repr(text[:limit]) + ("…" if len(text) > limit else "")
+
+
+def normalise_reply(reply: str) -> str:
+    """``reply`` as every front end reads it: NFKC (full-width digits and letters as ASCII), decimal
+    digits of every script as ASCII ones, and every dash or minus sign as '-'; ``BadReply`` when it is longer than ``MAX_REPLY_CHARS`` before or after."""
+    if len(reply) > MAX_REPLY_CHARS:
+        raise BadReply(
+            f"the reply is {len(reply):,} characters, more than the {MAX_REPLY_CHARS:,} read: give the move "
+            f"alone, or a shorter reasoning before it (it began {_shown(reply)})"
+        )
+    text = unicodedata.normalize("NFKC", reply).translate(_DASHES)
+    if not text.isascii():  # decimal digits of any script read as Python's int() reads them
+        text = _OTHER_DIGIT.sub(lambda d: str(unicodedata.decimal(d.group())), text)
+    if len(text) > MAX_REPLY_CHARS:  # a few characters spread into many under NFKC
+        raise BadReply(
+            f"the reply is {len(text):,} characters once normalised (NFKC), more than the {MAX_REPLY_CHARS:,} "
+            f"read: give the move alone (it began {_shown(reply)})"
+        )
+    return text
+
+
 def _normalise(text: str) -> str:
     text = text.lower().replace("_", " ")
     text = re.sub(r"[^a-z0-9+]+", " ", text)
@@ -147,6 +186,8 @@ def _by_number(words: list[str], moves: Sequence[Move]) -> Move | None | str:
     rest = [w for w in words if w not in _FILLER]
     if len(rest) != 1 or not rest[0].isdigit():
         return None
+    if len(rest[0]) > MAX_MOVE_DIGITS:
+        return f"there is no move {_shown(rest[0], 20)}: the moves are numbered 1 to {len(moves)}"
     k = int(rest[0])
     if not 1 <= k <= len(moves):
         return f"there is no move {k}: the moves are numbered 1 to {len(moves)}"
@@ -156,44 +197,74 @@ def _by_number(words: list[str], moves: Sequence[Move]) -> Move | None | str:
 def _by_name(text: str, moves: Sequence[Move]) -> list[Move]:
     """The moves whose name or alias occurs in ``text`` as whole words, a name inside a longer
     matched name not counted ("draw" inside "play wild draw four")."""
-    spans: list[tuple[int, int, Move]] = []
+    spans: list[tuple[int, int, int]] = []  # (start, -end, move number)
     for m in moves:
         for word in (m.name, *m.aliases):
             for hit in re.finditer(rf"(?<![a-z0-9+]){re.escape(_normalise(word))}(?![a-z0-9+])", text):
-                spans.append((hit.start(), hit.end(), m))
-    kept = {
-        m.number: m
-        for s, e, m in spans
-        if not any(s2 <= s and e <= e2 and (e2 - s2) > (e - s) and m2 is not m for s2, e2, m2 in spans)
-    }
-    return [kept[k] for k in sorted(kept)]
+                spans.append((hit.start(), -hit.end(), m.number))
+    if not spans:
+        return []
+    # By start, the longest first: a span is inside a longer one of another move when a span before
+    # it in this order (and not the same span) reaches at least as far. For each move named, the
+    # running furthest end of the other moves' spans answers that for all its spans at once.
+    table = np.array(sorted(spans), np.int64)
+    ends, numbers = -table[:, 1], table[:, 2]
+    new_span = np.r_[True, (table[1:, :2] != table[:-1, :2]).any(1)]
+    first = np.flatnonzero(new_span)[np.cumsum(new_span) - 1]  # the first row of each row's span
+    kept = []
+    for number in np.unique(numbers).tolist():
+        furthest = np.maximum.accumulate(np.where(numbers != number, ends, -1))
+        before = np.where(first > 0, furthest[np.maximum(first - 1, 0)], -1)
+        mine = numbers == number
+        if (before[mine] < ends[mine]).any():
+            kept.append(number)
+    by_number = {m.number: m for m in moves}
+    return [by_number[n] for n in kept]
 
 
 _THINK_TAGS = r"think|thinking|reasoning"
-_THINK_BLOCK = re.compile(rf"<({_THINK_TAGS})>(.*?)</\1>", re.S | re.I)
+_THINK_TAG = re.compile(rf"<(/?)({_THINK_TAGS})>", re.I)
 _THINK_OPEN = re.compile(rf"<(?:{_THINK_TAGS})>", re.I)
 _THINK_CLOSE = re.compile(rf"</(?:{_THINK_TAGS})>", re.I)
 # Marks of a final answer, each capturing the answer; the last one in the reply wins.
+_ANSWER_WORDS = r"\b(?:final answer|answer|final move|my move|move|action|choice)\s*+(?:is)?\s*+[:=]"
+# Possessive runs of whitespace (``\s*+``), so that no run is scanned more than once per mark.
 _FINAL_MARKS = (
     re.compile(r"\\boxed\{([^{}\n]*)\}"),
-    # A lookahead, so that a later mark on the same line is found too ("Move: 1, no: Answer: 2").
-    re.compile(
-        r"(?=\b(?:final answer|answer|final move|my move|move|action|choice)\s*(?:is)?\s*[:=]\s*([^\n]+))", re.I
-    ),
-    re.compile(r"\b(?:the )?best (?:move|choice|option) (?:is|would be)\s*:?\s*([^\n.,;!]+)", re.I),
+    # A lookahead, so that a later mark on the same line is found too ("Move: 1, no: Answer: 2"); the
+    # answer is read after the last mark only (``_MARKED``), not once for each mark of a long line.
+    re.compile(rf"(?={_ANSWER_WORDS})", re.I),
+    re.compile(r"\b(?:the )?best (?:move|choice|option) (?:is|would be)\s*+:?\s*+([^\n.,;!]+)", re.I),
 )
+_MARKED = re.compile(rf"{_ANSWER_WORDS}\s*([^\n]+)", re.I)
 _NEGATIVE = re.compile(r"(?<![A-Za-z0-9])-\d")
 
 
 def split_reasoning(reply: str) -> tuple[str, str]:
     """``(reasoning, answer)`` of a reply: the text of its ``<think>``-like blocks, and the rest, stripped."""
     reasoning: list[str] = []
-
-    def cut(match: re.Match[str]) -> str:
-        reasoning.append(match.group(2).strip())
-        return "\n"
-
-    rest = _THINK_BLOCK.sub(cut, reply)
+    tags = list(_THINK_TAG.finditer(reply))
+    # Each opening tag's block ends at the first closing tag of its name after it: the closing
+    # tags' starts by name, searched by bisection, so no opening tag rescans the rest of the reply.
+    closes_of: dict[str, list[int]] = {}
+    for k, tag in enumerate(tags):
+        if tag.group(1):
+            closes_of.setdefault(tag.group(2).lower(), []).append(k)
+    starts = {name: [tags[k].start() for k in ks] for name, ks in closes_of.items()}
+    pieces: list[str] = []
+    pos = 0
+    for tag in tags:
+        if tag.group(1) or tag.start() < pos:
+            continue
+        name = tag.group(2).lower()
+        found = bisect.bisect_left(starts.get(name, []), tag.end())
+        if found == len(starts.get(name, [])):
+            continue  # unclosed: no later opening tag of this name is closed either
+        close = tags[closes_of[name][found]]
+        reasoning.append(reply[tag.end() : close.start()].strip())
+        pieces += [reply[pos : tag.start()], "\n"]
+        pos = close.end()
+    rest = "".join([*pieces, reply[pos:]])
     closes = list(_THINK_CLOSE.finditer(rest))
     if closes:  # servers that put the opening tag in the template send only the closing one
         reasoning.insert(0, rest[: closes[-1].start()].strip())
@@ -209,10 +280,18 @@ def final_answer(answer: str) -> str | None:
     """The text after the reply's last final-answer mark (``Move: N``, ``Final answer: N``,
     ``\\boxed{N}``, "the best move is N"), or None when it has none."""
     best: tuple[int, str] | None = None
-    for mark in _FINAL_MARKS:
-        for hit in mark.finditer(answer):
-            if best is None or hit.start() > best[0]:
-                best = (hit.start(), hit.group(1).strip())
+    for kind in (0, 2):
+        hits = list(_FINAL_MARKS[kind].finditer(answer))
+        if hits and (best is None or hits[-1].start() > best[0]):
+            best = (hits[-1].start(), hits[-1].group(1).strip())
+    marks = [hit.start() for hit in _FINAL_MARKS[1].finditer(answer)]
+    # Read from the last mark back: only a mark followed by nothing but line ends reads nothing.
+    for start in reversed(marks):
+        if best is not None and start < best[0]:
+            break
+        text = _MARKED.match(answer, start)
+        if text is not None:
+            return text.group(1).strip()
     return best[1] if best is not None else None
 
 
@@ -227,7 +306,11 @@ def parse_reply(reply: Any, moves: Sequence[Move], *, numbered: bool = True) -> 
     if not moves:
         raise BadReply("there is no legal move to make: it is not your turn")
     if not isinstance(reply, str):
-        raise BadReply(f"a reply is text, got {type(reply).__name__} {reply!r}. {allowed}")
+        raise BadReply(f"a reply is text, got {type(reply).__name__} {_shown(repr(reply))}. {allowed}")
+    try:
+        reply = normalise_reply(reply)
+    except BadReply as exc:
+        raise BadReply(f"{exc}. {allowed}") from None
     reasoning, answer = split_reasoning(reply)
     if reasoning and not answer:
         raise BadReply(f"the reply holds reasoning (a <think> block) but no answer after it. {allowed}")
@@ -247,37 +330,37 @@ def parse_reply(reply: Any, moves: Sequence[Move], *, numbered: bool = True) -> 
 def _parse_answer(reply: str, moves: Sequence[Move], allowed: str, numbered: bool) -> int:
     """``parse_reply`` on the answer alone (no reasoning, no final-answer mark)."""
     text = _normalise(reply)
-    shown = reply.strip()[:200]
+    shown = _shown(reply.strip())
     if not text:
-        raise BadReply(f"the reply {shown!r} is empty. {allowed}")
+        raise BadReply(f"the reply {shown} is empty. {allowed}")
     if _NEGATIVE.search(reply):
-        raise BadReply(f"the reply {shown!r} holds a negative number: moves are numbered from 1. {allowed}")
+        raise BadReply(f"the reply {shown} holds a negative number: moves are numbered from 1. {allowed}")
     words = text.split()
     numbered_move = _by_number(words, moves)
     if numbered_move is not None and not numbered:
-        raise BadReply(f"the reply {shown!r} gives a number: at this table moves are named, not numbered. {allowed}")
+        raise BadReply(f"the reply {shown} gives a number: at this table moves are named, not numbered. {allowed}")
     if isinstance(numbered_move, str):
         raise BadReply(f"{numbered_move}. {allowed}")
     if numbered_move is not None:
         return numbered_move.action
     named = _by_name(text, moves)
-    lead = re.match(r"(\d+) (.+)$", text)  # "3. play red 7": a number and a name must agree
+    lead = re.match(rf"(\d{{1,{MAX_MOVE_DIGITS}}}) (.+)$", text)  # "3. play red 7": a number and a name must agree
     if numbered and lead and named and 1 <= int(lead.group(1)) <= len(moves):
         by_number = moves[int(lead.group(1)) - 1]
         if named == [by_number]:
             return by_number.action
         raise BadReply(
-            f"the reply {shown!r} gives move {by_number.number} ({by_number.label}) but names "
+            f"the reply {shown} gives move {by_number.number} ({by_number.label}) but names "
             f"{' and '.join(m.label for m in named)}. {allowed}"
         )
     if len(named) == 1:
         return named[0].action
     if len(named) > 1:
         raise BadReply(
-            f"the reply {shown!r} names more than one move ({', '.join(m.label for m in named)}); "
+            f"the reply {shown} names more than one move ({', '.join(m.label for m in named)}); "
             f"give exactly one. {allowed}"
         )
-    raise BadReply(f"the reply {shown!r} names no legal move. {allowed}")
+    raise BadReply(f"the reply {shown} names no legal move. {allowed}")
 
 
 _CLASSIC = UnoRules().to_dict()

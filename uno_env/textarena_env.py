@@ -14,7 +14,7 @@ from .engine import Engine, describe_event, redact
 from .engine.events import ENDING_EVENTS
 from .engine.layout import MAX_HISTORY
 from .rules import PRESETS, UnoRules, parse_rules
-from .text import BadReply, engine_prompt, legal_moves, parse_reply, refusal, seat_intro
+from .text import MAX_REPLY_CHARS, BadReply, engine_prompt, legal_moves, parse_reply, refusal, seat_intro
 
 try:
     import textarena as ta
@@ -89,6 +89,8 @@ class UnoTextArenaEnv(ta.Env):
             raise ValueError("the game is over: close() gives its rewards, reset() deals a new one")
         seat = self.state.current_player_id
         shown = action if isinstance(action, str) else repr(action)
+        if len(shown) > MAX_REPLY_CHARS:  # refused below; the seat's messages keep a prefix, not the whole
+            shown = shown[:200] + f"… ({len(shown):,} characters)"
         self.state.add_observation(shown, ta.ObservationType.PLAYER_ACTION, from_id=seat, to_id=seat)
         try:
             move = parse_reply(action, legal_moves(engine.legal_mask[0], seat, engine.num_players, self.names))

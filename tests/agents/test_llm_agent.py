@@ -21,6 +21,7 @@ from uno_env.actions import DRAW, action_name
 from uno_env.table import ask_one
 
 MOVE_LINE = re.compile(r"^(\d+)\. (.+)$", re.M)
+TRICKLE = 0.05  # seconds between the bytes of a trickled answer
 
 
 class FakeChat:
@@ -28,8 +29,11 @@ class FakeChat:
     the number or the name of a legal move drawn with its own seeded generator). Scripted entries:
     ``"malformed"`` (not JSON), ``"no-choices"`` (JSON without a reply), ``"http-500"``,
     ``"http-429:S"`` / ``"http-503:S"`` (with ``Retry-After: S``), ``"hang"`` (no answer until the
-    test ends), ``"gate"`` (no answer until ``gate`` requests wait together), a dict (the message
-    itself: ``content``, ``reasoning_content``) or any reply text."""
+    test ends), ``"gate"`` (no answer until ``gate`` requests wait together), ``"trickle-body"`` and
+    ``"trickle-headers"`` (an answer playing move 1, sent a byte every ``TRICKLE`` seconds),
+    ``"huge:N"`` / ``"huge-chunked:N"`` (an answer playing move 1 padded to N bytes, with or without
+    its length), ``{"raw": BYTES}`` (the body itself), a dict (the message itself: ``content``,
+    ``reasoning_content``; ``_usage`` replaces the usage) or any reply text."""
 
     def __init__(self, gate: int = 2) -> None:
         self.script: list = []
@@ -54,6 +58,12 @@ class FakeChat:
                 if entry == "gate":
                     chat.barrier.wait()
                     entry = None
+                if isinstance(entry, str) and entry.startswith(("trickle", "huge")):
+                    self._hostile(entry)
+                    return
+                if isinstance(entry, dict) and "raw" in entry:
+                    self._send(entry["raw"])
+                    return
                 if isinstance(entry, str) and entry.startswith("http-"):
                     code, _, wait = entry[len("http-") :].partition(":")
                     self.send_response(int(code))
@@ -68,13 +78,42 @@ class FakeChat:
                 if entry == "no-choices":
                     self._send(json.dumps({"error": "none"}).encode())
                     return
+                usage = {"prompt_tokens": 100, "completion_tokens": 3}
                 if isinstance(entry, dict):
+                    entry = dict(entry)
+                    usage = entry.pop("_usage", usage)
                     message = {"role": "assistant", **entry}
                 else:
                     reply = entry if entry is not None else chat.good_reply(body["messages"][1]["content"])
                     message = {"role": "assistant", "content": reply}
-                answer = {"choices": [{"message": message}], "usage": {"prompt_tokens": 100, "completion_tokens": 3}}
+                answer = {"choices": [{"message": message}], "usage": usage}
                 self._send(json.dumps(answer).encode())
+
+            def _hostile(self, entry: str) -> None:
+                kind, _, size = entry.partition(":")
+                answer = {"choices": [{"message": {"role": "assistant", "content": "1"}}]}
+                data = json.dumps(answer).encode()
+                if size:
+                    data = data[:-1] + b" " * (int(size) - len(data)) + b"}"
+                head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                if kind != "huge-chunked":
+                    head += b"Content-Length: %d\r\n" % len(data)
+                head += b"Connection: close\r\n\r\n"
+                slow = {"trickle-headers": head, "trickle-body": data}.get(kind, b"")
+                try:
+                    self.wfile.write(head if kind != "trickle-headers" else b"")
+                    for k in range(len(slow)):  # bounded: one pass over the answer, or until the test ends
+                        if chat.release.wait(TRICKLE):
+                            return
+                        self.wfile.write(slow[k : k + 1])
+                        self.wfile.flush()
+                    if kind == "trickle-headers":
+                        self.wfile.write(data)
+                    elif kind != "trickle-body":
+                        self.wfile.write(data)
+                except OSError:  # the client hung up, as it should
+                    pass
+                self.close_connection = True
 
             def _send(self, data: bytes) -> None:
                 self.send_response(200)
@@ -249,6 +288,80 @@ def test_a_request_that_times_out_falls_back(chat):
     agent, engine, action = _one_decision(chat, ["hang"], max_attempts=1, timeout=0.2, fallback="first")
     assert engine.legal_mask[0, action] and agent.stats()["fallbacks"] == 1
     assert "no answer" in _decisions(agent)[0]["attempts"][0]["error"]
+
+
+@pytest.mark.parametrize("entry", ["trickle-body", "trickle-headers"])
+def test_an_endpoint_trickling_its_answer_is_cut_at_the_deadline(chat, entry):
+    # Each byte comes well within the timeout: only a deadline on the whole request cuts it.
+    agent, engine, action = _one_decision(chat, [entry], max_attempts=1, timeout=0.5, fallback="first")
+    assert agent.stats()["fallbacks"] == 1 and agent.stats()["failed_requests"] == 1
+    assert "within the 0.5 s deadline (--chat-timeout)" in _decisions(agent)[0]["attempts"][0]["error"]
+
+
+@pytest.mark.parametrize("entry", ["huge:100000", "huge-chunked:100000"])
+def test_an_answer_past_the_size_cap_is_refused(chat, entry):
+    agent, engine, action = _one_decision(chat, [entry, "2"], max_attempts=2, max_answer_bytes=4096)
+    assert action == int(np.flatnonzero(engine.legal_mask[0])[1]) and agent.stats()["failed_requests"] == 1
+    error = _decisions(agent)[0]["attempts"][0]["error"]
+    assert "answer too long" in error and "more than the 4,096 read (--chat-max-answer-bytes)" in error
+
+
+def test_the_default_size_cap_refuses_a_4_mb_answer(chat):
+    agent, engine, action = _one_decision(chat, [f"huge-chunked:{4 << 20}", "2"], max_attempts=2)
+    assert agent.stats()["failed_requests"] == 1
+    assert f"more than the {llm.MAX_ANSWER_BYTES:,} read" in _decisions(agent)[0]["attempts"][0]["error"]
+    with pytest.raises(ValueError, match="max_answer_bytes must be an integer >= 1024"):
+        _agent(chat, max_answer_bytes=10)
+
+
+@pytest.mark.parametrize(
+    "usage, why",
+    [
+        ([100, 3], "usage must be an object of token counts, got list"),
+        ("lots", "usage must be an object of token counts, got str"),
+        ({"prompt_tokens": -10_000, "completion_tokens": 3}, "usage.prompt_tokens must be a count >= 0, got -10000"),
+        ({"prompt_tokens": 1, "completion_tokens": "3"}, "usage.completion_tokens must be a count >= 0, got '3'"),
+        ({"prompt_tokens": True}, "usage.prompt_tokens must be a count >= 0, got True"),
+    ],
+)
+def test_a_malformed_usage_is_a_malformed_answer(chat, usage, why):
+    agent, engine, action = _one_decision(chat, [{"content": "1", "_usage": usage}, "2"], max_attempts=2)
+    assert action == int(np.flatnonzero(engine.legal_mask[0])[1])  # the first answer was not played
+    stats = agent.stats()
+    assert stats["failed_requests"] == 1 and stats["prompt_tokens"] == 100 and stats["completion_tokens"] == 3
+    assert "malformed answer" in _decisions(agent)[0]["attempts"][0]["error"]
+    assert why in _decisions(agent)[0]["attempts"][0]["error"]
+
+
+def test_a_negative_usage_cannot_defeat_the_token_cap(chat):
+    chat.default = {"content": "1", "_usage": {"prompt_tokens": -1_000_000, "completion_tokens": 0}}
+    agent = _agent(chat, max_tokens_per_game=250, max_attempts=1, max_failures=3)
+    with pytest.raises(ChatFailure, match="3 requests in a row .* failed"):
+        play([agent, HeuristicAgent(parse_rules("classic"))], 1, UnoRules.preset("classic"), seed=0, batch_size=1)
+    assert agent.stats()["prompt_tokens"] == 0 and agent.stats()["failed_requests"] == 3
+
+
+def test_a_reply_past_the_parsers_cap_is_a_bad_reply_echoed_cut(chat):
+    hostile = "<think>" * 100_000  # under the answer's byte cap, over the parser's character cap
+    agent, engine, action = _one_decision(chat, [hostile, "2"], max_attempts=2)
+    assert action == int(np.flatnonzero(engine.legal_mask[0])[1]) and agent.stats()["bad_replies"] == 1
+    refused = _decisions(agent)[0]["attempts"][0]["refused"]
+    assert "700,000 characters, more than the 200,000 read" in refused and len(refused) < 2000
+    echoed = chat.requests[1]["body"]["messages"]
+    assert len(echoed[2]["content"]) == llm.TRANSCRIPT_CHARS and "more than the 200,000 read" in echoed[3]["content"]
+
+
+def test_deeply_nested_json_is_a_malformed_answer(chat):
+    agent, engine, action = _one_decision(chat, [{"raw": b"[" * 200_000}, "1"], max_attempts=2)
+    assert agent.stats()["failed_requests"] == 1 and "malformed answer" in _decisions(agent)[0]["attempts"][0]["error"]
+
+
+def test_the_transcript_keeps_a_long_reply_cut(chat):
+    long = "I weigh it. " * 4000 + "\nMove: 2"
+    agent, engine, action = _one_decision(chat, [long])
+    attempt = _decisions(agent)[0]["attempts"][0]
+    assert action == int(np.flatnonzero(engine.legal_mask[0])[1])
+    assert len(attempt["reply"]) == llm.TRANSCRIPT_CHARS and attempt["reply_chars"] == len(long)
 
 
 def test_retry_after_is_honoured_on_429_and_5xx(chat, waits):
@@ -447,6 +560,15 @@ def test_evaluate_stops_on_a_dead_endpoint_with_no_rating(monkeypatch, tmp_path,
     assert "6 requests in a row" in str(exit_.value.code) and "Is the server running" in str(exit_.value.code)
     assert not (tmp_path / "tournament.json").exists()
     assert len(list(tmp_path.glob("transcript-*.jsonl"))) == 1  # what happened, kept
+
+
+def test_evaluate_stops_on_a_malformed_usage_without_a_traceback(chat, tmp_path, capsys, waits):
+    chat.default = {"content": "1", "_usage": [1, 2]}
+    with pytest.raises(SystemExit) as exit_:
+        _evaluate(tmp_path, "--agents", "chat:m,random", "--chat-base-url", chat.base_url)
+    message = str(exit_.value.code)
+    assert "6 requests in a row" in message and "usage must be an object of token counts, got list" in message
+    assert not (tmp_path / "tournament.json").exists()
 
 
 def test_evaluate_stops_on_fallbacks_past_the_share(chat, tmp_path, capsys):

@@ -4,6 +4,8 @@ over MCP (the SDK's own client) and over the web (FastAPI's TestClient)."""
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 import warnings
 
@@ -102,3 +104,30 @@ def test_web_refuses_files_modules_and_models_before_loading_them(evil):
         assert response.status_code == 422, spec
         assert "A remote caller may name" in response.text
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("sep", [",", "*", "+"])
+def test_a_separator_is_refused_before_any_file_is_looked_at(tmp_path, monkeypatch, sep):
+    rules = parse_rules("classic")
+    spec = str(tmp_path / f"model{sep}x.zip")
+    refusals = []
+    for exists in (False, True):
+        if exists:
+            (tmp_path / f"model{sep}x.zip").write_bytes(b"PK not a model")
+        with monkeypatch.context() as m:
+            for name in ("exists", "isfile", "isdir", "lexists"):
+                m.setattr(os.path, name, lambda *a: pytest.fail("a refused spec looked at the filesystem"))
+            with pytest.raises(ValueError, match=f"{re.escape(repr(sep))} is no part of one registry name") as err:
+                remote_agent(spec, rules, 2)
+        refusals.append(str(err.value))
+    assert refusals[0] == refusals[1]  # whether the path exists does not show
+
+
+@pytest.mark.parametrize("spec", ["search:64" + " " * 1_000_000, "x" * 1_000_000, ["heuristic"] * 100_000])
+def test_a_refusal_quotes_a_short_prefix_of_the_spec(spec):
+    with pytest.raises(ValueError) as err:
+        remote_agent(spec, parse_rules("classic"), 2)
+    message = str(err.value)
+    assert len(message) < 1000 and "…" in message and "A remote caller may name" in message
+    if isinstance(spec, str):
+        assert "a remote spec is at most 80 characters, got 1,000,00" in message

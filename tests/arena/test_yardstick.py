@@ -6,6 +6,9 @@ import copy
 import dataclasses
 import hashlib
 import json
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
@@ -190,3 +193,170 @@ def test_an_unknown_option_is_refused(capsys):
     with pytest.raises(SystemExit) as exc:
         ys.cli(["--agent", "heuristic", "--bogus"])
     assert exc.value.code != 0
+
+
+# --- an honest rating: parts that disagree, fresh positions, the transcript ----------------------
+
+
+class Memoriser:
+    """An agent that looks each prompt up in the public suite and plays the oracle's best move there,
+    and a random legal move anywhere else: what an endpoint that read arena/yardstick_v1.json does."""
+
+    fair_engine_access = True
+    name = "memoriser"
+
+    def __init__(self, suite) -> None:
+        self.answers = {}
+        for p in suite.positions:
+            prompt = engine_prompt(ys.position_engine(p, suite.rules, 0), 0, limit=40)
+            self.answers[prompt] = p.moves[int(np.argmax(p.values))]
+        self.looked_up = 0
+
+    def act(self, observation, action_mask, rng):
+        raise AssertionError("asked through act_in")
+
+    def act_in(self, engine, i, rng):
+        prompt = engine_prompt(engine, i, limit=40)
+        if prompt in self.answers:
+            self.looked_up += 1
+            return int(self.answers[prompt])
+        return int(rng.choice(np.flatnonzero(engine.legal_mask[i])))
+
+
+def test_a_suite_memorising_agent_is_flagged_and_not_combined(suite, monkeypatch, tmp_path, capsys):
+    small = small_suite(suite, 40)
+    agent = Memoriser(small)
+    monkeypatch.setattr(ys, "load_suite", lambda version: small)
+    monkeypatch.setattr("agents.registry.make_agent", lambda *a, **k: agent)
+    out = tmp_path / "memo.json"
+    result = ys.main(ys.Args(agent="memoriser", out=str(out)))
+    assert agent.looked_up == 40 and float(result.positions.regret.sum()) == 0.0
+    assert result.parts_consistent() is False and result.combined() is None
+    table = capsys.readouterr()
+    assert "| **combined rating: not given** | **parts disagree** |" in table.out
+    assert "warning: the parts disagree: positions rate" in table.out and "--fresh SEED" in table.err
+    data = json.loads(out.read_text())
+    assert data["parts_consistent"] is False and data["combined"] is None
+    assert "95% intervals that do not meet" in data["warning"]
+
+
+def test_parts_that_agree_are_combined():
+    positions = ys.PositionScore([0], np.zeros(4, bool), np.full(4, 0.0125), 0.0)
+    result = ys.YardstickResult(
+        "v1", "x", positions, calibration={"points": [(0.02, 1600.0, 10.0), (0.01, 1700.0, 10.0)]}
+    )
+    assert result.parts_consistent() is None and result.combined() is not None  # one part: nothing to compare
+    assert result.to_dict()["parts_consistent"] is None and "warning" not in result.to_dict()
+
+
+def test_fresh_draws_and_scores_private_positions_with_the_oracles_cost_first(suite, monkeypatch, tmp_path, capsys):
+    printed: list[str] = []
+    draw = ys.draw_positions
+
+    def spy(*a, **k):
+        printed.append(capsys.readouterr().out)
+        return draw(*a, **k)
+
+    monkeypatch.setattr(ys, "draw_positions", spy)
+    out = tmp_path / "fresh.json"
+    args = ys.Args(agent="heuristic", parts=("positions",), out=str(out), fresh=12345, fresh_positions=3)
+    args.fresh_rollouts = 16
+    result = ys.main(args)
+    assert printed and printed[0].startswith(
+        "yardstick v1 --fresh 12345 for heuristic: oracle cost: 3 fresh positions from seed 12345"
+    )
+    assert "16 play-outs" in printed[0] and " s at the pace v1 was built at" in printed[0]
+    assert result is not None and len(result.positions.actions) == 3
+    data = json.loads(out.read_text())
+    assert data["version"] == "v1 --fresh 12345" and data["positions"]["count"] == 3
+    assert data["fresh"]["seed"] == 12345 and data["fresh"]["rollouts"] == 16 and data["fresh"]["evaluated"] >= 3
+    fresh = ys.fresh_suite(suite, 12345, 3, 16)
+    assert {p.digest for p in fresh.positions}.isdisjoint(p.digest for p in suite.positions)
+    assert fresh.definition["games"]["seed"] != suite.definition["games"]["seed"]  # the deals are private too
+    assert [p.to_json() for p in fresh.positions] == [
+        p.to_json() for p in ys.fresh_suite(suite, 12345, 3, 16).positions
+    ]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--fresh", "49"], "--fresh 49 is the seed the public suite v1 was drawn from"),
+        (["--fresh", "7", "--fresh-positions", "1"], "--fresh-positions must be an integer in 2..2,000, got 1"),
+        (["--fresh", "7", "--fresh-rollouts", "0"], "--fresh-rollouts must be an integer in 1..65,536, got 0"),
+    ],
+)
+def test_a_bad_fresh_option_is_refused_clearly(argv, message, tmp_path):
+    with pytest.raises(SystemExit, match=re.escape(message)):
+        ys.cli(["--agent", "heuristic", *argv, "--out", str(tmp_path / "x.json")])
+    assert not (tmp_path / "x.json").exists()
+
+
+class Endpoint:
+    """A chat endpoint on 127.0.0.1 answering every request with ``reply`` and ``usage``."""
+
+    def __init__(self, reply: str = "1", usage=None) -> None:
+        answer = {"choices": [{"message": {"role": "assistant", "content": reply}}]}
+        answer["usage"] = usage if usage is not None else {"prompt_tokens": 10, "completion_tokens": 1}
+        data = json.dumps(answer).encode()
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers["Content-Length"]))
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def endpoint(request):
+    server = Endpoint(**getattr(request, "param", {}))
+    yield server
+    server.close()
+
+
+def test_a_chat_rating_comes_with_its_transcript(suite, monkeypatch, tmp_path, endpoint, capsys):
+    monkeypatch.setattr(ys, "load_suite", lambda version: small_suite(suite))
+    out = tmp_path / "chat.json"
+    ys.cli(["--agent", "chat:m", "--parts", "positions", "--out", str(out), "--chat.base-url", endpoint.base_url])
+    data = json.loads(out.read_text())
+    path = tmp_path / "chat.transcript.jsonl"
+    assert data["transcript"] == str(path) and data["agent_stats"]["requests"] == 3
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(lines) == 3 and {line["run_id"] for line in lines} == {data["run_id"]}
+    assert all(line["model"] == "m" and "Legal moves:" in line["decisions"][0]["prompt"] for line in lines)
+    agent = make_agent("chat:m", suite.rules, chat=ys.ChatSettings(base_url=endpoint.base_url))
+    agent.transcripts = [{"game": k, "seat": 0, "decisions": [{"prompt": "x" * 1000}]} for k in range(10)]
+    cut = ys.write_transcript(agent, str(tmp_path / "cut.jsonl"), "r", limit=3000)
+    kept = [json.loads(line) for line in open(cut)]
+    assert len(kept) == 3 and kept[-1] == {"run_id": "r", "truncated": True, "games_left_out": 8, "limit_bytes": 3000}
+
+
+@pytest.mark.parametrize("endpoint", [{"usage": [10, 1]}], indirect=True)
+def test_a_malformed_usage_stops_the_yardstick_without_a_traceback(suite, monkeypatch, tmp_path, endpoint, capsys):
+    monkeypatch.setattr(ys, "load_suite", lambda version: small_suite(suite))
+    out = tmp_path / "chat.json"
+    argv = ["--agent", "chat:m", "--parts", "positions", "--out", str(out), "--chat.base-url", endpoint.base_url]
+    with pytest.raises(SystemExit, match="usage must be an object of token counts, got list"):
+        ys.cli([*argv, "--chat.backoff", "0"])
+    assert not out.exists() and (tmp_path / "chat.transcript.jsonl").exists()
+
+
+def test_fresh_cost_only_prices_the_oracle_and_draws_nothing(monkeypatch, capsys):
+    monkeypatch.setattr(ys, "draw_positions", lambda *a, **k: pytest.fail("cost_only must not draw"))
+    assert ys.main(ys.Args(agent="heuristic", cost_only=True, fresh=5, fresh_positions=100)) is None
+    first, second = capsys.readouterr().out.splitlines()[:2]
+    assert first.startswith("yardstick v1 --fresh 5 for heuristic: oracle cost: 100 fresh positions from seed 5")
+    assert "8,192 play-outs" in first and second.startswith("yardstick v1 --fresh 5 for heuristic: cost: 100 position")

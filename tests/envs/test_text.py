@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -290,3 +292,83 @@ def test_the_prompt_says_when_the_window_cuts_the_round():
     assert "(earlier events of this round are not shown)" in engine_prompt(h, 0)
     with pytest.raises(ValueError, match="events_cut must be an integer >= 0"):
         build_prompt(e.observation[0], e.legal_mask[0], events=[], events_cut=-1)
+
+
+# --- hostile replies: bounded work, one reading of digits and dashes ---------------------------
+
+
+@pytest.mark.parametrize("dash", ["\u2212", *(chr(c) for c in range(0x2010, 0x2016)), "\ufe63", "\uff0d"])
+def test_a_unicode_minus_or_dash_is_refused_like_a_hyphen(dash):
+    for reply in (f"{dash}1", f"Move: {dash}2", f"I weigh 3.\n{dash}2"):
+        with pytest.raises(BadReply, match="negative number"):
+            parse_reply(reply, MOVES)
+
+
+@pytest.mark.parametrize(
+    "reply, action",
+    [
+        ("\uff11", RED3),
+        ("\uff2d\uff4f\uff56\uff45: \uff12", RED7),
+        ("play \uff52\uff45\uff44 7", RED7),
+        ("\\boxed{\uff12}", RED7),
+        ("\u0663", WILD),  # Arabic-Indic three
+        ("Move: \u0968", RED7),  # Devanagari two
+        ("\u00b2", RED7),  # superscript two, NFKC's 2
+    ],
+)
+def test_full_width_and_other_digits_read_as_ascii(reply, action):
+    # As Python's int() reads a decimal digit of any script (the MCP server's move numbers).
+    assert parse_reply(reply, MOVES) == action
+
+
+def test_a_reply_past_the_cap_is_refused_with_the_limit_and_a_short_prefix():
+    from uno_env.text import MAX_REPLY_CHARS
+
+    for reply in ("<think>" * ((1 << 20) // 7), "x" * (MAX_REPLY_CHARS + 1), "1" * (4 << 20)):
+        with pytest.raises(BadReply) as err:
+            parse_reply(reply, MOVES)
+        message = str(err.value)
+        assert f"more than the {MAX_REPLY_CHARS:,} read" in message and f"{len(reply):,} characters" in message
+        assert len(message) < 2000 and "1. play red 3" in message
+    # A character that NFKC spreads into 18 cannot carry a reply past the cap either.
+    with pytest.raises(BadReply, match="once normalised"):
+        parse_reply("\ufdfa" * (MAX_REPLY_CHARS // 10), MOVES)
+
+
+N = 5_000  # moderate: the answers are what is checked, never the time taken
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("<think>" * N, "no answer after it"),
+        ("<think>" * N + "</think>\n2", RED7),
+        ("<thinking><think>" * N + "</think>2", "no answer after it"),  # from the unclosed <thinking> on
+        ("</think>" * N + "1", RED3),
+        ("move: " * N + "2", RED7),
+        ("Move" + " " * N + "is" + " " * N + "x", "names no legal move"),
+        ("the best move is" + "\n" * N + ".", "names no legal move"),
+        ("\\boxed{" * N + "2}", RED7),
+        ("draw " * N, DRAW),
+        ("play wild draw four " * N, WD4),  # every "draw" inside the longer name
+        ("red 7 " * N + "red 3", "more than one move"),
+        ("1" * 5000, "there is no move '1111"),  # past Python's longest int of a string, refused as text
+        ("1" * 5000 + " play red 7", RED7),
+        ("2 " * N, "names no legal move"),
+    ],
+    ids=lambda v: repr(v)[:24] if isinstance(v, str) else str(v),
+)
+def test_hostile_replies_get_the_ordinary_answer(reply, expected):
+    if isinstance(expected, str):
+        with pytest.raises(BadReply, match=re.escape(expected)) as err:
+            parse_reply(reply, MOVES)
+        assert len(str(err.value)) < 2000  # the refusal quotes a prefix, not the reply
+    else:
+        assert parse_reply(reply, MOVES) == expected
+
+
+def test_split_reasoning_pairs_each_tag_with_its_own_name():
+    assert split_reasoning("<THINK>a</think>b") == ("a", "b")
+    assert split_reasoning("<think>a</reasoning>b</think>c") == ("a</reasoning>b", "c")
+    assert split_reasoning("<reasoning>x<think>a</think>y") == ("a\n\nx\ny", "")
+    assert split_reasoning("<think>" * 3 + "</think>" * 2 + "z") == ("<think><think>", "z")
