@@ -20,10 +20,10 @@ from helpers import ROOT
 pytest.importorskip("sb3_contrib")
 
 from agents.pretrained import PRETRAINED, card_path, check_fits, load_card, model_path, pretrained_agent
-from agents.pretrained.card import Args as CardArgs
-from agents.pretrained.card import make_card
 from agents.registry import AGENT_SPECS, make_agent
 from arena import play
+from tools.card import Args as CardArgs
+from tools.card import make_card
 from uno_env import Engine, UnoRules, action_name, parse_rules
 from uno_env.observation import observation_size
 
