@@ -18,7 +18,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from uno_env.observation import OBS_PRESENT
-from uno_env.rules import MAX_PLAYERS, UnoRules, typed_rules
+from uno_env.rules import MAX_PLAYERS, UnoRules, check_num_players, typed_rules
 from uno_env.spaces import HISTORY_OFFSETS
 
 from .model_card import OVERRIDE, card_path_of, check_fits, read_card
@@ -348,8 +348,8 @@ class PPOAgent:
         rules: Any = None,
         allow_other_table: bool = False,
     ) -> None:
-        if num_players is not None and not 2 <= num_players <= MAX_PLAYERS:
-            raise ValueError(f"num_players must be None or in 2..{MAX_PLAYERS}, got {num_players!r}")
+        if num_players is not None:
+            check_num_players(num_players)
         card = None
         if isinstance(model, (str, os.PathLike)):
             default_name = os.path.splitext(os.path.basename(os.fspath(model)))[0] or "ppo"

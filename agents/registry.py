@@ -61,7 +61,7 @@ LIST, TABLE, WEIGHT, LABEL, BUDGET, AT = ",", "+", "*", "=", ":", "@"
 
 SEARCHES: dict[str, type[FlatMCAgent] | type[ISMCTSAgent]] = {"ismcts": ISMCTSAgent, "flatmc": FlatMCAgent}
 """The search agents by spec name."""
-# ``search`` names the stronger at equal time per decision (benchmarks/results/search.md).
+# ``search`` names the stronger at equal time per decision (lab/results/search.md).
 SEARCH = "flatmc"
 SEARCH_BLUEPRINT = "belief"
 """``search``'s blueprint (``DeterminizedSearch``): the shipped policy trained for the table."""

@@ -11,20 +11,17 @@ import itertools
 import json
 import math
 import os
-import sys
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-import tyro
 
-from agents.model_card import machine
 from agents.registry import make_agent
 from uno_env import Agent, UnoRules, parse_rules
+from uno_env.policy import agent_label
 
-from .match import PlayResult, agent_name
+from .match import PlayResult
 from .ratings import Z95, bradley_terry, paired_interval, paired_standard_errors, wilson_interval
 from .tournament import Chunk, PlayChunks, derive_seed, play_chunks_here
 
@@ -236,7 +233,7 @@ def load_reference(spec: LadderSpec = LADDER, path: str | None = None) -> dict[s
     path = path or reference_path(spec)
     if not os.path.isfile(path):
         raise ValueError(
-            f"no reference results for ladder {spec.version} at {path}: build them with 'python -m arena.ladder'"
+            f"no reference results for ladder {spec.version} at {path}: build them with 'python -m tools.ladder'"
         )
     with open(path) as f:
         data = json.load(f)
@@ -421,12 +418,12 @@ def rate_on_ladder(
         check_table(spec.uno_rules, num_players)
     if getattr(agent, "peek", False) is True:
         raise ValueError(
-            f"{agent_name(agent)} reads the hidden hands (peek): it measures the perfect-information ceiling "
+            f"{agent_label(agent)} reads the hidden hands (peek): it measures the perfect-information ceiling "
             "and is not rated on the ladder"
         )
     ref = (reference or load_reference(spec))["players"][str(num_players)]
     rungs = list(spec.rungs_for(num_players))
-    name = name or agent_name(agent)
+    name = name or agent_label(agent)
     if name in rungs:  # the same agent as a rung is a newcomer all the same; its row must not be confused
         name += " (newcomer)"
     names = [name, *rungs]
@@ -461,52 +458,6 @@ def rate_on_ladder(
     )
 
 
-@dataclass
-class BuildArgs:
-    """``python -m arena.ladder``: build (or check) the stored reference results of a ladder."""
-
-    version: str = LADDER.version
-    """the ladder version to build or check"""
-    check: bool = False
-    """replay the reference games and compare them with the stored file (writes nothing)"""
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Build the stored reference results of a ladder version, or check them (``--check``)."""
-    args = tyro.cli(BuildArgs, args=argv, prog="python -m arena.ladder", description=BuildArgs.__doc__)
-    if args.version not in LADDERS:
-        raise SystemExit(f"error: --version must be one of {sorted(LADDERS)}, got {args.version!r}")
-    spec = LADDERS[args.version]
-    path = reference_path(spec)
-
-    def progress(r: PlayResult) -> None:
-        print(f"  {' vs '.join(r.names)}: {r.games:,} games in {r.seconds:.1f} s", file=sys.stderr, flush=True)
-
-    t0, cpu0, load0 = time.time(), time.process_time(), os.getloadavg()
-    players = {}
-    for p, _ in spec.games:
-        print(f"ladder {spec.version}, {p} players:", file=sys.stderr, flush=True)
-        players[str(p)] = build_reference(spec, p, progress=progress)
-    if args.check:
-        stored = load_reference(spec)["players"]
-        same = all(stored[p]["tables"] == players[p]["tables"] for p in players)
-        print(f"the reference games of ladder {spec.version} {'match' if same else 'DO NOT match'} {path}")
-        return 0 if same else 1
-    seconds = round(time.time() - t0, 1)
-    build = {
-        "seconds": seconds,
-        "cpu_seconds": round(time.process_time() - cpu0, 1),
-        "machine": machine(),
-        "load_average_1_5_15_min": {
-            "start": [round(x, 2) for x in load0],
-            "end": [round(x, 2) for x in os.getloadavg()],
-        },
-    }
-    write_reference(spec, players, path, build_seconds=seconds, build=build)
-    print(f"wrote {path} in {seconds:.0f} s ({build['cpu_seconds']:.0f} CPU-s)")
-    return 0
-
-
 def write_reference(
     spec: LadderSpec,
     players: dict[str, Any],
@@ -530,7 +481,3 @@ def write_reference(
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -12,7 +12,7 @@ import numpy as np
 from uno_env import Agent, Engine, UnoRules
 from uno_env.checks import check_int
 from uno_env.policy import agent_label, history_length_of
-from uno_env.rules import typed_rules
+from uno_env.rules import check_num_players, typed_rules
 from uno_env.table import Table, wanted_history
 
 from .ratings import paired_interval, wilson_interval
@@ -118,7 +118,7 @@ def play(
     The player count is ``len(agents)`` (2..10); ``rules``: a ``UnoRules`` (default classic). The
     result is a function of ``seed`` and ``batch_size`` (with ``duplicate``, of ``seed`` alone).
     """
-    P = check_int("the number of agents (one per seat)", len(agents), 2, 10)
+    P = check_num_players(len(agents), "the number of agents (one per seat)")
     check_int("num_games", num_games, 1)
     check_int("batch_size", batch_size, 1)
     if duplicate and (not rotate_seats or num_games % P):

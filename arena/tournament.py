@@ -12,7 +12,7 @@ import numpy as np
 
 from uno_env import Agent, UnoRules
 from uno_env.checks import check_int
-from uno_env.rules import typed_rules
+from uno_env.rules import check_num_players, typed_rules
 
 from .match import PlayResult, play, unique_names
 from .ratings import Z95, bradley_terry, paired_interval, wilson_interval
@@ -278,7 +278,7 @@ def tournament(
     ``progress`` is called with each table's ``PlayResult`` as it completes; ``play_chunks`` plays
     the chunks (default: here, in turn; ``arena.remote.ray_chunks``: as Ray tasks, same result).
     """
-    check_int("num_players", num_players, 2, 10)
+    check_num_players(num_players)
     if len(agents) < num_players:
         raise ValueError(
             f"{num_players} players need at least {num_players} agents (repeat a name to seat it "

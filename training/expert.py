@@ -13,11 +13,11 @@ import torch
 
 from agents.ppo import PPOAgent
 from agents.registry import make_agent
-from arena import agent_name, play
+from arena import play
 from training.opponents import seat_agents
 from uno_env import Agent, Engine, UnoRules
 from uno_env.gym_env import UnoVectorEnv
-from uno_env.policy import history_form_of, history_length_of, uses_engine
+from uno_env.policy import agent_label, history_form_of, history_length_of, uses_engine
 from uno_env.table import ask_one, history_observation
 
 __all__ = ["POSITION_DTYPES", "Positions", "label_positions", "clone", "save_positions", "load_positions"]
@@ -58,7 +58,7 @@ class _Labeller:
 
     def __init__(self, teacher: Any, history: int = 0, history_form: str = "rows") -> None:
         self.teacher = teacher
-        self.name = agent_name(teacher)
+        self.name = agent_label(teacher)
         self.history = history
         self.history_form = history_form
         # The table's engine keeps what the teacher and the noted positions read.

@@ -17,7 +17,7 @@ card give the ``train.py`` command that repeats it.
 ``--ship RUN_DIR`` (no training) copies a finished run's model into ``agents/pretrained`` as
 ``belief_policy.zip`` (a 4-player run's as ``belief_policy-4p.zip``) with its card (``ship``):
 the searches' ``"belief"`` blueprint at that table. Measure the result with
-``python -m benchmarks.search_agent --agents pretrained agents.belief_policy:... --duplicate``
+``python -m lab.search_agent --agents pretrained agents.belief_policy:... --duplicate``
 (``benchmarks/results/training.md`` has the runs and their figures).
 """
 

@@ -1,14 +1,12 @@
 """Every table of actions, observations and cards in the docs, built from the code that defines them.
 
-Docstrings fill their ``@@NAME@@`` placeholders with ``fill_doc``; ``python -m uno_env.docs
---write-readme`` regenerates README.md's tables between their ``<!-- NAME:start/end -->`` markers."""
+Docstrings fill their ``@@NAME@@`` placeholders with ``fill_doc``; ``python -m tools.readme
+--write-readme`` (not packaged) regenerates README.md's tables from them."""
 
 from __future__ import annotations
 
-import argparse
 import re
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
@@ -40,11 +38,7 @@ __all__ = [
     "observation_table",
     "state_table",
     "fill_doc",
-    "readme_tables",
-    "render_readme",
 ]
-
-_README = Path(__file__).resolve().parents[1] / "README.md"
 
 # (first id, last id, meaning) of each kind of action (docs/rules.md R2): the one description of the
 # ids, for README and every docstring; the ranges come from uno_env.actions (tests/clients/test_readme.py
@@ -212,43 +206,3 @@ def fill_doc(doc: str, **values: object) -> str:
         return str(values[match.group(1)]).replace("\n", "\n" + indent)
 
     return re.sub(r"@@(\w+)@@", fill, doc)
-
-
-def readme_tables() -> dict[str, str]:
-    """README.md's generated tables by marker name (``<!-- NAME:start -->``)."""
-    return {"actions": action_table()}
-
-
-def render_readme(text: str) -> str:
-    """README text with every marked table replaced by the generated one; ``ValueError`` when a
-    marker pair is missing."""
-    for name, table in readme_tables().items():
-        pattern = re.compile(rf"(<!-- {name}:start -->)\n.*?(<!-- {name}:end -->)", re.S)
-        if not pattern.search(text):
-            raise ValueError(f"README lacks the markers <!-- {name}:start --> / <!-- {name}:end -->")
-
-        def fill(m: re.Match[str], table: str = table) -> str:
-            return f"{m.group(1)}\n{table}\n{m.group(2)}"
-
-        text = pattern.sub(fill, text)
-    return text
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Print the tables, or rewrite README.md's tables with ``--write-readme``."""
-    parser = argparse.ArgumentParser(description="Documentation tables built from the code.")
-    parser.add_argument("--write-readme", action="store_true", help="regenerate the tables in README.md")
-    parser.add_argument("--readme", type=Path, default=_README, help="the README to rewrite")
-    args = parser.parse_args(argv)
-    if not args.write_readme:
-        print("\n\n".join(readme_tables().values()))
-        return
-    old = args.readme.read_text()
-    new = render_readme(old)
-    if new != old:
-        args.readme.write_text(new)
-    print(f"{args.readme}: {'tables regenerated' if new != old else 'tables already up to date'}")
-
-
-if __name__ == "__main__":
-    main()

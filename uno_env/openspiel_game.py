@@ -22,7 +22,7 @@ from .engine.events import EV_SHUFFLE_HANDS, EV_SWAP, EVENT_NAMES
 from .engine.history import HISTORY_COUNTS_SIZE, HISTORY_OFFSETS, HISTORY_SIZE
 from .engine.layout import MAX_HISTORY
 from .observation import OBS_OFFSETS
-from .rules import MAX_PLAYERS, MIN_PLAYERS, UnoRules, parse_rules
+from .rules import MAX_PLAYERS, MIN_PLAYERS, UnoRules, check_num_players, parse_rules
 from .seat_view import observation_fields
 
 __all__ = [
@@ -85,9 +85,7 @@ def rules_from_parameters(params: dict[str, Any]) -> tuple[UnoRules, int]:
     if rules.max_turns is None:
         raise ValueError("python_uno needs a turn limit (OpenSpiel games have a maximum length): max_turns >= 1")
     players = params.get("players", 2)
-    if not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise ValueError(f"players must be an integer in {MIN_PLAYERS}..{MAX_PLAYERS}, got {players!r}")
-    return rules, players
+    return rules, check_num_players(players, "players")
 
 
 # --- observations ----------------------------------------------------------------------------------

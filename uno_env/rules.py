@@ -11,10 +11,16 @@ from typing import Any
 import numpy as np
 
 from .cards import MAX_DECK_SIZE, NUM_CARD_TYPES, deck_counts, default_card_points
-from .checks import is_int
+from .checks import check_int, is_int
 
 MIN_PLAYERS = 2  # R3: 2 to 10 players
 MAX_PLAYERS = 10
+
+
+def check_num_players(value: Any, name: str = "num_players") -> int:
+    """``value`` as a player count in MIN_PLAYERS..MAX_PLAYERS (R3), else a ValueError naming ``name``."""
+    return check_int(name, value, MIN_PLAYERS, MAX_PLAYERS)
+
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "deck": ("classic", "shuffle_hands", "swap_hands"),

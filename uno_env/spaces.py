@@ -37,7 +37,7 @@ from .observation import (
     STATE_TO_ACT,
     observation_size,
 )
-from .rules import MAX_PLAYERS, UnoRules
+from .rules import MAX_PLAYERS, UnoRules, check_num_players
 
 __all__ = [
     "MAX_HISTORY",
@@ -60,7 +60,7 @@ def observation_bounds(rules: UnoRules, num_players: int) -> tuple[np.ndarray, n
     """Per-index ``(low, high)`` of the observation vector under ``rules`` (docs/spaces.md)."""
     if not isinstance(rules, UnoRules):
         raise ValueError(f"rules must be a UnoRules (see UnoRules.preset), got {type(rules).__name__}")
-    check_int("num_players", num_players, 2, MAX_PLAYERS)
+    check_num_players(num_players)
     size = observation_size(rules.open_hands)
     base = observation_size(False)
     deck = rules.counts.astype(np.float32)

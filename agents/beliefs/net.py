@@ -14,7 +14,7 @@ import numpy as np
 
 from uno_env.cards import CARD_COLOR, NUM_CARD_TYPES, NUM_COLORS, WILD
 from uno_env.observation import OBS_DISCARD, OBS_HAND, OBS_HAND_SIZES, drew_on_color_of, num_seats
-from uno_env.rules import MAX_PLAYERS, UnoRules
+from uno_env.rules import MAX_PLAYERS, UnoRules, check_num_players
 from uno_env.spaces import DRAW_REASONS, EVENT_NAMES, HISTORY_COUNTS_SIZE, HISTORY_OFFSETS, HISTORY_SIZE
 
 from ..model_card import read_card, trained_for
@@ -251,8 +251,7 @@ def policy_inputs(
 
     Per other seat in slot order: the chance of each colour void, then the expected copies of each
     type / 4. ``rows`` [N, K >= NET_ROWS, 122] newest first, ``counts`` [N, >= n, 14]."""
-    if not isinstance(num_players, int) or not 2 <= num_players <= MAX_PLAYERS:
-        raise ValueError(f"num_players must be an int in 2..{MAX_PLAYERS}, got {num_players!r}")
+    check_num_players(num_players)
     if rows.ndim != 3 or rows.shape[1] < NET_ROWS or rows.shape[2] != HISTORY_SIZE:
         raise ValueError(f"rows must have shape [N, K >= {NET_ROWS}, {HISTORY_SIZE}], got {rows.shape}")
     present = rows[..., HISTORY_OFFSETS["present"]] > 0.5

@@ -64,14 +64,15 @@ def load_card(name: str) -> dict[str, Any]:
 
 def pretrained_agent(
     name: str,
-    rules: Any = "classic",
+    rules: UnoRules | None = None,
     num_players: int | None = None,
     deterministic: bool = True,
     label: str | None = None,
     allow_other_table: bool = False,
 ) -> Any:
-    """A ``PPOAgent`` over the shipped model ``name`` after ``check_fits``; it refuses to play a
-    table of another size than its card's (``allow_other_table``: plays any table)."""
+    """A ``PPOAgent`` over the shipped model ``name`` after ``check_fits`` (``rules``: None is
+    classic); it refuses to play a table of another size than its card's (``allow_other_table``:
+    plays any table)."""
     # Imported here so that torch loads only when a model is asked for.
     from ..ppo import PPOAgent
 

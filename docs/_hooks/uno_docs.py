@@ -17,13 +17,15 @@ A page asks for a generated part with a directive alone on its line (or inline, 
                                   current version or VERSION (arena.ladder.load_reference:
                                   arena/ladder_<version>.json)
     <!-- uno:pretrained -->       the shipped models' cards: training, evaluation, ladder rating
-                                  (agents.pretrained.card.cards_markdown: agents/pretrained/*.json)
+                                  (tools.card.cards_markdown: agents/pretrained/*.json)
     <!-- uno:docstring NAME -->  the docstring of an object as the code fills it at import time
                                   (e.g. uno_env.raw_env, whose tables come from uno_env.docs),
                                   its headings moved one level down
 
 An unknown directive, a missing file or section fails the build. The PNG plots in
-``benchmarks/results/`` are published as ``assets/benchmarks/NAME.png``.
+``benchmarks/results/`` and ``lab/results/`` are published as ``assets/benchmarks/NAME.png``. An
+included file outside ``docs/`` links to the pages as ``../docs/PAGE.md``, which works on GitHub;
+on the site those links become ``PAGE.md``.
 ``tests/clients/test_docs.py`` runs ``expand`` on every page.
 """
 
@@ -34,9 +36,18 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # the checkout being documented, whatever else is installed
-    sys.path.insert(0, str(ROOT))
-PLOTS = ROOT / "benchmarks" / "results"
+DOCS = ROOT / "docs"
+
+
+def _checkout_on_path() -> None:
+    """The checkout being documented first on the path, whatever else is installed (and ``tools``,
+    which is not installed); again before ``tools`` is imported: the build's plugins may change the path."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+
+
+_checkout_on_path()
+PLOTS = (ROOT / "benchmarks" / "results", ROOT / "lab" / "results")
 PLOTS_URL = "assets/benchmarks"
 
 UNFILLED = re.compile(r"@@(?!NAME@@)[A-Z_]+@@")  # uno_env.docs.fill_doc's placeholders (@@NAME@@ is its doc)
@@ -83,7 +94,10 @@ def _include(arg: str) -> str:
     path = (ROOT / arg).resolve()
     if ROOT not in path.parents or not path.is_file():
         raise DirectiveError(f"uno:include {arg}: no such file in the repository")
-    return _demote(path.read_text())
+    text = path.read_text()
+    if DOCS not in path.parents:
+        text = text.replace("](../docs/", "](")
+    return _demote(text)
 
 
 def _readme_section(title: str) -> str:
@@ -210,7 +224,8 @@ def expand(markdown: str) -> str:
         if name == "ladder":
             return _ladder(arg)
         if name == "pretrained" and not arg:
-            from agents.pretrained.card import cards_markdown
+            _checkout_on_path()
+            from tools.card import cards_markdown
 
             return cards_markdown()
         if tables is None:
@@ -224,7 +239,7 @@ def expand(markdown: str) -> str:
 
 def plot_files() -> list[Path]:
     """The benchmark plots the site publishes."""
-    return sorted(PLOTS.glob("*.png"))
+    return sorted(png for folder in PLOTS for png in folder.glob("*.png"))
 
 
 # MkDocs events ---------------------------------------------------------------------------------

@@ -97,7 +97,7 @@ def test_policy_inputs_are_the_networks_reading_of_each_other_seat(num_players):
 def test_policy_inputs_refuse_bad_shapes():
     obs, _ = played_envs()
     net = BeliefNet()
-    with pytest.raises(ValueError, match="num_players must be an int in 2..10"):
+    with pytest.raises(ValueError, match=r"num_players must be an integer in 2\.\.10"):
         policy_inputs(obs["observation"], obs["history"], obs["history_counts"], net, 1)
     with pytest.raises(ValueError, match="rows must have shape"):
         policy_inputs(obs["observation"], obs["history"][:, :3], obs["history_counts"], net, 2)

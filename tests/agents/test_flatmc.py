@@ -258,7 +258,7 @@ def test_bad_settings_are_named(kwargs, message):
 
 
 def test_beats_random_in_a_short_match():
-    """A sanity check of strength, not the README figure (benchmarks/search_agent.py)."""
+    """A sanity check of strength, not the README figure (lab/search_agent.py)."""
     rules = UnoRules()
     r = play([FlatMCAgent(rules, rollouts=32, max_depth=40), RandomAgent()], 40, rules, seed=1, engine_access=True)
     assert r.wins[0] >= 30
@@ -288,7 +288,7 @@ def test_act_in_works_on_an_engine_without_observations():
 
 
 def test_benchmark_script_quick(tmp_path):
-    """python -m benchmarks.search_agent --quick runs both searches and reports consistent figures (no speed asserted)."""
+    """python -m lab.search_agent --quick runs both searches and reports consistent figures (no speed asserted)."""
     import json
     import os
     import subprocess
@@ -297,7 +297,7 @@ def test_benchmark_script_quick(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
     out = tmp_path / "search.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks.search_agent", "--quick", "--json", str(out)],
+        [sys.executable, "-m", "lab.search_agent", "--quick", "--json", str(out)],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -359,7 +359,7 @@ def test_batched_redeal_keeps_what_the_seat_knows(preset):
 
 
 def test_benchmark_opponents_are_copies_or_a_mixed_table():
-    from benchmarks.search_agent import Args, opponent_specs
+    from lab.search_agent import Args, opponent_specs
 
     assert opponent_specs(Args(opponent="heuristic", num_players=3)) == ["heuristic", "heuristic"]
     mixed = Args(opponent="heuristic + rlcard_rule+greedy", num_players=4)

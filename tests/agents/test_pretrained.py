@@ -19,11 +19,11 @@ from helpers import ROOT
 
 pytest.importorskip("sb3_contrib")
 
-from agents.pretrained import PRETRAINED, card_path, check_fits, load_card, model_path
-from agents.pretrained.card import Args as CardArgs
-from agents.pretrained.card import make_card
+from agents.pretrained import PRETRAINED, card_path, check_fits, load_card, model_path, pretrained_agent
 from agents.registry import AGENT_SPECS, make_agent
 from arena import play
+from tools.card import Args as CardArgs
+from tools.card import make_card
 from uno_env import Engine, UnoRules, action_name, parse_rules
 from uno_env.observation import observation_size
 
@@ -116,6 +116,15 @@ def test_a_card_whose_observation_size_is_not_the_rules_is_refused():
         rf"{observation_size(False)}",
     ):
         check_fits(card, parse_rules("classic"), 2)
+
+
+def test_pretrained_agent_with_its_defaults_is_the_classic_two_player_model():
+    """``pretrained_agent(name)`` alone loads for classic rules; rules given as text are refused by name."""
+    agent = pretrained_agent("pretrained")
+    result = play([agent, make_agent("random")], num_games=4, seed=0)
+    assert result.games == 4 and result.wins.sum() + result.truncated == 4
+    with pytest.raises(ValueError, match=r"pretrained_agent: rules must be a UnoRules or None"):
+        pretrained_agent("pretrained", "classic")
 
 
 def test_an_unknown_pretrained_name_lists_the_shipped_ones():

@@ -5,12 +5,13 @@ import re
 
 from helpers import ROOT, printed_twice, snippets
 
+from tools.readme import readme_tables, render_readme
 from uno_env.actions import NUM_ACTIONS
-from uno_env.docs import ACTION_GROUPS, readme_tables, render_readme
+from uno_env.docs import ACTION_GROUPS
 from uno_env.observation import OBS_BASE_SIZE, OBS_OPEN_SIZE
 
 README = (ROOT / "README.md").read_text()
-REGENERATE = "python -m uno_env.docs --write-readme"
+REGENERATE = "python -m tools.readme --write-readme"
 
 
 def test_readme_tables_match_the_code():

@@ -116,7 +116,7 @@ def test_the_wheel_holds_the_packages_and_their_data(venv):
         "agents/pretrained/belief_policy.zip",
     ):
         assert data in names, f"{data} is not in the wheel (package-data in pyproject.toml)"
-    assert not [n for n in names if "__pycache__" in n or n.startswith(("tests/", "benchmarks/"))]
+    assert not [n for n in names if "__pycache__" in n or n.startswith(("tests/", "benchmarks/", "lab/", "tools/"))]
 
 
 def test_a_first_run_says_it_compiles_and_a_second_is_silent(venv):

@@ -152,9 +152,7 @@ def test_time_to_skill_train_set_changes_train_py_defaults():
 
 
 def test_history_benchmark_runs():
-    proc = _run(
-        ["-m", "benchmarks.history_cost", "--rounds", "4", "--runs", "1", "--seconds", "0.05", "--batches", "1", "4"]
-    )
+    proc = _run(["-m", "lab.history_cost", "--rounds", "4", "--runs", "1", "--seconds", "0.05", "--batches", "1", "4"])
     rows = [line for line in proc.stdout.splitlines() if line.startswith("| heuristic |")]
     assert len(rows) == 2, proc.stdout
     assert [line.split("|")[1].strip() for line in proc.stdout.splitlines() if line.startswith("| 4 |")] == ["4"]

@@ -216,7 +216,7 @@ def test_the_benchmark_trains_evaluates_and_writes_its_table_json_and_curves(tmp
         [
             sys.executable,
             "-m",
-            "benchmarks.seq_vs_mlp",
+            "lab.seq_vs_mlp",
             "--minutes",
             "8",
             "--steps",

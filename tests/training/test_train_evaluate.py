@@ -66,8 +66,8 @@ def trained(tmp_path_factory):
 
 
 def test_the_learning_curves_of_a_run(trained, tmp_path):
-    """training.curves reads a run's evaluations (every --eval-every steps, then the final table) and draws a panel per opponent."""
-    from training.curves import load_curve, plot_curves
+    """tools.curves reads a run's evaluations (every --eval-every steps, then the final table) and draws a panel per opponent."""
+    from tools.curves import load_curve, plot_curves
 
     run_dir, _ = trained
     curves = load_curve(str(run_dir))

@@ -492,8 +492,8 @@ def test_uno_web_agent_takes_your_own_agent_class(tmp_path):
 
 
 def test_load_test_script_plays_games_to_the_end(tmp_path, capsys):
-    """``python -m uno_web.loadtest`` against a real server subprocess, in miniature."""
-    from uno_web.loadtest import main as load_main
+    """``python -m tools.loadtest`` against a real server subprocess, in miniature."""
+    from tools.loadtest import main as load_main
 
     out = tmp_path / "load.json"
     assert load_main(["--games", "3", "--agent", "random", "--json-out", str(out)]) == 0

@@ -11,7 +11,7 @@ import numpy as np
 from ..actions import NUM_ACTIONS, action_name
 from ..cards import CARD_COLOR, IS_NUMBER, IS_WILD, MAX_DECK_SIZE, NUM_CARD_TYPES, NUM_COLORS, WILD_DRAW_FOUR
 from ..checks import is_int
-from ..rules import CUSTOM_WILD_RULES, UnoRules
+from ..rules import CUSTOM_WILD_RULES, UnoRules, check_num_players
 from ..threads import Chunks, check_threads
 from . import batch, invariants, kernels
 from . import layout as L
@@ -65,8 +65,7 @@ def _check_arguments(num_envs: Any, num_players: Any, rules: Any, parallel: Any)
     """The Engine's arguments checked one by one: (num_envs, num_players, rules)."""
     if not is_int(num_envs) or num_envs < 1:
         raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-    if not is_int(num_players) or not L.MIN_PLAYERS <= num_players <= L.MAX_PLAYERS:
-        raise ValueError(f"num_players must be an integer in {L.MIN_PLAYERS}..{L.MAX_PLAYERS}, got {num_players!r}")
+    check_num_players(num_players)
     rules = UnoRules() if rules is None else rules
     if not isinstance(rules, UnoRules):
         raise ValueError(f"rules must be a UnoRules (see UnoRules.preset), got {type(rules).__name__}")
@@ -153,6 +152,22 @@ def _first_card_returned(rules: UnoRules, card: int) -> bool:
     return rules.wild_first_card == "redraw" and bool(IS_WILD[card])
 
 
+def _field_shapes(B: int, P: int, D: int, width: int, history: int) -> list[tuple[int, ...]]:
+    """The shape of each array of ``layout.FIELDS`` for these sizes (event width, history length)."""
+    sizes = {
+        "B": B,
+        "P": P,
+        "P+1": P + 1,
+        "D": D,
+        "W": width,
+        "K": history,
+        "T": NUM_CARD_TYPES,
+        "DECK": MAX_DECK_SIZE,
+        "A": NUM_ACTIONS,
+    }
+    return [tuple(sizes[d] if isinstance(d, str) else d for d in dims) for _name, _dtype, dims in L.FIELDS]
+
+
 def _check_out(arr: Any, shape: tuple[int, ...], name: str, dtype: Any = np.float32) -> np.ndarray:
     """``arr`` if it can take an output of ``shape`` in place, else a ValueError naming ``name``."""
     if (
@@ -229,24 +244,12 @@ class Engine:
         B, P, D = self.num_envs, self.num_players, self.observation_size
         # Scalars are int64 like every loop index: one integer type means one numba specialisation.
         # The event width is 0 unless recording or keeping a history: the kernels then skip events.
-        sizes = {
-            "B": B,
-            "P": P,
-            "P+1": P + 1,
-            "D": D,
-            "W": L.MAX_EVENTS_PER_STEP if record or history else 0,
-            "K": history,
-            "T": NUM_CARD_TYPES,
-            "DECK": MAX_DECK_SIZE,
-            "A": NUM_ACTIONS,
-        }
-        shapes, offsets = [], []
+        width = L.MAX_EVENTS_PER_STEP if record or history else 0
+        offsets = []
         end = L.HEADER_SIZE * 8
-        for _name, dtype, dims in L.FIELDS:
-            shape = tuple(sizes[d] if isinstance(d, str) else d for d in dims)
+        for (_name, dtype, _dims), shape in zip(L.FIELDS, _field_shapes(B, P, D, width, history), strict=True):
             end = -(-end // L.FIELD_ALIGN) * L.FIELD_ALIGN
             offsets.append(end)
-            shapes.append(shape)
             end += int(np.prod(shape)) * np.dtype(dtype).itemsize
         self._buf = np.zeros(end, np.uint8)
         header = self._buf[: L.HEADER_SIZE * 8].view(np.int64)
@@ -254,7 +257,7 @@ class Engine:
             B,
             P,
             D,
-            sizes["W"],
+            width,
             history,
         )
         header[L.H_OFFSETS :] = offsets
@@ -292,19 +295,14 @@ class Engine:
         """(Re)make the views of ``_buf`` named in ``_VIEW_NAMES`` (after allocation or unpickling)."""
         buf = self._buf
         header = buf[: L.HEADER_SIZE * 8].view(np.int64)
-        sizes = {
-            "B": self.num_envs,
-            "P": self.num_players,
-            "P+1": self.num_players + 1,
-            "D": self.observation_size,
-            "W": int(header[L.H_EVENT_WIDTH]),
-            "K": int(header[L.H_HISTORY]),
-            "T": NUM_CARD_TYPES,
-            "DECK": MAX_DECK_SIZE,
-            "A": NUM_ACTIONS,
-        }
-        for k, (attr, (_name, dtype, dims)) in enumerate(zip(self._VIEW_NAMES, L.FIELDS, strict=True)):
-            shape = tuple(sizes[d] if isinstance(d, str) else d for d in dims)
+        shapes = _field_shapes(
+            self.num_envs,
+            self.num_players,
+            self.observation_size,
+            int(header[L.H_EVENT_WIDTH]),
+            int(header[L.H_HISTORY]),
+        )
+        for k, (attr, (_name, dtype, _dims), shape) in enumerate(zip(self._VIEW_NAMES, L.FIELDS, shapes, strict=True)):
             setattr(self, attr, view_at(buf, int(header[L.H_OFFSETS + k]), shape, dtype))
         self._state = (self._g, self._pl, self._hands, self._piles, self._rng, self._events, self._event_counts)
         self._result = StepResult(

@@ -1,8 +1,8 @@
 """Search agents against HeuristicAgent: win rate with its 95% CI and decision times, one row per agent.
 
-    python -m benchmarks.search_agent --agents ismcts:2048 flatmc:2900 --games 2000
-    python -m benchmarks.search_agent --agents flatmc:1024 flatmc:1024@peek --games 1000 --duplicate
-    python -m benchmarks.search_agent --quick
+    python -m lab.search_agent --agents ismcts:2048 flatmc:2900 --games 2000
+    python -m lab.search_agent --agents flatmc:1024 flatmc:1024@peek --games 1000 --duplicate
+    python -m lab.search_agent --quick
 
 Rows and method: docs/benchmarks.md.
 """
@@ -24,6 +24,7 @@ from agents.registry import parse_table
 from arena import derive_seed, play, wilson_interval
 from arena.ratings import Z95, paired_interval
 from uno_env import UnoRules
+from uno_env.policy import history_form_of, history_length_of, uses_engine
 
 
 class TimedSearch:
@@ -32,12 +33,12 @@ class TimedSearch:
     def __init__(self, agent) -> None:
         self.agent = agent
         self.name = agent.name
-        self.history_length = getattr(agent, "history_length", 0)  # the table keeps the history it reads
-        self.history_form = getattr(agent, "history_form", "rows")  # and gives it in the form it reads
+        self.history_length = history_length_of(agent)  # the table keeps the history it reads
+        self.history_form = history_form_of(agent)  # and gives it in the form it reads
         self.wall: list[float] = []
         self.cpu: list[float] = []
         self.searched: list[bool] = []
-        if callable(getattr(agent, "act_in", None)):
+        if uses_engine(agent):
             self.act_in = self._act_in
 
     def _act_in(self, engine, i, rng):

@@ -1,8 +1,8 @@
 """The sequence policy against the MLP at an equal budget: learning curves on held-out duplicate deals.
 
-    python -m benchmarks.seq_vs_mlp --minutes 8 --out /tmp/seq                  # 2 players, the whole run in 8 minutes
-    python -m benchmarks.seq_vs_mlp --minutes 60 --four-players --out /tmp/seq  # 2 and 4 players
-    python -m benchmarks.seq_vs_mlp --steps 2000000 --minutes 90 --out /tmp/seq # equal steps instead of equal time
+    python -m lab.seq_vs_mlp --minutes 8 --out /tmp/seq                  # 2 players, the whole run in 8 minutes
+    python -m lab.seq_vs_mlp --minutes 60 --four-players --out /tmp/seq  # 2 and 4 players
+    python -m lab.seq_vs_mlp --steps 2000000 --minutes 90 --out /tmp/seq # equal steps instead of equal time
 
 Configurations, budget and outputs: docs/benchmarks.md.
 """
@@ -38,7 +38,7 @@ EVAL_SEED = 0x5E0_0001  # the evaluation deals' seed: no training run draws from
 
 @dataclass
 class Args:
-    """Options of ``python -m benchmarks.seq_vs_mlp``."""
+    """Options of ``python -m lab.seq_vs_mlp``."""
 
     minutes: float = 8.0
     """wall-clock budget of the whole command, training and evaluation"""
@@ -382,7 +382,7 @@ def main(args: Args) -> dict[str, Any]:
         result = {
             "benchmark": "seq_vs_mlp",
             "date": started,
-            "command": "python -m benchmarks.seq_vs_mlp " + shlex.join(sys.argv[1:]),
+            "command": "python -m lab.seq_vs_mlp " + shlex.join(sys.argv[1:]),
             "machine": _machine(),
             "load_average_at_start": load_start,
             "load_average_at_end": loadavg(),
@@ -420,7 +420,7 @@ def run_jobs(
             out[(c["exp"], step, o)] = _evaluate(path, c["players"], o, args.eval_deals, EVAL_SEED)
         return out
     # Through the module's importable name, so that spawned workers find the function.
-    evaluate = importlib.import_module("benchmarks.seq_vs_mlp")._evaluate
+    evaluate = importlib.import_module("lab.seq_vs_mlp")._evaluate
     pool = multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)) or 1)
     try:
         pending = {

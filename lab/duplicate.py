@@ -1,7 +1,7 @@
 """Games needed for a ±1 point 95% interval on a win rate: independent games vs duplicate deals.
 
-    python -m benchmarks.duplicate                       # the table of benchmarks/results/duplicate.md
-    python -m benchmarks.duplicate --games 400 --pairs heuristic/rlcard_rule
+    python -m lab.duplicate                       # the table of lab/results/duplicate.md
+    python -m lab.duplicate --games 400 --pairs heuristic/rlcard_rule
 
 Method: docs/benchmarks.md.
 """

@@ -1,6 +1,6 @@
 """Win rates of the rule-based agents (2 players, classic preset, seats rotated), as markdown.
 
-    python -m benchmarks.agents_table --games 10000
+    python -m lab.agents_table --games 10000
 
 Each row is one arena.play; the win rate and its Wilson interval are the first agent's.
 """

@@ -19,6 +19,9 @@ from dataclasses import dataclass
 import httpx
 import tyro
 
+from uno_env.checks import check_int
+from uno_env.rules import check_num_players
+
 
 @dataclass
 class Args:
@@ -143,9 +146,13 @@ async def _run(args: Args, url: str, pid: int) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     """Start a server, play the games, print the figures; 2 on bad options."""
-    args = tyro.cli(Args, args=argv, prog="python -m uno_web.loadtest", description=__doc__.splitlines()[0])
-    if args.games < 1 or not 2 <= args.num_players <= 10 or (args.requests_per_game or 1) < 1:
-        sys.stderr.write("loadtest: error: --games and --requests-per-game must be >= 1 and --num-players 2..10\n")
+    args = tyro.cli(Args, args=argv, prog="python -m tools.loadtest", description=__doc__.splitlines()[0])
+    try:
+        check_num_players(args.num_players, "--num-players")
+        check_int("--games", args.games, 1)
+        check_int("--requests-per-game", args.requests_per_game or 1, 1)
+    except ValueError as error:
+        sys.stderr.write(f"loadtest: error: {error}\n")
         return 2
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))

@@ -1,8 +1,8 @@
 """Build a yardstick suite (``arena/yardstick_<version>.json``): positions, the oracle's values, calibration.
 
-    python -m benchmarks.yardstick_build                     # positions and oracle, then calibration
-    python -m benchmarks.yardstick_build --stage games       # the games part's definition, then calibration
-    python -m benchmarks.yardstick_build --stage calibrate   # calibration only, on the stored positions
+    python -m tools.yardstick_build                     # positions and oracle, then calibration
+    python -m tools.yardstick_build --stage games       # the games part's definition, then calibration
+    python -m tools.yardstick_build --stage calibrate   # calibration only, on the stored positions
 
 The stages: docs/benchmarks.md; the suite: docs/yardstick.md.
 """

@@ -1,8 +1,8 @@
-"""Ship a training run as a pretrained agent: copy its model here and write its card from the run's files.
+"""Ship a training run as a pretrained agent: copy its model into agents/pretrained and write its card from the run's files.
 
-    python -m agents.pretrained.card --run-dir runs/pretrained_2p --name pretrained
+    python -m tools.card --run-dir runs/pretrained_2p --name pretrained
     python evaluate.py --ladder pretrained --output-dir runs/ladder_pretrained
-    python -m agents.pretrained.card --run-dir runs/pretrained_2p --name pretrained \\
+    python -m tools.card --run-dir runs/pretrained_2p --name pretrained \\
         --ladder runs/ladder_pretrained/ladder.json          # the card again, with the rating
 """
 
@@ -18,12 +18,11 @@ from typing import Any
 
 import tyro
 
+from agents.model_card import commit_at, machine, table_card, utc, write_card
+from agents.pretrained import PRETRAINED, load_card
 from uno_env.rules import parse_rules
 
-from ..model_card import commit_at, machine, table_card, utc, write_card
-from . import PRETRAINED, load_card
-
-HERE = os.path.dirname(os.path.abspath(__file__))
+PRETRAINED_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "agents", "pretrained")
 MAX_MODEL_BYTES = 5_000_000  # shipped in the package: each model stays under 5 MB
 
 
@@ -37,8 +36,8 @@ class Args:
     """the ladder.json of 'python evaluate.py --ladder NAME' (empty: the card's ladder is null)"""
     note: str = ""
     """free text for what the run does not record (e.g. the machine's load while it trained)"""
-    out_dir: str = HERE
-    """where NAME.zip and NAME.json are written (default: this package folder)"""
+    out_dir: str = PRETRAINED_DIR
+    """where NAME.zip and NAME.json are written (default: the checkout's agents/pretrained)"""
 
 
 def _utc(path: str) -> str:
@@ -70,7 +69,7 @@ def _ladder(path: str, name: str, num_players: int) -> dict[str, Any]:
 
 
 def _model_facts(path: str) -> dict[str, Any]:
-    from ..ppo import PPOAgent  # torch: only here
+    from agents.ppo import PPOAgent  # torch: only here
 
     size = os.path.getsize(path)
     if size >= MAX_MODEL_BYTES:

@@ -1,7 +1,7 @@
 """Learning curves of ``train.py`` runs from their ``final_eval.json``: one panel per opponent.
 
-python -m training.curves runs/uno_ppo runs/other --out curves.png
-python -m training.curves base=runs/uno_ppo warm=runs/warm --opponents rlcard_rule,heuristic --out curves.png
+python -m tools.curves runs/uno_ppo runs/other --out curves.png
+python -m tools.curves base=runs/uno_ppo warm=runs/warm --opponents rlcard_rule,heuristic --out curves.png
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Calibration of the searches' beliefs: how likely are the true hidden hands under a belief vs uniform?
 
-    python -m benchmarks.belief_calibration --games 400 --num-players 2 --plot benchmarks/results/beliefs.png
+    python -m lab.belief_calibration --games 400 --num-players 2 --plot lab/results/beliefs.png
 
-Method and columns: benchmarks/results/beliefs.md.
+Method and columns: lab/results/beliefs.md.
 """
 
 from __future__ import annotations
