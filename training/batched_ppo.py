@@ -22,6 +22,7 @@ __all__ = [
     "Precision",
     "bf16_matrix_units",
     "resolve_precision",
+    "sample_masked",
 ]
 
 Precision = Literal["auto", "fp32", "bf16"]
@@ -109,6 +110,15 @@ def heads(policy: Any, obs: Obs) -> tuple[torch.Tensor, torch.Tensor]:
     return policy.action_net(latent_pi), policy.value_net(latent_vf).squeeze(-1)
 
 
+def sample_masked(logits: torch.Tensor, mask: torch.Tensor, uniform: torch.Tensor) -> torch.Tensor:
+    """One legal action per row drawn from softmax(``logits``) by Gumbel-max, given uniforms in [0, 1).
+
+    A uniform of exactly 0 would give its action -inf; the clamp keeps every noise finite, and the
+    illegal actions are excluded after the noise, so no draw can pick one."""
+    gumbel = -torch.log(-torch.log(uniform.clamp_min(torch.finfo(uniform.dtype).tiny)))
+    return torch.argmax((logits + gumbel).masked_fill(~mask, -torch.inf), dim=1)
+
+
 class BatchedPPO:
     """Masked PPO over every game of ``venv`` at once; ``rollout()`` then ``update()``, or ``learn_rollout()``.
 
@@ -170,8 +180,8 @@ class BatchedPPO:
                 with self._autocast():
                     logits, values = heads(self.policy, obs_t)
                 logits = logits.float().masked_fill(~mask_t, MASKED_LOGIT)
-                noise = torch.rand(logits.shape, generator=self.gen, device=self.device)
-                actions = torch.argmax(logits - torch.log(-torch.log(noise)), dim=1)  # Gumbel-max: a sample
+                uniform = torch.rand(logits.shape, generator=self.gen, device=self.device)
+                actions = sample_masked(logits, mask_t, uniform)
                 log_p = torch.log_softmax(logits, dim=1).gather(1, actions[:, None]).squeeze(1)
             self.buf_action[t].copy_(actions)
             self.buf_logp[t].copy_(log_p)

@@ -19,7 +19,7 @@ from stable_baselines3.common.buffers import RolloutBuffer
 
 from agents.ppo import PPOAgent
 from agents.registry import make_agent
-from training.batched_ppo import BatchedPPO, PPOSettings, bf16_matrix_units, resolve_precision
+from training.batched_ppo import BatchedPPO, PPOSettings, bf16_matrix_units, resolve_precision, sample_masked
 from training.main import Args, build_env, check_args
 from training.opponents import opponent_groups, parse_mix
 from training.sb3 import LinearSchedule, make_model
@@ -62,6 +62,27 @@ def test_every_sampled_action_is_legal_and_the_buffers_hold_the_rollout(num_play
         assert set(np.unique(ppo.buf_done.numpy())) <= {0.0, 1.0}
         stats = ppo.update()
         assert all(np.isfinite(v) for v in stats.values()), stats
+
+
+def test_the_sampler_never_draws_an_illegal_action_whatever_the_uniforms():
+    """A uniform of exactly 0 (torch.rand can draw one) or near 1 at any action, one legal action or many."""
+    gen = torch.Generator().manual_seed(0)
+    logits = torch.randn(512, 116, generator=gen) * 30
+    mask = torch.rand(512, 116, generator=gen) < 0.05
+    mask[torch.arange(512), torch.randint(0, 116, (512,), generator=gen)] = True
+    mask[:64] = False
+    mask[torch.arange(64), torch.arange(64)] = True  # a single legal action
+    for uniform in (torch.zeros(512, 116), torch.full((512, 116), 1 - 2**-24), torch.rand(512, 116, generator=gen)):
+        for row_logits in (logits, logits.masked_fill(~mask, -1e8)):
+            actions = sample_masked(row_logits, mask, uniform)
+            assert bool(mask[torch.arange(512), actions].all())
+    # The draws follow the masked softmax: the empirical frequencies of one row over many uniforms.
+    row = torch.tensor([[0.0, 1.0, 2.0, 5.0]])
+    legal = torch.tensor([[True, True, True, False]])
+    draws = sample_masked(row.expand(40000, 4), legal.expand(40000, 4), torch.rand(40000, 4, generator=gen))
+    freq = torch.bincount(draws, minlength=4).float() / 40000
+    expected = torch.softmax(row.masked_fill(~legal, -torch.inf), dim=1)[0]
+    torch.testing.assert_close(freq, expected, atol=0.01, rtol=0)
 
 
 def test_gae_equals_stable_baselines3s():
