@@ -282,10 +282,16 @@ class BatchedPPO:
             clipped = ((ratio - 1).abs() > s.clip_range).float().mean()
             return torch.stack([pg_loss, value_loss, entropy_loss, approx_kl, clipped, loss]).detach()
 
-    def learn_rollout(self) -> dict[str, float]:
-        """One rollout and its update; advances ``model.num_timesteps`` by ``n_steps * num_envs``."""
+    def learn_rollout(self, update_threads: int = 0) -> dict[str, float]:
+        """One rollout and its update (on ``update_threads`` torch threads; 0: the current count); advances
+        ``model.num_timesteps`` by ``n_steps * num_envs``."""
         self.rollout()
-        stats = self.update()
+        before = torch.get_num_threads()
+        torch.set_num_threads(update_threads or before)
+        try:
+            stats = self.update()
+        finally:
+            torch.set_num_threads(before)
         self.model.num_timesteps += self.s.n_steps * self.num_envs
         return stats
 

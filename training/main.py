@@ -208,7 +208,7 @@ class Args:
     """show a progress bar"""
     tensorboard: bool = True
     """write TensorBoard logs to <run>/tb when tensorboard is installed"""
-    backend: Literal["sb3", "batched", "rllib"] = "sb3"
+    backend: Literal["sb3", "batched", "rllib"] = "batched"
     """sb3: MaskablePPO in this process; batched: masked PPO with the rollout on the learner's device
     (the same model files); rllib: Ray RLlib PPO (the distributed extra)"""
     precision: Precision = "auto"
@@ -532,7 +532,7 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     model = make_model(args, venv, schedule, resume.model if resume else None)
     if args.init:
         start_from(model, args)
-    if args.update_threads:
+    if args.update_threads and args.backend == "sb3":
         with_update_threads(model, args.update_threads)
     run_dir, checkpoint_dir = open_run(args, model, resume, script)
     expert = None
@@ -567,7 +567,9 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
         if learner is None:
             model.learn(args.num_envs * args.n_steps, reset_num_timesteps=False, log_interval=1, callback=callbacks)
         else:
-            log_update(model, learner.learn_rollout(), training.seconds(), model.num_timesteps - start_step)
+            log_update(
+                model, learner.learn_rollout(args.update_threads), training.seconds(), model.num_timesteps - start_step
+            )
         step = model.num_timesteps
         bar.update(step - bar.n)
         bar.set_postfix_str(wins.summary(), refresh=False)
