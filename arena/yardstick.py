@@ -1,7 +1,7 @@
 """The yardstick: a fixed, versioned rating of any agent in about 2,000 decisions (``uno-yardstick``).
 
 Positions scored against a stored oracle and duplicate-deal games against rungs of ladder v2,
-from ``arena/yardstick_<version>.json`` (built by ``benchmarks/yardstick_build.py``).
+from ``arena/yardstick_<version>.json`` (built by ``tools/yardstick_build.py``).
 """
 
 from __future__ import annotations
