@@ -17,7 +17,7 @@ from uno_env.table import Table, wanted_history
 
 from .ratings import paired_interval, wilson_interval
 
-__all__ = ["PlayResult", "agent_name", "play", "unique_names"]
+__all__ = ["PlayResult", "play", "unique_names"]
 
 OnFinish = Callable[[Engine, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
 
@@ -85,15 +85,12 @@ class PlayResult:
         }
 
 
-agent_name = agent_label  # the agent's ``name``, else its class name
-
-
 def unique_names(agents: Sequence[Any]) -> list[str]:
     """Agent names, with ``#2``, ``#3``... appended to repeats (``random``, ``random#2``)."""
     names: list[str] = []
     seen: dict[str, int] = {}
     for a in agents:
-        base = agent_name(a)
+        base = agent_label(a)
         seen[base] = seen.get(base, 0) + 1
         names.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
     return names

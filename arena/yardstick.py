@@ -1,7 +1,7 @@
 """The yardstick: a fixed, versioned rating of any agent in about 2,000 decisions (``uno-yardstick``).
 
 Positions scored against a stored oracle and duplicate-deal games against rungs of ladder v2,
-from ``arena/yardstick_<version>.json`` (built by ``benchmarks/yardstick_build.py``).
+from ``arena/yardstick_<version>.json`` (built by ``tools/yardstick_build.py``).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ import tyro
 from agents.llm import ChatFailure, ChatSettings
 from uno_env import Agent, Engine, UnoRules, parse_rules
 from uno_env.compile_notice import announce_compiling
-from uno_env.policy import history_length_of
+from uno_env.policy import agent_label, history_length_of
 from uno_env.table import Table, ask_one, wanted_history
 from uno_env.text import engine_prompt
 
-from .match import PlayResult, agent_name, play
+from .match import PlayResult, play
 from .ratings import Z95, paired_interval, paired_standard_errors
 
 __all__ = [
@@ -549,7 +549,7 @@ def play_games(agent: Agent, suite: Suite, progress: Callable[[PlayResult], None
             suite.rules,
             int(games["seed"]) + j,
             duplicate=True,
-            names=[agent_name(agent) + " (rated)", anchor],
+            names=[agent_label(agent) + " (rated)", anchor],
         )
         if progress is not None:
             progress(r)
@@ -777,7 +777,7 @@ def rate(
         check()
     stats_of = getattr(agent, "stats", None)  # a chat agent's requests, tokens and fallbacks
     stats = stats_of() if callable(stats_of) else None
-    return YardstickResult(suite.version, name or agent_name(agent), positions, games, suite.calibration, stats)
+    return YardstickResult(suite.version, name or agent_label(agent), positions, games, suite.calibration, stats)
 
 
 PARTS = ("positions", "games")

@@ -110,7 +110,7 @@ def _timed(spent: dict[str, float], key: str, fn: Callable[..., Any]) -> Callabl
 
 def breakdown(loop: EnvLoop, steps: int, runs: int) -> dict[str, float]:
     """Median wall ms per learner step of: the engine (steps and deals), the opponents' decisions, the rest of ``step_wait``."""
-    driver = loop.env.venv._driver
+    driver = loop.env.venv.driver
     engine, table = driver.engine, driver.table
     spent = {"engine": 0.0, "opponents": 0.0}
     # Instance attributes shadow the methods the driver calls; deleted again below.

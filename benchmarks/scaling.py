@@ -18,7 +18,7 @@ def _engine(batch: int, players: int, seed: int):
 def engine_bytes_per_game(players: int, batch: int = 64) -> dict[str, float]:
     """Bytes per game of the engine's state arrays and of its output buffers."""
     e = _engine(batch, players, 0)
-    state = sum(a.nbytes for a in e._state)
+    state = sum(a.nbytes for a in e.state_arrays)
     outputs = sum(
         a.nbytes
         for a in (

@@ -81,13 +81,14 @@ def call_rows(calls: int, seed: int) -> list[dict[str, Any]]:
         return 0
 
     engine = Engine(1, 2, seed=seed)
-    buf = engine._buf
+    buf = engine.buf
+    arrays = engine.arrays
     nothing = np.full(1, -1, np.int64)  # -1 leaves the game as it is: the call without the rules
     old_args = (
-        *engine._state,
-        engine._cfg,
-        engine._points,
-        engine._deck,
+        *engine.state_arrays,
+        arrays["cfg"],
+        arrays["points"],
+        arrays["deck"],
         nothing,
         engine.observation,
         engine.legal_mask,

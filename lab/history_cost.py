@@ -25,6 +25,7 @@ def rows_per_round(agent_name: str, players: int, rounds: int, seed: int) -> np.
     agent = make_agent(agent_name, num_players=players) if agent_name != "random" else None
     rng = np.random.default_rng(seed)
     done_at = np.zeros(rounds, np.int64)
+    meta = e.arrays["history_meta"]
     for _ in range(100_000):
         live = ~(e.terminated | e.truncated)
         if not live.any():
@@ -36,7 +37,7 @@ def rows_per_round(agent_name: str, players: int, rounds: int, seed: int) -> np.
         else:
             actions[idx] = agent.act(e.observation[idx], e.legal_mask[idx], rng)
         e.step(actions)
-        done_at[idx] = e._history_meta[idx, L.HM_COUNT]
+        done_at[idx] = meta[idx, L.HM_COUNT]
     return done_at
 
 

@@ -277,7 +277,7 @@ class Driver:
             self.seats[:] = _seat_hash(self.seat_seed, self.episode, self.num_players)
             self._seat_agents(slice(None))
 
-    def _redeal(self, which: np.ndarray) -> None:
+    def redeal(self, which: np.ndarray) -> None:
         """Deal the games in ``which`` anew from their own generators; count the episode, draw the seat."""
         self.engine.reset(games=which)
         self.episode[which] += 1
@@ -308,7 +308,7 @@ class Driver:
                         self.final_states = np.zeros((self.num_envs, STATE_SIZE), np.float32)
                     self.engine.state(self.seats, out=self.final_states, games=rows)
                 log.fresh[:] = False
-            self._redeal(e.terminated | e.truncated)
+            self.redeal(e.terminated | e.truncated)
 
     def _final_views(self, rows: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray] | None]:
         """``Engine.observe`` from the learner's seat of the finished games ``rows`` (a new array),

@@ -42,7 +42,6 @@ SWAP_WITH_FIRST = 67
 SWAP_WITH_LAST = SWAP_WITH_FIRST + MAX_PLAYERS - 2  # SWAP_WITH +1 .. +9
 PLAY_DOUBLE_FIRST = SWAP_WITH_LAST + 1
 NUM_DOUBLES = NUM_COLORS * NUM_NUMBER_RANKS
-CHOOSE_COLOR_FIRST = CHOOSE_RED
 
 
 class Action(IntEnum):
@@ -79,7 +78,7 @@ def card_of_double(action):
 
 def choose_color(color: int) -> int:
     """Action id of CHOOSE_COLOR for a colour 0–3."""
-    return CHOOSE_COLOR_FIRST + int(color)
+    return CHOOSE_RED + int(color)
 
 
 def swap_with(offset: int) -> int:

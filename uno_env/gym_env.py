@@ -529,6 +529,11 @@ class UnoVectorEnv(VectorEnv):
         self._view_buf: np.ndarray | None = None  # copy=False under NEXT_STEP: obs with final views
 
     @property
+    def driver(self) -> Driver:
+        """The driver that deals these games, seats the learner and plays the opponents (shared, not a copy)."""
+        return self._driver
+
+    @property
     def learner_seats(self) -> np.ndarray:
         """The learner's seat in each game's current episode (int64 [num_envs])."""
         return self._driver.seats.copy()
@@ -591,14 +596,14 @@ class UnoVectorEnv(VectorEnv):
             log.ended[pending] = True
         d.step_learner(acts)
         if pending.any():
-            d._redeal(pending)
+            d.redeal(pending)
         while d.play_opponents(log):
             # Rounds that ended in this step wait (fresh) for the next step; any other finished
             # game is a round dealt above that ended before the learner's turn: deal it again.
             again = (e.terminated | e.truncated) & ~log.fresh
             if not again.any():
                 break
-            d._redeal(again)
+            d.redeal(again)
         ended = log.fresh
         self._pending = ended.copy()
         if self.copy:

@@ -231,7 +231,7 @@ class raw_env(AECEnv):
     def _bind(self) -> None:
         """Keep row views of the engine's outputs (overwritten in place every step) and its buffer."""
         e = self._engine
-        self._buf = e._buf
+        self._buf = e.buf
         self._obs_row = e.observation[0]
         self._mask_row = e.legal_mask[0].view(np.int8)  # bool and int8 share a layout: 0/1
         self._rew_row = e.rewards[0]
@@ -347,7 +347,7 @@ class raw_env(AECEnv):
         r = _step_one(self._buf, action)
         if r < 0:
             try:
-                self._engine._raise_step_error(-r, np.array([action], np.int64))
+                self._engine.raise_step_error(-r, np.array([action], np.int64))
             except ValueError as err:
                 raise ValueError(f"{agent}: {err}") from None
         if self.history:

@@ -91,7 +91,7 @@ class UnoSB3VecEnv(VecEnv):
                 np.concatenate([obs_space.high, high[self._hidden]]),
                 dtype=np.float32,
             )
-            self.venv._driver.keep_final_states = True
+            self.venv.driver.keep_final_states = True
         super().__init__(self.venv.num_envs, obs_space, self.venv.single_action_space)
         if seed is not None:
             self.seed(seed)
@@ -138,7 +138,7 @@ class UnoSB3VecEnv(VecEnv):
             final_obs = vinfos["final_obs"]
             elapsed = round(time.time() - self._t0, 6)
             # Only the finished games get entries: a loop over them, not over the batch.
-            finals = self.venv._driver.final_states if self.privileged else None
+            finals = self.venv.driver.final_states if self.privileged else None
             for i in np.flatnonzero(dones):
                 terminal = final_obs[i]
                 if finals is not None:

@@ -15,7 +15,7 @@ from .actions import (
     CALL_UNO,
     CATCH_UNO,
     CHALLENGE,
-    CHOOSE_COLOR_FIRST,
+    CHOOSE_RED,
     DRAW,
     PASS,
     PLAY_DOUBLE_FIRST,
@@ -72,8 +72,8 @@ def action_info(action: int) -> dict[str, Any]:
         info["kind"] = "draw"
     elif a == PASS:
         info["kind"] = "pass"
-    elif CHOOSE_COLOR_FIRST <= a < CHOOSE_COLOR_FIRST + 4:
-        info.update(kind="color", color=COLOR_NAMES[a - CHOOSE_COLOR_FIRST])
+    elif CHOOSE_RED <= a < CHOOSE_RED + 4:
+        info.update(kind="color", color=COLOR_NAMES[a - CHOOSE_RED])
     elif a in (CHALLENGE, ACCEPT):
         info["kind"] = "challenge" if a == CHALLENGE else "accept"
     elif a in (CALL_UNO, CATCH_UNO):

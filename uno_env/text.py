@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .actions import CHOOSE_COLOR_FIRST, NUM_ACTIONS, PLAY_DOUBLE_FIRST, SWAP_WITH_FIRST, action_name
+from .actions import CHOOSE_RED, NUM_ACTIONS, PLAY_DOUBLE_FIRST, SWAP_WITH_FIRST, action_name
 from .cards import NUM_CARD_TYPES
 from .checks import is_int
 from .engine import describe_event, redact
@@ -120,7 +120,7 @@ def legal_moves(
         aliases: list[str] = []
         if a < NUM_CARD_TYPES or a >= PLAY_DOUBLE_FIRST:
             aliases.append(name[len("play ") :])  # "red 7", "double red 7"
-        elif CHOOSE_COLOR_FIRST <= a < CHOOSE_COLOR_FIRST + 4:
+        elif CHOOSE_RED <= a < CHOOSE_RED + 4:
             aliases.append(name[len("choose ") :])  # "blue"
         elif SWAP_WITH_FIRST <= a < PLAY_DOUBLE_FIRST:
             aliases.append(f"swap with {seat_names[(seat + a - SWAP_WITH_FIRST + 1) % num_players]}")

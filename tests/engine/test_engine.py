@@ -730,7 +730,7 @@ def test_the_kernels_buffers_are_the_layouts_fields_by_name():
     from uno_env.engine import batch, layout
 
     engine = Engine(3, 4, seed=0, history=2)
-    views = batch.unpack(engine._buf)
+    views = batch.unpack(engine.buf)
     assert views._fields == tuple(name for name, _dtype, _dims in layout.FIELDS[: len(views)])
     assert layout.FIELDS[len(views)][0] == "history"
     for name, attr, view in zip(views._fields, Engine._VIEW_NAMES, views, strict=False):
@@ -751,10 +751,10 @@ def test_a_copied_engine_owns_one_buffer_of_its_own(how):
         engine.step(sample_legal(engine.legal_mask, np.random.default_rng(0)))
     clone = pickle.loads(pickle.dumps(engine)) if how == "pickle" else copy.deepcopy(engine)
     for e in (engine, clone):
-        for arr in (*e._state, e.observation, e.legal_mask, e.rewards, e.final_observation):
-            assert np.shares_memory(arr, e._buf)
-        assert e._recorder._events.base is not None and np.shares_memory(e._recorder._events, e._buf)
-    assert not np.shares_memory(engine._buf, clone._buf)
+        for arr in (*e.state_arrays, e.observation, e.legal_mask, e.rewards, e.final_observation):
+            assert np.shares_memory(arr, e.buf)
+        assert e._recorder._events.base is not None and np.shares_memory(e._recorder._events, e.buf)
+    assert not np.shares_memory(engine.buf, clone.buf)
     actions = sample_legal(engine.legal_mask, np.random.default_rng(1))
     before = json.dumps(engine.game_state(0))
     clone.step(actions)

@@ -235,7 +235,7 @@ def _encode(engine: Engine, b: int, seat: int) -> np.ndarray:
     """The rows ``history`` must give, built here from each raw row redacted by the event table,
     plus the two public columns the fold adds (colour before, drawn card played)."""
     n, K = engine.num_players, engine.history_length
-    total = int(engine._history_meta[b, L.HM_COUNT])
+    total = int(engine.arrays["history_meta"][b, L.HM_COUNT])
     out = np.zeros((K, HISTORY_SIZE), np.float32)
     for j in range(min(total, K)):
         kind, player, card, extra, color, flags = (int(x) for x in engine._history[b, (total - 1 - j) % K])
@@ -281,7 +281,7 @@ def test_history_is_the_record_as_the_seat_saw_it(players, rules):
 
     def check() -> None:
         for b in range(engine.num_envs):
-            seat = int(engine._history_meta[b, L.HM_COUNT]) % players
+            seat = int(engine.arrays["history_meta"][b, L.HM_COUNT]) % players
             assert engine.history_events(b, seat) == _record_as_seen(engine, b, seat)
             np.testing.assert_array_equal(engine.history(seat)[0][b], _encode(engine, b, seat))
             checked[0] += 1

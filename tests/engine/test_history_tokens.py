@@ -319,7 +319,7 @@ def test_gymnasium_envs_give_the_tokens_in_their_space():
     finals = 0
     for _ in range(300):
         assert venv.single_observation_space.contains({k: v[0] for k, v in obs.items()})
-        np.testing.assert_array_equal(obs["history_tokens"], venv.engine.history_tokens(venv._driver.seats))
+        np.testing.assert_array_equal(obs["history_tokens"], venv.engine.history_tokens(venv.driver.seats))
         obs, _, term, trunc, info = venv.step(sample_legal(info["action_mask"].astype(bool), rng))
         for b in np.flatnonzero(term | trunc):
             final = info["final_obs"][b]

@@ -577,7 +577,7 @@ def test_final_obs_is_the_learners_exact_view_for_every_end(scenario, read_path)
     assert (terminated[1], truncated[1], reward[1]) == (ref.terminated[0], ref.truncated[0], ref.rewards[0, seat])
     assert infos["_final_obs"][1]
     np.testing.assert_array_equal(infos["final_obs"][1], expected)
-    assert (venv._driver._scratch is not None) == (read_path == "per-game read")  # the path under test ran
+    assert (venv.driver._scratch is not None) == (read_path == "per-game read")  # the path under test ran
     assert infos["final_obs"][1][OBS_OFFSETS["phase"] + PHASE_NAMES.index("round_over")] == 1
     # Game 1 was dealt anew and waits for the learner.
     assert obs[1][IS_CURRENT] == 1 and venv.engine.current_player[1] == seat
@@ -613,9 +613,9 @@ def test_final_obs_equals_the_engines_view_of_the_finished_game_in_random_play(n
 
     def reset(seed=None, games=None):
         if games is not None:
-            views = e.observe(venv._driver.seats)
+            views = e.observe(venv.driver.seats)
             for i in np.flatnonzero(games):
-                seen.setdefault(int(i), (views[i].copy(), e.game_state(int(i)), int(venv._driver.seats[i])))
+                seen.setdefault(int(i), (views[i].copy(), e.game_state(int(i)), int(venv.driver.seats[i])))
         return real_reset(seed=seed, games=games)
 
     e.reset = reset
@@ -722,7 +722,7 @@ def test_opponents_called_once_per_engine_step_on_their_rows():
 
     def step(actions):
         # Which agent should act where: relative seats 1 and 3 are a's, 2 is b's.
-        rel = (venv.engine.current_player - venv._driver.seats) % 4
+        rel = (venv.engine.current_player - venv.driver.seats) % 4
         stepped = np.asarray(actions) != -1
         calls = log[:]
         log.clear()
@@ -1155,7 +1155,7 @@ def test_history_reading_opponent_gets_its_seats_history():
         bigger = Reader()
         bigger.history_length = 8
         venv.set_opponents(bigger)
-    assert venv._driver.groups[0][0] is reader  # refused: the opponents are unchanged
+    assert venv.driver.groups[0][0] is reader  # refused: the opponents are unchanged
 
 
 def test_sb3_adapter_with_history():

@@ -108,4 +108,4 @@ def test_a_bad_history_form_is_refused_with_the_state_unchanged(form):
     env = UnoVectorEnv(2, 2, history=4, opponents=[good])
     with pytest.raises(ValueError, match="history_form"):
         env.set_opponents(bad)
-    assert env._driver.groups[0] == [good]
+    assert env.driver.groups[0] == [good]

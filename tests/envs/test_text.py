@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from uno_env import PRESETS, Engine, action_name, parse_rules, redact, sample_legal
-from uno_env.actions import CALL_UNO, CHOOSE_COLOR_FIRST, DRAW, NUM_ACTIONS, PASS, SWAP_WITH_FIRST, play_double
+from uno_env.actions import CALL_UNO, CHOOSE_RED, DRAW, NUM_ACTIONS, PASS, SWAP_WITH_FIRST, play_double
 from uno_env.cards import parse_card
 from uno_env.rules import OPTION_NAMES, UnoRules
 from uno_env.text import (
@@ -35,7 +35,7 @@ def _mask(*actions: int) -> np.ndarray:
 
 RED7, RED3, WD4, WILD = (parse_card(c) for c in ("red 7", "red 3", "wild draw four", "wild"))
 MOVES = legal_moves(
-    _mask(RED3, RED7, WILD, WD4, DRAW, CHOOSE_COLOR_FIRST + 3, CALL_UNO, play_double(RED7), SWAP_WITH_FIRST + 1),
+    _mask(RED3, RED7, WILD, WD4, DRAW, CHOOSE_RED + 3, CALL_UNO, play_double(RED7), SWAP_WITH_FIRST + 1),
     seat=0,
     num_players=4,
 )
@@ -58,8 +58,8 @@ MOVES = legal_moves(
         ("I draw a card", DRAW),
         ("play wild draw four", WD4),  # "draw" inside the name is not a second move
         ("wild", WILD),
-        ("choose blue", CHOOSE_COLOR_FIRST + 3),
-        ("Blue!", CHOOSE_COLOR_FIRST + 3),
+        ("choose blue", CHOOSE_RED + 3),
+        ("Blue!", CHOOSE_RED + 3),
         ("call_uno", CALL_UNO),
         ("play double red 7", play_double(RED7)),  # "red 7" inside "double red 7" is the double
         ("swap with +2", SWAP_WITH_FIRST + 1),

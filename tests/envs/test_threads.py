@@ -34,7 +34,7 @@ def _groups(num_players: int) -> list:
 def _same_engines(engines: list[Engine]) -> None:
     """Every engine's whole state (games, generators, outputs) equals the first's, byte for byte."""
     for e in engines[1:]:
-        assert e._buf.tobytes() == engines[0]._buf.tobytes()
+        assert e.buf.tobytes() == engines[0].buf.tobytes()
 
 
 @pytest.mark.parametrize("num_players", [2, 4])
@@ -118,12 +118,12 @@ def test_threaded_engine_refuses_a_bad_step_unchanged():
     actions[-1] = int(np.flatnonzero(~e.legal_mask[-1])[0])
     with pytest.raises(ValueError, match="not legal"):
         e.step(actions)
-    assert e._buf.tobytes() == before.tobytes()
+    assert e.buf.tobytes() == before.tobytes()
     with pytest.raises(ValueError):
         e.step(actions[:10])
-    assert e._buf.tobytes() == before.tobytes()
+    assert e.buf.tobytes() == before.tobytes()
     e.step(sample_legal(e.legal_mask, np.random.default_rng(0)))
-    assert e._buf.tobytes() != before.tobytes()
+    assert e.buf.tobytes() != before.tobytes()
 
 
 def test_threaded_engine_pickles_and_copies():
@@ -131,13 +131,13 @@ def test_threaded_engine_pickles_and_copies():
     e.step(sample_legal(e.legal_mask, np.random.default_rng(1)))
     for clone in (pickle.loads(pickle.dumps(e)), copy.deepcopy(e)):
         assert clone.threads == 3 and clone.chunks is not None and clone.chunks is not e.chunks
-        assert clone._buf.tobytes() == e._buf.tobytes()
+        assert clone.buf.tobytes() == e.buf.tobytes()
         actions = sample_legal(e.legal_mask, np.random.default_rng(2))
         clone.step(actions.copy())
         one = Engine(40, 3, seed=4)
         one.step(sample_legal(one.legal_mask, np.random.default_rng(1)))
         one.step(actions)
-        assert clone._buf.tobytes() == one._buf.tobytes()
+        assert clone.buf.tobytes() == one.buf.tobytes()
 
 
 @pytest.mark.parametrize(

@@ -42,7 +42,7 @@ def test_privileged_rows_are_the_observation_then_the_hidden_state(num_players):
     rows = venv.reset()
     d = venv.actor_inputs
     np.testing.assert_array_equal(rows[:, :d], venv.venv.engine.observation)
-    state = venv.venv._driver.state()
+    state = venv.venv.driver.state()
     np.testing.assert_array_equal(rows[:, d:], state[:, hidden_columns(num_players)])
     assert rows.shape[1] == venv.observation_space.shape[0]
     rng = np.random.default_rng(0)

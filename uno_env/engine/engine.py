@@ -317,6 +317,23 @@ class Engine:
             self._driver = batch.step_batch_parallel if self.parallel else batch.step_batch
 
     @property
+    def buf(self) -> np.ndarray:
+        """The one byte buffer that holds every array of the engine (the kernels' argument), live, not a copy."""
+        return self._buf
+
+    @property
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every array of the engine by its ``layout.FIELDS`` name, as live views of ``buf``."""
+        return {
+            name: getattr(self, attr) for (name, _dtype, _dims), attr in zip(L.FIELDS, self._VIEW_NAMES, strict=True)
+        }
+
+    @property
+    def state_arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays the games' state lives in, live: ``g, pl, hands, piles, rng, events, event_counts``."""
+        return self._state
+
+    @property
     def chunks(self) -> Chunks | None:
         """The games in ``threads`` contiguous chunks, one per thread (None with one thread); agents' ``act_chunked`` runs on them."""
         return self._chunks if self.threads > 1 else None
@@ -421,7 +438,7 @@ class Engine:
                 actions = self._check_actions(actions)  # raises for what cannot be converted
                 err = self._drive(actions, True)
             if err:
-                self._raise_step_error(int(err), cast(np.ndarray, actions))
+                self.raise_step_error(int(err), cast(np.ndarray, actions))
         if self.history_length:
             fold_history(self._buf, cast(np.ndarray, actions))
         if self._recorder is not None:
@@ -669,7 +686,8 @@ class Engine:
         # numba compiles anew for read-only or strided arrays: hand it a plain int64 copy.
         return np.array(arr, dtype=np.int64, order="C", copy=True)
 
-    def _raise_step_error(self, err: int, actions: np.ndarray) -> None:
+    def raise_step_error(self, err: int, actions: np.ndarray) -> None:
+        """Raise the ValueError for a step driver's error code ``err`` on these ``actions``."""
         code, b = divmod(err, 2**32)
         if code == batch.ERR_SHAPE:
             raise ValueError(f"actions must have shape ({self.num_envs},), got {np.shape(actions)}")
