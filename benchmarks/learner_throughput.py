@@ -142,11 +142,11 @@ def update_rates(args: Args, precision: str) -> list[dict[str, Any]]:
                 for _ in range(4):
                     t0 = time.perf_counter()
                     for _ in range(repeats):
-                        learner._minibatch(obs, mask, action, zeros, zeros + 1, zeros)
+                        learner.step_minibatch(obs, mask, action, zeros, zeros + 1, zeros)
                     if cuda:
                         torch.cuda.synchronize()
                     times.append((time.perf_counter() - t0) / (repeats * mb))
-                with torch.inference_mode(), learner._autocast():
+                with torch.inference_mode(), learner.autocast():
                     for _ in range(4):
                         t0 = time.perf_counter()
                         heads(learner.policy, obs)

@@ -57,6 +57,7 @@ def table(args: Args) -> list[str]:
     steps: list[int] = []
     rows = []
     for name in SETTINGS:
+        finals = []
         for seed in args.seeds:
             path = Path(args.runs_dir) / f"{name}_s{seed}" / "final_eval.json"
             if not path.is_file():
@@ -70,6 +71,11 @@ def table(args: Args) -> list[str]:
             lo, hi = last["ci95"]
             rows.append(
                 f"| {name} | {seed} | {cells} | {last['win_rate']:.1%} ({lo:.1%} – {hi:.1%}) | {rate / 1000:.1f}k |"
+            )
+            finals.append(last["win_rate"])
+        if finals:
+            rows.append(
+                f"| {name} | mean of {len(finals)} | " + " | " * len(steps) + f"{sum(finals) / len(finals):.1%} | |"
             )
     head = " | ".join(f"{s / 1e6:.1f}M" for s in steps)
     return [

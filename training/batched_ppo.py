@@ -156,11 +156,12 @@ class BatchedPPO:
     def _device(self, x: np.ndarray) -> torch.Tensor:
         return torch.as_tensor(x).to(self.device, non_blocking=True)
 
-    def _autocast(self) -> Any:
+    def autocast(self) -> Any:
+        """The learner's autocast: bf16 matrix products with ``precision="bf16"``, else a no-op."""
         return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.dtype == torch.bfloat16)
 
     def _values(self, obs: Any) -> torch.Tensor:
-        with torch.inference_mode(), self._autocast():
+        with torch.inference_mode(), self.autocast():
             return heads(self.policy, _map(obs, self._device))[1].float()
 
     def rollout(self) -> None:
@@ -177,7 +178,7 @@ class BatchedPPO:
                 self.buf_obs[t].copy_(obs_t)
             self.buf_mask[t].copy_(mask_t)
             with torch.inference_mode():
-                with self._autocast():
+                with self.autocast():
                     logits, values = heads(self.policy, obs_t)
                 logits = logits.float().masked_fill(~mask_t, MASKED_LOGIT)
                 uniform = torch.rand(logits.shape, generator=self.gen, device=self.device)
@@ -238,7 +239,7 @@ class BatchedPPO:
             for start in range(0, n, s.batch_size):
                 i = order[start : start + s.batch_size]
                 rows = {k: v[i] for k, v in obs.items()} if isinstance(obs, dict) else obs[i]
-                sums += self._minibatch(rows, mask[i], action[i], old_logp[i], adv[i], returns[i])
+                sums += self.step_minibatch(rows, mask[i], action[i], old_logp[i], adv[i], returns[i])
                 count += 1
         means = (sums / max(count, 1)).tolist()
         names = ("policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "clip_fraction", "loss")
@@ -248,7 +249,7 @@ class BatchedPPO:
         stats["learning_rate"] = float(optimizer.param_groups[0]["lr"])
         return stats
 
-    def _minibatch(
+    def step_minibatch(
         self,
         obs: Obs,
         mask: torch.Tensor,
@@ -257,8 +258,9 @@ class BatchedPPO:
         adv: torch.Tensor,
         returns: torch.Tensor,
     ) -> torch.Tensor:
+        """One clipped-PPO step of the optimizer on a minibatch; its losses, KL and clip fraction (on the device)."""
         s = self.s
-        with self._autocast():
+        with self.autocast():
             logits, values = heads(self.policy, obs)
         logits = logits.float().masked_fill(~mask, MASKED_LOGIT)
         log_p = torch.log_softmax(logits, dim=1)

@@ -1,4 +1,4 @@
-"""Train a UNO agent with sb3-contrib's MaskablePPO against a mix of opponents, then measure it.
+"""Train a UNO agent with masked PPO (the batched learner, or sb3-contrib's MaskablePPO) against a mix of opponents, then measure it.
 
 CleanRL's shape: one ``Args`` dataclass (a docstring per field, parsed with ``tyro``), then a
 linear ``main`` whose pieces live in ``training/`` (guide: docs/training.md, "What it does, in
@@ -84,9 +84,9 @@ from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS_HELP
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 from uno_env.spaces import MAX_HISTORY
 
-HELP = """Train a UNO agent (MaskablePPO) against a mix of opponents, then print its evaluation table.
+HELP = """Train a UNO agent (masked PPO) against a mix of opponents, then print its evaluation table.
 
-    python train.py                                     # 2 players, classic: about 13 minutes on 2 cores
+    python train.py                                     # 2 players, classic: minutes on 2 cores
     python train.py --opponent-mix "0.5*heuristic,0.5*self" --total-timesteps 20000000
     python train.py --num-players 4 --rules house --exp-name house4
 
@@ -98,15 +98,15 @@ class Args:
     """Options of ``train.py`` / ``uno-train`` (their depth: docs/training.md#every-option)."""
 
     exp_name: str = "uno_ppo"
-    """name of the run: everything is written to <output_dir>/<exp_name>/"""
+    """the run: <output_dir>/<exp_name>/"""
     output_dir: str = "runs"
     """directory holding the runs"""
     seed: int = 1
-    """seed of python, numpy, torch, the games and the opponents"""
+    """seed of everything random"""
     torch_threads: int = 1
-    """torch CPU threads during rollouts (0: torch's default)"""
+    """torch threads of rollouts (0: default)"""
     env_threads: int = 1
-    """threads stepping the games and their opponents (the env's threads=N; the same games on any count)"""
+    """threads stepping games and opponents"""
     update_threads: int = 0
     """torch CPU threads during each PPO update and the warm start (0: --torch-threads)"""
     num_players: int = 2
@@ -117,7 +117,7 @@ class Args:
     max_minutes: float = 0.0
     """wall-clock limit of the training loop in minutes (0: none); the run still saves and evaluates"""
     num_envs: int = 256
-    """games played at once; rllib: games per env runner"""
+    """games at once; rllib: per env runner"""
     n_steps: int = 64
     """learner decisions per game per rollout"""
     batch_size: int = 4096
@@ -129,7 +129,7 @@ class Args:
     anneal_lr: bool = True
     """decay the step size linearly to 0 over total_timesteps"""
     gamma: float = 0.999
-    """discount factor (near 1 on purpose: docs/training.md)"""
+    """discount factor (near 1: docs/training.md)"""
     gae_lambda: float = 0.95
     """GAE lambda"""
     clip_range: float = 0.2
@@ -137,13 +137,13 @@ class Args:
     ent_coef: float = 0.01
     """entropy bonus coefficient"""
     vf_coef: float = 0.5
-    """value loss coefficient (also in the warm start)"""
+    """value loss coefficient (warm start too)"""
     max_grad_norm: float = 0.5
     """gradient clipping norm"""
     hidden: tuple[int, ...] = (256, 256)
-    """widths of the trunk shared by the policy and value heads"""
+    """widths of the shared trunk"""
     head: tuple[int, ...] = ()
-    """widths of the separate policy and value layers after the trunk (none: linear heads)"""
+    """widths of the policy and value layers after the trunk"""
     activation: Activation = "relu"
     """activation of the network"""
     privileged_critic: bool = False
@@ -157,17 +157,17 @@ class Args:
     device: str = "cpu"
     """torch device of the learner (cpu, cuda, cuda:N); the warm start's cloning needs cpu"""
     learner_seat: Literal["random"] | int = "random"
-    """the learner's seat: 'random' (drawn per round) or a seat number"""
+    """'random' (drawn per round) or a seat number"""
     opponent_mix: str = "0.5*heuristic,0.5*rlcard_rule"
     """opponents and their shares, WEIGHT*SPEC,...: agent specs, mixed tables a+b+c, 'self' or 'league'"""
     self_play_groups: int = 2
-    """groups the 'self' games are split into, each playing its own snapshot"""
+    """groups of 'self' games, each with its own snapshot"""
     snapshot_every: int = 500_000
     """steps between snapshots of the learner added to the pool of 'self' and 'league'"""
     snapshot_pool_size: int = 8
     """snapshots kept in the pool"""
     snapshot_latest_prob: float = 0.5
-    """probability that a self-play group plays the newest snapshot"""
+    """chance a self-play group plays the newest snapshot"""
     league_opponents: str = "random,rlcard_rule,greedy,heuristic"
     """the fixed members of the 'league', beside the learner's snapshots (agent specs)"""
     league_groups: int = 4
@@ -209,10 +209,9 @@ class Args:
     tensorboard: bool = True
     """write TensorBoard logs to <run>/tb when tensorboard is installed"""
     backend: Literal["sb3", "batched", "rllib"] = "batched"
-    """sb3: MaskablePPO in this process; batched: masked PPO with the rollout on the learner's device
-    (the same model files); rllib: Ray RLlib PPO (the distributed extra)"""
+    """batched: masked PPO on the learner's device; sb3: MaskablePPO; rllib: Ray RLlib"""
     precision: Precision = "auto"
-    """batched: the learner's matrix precision; auto: bf16 where the device has bf16 matrix units, else fp32"""
+    """batched: auto (bf16 where the device has bf16 matrix units), fp32 or bf16"""
     num_env_runners: int = 1
     """rllib: Ray actors sampling games (0: sample on this process)"""
     address: str = ""

@@ -311,10 +311,12 @@ def test_the_sequence_policy_plays_a_game_at_the_web_table(seq_model):
     c = TestClient(create_app(Settings(extra_agents=extra)), headers={"Content-Type": "application/json"})
     r = c.post("/api/games", json={"players": 2, "seat": 0, "agents": ["mine"], "seed": 4})
     assert r.status_code == 200, r.text
-    view, gid, rng, turns = r.json(), r.json()["game_id"], np.random.default_rng(0), 0
+    view, gid, turns = r.json(), r.json()["game_id"], 0
+    # The outside seat plays its lowest legal action (a card before a draw): a random seat against a
+    # barely trained model can draw for thousands of turns.
     while not view["over"] and turns < 3000:
         if view["your_turn"]:
-            r = c.post(f"/api/games/{gid}/move", json={"action": int(rng.choice([a["id"] for a in view["legal"]]))})
+            r = c.post(f"/api/games/{gid}/move", json={"action": min(a["id"] for a in view["legal"])})
         else:
             r = c.post(f"/api/games/{gid}/advance")
         assert r.status_code == 200, r.text

@@ -366,7 +366,7 @@ def test_find_checkpoint_says_what_resume_accepts(tmp_path):
             ["--history", "4", "--privileged-critic"],
             "--history is for the sb3 and batched backends, without --privileged-critic",
         ),
-        (["--precision", "bf16"], "--precision is for the batched backend"),
+        (["--precision", "bf16", "--backend", "sb3"], "--precision is for the batched backend"),
         (["--backend", "batched", "--device", "gpu0"], "--device must be a torch device such as cpu, cuda"),
         (["--backend", "batched", "--device", "cuda:7", "--bc-positions", "0"], "--device cuda:7: no such device here"),
     ],
