@@ -46,7 +46,7 @@ QUICK = dict(num_envs=16, n_steps=16, batch_size=128, n_epochs=1)
 class Args:
     """Options of the learner-throughput benchmark (``python -m benchmarks.learner_throughput --help``)."""
 
-    rows: str = "sb3,sb3-update2,batched-fp32,batched-bf16,batched-bf16-update2,batched-big"
+    rows: str = "sb3,sb3-update2,batched-bf16,batched-fp32,batched-bf16-update2,batched-big"
     """rows to time, comma-separated names of ROWS; the first is the ratios' base"""
     runs: int = 5
     """interleaved runs per row (the table gives medians)"""
@@ -64,6 +64,8 @@ class Args:
     """smoke run: tiny rollouts, one run (numbers not meaningful)"""
     results_dir: str = "benchmarks/results"
     """where learner_throughput.md and learner_throughput.json are written"""
+    runs_dir: str = "runs/learner_throughput"
+    """where the strength part's train.py runs are written"""
 
 
 def train_args(overrides: dict[str, Any], quick: bool, device: str, **more: Any) -> Any:
@@ -262,7 +264,7 @@ def measure(args: Args, argv: list[str]) -> dict[str, Any]:
         "env": env_rate(args),
     }
     if args.strength_minutes:
-        report["strength"] = strength(args, names, Path(args.results_dir) / "learner_throughput_runs")
+        report["strength"] = strength(args, names, Path(args.runs_dir))
     report["load_average_at_end"] = loadavg()
     return report
 
@@ -290,12 +292,13 @@ def report_lines(report: dict[str, Any]) -> list[str]:
         )
     lines += [
         "",
-        "| update minibatch | precision | update samples/s (one epoch) | forward samples/s |",
-        "|---:|---|---:|---:|",
+        "| update minibatch | precision | torch threads | update samples/s (one epoch) | forward samples/s |",
+        "|---:|---|---|---:|---:|",
     ]
     for u in report["update"]:
         lines.append(
-            f"| {u['minibatch']} | {u['precision']} | {fmt_rate(u['update_per_s'])} | {fmt_rate(u['forward_per_s'])} |"
+            f"| {u['minibatch']} | {u['precision']} | {u['threads']} | {fmt_rate(u['update_per_s'])} | "
+            f"{fmt_rate(u['forward_per_s'])} |"
         )
     e = report["env"]
     lines += [

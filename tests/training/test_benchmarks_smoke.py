@@ -123,7 +123,17 @@ def test_learner_throughput_quick(tmp_path):
     figures and the strength part, in Markdown and JSON."""
     pytest.importorskip("sb3_contrib")
     proc = _run(
-        ["-m", "benchmarks.learner_throughput", "--quick", "--strength-minutes", "0.02", "--results-dir", str(tmp_path)]
+        [
+            "-m",
+            "benchmarks.learner_throughput",
+            "--quick",
+            "--strength-minutes",
+            "0.02",
+            "--results-dir",
+            str(tmp_path),
+            "--runs-dir",
+            str(tmp_path / "runs"),
+        ]
     )
     report = json.loads((tmp_path / "learner_throughput.json").read_text())
     rows = report["rows"]
@@ -132,7 +142,7 @@ def test_learner_throughput_quick(tmp_path):
     assert {r["precision"] for r in rows[2:4]} == {"fp32", "bf16"}
     assert report["update"] and all(u["update_per_s"] > 0 for u in report["update"])
     runs = report["strength"]["runs"]
-    assert list(runs) == ["sb3", "batched-fp32"] and all(0 <= r["win_rate"] <= 1 for r in runs.values())
+    assert list(runs) == ["sb3", "batched-bf16"] and all(0 <= r["win_rate"] <= 1 for r in runs.values())
     table = [line for line in (tmp_path / "learner_throughput.md").read_text().splitlines() if line.startswith("| ")]
     assert len(table) == 3 + len(rows) + len(report["update"]) + len(runs)  # three tables: a header and rows each
     assert all(line in proc.stdout for line in table)
