@@ -403,14 +403,14 @@ def _remote_refusal(spec: Any) -> str | None:
     """Why ``spec`` cannot be a remote caller's, from its text alone (no file looked at), or None."""
     if not isinstance(spec, str):
         return f"an agent spec is text, got {type(spec).__name__} {_shown(repr(spec))}"
+    for sep in (LIST, WEIGHT, TABLE):
+        if sep in spec:
+            return f"agent {_shown(spec)} is not offered here: {sep!r} is no part of one registry name"
     if len(spec) > MAX_REMOTE_SPEC_CHARS:
         return (
             f"agent {_shown(spec)} is not offered here: a remote spec is at most {MAX_REMOTE_SPEC_CHARS} "
             f"characters, got {len(spec):,}"
         )
-    for sep in (LIST, WEIGHT, TABLE):
-        if sep in spec:
-            return f"agent {_shown(spec)} is not offered here: {sep!r} is no part of one registry name"
     return None
 
 

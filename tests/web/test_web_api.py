@@ -223,7 +223,7 @@ BAD_GAMES = [
     ({"agents": ["my_agent.py:MyAgent"]}, "it is an agent class of yours"),
     ({"agents": ["chat:some-model"]}, "it is a language model at a chat endpoint"),
     ({"agents": ["heuristik"]}, "unknown agent 'heuristik'; did you mean 'heuristic'?"),
-    ({"agents": ["random,heuristic"]}, "is not one agent spec"),
+    ({"agents": ["random,heuristic"]}, "',' is no part of one registry name"),
     ({"agents": ["heuristic", "random"]}, "agents needs 1 name"),
     ({"agents": [3]}, "agents.0: Input should be a valid string"),
     (
@@ -487,8 +487,11 @@ def test_uno_web_agent_takes_your_own_agent_class(tmp_path):
     c = client(extra_agents=extra)
     view = c.post("/api/games", json={"players": 2, "seat": 0, "agents": ["mine"], "seed": 4}).json()
     assert view["names"][1] == "mine (seat 1)"
-    refused = c.post("/api/games", json={"players": 2, "seat": 0, "agents": [f"{tmp_path}/my_agent.py:FirstLegal"]})
+    refused = c.post("/api/games", json={"players": 2, "seat": 0, "agents": ["my_agent.py:FirstLegal"]})
     assert refused.status_code == 422 and "it is an agent class of yours" in refused.json()["error"]
+    long = f"{tmp_path}/{'d' * 80}/my_agent.py:FirstLegal"  # refused for its length before any file is looked at
+    refused = c.post("/api/games", json={"players": 2, "seat": 0, "agents": [long]})
+    assert refused.status_code == 422 and "a remote spec is at most 80 characters" in refused.json()["error"]
 
 
 def test_load_test_script_plays_games_to_the_end(tmp_path, capsys):
