@@ -497,6 +497,47 @@ def model_card(args: Args, rules: UnoRules, steps: int, script: str) -> dict[str
     )
 
 
+def progress_bar(args: Args, start_step: int) -> Any:
+    """The training loop's progress bar (steps; off with ``--no-progress``)."""
+    return tqdm(
+        total=args.total_timesteps,
+        initial=start_step,
+        unit="step",
+        unit_scale=True,
+        disable=not args.progress,
+        dynamic_ncols=True,
+        mininterval=1.0,
+    )
+
+
+def learn_rollout(
+    args: Args, model: Any, learner: BatchedPPO | None, callbacks: list[Any], seconds: float, trained: int
+) -> None:
+    """One rollout and its update on the run's backend (``learner`` for batched, else ``model.learn``)."""
+    if learner is None:
+        model.learn(args.num_envs * args.n_steps, reset_num_timesteps=False, log_interval=1, callback=callbacks)
+    else:
+        log_update(model, learner.learn_rollout(args.update_threads), seconds, trained)
+
+
+def run_summary(args: Args, model: Any, training: Stopwatch, start_step: int, model_path: str) -> dict[str, Any]:
+    """The training figures of final_eval.json, printed as one line first."""
+    trained, seconds, cpu = model.num_timesteps - start_step, training.seconds(), training.cpu_seconds()
+    print(
+        f"trained {trained:,} steps in {seconds / 60:.1f} min ({trained / max(seconds, 1e-9):,.0f} learner "
+        f"steps/s wall, {trained / max(cpu, 1e-9):,.0f} per CPU-second of this process); model: {model_path}"
+    )
+    return {
+        "args": dataclasses.asdict(args),
+        "steps": model.num_timesteps,
+        "train_seconds": seconds,
+        "train_cpu_seconds": cpu,
+        "steps_per_second": trained / max(seconds, 1e-9),
+        "stopped_early": model.num_timesteps < args.total_timesteps,
+        "start_step": start_step,
+    }
+
+
 def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     """Train, save, evaluate (docs/training.md); returns what final_eval.json holds. ``script``: the
     command the run's command.txt and model card say made it (``train.py`` or ``uno-train``)."""
@@ -547,15 +588,7 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
         return eval_rows(learner, evaluation, rules, num_games, seed)
 
     start_step = model.num_timesteps
-    bar = tqdm(
-        total=args.total_timesteps,
-        initial=start_step,
-        unit="step",
-        unit_scale=True,
-        disable=not args.progress,
-        dynamic_ncols=True,
-        mininterval=1.0,
-    )
+    bar = progress_bar(args, start_step)
     snapshots, evals, checkpoints = (
         Every(n, start_step) for n in (args.snapshot_every, args.eval_every, args.checkpoint_every)
     )
@@ -563,12 +596,7 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     training = Stopwatch(args.max_minutes)
     while model.num_timesteps < args.total_timesteps and not training.expired():
         schedule.done = model.num_timesteps
-        if learner is None:
-            model.learn(args.num_envs * args.n_steps, reset_num_timesteps=False, log_interval=1, callback=callbacks)
-        else:
-            log_update(
-                model, learner.learn_rollout(args.update_threads), training.seconds(), model.num_timesteps - start_step
-            )
+        learn_rollout(args, model, learner, callbacks, training.seconds(), model.num_timesteps - start_step)
         step = model.num_timesteps
         bar.update(step - bar.n)
         bar.set_postfix_str(wins.summary(), refresh=False)
@@ -584,41 +612,21 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
             if league_line := league.summary():
                 bar.write(league_line)
         if checkpoints.due(step):
-            save_checkpoint(
-                checkpoint_dir,
-                step,
-                model,
-                {
-                    "rng": capture_rng(),
-                    "history": history,
-                    "league": league.state_dict(),
-                },
-                card=model_card(args, rules, step, script),
-            )
+            state = {"rng": capture_rng(), "history": history, "league": league.state_dict()}
+            save_checkpoint(checkpoint_dir, step, model, state, card=model_card(args, rules, step, script))
     bar.close()
     if model.num_timesteps < args.total_timesteps:
         print(f"stopped at {model.num_timesteps:,} steps: --max-minutes {args.max_minutes:g} reached")
     model_path = os.path.join(run_dir, "model.zip")
     atomic_write(model_path, lambda f: model.save(f))  # type: ignore[arg-type]  # sb3 saves to any binary file
     write_card(model_path, model_card(args, rules, model.num_timesteps, script))
-    trained, seconds, cpu = model.num_timesteps - start_step, training.seconds(), training.cpu_seconds()
-    print(
-        f"trained {trained:,} steps in {seconds / 60:.1f} min ({trained / max(seconds, 1e-9):,.0f} learner "
-        f"steps/s wall, {trained / max(cpu, 1e-9):,.0f} per CPU-second of this process); model: {model_path}"
+    final = run_summary(args, model, training, start_step, model_path)
+    final.update(
+        history=history,
+        resumed_from=resume.model if resume else None,
+        warm_start=expert,
+        league=league.summary(),
     )
-    final: dict[str, Any] = {
-        "args": dataclasses.asdict(args),
-        "steps": model.num_timesteps,
-        "train_seconds": seconds,
-        "train_cpu_seconds": cpu,
-        "steps_per_second": trained / max(seconds, 1e-9),
-        "stopped_early": model.num_timesteps < args.total_timesteps,
-        "history": history,
-        "resumed_from": resume.model if resume else None,
-        "start_step": start_step,
-        "warm_start": expert,
-        "league": league.summary(),
-    }
     if args.final_eval_games:
         final["final_eval"] = evaluate(args.final_eval_games, seed=args.seed + 10**9)
         print(final_table(final_title(args, model_path), final["final_eval"]))
