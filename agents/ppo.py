@@ -242,17 +242,21 @@ class UnoSequenceFeatures(BaseFeaturesExtractor):
 class UnoMaskablePolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` whose ``evaluate_actions`` skips the distribution objects, same numbers."""
 
-    def evaluate_actions(
-        self, obs: torch.Tensor, actions: torch.Tensor, action_masks: torch.Tensor | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Values, log-probabilities of ``actions`` and entropies under the masked policy."""
+    def heads(self, obs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """The unmasked action logits [B, A] and the values [B, 1]: one forward pass of actor and critic."""
         features = self.extract_features(obs)
         if self.share_features_extractor:
             latent_pi, latent_vf = self.mlp_extractor(features)
         else:
             latent_pi = self.mlp_extractor.forward_actor(features[0])
             latent_vf = self.mlp_extractor.forward_critic(features[1])
-        logits = self.action_net(latent_pi)
+        return self.action_net(latent_pi), self.value_net(latent_vf)
+
+    def evaluate_actions(
+        self, obs: torch.Tensor, actions: torch.Tensor, action_masks: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Values, log-probabilities of ``actions`` and entropies under the masked policy."""
+        logits, values = self.heads(obs)
         if action_masks is not None:
             legal = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
             logits = logits.masked_fill(~legal, -1e8)
@@ -263,7 +267,7 @@ class UnoMaskablePolicy(MaskableActorCriticPolicy):
         p_log_p = log_p.exp() * log_p
         if legal is not None:
             p_log_p = p_log_p.masked_fill(~legal, 0.0)
-        return self.value_net(latent_vf), log_prob, -p_log_p.sum(-1)
+        return values, log_prob, -p_log_p.sum(-1)
 
 
 class UnoPrivilegedPolicy(UnoMaskablePolicy):

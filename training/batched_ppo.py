@@ -100,14 +100,9 @@ def _map(obs: Any, fn: Any) -> Any:
 
 
 def heads(policy: Any, obs: Obs) -> tuple[torch.Tensor, torch.Tensor]:
-    """The policy's unmasked logits [B, A] and values [B] (the forward pass of ``evaluate_actions``)."""
-    features = policy.extract_features(obs)
-    if policy.share_features_extractor:
-        latent_pi, latent_vf = policy.mlp_extractor(features)
-    else:
-        latent_pi = policy.mlp_extractor.forward_actor(features[0])
-        latent_vf = policy.mlp_extractor.forward_critic(features[1])
-    return policy.action_net(latent_pi), policy.value_net(latent_vf).squeeze(-1)
+    """The policy's unmasked logits [B, A] and values [B] (``UnoMaskablePolicy.heads``)."""
+    logits, values = policy.heads(obs)
+    return logits, values.squeeze(-1)
 
 
 def sample_masked(logits: torch.Tensor, mask: torch.Tensor, uniform: torch.Tensor) -> torch.Tensor:
