@@ -2,7 +2,7 @@
 
     python -m benchmarks.learner_throughput                         # the speed table, 5 interleaved runs
     python -m benchmarks.learner_throughput --strength-minutes 5    # and each backend trained 5 min, then rated
-    python -m benchmarks.learner_throughput --device cuda --rows batched-bf16,batched-big
+    python -m benchmarks.learner_throughput --device cuda --rows batched,batched-fp32
     python -m benchmarks.learner_throughput --quick                 # smoke: tiny sizes, numbers not meaningful
 
 Each row is ``train.py``'s default run with one backend and its settings (module ``ROWS``); a chunk is
@@ -31,13 +31,17 @@ from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summari
 from benchmarks.engine_speed import machine_info, machine_lines
 
 # name -> train.py options over its defaults
+# name -> train.py options over its defaults; "batched" is train.py's default run (BACKEND_DEFAULTS: its shape,
+# the update on every core, bf16 where the CPU or GPU multiplies it in hardware)
+SB3_SHAPE = dict(num_envs=256, n_steps=64, batch_size=4096, n_epochs=4)
 ROWS: dict[str, dict[str, Any]] = {
     "sb3": dict(backend="sb3"),
     "sb3-update2": dict(backend="sb3", update_threads=2),
+    "batched": dict(backend="batched"),
+    "batched-1thread": dict(backend="batched", update_threads=1),
+    "batched-sb3-shape": dict(backend="batched", **SB3_SHAPE),
     "batched-fp32": dict(backend="batched", precision="fp32"),
     "batched-bf16": dict(backend="batched", precision="bf16"),
-    "batched-bf16-update2": dict(backend="batched", precision="bf16", update_threads=2),
-    "batched-big": dict(backend="batched", precision="auto", num_envs=1024, n_steps=32, batch_size=8192, n_epochs=2),
 }
 QUICK = dict(num_envs=16, n_steps=16, batch_size=128, n_epochs=1)
 
@@ -46,7 +50,7 @@ QUICK = dict(num_envs=16, n_steps=16, batch_size=128, n_epochs=1)
 class Args:
     """Options of the learner-throughput benchmark (``python -m benchmarks.learner_throughput --help``)."""
 
-    rows: str = "sb3,sb3-update2,batched-bf16,batched-fp32,batched-bf16-update2,batched-big"
+    rows: str = "sb3,sb3-update2,batched,batched-1thread,batched-sb3-shape"
     """rows to time, comma-separated names of ROWS; the first is the ratios' base"""
     runs: int = 5
     """interleaved runs per row (the table gives medians)"""
@@ -103,6 +107,7 @@ class LearnerBench:
     def chunk(self) -> int:
         import torch
 
+        from training.main import update_thread_count
         from training.sb3 import update_threads
 
         torch.set_num_threads(self.args.torch_threads)
@@ -111,7 +116,7 @@ class LearnerBench:
                 self.model.learn(self.steps, reset_num_timesteps=False)
             else:
                 self.learner.rollout()
-                with update_threads(self.args.update_threads):
+                with update_threads(update_thread_count(self.args)):
                     self.learner.update()
         if self.learner is not None and self.learner.device.type == "cuda":
             torch.cuda.synchronize()
@@ -123,13 +128,12 @@ def update_rates(args: Args, precision: str) -> list[dict[str, Any]]:
     import torch
 
     from training.batched_ppo import heads
+    from training.run import usable_cores
     from training.sb3 import update_threads
 
     rows = []
     for mb in args.minibatches if not args.quick else (128,):
-        bench = LearnerBench(
-            f"update {mb}", train_args(ROWS["batched-bf16"], args.quick, args.device, precision=precision)
-        )
+        bench = LearnerBench(f"update {mb}", train_args(ROWS["batched"], args.quick, args.device, precision=precision))
         learner = bench.learner
         assert learner is not None
         cuda = learner.device.type == "cuda"
@@ -138,7 +142,7 @@ def update_rates(args: Args, precision: str) -> list[dict[str, Any]]:
         zeros = torch.zeros(mb, device=learner.device)
         action = torch.zeros(mb, dtype=torch.int64, device=learner.device)
         repeats = 1 if args.quick else max(1, 65536 // mb)
-        for threads in (0,) if cuda else (1, 2):
+        for threads in (0,) if cuda else sorted({1, usable_cores()}):
             times, forward = [], []
             with update_threads(threads):
                 for _ in range(4):
@@ -164,7 +168,7 @@ def update_rates(args: Args, precision: str) -> list[dict[str, Any]]:
 
 def env_rate(args: Args) -> dict[str, Any]:
     """The training env alone (default opponents, random legal learner actions): steps/s and per CPU-second."""
-    bench = LearnerBench("env", train_args(ROWS["batched-big"], args.quick, "cpu"))
+    bench = LearnerBench("env", train_args(ROWS["batched"], args.quick, "cpu"))
     venv, rng = bench.venv, np.random.default_rng(0)
     steps = 64 if args.quick else 512
     t0, c0 = time.perf_counter(), time.process_time()
@@ -227,6 +231,8 @@ def measure(args: Args, argv: list[str]) -> dict[str, Any]:
     """Time the rows in interleaved runs, then the update and env figures and the strength part; the report."""
     import torch
 
+    from training.main import update_thread_count
+
     torch.distributions.Distribution.set_default_validate_args(False)  # as train.py
     names = [n.strip() for n in args.rows.split(",") if n.strip()]
     unknown = [n for n in names if n not in ROWS]
@@ -245,7 +251,7 @@ def measure(args: Args, argv: list[str]) -> dict[str, Any]:
         rows.append(
             {"row": b.name, "backend": a.backend, "precision": precision, "device": str(b.model.policy.device),
              "num_envs": a.num_envs, "n_steps": a.n_steps, "batch_size": a.batch_size, "n_epochs": a.n_epochs,
-             "update_threads": a.update_threads, **summarize(ms)}
+             "update_threads": update_thread_count(a) or a.torch_threads, **summarize(ms)}
         )  # fmt: skip
     for row in rows:
         add_ratio(row, rows[0])
@@ -280,14 +286,15 @@ def report_lines(report: dict[str, Any]) -> list[str]:
         "- every row: train.py's defaults (2 players, classic, network (256, 256), opponents "
         "0.5*heuristic,0.5*rlcard_rule) with the settings shown",
         "",
-        "| row | backend | precision | games x steps | minibatch x epochs | steps/s wall (median) | ratio "
-        "| steps per CPU-s | ratio |",
-        "|---|---|---|---|---|---:|---:|---:|---:|",
+        "| row | backend | precision | games x steps | minibatch x epochs | update threads | steps/s wall (median) "
+        "| ratio | steps per CPU-s | ratio |",
+        "|---|---|---|---|---|---:|---:|---:|---:|---:|",
     ]
     for r in report["rows"]:
         lines.append(
             f"| {r['row']} | {r['backend']} | {r['precision']} | {r['num_envs']} x {r['n_steps']} | "
-            f"{r['batch_size']} x {r['n_epochs']} | {fmt_rate(r['steps_per_s'])} | {r['ratio']:.2f}x | "
+            f"{r['batch_size']} x {r['n_epochs']} | {r['update_threads']} | {fmt_rate(r['steps_per_s'])} | "
+            f"{r['ratio']:.2f}x | "
             f"{fmt_rate(r['cpu_steps_per_s'])} | {r['cpu_ratio']:.2f}x |"
         )
     lines += [

@@ -113,10 +113,10 @@ def _names(text: str) -> list[str]:
 
 
 def train_defaults() -> dict[str, Any]:
-    """``train.py``'s defaults: the fields of ``training.main.Args``."""
+    """``train.py --backend sb3``'s defaults (its learners are MaskablePPO): ``training.main.Args``'s fields."""
     from training.main import Args as TrainArgs
 
-    return {f.name: f.default for f in dataclasses.fields(TrainArgs)}
+    return dataclasses.asdict(TrainArgs(backend="sb3"))
 
 
 # --- the learners ---------------------------------------------------------------------------------

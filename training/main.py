@@ -66,6 +66,7 @@ from training.run import (
     save_checkpoint,
     seed_everything,
     start_run,
+    usable_cores,
     write_summary,
 )
 from training.sb3 import (
@@ -93,6 +94,18 @@ HELP = """Train a UNO agent (masked PPO) against a mix of opponents, then print 
 Writes runs/<exp-name>/model.zip (load it anywhere by its path). Every option: docs/training.md."""
 
 
+# The rollout and update shape each backend runs when its option is left at 0. The batched learner's
+# bigger rollouts, bigger minibatches and two epochs learn as much per step as MaskablePPO's four
+# epochs (lab/results/learning_per_step.md) in far less update time (docs/benchmarks.md, "Learner
+# throughput"); sb3's and rllib's are the settings they always had.
+_SB3_SHAPE = dict(num_envs=256, n_steps=64, batch_size=4096, n_epochs=4, total_timesteps=8_000_000)
+BACKEND_DEFAULTS: dict[str, dict[str, int]] = {
+    "batched": dict(num_envs=1024, n_steps=32, batch_size=8192, n_epochs=2, total_timesteps=20_000_000),
+    "sb3": _SB3_SHAPE,
+    "rllib": _SB3_SHAPE,
+}
+
+
 @dataclass
 class Args:
     """Options of ``train.py`` / ``uno-train`` (their depth: docs/training.md#every-option)."""
@@ -108,22 +121,22 @@ class Args:
     env_threads: int = 1
     """threads stepping games and opponents"""
     update_threads: int = 0
-    """torch CPU threads during each PPO update and the warm start (0: --torch-threads)"""
+    """torch CPU threads during each PPO update and the warm start (0: every core on batched, else --torch-threads)"""
     num_players: int = 2
     """players per table (2-10)"""
     rules: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
-    total_timesteps: int = 8_000_000
-    """learner decisions to train on, after the warm start"""
+    total_timesteps: int = 0
+    """learner decisions to train on, after the warm start (0: the backend's, BACKEND_DEFAULTS)"""
     max_minutes: float = 0.0
     """wall-clock limit of the training loop in minutes (0: none); the run still saves and evaluates"""
-    num_envs: int = 256
-    """games at once; rllib: per env runner"""
-    n_steps: int = 64
-    """learner decisions per game per rollout"""
-    batch_size: int = 4096
-    """minibatch size of the PPO update"""
-    n_epochs: int = 4
-    """passes over each rollout"""
+    num_envs: int = 0
+    """games at once; rllib: per env runner (0: the backend's, BACKEND_DEFAULTS)"""
+    n_steps: int = 0
+    """learner decisions per game per rollout (0: the backend's)"""
+    batch_size: int = 0
+    """minibatch size of the PPO update (0: the backend's)"""
+    n_epochs: int = 0
+    """passes over each rollout (0: the backend's)"""
     learning_rate: float = 1e-3
     """Adam step size at the start (also the warm start's)"""
     anneal_lr: bool = True
@@ -218,6 +231,13 @@ class Args:
     """rllib: address of a running Ray cluster ('auto': this machine's); empty: a local Ray"""
     num_cpus: int = 2
     """rllib without --address: CPUs of the local Ray"""
+
+    def __post_init__(self) -> None:
+        # A field left at 0 takes its backend's value, so each backend's default run is its own best
+        # measured shape and --backend sb3 runs exactly as before.
+        for name, value in BACKEND_DEFAULTS.get(self.backend, {}).items():
+            if getattr(self, name) == 0:
+                setattr(self, name, value)
 
 
 def check_args(args: Args) -> UnoRules:
@@ -365,6 +385,12 @@ def open_run(args: Args, model: Any, resume: Any, script: str) -> tuple[str, str
 WARM_START_STEPS_PER_POSITION = 8
 
 
+def update_thread_count(args: Args) -> int:
+    """Torch threads of each update and of the warm start's cloning: ``--update-threads``, else every core on
+    the batched backend (the games wait while it runs) and ``--torch-threads`` on the others (0: unchanged)."""
+    return args.update_threads or (usable_cores() if args.backend == "batched" else 0)
+
+
 def warm_start_positions(args: Args) -> int:
     """The positions the warm start clones on: ``--bc-positions`` scaled to the run (its docstring); none with ``--init``."""
     return 0 if args.init else min(args.bc_positions, args.total_timesteps // WARM_START_STEPS_PER_POSITION)
@@ -405,7 +431,7 @@ def warm_start(
         if args.bc_data:
             atomic_write(args.bc_data, lambda f: save_positions(f, data, meta))
     label_seconds, label_cpu = watch.seconds(), watch.cpu_seconds()
-    with update_threads(args.update_threads):  # the cloning is one long update
+    with update_threads(update_thread_count(args)):  # the cloning is one long update
         stats: dict[str, Any] = clone(
             model.policy,
             data,
@@ -517,7 +543,7 @@ def learn_rollout(
     if learner is None:
         model.learn(args.num_envs * args.n_steps, reset_num_timesteps=False, log_interval=1, callback=callbacks)
     else:
-        log_update(model, learner.learn_rollout(args.update_threads), seconds, trained)
+        log_update(model, learner.learn_rollout(update_thread_count(args)), seconds, trained)
 
 
 def run_summary(args: Args, model: Any, training: Stopwatch, start_step: int, model_path: str) -> dict[str, Any]:

@@ -31,6 +31,7 @@ __all__ = [
     "save_checkpoint",
     "seed_everything",
     "start_run",
+    "usable_cores",
     "write_summary",
 ]
 
@@ -70,6 +71,14 @@ class Stopwatch:
         return bool(self.max_minutes) and self.seconds() > 60 * self.max_minutes
 
 
+def usable_cores() -> int:
+    """The CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def seed_everything(seed: int, torch_threads: int = 0) -> None:
     """Seed python, numpy and torch (the games and opponents are seeded where they are built); set
     torch's CPU threads (0: torch's default)."""
@@ -85,8 +94,11 @@ def command_line(args: Any, script: str = "train.py") -> str:
     ``Args`` dataclass ``args`` that differ from its defaults.
 
     Rebuilt from the arguments rather than read from ``sys.argv``, so a run started from Python
-    (``train.main(Args(...))``) records the command that repeats it too."""
+    (``train.main(Args(...))``) records the command that repeats it too. The defaults compared with are
+    those of the run's ``backend`` where it has one, since each backend has its own shape."""
     defaults = dataclasses.asdict(type(args)())
+    if hasattr(args, "backend"):
+        defaults |= {k: v for k, v in dataclasses.asdict(type(args)(backend=args.backend)).items() if k != "backend"}
     words = ["python", script] if script.endswith(".py") else [script]
     for key, value in dataclasses.asdict(args).items():
         default = defaults.get(key)
