@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from uno_env import UnoRules, hands_from_events, record_start, replay
+from uno_env import hands_from_events, record_start, replay
 from uno_env.cards import CARD_COLOR, COLOR_NAMES
 from uno_env.checks import is_int
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -26,11 +26,6 @@ MAX_REPLAY_ACTIONS = 20_000
 # Actions one game may hold, every round of a match included: its record (and the memory it
 # holds) stays bounded however long a match or a turn limit would let it run.
 MAX_GAME_ACTIONS = 20_000
-
-
-def open_game(rules: UnoRules, seat: int, agents: list[Any], labels: list[str], seed: int | None) -> Game:
-    """A new game of one person at ``seat`` among ``agents``, stopped at ``MAX_GAME_ACTIONS``."""
-    return Game(Session(rules, seat, agents, labels, seed, max_actions=MAX_GAME_ACTIONS))
 
 
 class Game:
