@@ -28,6 +28,11 @@ MAX_REPLAY_ACTIONS = 20_000
 MAX_GAME_ACTIONS = 20_000
 
 
+def open_game(rules: Any, seat: Any, agents: Any, num_players: Any, **options: Any) -> Game:
+    """A new game from a caller's values (``Session.open``, ``options`` its keywords), stopped at ``MAX_GAME_ACTIONS``."""
+    return Game(Session.open(rules, seat, agents, num_players, max_actions=MAX_GAME_ACTIONS, **options))
+
+
 class Game:
     """The browser's view of a ``Session`` (one person, ``human``, at a table of agents): the
     banner's last move and last card played, and a summary per finished round, hands revealed."""

@@ -42,7 +42,7 @@ from uno_env import PRESETS, UnoRules, parse_rules
 from uno_env.compile_notice import announce_compiling
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
-from .games import MAX_GAME_ACTIONS, Game, Replay, Store
+from .games import MAX_GAME_ACTIONS, Game, Replay, Store, open_game
 from .session import STATUS, Session, SessionError, owner_agents, shown
 
 STATIC = Path(__file__).parent / "static"
@@ -387,6 +387,12 @@ def replay_of(request: Request, replay_id: str) -> Replay:
     return replays_of(request).get(_checked_id("replay", replay_id))
 
 
+def _ended(store: Store[Any], kind: str, item_id: str) -> dict[str, str]:
+    store.get(_checked_id(kind, item_id))  # 400 for a malformed id, 404 for an unknown or expired one
+    store.remove(item_id)
+    return {"ended": item_id}
+
+
 def _replay_summary(request: Request, r: Replay) -> dict[str, Any]:
     return {"replay_id": replays_of(request).add(r), "length": r.length, "num_players": r.num_players, "names": r.names}
 
@@ -427,7 +433,7 @@ def new_game(body: NewGame, request: Request) -> Any:
     s: Settings = request.app.state.settings
     if body.preset not in PRESETS:
         raise SessionError(f"unknown preset {body.preset!r}; presets are {list(PRESETS)}")
-    session = Session.open(
+    game = open_game(
         {**PRESETS[body.preset], **body.options},
         body.seat,
         body.agents,
@@ -437,9 +443,7 @@ def new_game(body: NewGame, request: Request) -> Any:
         allow_other_table=s.allow_other_table,
         table_rules=web_table_rules,
         names=WEB_NAMES,
-        max_actions=MAX_GAME_ACTIONS,
     )
-    game = Game(session)
     game_id = games_of(request).add(game)
     with game.lock:
         return _ok({"game_id": game_id, "names": game.names, "rules": game.rules.to_dict(), **game.view()})
@@ -498,9 +502,7 @@ def game_replay(request: Request, game_id: str) -> Any:
 @api.delete("/games/{game_id}")
 def end_game(request: Request, game_id: str) -> Any:
     """Forget a game."""
-    game_of(request, game_id)
-    games_of(request).remove(game_id)
-    return {"ended": game_id}
+    return _ended(games_of(request), "game", game_id)
 
 
 @api.post("/replays")
@@ -514,9 +516,7 @@ async def new_replay(request: Request, index: int = 0) -> Any:
 @api.delete("/replays/{replay_id}")
 def end_replay(request: Request, replay_id: str) -> Any:
     """Forget a replay."""
-    replay_of(request, replay_id)
-    replays_of(request).remove(replay_id)
-    return {"ended": replay_id}
+    return _ended(replays_of(request), "replay", replay_id)
 
 
 @api.get("/replays/{replay_id}/frames/{k}")
@@ -544,8 +544,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         },
     )
     app.state.settings = s
-    app.state.games = Store[Game]("game", s.max_games, s.idle_minutes * 60)
-    app.state.replays = Store[Replay]("replay", s.max_replays, s.idle_minutes * 60)
+    games: Store[Game] = Store("game", s.max_games, s.idle_minutes * 60)
+    replays: Store[Replay] = Store("replay", s.max_replays, s.idle_minutes * 60)
+    app.state.games, app.state.replays = games, replays
     app.state.agent_queue = AgentQueue()
     app.add_middleware(Guard)
     if s.allowed_hosts:

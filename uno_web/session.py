@@ -34,6 +34,7 @@ __all__ = [
     "build_agents",
     "owner_agents",
     "check_int",
+    "check_seed",
     "offered_agents",
     "read_rules",
     "seat_names",

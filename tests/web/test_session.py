@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from uno_env import PRESETS, parse_rules
-from uno_web.games import MAX_GAME_ACTIONS, Game
+from uno_web.games import Game, open_game
 from uno_web.mcp import UnoGames
 from uno_web.session import STATUS, Session, SessionError, build_agents, check_int, seat_names
 from uno_web.terminal import ConsoleGame, parse_args
@@ -28,7 +28,7 @@ def test_one_naming_rule():
 
 
 def test_every_front_end_hosts_its_game_in_a_session():
-    assert isinstance(Game(Session.open("classic", 0, ["random"], 2, seed=1)).session, Session)
+    assert isinstance(open_game("classic", 0, ["random"], 2, seed=1).session, Session)
     games = UnoGames()
     games.new_game(["random"], "classic", 0, 1)
     assert all(isinstance(s, Session) for s in games.games.values())
@@ -90,7 +90,7 @@ def test_the_game_stops_at_its_action_limit():
 
 def test_the_game_is_over_for_a_seat_eliminated_from_the_match():
     rules = parse_rules({"scoring": "elimination", "episode": "match", "target_points": 50})
-    game = Game(Session.open(rules, 0, ["heuristic"], 4, seed=0, max_actions=MAX_GAME_ACTIONS))
+    game = open_game(rules, 0, ["heuristic"], 4, seed=0)
     s = game.session
     for _ in range(500):  # draw or pass whenever allowed: the seat loses points and goes out
         s.run_agents()
@@ -230,6 +230,8 @@ def test_front_ends_pass_the_callers_values_and_word_a_refusal_in_their_transpor
     anyio.run(mcp_call)
     assert calls[-1] == ("house", 9, ["random"] * 3)
 
-    rc = terminal.main(["--num-players", "12", "--seat=-3", "--opponents", "random,greedy"], io.StringIO(), io.StringIO())
+    rc = terminal.main(
+        ["--num-players", "12", "--seat=-3", "--opponents", "random,greedy"], io.StringIO(), io.StringIO()
+    )
     assert rc == 2 and "uno-play: error: the table says no" in capsys.readouterr().err
     assert calls[-1] == ("classic", -3, ["random", "greedy"], 12)
