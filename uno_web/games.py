@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from uno_env import UnoRules, hands_from_events, record_start, replay
+from uno_env import hands_from_events, record_start, replay
 from uno_env.cards import CARD_COLOR, COLOR_NAMES
 from uno_env.checks import is_int
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -28,9 +28,9 @@ MAX_REPLAY_ACTIONS = 20_000
 MAX_GAME_ACTIONS = 20_000
 
 
-def open_game(rules: UnoRules, seat: int, agents: list[Any], labels: list[str], seed: int | None) -> Game:
-    """A new game of one person at ``seat`` among ``agents``, stopped at ``MAX_GAME_ACTIONS``."""
-    return Game(Session(rules, seat, agents, labels, seed, max_actions=MAX_GAME_ACTIONS))
+def open_game(rules: Any, seat: Any, agents: Any, num_players: Any, **options: Any) -> Game:
+    """A new game from a caller's values (``Session.open``, ``options`` its keywords), stopped at ``MAX_GAME_ACTIONS``."""
+    return Game(Session.open(rules, seat, agents, num_players, max_actions=MAX_GAME_ACTIONS, **options))
 
 
 class Game:

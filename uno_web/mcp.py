@@ -1,11 +1,12 @@
 """``uno-mcp``: an MCP server that seats a language-model client at an UNO table.
 
-``UnoGames`` holds the games and does the work without the SDK; ``build_server`` wraps it in the
-``mcp`` SDK's ``MCPServer``; ``main`` serves it over stdio or streamable HTTP on 127.0.0.1.
+``UnoGames`` holds the games and does the work without the SDK; ``build_server`` serves its
+tools (``uno_web.mcp_tools.UnoTools``) with the ``mcp`` SDK's ``MCPServer``; ``main`` serves that
+over stdio or streamable HTTP on 127.0.0.1.
 """
 
-# No ``from __future__ import annotations``: the SDK reads the tools' annotations, defined in
-# build_server, at run time.
+from __future__ import annotations
+
 import functools
 import json
 import secrets
@@ -15,15 +16,12 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import tyro
 
 import uno_env
-from agents.registry import REMOTE_LIMITS, agent_names
-from uno_env import UnoRules, parse_rules
 from uno_env.compile_notice import announce_compiling
-from uno_env.rules import MAX_PLAYERS, PRESETS
 from uno_env.seat_view import seat_view
 from uno_env.text import engine_prompt, rules_text
 
@@ -35,9 +33,10 @@ from .session import (
     MAX_SPEC_CHARS,
     Session,
     SessionError,
-    build_agents,
     check_int,
+    offered_agents,
     owner_agents,
+    read_rules,
     shown,
 )
 
@@ -84,29 +83,6 @@ def _locked(method: Any) -> Any:
             return method(self, *args, **kwargs)
 
     return call
-
-
-def _parsed_rules(rules: Any) -> UnoRules:
-    """A tool call's ``rules`` (a preset name or JSON options over classic) read once, or ``SessionError``."""
-    if not isinstance(rules, str | dict):
-        raise SessionError(
-            f"rules is a preset name ({', '.join(PRESETS)}) or JSON options over classic, got {shown(rules)}"
-        )
-    if isinstance(rules, str) and len(rules) > MAX_SPEC_CHARS:
-        raise SessionError(
-            f"rules is a preset name ({', '.join(PRESETS)}) or JSON options over classic; got {len(rules)} "
-            f"characters starting {shown(rules, 40)}",
-            "too_large",
-        )
-    try:
-        return parse_rules(rules)
-    except (ValueError, TypeError) as exc:
-        raise SessionError(_brief(str(exc))) from None
-
-
-def _brief(message: str, limit: int = 1000) -> str:
-    """``message`` cut to ``limit`` characters: a refusal that quotes what was sent stays short."""
-    return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
 class UnoGames:
@@ -172,7 +148,7 @@ class UnoGames:
 
     def offered(self) -> str:
         """The agent names a call may give, for descriptions and refusals."""
-        return ", ".join([*agent_names(), *self.extra])
+        return offered_agents(self.extra)
 
     @_locked
     def new_game(
@@ -180,23 +156,16 @@ class UnoGames:
     ) -> dict[str, Any]:
         """Deal a game; its id and state."""
         self._make_room()
-        opponents = list(DEFAULT_OPPONENTS) if opponents is None else opponents
-        if (
-            not isinstance(opponents, list)
-            or not 1 <= len(opponents) <= MAX_PLAYERS - 1
-            or not all(isinstance(o, str) for o in opponents)
-        ):
-            raise SessionError(
-                f"opponents is a list of 1 to {MAX_PLAYERS - 1} agent names ({self.offered()}, or "
-                f"search:N), got {shown(opponents)}"
-            )
-        n = len(opponents) + 1
-        seat = check_int("seat", seat, 0, n - 1)
-        seed = check_int("seed", seed, 0, 2**63 - 1)
-        parsed = _parsed_rules(rules)
         # A tool call is untrusted: it names registry agents or the owner's labels, never a file, module or model.
-        agents, labels = build_agents(opponents, parsed, n, seat, extra=self.extra, what="opponents")
-        session = Session(parsed, seat, agents, labels, seed, max_actions=MAX_GAME_ACTIONS, hints=True)
+        session = Session.open(
+            rules,
+            seat,
+            list(DEFAULT_OPPONENTS) if opponents is None else opponents,
+            seed=seed,
+            extra=self.extra,
+            max_actions=MAX_GAME_ACTIONS,
+            hints=True,
+        )
         self._run_agents(session)
         game_id = "g" + secrets.token_urlsafe(12)  # unguessable: over HTTP the id is what reaches a game
         self.games[game_id], self.owners[game_id], self.touched[game_id] = session, owner, self.clock()
@@ -311,7 +280,7 @@ class UnoGames:
     @staticmethod
     def rules(rules: Any = "classic") -> str:
         """The rules of ``rules`` (a preset name or JSON options over classic) in words."""
-        return rules_text(_parsed_rules(rules))
+        return rules_text(read_rules(rules))
 
     @_locked
     def end_game(self, game_id: Any, owner: str | None = None) -> str:
@@ -321,206 +290,22 @@ class UnoGames:
         return f"game {game_id} ended"
 
 
-def _arg(description: str, schema: dict[str, Any]) -> Any:
-    """An argument the SDK passes as sent (``UnoGames`` checks it, with messages of its own),
-    described by ``schema`` and ``description`` for the client."""
-    from pydantic import Field
-
-    return Field(description=description, json_schema_extra=schema)
-
-
-def _owner(ctx: Any) -> str | None:
-    """The MCP session of a call (streamable HTTP with a handshake), set by the transport, not the client; else None."""
-    connection = getattr(ctx.request_context.session, "_connection", None)  # the SDK keeps it private
-    return getattr(connection, "session_id", None)
-
-
 def build_server(games: UnoGames | None = None) -> Any:
-    """The MCP server (the official ``mcp`` SDK's ``MCPServer``) over ``games``."""
+    """The MCP server (the official ``mcp`` SDK's ``MCPServer``) with the tools of ``UnoTools`` over ``games``."""
     try:
-        from mcp.server.mcpserver import Context, MCPServer
-        from mcp.server.mcpserver.exceptions import ToolError
-        from mcp.server.mcpserver.tools import Tool
-        from pydantic import BaseModel, ConfigDict
+        from mcp.server.mcpserver import MCPServer
     except ImportError as exc:
         raise ImportError("uno-mcp needs the mcp SDK: pip install 'uno_env[mcp]'") from exc
+    from .mcp_tools import UnoTools
 
-    games = games if games is not None else UnoGames()
-    budget = (
-        f"search with a budget up to {REMOTE_LIMITS['max_iterations']} rollouts or {REMOTE_LIMITS['max_ms']:g} ms "
-        "(search:256, search:20ms)"
-    )
-
-    class LegalMove(BaseModel):
-        number: int
-        action: int
-        name: str
-
-    class GameState(BaseModel):
-        game_id: str
-        seat: int
-        players: list[str]
-        done: bool
-        eliminated: bool
-        others_to_move: bool
-        winners: list[int]
-        truncated: bool
-        rewards: list[float]
-        scores: list[int]
-        your_turn: bool
-        to_act: int | None
-        legal_moves: list[LegalMove]
-        moves_played: int
-        event_count: int
-        view: str
-
-    class Hint(BaseModel):
-        number: int
-        action: int
-        name: str
-        rollouts: int
-
-    class RecordPage(BaseModel):
-        events: list[dict[str, Any]]
-        since: int
-        next: int | None
-        total: int
-
-    def refusing(method: Any, *args: Any) -> Any:
-        try:
-            return method(*args)
-        except SessionError as exc:  # the SDK shows a ToolError's message to the model
-            raise ToolError(_brief(str(exc), 2000)) from exc
-
-    game_id_arg = _arg("the game's id, as new_game gave it", {"type": "string"})
-    GameId = Annotated[Any, game_id_arg]
-    Rules = Annotated[
-        Any,
-        _arg(
-            f"a preset name ({', '.join(PRESETS)}) or a JSON object of rule options over classic",
-            {"anyOf": [{"type": "string"}, {"type": "object"}]},
-        ),
-    ]
-    Opponents = Annotated[
-        Any,
-        _arg(
-            f'one registry agent per other seat, 1 to {MAX_PLAYERS - 1} (e.g. ["heuristic", "random"]): '
-            f"{games.offered()}, or a {budget}",
-            {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_PLAYERS - 1},
-        ),
-    ]
-    Seat = Annotated[Any, _arg("your seat, 0 .. number of opponents (seats run clockwise)", {"type": "integer"})]
-    Seed = Annotated[Any, _arg("seed of the deal and of the agents, an integer >= 0", {"type": "integer"})]
-    MoveArg = Annotated[
-        Any,
-        _arg(
-            "one legal move: its number (an integer from 1, as listed) or its name (e.g. 'play red 7', 'draw'), "
-            f"at most {MAX_MOVE_CHARS} characters",
-            {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "string", "maxLength": MAX_MOVE_CHARS}]},
-        ),
-    ]
-    Rollouts = Annotated[
-        Any,
-        _arg(
-            f"the search's play-outs, 1..{MAX_HINT_ROLLOUTS} (more is stronger and slower)",
-            {"type": "integer", "minimum": 1, "maximum": MAX_HINT_ROLLOUTS},
-        ),
-    ]
-    Since = Annotated[Any, _arg("the first event number wanted (from 0)", {"type": "integer", "minimum": 0})]
-    Limit = Annotated[
-        Any,
-        _arg(f"at most this many events, 1..{MAX_RECORD_PAGE}", {"type": "integer", "minimum": 1}),
-    ]
-
-    budget_words = (
-        f"at most {games.call_decisions} of their decisions per call, none begun after {games.call_seconds:g} s; "
-        "when others_to_move is true, call resume"
-    )
-
-    def new_game(
-        ctx: Context, opponents: Opponents = None, rules: Rules = "classic", seat: Seat = 0, seed: Seed = 0
-    ) -> GameState:
-        return GameState(**refusing(games.new_game, opponents, rules, seat, seed, _owner(ctx)))
-
-    new_game.__doc__ = (
-        f"Deal a game: you at `seat`, one registry agent per other seat; they play until your turn ({budget_words})."
-    )
-
-    def view(ctx: Context, game_id: GameId) -> GameState:
-        """Your seat's state: done, winners, points, the numbered legal moves and the text view."""
-        return GameState(**refusing(games.view, game_id, _owner(ctx)))
-
-    def legal_moves(ctx: Context, game_id: GameId) -> list[LegalMove]:
-        """Your legal moves: number, action id and name (none when it is not your turn)."""
-        return [LegalMove(**m) for m in refusing(games.legal_moves, game_id, _owner(ctx))]
-
-    def play(ctx: Context, game_id: GameId, move: MoveArg) -> GameState:
-        return GameState(**refusing(games.play, game_id, move, _owner(ctx)))
-
-    play.__doc__ = (
-        f"Play one legal move, by its number or its name; the opponents answer ({budget_words}); your new state."
-    )
-
-    def resume(ctx: Context, game_id: GameId) -> GameState:
-        return GameState(**refusing(games.resume, game_id, _owner(ctx)))
-
-    resume.__doc__ = f"Let the other seats go on moving when a call left them still to move ({budget_words})."
-
-    def hint(ctx: Context, game_id: GameId, rollouts: Rollouts = HINT_ROLLOUTS) -> Hint:
-        """The fair search's suggested move for your seat (it reads only what you see)."""
-        return Hint(**refusing(games.hint, game_id, rollouts, _owner(ctx)))
-
-    def record(ctx: Context, game_id: GameId, since: Since = 0, limit: Limit = 100) -> RecordPage:
-        """A page of the game's events as your seat saw them, each with a line of text; `next` pages on."""
-        return RecordPage(**refusing(games.record, game_id, since, limit, _owner(ctx)))
-
-    def rules(rules: Rules = "classic") -> str:
-        """The rules of a preset or option set, in words: the goal, the classic rules, what differs."""
-        return str(refusing(games.rules, rules))
-
-    def end_game(ctx: Context, game_id: GameId) -> str:
-        """Forget a game."""
-        return str(refusing(games.end_game, game_id, _owner(ctx)))
-
-    class StrictTool(Tool):
-        """A tool that refuses, in plain words, an argument it does not name (a misspelled ``seed`` is
-        not ignored) or a required one left out, before the SDK's validation words it."""
-
-        async def run(self, arguments: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
-            names = list(self.parameters["properties"])
-            takes = f"{self.name} takes {', '.join(names)}" if names else f"{self.name} takes no arguments"
-            unknown = [k for k in arguments if k not in names]
-            if unknown:
-                quoted = ", ".join(shown(k, 40) for k in unknown[:5]) + (", …" if len(unknown) > 5 else "")
-                raise ToolError(f"unknown argument{'s' if len(unknown) > 1 else ''} {quoted}: {takes}")
-            missing = [k for k in self.parameters.get("required", []) if k not in arguments]
-            if missing:
-                raise ToolError(f"{self.name} needs {', '.join(missing)}: {takes}")
-            return await super().run(arguments, *args, **kwargs)
-
-    def strict(fn: Any) -> Tool:
-        tool = StrictTool.from_function(fn)
-        base = tool.fn_metadata.arg_model
-        tool.fn_metadata.arg_model = type(
-            f"{fn.__name__} arguments", (base,), {"model_config": ConfigDict(**base.model_config, extra="forbid")}
-        )
-        tool.parameters["additionalProperties"] = False
-        return tool
-
-    tools = [strict(fn) for fn in (new_game, view, legal_moves, play, resume, hint, record, rules, end_game)]
-    server = MCPServer(
+    host = UnoTools(games if games is not None else UnoGames())
+    return MCPServer(
         "uno",
         version=uno_env.__version__,
-        tools=tools,
+        tools=host.tools(),
         log_level="WARNING",  # a refused call is the client's to read, not the server's log
-        instructions=(
-            "Play UNO: new_game seats you against registry agents; view shows your seat and numbers your legal "
-            "moves; play takes one move by number or name; resume lets the others go on when a call's budget "
-            "left them still to move; rules explains the rules; hint asks a fair search. "
-            f"Opponents: {games.offered()}, or a {budget}"
-        ),
+        instructions=host.instructions(),
     )
-    return server
 
 
 def _rpc_error(code: int, message: str, request_id: Any = None) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import logging
 import re
 import sys
 import threading
-from collections.abc import Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 import numpy as np
 import tyro
-from fastapi import FastAPI, Query, Request
+from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -43,7 +43,7 @@ from uno_env.compile_notice import announce_compiling
 from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 from .games import MAX_GAME_ACTIONS, Game, Replay, Store, open_game
-from .session import STATUS, Session, SessionError, build_agents, owner_agents, shown
+from .session import STATUS, Session, SessionError, owner_agents, shown
 
 STATIC = Path(__file__).parent / "static"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -292,195 +292,269 @@ def warm_up() -> None:
     _warm = True
 
 
+# Refusals name the fields of ``POST /api/games``'s body.
+WEB_NAMES = {"num_players": "players", "opponents": "agents", "rules": "rule options"}
+
+
+def web_table_rules(rules: UnoRules) -> None:
+    """``SessionError`` for rules the web table does not offer, over the limits every table has."""
+    if rules.open_hands:
+        raise SessionError("option open_hands is not offered at the web table (it would show every hand)")
+    if rules.max_turns is None or rules.max_turns > MAX_TURNS:
+        # A game's record grows with every action: the limit keeps each game's memory bounded.
+        raise SessionError(f"option max_turns must be 1..{MAX_TURNS} at the web table, got {rules.max_turns}")
+    if rules.target_points > MAX_TARGET_POINTS:
+        raise SessionError(
+            f"option target_points must be 1..{MAX_TARGET_POINTS} at the web table, got {rules.target_points}"
+        )
+    if rules.illegal_action != "raise":
+        raise SessionError("option illegal_action must be 'raise' at the web table: illegal moves are refused")
+
+
+class AgentQueue:
+    """Agents think on their own few threads: however many games wait for an agent, the request
+    threads stay free for everything else (a page, a human move, another game's view)."""
+
+    def __init__(self, workers: int = AGENT_WORKERS) -> None:
+        self.pool = ThreadPoolExecutor(workers, thread_name_prefix="uno-web-agent")
+        self.pending: set[str] = set()  # games with an agent move queued or under way
+        self.lock = threading.Lock()
+
+    async def run(self, game_id: str, think: Callable[[], Response]) -> Response:
+        """``think`` on an agent thread; 409 while an agent move of ``game_id`` is queued or under way."""
+        with self.lock:
+            if game_id in self.pending:
+                raise SessionError("an agent move of this game is already under way; wait for its answer", "conflict")
+            self.pending.add(game_id)
+        try:
+            return await asyncio.wrap_future(self.pool.submit(think))
+        finally:
+            with self.lock:
+                self.pending.discard(game_id)
+
+
+async def _refused(request: Request, exc: SessionError) -> JSONResponse:
+    return _error(STATUS[exc.kind], exc.message)
+
+
+async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+    return _error(422, _validation_message(exc))
+
+
+async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    if exc.status_code == 404:
+        return _error(404, f"no such page or endpoint: {request.method} {request.url.path} (the API is under /api/)")
+    if exc.status_code == 405:
+        return _error(405, f"{request.method} is not allowed on {request.url.path}")
+    return _error(exc.status_code, str(exc.detail))
+
+
+async def _crash(request: Request, exc: Exception) -> JSONResponse:
+    # A fault (say an agent that raises) ends this request only; other games hold their own state.
+    log.error("uno-web: %s %s failed", request.method, request.url.path, exc_info=exc)
+    return _error(
+        500,
+        f"internal error while serving {request.method} {request.url.path}: "
+        f"{type(exc).__name__}; other games are unaffected",
+    )
+
+
+def _checked_id(kind: str, value: str) -> str:
+    if not _ID_RE.fullmatch(value):
+        raise SessionError(f"a {kind} id is 1-64 characters of A-Z, a-z, 0-9, _ and -", "malformed")
+    return value
+
+
+def games_of(request: Request) -> Store[Game]:
+    """The app's live games."""
+    games: Store[Game] = request.app.state.games
+    return games
+
+
+def replays_of(request: Request) -> Store[Replay]:
+    """The app's replays."""
+    replays: Store[Replay] = request.app.state.replays
+    return replays
+
+
+def game_of(request: Request, game_id: str) -> Game:
+    """The live game of ``game_id``; 400 for an id that cannot be one, 404 for an unknown one."""
+    return games_of(request).get(_checked_id("game", game_id))
+
+
+def replay_of(request: Request, replay_id: str) -> Replay:
+    """The replay of ``replay_id``; 400 for an id that cannot be one, 404 for an unknown one."""
+    return replays_of(request).get(_checked_id("replay", replay_id))
+
+
+def _ended(store: Store[Any], kind: str, item_id: str) -> dict[str, str]:
+    store.get(_checked_id(kind, item_id))  # 400 for a malformed id, 404 for an unknown or expired one
+    store.remove(item_id)
+    return {"ended": item_id}
+
+
+def _replay_summary(request: Request, r: Replay) -> dict[str, Any]:
+    return {"replay_id": replays_of(request).add(r), "length": r.length, "num_players": r.num_players, "names": r.names}
+
+
+pages = APIRouter(include_in_schema=False)
+api = APIRouter(prefix="/api")
+
+
+@pages.api_route("/", methods=["GET", "HEAD"])
+def index() -> FileResponse:
+    """The table's page."""
+    return FileResponse(STATIC / "index.html")
+
+
+@pages.api_route("/favicon.ico", methods=["GET", "HEAD"])
+def favicon() -> FileResponse:
+    """The page's icon."""
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+
+@api.get("/config")
+def config(request: Request) -> Any:
+    """What a new game may choose: presets, options, agents, limits."""
+    s: Settings = request.app.state.settings
+    return {
+        "presets": {k: v for k, v in PRESETS.items()},
+        "options": UnoRules().to_dict(),
+        "agents": [*agent_names(), *s.extra_agents],
+        "search_limits": {"rollouts": MAX_REMOTE_ROLLOUTS, "ms": MAX_REMOTE_MS},
+        "players": [MIN_PLAYERS, MAX_PLAYERS],
+        "idle_minutes": s.idle_minutes,
+    }
+
+
+@api.post("/games")
+def new_game(body: NewGame, request: Request) -> Any:
+    """Deal a game of the body's table; its id, names, rules and first view."""
+    s: Settings = request.app.state.settings
+    if body.preset not in PRESETS:
+        raise SessionError(f"unknown preset {body.preset!r}; presets are {list(PRESETS)}")
+    game = open_game(
+        {**PRESETS[body.preset], **body.options},
+        body.seat,
+        body.agents,
+        body.players,
+        seed=body.seed,
+        extra=s.extra_agents,
+        allow_other_table=s.allow_other_table,
+        table_rules=web_table_rules,
+        names=WEB_NAMES,
+    )
+    game_id = games_of(request).add(game)
+    with game.lock:
+        return _ok({"game_id": game_id, "names": game.names, "rules": game.rules.to_dict(), **game.view()})
+
+
+@api.get("/games/{game_id}")
+def get_game(request: Request, game_id: str, since: Since = 0) -> Any:
+    """The human seat's view."""
+    game = game_of(request, game_id)
+    with holding(game):
+        return _ok(game.view(since))
+
+
+@api.post("/games/{game_id}/move")
+def move(request: Request, game_id: str, body: Move, since: Since = 0) -> Any:
+    """The human seat's action; the new view."""
+    game = game_of(request, game_id)
+    with holding(game):
+        game.move(body.action)
+        return _ok(game.view(since))
+
+
+@api.post("/games/{game_id}/advance")
+async def advance(request: Request, game_id: str, since: Since = 0) -> Any:
+    """One agent's move, on an agent thread; who moved and the new view."""
+    game = game_of(request, game_id)
+
+    def think() -> Response:
+        with game.lock:
+            mover = game.advance()
+            return _ok({"mover": mover, **game.view(since)})
+
+    queue: AgentQueue = request.app.state.agent_queue
+    return await queue.run(game_id, think)
+
+
+@api.get("/games/{game_id}/record")
+def record(request: Request, game_id: str) -> Any:
+    """The finished game's record."""
+    game = game_of(request, game_id)
+    with holding(game):
+        return _ok(game.record())
+
+
+@api.post("/games/{game_id}/replay")
+def game_replay(request: Request, game_id: str) -> Any:
+    """A replay of the finished game."""
+    game = game_of(request, game_id)
+    with holding(game):
+        rec = game.record()
+    r = Replay(rec)
+    r.names = game.names
+    return _replay_summary(request, r)
+
+
+@api.delete("/games/{game_id}")
+def end_game(request: Request, game_id: str) -> Any:
+    """Forget a game."""
+    return _ended(games_of(request), "game", game_id)
+
+
+@api.post("/replays")
+async def new_replay(request: Request, index: int = 0) -> Any:
+    """A replay of the record in the body (JSON, or record ``index`` of JSON Lines)."""
+    rec = _record_from_body(await request.body(), index)
+    r = await run_in_threadpool(Replay, rec)  # replaying a long record takes ~0.2 s: off the event loop
+    return _replay_summary(request, r)
+
+
+@api.delete("/replays/{replay_id}")
+def end_replay(request: Request, replay_id: str) -> Any:
+    """Forget a replay."""
+    return _ended(replays_of(request), "replay", replay_id)
+
+
+@api.get("/replays/{replay_id}/frames/{k}")
+def frame(request: Request, replay_id: str, k: int, seat: int | None = None) -> Any:
+    """The table after ``k`` actions, from ``seat`` (omitted: every hand shown)."""
+    r = replay_of(request, replay_id)
+    with holding(r):
+        return _ok(r.frame(k, seat))
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The ASGI app: API, static page and the safety middleware."""
     s = settings or Settings()
     warm_up()
+    app = FastAPI(
+        title="uno-web",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        exception_handlers={
+            SessionError: _refused,
+            RequestValidationError: _invalid,
+            StarletteHTTPException: _http,
+            Exception: _crash,
+        },
+    )
+    app.state.settings = s
     games: Store[Game] = Store("game", s.max_games, s.idle_minutes * 60)
     replays: Store[Replay] = Store("replay", s.max_replays, s.idle_minutes * 60)
-    app = FastAPI(title="uno-web", docs_url=None, redoc_url=None, openapi_url=None)
-    app.state.games, app.state.replays, app.state.settings = games, replays, s
-
-    @app.exception_handler(SessionError)
-    async def _refused(request: Request, exc: SessionError) -> JSONResponse:
-        return _error(STATUS[exc.kind], exc.message)
-
-    @app.exception_handler(RequestValidationError)
-    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return _error(422, _validation_message(exc))
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        if exc.status_code == 404:
-            return _error(
-                404, f"no such page or endpoint: {request.method} {request.url.path} (the API is under /api/)"
-            )
-        if exc.status_code == 405:
-            return _error(405, f"{request.method} is not allowed on {request.url.path}")
-        return _error(exc.status_code, str(exc.detail))
-
-    @app.exception_handler(Exception)
-    async def _crash(request: Request, exc: Exception) -> JSONResponse:
-        # A fault (say an agent that raises) ends this request only; other games hold their own state.
-        log.error("uno-web: %s %s failed", request.method, request.url.path, exc_info=exc)
-        return _error(
-            500,
-            f"internal error while serving {request.method} {request.url.path}: "
-            f"{type(exc).__name__}; other games are unaffected",
-        )
-
+    app.state.games, app.state.replays = games, replays
+    app.state.agent_queue = AgentQueue()
     app.add_middleware(Guard)
     if s.allowed_hosts:
         # A page on another site that rebinds its name to 127.0.0.1 sends its own Host header.
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(s.allowed_hosts))
-
-    offered = [*agent_names(), *s.extra_agents]
-
-    # Agents think on their own few threads: however many games wait for an agent, the request
-    # threads stay free for everything else (a page, a human move, another game's view).
-    agent_pool = ThreadPoolExecutor(AGENT_WORKERS, thread_name_prefix="uno-web-agent")
-    app.state.agent_pool = agent_pool
-
-    pending: set[str] = set()  # games with an agent move queued or under way
-    pending_lock = threading.Lock()
-
-    def game_of(game_id: str) -> Game:
-        if not _ID_RE.fullmatch(game_id):
-            raise SessionError("a game id is 1-64 characters of A-Z, a-z, 0-9, _ and -", "malformed")
-        return games.get(game_id)
-
-    def replay_of(replay_id: str) -> Replay:
-        if not _ID_RE.fullmatch(replay_id):
-            raise SessionError("a replay id is 1-64 characters of A-Z, a-z, 0-9, _ and -", "malformed")
-        return replays.get(replay_id)
-
-    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
-    def index() -> FileResponse:
-        return FileResponse(STATIC / "index.html")
-
+    app.include_router(pages)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-
-    @app.get("/api/config")
-    def config() -> Any:
-        return {
-            "presets": {k: v for k, v in PRESETS.items()},
-            "options": UnoRules().to_dict(),
-            "agents": offered,
-            "search_limits": {"rollouts": MAX_REMOTE_ROLLOUTS, "ms": MAX_REMOTE_MS},
-            "players": [MIN_PLAYERS, MAX_PLAYERS],
-            "idle_minutes": s.idle_minutes,
-        }
-
-    @app.post("/api/games")
-    def new_game(body: NewGame) -> Any:
-        n = body.players
-        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise SessionError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {n}")
-        if not 0 <= body.seat < n:
-            raise SessionError(f"seat must be 0..{n - 1} for {n} players, got {body.seat}")
-        if body.preset not in PRESETS:
-            raise SessionError(f"unknown preset {body.preset!r}; presets are {list(PRESETS)}")
-        if body.seed is not None and not 0 <= body.seed < 2**63:
-            raise SessionError(f"seed must be an integer in 0..2**63-1 or null, got {body.seed}")
-        try:
-            rules = parse_rules({**PRESETS[body.preset], **body.options})
-        except (ValueError, TypeError) as exc:
-            raise SessionError(f"bad rule options: {exc}") from None
-        if rules.open_hands:
-            raise SessionError("option open_hands is not offered at the web table (it would show every hand)")
-        if rules.max_turns is None or rules.max_turns > MAX_TURNS:
-            # A game's record grows with every action: the limit keeps each game's memory bounded.
-            raise SessionError(f"option max_turns must be 1..{MAX_TURNS} at the web table, got {rules.max_turns}")
-        if rules.target_points > MAX_TARGET_POINTS:
-            raise SessionError(
-                f"option target_points must be 1..{MAX_TARGET_POINTS} at the web table, got {rules.target_points}"
-            )
-        if rules.illegal_action != "raise":
-            raise SessionError("option illegal_action must be 'raise' at the web table: illegal moves are refused")
-        agents, labels = build_agents(
-            body.agents, rules, n, body.seat, extra=s.extra_agents, allow_other_table=s.allow_other_table
-        )
-        game = open_game(rules, body.seat, agents, labels, body.seed)
-        names = game.names
-        game_id = games.add(game)
-        with game.lock:
-            return _ok({"game_id": game_id, "names": names, "rules": rules.to_dict(), **game.view()})
-
-    @app.get("/api/games/{game_id}")
-    def get_game(game_id: str, since: Since = 0) -> Any:
-        game = game_of(game_id)
-        with holding(game):
-            return _ok(game.view(since))
-
-    @app.post("/api/games/{game_id}/move")
-    def move(game_id: str, body: Move, since: Since = 0) -> Any:
-        game = game_of(game_id)
-        with holding(game):
-            game.move(body.action)
-            return _ok(game.view(since))
-
-    @app.post("/api/games/{game_id}/advance")
-    async def advance(game_id: str, since: Since = 0) -> Any:
-        game = game_of(game_id)
-        with pending_lock:
-            if game_id in pending:
-                raise SessionError("an agent move of this game is already under way; wait for its answer", "conflict")
-            pending.add(game_id)
-
-        def think() -> Response:
-            with game.lock:
-                mover = game.advance()
-                return _ok({"mover": mover, **game.view(since)})
-
-        try:
-            return await asyncio.wrap_future(agent_pool.submit(think))
-        finally:
-            with pending_lock:
-                pending.discard(game_id)
-
-    @app.get("/api/games/{game_id}/record")
-    def record(game_id: str) -> Any:
-        game = game_of(game_id)
-        with holding(game):
-            return _ok(game.record())
-
-    @app.post("/api/games/{game_id}/replay")
-    def game_replay(game_id: str) -> Any:
-        game = game_of(game_id)
-        with holding(game):
-            rec = game.record()
-        r = Replay(rec)
-        r.names = game.names
-        return {"replay_id": replays.add(r), "length": r.length, "num_players": r.num_players, "names": r.names}
-
-    @app.delete("/api/games/{game_id}")
-    def end_game(game_id: str) -> Any:
-        game_of(game_id)
-        games.remove(game_id)
-        return {"ended": game_id}
-
-    @app.delete("/api/replays/{replay_id}")
-    def end_replay(replay_id: str) -> Any:
-        replay_of(replay_id)
-        replays.remove(replay_id)
-        return {"ended": replay_id}
-
-    @app.api_route("/favicon.ico", methods=["GET", "HEAD"], include_in_schema=False)
-    def favicon() -> FileResponse:
-        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
-
-    @app.post("/api/replays")
-    async def new_replay(request: Request, index: int = 0) -> Any:
-        rec = _record_from_body(await request.body(), index)
-        r = await run_in_threadpool(Replay, rec)  # replaying a long record takes ~0.2 s: off the event loop
-        return {"replay_id": replays.add(r), "length": r.length, "num_players": r.num_players, "names": r.names}
-
-    @app.get("/api/replays/{replay_id}/frames/{k}")
-    def frame(replay_id: str, k: int, seat: int | None = None) -> Any:
-        r = replay_of(replay_id)
-        with holding(r):
-            return _ok(r.frame(k, seat))
-
+    app.include_router(api)
     return app
 
 

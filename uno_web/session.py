@@ -18,7 +18,7 @@ from agents.registry import agent_names, make_agent, parse_spec, remote_agent
 from uno_env import Engine, UnoRules, checks, describe_event, parse_rules, redact
 from uno_env.checks import is_int
 from uno_env.policy import history_length_of
-from uno_env.rules import MAX_PLAYERS, MIN_PLAYERS
+from uno_env.rules import MAX_PLAYERS, PRESETS, check_num_players
 from uno_env.table import ask_one
 from uno_env.text import BadReply, legal_moves, parse_reply
 
@@ -30,9 +30,13 @@ __all__ = [
     "STATUS",
     "Session",
     "SessionError",
+    "brief",
     "build_agents",
     "owner_agents",
     "check_int",
+    "check_seed",
+    "offered_agents",
+    "read_rules",
     "seat_names",
     "shown",
 ]
@@ -64,6 +68,11 @@ def shown(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def brief(message: str, limit: int = 1000) -> str:
+    """``message`` cut to ``limit`` characters: a refusal that quotes what was sent stays short."""
+    return message if len(message) <= limit else message[: limit - 1] + "…"
+
+
 def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
     """``uno_env.checks.check_int`` for input from outside: a ``SessionError`` that names the type
     of what came instead of an integer (a JSON number without fraction; never a bool)."""
@@ -75,10 +84,43 @@ def check_int(name: str, value: Any, low: int, high: int | None = None) -> int:
         raise SessionError(str(exc)) from None
 
 
+def check_seed(name: str, value: Any) -> int | None:
+    """A caller's seed: None (a random deal) or an integer in 0..2**63-1, else ``SessionError``."""
+    if value is None:
+        return None
+    if not is_int(value):
+        raise SessionError(f"{name} must be an integer, got {type(value).__name__} {shown(value)}")
+    if not 0 <= value < 2**63:
+        raise SessionError(f"{name} must be an integer in 0..2**63-1, got {value}")
+    return int(value)
+
+
+def read_rules(value: Any, *, remote: bool = True, name: str = "rules") -> UnoRules:
+    """A caller's rules (a ``UnoRules``, a preset name, JSON text or a dict of options over
+    classic) parsed once; ``SessionError`` saying what is allowed. ``remote``: text is capped at
+    ``MAX_SPEC_CHARS`` before it is parsed."""
+    if isinstance(value, UnoRules):
+        return value
+    allowed = f"{name} is a preset name ({', '.join(PRESETS)}) or JSON options over classic"
+    if not isinstance(value, str | dict):
+        raise SessionError(f"{allowed}, got {shown(value)}")
+    if remote and isinstance(value, str) and len(value) > MAX_SPEC_CHARS:
+        raise SessionError(f"{allowed}; got {len(value)} characters starting {shown(value, 40)}", "too_large")
+    try:
+        return parse_rules(value)
+    except (ValueError, TypeError) as exc:
+        raise SessionError(brief(f"{name}: {exc}")) from None
+
+
 def seat_names(labels: Sequence[str], seat: int) -> list[str]:
     """The names of a table's seats: ``you`` for the outside ``seat`` (every text view says "you" for
     the viewer's seat), ``LABEL (seat s)`` for the others."""
     return ["you" if s == seat else f"{label} (seat {s})" for s, label in enumerate(labels)]
+
+
+def offered_agents(extra: Mapping[str, Any] | None = None) -> str:
+    """The agent names a remote caller may give: the registry's and the owner's labels (``extra``)."""
+    return ", ".join([*agent_names(), *(extra or {})])
 
 
 def owner_agents(specs: Sequence[str]) -> dict[str, Any]:
@@ -165,11 +207,12 @@ _NUMBER = re.compile(r"\s*[-+\u2010-\u2015\u2212\u2043\ufe58\ufe63\uff0b\uff0d]?
 class Session:
     """One game: the outside ``seat`` among ``agents`` (one per seat, None at ``seat``) in a recorded ``Engine``.
 
+    ``Session.open`` reads a caller's values; the constructor takes them checked and typed.
     ``max_actions`` (None: the rules' own limits only) stops the game after that many actions."""
 
     def __init__(
         self,
-        rules: Any,
+        rules: UnoRules,
         seat: int,
         agents: Sequence[Any],
         labels: Sequence[str] | None = None,
@@ -177,14 +220,10 @@ class Session:
         max_actions: int | None = None,
         hints: bool = False,
     ) -> None:
-        self.rules = parse_rules(rules)
+        self.rules = rules
         n = len(agents)
-        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise SessionError(f"a table seats {MIN_PLAYERS}..{MAX_PLAYERS} players, got {n}")
         self.num_players = n
-        self.seat = check_int("seat", seat, 0, n - 1)
-        if seed is not None:
-            check_int("seed", seed, 0, 2**63 - 1)
+        self.seat = seat
         self.agents = list(agents)
         self.names = seat_names(list(labels) if labels is not None else ["agent"] * n, self.seat)
         self.seed = seed
@@ -205,6 +244,60 @@ class Session:
         self.winners: list[int] = []
         self.eliminated = False  # the outside seat is out of an elimination match: the game is over for it
         self.sync()
+
+    @classmethod
+    def open(
+        cls,
+        rules: Any,
+        seat: Any,
+        opponents: Any,
+        num_players: Any = None,
+        *,
+        seed: Any = None,
+        remote: bool = True,
+        extra: Mapping[str, Any] | None = None,
+        allow_other_table: bool = False,
+        table_rules: Callable[[UnoRules], None] | None = None,
+        names: Mapping[str, str] | None = None,
+        max_actions: int | None = None,
+        hints: bool = False,
+    ) -> Session:
+        """A game from a caller's values, each checked here once: ``num_players`` (None: one more than
+        the ``opponents``), ``seat``, ``seed``, ``rules`` (``read_rules``, then the front end's own
+        ``table_rules``) and the ``opponents`` (``build_agents``). ``names``: how the caller spells
+        ``num_players``, ``seat``, ``seed``, ``rules`` and ``opponents``, for its refusals."""
+        name = {k: k for k in ("num_players", "seat", "seed", "rules", "opponents")} | dict(names or {})
+        if num_players is None:
+            if (
+                not isinstance(opponents, list)
+                or not 1 <= len(opponents) <= MAX_PLAYERS - 1
+                or not all(isinstance(o, str) for o in opponents)
+            ):
+                raise SessionError(
+                    f"{name['opponents']} is a list of 1 to {MAX_PLAYERS - 1} agent names ({offered_agents(extra)}, or "
+                    f"search:N), got {shown(opponents)}"
+                )
+            num_players = len(opponents) + 1
+        try:
+            n = check_num_players(num_players, name["num_players"])
+        except ValueError as exc:
+            raise SessionError(str(exc)) from None
+        seat = check_int(name["seat"], seat, 0, n - 1)
+        seed = check_seed(name["seed"], seed)
+        parsed = read_rules(rules, remote=remote, name=name["rules"])
+        if table_rules is not None:
+            table_rules(parsed)
+        agents, labels = build_agents(
+            opponents,
+            parsed,
+            n,
+            seat,
+            remote=remote,
+            extra=extra,
+            allow_other_table=allow_other_table,
+            what=name["opponents"],
+        )
+        return cls(parsed, seat, agents, labels, seed, max_actions=max_actions, hints=hints)
 
     @property
     def at_limit(self) -> bool:

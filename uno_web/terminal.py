@@ -13,7 +13,6 @@ from typing import Annotated, TextIO
 import tyro
 
 from agents.registry import AGENT_SPECS, parse_list
-from uno_env import parse_rules
 from uno_env.actions import PLAY_DOUBLE_FIRST, card_of_double
 from uno_env.cards import NUM_CARD_TYPES
 from uno_env.compile_notice import announce_compiling
@@ -21,8 +20,16 @@ from uno_env.rules import PRESETS_HELP
 from uno_env.table import ask_one
 
 from .human import HumanAgent, HumanQuit, action_text, card_text
-from .session import Session, build_agents
+from .session import Session
 
+# Refusals name the command-line flags.
+FLAG_NAMES = {
+    "num_players": "--num-players",
+    "seat": "--seat",
+    "seed": "--seed",
+    "rules": "--rules",
+    "opponents": "--opponents",
+}
 _OPPONENTS_HELP = f"comma-separated agents for the other seats, one for all of them or one per seat: {AGENT_SPECS}"
 
 
@@ -63,34 +70,30 @@ class ConsoleGame:
     """One person and ``agents`` around one ``Session``, narrated on ``output``."""
 
     def __init__(self, args: Args, input: TextIO, output: TextIO) -> None:
-        if not 2 <= args.num_players <= 10:
-            raise ValueError(f"--num-players must be 2..10, got {args.num_players}")
-        if not 0 <= args.seat < args.num_players:
-            raise ValueError(f"--seat must be 0..{args.num_players - 1}, got {args.seat}")
         if args.games < 1:
             raise ValueError(f"--games must be at least 1, got {args.games}")
         if args.save and not os.path.isdir(os.path.dirname(os.path.abspath(args.save))):
             # Checked now, not after a whole game that could then not be saved.
             raise ValueError(f"--save: the folder of {args.save!r} does not exist")
-        self.rules = parse_rules(args.rules)
-        n, me = args.num_players, args.seat
         # A local command: any spec (a saved model, your own class), as the person at the keyboard chose.
-        agents, labels = build_agents(
+        # Recorded: a challenge's verdict (R6) is read from the record's events, and --save writes it.
+        self.session = Session.open(
+            args.rules,
+            args.seat,
             parse_list(args.opponents),
-            self.rules,
-            n,
-            me,
+            args.num_players,
+            seed=args.seed,
             remote=False,
             allow_other_table=args.allow_other_table,
-            what="--opponents",
+            names=FLAG_NAMES,
         )
+        self.rules = self.session.rules
         self.args = args
         self.output = output
         self.color = args.color and "NO_COLOR" not in os.environ
-        # Recorded: a challenge's verdict (R6) is read from the record's events, and --save writes it.
-        self.session = Session(self.rules, me, agents, labels, seed=args.seed)
         self.engine = self.session.engine
         self.names = self.session.names
+        n, me = self.session.num_players, self.session.seat
         relative = [self.names[(me + k) % n] for k in range(n)]
         self.human = HumanAgent(input, output, color=self.color, names=relative)
         self.records: list[dict] = []

@@ -81,13 +81,13 @@ def test_cards_are_coloured_unless_no_color(monkeypatch):
     [
         (["--opponents", "alphago"], "unknown agent 'alphago'"),
         (["--opponents", "search:fast"], "bad search budget in 'search:fast'"),
-        (["--num-players", "11"], "--num-players must be 2..10"),
+        (["--num-players", "11"], "--num-players must be an integer in 2..10, got 11"),
         (
             ["--num-players", "3", "--opponents", "random,random,random"],
             "needs 1 name (for every other seat) or 2 names",
         ),
-        (["--seat", "2"], "--seat must be 0..1"),
-        (["--rules", "nope"], "preset"),
+        (["--seat", "2"], "--seat must be an integer in 0..1, got 2"),
+        (["--rules", "nope"], "--rules: unknown preset 'nope'; presets are"),
     ],
 )
 def test_bad_options_are_named(argv, message, capsys):

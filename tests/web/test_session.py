@@ -7,7 +7,7 @@ import io
 import numpy as np
 import pytest
 
-from uno_env import parse_rules
+from uno_env import PRESETS, parse_rules
 from uno_web.games import Game, open_game
 from uno_web.mcp import UnoGames
 from uno_web.session import STATUS, Session, SessionError, build_agents, check_int, seat_names
@@ -28,8 +28,7 @@ def test_one_naming_rule():
 
 
 def test_every_front_end_hosts_its_game_in_a_session():
-    agents, labels = build_agents(["random"], RULES, 2, 0)
-    assert isinstance(open_game(RULES, 0, agents, labels, 1).session, Session)
+    assert isinstance(open_game("classic", 0, ["random"], 2, seed=1).session, Session)
     games = UnoGames()
     games.new_game(["random"], "classic", 0, 1)
     assert all(isinstance(s, Session) for s in games.games.values())
@@ -91,8 +90,7 @@ def test_the_game_stops_at_its_action_limit():
 
 def test_the_game_is_over_for_a_seat_eliminated_from_the_match():
     rules = parse_rules({"scoring": "elimination", "episode": "match", "target_points": 50})
-    agents, labels = build_agents(["heuristic"], rules, 4, 0)
-    game = open_game(rules, 0, agents, labels, 0)
+    game = open_game(rules, 0, ["heuristic"], 4, seed=0)
     s = game.session
     for _ in range(500):  # draw or pass whenever allowed: the seat loses points and goes out
         s.run_agents()
@@ -140,3 +138,100 @@ def test_strict_integers():
             check_int("seat", bad, 0, 3)
     with pytest.raises(SessionError, match=r"seat must be an integer in 0..3, got 4"):
         check_int("seat", 4, 0, 3)
+
+
+@pytest.mark.parametrize(
+    ("call", "message", "kind"),
+    [
+        (dict(num_players=11), "num_players must be an integer in 2..10, got 11", "invalid"),
+        (
+            dict(num_players=1, names={"num_players": "--num-players"}),
+            "--num-players must be an integer in 2..10",
+            "invalid",
+        ),
+        (dict(seat=3), "seat must be an integer in 0..2, got 3", "invalid"),
+        (dict(seat=True, names={"seat": "--seat"}), "--seat must be an integer, got bool", "invalid"),
+        (dict(seed=-1), "seed must be an integer in 0..2**63-1, got -1", "invalid"),
+        (dict(seed=1.5), "seed must be an integer, got float", "invalid"),
+        (dict(rules="chess"), "rules: unknown preset 'chess'", "invalid"),
+        (
+            dict(rules={"bogus": 1}, names={"rules": "rule options"}),
+            "rule options: unknown option(s) ['bogus']",
+            "invalid",
+        ),
+        (dict(rules=7), "rules is a preset name (classic,", "invalid"),
+        (dict(rules="x" * 10_000), "got 10000 characters starting 'xxx", "too_large"),
+        (dict(opponents=["heuristic"] * 3), "opponents needs 1 name (for every other seat) or 2 names", "invalid"),
+        (dict(opponents=["x.py:Agent"]), "is not offered here", "invalid"),
+        (dict(opponents="heuristic", num_players=None), "opponents is a list of 1 to 9 agent names", "invalid"),
+        (dict(opponents=["random"] * 10, num_players=None), "opponents is a list of 1 to 9", "invalid"),
+    ],
+)
+def test_session_open_checks_a_callers_values_once(call, message, kind):
+    """Session.open is the one check of a table's values for every front end; ``names`` words them."""
+    values = {"rules": "classic", "seat": 0, "opponents": ["random"], "num_players": 3, "seed": 1} | call
+    with pytest.raises(SessionError) as err:
+        Session.open(
+            values["rules"],
+            values["seat"],
+            values["opponents"],
+            values["num_players"],
+            seed=values["seed"],
+            names=call.get("names"),
+        )
+    assert message in str(err.value) and err.value.kind == kind and len(str(err.value)) < 1000
+
+
+def test_session_open_reads_the_callers_rules_and_table():
+    s = Session.open('{"stack_draw_two": true}', 1, ["random", "heuristic"], seed=3, max_actions=9)
+    assert s.rules == parse_rules({"stack_draw_two": True}) and s.num_players == 3 and s.seat == 1
+    assert s.names == ["random (seat 0)", "you", "heuristic (seat 2)"] and s.max_actions == 9
+    assert Session.open(RULES, 0, ["random"], 2).seed is None  # no seed: a random deal
+    spaced = '{"stack_draw_two": true' + " " * 300 + "}"  # a local caller's rules text is not capped
+    assert Session.open(spaced, 0, ["random"], 2, remote=False).rules.stack_draw_two
+    with pytest.raises(SessionError, match="refused by the front end"):
+
+        def table_rules(rules):
+            raise SessionError("refused by the front end")
+
+        Session.open(RULES, 0, ["random"], 2, table_rules=table_rules)
+
+
+def test_front_ends_pass_the_callers_values_and_word_a_refusal_in_their_transport(monkeypatch, capsys):
+    """The web, MCP and terminal adapters leave the checks to Session.open and turn its SessionError
+    into an HTTP status, an MCP tool error and a command-line error."""
+    import anyio
+    from fastapi.testclient import TestClient
+    from mcp import Client
+
+    from uno_web import terminal
+    from uno_web.mcp import build_server
+    from uno_web.server import create_app
+
+    calls = []
+
+    def refuse(cls, *args, **kwargs):
+        calls.append(args)
+        raise SessionError("the table says no", "too_large")
+
+    app = create_app()
+    monkeypatch.setattr(Session, "open", classmethod(refuse))
+    web = TestClient(app, headers={"Content-Type": "application/json"})
+    r = web.post("/api/games", json={"players": 1, "seat": 5, "agents": ["random"], "options": {"hand_size": 3}})
+    assert (r.status_code, r.json()) == (413, {"error": "the table says no"}) and len(app.state.games) == 0
+    assert calls[-1] == ({**PRESETS["classic"], "hand_size": 3}, 5, ["random"], 1)
+
+    async def mcp_call():
+        games = UnoGames()
+        async with Client(build_server(games)) as client:
+            result = await client.call_tool("new_game", {"opponents": ["random"] * 3, "seat": 9, "rules": "house"})
+        assert result.is_error and result.content[0].text.endswith(": the table says no") and not games.games
+
+    anyio.run(mcp_call)
+    assert calls[-1] == ("house", 9, ["random"] * 3)
+
+    rc = terminal.main(
+        ["--num-players", "12", "--seat=-3", "--opponents", "random,greedy"], io.StringIO(), io.StringIO()
+    )
+    assert rc == 2 and "uno-play: error: the table says no" in capsys.readouterr().err
+    assert calls[-1] == ("classic", -3, ["random", "greedy"], 12)

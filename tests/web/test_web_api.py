@@ -201,11 +201,11 @@ def _new(c, **body):
 
 
 BAD_GAMES = [
-    ({"players": 1}, "players must be 2..10"),
-    ({"players": 11}, "players must be 2..10"),
+    ({"players": 1}, "players must be an integer in 2..10, got 1"),
+    ({"players": 11}, "players must be an integer in 2..10, got 11"),
     ({"players": "2"}, "players: Input should be a valid integer"),
-    ({"seat": 2}, "seat must be 0..1 for 2 players"),
-    ({"seat": -1}, "seat must be 0..1"),
+    ({"seat": 2}, "seat must be an integer in 0..1, got 2"),
+    ({"seat": -1}, "seat must be an integer in 0..1, got -1"),
     ({"preset": "nope"}, "unknown preset 'nope'; presets are"),
     ({"options": {"stack_draw_two": "yes"}}, "option stack_draw_two must be True or False"),
     ({"options": {"bogus": 1}}, "unknown option(s) ['bogus']"),
