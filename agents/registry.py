@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from uno_env.policy import Agent
-from uno_env.rules import UnoRules, typed_rules
+from uno_env.rules import UnoRules, parse_rules
 
 from .baselines import BASELINES
 from .beliefs import BELIEFS
@@ -373,21 +373,22 @@ def _is_number(text: str) -> bool:
 
 def make_agent(
     spec: str,
-    rules: UnoRules | None = None,
+    rules: UnoRules | str | dict[str, Any] | None = None,
     *,
     deterministic: bool = True,
     num_players: int | None = None,
     allow_other_table: bool = False,
     chat: ChatSettings | None = None,
 ) -> Agent:
-    """The agent of ``spec`` for ``rules`` (a ``UnoRules``; None: classic); ``ValueError`` lists the forms.
+    """The agent of ``spec`` for ``rules`` (anything ``uno_env.parse_rules`` reads; None: classic); ``ValueError``
+    lists the forms.
 
     ``deterministic``: trained policies take their most likely legal action (else sample with the
     rng). A model refuses rules or a ``num_players`` its card was not trained for, unless
     ``allow_other_table``. ``chat``: the ``agents.llm.ChatSettings`` of ``chat:`` specs.
     """
     s = check_spec(spec)
-    how = _How(typed_rules(rules, "make_agent"), deterministic, num_players, allow_other_table, chat)
+    how = _How(parse_rules(rules), deterministic, num_players, allow_other_table, chat)
     agent = _BUILDERS[s.kind](s, how)
     if s.label is not None:
         agent.name = s.label
