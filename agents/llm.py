@@ -7,6 +7,7 @@ import http.client
 import json
 import math
 import os
+import re
 import socket
 import threading
 import time
@@ -14,7 +15,7 @@ import urllib.parse
 import weakref
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,7 @@ import numpy as np
 from uno_env import Engine
 from uno_env.actions import action_name
 from uno_env.policy import sample_legal
-from uno_env.rules import typed_rules
+from uno_env.rules import UnoRules
 from uno_env.text import (
     MAX_REPLY_CHARS,
     BadReply,
@@ -100,77 +101,149 @@ def retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+ENDPOINT_NAME = re.compile(r"[A-Za-z_][\w-]*")
+"""an endpoint's name, as ``chat:MODEL@NAME`` writes it"""
+
+
+def _count(value: Any, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+def _seconds(value: Any, least: float = 0.0, open_low: bool = False) -> bool:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not value < math.inf:
+        return False
+    return value > least if open_low else value >= least
+
+
+def _check_cap(name: str, value: Any) -> None:
+    if value is not None and not _count(value, 1):
+        raise ValueError(f"{name} must be an integer >= 1 or None (no cap), got {value!r}")
+
+
+def _check_pairs(name: str, pairs: Any, form: str) -> dict[str, str]:
+    """``pairs`` (a tuple of ``(NAME, VALUE)`` pairs) as a dict; ``ValueError`` on a bad pair or a name given twice."""
+    if not isinstance(pairs, tuple):
+        raise ValueError(f"{name} must be a tuple of {form} pairs, got {type(pairs).__name__} {pairs!r}")
+    out: dict[str, str] = {}
+    for pair in pairs:
+        if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
+            raise ValueError(f"{name} takes {form} pairs (--chat.{name.replace('_', '-')} {form}), got {pair!r}")
+        key = pair[0]
+        if not ENDPOINT_NAME.fullmatch(key):
+            raise ValueError(f"{name}: an endpoint's name is letters, digits, '_' and '-', got {key!r}")
+        if key in out:
+            raise ValueError(f"{name}: {key!r} is given twice")
+        out[key] = pair[1]
+    return out
+
+
 @dataclass(frozen=True)
 class ChatSettings:
-    """The chat settings of a run (``evaluate.py --chat-*``, docs/llm.md), for every ``chat:`` spec it builds.
+    """The chat settings of a run, checked once here: every ``chat:`` spec of the run is built with them.
 
-    ``endpoints``: ``(NAME, URL)`` pairs for ``chat:MODEL@NAME``; ``endpoint_keys``: ``(NAME, VARIABLE)``
-    pairs for their keys (default ``UNO_CHAT_API_KEY_<NAME>``). The other fields are ``ChatAgent``'s."""
+    On the command line they are ``--chat.FIELD`` (``evaluate.py``, ``uno-yardstick``; docs/llm.md)."""
 
     base_url: str | None = None
+    """chat:MODEL's endpoint, e.g. http://127.0.0.1:8080/v1 (None: $UNO_CHAT_BASE_URL)"""
     api_key_env: str = API_KEY_VARIABLE
+    """the environment variable holding chat:MODEL's key"""
     endpoints: tuple[tuple[str, str], ...] = ()
+    """NAME URL: the endpoint of chat:MODEL@NAME"""
     endpoint_keys: tuple[tuple[str, str], ...] = ()
+    """NAME VAR: the environment variable holding endpoint NAME's key (default UNO_CHAT_API_KEY_<NAME>)"""
     max_attempts: int = 3
+    """requests per decision before the counted fallback"""
     fallback: str = "random"
+    """the counted fallback move: random or first"""
     timeout: float = 60.0
+    """seconds one chat request may take in all (connecting, waiting and reading the answer)"""
     temperature: float | None = None
+    """sampling temperature (None: the server's default)"""
     max_tokens: int | None = None
+    """max_tokens per request (None: the server's default)"""
     history: int = 40
+    """events of the round shown in the prompt (0: none)"""
     list_moves: bool = True
+    """list and number the legal moves in the prompt"""
     parallel: int = 8
+    """chat requests in flight at once"""
     max_failures: int = 6
+    """consecutive failed requests that stop the run"""
     max_fallback_share: float = 0.05
+    """largest share of decisions that may fall back; more stops the run, with no rating"""
     fallback_grace: int = 20
+    """decisions before the fallback share is first checked"""
     max_requests_per_game: int | None = None
+    """requests one game may use (None: no cap); more stops the run"""
     max_tokens_per_game: int | None = None
+    """tokens one game may use (None: no cap); more stops the run"""
     backoff: float = 1.0
+    """seconds before retrying a failed request, doubled at each retry"""
     max_retry_wait: float = 60.0
+    """longest wait before a retry, Retry-After included"""
     max_answer_bytes: int = MAX_ANSWER_BYTES
+    """largest answer read from the endpoint, in bytes; a longer one is a failed request"""
 
-    def agent_kwargs(self, endpoint: str | None = None) -> dict[str, Any]:
-        """``ChatAgent``'s keywords for a model at ``endpoint`` (a name of ``endpoints``; None: the default)."""
-        named = dict(self.endpoints)
-        keys = dict(self.endpoint_keys)
+    def __post_init__(self) -> None:
+        if self.base_url is not None:
+            chat_url(self.base_url)  # a ValueError naming the schemes allowed
+        if not isinstance(self.api_key_env, str) or not self.api_key_env.strip():
+            raise ValueError(f"api_key_env must name an environment variable, got {self.api_key_env!r}")
+        named = _check_pairs("endpoints", self.endpoints, "NAME URL")
+        for url in named.values():
+            chat_url(url)
+        for name in _check_pairs("endpoint_keys", self.endpoint_keys, "NAME VAR"):
+            if name not in named:
+                raise ValueError(f"endpoint_keys: no endpoint {name!r}; declare it with --chat.endpoints {name} URL")
+        if not _count(self.max_attempts, 1):
+            raise ValueError(f"max_attempts must be an integer >= 1, got {self.max_attempts!r}")
+        if self.fallback not in FALLBACKS:
+            raise ValueError(f"fallback must be one of {FALLBACKS}, got {self.fallback!r}")
+        if not _seconds(self.timeout, open_low=True):
+            raise ValueError(f"timeout must be > 0 seconds, got {self.timeout!r}")
+        if not _count(self.history, 0):
+            raise ValueError(f"history must be an integer >= 0 (events shown), got {self.history!r}")
+        if not isinstance(self.list_moves, bool):
+            raise ValueError(f"list_moves must be True or False, got {self.list_moves!r}")
+        if not _count(self.parallel, 1):
+            raise ValueError(f"parallel must be an integer >= 1 (requests in flight), got {self.parallel!r}")
+        if not _count(self.max_failures, 1):
+            raise ValueError(
+                f"max_failures must be an integer >= 1 (consecutive failed requests), got {self.max_failures!r}"
+            )
+        if not (_seconds(self.max_fallback_share) and self.max_fallback_share <= 1):
+            raise ValueError(f"max_fallback_share must be in [0, 1], got {self.max_fallback_share!r}")
+        if not _count(self.fallback_grace, 0):
+            raise ValueError(f"fallback_grace must be an integer >= 0 (decisions), got {self.fallback_grace!r}")
+        _check_cap("max_requests_per_game", self.max_requests_per_game)
+        _check_cap("max_tokens_per_game", self.max_tokens_per_game)
+        _check_cap("max_tokens", self.max_tokens)
+        if not _count(self.max_answer_bytes, 1024):
+            raise ValueError(
+                f"max_answer_bytes must be an integer >= 1024 (bytes of one answer), got {self.max_answer_bytes!r}"
+            )
+        for label in ("backoff", "max_retry_wait"):
+            if not _seconds(getattr(self, label)):
+                raise ValueError(f"{label} must be a number of seconds >= 0, got {getattr(self, label)!r}")
+        if self.temperature is not None and not _seconds(self.temperature):
+            raise ValueError(
+                f"temperature must be a number >= 0 or None (the server's default), got {self.temperature!r}"
+            )
+
+    def address(self, endpoint: str | None = None) -> tuple[str | None, str]:
+        """The base URL of ``endpoint`` (a name of ``endpoints``; None: the default) and the variable of its key."""
         if endpoint is None:
             base_url = self.base_url if self.base_url is not None else os.environ.get(BASE_URL_VARIABLE)
-            key_env = self.api_key_env
-        elif endpoint in named:
-            base_url = named[endpoint]
-            key_env = keys.get(endpoint, f"{API_KEY_VARIABLE}_{endpoint.upper().replace('-', '_')}")
-        else:
+            return base_url, self.api_key_env
+        named = dict(self.endpoints)
+        if endpoint not in named:
             given = ", ".join(sorted(named)) or "none"
             raise ValueError(
-                f"chat endpoint {endpoint!r} is not declared: name it with --chat-endpoint {endpoint}=URL "
+                f"chat endpoint {endpoint!r} is not declared: name it with --chat.endpoints {endpoint} URL "
                 f"(declared: {given})"
             )
-        kwargs = {f.name: getattr(self, f.name) for f in fields(self) if f.name in _AGENT_FIELDS}
-        return {
-            **kwargs,
-            "base_url": base_url,
-            "api_key": os.environ.get(key_env) or "",
-            "endpoint": endpoint,
-        }
-
-
-_AGENT_FIELDS = (
-    "max_attempts",
-    "fallback",
-    "timeout",
-    "temperature",
-    "max_tokens",
-    "history",
-    "list_moves",
-    "parallel",
-    "max_failures",
-    "max_fallback_share",
-    "fallback_grace",
-    "max_requests_per_game",
-    "max_tokens_per_game",
-    "backoff",
-    "max_retry_wait",
-    "max_answer_bytes",
-)
+        default_key = f"{API_KEY_VARIABLE}_{endpoint.upper().replace('-', '_')}"
+        return named[endpoint], dict(self.endpoint_keys).get(endpoint, default_key)
 
 
 def _shut(connection: http.client.HTTPConnection) -> None:
@@ -215,99 +288,43 @@ def _keep(entry: dict[str, Any], key: str, text: str) -> None:
         entry[f"{key}_chars"] = len(text)
 
 
-def _check_cap(name: str, value: Any) -> None:
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-        raise ValueError(f"{name} must be an integer >= 1 or None (no cap), got {value!r}")
+DEFAULT_SETTINGS = ChatSettings()
+"""the settings of a chat agent given none (the defaults of ``ChatSettings``)"""
 
 
 class ChatAgent:
-    """A language model behind an OpenAI-compatible chat endpoint.
+    """A language model behind an OpenAI-compatible chat endpoint, with the run's ``ChatSettings``.
 
-    ``api_key`` defaults to ``$UNO_CHAT_API_KEY``; the other settings are ``ChatSettings``' fields.
-    """
+    ``endpoint``: a name of ``settings.endpoints`` (None: ``settings.base_url``); ``api_key``
+    defaults to the endpoint's key variable (``settings.api_key_env``: ``$UNO_CHAT_API_KEY``)."""
 
     fair_engine_access = True  # act_in reads only the seat's observation, mask and redacted events
 
     def __init__(
         self,
         model: str,
-        rules: Any = None,
+        rules: UnoRules | None = None,
+        settings: ChatSettings = DEFAULT_SETTINGS,
         *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        max_attempts: int = 3,
-        fallback: str = "random",
-        timeout: float = 60.0,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        history: int = 40,
-        list_moves: bool = True,
-        parallel: int = 8,
-        max_failures: int = 6,
-        max_fallback_share: float = 0.05,
-        fallback_grace: int = 20,
-        max_requests_per_game: int | None = None,
-        max_tokens_per_game: int | None = None,
-        backoff: float = 1.0,
-        max_retry_wait: float = 60.0,
-        max_answer_bytes: int = MAX_ANSWER_BYTES,
         endpoint: str | None = None,
+        api_key: str | None = None,
         name: str | None = None,
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"model must name the endpoint's model (chat:MODEL), got {model!r}")
-        base_url = base_url if base_url is not None else os.environ.get(BASE_URL_VARIABLE)
+        base_url, key_env = settings.address(endpoint)
         if not base_url:
-            where = f"--chat-endpoint {endpoint}=URL" if endpoint else f"--chat-base-url or {BASE_URL_VARIABLE}"
+            where = f"--chat.endpoints {endpoint} URL" if endpoint else f"--chat.base-url or {BASE_URL_VARIABLE}"
             raise ValueError(
                 f"a chat agent needs the endpoint's base URL: give {where} (e.g. http://127.0.0.1:8000/v1)"
             )
-        if not isinstance(max_attempts, int) or max_attempts < 1:
-            raise ValueError(f"max_attempts must be an integer >= 1, got {max_attempts!r}")
-        if fallback not in FALLBACKS:
-            raise ValueError(f"fallback must be one of {FALLBACKS}, got {fallback!r}")
-        if not (isinstance(timeout, (int, float)) and 0 < timeout < math.inf):
-            raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
-        if not isinstance(history, int) or history < 0:
-            raise ValueError(f"history must be an integer >= 0 (events shown), got {history!r}")
-        if not isinstance(parallel, int) or parallel < 1:
-            raise ValueError(f"parallel must be an integer >= 1 (requests in flight), got {parallel!r}")
-        if not isinstance(max_failures, int) or max_failures < 1:
-            raise ValueError(
-                f"max_failures must be an integer >= 1 (consecutive failed requests), got {max_failures!r}"
-            )
-        if not (isinstance(max_fallback_share, (int, float)) and 0 <= max_fallback_share <= 1):
-            raise ValueError(f"max_fallback_share must be in [0, 1], got {max_fallback_share!r}")
-        if not isinstance(fallback_grace, int) or fallback_grace < 0:
-            raise ValueError(f"fallback_grace must be an integer >= 0 (decisions), got {fallback_grace!r}")
-        _check_cap("max_requests_per_game", max_requests_per_game)
-        _check_cap("max_tokens_per_game", max_tokens_per_game)
-        _check_cap("max_tokens", max_tokens)
-        if not isinstance(max_answer_bytes, int) or isinstance(max_answer_bytes, bool) or max_answer_bytes < 1024:
-            raise ValueError(
-                f"max_answer_bytes must be an integer >= 1024 (bytes of one answer), got {max_answer_bytes!r}"
-            )
-        for label, value in (("backoff", backoff), ("max_retry_wait", max_retry_wait)):
-            if not (isinstance(value, (int, float)) and 0 <= value < math.inf):
-                raise ValueError(f"{label} must be a number of seconds >= 0, got {value!r}")
-        if temperature is not None and not (isinstance(temperature, (int, float)) and 0 <= temperature < math.inf):
-            raise ValueError(f"temperature must be a number >= 0 or None (the server's default), got {temperature!r}")
-        self.model = model.strip()
-        self.rules = typed_rules(rules, "ChatAgent")
         self.url = chat_url(base_url)
+        self.model = model.strip()
+        self.rules = rules if rules is not None else UnoRules()
+        self.settings = settings
+        self.history = settings.history  # the Agent protocol's events asked of the engine
         self.endpoint = endpoint
-        self.api_key = api_key if api_key is not None else os.environ.get(API_KEY_VARIABLE) or None
-        self.max_attempts, self.fallback, self.timeout = max_attempts, fallback, float(timeout)
-        self.temperature, self.max_tokens = temperature, max_tokens
-        self.history, self.list_moves, self.parallel = history, bool(list_moves), parallel
-        self.max_failures, self.max_fallback_share, self.fallback_grace = (
-            max_failures,
-            float(max_fallback_share),
-            fallback_grace,
-        )
-        self.max_requests_per_game, self.max_tokens_per_game = max_requests_per_game, max_tokens_per_game
-        self.backoff, self.max_retry_wait = float(backoff), float(max_retry_wait)
-        self.max_answer_bytes = max_answer_bytes
+        self.api_key = api_key if api_key is not None else os.environ.get(key_env) or None
         self.name = name or f"chat:{self.model}" + (f"@{endpoint}" if endpoint else "")
         self._fresh()
 
@@ -341,7 +358,7 @@ class ChatAgent:
         """One move per row, asked in parallel from the observation alone (no round events)."""
         asks = []
         for r in range(len(action_mask)):
-            prompt = build_prompt(observation[r], action_mask[r], rules=self.rules, list_moves=self.list_moves)
+            prompt = build_prompt(observation[r], action_mask[r], rules=self.rules, list_moves=self.settings.list_moves)
             asks.append((prompt, legal_moves(action_mask[r]), action_mask[r], self._loose_game()))
         return np.asarray(self._decide_all(asks, [rng] * len(asks)), np.int64)
 
@@ -366,7 +383,7 @@ class ChatAgent:
                 num_players=n,
                 events=events,
                 events_cut=cut,
-                list_moves=self.list_moves,
+                list_moves=self.settings.list_moves,
             )
             asks.append((prompt, legal_moves(mask, seat, n), mask, self._game_of(engine, int(i), seat)))
         return self._decide_all(asks, rngs)
@@ -412,18 +429,18 @@ class ChatAgent:
 
     def _decide_all(self, asks: list[tuple[str, list[Move], np.ndarray, int]], rngs: Sequence[Any]) -> list[int]:
         """Ask every prompt (in parallel), then settle each in order: the parsed move or a counted fallback."""
-        if len(asks) == 1 or self.parallel == 1:
+        if len(asks) == 1 or self.settings.parallel == 1:
             answers = [self._ask_model(prompt, moves, game) for prompt, moves, _, game in asks]
         else:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.parallel, thread_name_prefix="chat")
+                self._pool = ThreadPoolExecutor(self.settings.parallel, thread_name_prefix="chat")
             futures = [self._pool.submit(self._ask_model, prompt, moves, game) for prompt, moves, _, game in asks]
             answers = [f.result() for f in futures]  # a ChatFailure in any stops the run here
         out = []
         for (_, moves, mask, game), rng, (action, record) in zip(asks, rngs, answers, strict=True):
             if action is None:
                 self._counts["fallbacks"] += 1
-                action = moves[0].action if self.fallback == "first" else int(sample_legal(mask[None], rng)[0])
+                action = moves[0].action if self.settings.fallback == "first" else int(sample_legal(mask[None], rng)[0])
                 record["fallback"] = True
             self._counts["decisions"] += 1
             self._seconds += record["seconds"]
@@ -431,18 +448,18 @@ class ChatAgent:
             record.update(action=int(action), move=action_name(int(action)))
             self.transcripts[game]["decisions"].append(record)
             out.append(int(action))
-        if self._counts["decisions"] >= max(self.fallback_grace, 1):
+        if self._counts["decisions"] >= max(self.settings.fallback_grace, 1):
             self.check()
         return out
 
     def check(self) -> None:
         """Raise ``ChatFailure`` when more than ``max_fallback_share`` of the decisions fell back."""
         decisions, fallbacks = self._counts["decisions"], self._counts["fallbacks"]
-        if decisions and fallbacks > self.max_fallback_share * decisions:
+        if decisions and fallbacks > self.settings.max_fallback_share * decisions:
             raise ChatFailure(
-                f"{self.name}: {fallbacks} of {decisions} decisions fell back to a {self.fallback} move "
+                f"{self.name}: {fallbacks} of {decisions} decisions fell back to a {self.settings.fallback} move "
                 f"({self._counts['failed_requests']} failed requests, {self._counts['bad_replies']} bad replies), more "
-                f"than the {self.max_fallback_share:.0%} allowed (--chat-max-fallback-share); no rating is given. "
+                f"than the {self.settings.max_fallback_share:.0%} allowed (--chat.max-fallback-share); no rating is given. "
                 f"The transcript shows each reply and error."
             )
 
@@ -466,7 +483,7 @@ class ChatAgent:
             "completion_tokens": 0,
         }
         action: int | None = None
-        for attempt in range(self.max_attempts):
+        for attempt in range(self.settings.max_attempts):
             self._charge(game)
             asked = time.perf_counter()
             try:
@@ -474,9 +491,9 @@ class ChatAgent:
             except ChatError as exc:
                 record["attempts"].append({"error": str(exc), "seconds": time.perf_counter() - asked})
                 self._failed(str(exc))
-                if attempt + 1 < self.max_attempts:
-                    wait = exc.wait if exc.wait is not None else self.backoff * 2**attempt
-                    _sleep(min(wait, self.max_retry_wait))
+                if attempt + 1 < self.settings.max_attempts:
+                    wait = exc.wait if exc.wait is not None else self.settings.backoff * 2**attempt
+                    _sleep(min(wait, self.settings.max_retry_wait))
                 continue
             with self._lock:
                 self._consecutive_failures = 0
@@ -492,7 +509,7 @@ class ChatAgent:
                 _keep(entry, "reasoning", "\n\n".join(r for r in (reasoning, thought) if r))
             record["attempts"].append(entry)
             try:
-                action = parse_reply(reply, moves, numbered=self.list_moves)
+                action = parse_reply(reply, moves, numbered=self.settings.list_moves)
             except BadReply as exc:
                 with self._lock:
                     self._counts["bad_replies"] += 1
@@ -516,10 +533,10 @@ class ChatAgent:
                 raise ChatFailure(self._stop)
             usage = self._usage.setdefault(game, [0, 0])
             cap = None
-            if self.max_requests_per_game is not None and usage[0] >= self.max_requests_per_game:
-                cap = f"its {self.max_requests_per_game} requests (--chat-max-requests-per-game)"
-            elif self.max_tokens_per_game is not None and usage[1] >= self.max_tokens_per_game:
-                cap = f"{usage[1]} tokens, over its cap of {self.max_tokens_per_game} (--chat-max-tokens-per-game)"
+            if self.settings.max_requests_per_game is not None and usage[0] >= self.settings.max_requests_per_game:
+                cap = f"its {self.settings.max_requests_per_game} requests (--chat.max-requests-per-game)"
+            elif self.settings.max_tokens_per_game is not None and usage[1] >= self.settings.max_tokens_per_game:
+                cap = f"{usage[1]} tokens, over its cap of {self.settings.max_tokens_per_game} (--chat.max-tokens-per-game)"
             if cap is None:
                 usage[0] += 1
                 self._counts["requests"] += 1
@@ -531,19 +548,19 @@ class ChatAgent:
             self._counts["failed_requests"] += 1
             self._consecutive_failures += 1
             failures = self._consecutive_failures
-        if failures >= self.max_failures:
+        if failures >= self.settings.max_failures:
             raise self._stop_run(
-                f"{self.name}: {failures} requests in a row to {self.url} failed (--chat-max-failures "
-                f"{self.max_failures}); the last: {error}. Is the server running, and is the model name right?"
+                f"{self.name}: {failures} requests in a row to {self.url} failed (--chat.max-failures "
+                f"{self.settings.max_failures}); the last: {error}. Is the server running, and is the model name right?"
             )
 
     def _ask(self, messages: list[dict[str, str]]) -> tuple[str, str, tuple[int, int]]:
         """The model's reply to ``messages``, its ``reasoning_content`` and the (prompt, completion) tokens."""
         body: dict[str, Any] = {"model": self.model, "messages": messages}
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        if self.max_tokens is not None:
-            body["max_tokens"] = self.max_tokens
+        if self.settings.temperature is not None:
+            body["temperature"] = self.settings.temperature
+        if self.settings.max_tokens is not None:
+            body["max_tokens"] = self.settings.max_tokens
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
@@ -564,17 +581,17 @@ class ChatAgent:
         """The answer's body to one POST of ``body``, within ``timeout`` seconds in all and at most
         ``max_answer_bytes``; ``ChatError`` otherwise. A plain connection: no proxy from the
         environment and no redirect, so the one address called is the one given."""
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + self.settings.timeout
         parts = urllib.parse.urlsplit(self.url)
         kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         path = parts.path + (f"?{parts.query}" if parts.query else "")
         try:
-            connection = kind(parts.hostname or "", parts.port, timeout=self.timeout)
+            connection = kind(parts.hostname or "", parts.port, timeout=self.settings.timeout)
         except (ValueError, http.client.HTTPException) as exc:
             raise ChatError(f"no answer from {self.url}: {exc}") from exc
         # A server that trickles its status line or headers is cut too: the watchdog shuts the
         # socket at the deadline, waking the read that waits on it.
-        watchdog = threading.Timer(self.timeout, _shut, (connection,))
+        watchdog = threading.Timer(self.settings.timeout, _shut, (connection,))
         watchdog.daemon = True
         watchdog.start()
         try:
@@ -585,14 +602,14 @@ class ChatAgent:
                 start = self._read(connection, response, deadline, limit=200)
                 raise ChatError(f"HTTP {response.status} from {self.url}: {start[:200]!r}", wait)
             length = response.getheader("Content-Length")
-            if length and length.strip().isdigit() and int(length) > self.max_answer_bytes:
+            if length and length.strip().isdigit() and int(length) > self.settings.max_answer_bytes:
                 raise ChatError(self._too_long(f"announces {int(length):,} bytes"))
             return self._read(connection, response, deadline)
         except ChatError:
             raise
         except (http.client.HTTPException, OSError, ValueError) as exc:
             late = time.monotonic() >= deadline
-            why = f"not answered within the {self.timeout:g} s deadline (--chat-timeout)" if late else str(exc)
+            why = f"not answered within the {self.settings.timeout:g} s deadline (--chat.timeout)" if late else str(exc)
             raise ChatError(f"no answer from {self.url}: {why}") from exc
         finally:
             watchdog.cancel()
@@ -605,13 +622,13 @@ class ChatAgent:
         (or cut at ``limit`` bytes)."""
         chunks: list[bytes] = []
         size = 0
-        cap = self.max_answer_bytes if limit is None else limit
+        cap = self.settings.max_answer_bytes if limit is None else limit
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise ChatError(
-                    f"no answer from {self.url}: not answered within the {self.timeout:g} s deadline "
-                    f"(--chat-timeout), {size:,} bytes read"
+                    f"no answer from {self.url}: not answered within the {self.settings.timeout:g} s deadline "
+                    f"(--chat.timeout), {size:,} bytes read"
                 )
             if connection.sock is not None:
                 connection.sock.settimeout(left)
@@ -627,8 +644,8 @@ class ChatAgent:
 
     def _too_long(self, what: str) -> str:
         return (
-            f"answer too long from {self.url}: it {what}, more than the {self.max_answer_bytes:,} read "
-            "(--chat-max-answer-bytes); lower --chat-max-tokens or raise the cap"
+            f"answer too long from {self.url}: it {what}, more than the {self.settings.max_answer_bytes:,} read "
+            "(--chat.max-answer-bytes); lower --chat.max-tokens or raise the cap"
         )
 
     # --- results ------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from uno_env.observation import OBS_PRESENT
-from uno_env.rules import MAX_PLAYERS, UnoRules, check_num_players, typed_rules
+from uno_env.rules import MAX_PLAYERS, UnoRules, check_num_players
 from uno_env.spaces import HISTORY_OFFSETS
 
 from .model_card import OVERRIDE, card_path_of, check_fits, read_card
@@ -349,7 +349,7 @@ class PPOAgent:
         name: str | None = None,
         device: str = "cpu",
         num_players: int | None = None,
-        rules: Any = None,
+        rules: UnoRules | None = None,
         allow_other_table: bool = False,
     ) -> None:
         if num_players is not None:
@@ -370,7 +370,7 @@ class PPOAgent:
                 )
             elif card is not None and not allow_other_table:
                 # before the load: a refusal costs no torch work
-                check_fits(card, None if rules is None else typed_rules(rules, "PPOAgent"), num_players)
+                check_fits(card, rules, num_players)
             model = load_model(path, device=device)
         else:
             default_name = "ppo"

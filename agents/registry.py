@@ -19,12 +19,13 @@ from typing import Any
 import numpy as np
 
 from uno_env.policy import Agent
-from uno_env.rules import UnoRules, typed_rules
+from uno_env.rules import UnoRules, parse_rules
 
 from .baselines import BASELINES
 from .beliefs import BELIEFS
 from .flatmc import FlatMCAgent
 from .ismcts import ISMCTSAgent
+from .llm import DEFAULT_SETTINGS, ENDPOINT_NAME, ChatAgent, ChatSettings
 from .model_card import read_card
 from .pretrained import BELIEF_POLICIES, PRETRAINED, pretrained_agent
 
@@ -49,7 +50,7 @@ AGENT_SPECS = (
     "decision), ismcts[:N | :Tms], flatmc[:N | :Tms], pretrained, pretrained-4p, belief_policy (shipped "
     "models: 2 and 4 players, classic), MODULE:NAME or FILE.py:NAME (your own agent class, or a function of one decision), PATH.zip (a MaskablePPO saved by "
     "train.py), DIR (an RLlib checkpoint), chat:MODEL[@ENDPOINT] (a language model at the OpenAI-compatible "
-    "endpoint $UNO_CHAT_BASE_URL, or at one named with --chat-endpoint ENDPOINT=URL), LABEL=SPEC"
+    "endpoint $UNO_CHAT_BASE_URL, or at one named with --chat.endpoints ENDPOINT URL), LABEL=SPEC"
 )
 """The spec forms in one line, for help texts and error messages."""
 
@@ -68,7 +69,6 @@ SEARCH_BLUEPRINT = "belief"
 SEARCH_NAMES = ("search", *SEARCHES)
 
 CHAT = "chat"  # chat:MODEL[@ENDPOINT], a language model at an OpenAI-compatible endpoint (agents.llm)
-_ENDPOINT = re.compile(r"[A-Za-z_][\w-]*")
 KINDS = ("baseline", "search", "pretrained", "class", "chat", "path")
 """What a spec names (``Spec.kind``)."""
 
@@ -165,10 +165,10 @@ def _chat_spec(raw: str, named: str, label: str | None, body: str) -> Spec:
             f"{raw!r}: a chat agent is chat:MODEL or chat:MODEL@ENDPOINT with the endpoint's model name, e.g. "
             "chat:qwen2.5-7b-instruct"
         )
-    if at and not _ENDPOINT.fullmatch(endpoint):
+    if at and not ENDPOINT_NAME.fullmatch(endpoint):
         raise ValueError(
             f"{raw!r}: after '@' comes an endpoint's name (letters, digits, '_', '-'), declared with "
-            f"--chat-endpoint NAME=URL; got {endpoint!r}"
+            f"--chat.endpoints NAME URL; got {endpoint!r}"
         )
     norm = f"{CHAT}{BUDGET}{model}" + (f"{AT}{endpoint}" if at else "")
     return Spec(f"{named}{norm}", "chat", norm, label, target=model, endpoint=endpoint)
@@ -373,21 +373,22 @@ def _is_number(text: str) -> bool:
 
 def make_agent(
     spec: str,
-    rules: UnoRules | None = None,
+    rules: UnoRules | str | dict[str, Any] | None = None,
     *,
     deterministic: bool = True,
     num_players: int | None = None,
     allow_other_table: bool = False,
-    chat: Any = None,
+    chat: ChatSettings | None = None,
 ) -> Agent:
-    """The agent of ``spec`` for ``rules`` (a ``UnoRules``; None: classic); ``ValueError`` lists the forms.
+    """The agent of ``spec`` for ``rules`` (anything ``uno_env.parse_rules`` reads; None: classic); ``ValueError``
+    lists the forms.
 
     ``deterministic``: trained policies take their most likely legal action (else sample with the
     rng). A model refuses rules or a ``num_players`` its card was not trained for, unless
     ``allow_other_table``. ``chat``: the ``agents.llm.ChatSettings`` of ``chat:`` specs.
     """
     s = check_spec(spec)
-    how = _How(typed_rules(rules, "make_agent"), deterministic, num_players, allow_other_table, chat)
+    how = _How(parse_rules(rules), deterministic, num_players, allow_other_table, chat)
     agent = _BUILDERS[s.kind](s, how)
     if s.label is not None:
         agent.name = s.label
@@ -443,7 +444,7 @@ class _How:
     deterministic: bool
     num_players: int | None
     allow_other_table: bool
-    chat: Any
+    chat: ChatSettings | None
 
 
 def _baseline_agent(s: Spec, how: _How) -> Agent:
@@ -551,11 +552,7 @@ def _takes_argument(factory: Any) -> bool:
 
 
 def _chat_agent(s: Spec, how: _How) -> Agent:
-    # Imported here: only a chat spec needs it.
-    from .llm import ChatAgent, ChatSettings
-
-    settings = how.chat if how.chat is not None else ChatSettings()
-    return ChatAgent(s.target, how.rules, **settings.agent_kwargs(s.endpoint or None))
+    return ChatAgent(s.target, how.rules, how.chat or DEFAULT_SETTINGS, endpoint=s.endpoint or None)
 
 
 def _saved_agent(s: Spec, how: _How) -> Agent:

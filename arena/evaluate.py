@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import numpy as np
 import tyro
 
-from agents.llm import ChatFailure, ChatSettings
+from agents.llm import DEFAULT_SETTINGS, ChatFailure, ChatSettings
 from agents.registry import AGENT_SPECS, make_agent, parse_list
 from arena import PlayResult, TournamentResult, play, tournament, unique_names
 from arena.ladder import LADDER, LADDERS, LadderResult, rate_on_ladder
@@ -29,7 +29,12 @@ HELP = """A tournament of UNO agents: win rates with 95% intervals, ratings, a J
     python evaluate.py --agents heuristic,runs/uno_ppo/model.zip,my_agent.py:MyAgent --duplicate
     python evaluate.py --ladder runs/uno_ppo/model.zip              # a rating on the reference ladder
 
-Language models: --agents chat:MODEL with --chat-base-url (docs/llm.md). Every option: docs/evaluation.md."""
+Language models: --agents chat:MODEL with --chat.base-url (docs/llm.md). Every option: docs/evaluation.md."""
+
+
+# UseAppendAction: --chat.endpoints NAME URL and --chat.endpoint-keys NAME VAR repeat, one pair each.
+ChatOptions = Annotated[ChatSettings, tyro.conf.UseAppendAction]
+"""``ChatSettings`` as the ``--chat.*`` options of a command (``evaluate.py``, ``uno-yardstick``)"""
 
 
 @dataclass
@@ -78,44 +83,8 @@ class Args:
     """the ladder version --ladder rates on (arena.ladder.LADDERS)"""
     allow_other_table: bool = False
     """let saved models play rules or a table size their card says they were not trained for"""
-    chat_base_url: str = ""
-    """chat:MODEL's endpoint, e.g. http://127.0.0.1:8080/v1 (empty: $UNO_CHAT_BASE_URL)"""
-    chat_endpoint: Annotated[tuple[str, ...], tyro.conf.UseAppendAction] = ()
-    """NAME=URL, repeatable: the endpoint of chat:MODEL@NAME"""
-    chat_key_env: Annotated[tuple[str, ...], tyro.conf.UseAppendAction] = ()
-    """VAR or NAME=VAR, repeatable: the environment variable holding an endpoint's key"""
-    chat_timeout: float = ChatSettings.timeout
-    """seconds one chat request may take in all (connecting, waiting and reading the answer)"""
-    chat_temperature: float | None = ChatSettings.temperature
-    """sampling temperature (None: the server's default)"""
-    chat_max_tokens: int | None = ChatSettings.max_tokens
-    """max_tokens per request (None: the server's default)"""
-    chat_attempts: int = ChatSettings.max_attempts
-    """requests per decision before the counted fallback"""
-    chat_fallback: str = ChatSettings.fallback
-    """the counted fallback move: random or first"""
-    chat_history: int = ChatSettings.history
-    """events of the round shown in the prompt (0: none)"""
-    chat_list_moves: bool = ChatSettings.list_moves
-    """list and number the legal moves in the prompt"""
-    chat_parallel: int = ChatSettings.parallel
-    """chat requests in flight at once"""
-    chat_max_failures: int = ChatSettings.max_failures
-    """consecutive failed requests that stop the run"""
-    chat_max_fallback_share: float = ChatSettings.max_fallback_share
-    """largest share of decisions that may fall back; more stops the run, with no rating"""
-    chat_fallback_grace: int = ChatSettings.fallback_grace
-    """decisions before the fallback share is first checked"""
-    chat_max_requests_per_game: int | None = ChatSettings.max_requests_per_game
-    """requests one game may use (None: no cap); more stops the run"""
-    chat_max_tokens_per_game: int | None = ChatSettings.max_tokens_per_game
-    """tokens one game may use (None: no cap); more stops the run"""
-    chat_backoff: float = ChatSettings.backoff
-    """seconds before retrying a failed request, doubled at each retry"""
-    chat_max_retry_wait: float = ChatSettings.max_retry_wait
-    """longest wait before a retry, Retry-After included"""
-    chat_max_answer_bytes: int = ChatSettings.max_answer_bytes
-    """largest answer read from the endpoint, in bytes; a longer one is a failed request"""
+    chat: ChatOptions = DEFAULT_SETTINGS
+    """the settings of chat:MODEL agents (agents.llm.ChatSettings)"""
 
 
 # What the ladder fixes itself (arena.ladder.LadderSpec): giving any of these with --ladder is an error.
@@ -201,7 +170,7 @@ def ladder_main(args: Args) -> LadderResult:
         raise ValueError(
             f"--ladder plays the ladder's own games, seed and rules: drop {', '.join(fixed)} (with "
             f"--ladder only --ladder-version, --num-players 2 or 4, --deterministic, --torch-threads, --output-dir, "
-            f"--ray/--address/--num-cpus and the --chat-* options apply)"
+            f"--ray/--address/--num-cpus and the --chat.* options apply)"
         )
     if args.ladder_version not in LADDERS:
         raise ValueError(f"--ladder-version must be one of {sorted(LADDERS)}, got {args.ladder_version!r}")
@@ -213,7 +182,7 @@ def ladder_main(args: Args) -> LadderResult:
         deterministic=args.deterministic,
         num_players=args.num_players,
         allow_other_table=args.allow_other_table,
-        chat=chat_settings(args),
+        chat=args.chat,
     )
     play_chunks, progress = prepare_play(args)
     t0 = time.time()
@@ -235,54 +204,6 @@ def ladder_main(args: Args) -> LadderResult:
     # Timing on stderr only: ladder.json and stdout stay identical run to run.
     print(f"wrote {path} ({(time.time() - t0) / 60:.1f} min)", file=sys.stderr)
     return result
-
-
-def chat_settings(args: Args) -> ChatSettings:
-    """The ``--chat-*`` options as the ``ChatSettings`` every ``chat:`` spec of the run is built with."""
-    endpoints = dict(_pairs(args.chat_endpoint, "--chat-endpoint", "NAME=URL"))
-    key_envs = [k for k in args.chat_key_env if "=" not in k]
-    if len(key_envs) > 1:
-        raise ValueError(f"--chat-key-env VAR names the default endpoint's key variable once, got {key_envs}")
-    named_keys = _pairs([k for k in args.chat_key_env if "=" in k], "--chat-key-env", "NAME=VAR")
-    for name, _ in named_keys:
-        if name not in endpoints:
-            raise ValueError(
-                f"--chat-key-env {name}=...: no endpoint {name!r}; declare it with --chat-endpoint {name}=URL"
-            )
-    return ChatSettings(
-        base_url=args.chat_base_url or None,
-        api_key_env=key_envs[0] if key_envs else ChatSettings.api_key_env,
-        endpoints=tuple(endpoints.items()),
-        endpoint_keys=tuple(named_keys),
-        max_attempts=args.chat_attempts,
-        fallback=args.chat_fallback,
-        timeout=args.chat_timeout,
-        temperature=args.chat_temperature,
-        max_tokens=args.chat_max_tokens,
-        history=args.chat_history,
-        list_moves=args.chat_list_moves,
-        parallel=args.chat_parallel,
-        max_failures=args.chat_max_failures,
-        max_fallback_share=args.chat_max_fallback_share,
-        fallback_grace=args.chat_fallback_grace,
-        max_requests_per_game=args.chat_max_requests_per_game,
-        max_tokens_per_game=args.chat_max_tokens_per_game,
-        backoff=args.chat_backoff,
-        max_retry_wait=args.chat_max_retry_wait,
-        max_answer_bytes=args.chat_max_answer_bytes,
-    )
-
-
-def _pairs(items: Any, option: str, form: str) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    for item in items:
-        name, eq, value = (part.strip() for part in item.partition("="))
-        if not eq or not name or not value:
-            raise ValueError(f"{option} takes {form}, got {item!r}")
-        if name in dict(out):
-            raise ValueError(f"{option}: {name!r} is given twice")
-        out.append((name, value))
-    return out
 
 
 def check_agents(agents: list) -> None:
@@ -400,7 +321,7 @@ def main(args: Args) -> TournamentResult | LadderResult:
             deterministic=args.deterministic,
             num_players=args.num_players,
             allow_other_table=args.allow_other_table,
-            chat=chat_settings(args),
+            chat=args.chat,
         )
         for s in specs
     ]

@@ -12,7 +12,7 @@ import numpy as np
 from uno_env import Agent, Engine, UnoRules
 from uno_env.checks import check_int
 from uno_env.policy import agent_label, history_length_of
-from uno_env.rules import check_num_players, typed_rules
+from uno_env.rules import check_num_players
 from uno_env.table import Table, wanted_history
 
 from .ratings import paired_interval, wilson_interval
@@ -99,7 +99,7 @@ def unique_names(agents: Sequence[Any]) -> list[str]:
 def play(
     agents: Sequence[Agent],
     num_games: int,
-    rules: Any = None,
+    rules: UnoRules | None = None,
     seed: int = 0,
     *,
     batch_size: int = 1024,
@@ -123,7 +123,7 @@ def play(
             f"duplicate deals play every deal once per seat rotation: rotate_seats must be True and num_games a "
             f"multiple of the {P} players, got num_games={num_games}, rotate_seats={rotate_seats}"
         )
-    rules = typed_rules(rules, "arena.play")
+    rules = UnoRules() if rules is None else rules
     names = list(names) if names is not None else unique_names(agents)
     if len(names) != P:
         raise ValueError(f"names: one per agent, got {len(names)} names for {P} agents")

@@ -12,7 +12,7 @@ import numpy as np
 
 from uno_env import Agent, UnoRules
 from uno_env.checks import check_int
-from uno_env.rules import check_num_players, typed_rules
+from uno_env.rules import check_num_players
 
 from .match import PlayResult, play, unique_names
 from .ratings import Z95, bradley_terry, paired_interval, wilson_interval
@@ -286,7 +286,7 @@ def tournament(
         )
     for name, value in (("num_games", num_games), ("chunk_games", num_games if chunk_games is None else chunk_games)):
         check_int(name, value, 1)
-    rules = typed_rules(rules, "tournament")
+    rules = UnoRules() if rules is None else rules
     names = list(names) if names is not None else unique_names(agents)
     chunk_games = int(num_games if chunk_games is None else chunk_games)
     plan = chunk_plan(len(agents), num_players, num_games, chunk_games, seed, duplicate)

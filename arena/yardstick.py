@@ -28,6 +28,7 @@ from uno_env.policy import agent_label, history_length_of
 from uno_env.table import Table, ask_one, wanted_history
 from uno_env.text import engine_prompt
 
+from .evaluate import ChatOptions, transcript_line
 from .match import PlayResult, play
 from .ratings import Z95, paired_interval, paired_standard_errors
 
@@ -811,8 +812,8 @@ class Args:
     """with --fresh: the positions drawn"""
     fresh_rollouts: int = ORACLE_ROLLOUTS
     """with --fresh: the oracle's play-outs per decision (fewer: a quicker, noisier oracle)"""
-    chat: ChatSettings = field(default_factory=ChatSettings)
-    """a chat:MODEL agent's settings (agents.llm.ChatSettings, as evaluate.py's --chat-* options)"""
+    chat: ChatOptions = field(default_factory=ChatSettings)
+    """a chat:MODEL agent's settings (agents.llm.ChatSettings, as evaluate.py's --chat.* options)"""
 
 
 MAX_TRANSCRIPT_BYTES = 64 << 20
@@ -831,8 +832,6 @@ def write_transcript(agent: Agent, path: str, run_id: str, limit: int = MAX_TRAN
     transcripts = getattr(agent, "transcripts", None)
     if not isinstance(transcripts, list):
         return None
-    from .evaluate import transcript_line
-
     size = 0
     with open(path, "w") as f:
         for k, game in enumerate(transcripts):

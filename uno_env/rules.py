@@ -208,19 +208,6 @@ def parse_rules(rules: Any = None) -> UnoRules:
     )
 
 
-def typed_rules(rules: UnoRules | None, where: str) -> UnoRules:
-    """``rules`` below the edges: a ``UnoRules`` as it is, None as classic; anything else is a
-    ``ValueError``: text and dicts are parsed once, where they come in (``parse_rules``)."""
-    if rules is None:
-        return UnoRules()
-    if isinstance(rules, UnoRules):
-        return rules
-    raise ValueError(
-        f"{where}: rules must be a UnoRules or None (classic), got {type(rules).__name__} {rules!r}; "
-        "uno_env.parse_rules reads a preset name, JSON text or a dict into one where they come in"
-    )
-
-
 def _check_names(options: dict[str, Any]) -> None:
     unknown = sorted(set(options) - set(OPTION_NAMES))
     if unknown:

@@ -17,7 +17,7 @@ from .actions import CHOOSE_RED, NUM_ACTIONS, PLAY_DOUBLE_FIRST, SWAP_WITH_FIRST
 from .cards import NUM_CARD_TYPES
 from .checks import is_int
 from .engine import describe_event, redact
-from .rules import MAX_PLAYERS, MIN_PLAYERS, UnoRules, typed_rules
+from .rules import MAX_PLAYERS, MIN_PLAYERS, UnoRules
 from .seat_view import seat_view
 
 __all__ = [
@@ -475,10 +475,9 @@ def _option_words(name: str, value: Any) -> str:
     return words.format(v=value)
 
 
-def rules_text(rules: Any) -> str:
+def rules_text(rules: UnoRules) -> str:
     """The rules in words for a player: the goal, the classic rules, then every option that differs
     from classic, each as ``option=value: sentence`` (``rules`` a ``UnoRules``)."""
-    rules = typed_rules(rules, "rules_text")
     lines = [GOAL_TEXT[rules.episode], CLASSIC_TEXT]
     changed = [
         f"- {name}={value}: {_option_words(name, value)}"
@@ -502,10 +501,9 @@ def _intro_line(rules: UnoRules, seat: int, seat_names: Sequence[str]) -> str:
     return f"You are {seat_names[seat]} (seat {seat}) at a table of {n} players playing {variant}."
 
 
-def seat_intro(rules: Any, seat: int, num_players: int, names: Sequence[str] | None = None) -> str:
+def seat_intro(rules: UnoRules, seat: int, num_players: int, names: Sequence[str] | None = None) -> str:
     """What ``seat`` reads once before its first prompt: who it is at the table, the rules, what
     each turn shows and how to reply (``rules`` a ``UnoRules``)."""
-    rules = typed_rules(rules, "seat_intro")
     if not is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise ValueError(f"num_players must be an integer in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
     seat_names = _seat_names(num_players, names)
@@ -543,7 +541,7 @@ def build_prompt(
     observation: Any,
     action_mask: Any,
     *,
-    rules: Any = None,
+    rules: UnoRules | None = None,
     seat: int = 0,
     num_players: int | None = None,
     names: Sequence[str] | None = None,
@@ -556,7 +554,7 @@ def build_prompt(
 
     ``seat`` is its absolute seat; ``events`` the round as it saw it (redacted; None: not shown);
     ``events_cut`` how many earlier events are left out (None: unknown)."""
-    rules = typed_rules(rules, "build_prompt")
+    rules = UnoRules() if rules is None else rules
     view = seat_view(np.asarray(observation), seat, num_players)
     n = len(view["seats"])
     seat_names = _seat_names(n, names)

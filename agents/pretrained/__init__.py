@@ -11,7 +11,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from uno_env.rules import UnoRules, typed_rules
+from uno_env.rules import UnoRules
 
 from ..model_card import check_fits
 from ..policy_net import PolicyNet
@@ -79,7 +79,7 @@ def pretrained_agent(
     if name not in PRETRAINED:
         raise ValueError(f"unknown pretrained agent {name!r}; the registry's are {', '.join(PRETRAINED)}")
     card = load_card(name)
-    rules = typed_rules(rules, "pretrained_agent")
+    rules = UnoRules() if rules is None else rules
     if not allow_other_table:
         others = ", ".join(n for n in PRETRAINED if n != name)
         check_fits(card, rules, num_players, hint=f"The package also ships {others}; ")

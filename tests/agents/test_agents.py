@@ -3,6 +3,8 @@ the arena games they play."""
 
 from __future__ import annotations
 
+import typing
+
 import numpy as np
 import pytest
 from builder import act, check
@@ -505,8 +507,8 @@ def test_label_names_the_agent_only():
     assert make_agent("heuristic").name == "heuristic" and HeuristicAgent.name == "heuristic"
 
 
-def test_agents_take_typed_rules_and_refuse_text():
-    """Rules are parsed at the edges; below them an agent takes a ``UnoRules``."""
+def test_make_agent_parses_the_rules_once_at_its_entry():
+    """``make_agent`` reads rules as ``uno_env.parse_rules`` does; below it an agent takes a ``UnoRules``."""
     assert make_agent("search:8", UnoRules.preset("house")).rules == UnoRules.preset("house")
     assert make_agent("search:8", parse_rules('{"stack_draw_two": true}')).rules == UnoRules(stack_draw_two=True)
     # The baselines take the rules' card points: greedy sheds a wild first only when it is
@@ -515,9 +517,42 @@ def test_agents_take_typed_rules_and_refuse_text():
     assert decide(make_agent("greedy", UnoRules.preset("classic")), engine) == "play wild"
     cheap_wilds = UnoRules(card_points=tuple(1 if t >= 52 else p for t, p in enumerate(UnoRules().points)))
     assert decide(make_agent("greedy", cheap_wilds), engine) == "play red 9"
-    for text in ["classic", {"stack_draw_two": True}]:
-        with pytest.raises(ValueError, match="make_agent: rules must be a UnoRules"):
-            make_agent("heuristic", text)  # type: ignore[arg-type]
+    assert make_agent("search:8", "house").rules == UnoRules.preset("house")
+    assert make_agent("search:8", {"stack_draw_two": True}).rules == UnoRules(stack_draw_two=True)
+    for bad, message in [
+        ("nope", "unknown preset 'nope'"),
+        ({"stack": 1}, r"unknown option\(s\) \['stack'\]"),
+        (3, "rules must be"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make_agent("heuristic", bad)  # type: ignore[arg-type]
+
+
+def _below_the_edges() -> list:
+    from agents.llm import ChatAgent
+    from agents.ppo import PPOAgent
+    from agents.pretrained import pretrained_agent
+    from arena import tournament
+    from uno_env.text import build_prompt, rules_text, seat_intro
+
+    return [
+        play,
+        tournament,
+        pretrained_agent,
+        ChatAgent.__init__,
+        PPOAgent.__init__,
+        rules_text,
+        seat_intro,
+        build_prompt,
+    ]
+
+
+def test_below_the_edges_rules_are_typed_for_mypy():
+    """Past the entries that parse them, ``rules`` is annotated ``UnoRules`` (None: classic) and
+    mypy checks every caller; nothing checks it again at run time."""
+    for function in _below_the_edges():
+        hint = typing.get_type_hints(function)["rules"]
+        assert hint in (UnoRules, UnoRules | None), (function.__qualname__, hint)
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
+import tyro
 
 from agents import HeuristicAgent, llm, make_agent
 from agents.llm import ChatAgent, ChatFailure, ChatSettings, chat_url, retry_after
@@ -171,8 +172,9 @@ def waits(monkeypatch) -> list[float]:
     return asked
 
 
-def _agent(chat: FakeChat, rules="classic", **kw) -> ChatAgent:
-    return ChatAgent("fake-model", parse_rules(rules), base_url=chat.base_url, **{"backoff": 0.0, **kw})
+def _agent(chat: FakeChat, rules="classic", api_key: str | None = None, **kw) -> ChatAgent:
+    settings = ChatSettings(base_url=chat.base_url, **{"backoff": 0.0, **kw})
+    return ChatAgent("fake-model", parse_rules(rules), settings, api_key=api_key)
 
 
 def _decisions(agent: ChatAgent) -> list[dict]:
@@ -295,7 +297,7 @@ def test_an_endpoint_trickling_its_answer_is_cut_at_the_deadline(chat, entry):
     # Each byte comes well within the timeout: only a deadline on the whole request cuts it.
     agent, engine, action = _one_decision(chat, [entry], max_attempts=1, timeout=0.5, fallback="first")
     assert agent.stats()["fallbacks"] == 1 and agent.stats()["failed_requests"] == 1
-    assert "within the 0.5 s deadline (--chat-timeout)" in _decisions(agent)[0]["attempts"][0]["error"]
+    assert "within the 0.5 s deadline (--chat.timeout)" in _decisions(agent)[0]["attempts"][0]["error"]
 
 
 @pytest.mark.parametrize("entry", ["huge:100000", "huge-chunked:100000"])
@@ -303,7 +305,7 @@ def test_an_answer_past_the_size_cap_is_refused(chat, entry):
     agent, engine, action = _one_decision(chat, [entry, "2"], max_attempts=2, max_answer_bytes=4096)
     assert action == int(np.flatnonzero(engine.legal_mask[0])[1]) and agent.stats()["failed_requests"] == 1
     error = _decisions(agent)[0]["attempts"][0]["error"]
-    assert "answer too long" in error and "more than the 4,096 read (--chat-max-answer-bytes)" in error
+    assert "answer too long" in error and "more than the 4,096 read (--chat.max-answer-bytes)" in error
 
 
 def test_the_default_size_cap_refuses_a_4_mb_answer(chat):
@@ -378,7 +380,9 @@ def test_a_dead_endpoint_stops_after_max_failures(monkeypatch, waits):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     _loopback_only(monkeypatch, port)
-    agent = ChatAgent("m", base_url=f"http://127.0.0.1:{port}/v1", max_attempts=2, max_failures=4)
+    agent = ChatAgent(
+        "m", settings=ChatSettings(base_url=f"http://127.0.0.1:{port}/v1", max_attempts=2, max_failures=4)
+    )
     with pytest.raises(ChatFailure, match=r"4 requests in a row to http://127.0.0.1:\d+/v1/chat/completions failed"):
         play([agent, HeuristicAgent(parse_rules("classic"))], 6, UnoRules.preset("classic"), seed=0, batch_size=3)
     assert agent.stats()["failed_requests"] >= 4
@@ -395,7 +399,7 @@ def test_garbage_stops_the_run_past_the_fallback_share(chat):
 @pytest.mark.parametrize("cap", [{"max_requests_per_game": 3}, {"max_tokens_per_game": 250}])
 def test_a_game_past_its_cap_stops_the_run(chat, cap):
     agent = _agent(chat, **cap)
-    with pytest.raises(ChatFailure, match="game 0 used .*--chat-max-"):
+    with pytest.raises(ChatFailure, match="game 0 used .*--chat.max-"):
         play([agent, HeuristicAgent(parse_rules("classic"))], 1, UnoRules.preset("classic"), seed=0, batch_size=1)
     assert agent.stats()["requests"] == 3
 
@@ -405,7 +409,7 @@ def test_requests_of_a_batch_run_in_parallel(monkeypatch):
     _loopback_only(monkeypatch, server.port)
     try:
         server.script[:] = ["gate"] * 4  # each answers only once all four wait together
-        agent = ChatAgent("m", base_url=server.base_url, parallel=4, timeout=20)
+        agent = ChatAgent("m", settings=ChatSettings(base_url=server.base_url, parallel=4, timeout=20))
         engine = Engine(4, 2, parse_rules("classic"), seed=1, history=8)
         rngs = [np.random.default_rng(k) for k in range(4)]
         actions = agent.act_in_rows(engine, [0, 1, 2, 3], rngs)
@@ -452,7 +456,7 @@ def test_named_endpoints_in_one_settings(monkeypatch):
     )
     a = make_agent("chat:qwen2.5:7b@local", UnoRules.preset("classic"), chat=settings)
     b = make_agent("chat:m@far", UnoRules.preset("classic"), chat=settings)
-    assert (a.model, a.url, a.api_key, a.timeout, a.name) == (
+    assert (a.model, a.url, a.api_key, a.settings.timeout, a.name) == (
         "qwen2.5:7b",
         "http://127.0.0.1:1/v1/chat/completions",
         "lk",
@@ -460,7 +464,9 @@ def test_named_endpoints_in_one_settings(monkeypatch):
         "chat:qwen2.5:7b@local",
     )
     assert (b.url, b.api_key) == ("http://127.0.0.1:2/v1/chat/completions", "ok")
-    with pytest.raises(ValueError, match="chat endpoint 'nope' is not declared: name it with --chat-endpoint nope=URL"):
+    with pytest.raises(
+        ValueError, match="chat endpoint 'nope' is not declared: name it with --chat.endpoints nope URL"
+    ):
         make_agent("chat:m@nope", UnoRules.preset("classic"), chat=settings)
     with pytest.raises(ValueError, match="after '@' comes an endpoint's name"):
         make_agent("chat:m@ bad/name", UnoRules.preset("classic"), chat=settings)
@@ -469,25 +475,56 @@ def test_named_endpoints_in_one_settings(monkeypatch):
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"model": ""}, "model must name"),
         ({"base_url": "ftp://x"}, "http:// or https://"),
-        ({"max_attempts": 0}, "max_attempts"),
+        ({"api_key_env": ""}, "api_key_env must name an environment variable"),
+        ({"endpoints": (("one",),)}, r"endpoints takes NAME URL pairs \(--chat.endpoints NAME URL\), got \('one',\)"),
+        ({"endpoints": [("one", "http://h")]}, "endpoints must be a tuple of NAME URL pairs, got list"),
+        ({"endpoints": (("bad name", "http://h"),)}, "an endpoint's name is letters, digits"),
+        ({"endpoints": (("one", "http://h"), ("one", "http://i"))}, "endpoints: 'one' is given twice"),
+        ({"endpoints": (("one", "h:1"),)}, "http:// or https://"),
+        ({"endpoint_keys": (("x", "Y"),)}, "endpoint_keys: no endpoint 'x'; declare it with --chat.endpoints x URL"),
+        ({"max_attempts": 0}, "max_attempts must be an integer >= 1"),
         ({"fallback": "best"}, "fallback must be one of"),
-        ({"timeout": 0}, "timeout"),
-        ({"history": -1}, "history"),
-        ({"parallel": 0}, "parallel"),
-        ({"max_failures": 0}, "max_failures"),
-        ({"max_fallback_share": 1.5}, "max_fallback_share"),
-        ({"max_requests_per_game": 0}, "max_requests_per_game"),
+        ({"timeout": 0}, "timeout must be > 0 seconds"),
+        ({"timeout": float("inf")}, "timeout must be > 0 seconds"),
+        ({"history": -1}, "history must be an integer >= 0"),
+        ({"list_moves": "yes"}, "list_moves must be True or False"),
+        ({"parallel": 0}, "parallel must be an integer >= 1"),
+        ({"max_failures": 0}, "max_failures must be an integer >= 1"),
+        ({"max_fallback_share": 1.5}, r"max_fallback_share must be in \[0, 1\]"),
+        ({"fallback_grace": -1}, "fallback_grace must be an integer >= 0"),
+        ({"max_requests_per_game": 0}, "max_requests_per_game must be an integer >= 1 or None"),
         ({"max_tokens_per_game": -5}, "max_tokens_per_game"),
-        ({"temperature": -1}, "temperature"),
-        ({"backoff": -1}, "backoff"),
+        ({"max_tokens": True}, "max_tokens must be an integer >= 1 or None"),
+        ({"temperature": -1}, "temperature must be a number >= 0 or None"),
+        ({"backoff": -1}, "backoff must be a number of seconds >= 0"),
+        ({"max_retry_wait": float("nan")}, "max_retry_wait must be a number of seconds >= 0"),
+        ({"max_answer_bytes": 1023}, "max_answer_bytes must be an integer >= 1024"),
     ],
 )
-def test_bad_settings_are_refused(kwargs, message):
-    settings = {"model": "m", "base_url": "http://127.0.0.1:1/v1", **kwargs}
+def test_bad_settings_are_refused_once_where_they_are_made(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        ChatAgent(settings.pop("model"), **settings)
+        ChatSettings(**kwargs)
+
+
+def test_a_chat_agent_takes_checked_settings_and_its_own_model_and_endpoint(monkeypatch):
+    settings = ChatSettings(base_url="http://127.0.0.1:1/v1", endpoints=(("far", "http://127.0.0.1:2"),), timeout=5.0)
+    agent = ChatAgent("m", None, settings, api_key="k", name="me")
+    assert (agent.url, agent.api_key, agent.name, agent.settings, agent.rules) == (
+        "http://127.0.0.1:1/v1/chat/completions",
+        "k",
+        "me",
+        settings,
+        UnoRules(),
+    )
+    assert ChatAgent("m", settings=settings, endpoint="far").url == "http://127.0.0.1:2/v1/chat/completions"
+    with pytest.raises(ValueError, match="model must name the endpoint's model"):
+        ChatAgent("  ", settings=settings)
+    with pytest.raises(ValueError, match="chat endpoint 'near' is not declared"):
+        ChatAgent("m", settings=settings, endpoint="near")
+    monkeypatch.delenv("UNO_CHAT_BASE_URL", raising=False)
+    with pytest.raises(ValueError, match="give --chat.base-url or UNO_CHAT_BASE_URL"):
+        ChatAgent("m")
 
 
 def test_without_a_base_url_it_says_where_to_set_it(monkeypatch):
@@ -528,8 +565,8 @@ def _evaluate(tmp_path, *argv: str):
 
 def test_evaluate_rates_a_chat_agent_and_writes_a_transcript_per_run(chat, tmp_path, capsys):
     chat.script[:] = [{"content": "<think>move 1 or 2?</think>\nMove: 1"}]
-    args = ["--agents", "chat:m,random", "--chat-base-url", chat.base_url, "--chat-temperature", "0.5"]
-    args += ["--chat-max-tokens", "64"]
+    args = ["--agents", "chat:m,random", "--chat.base-url", chat.base_url, "--chat.temperature", "0.5"]
+    args += ["--chat.max-tokens", "64"]
     _evaluate(tmp_path, *args)
     data = json.loads((tmp_path / "tournament.json").read_text())
     stats = data["config"]["agent_stats"]["chat:m"]
@@ -555,7 +592,7 @@ def test_evaluate_stops_on_a_dead_endpoint_with_no_rating(monkeypatch, tmp_path,
         port = s.getsockname()[1]
     _loopback_only(monkeypatch, port)
     with pytest.raises(SystemExit) as exit_:
-        _evaluate(tmp_path, "--agents", "chat:m,random", "--chat-base-url", f"http://127.0.0.1:{port}/v1")
+        _evaluate(tmp_path, "--agents", "chat:m,random", "--chat.base-url", f"http://127.0.0.1:{port}/v1")
     assert exit_.value.code != 0
     assert "6 requests in a row" in str(exit_.value.code) and "Is the server running" in str(exit_.value.code)
     assert not (tmp_path / "tournament.json").exists()
@@ -565,7 +602,7 @@ def test_evaluate_stops_on_a_dead_endpoint_with_no_rating(monkeypatch, tmp_path,
 def test_evaluate_stops_on_a_malformed_usage_without_a_traceback(chat, tmp_path, capsys, waits):
     chat.default = {"content": "1", "_usage": [1, 2]}
     with pytest.raises(SystemExit) as exit_:
-        _evaluate(tmp_path, "--agents", "chat:m,random", "--chat-base-url", chat.base_url)
+        _evaluate(tmp_path, "--agents", "chat:m,random", "--chat.base-url", chat.base_url)
     message = str(exit_.value.code)
     assert "6 requests in a row" in message and "usage must be an object of token counts, got list" in message
     assert not (tmp_path / "tournament.json").exists()
@@ -574,7 +611,7 @@ def test_evaluate_stops_on_a_malformed_usage_without_a_traceback(chat, tmp_path,
 def test_evaluate_stops_on_fallbacks_past_the_share(chat, tmp_path, capsys):
     chat.default = "no idea"
     with pytest.raises(SystemExit, match="fell back"):
-        _evaluate(tmp_path, "--agents", "chat:m,random", "--chat-base-url", chat.base_url, "--chat-attempts", "1")
+        _evaluate(tmp_path, "--agents", "chat:m,random", "--chat.base-url", chat.base_url, "--chat.max-attempts", "1")
     assert not (tmp_path / "tournament.json").exists()
 
 
@@ -587,10 +624,12 @@ def test_two_endpoints_play_each_other(monkeypatch, tmp_path, capsys):
             tmp_path,
             "--agents",
             "chat:alpha@one,chat:beta@two",
-            "--chat-endpoint",
-            f"one={one.base_url}",
-            "--chat-endpoint",
-            f"two={two.base_url}",
+            "--chat.endpoints",
+            "one",
+            one.base_url,
+            "--chat.endpoints",
+            "two",
+            two.base_url,
         )
     finally:
         one.close()
@@ -603,16 +642,66 @@ def test_two_endpoints_play_each_other(monkeypatch, tmp_path, capsys):
     assert set(data["config"]["agent_stats"]) == {"chat:alpha@one", "chat:beta@two"}
 
 
+def test_evaluate_reads_the_chat_options_as_one_group(monkeypatch, tmp_path):
+    import evaluate
+
+    args = tyro.cli(
+        evaluate.Args,
+        args=[
+            "--chat.base-url",
+            "http://127.0.0.1:1/v1",
+            "--chat.endpoints",
+            "one",
+            "http://127.0.0.1:2/v1",
+            "--chat.endpoints",
+            "two",
+            "http://127.0.0.1:3",
+            "--chat.endpoint-keys",
+            "two",
+            "TWO_KEY",
+            "--chat.api-key-env",
+            "MY_KEY",
+            "--chat.max-attempts",
+            "2",
+            "--chat.temperature",
+            "0.5",
+            "--chat.no-list-moves",
+            "--chat.max-tokens-per-game",
+            "900",
+        ],
+    )
+    assert args.chat == ChatSettings(
+        base_url="http://127.0.0.1:1/v1",
+        api_key_env="MY_KEY",
+        endpoints=(("one", "http://127.0.0.1:2/v1"), ("two", "http://127.0.0.1:3")),
+        endpoint_keys=(("two", "TWO_KEY"),),
+        max_attempts=2,
+        temperature=0.5,
+        list_moves=False,
+        max_tokens_per_game=900,
+    )
+    assert tyro.cli(evaluate.Args, args=[]).chat == ChatSettings()
+    monkeypatch.setenv("TWO_KEY", "second")
+    agent = make_agent("chat:m@two", chat=args.chat)
+    assert (agent.url, agent.api_key) == ("http://127.0.0.1:3/v1/chat/completions", "second")
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--chat-endpoint", "one"], "--chat-endpoint takes NAME=URL"),
-        (["--chat-key-env", "x=Y"], "no endpoint 'x'"),
+        (["--chat.endpoints", "one"], "--chat.endpoints"),
+        (["--chat.endpoint-keys", "x", "Y"], "no endpoint 'x'"),
+        (["--chat.timeout", "0"], "timeout must be > 0 seconds"),
+        (["--chat.fallback", "best"], "fallback must be one of"),
+        (["--chat-timeout", "5"], "--chat-timeout"),
     ],
 )
-def test_evaluate_refuses_bad_chat_options(tmp_path, argv, message):
-    with pytest.raises(SystemExit, match=message):
+def test_evaluate_refuses_bad_chat_options(tmp_path, capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_:
         _evaluate(tmp_path, "--agents", "random,greedy", *argv)
+    assert exit_.value.code != 0
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "tournament.json").exists()
 
 
 def test_ray_keeps_the_chat_stats(chat, tmp_path, capsys):
@@ -621,7 +710,7 @@ def test_ray_keeps_the_chat_stats(chat, tmp_path, capsys):
         tmp_path,
         "--agents",
         "chat:m,random",
-        "--chat-base-url",
+        "--chat.base-url",
         chat.base_url,
         "--games",
         "4",

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import typing
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -119,12 +120,12 @@ def test_a_card_whose_observation_size_is_not_the_rules_is_refused():
 
 
 def test_pretrained_agent_with_its_defaults_is_the_classic_two_player_model():
-    """``pretrained_agent(name)`` alone loads for classic rules; rules given as text are refused by name."""
+    """``pretrained_agent(name)`` alone loads for classic rules; its rules are a ``UnoRules`` (mypy checks callers)."""
     agent = pretrained_agent("pretrained")
     result = play([agent, make_agent("random")], num_games=4, seed=0)
     assert result.games == 4 and result.wins.sum() + result.truncated == 4
-    with pytest.raises(ValueError, match=r"pretrained_agent: rules must be a UnoRules or None"):
-        pretrained_agent("pretrained", "classic")
+    assert typing.get_type_hints(pretrained_agent)["rules"] == UnoRules | None
+    assert pretrained_agent("pretrained", UnoRules()).name == "pretrained"
 
 
 def test_an_unknown_pretrained_name_lists_the_shipped_ones():

@@ -7,6 +7,7 @@ import math
 import os
 import subprocess
 import sys
+import typing
 
 import numpy as np
 import pytest
@@ -795,12 +796,9 @@ def test_bradley_terry_recovers_known_odds():
 
 
 def test_a_tournament_takes_parsed_rules():
-    """Rules are read at the edges (arena.play, the scripts, the envs); a tournament takes a UnoRules."""
-    with pytest.raises(
-        ValueError,
-        match=r"tournament: rules must be a UnoRules or None \(classic\), got str 'house'; uno_env.parse_rules",
-    ):
-        tournament([RandomAgent(), RandomAgent()], 10, rules="house")
+    """Rules are read at the edges (the scripts, make_agent, the envs); a tournament takes a UnoRules (mypy checks)."""
+    assert typing.get_type_hints(tournament)["rules"] == UnoRules | None
+    assert tournament([RandomAgent(), RandomAgent()], 10).config["rules"] == UnoRules().to_dict()
 
 
 def test_four_player_tournament_plays_every_table():
