@@ -87,14 +87,14 @@ class LearnerBench:
 
     def __init__(self, name: str, args: Any) -> None:
         from training.main import batched_learner, build_env, check_args
-        from training.opponents import opponent_groups, parse_mix
+        from training.opponents import opponent_groups
         from training.sb3 import LinearSchedule, make_model, with_update_threads
 
-        rules = check_args(args)
+        rules, mix = check_args(args)
         # Snapshots of the learner play as the untrained model itself: throughput does not depend on the weights.
-        mix = {k: v for k, v in parse_mix(args.opponent_mix).items() if k not in ("self", "league")}
+        mix = {k: v for k, v in mix.items() if k not in ("self", "league")}
         groups = opponent_groups(mix, args.num_envs, rules, num_players=args.num_players)
-        venv, _ = build_env(args, rules, groups, [])
+        venv, _ = build_env(args, rules, groups)
         schedule = LinearSchedule(args.learning_rate, args.total_timesteps, args.anneal_lr)
         self.model = make_model(args, venv, schedule)
         self.name, self.args, self.venv = name, args, venv

@@ -187,6 +187,7 @@ class Ours(Learner):
         super().__init__()
         from agents.registry import parse_list
         from training.belief_inputs import learner_env
+        from training.league import league_members
         from training.main import build_env
         from training.opponents import opponent_groups, parse_mix
         from training.sb3 import LinearSchedule, make_model, with_update_threads
@@ -197,7 +198,7 @@ class Ours(Learner):
         groups = opponent_groups(
             parse_mix(d.opponent_mix), d.num_envs, rules, d.self_play_groups, d.league_groups, num_players=d.num_players
         )
-        venv, self.league = build_env(d, rules, groups, parse_list(d.league_opponents))
+        venv, self.league = build_env(d, rules, groups, league_members(parse_list(d.league_opponents), rules, groups))
         self.schedule = LinearSchedule(d.learning_rate, d.total_timesteps, d.anneal_lr)
         self.model = make_model(d, learner_env(venv, d), self.schedule)
         if d.update_threads:

@@ -17,7 +17,7 @@ from agents.ppo import PPOAgent, load_model
 from agents.pretrained import BELIEF_POLICIES, PRETRAINED, model_path
 from uno_env import UnoRules
 
-from .opponents import LEAGUE, SELF, parse_mix
+from .opponents import LEAGUE, SELF
 
 __all__ = [
     "BELIEF_CHOICES",
@@ -37,8 +37,9 @@ Beliefs = Literal["none", "net"]
 BELIEF_CHOICES: tuple[str, ...] = get_args(Beliefs)
 
 
-def check_beliefs(args: Any, rules: UnoRules) -> None:
-    """Refuse ``--beliefs`` and ``--init`` settings the run cannot keep, before anything is built."""
+def check_beliefs(args: Any, rules: UnoRules, mix: dict[str, float]) -> None:
+    """Refuse ``--beliefs`` and ``--init`` settings the run cannot keep (``mix``: the parsed ``--opponent-mix``),
+    before anything is built."""
     if args.beliefs not in BELIEF_CHOICES:
         raise ValueError(f"--beliefs must be one of {', '.join(BELIEF_CHOICES)}, got {args.beliefs!r}")
     if args.init and args.resume:
@@ -60,7 +61,7 @@ def check_beliefs(args: Any, rules: UnoRules) -> None:
             "backend, "
             "--policy mlp, no --history and no --privileged-critic"
         )
-    if {SELF, LEAGUE} & set(parse_mix(args.opponent_mix)):
+    if {SELF, LEAGUE} & set(mix):
         raise ValueError(
             f"--beliefs net plays agents or mixed tables, not {SELF!r} or {LEAGUE!r} (their snapshots would play "
             f"without the belief): got --opponent-mix {args.opponent_mix!r}"

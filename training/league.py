@@ -4,7 +4,7 @@ PFSP league (guide: docs/training.md, "The league and expert iteration")."""
 from __future__ import annotations
 
 import collections
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -12,11 +12,11 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.ppo import PPOAgent
 from agents.registry import make_agent
-from uno_env import UnoRules
+from uno_env import Agent, UnoRules
 
 from .opponents import LEAGUE, SELF, OpponentGroup
 
-__all__ = ["SnapshotPool", "pfsp_probabilities", "League", "saved_league"]
+__all__ = ["SnapshotPool", "pfsp_probabilities", "League", "league_members", "saved_league"]
 
 SNAPSHOT_PREFIX = "self@"
 """a snapshot member's name is ``self@<learner step when taken>``"""
@@ -73,15 +73,22 @@ def pfsp_probabilities(win_rates: Sequence[float] | np.ndarray, power: float = 2
     return w / w.sum() if w.sum() > 0 else np.full(p.size, 1.0 / p.size)
 
 
+def league_members(specs: Sequence[str], rules: UnoRules, groups: Sequence[OpponentGroup]) -> list[dict[str, Agent]]:
+    """The league's fixed members, built once: for each ``league`` group of ``groups`` its own sampling agent
+    per spec (an agent keeps state between calls); none when no group is a league's."""
+    names = list(dict.fromkeys(s.strip() for s in specs if s.strip()))
+    return [{spec: make_agent(spec, rules, deterministic=False) for spec in names} for g in groups if g.kind == LEAGUE]
+
+
 class League(BaseCallback):
-    """The ``self`` and ``league`` groups' opponents, drawn from one snapshot pool."""
+    """The ``self`` and ``league`` groups' opponents, drawn from one snapshot pool; ``members``: the fixed members
+    of each league group (``league_members``). Its settings are ``train.py``'s, checked there."""
 
     def __init__(
         self,
         venv: Any,
         groups: Sequence[OpponentGroup],
-        specs: Sequence[str],
-        rules: UnoRules,
+        members: Sequence[Mapping[str, Agent]],
         pool_size: int = 8,
         window: int = 500,
         power: float = 2.0,
@@ -89,18 +96,13 @@ class League(BaseCallback):
         seed: int = 0,
     ) -> None:
         super().__init__()
-        if window < 1:
-            raise ValueError(f"league window must be >= 1, got {window}")
-        if not 0.0 <= latest_prob <= 1.0:
-            raise ValueError(f"latest_prob must be in [0, 1], got {latest_prob}")
-        pfsp_probabilities([0.5], power)  # checks the power
         self.venv = venv
         self.pool = SnapshotPool(pool_size)
         self.groups = [g for g, group in enumerate(groups) if group.kind == LEAGUE]
         self.self_groups = [g for g, group in enumerate(groups) if group.kind == SELF]
         self.group_of = np.asarray(venv.group_of)
-        self.specs = list(dict.fromkeys(s.strip() for s in specs if s.strip())) if self.groups else []
-        self.fixed = [{spec: make_agent(spec, rules, deterministic=False) for spec in self.specs} for _ in self.groups]
+        self.fixed = [dict(m) for m in members]
+        self.specs = list(self.fixed[0]) if self.fixed else []
         self.frozen: list[PPOAgent] = []
         self.self_agents: list[PPOAgent] = []
         self.window, self.power, self.latest_prob = int(window), float(power), float(latest_prob)

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 import torch
 import tyro
@@ -40,7 +40,7 @@ from training.belief_inputs import (
     start_from,
 )
 from training.expert import clone, label_positions, load_positions, save_positions
-from training.league import League, saved_league
+from training.league import League, league_members, saved_league
 from training.opponents import (
     LEAGUE,
     OpponentGroup,
@@ -240,8 +240,16 @@ class Args:
                 setattr(self, name, value)
 
 
-def check_args(args: Args) -> UnoRules:
-    """Refuse bad settings before anything is built or written (ValueError naming the setting); the rules."""
+class Checked(NamedTuple):
+    """What ``check_args`` read from the arguments, for ``main`` to build from."""
+
+    rules: UnoRules
+    mix: dict[str, float]
+    """``--opponent-mix`` parsed: entry -> weight"""
+
+
+def check_args(args: Args) -> Checked:
+    """Refuse bad settings before anything is built or written (ValueError naming the setting); the rules and mix."""
     positive = [
         "num_envs",
         "n_steps",
@@ -305,12 +313,13 @@ def check_args(args: Args) -> UnoRules:
             f"--policy seq reads the public history: give it --history K (events, 1..{MAX_HISTORY}; e.g. 32)"
         )
     check_device(args)
-    check_beliefs(args, rules)
+    mix = parse_mix(args.opponent_mix)
+    check_beliefs(args, rules, mix)
     if args.learner_seat != "random" and not 0 <= args.learner_seat < args.num_players:
         raise ValueError(
             f"--learner-seat must be 'random' or a seat 0..{args.num_players - 1}, got {args.learner_seat!r}"
         )
-    return rules
+    return Checked(rules, mix)
 
 
 def check_device(args: Args) -> None:
@@ -330,15 +339,14 @@ def check_device(args: Args) -> None:
 
 
 def build_env(
-    args: Args, rules: UnoRules, groups: list[OpponentGroup], league_specs: list[str]
+    args: Args, rules: UnoRules, groups: list[OpponentGroup], members: Sequence[Mapping[str, Agent]] = ()
 ) -> tuple[UnoSB3VecEnv, League]:
     """The training env of the opponent groups, and the league: the snapshot pool the ``self`` and ``league``
-    groups draw from, with the fixed members ``league_specs`` (built only when the mix holds 'league')."""
-    if any(g.kind == LEAGUE for g in groups):
-        reads = max((history_length_of(make_agent(spec, rules)) for spec in league_specs), default=0)
-        for g in groups:
-            if g.kind == LEAGUE and isinstance(g.agent, PendingSnapshot):
-                g.agent.history_length = reads
+    groups draw from, with the fixed ``members`` of each league group (``league_members``)."""
+    reads = max((history_length_of(a) for m in members for a in m.values()), default=0)
+    for g in groups:
+        if g.kind == LEAGUE and isinstance(g.agent, PendingSnapshot):
+            g.agent.history_length = reads
     venv = UnoSB3VecEnv(
         args.num_envs,
         args.num_players,
@@ -354,8 +362,7 @@ def build_env(
     league = League(
         venv,
         groups,
-        league_specs,
-        rules,
+        members,
         args.snapshot_pool_size,
         args.league_window,
         args.league_power,
@@ -567,7 +574,7 @@ def run_summary(args: Args, model: Any, training: Stopwatch, start_step: int, mo
 def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     """Train, save, evaluate (docs/training.md); returns what final_eval.json holds. ``script``: the
     command the run's command.txt and model card say made it (``train.py`` or ``uno-train``)."""
-    rules = check_args(args)
+    rules, mix = check_args(args)
     clock = Stopwatch()
     # Every agent is built here, once, so that a bad spec fails before anything is written.
     evaluation = opponent_tables(args.eval_opponents, rules, args.num_players)
@@ -575,24 +582,24 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
         # Imported here: ray is a heavy optional dependency (the distributed extra).
         from training.rllib_trainer import main_rllib
 
-        return main_rllib(args, rules, evaluation, script)
+        return main_rllib(args, rules, mix, evaluation, script)
     resume = find_checkpoint(args.resume) if args.resume else None
     groups = opponent_groups(
-        parse_mix(args.opponent_mix),
+        mix,
         args.num_envs,
         rules,
         args.self_play_groups,
         args.league_groups,
         num_players=args.num_players,
     )
-    league_specs = parse_list(args.league_opponents)
+    members = league_members(parse_list(args.league_opponents), rules, groups)
     teacher = make_agent(args.bc_teacher, rules) if args.bc_positions else None
     bc_opponents = opponent_tables(args.bc_opponents, rules, args.num_players) if args.bc_positions else {}
     seed_everything(args.seed, args.torch_threads)
     # The categorical's argument checks are a noticeable share of an update and can never fail
     # here (masked logits).
     torch.distributions.Distribution.set_default_validate_args(False)
-    venv, league = build_env(args, rules, groups, league_specs)
+    venv, league = build_env(args, rules, groups, members)
     venv = learner_env(venv, args)
     schedule = LinearSchedule(args.learning_rate, args.total_timesteps, args.anneal_lr)
     model = make_model(args, venv, schedule, resume.model if resume else None)

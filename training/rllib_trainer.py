@@ -21,15 +21,15 @@ from arena.remote import init_ray
 from uno_env import Agent, UnoRules
 from uno_env.rllib import MaskedPPOTorchRLModule, UnoEnvRunner, UnoMultiAgentEnv, spaces
 
-from .opponents import SELF, eval_line, eval_rows, final_table, final_title, parse_mix
+from .opponents import SELF, eval_line, eval_rows, final_table, final_title
 from .run import Every, Stopwatch, seed_everything, start_run, write_summary
 
 __all__ = ["rllib_config", "main_rllib"]
 
 
-def rllib_config(args: Any, rules: UnoRules) -> PPOConfig:
-    """The RLlib ``PPOConfig`` of ``train.Args``; ValueError for a mix entry RLlib cannot play."""
-    mix = parse_mix(args.opponent_mix)
+def rllib_config(args: Any, rules: UnoRules, mix: dict[str, float]) -> PPOConfig:
+    """The RLlib ``PPOConfig`` of ``train.Args`` and its parsed ``--opponent-mix``; ValueError for a mix entry
+    RLlib cannot play."""
     for kind in mix:
         if kind != SELF and kind not in BASELINES:
             raise ValueError(
@@ -127,11 +127,13 @@ def _iteration(result: dict[str, Any], seconds: float) -> dict[str, Any]:
     }
 
 
-def main_rllib(args: Any, rules: UnoRules, evaluation: dict[str, list[Agent]], script: str) -> dict[str, Any]:
+def main_rllib(
+    args: Any, rules: UnoRules, mix: dict[str, float], evaluation: dict[str, list[Agent]], script: str
+) -> dict[str, Any]:
     """Train with RLlib PPO on Ray, save the checkpoint, evaluate against ``evaluation`` (``opponent_tables``) like
     the sb3 path; returns final_eval.json's data (``script``: the command command.txt names)."""
     clock = Stopwatch()
-    config = rllib_config(args, rules)
+    config = rllib_config(args, rules, mix)
     seed_everything(args.seed, args.torch_threads)
     run_dir = start_run(args, script)
     init_ray(args.address, args.num_cpus)

@@ -16,6 +16,7 @@ from agents.registry import make_agent
 from agents.rllib_agent import LEARNER, SNAPSHOT, RLlibAgent, SelfPlayMapping, module_path
 from arena import play, tournament
 from arena.remote import ray_chunks
+from training.opponents import parse_mix
 from training.rllib_trainer import rllib_config
 from uno_env import Agent, Engine, RandomAgent, UnoRules, sample_legal
 from uno_env.rllib import UnoEnvRunner, UnoMultiAgentEnv, UnoVectorMultiAgentEnv
@@ -119,7 +120,7 @@ def test_policy_mapping_gives_each_game_one_learner_seat_and_one_opponent_kind()
 def test_env_runner_samples_only_legal_actions_for_every_module():
     """The masking module (learner, snapshot) and the baseline module act in RLlib's own sampling loop."""
     args = train.Args(**{**TINY, "num_env_runners": 0, "opponent_mix": "0.5*random,0.5*self"})
-    runner = UnoEnvRunner(config=rllib_config(args, UnoRules()))
+    runner = UnoEnvRunner(config=rllib_config(args, UnoRules(), parse_mix(args.opponent_mix)))
     episodes = runner.sample(num_timesteps=600, explore=True)
     checked = {}
     for episode in episodes:

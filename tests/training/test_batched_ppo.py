@@ -42,7 +42,7 @@ def learner(num_players: int = 2, precision: str = "fp32", **overrides) -> Batch
         opponent_mix="0.5*random,0.5*heuristic",
         **overrides,
     )
-    rules = check_args(args)
+    rules = check_args(args).rules
     groups = opponent_groups(parse_mix(args.opponent_mix), args.num_envs, rules, 1, 1, num_players=num_players)
     venv, _ = build_env(args, rules, groups, [])
     schedule = LinearSchedule(args.learning_rate, args.total_timesteps, args.anneal_lr)

@@ -15,7 +15,7 @@ pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from training.expert import POSITION_DTYPES, clone, label_positions, load_positions, save_positions
-from training.league import League, pfsp_probabilities
+from training.league import League, league_members, pfsp_probabilities
 from training.opponents import LEAGUE, PendingSnapshot, opponent_groups, parse_mix
 from uno_env import UnoRules
 
@@ -118,7 +118,8 @@ def _league_setup(seed: int = 0, pool_size: int = 2):
     assert isinstance(groups[1].agent, PendingSnapshot) and groups[1].agent.name == LEAGUE
     venv = UnoSB3VecEnv(8, 2, rules, learner_seat="random", opponents=[(g.agent, g.games) for g in groups], seed=0)
     model = _tiny_model(venv)
-    league = League(venv, groups, ["random", "heuristic"], rules, pool_size=pool_size, window=50, seed=seed)
+    members = league_members(["random", "heuristic"], rules, groups)
+    league = League(venv, groups, members, pool_size=pool_size, window=50, seed=seed)
     return model, league
 
 
@@ -189,7 +190,9 @@ def test_self_and_league_groups_draw_from_one_pool_and_resume_what_they_played()
 
     def setup(seed):
         venv = UnoSB3VecEnv(8, 2, rules, opponents=[(g.agent, g.games) for g in groups], seed=0)
-        return _tiny_model(venv), League(venv, groups, ["random"], rules, pool_size=3, latest_prob=0.0, seed=seed)
+        return _tiny_model(venv), League(
+            venv, groups, league_members(["random"], rules, groups), pool_size=3, latest_prob=0.0, seed=seed
+        )
 
     model, league = setup(3)
     league.start(model.policy)

@@ -19,7 +19,7 @@ pytest.importorskip("sb3_contrib")
 from agents import RLCardRuleAgent
 from agents.registry import make_agent
 from arena import bradley_terry, play, tournament
-from training.league import League, SnapshotPool, saved_league
+from training.league import League, SnapshotPool, league_members, saved_league
 from training.opponents import PendingSnapshot, opponent_groups, parse_mix, split_games
 from uno_env import Engine, RandomAgent, UnoRules, parse_rules, sample_legal
 from uno_env.actions import Action
@@ -671,7 +671,8 @@ def test_opponent_groups_share_one_env_and_self_play_swaps_in_snapshots():
         device="cpu",
         policy_kwargs=dict(features_extractor_class=UnoFeatures, features_extractor_kwargs=dict(hidden=(8,))),
     )
-    self_play = League(venv, groups, ["heuristic"], UnoRules(), pool_size=2, latest_prob=1.0, seed=0)
+    members = league_members(["heuristic"], UnoRules(), groups)
+    self_play = League(venv, groups, members, pool_size=2, latest_prob=1.0, seed=0)
     self_play.start(model.policy)
     assert len(self_play.self_agents) == 2 and {a.name for a in self_play.self_agents} == {"self"}
     assert self_play.groups == [] and self_play.members == ["self@0"]  # no league groups: no fixed members
