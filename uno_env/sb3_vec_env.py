@@ -57,6 +57,7 @@ class UnoSB3VecEnv(VecEnv):
         history: int = 0,
         history_form: str = "rows",
         threads: int = 1,
+        reward: str = "win",
     ) -> None:
         if not isinstance(privileged, bool):
             raise ValueError(f"privileged must be True or False, got {privileged!r}")
@@ -76,6 +77,7 @@ class UnoSB3VecEnv(VecEnv):
             history=history,
             history_form=history_form,
             threads=threads,
+            reward=reward,
         )
         self.render_mode = None  # read by VecEnv.__init__ through get_attr
         self.privileged = privileged
