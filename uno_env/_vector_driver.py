@@ -130,6 +130,7 @@ def _scan(
     out_term,
     out_trunc,
     out_reward,
+    out_won,
     fresh,
     reward,
     g,
@@ -154,6 +155,7 @@ def _scan(
                 fresh[b] = True
                 out_term[b] = terminated[b]
                 out_trunc[b] = truncated[b]
+                out_won[b] = rewards[b, seats[b]] > 0
                 if reward == WIN or not terminated[b]:
                     out_reward[b] = rewards[b, seats[b]]
                 else:
@@ -186,6 +188,7 @@ class StepLog:
         self.terminated = np.zeros(n, bool)
         self.truncated = np.zeros(n, bool)
         self.reward = np.zeros(n, np.float32)
+        self.won = np.zeros(n, bool)  # the learner won the round that ended (its "win" reward is +1)
         self.fresh = np.zeros(n, bool)  # ended, final view not read yet
         # (rows, views) of the finished games' final views: only their rows are copied.
         self.finals: list[tuple[np.ndarray, np.ndarray]] = []
@@ -390,6 +393,7 @@ class Driver:
                 log.terminated,
                 log.truncated,
                 log.reward,
+                log.won,
                 log.fresh,
                 self.reward,
                 g,

@@ -697,6 +697,8 @@ class UnoVectorEnv(VectorEnv):
             infos["final_info"] = {
                 "action_mask": np.zeros((self.num_envs, NUM_ACTIONS), np.int8),
                 "_action_mask": log.ended,
+                "won": log.won,  # whatever the reward, for win rates
+                "_won": log.ended,
             }
             infos["_final_info"] = log.ended
         return infos

@@ -37,7 +37,7 @@ def check_reward(reward: Any, rules: UnoRules) -> int:
 
 @njit(cache=True)
 def seat_rewards(mode, g, hands, points, n, teams, b, out):
-    """Every seat's ``score`` or ``rank`` reward of game b's terminated round, into ``out[:n]``.
+    """Every seat's reward (a ``REWARDS`` code) of game b's terminated round, into ``out[:n]``.
 
     A side is a seat, or under ``teams`` a pair of partners (seat i and i + n/2), who share its reward."""
     sides = n // 2 if teams else n
@@ -59,7 +59,9 @@ def seat_rewards(mode, g, hands, points, n, teams, b, out):
             lost_points += side_points[s]
     for p in range(n):
         s = p % sides
-        if mode == SCORE:
+        if mode == WIN:
+            out[p] = 1.0 if (winners >> p) & 1 else -1.0  # the engine's own (kernels.finish)
+        elif mode == SCORE:
             if side_won[s]:
                 out[p] = lost_points / (won * SCORE_SCALE)
             else:
@@ -97,11 +99,11 @@ def rewards_of(mode, g, hands, points, n, teams, terminated, rows, out):
 def round_rewards(engine: Any, reward: str, games: Any = None) -> np.ndarray:
     """Every seat's ``reward`` of the finished rounds of ``games`` (indices; default all), float32 [G, num_players].
 
-    A game not terminated (a truncated round, or one still in play) gives 0 to every seat, as ``win`` does."""
+    Read from the rounds' hands and winners, so valid as long as a finished game is not dealt anew (the
+    engine's ``rewards`` only in the step that ended it); a game not terminated (a truncated round, or
+    one still in play) gives 0 to every seat, as ``win`` does."""
     mode = check_reward(reward, engine.rules)
     rows = np.arange(engine.num_envs) if games is None else np.atleast_1d(np.asarray(games, np.int64))
-    if mode == WIN:
-        return np.array(engine.rewards[rows], np.float32)
     out = np.zeros((rows.size, engine.num_players), np.float32)
     g, _pl, hands = engine.state_arrays[:3]
     points = np.array(engine.rules.points, np.int64)

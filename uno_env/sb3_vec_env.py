@@ -141,6 +141,7 @@ class UnoSB3VecEnv(VecEnv):
             elapsed = round(time.time() - self._t0, 6)
             # Only the finished games get entries: a loop over them, not over the batch.
             finals = self.venv.driver.final_states if self.privileged else None
+            won = vinfos["final_info"]["won"]
             for i in np.flatnonzero(dones):
                 terminal = final_obs[i]
                 if finals is not None:
@@ -148,6 +149,7 @@ class UnoSB3VecEnv(VecEnv):
                 infos[i] = {
                     "terminal_observation": terminal,
                     "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
+                    "is_success": bool(won[i]),  # SB3's key; the learner won, whatever the reward
                     "episode": {"r": float(self._ep_return[i]), "l": int(self._ep_length[i]), "t": elapsed},
                 }
             self._ep_return[dones] = 0.0
