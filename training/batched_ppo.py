@@ -97,7 +97,7 @@ def rounds_won(infos: Sequence[dict[str, Any]], dones: np.ndarray) -> np.ndarray
     (the reward tells it only under ``reward="win"``)."""
     won = np.zeros(len(dones), bool)
     for i in np.flatnonzero(dones):
-        won[i] = infos[i].get("is_success", False)
+        won[i] = infos[int(i)].get("is_success", False)
     return won
 
 

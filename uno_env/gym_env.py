@@ -73,6 +73,11 @@ for embedding layers, oldest first, the latest in the last row; columns
 
 With ``episode="match"`` only the end of the match is rewarded (rounds inside it give 0).
 
+``reward="score"`` or ``"rank"`` pays a terminated round by the points left in the hands (zero-sum,
+divided by ``uno_env.rewards.SCORE_SCALE``) or by the learner's place (+1 first to -1 last)
+instead; ``"win"`` (the default) is the table above; not with ``episode="match"``. Definitions:
+docs/spaces.md. ``infos["final_info"]["won"]`` says whether the learner won, whatever the reward.
+
 ## Starting State
 
 A round is dealt (R3, R9) with the learner at ``learner_seat`` (a fixed seat, or
@@ -178,6 +183,7 @@ random opponent shares one generator across the batch, so its draws depend on th
   whatever K the learner has.
 * ``history_form``: ``"rows"`` (default: ``"history"`` and ``"history_counts"``, float32) or
   ``"tokens"`` (``"history_tokens"``, int8); only with ``history=K``.
+* ``reward``: ``"win"`` (default), ``"score"`` or ``"rank"`` (Rewards above).
 * ``UnoVectorEnv`` also takes ``num_envs`` and ``copy`` (default True: returned arrays are
   fresh copies; False: views of engine buffers, valid until the next ``step``/``reset``; the
   history arrays of ``history=K`` are fresh either way) and ``threads`` (default 1; N in 1..64:
