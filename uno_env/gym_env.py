@@ -76,7 +76,7 @@ With ``episode="match"`` only the end of the match is rewarded (rounds inside it
 ``reward="score"`` or ``"rank"`` pays a terminated round by the points left in the hands (zero-sum,
 divided by ``uno_env.rewards.SCORE_SCALE``) or by the learner's place (+1 first to -1 last)
 instead; ``"win"`` (the default) is the table above; not with ``episode="match"``. Definitions:
-docs/spaces.md. ``infos["final_info"]["won"]`` says whether the learner won, whatever the reward.
+docs/spaces.md. Under SAME_STEP ``infos["final_info"]["won"]`` says whether the learner won, whatever the reward.
 
 ## Starting State
 
