@@ -63,6 +63,21 @@ def position(
     return engine
 
 
+def place(engine, i, rules, hands, top, draw="", player=0):
+    """Game i of ``engine`` at a position: hands and top by card names, ``draw`` drawn first, the
+    rest of the deck under it (no card left when the hands hold it all)."""
+    hand_ids = [cards(h) for h in hands]
+    placed = [c for h in hand_ids for c in h] + cards(top) + cards(draw)
+    rest = deck_counts(rules.deck, rules.custom_wild_count).astype(np.int64) - np.bincount(placed, minlength=57)
+    engine.set_game(
+        i,
+        hands=hand_ids,
+        discard_pile=cards(top),
+        current_player=player,
+        draw_pile=list(np.repeat(np.arange(57), rest)) + cards(draw)[::-1],
+    )
+
+
 def legal(engine: Engine) -> set[int]:
     """Legal action ids of game 0."""
     return set(np.flatnonzero(engine.legal_mask[0]).tolist())

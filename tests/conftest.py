@@ -53,6 +53,7 @@ SLOW_TESTS = (
     "envs/test_gym_env.py::test_gymnasium_check_env_with_history",
     "envs/test_pettingzoo_env.py::test_pettingzoo_api_test",
     "envs/test_rlcard_conformance.py::test_rlcard_games_play_the_same_under_rules_rlcard",
+    "training/test_reward_option.py::test_train_trains_on_the_score_reward_and_records_it",
     "web/test_web_api.py::test_load_test_script_plays_games_to_the_end",
     "web/test_web_api.py::test_no_hidden_card_in_any_response_over_random_games",
     "web/test_web_api.py::test_record_events_from_any_start_match_the_record",

@@ -22,6 +22,7 @@ __all__ = [
     "Precision",
     "bf16_matrix_units",
     "resolve_precision",
+    "rounds_won",
     "sample_masked",
 ]
 
@@ -86,9 +87,18 @@ class PPOSettings:
 
 
 class StepObserver(Protocol):
-    """What sees each env step's results (``WinsByKind``, ``League``)."""
+    """What sees each env step's results (``WinsByKind``, ``League``): the rounds that ended, and which were won."""
 
-    def record(self, rewards: np.ndarray, dones: np.ndarray) -> None: ...
+    def record(self, won: np.ndarray, dones: np.ndarray) -> None: ...
+
+
+def rounds_won(infos: Sequence[dict[str, Any]], dones: np.ndarray) -> np.ndarray:
+    """Which games' rounds ended in a win this step, bool [num_envs], from ``UnoSB3VecEnv``'s ``is_success``
+    (the reward tells it only under ``reward="win"``)."""
+    won = np.zeros(len(dones), bool)
+    for i in np.flatnonzero(dones):
+        won[i] = infos[int(i)].get("is_success", False)
+    return won
 
 
 Obs = torch.Tensor | dict[str, torch.Tensor]
@@ -118,7 +128,7 @@ class BatchedPPO:
     """Masked PPO over every game of ``venv`` at once; ``rollout()`` then ``update()``, or ``learn_rollout()``.
 
     ``model`` is a ``MaskablePPO`` whose policy and optimizer this trains (its own rollout machinery is
-    unused); ``observers`` see each step's rewards and dones; ``lr`` gives the step size per update."""
+    unused); ``observers`` see each step's won rounds and dones; ``lr`` gives the step size per update."""
 
     def __init__(
         self,
@@ -192,8 +202,10 @@ class BatchedPPO:
                     last = _stack([infos[i]["terminal_observation"] for i in cut])
                     rewards = rewards.copy()
                     rewards[cut] += gamma * self._values(last).cpu().numpy()
-            for observer in self.observers:
-                observer.record(rewards, dones)
+            if self.observers:
+                won = rounds_won(infos, dones)
+                for observer in self.observers:
+                    observer.record(won, dones)
             self.buf_reward[t].copy_(self._device(rewards))
             self.buf_done[t].copy_(self._device(dones.astype(np.float32)))
 

@@ -14,6 +14,7 @@ from agents.ppo import PPOAgent
 from agents.registry import make_agent
 from uno_env import Agent, UnoRules
 
+from .batched_ppo import rounds_won
 from .opponents import LEAGUE, SELF, OpponentGroup
 
 __all__ = ["SnapshotPool", "pfsp_probabilities", "League", "league_members", "saved_league"]
@@ -183,13 +184,13 @@ class League(BaseCallback):
     # --- results: an SB3 callback ------------------------------------------------------------
 
     def _on_step(self) -> bool:
-        self.record(self.locals["rewards"], self.locals["dones"])
+        dones = self.locals["dones"]
+        self.record(rounds_won(self.locals["infos"], dones), dones)
         return True
 
-    def record(self, rewards: np.ndarray, dones: np.ndarray) -> None:
-        """Count the league rounds that ended this step for the member each group played."""
+    def record(self, won: np.ndarray, dones: np.ndarray) -> None:
+        """Count the league rounds that ended this step, won or not, for the member each group played."""
         if self.groups and dones.any():
-            won = rewards > 0
             slot = {g: k for k, g in enumerate(self.groups)}
             for i in np.flatnonzero(dones):
                 k = slot.get(int(self.group_of[i]))

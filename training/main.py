@@ -171,6 +171,8 @@ class Args:
     """torch device of the learner (cpu, cuda, cuda:N); the warm start's cloning needs cpu"""
     learner_seat: Literal["random"] | int = "random"
     """'random' (drawn per round) or a seat number"""
+    reward: Literal["win", "score", "rank"] = "win"
+    """the learner's reward at a round's end: win (+1/-1), score (points left) or rank (docs/spaces.md)"""
     opponent_mix: str = "0.5*heuristic,0.5*rlcard_rule"
     """opponents and their shares, WEIGHT*SPEC,...: agent specs, mixed tables a+b+c, 'self' or 'league'"""
     self_play_groups: int = 2
@@ -302,6 +304,8 @@ def check_args(args: Args) -> Checked:
         raise ValueError(f"--precision is for the batched backend (--backend batched), got --backend {args.backend}")
     if args.privileged_critic and args.backend == "rllib":
         raise ValueError("--privileged-critic is for the sb3 and batched backends")
+    if args.reward != "win" and args.backend == "rllib":
+        raise ValueError("--reward is for the sb3 and batched backends (rllib's rounds pay win)")
     if not 0 <= args.history <= MAX_HISTORY:
         raise ValueError(
             f"--history must be in 0..{MAX_HISTORY} (public events the policy reads; 0: none), got {args.history}"
@@ -358,6 +362,7 @@ def build_env(
         history=env_history(args),
         history_form=POLICY_HISTORY_FORMS[args.policy],
         threads=args.env_threads,
+        reward=args.reward,
     )
     league = League(
         venv,

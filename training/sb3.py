@@ -15,6 +15,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.ppo import ACTIVATIONS, POLICY_EXTRACTORS, UnoMaskablePolicy, UnoPrivilegedPolicy
 
+from .batched_ppo import rounds_won
 from .opponents import OpponentGroup
 
 __all__ = [
@@ -120,13 +121,13 @@ class WinsByKind(BaseCallback):
         self.recent: dict[str, collections.deque[float]] = {g.kind: collections.deque(maxlen=window) for g in groups}
 
     def _on_step(self) -> bool:
-        self.record(self.locals["rewards"], self.locals["dones"])
+        dones = self.locals["dones"]
+        self.record(rounds_won(self.locals["infos"], dones), dones)
         return True
 
-    def record(self, rewards: np.ndarray, dones: np.ndarray) -> None:
-        """Count the rounds that ended this step (a positive reward is a win)."""
+    def record(self, won: np.ndarray, dones: np.ndarray) -> None:
+        """Count the rounds that ended this step, won or not."""
         if dones.any():
-            won = rewards > 0
             for i in np.flatnonzero(dones):
                 self.recent[self.kind_of_game[i]].append(bool(won[i]))
 

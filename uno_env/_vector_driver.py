@@ -18,6 +18,7 @@ from .engine.layout import MAX_HISTORY
 from .engine.rng import splitmix64
 from .observation import STATE_SIZE
 from .policy import RandomAgent, history_length_of
+from .rewards import WIN, seat_rewards
 from .rules import MAX_PLAYERS, UnoRules
 from .table import Table, check_history
 
@@ -118,13 +119,31 @@ def _seat_hash(seat_seed: np.ndarray, episode: np.ndarray, num_players: int) -> 
 
 @njit(cache=True)
 def _scan(
-    current, seats, terminated, truncated, rewards, out_idx, actions, ended, out_term, out_trunc, out_reward, fresh
+    current,
+    seats,
+    terminated,
+    truncated,
+    rewards,
+    out_idx,
+    actions,
+    ended,
+    out_term,
+    out_trunc,
+    out_reward,
+    out_won,
+    fresh,
+    reward,
+    g,
+    hands,
+    points,
+    teams,
 ):
     """One pass over the batch before each opponent step; returns (games to act, finished games).
 
     The first finish of a game in a learner step is the learner's episode end: its flags and reward are
-    logged now (the engine zeroes rewards every step) and it is marked ``fresh``; a game already ``ended``
-    that finishes again dealt a round that ended before the learner's first decision: not an episode."""
+    logged now (the engine zeroes rewards every step, and the round's hands are still the finished
+    round's) and it is marked ``fresh``; a game already ``ended`` that finishes again dealt a round that
+    ended before the learner's first decision: not an episode. ``reward`` is a ``uno_env.rewards`` code."""
     k = 0
     finished = 0
     for b in range(current.shape[0]):
@@ -136,7 +155,13 @@ def _scan(
                 fresh[b] = True
                 out_term[b] = terminated[b]
                 out_trunc[b] = truncated[b]
-                out_reward[b] = rewards[b, seats[b]]
+                out_won[b] = rewards[b, seats[b]] > 0
+                if reward == WIN or not terminated[b]:
+                    out_reward[b] = rewards[b, seats[b]]
+                else:
+                    row = np.zeros(MAX_PLAYERS, np.float64)
+                    seat_rewards(reward, g, hands, points, rewards.shape[1], teams, b, row)
+                    out_reward[b] = row[seats[b]]
         elif current[b] != seats[b]:
             out_idx[k] = b
             k += 1
@@ -163,6 +188,7 @@ class StepLog:
         self.terminated = np.zeros(n, bool)
         self.truncated = np.zeros(n, bool)
         self.reward = np.zeros(n, np.float32)
+        self.won = np.zeros(n, bool)  # the learner won the round that ended (its "win" reward is +1)
         self.fresh = np.zeros(n, bool)  # ended, final view not read yet
         # (rows, views) of the finished games' final views: only their rows are copied.
         self.finals: list[tuple[np.ndarray, np.ndarray]] = []
@@ -190,9 +216,12 @@ class Driver:
         history: int = 0,
         history_form: str = "rows",
         threads: int = 1,
+        reward: int = WIN,
     ) -> None:
         self.num_players = P = check_int("num_players", num_players, 2, MAX_PLAYERS)
         self.rules = rules
+        self.reward = reward  # a uno_env.rewards code, checked by the env
+        self._points = np.array(rules.points, np.int64)
         self.fixed_seat = _check_learner_seat(learner_seat, P)
         self.history = check_int("history", history, 0, MAX_HISTORY)
         self.history_form = check_history_form(history_form, self.history)
@@ -350,6 +379,7 @@ class Driver:
         games that finish (``_scan``) and return how many are finished."""
         e = self.engine
         actions = self._actions
+        g, _pl, hands = e.state_arrays[:3]
         while True:
             k, finished = _scan(
                 e.current_player,
@@ -363,7 +393,13 @@ class Driver:
                 log.terminated,
                 log.truncated,
                 log.reward,
+                log.won,
                 log.fresh,
+                self.reward,
+                g,
+                hands,
+                self._points,
+                self.rules.teams,
             )
             if k == 0:
                 return finished

@@ -73,6 +73,11 @@ for embedding layers, oldest first, the latest in the last row; columns
 
 With ``episode="match"`` only the end of the match is rewarded (rounds inside it give 0).
 
+``reward="score"`` or ``"rank"`` pays a terminated round by the points left in the hands (zero-sum,
+divided by ``uno_env.rewards.SCORE_SCALE``) or by the learner's place (+1 first to -1 last)
+instead; ``"win"`` (the default) is the table above; not with ``episode="match"``. Definitions:
+docs/spaces.md. Under SAME_STEP ``infos["final_info"]["won"]`` says whether the learner won, whatever the reward.
+
 ## Starting State
 
 A round is dealt (R3, R9) with the learner at ``learner_seat`` (a fixed seat, or
@@ -178,6 +183,7 @@ random opponent shares one generator across the batch, so its draws depend on th
   whatever K the learner has.
 * ``history_form``: ``"rows"`` (default: ``"history"`` and ``"history_counts"``, float32) or
   ``"tokens"`` (``"history_tokens"``, int8); only with ``history=K``.
+* ``reward``: ``"win"`` (default), ``"score"`` or ``"rank"`` (Rewards above).
 * ``UnoVectorEnv`` also takes ``num_envs`` and ``copy`` (default True: returned arrays are
   fresh copies; False: views of engine buffers, valid until the next ``step``/``reset``; the
   history arrays of ``history=K`` are fresh either way) and ``threads`` (default 1; N in 1..64:
@@ -207,6 +213,7 @@ from .docs import action_table, fill_doc, observation_table
 from .engine.history import check_history_form
 from .observation import observation_size
 from .render import render_rgb, table_text
+from .rewards import check_reward, round_rewards
 from .rules import UnoRules, parse_rules
 from .seat_view import state_view
 from .spaces import action_space, history_spaces, observation_space
@@ -287,6 +294,7 @@ class UnoEnv(gym.Env):
         on_illegal: str = "terminate",
         history: int = 0,
         history_form: str = "rows",
+        reward: str = "win",
     ) -> None:
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
@@ -295,7 +303,10 @@ class UnoEnv(gym.Env):
         self.render_mode = render_mode
         self.on_illegal = on_illegal
         check_history_form(history_form, history)
-        self._driver = Driver(1, num_players, parse_rules(rules), learner_seat, opponents, history, history_form)
+        parsed = parse_rules(rules)
+        code = check_reward(reward, parsed)
+        self._driver = Driver(1, num_players, parsed, learner_seat, opponents, history, history_form, reward=code)
+        self.reward = reward
         self.engine = self._driver.engine
         self.rules = self._driver.rules
         self.num_players = self._driver.num_players
@@ -348,8 +359,9 @@ class UnoEnv(gym.Env):
         self._render_human()
         if not self._done:
             return self._with_history(e.observation[0].copy()), 0.0, False, False, self._info()
-        # The engine step that ended the round was the last one, so its rewards are still there.
-        return self._view(), float(e.rewards[0, d.seats[0]]), terminated, truncated, self._info()
+        # The engine step that ended the round was the last one, so its rewards and hands are still there.
+        reward = float(round_rewards(e, self.reward, 0)[0, d.seats[0]])
+        return self._view(), reward, terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions, bool [116] (all False once the episode is over)."""
@@ -489,6 +501,7 @@ class UnoVectorEnv(VectorEnv):
         history: int = 0,
         history_form: str = "rows",
         threads: int = 1,
+        reward: str = "win",
     ) -> None:
         check_int("num_envs", num_envs, 1, 2**31 - 1)
         check_history_form(history_form, history)
@@ -501,9 +514,12 @@ class UnoVectorEnv(VectorEnv):
             )
         if not isinstance(copy, bool):
             raise ValueError(f"copy must be True or False, got {copy!r}")
+        parsed = parse_rules(rules)
+        code = check_reward(reward, parsed)
         self._driver = d = Driver(
-            num_envs, num_players, parse_rules(rules), learner_seat, opponents, history, history_form, threads
+            num_envs, num_players, parsed, learner_seat, opponents, history, history_form, threads, code
         )
+        self.reward = reward
         self.threads = threads
         self.history = d.history
         self.history_form = history_form
@@ -687,6 +703,8 @@ class UnoVectorEnv(VectorEnv):
             infos["final_info"] = {
                 "action_mask": np.zeros((self.num_envs, NUM_ACTIONS), np.int8),
                 "_action_mask": log.ended,
+                "won": log.won,  # whatever the reward, for win rates
+                "_won": log.ended,
             }
             infos["_final_info"] = log.ended
         return infos

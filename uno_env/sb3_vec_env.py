@@ -57,6 +57,7 @@ class UnoSB3VecEnv(VecEnv):
         history: int = 0,
         history_form: str = "rows",
         threads: int = 1,
+        reward: str = "win",
     ) -> None:
         if not isinstance(privileged, bool):
             raise ValueError(f"privileged must be True or False, got {privileged!r}")
@@ -76,6 +77,7 @@ class UnoSB3VecEnv(VecEnv):
             history=history,
             history_form=history_form,
             threads=threads,
+            reward=reward,
         )
         self.render_mode = None  # read by VecEnv.__init__ through get_attr
         self.privileged = privileged
@@ -139,6 +141,7 @@ class UnoSB3VecEnv(VecEnv):
             elapsed = round(time.time() - self._t0, 6)
             # Only the finished games get entries: a loop over them, not over the batch.
             finals = self.venv.driver.final_states if self.privileged else None
+            won = vinfos["final_info"]["won"]
             for i in np.flatnonzero(dones):
                 terminal = final_obs[i]
                 if finals is not None:
@@ -146,6 +149,7 @@ class UnoSB3VecEnv(VecEnv):
                 infos[i] = {
                     "terminal_observation": terminal,
                     "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
+                    "is_success": bool(won[i]),  # SB3's key; the learner won, whatever the reward
                     "episode": {"r": float(self._ep_return[i]), "l": int(self._ep_length[i]), "t": elapsed},
                 }
             self._ep_return[dones] = 0.0

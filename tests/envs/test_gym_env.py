@@ -9,7 +9,7 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
-from builder import cards
+from builder import cards, place
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from gymnasium.vector import AutoresetMode
 
@@ -417,21 +417,6 @@ class PreferAgent:
 OPPONENT = PreferAgent("play red draw two", "play wild draw four", "play red 5", "play red 2", "play red 4")
 
 
-def _set_position(engine, i, rules, hands, top, draw="", player=0):
-    """Game i of ``engine`` at a position: hands and top by card names, ``draw`` drawn first, the
-    rest of the deck under it (no card left when the hands hold it all)."""
-    hand_ids = [cards(h) for h in hands]
-    placed = [c for h in hand_ids for c in h] + cards(top) + cards(draw)
-    rest = deck_counts(rules.deck, rules.custom_wild_count).astype(np.int64) - np.bincount(placed, minlength=57)
-    engine.set_game(
-        i,
-        hands=hand_ids,
-        discard_pile=cards(top),
-        current_player=player,
-        draw_pile=list(np.repeat(np.arange(57), rest)) + cards(draw)[::-1],
-    )
-
-
 ALL_OTHER_CARDS = object()  # a hand that holds every card not placed elsewhere
 
 # (name, num_players, learner seat, rules, hands, top, draw, learner's action, expected facts)
@@ -552,7 +537,7 @@ def test_final_obs_is_the_learners_exact_view_for_every_end(scenario, read_path)
     hands = _hands(rules, hands, top, draw)
     # The reference: a plain engine, the learner's action, then OPPONENT until the round ends.
     ref = Engine(1, P, rules)
-    _set_position(ref, 0, rules, hands, top, draw, player=seat)
+    place(ref, 0, rules, hands, top, draw, player=seat)
     ref.step(np.array([ACTION_NAMES.index(action)]))
     while not (ref.terminated[0] or ref.truncated[0]):
         assert ref.current_player[0] != seat  # the scenario ends before the learner acts again
@@ -565,7 +550,7 @@ def test_final_obs_is_the_learners_exact_view_for_every_end(scenario, read_path)
 
     venv = UnoVectorEnv(3, num_players=P, rules=rules, learner_seat=seat, opponents=OPPONENT, autoreset_mode=SAME)
     venv.reset(seed=0)
-    _set_position(venv.engine, 1, rules, hands, top, draw, player=seat)
+    place(venv.engine, 1, rules, hands, top, draw, player=seat)
     actions = venv.action_masks().argmax(1)
     actions[1] = ACTION_NAMES.index(action)
     obs, reward, terminated, truncated, infos = venv.step(actions)
@@ -585,7 +570,7 @@ def test_final_obs_is_the_learners_exact_view_for_every_end(scenario, read_path)
 
     env = UnoEnv(num_players=P, rules=rules, learner_seat=seat, opponents=OPPONENT)
     env.reset(seed=0)
-    _set_position(env.engine, 0, rules, hands, top, draw, player=seat)
+    place(env.engine, 0, rules, hands, top, draw, player=seat)
     last, r, term, trunc, _ = env.step(ACTION_NAMES.index(action))
     assert (term, trunc, r) == (terminated[1], truncated[1], reward[1])
     np.testing.assert_array_equal(last, expected)
@@ -1117,7 +1102,7 @@ def test_twin_games_differing_in_hidden_cards_give_the_learner_the_same_history(
         env = UnoEnv(num_players=3, learner_seat=1, opponents=PreferAgent("draw"), history=K, on_illegal="raise")
         env.reset(seed=0)
         hands = ["green 1, green 2", "red 1, red 2, blue 7", seat2]
-        _set_position(env.engine, 0, env.rules, hands, "red 9", drawn, player=1)
+        place(env.engine, 0, env.rules, hands, "red 9", drawn, player=1)
         obs, *_ = env.step(ACTION_NAMES.index("play red 1"))  # seat 2, then seat 0, draw and pass
         assert env.learner_seat == env.engine.game_state(0)["current_player"] == 1
         views.append(obs)

@@ -136,7 +136,7 @@ def test_league_draws_by_pfsp_counts_results_per_member_and_keeps_its_pool():
         r.clear()
     league.locals = {
         "dones": np.array([1, 0, 1, 1, 0, 0, 0, 0], bool),
-        "rewards": np.array([1, 0, 1, -1, 0, 0, 0, 0.0]),
+        "infos": [{"is_success": w} if w is not None else {} for w in [True, None, True, False, *[None] * 4]],
     }
     league._on_step()
     # Games 2 and 3 are group 1's (its member's results); game 0 is greedy's, not the league's.

@@ -368,6 +368,10 @@ def test_find_checkpoint_says_what_resume_accepts(tmp_path):
             "--history is for the sb3 and batched backends, without --privileged-critic",
         ),
         (["--precision", "bf16", "--backend", "sb3"], "--precision is for the batched backend"),
+        (
+            ["--reward", "score", "--backend", "rllib", "--bc-positions", "0"],
+            "--reward is for the sb3 and batched backends",
+        ),
         (["--backend", "batched", "--device", "gpu0"], "--device must be a torch device such as cpu, cuda"),
         (["--backend", "batched", "--device", "cuda:7", "--bc-positions", "0"], "--device cuda:7: no such device here"),
     ],
@@ -391,6 +395,7 @@ def test_train_refuses_bad_settings_before_writing_anything(tmp_path, args, mess
         ("--activation", "gelu", "'relu', 'tanh', 'silu'"),
         ("--backend", "jax", "'sb3', 'batched', 'rllib'"),
         ("--precision", "fp16", "'auto', 'fp32', 'bf16'"),
+        ("--reward", "points", "'win', 'score', 'rank'"),
         ("--learner-seat", "left", "random"),
     ],
 )
