@@ -21,7 +21,8 @@ import tyro
 
 SETTINGS: dict[str, list[str]] = {
     "sb3": ["--backend", "sb3"],
-    "batched-bf16": ["--backend", "batched", "--precision", "bf16"],
+    "batched-bf16": ["--backend", "batched", "--precision", "bf16", "--num-envs", "256", "--n-steps", "64",
+                     "--batch-size", "4096", "--n-epochs", "4"],
     "batched-big": ["--backend", "batched", "--num-envs", "1024", "--n-steps", "32", "--batch-size", "8192",
                     "--n-epochs", "2"],
 }  # fmt: skip

@@ -13,7 +13,6 @@ from numba import njit
 
 from .checks import check_int, is_int
 from .engine import Engine
-from .engine.history import check_history_form
 from .engine.layout import MAX_HISTORY
 from .engine.rng import splitmix64
 from .observation import STATE_SIZE
@@ -218,14 +217,15 @@ class Driver:
         threads: int = 1,
         reward: int = WIN,
     ) -> None:
+        # The envs check num_envs, history_form, threads and reward at their entry; the player count,
+        # the learner's seat, the history and the opponents are checked here, once, for both envs.
         self.num_players = P = check_int("num_players", num_players, 2, MAX_PLAYERS)
         self.rules = rules
-        self.reward = reward  # a uno_env.rewards code, checked by the env
+        self.reward = reward
         self._points = np.array(rules.points, np.int64)
         self.fixed_seat = _check_learner_seat(learner_seat, P)
         self.history = check_int("history", history, 0, MAX_HISTORY)
-        self.history_form = check_history_form(history_form, self.history)
-        check_int("num_envs", num_envs, 1)
+        self.history_form = history_form
         self.groups, self.group_of = _check_groups(opponents, P, num_envs)
         readers = [history_length_of(a) for g in self.groups for a in g]
         # The engine's chunks step the games and run the opponents' act_chunked (Table).

@@ -1,0 +1,106 @@
+"""Four-player models on the same duplicate deals: each against three heuristics and the mixed table.
+
+    python -m lab.four_players runs/a/model.zip runs/b/model.zip pretrained-4p --deals 2000
+    python -m lab.four_players heuristic greedy --quick    # smoke
+
+Every agent (an agent spec: a saved model's path, ``pretrained-4p``, ``search``...) takes seat 0 of
+the same ``--deals`` deals, each played once per seat rotation (``arena.play(duplicate=True)``),
+against ``heuristic`` in the three other seats and against the mixed table
+``heuristic+rlcard_rule+greedy``. The table gives each agent's win rate (chance is 25%) with its
+95% interval, paired over deals, and each agent minus the first on the same deals. Writes
+``four_players.md`` and ``.json`` to ``--results-dir`` (results: lab/results/four_players.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import tyro
+
+TABLES = {"three heuristics": ["heuristic"] * 3, "mixed table": ["heuristic", "rlcard_rule", "greedy"]}
+
+
+@dataclasses.dataclass
+class Args:
+    """Options of ``python -m lab.four_players``."""
+
+    agents: tyro.conf.Positional[tuple[str, ...]]
+    """agent specs to compare, the first the base of the differences"""
+    deals: int = 2000
+    """duplicate deals per agent and table (each played 4 times, once per seat rotation)"""
+    seed: int = 20261206
+    """seed of the deals (the held-out deals: no training run uses it)"""
+    quick: bool = False
+    """smoke run: 40 deals"""
+    results_dir: str = "lab/results"
+    """where four_players.md and four_players.json are written"""
+
+
+def measure(args: Args) -> dict[str, Any]:
+    """Each agent's per-deal wins on each table; the win rates, intervals and paired differences."""
+    from agents.registry import make_agent
+    from arena import play
+    from arena.ratings import Z95
+    from benchmarks.engine_speed import machine_info
+    from uno_env import parse_rules
+
+    rules = parse_rules("classic")
+    deals = 40 if args.quick else args.deals
+    rows: list[dict[str, Any]] = []
+    for table, seats in TABLES.items():
+        per_deal = {}
+        for spec in args.agents:
+            others = [make_agent(s, rules) for s in seats]
+            r = play([make_agent(spec, rules), *others], 4 * deals, rules, seed=args.seed, duplicate=True)
+            assert r.deal_wins is not None
+            per_deal[spec] = r.deal_wins[:, 0] / r.rotations
+            lo, hi = r.ci95[0]
+            rows.append({"table": table, "agent": spec, "deals": deals, "win_rate": float(r.win_rate[0]),
+                         "ci95": [lo, hi]})  # fmt: skip
+        base = per_deal[args.agents[0]]
+        for spec in args.agents[1:]:
+            diff = per_deal[spec] - base
+            half = Z95 * float(diff.std(ddof=1)) / np.sqrt(diff.size)
+            row = next(r for r in rows if r["table"] == table and r["agent"] == spec)
+            row["minus_first"] = [float(diff.mean()) - half, float(diff.mean()) + half]
+    return {"machine": machine_info(), "args": dataclasses.asdict(args), "rows": rows}
+
+
+def report_lines(report: dict[str, Any]) -> list[str]:
+    """The Markdown table."""
+    a = report["args"]
+    lines = [
+        f"Four players, classic, seat 0 of {report['rows'][0]['deals']:,} duplicate deals (seed {a['seed']}), "
+        "every seat rotation played; chance is 25%.",
+        "",
+        f"| table | agent | win rate | 95% CI | minus {a['agents'][0]} (95%, paired) |",
+        "|---|---|---:|---|---|",
+    ]
+    for r in report["rows"]:
+        lo, hi = r["ci95"]
+        diff = f"{r['minus_first'][0]:+.1%} to {r['minus_first'][1]:+.1%}" if "minus_first" in r else ""
+        lines.append(f"| {r['table']} | `{r['agent']}` | {r['win_rate']:.1%} | {lo:.1%} – {hi:.1%} | {diff} |")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = tyro.cli(Args, args=argv)
+    if not args.agents or args.deals < 2:
+        raise SystemExit(f"give at least one agent spec and --deals >= 2, got {args.agents!r}, {args.deals}")
+    report = measure(args)
+    lines = report_lines(report)
+    print("\n".join(lines))
+    out = Path(args.results_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "four_players.md").write_text("\n".join(lines) + "\n")
+    (out / "four_players.json").write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
