@@ -108,7 +108,6 @@ class LearnerBench:
         import torch
 
         from training.main import update_thread_count
-        from training.sb3 import update_threads
 
         torch.set_num_threads(self.args.torch_threads)
         for _ in range(self.rollouts):
@@ -116,7 +115,7 @@ class LearnerBench:
                 self.model.learn(self.steps, reset_num_timesteps=False)
             else:
                 self.learner.rollout()
-                with update_threads(update_thread_count(self.args)):
+                with self.learner.threads(update_thread_count(self.args)):
                     self.learner.update()
         if self.learner is not None and self.learner.device.type == "cuda":
             torch.cuda.synchronize()
@@ -144,7 +143,7 @@ def update_rates(args: Args, precision: str) -> list[dict[str, Any]]:
         repeats = 1 if args.quick else max(1, 65536 // mb)
         for threads in (0,) if cuda else sorted({1, usable_cores()}):
             times, forward = [], []
-            with update_threads(threads):
+            with learner.threads(threads):  # as the learner's update: a shard of each minibatch per thread
                 for _ in range(4):
                     t0 = time.perf_counter()
                     for _ in range(repeats):
@@ -152,13 +151,13 @@ def update_rates(args: Args, precision: str) -> list[dict[str, Any]]:
                     if cuda:
                         torch.cuda.synchronize()
                     times.append((time.perf_counter() - t0) / (repeats * mb))
-                with torch.inference_mode(), learner.autocast():
-                    for _ in range(4):
-                        t0 = time.perf_counter()
-                        heads(learner.policy, obs)
-                        if cuda:
-                            torch.cuda.synchronize()
-                        forward.append((time.perf_counter() - t0) / mb)
+            with update_threads(threads), torch.inference_mode(), learner.autocast():  # torch's own threads
+                for _ in range(4):
+                    t0 = time.perf_counter()
+                    heads(learner.policy, obs)
+                    if cuda:
+                        torch.cuda.synchronize()
+                    forward.append((time.perf_counter() - t0) / mb)
             rows.append(
                 {"minibatch": mb, "precision": precision, "threads": threads or "gpu",
                  "update_per_s": 1 / float(np.median(times[1:])), "forward_per_s": 1 / float(np.median(forward[1:]))}

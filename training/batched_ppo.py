@@ -7,8 +7,10 @@ actions per step, no per-step ``.item()``. Guide: docs/training.md, "The batched
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -157,6 +159,10 @@ class BatchedPPO:
             torch.zeros((T, N), dtype=torch.float32, device=self.device) for _ in range(4)
         )
         self.obs, self.mask = obs, venv.action_masks()
+        self.params = [p for p in self.policy.parameters() if p.requires_grad]
+        self.shards = 1  # CPU threads of the update, each on its shard of every minibatch (threads())
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_size = 0
 
     def _device(self, x: np.ndarray) -> torch.Tensor:
         return torch.as_tensor(x).to(self.device, non_blocking=True)
@@ -256,6 +262,24 @@ class BatchedPPO:
         stats["learning_rate"] = float(optimizer.param_groups[0]["lr"])
         return stats
 
+    @contextlib.contextmanager
+    def threads(self, n: int) -> Iterator[None]:
+        """Run the updates in the block on ``n`` threads (0: torch's current count).
+
+        On a CPU each thread computes the gradient of its own shard of every minibatch with one intra-op
+        thread, and the shards' gradients are summed in shard order: one wait per minibatch, where
+        torch's own threads wait for each other at every operation, which on a core another process
+        also runs costs more than the second thread gains. On a GPU it is torch's thread count."""
+        before = torch.get_num_threads()
+        n = n or before
+        self.shards = n if self.device.type == "cpu" else 1
+        torch.set_num_threads(1 if self.shards > 1 else n)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(before)
+            self.shards = 1
+
     def step_minibatch(
         self,
         obs: Obs,
@@ -266,6 +290,48 @@ class BatchedPPO:
         returns: torch.Tensor,
     ) -> torch.Tensor:
         """One clipped-PPO step of the optimizer on a minibatch; its losses, KL and clip fraction (on the device)."""
+        if adv.numel() > 1:
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+        optimizer = self.policy.optimizer
+        optimizer.zero_grad(set_to_none=True)
+        if self.shards > 1 and adv.numel() >= 2 * self.shards:
+            stats = self._sharded_backward(obs, mask, action, old_logp, adv, returns)
+        else:
+            loss, stats = self._loss(obs, mask, action, old_logp, adv, returns)
+            loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.params, self.s.max_grad_norm)
+        optimizer.step()
+        return stats
+
+    def _sharded_backward(self, obs: Obs, *rest: torch.Tensor) -> torch.Tensor:
+        """The minibatch's gradients into ``.grad`` as the sum of its ``shards`` slices' on as many threads; its stats."""
+        n = rest[0].shape[0]
+        bounds = [n * k // self.shards for k in range(self.shards + 1)]
+
+        def shard(k: int) -> tuple[tuple[torch.Tensor | None, ...], torch.Tensor]:
+            part = slice(bounds[k], bounds[k + 1])
+            weight = (bounds[k + 1] - bounds[k]) / n  # each shard's mean, weighted to the minibatch's mean
+            loss, stats = self._loss(_map(obs, lambda v: v[part]), *(x[part] for x in rest))
+            return torch.autograd.grad(loss * weight, self.params, allow_unused=True), stats * weight
+
+        if self._pool is None or self._pool_size != self.shards:
+            self._pool, self._pool_size = ThreadPoolExecutor(self.shards, thread_name_prefix="ppo-update"), self.shards
+        results = list(self._pool.map(shard, range(self.shards)))
+        for i, p in enumerate(self.params):
+            grads: list[torch.Tensor] = [g for g in (r[0][i] for r in results) if g is not None]
+            p.grad = functools.reduce(torch.add, grads) if grads else None
+        return functools.reduce(torch.add, [stats for _, stats in results])
+
+    def _loss(
+        self,
+        obs: Obs,
+        mask: torch.Tensor,
+        action: torch.Tensor,
+        old_logp: torch.Tensor,
+        adv: torch.Tensor,
+        returns: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The clipped-PPO loss of rows whose advantages are normalised; with its losses, KL and clip fraction."""
         s = self.s
         with self.autocast():
             logits, values = heads(self.policy, obs)
@@ -273,34 +339,24 @@ class BatchedPPO:
         log_p = torch.log_softmax(logits, dim=1)
         logp = log_p.gather(1, action[:, None]).squeeze(1)
         entropy = -(log_p.exp() * log_p).masked_fill(~mask, 0.0).sum(1)
-        if adv.numel() > 1:
-            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
         log_ratio = logp - old_logp
         ratio = log_ratio.exp()
         pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - s.clip_range, 1 + s.clip_range)).mean()
         value_loss = torch.nn.functional.mse_loss(values.float(), returns)
         entropy_loss = -entropy.mean()
         loss = pg_loss + s.ent_coef * entropy_loss + s.vf_coef * value_loss
-        optimizer = self.policy.optimizer
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(self.policy.parameters(), s.max_grad_norm)
-        optimizer.step()
         with torch.no_grad():
             approx_kl = ((ratio - 1) - log_ratio).mean()
             clipped = ((ratio - 1).abs() > s.clip_range).float().mean()
-            return torch.stack([pg_loss, value_loss, entropy_loss, approx_kl, clipped, loss]).detach()
+            stats = torch.stack([pg_loss, value_loss, entropy_loss, approx_kl, clipped, loss]).detach()
+        return loss, stats
 
     def learn_rollout(self, update_threads: int = 0) -> dict[str, float]:
-        """One rollout and its update (on ``update_threads`` torch threads; 0: the current count); advances
-        ``model.num_timesteps`` by ``n_steps * num_envs``."""
+        """One rollout and its update (on ``update_threads`` threads, ``threads()``; 0: torch's current count);
+        advances ``model.num_timesteps`` by ``n_steps * num_envs``."""
         self.rollout()
-        before = torch.get_num_threads()
-        torch.set_num_threads(update_threads or before)
-        try:
+        with self.threads(update_threads):
             stats = self.update()
-        finally:
-            torch.set_num_threads(before)
         self.model.num_timesteps += self.s.n_steps * self.num_envs
         return stats
 

@@ -100,7 +100,7 @@ Writes runs/<exp-name>/model.zip (load it anywhere by its path). Every option: d
 # throughput"); sb3's and rllib's are the settings they always had.
 _SB3_SHAPE = dict(num_envs=256, n_steps=64, batch_size=4096, n_epochs=4, total_timesteps=8_000_000)
 BACKEND_DEFAULTS: dict[str, dict[str, int]] = {
-    "batched": dict(num_envs=1024, n_steps=32, batch_size=8192, n_epochs=2, total_timesteps=20_000_000),
+    "batched": dict(num_envs=1024, n_steps=32, batch_size=8192, n_epochs=2, total_timesteps=10_000_000),
     "sb3": _SB3_SHAPE,
     "rllib": _SB3_SHAPE,
 }

@@ -126,6 +126,23 @@ def test_the_update_moves_the_policy_and_keeps_it_loadable(tmp_path):
     assert mask[np.arange(4), actions].all()
 
 
+@pytest.mark.parametrize("shards", [2, 3])
+def test_an_update_on_several_threads_equals_it_on_one(shards):
+    """The shards' gradients summed are the minibatch's (float32 sums: rtol 1e-4), and so are the stats."""
+    a, b = learner(), learner()
+    for ppo in (a, b):
+        ppo.rollout()
+    with b.threads(shards):
+        assert b.shards == shards and torch.get_num_threads() == 1
+        stats_b = b.update()
+    assert b.shards == 1
+    stats_a = a.update()
+    for key in ("policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "clip_fraction"):
+        assert stats_b[key] == pytest.approx(stats_a[key], rel=1e-3, abs=1e-6), key
+    for p, q in zip(a.policy.parameters(), b.policy.parameters(), strict=True):
+        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-6)
+
+
 def test_the_same_seed_trains_the_same_weights():
     a, b = learner(), learner()
     for ppo in (a, b):
