@@ -1,5 +1,5 @@
 """The tools of ``uno-mcp`` as the ``mcp`` SDK sees them: one method of ``UnoTools`` per tool, over
-the games of a ``uno_web.mcp.UnoGames``.
+the games of a ``uno_web.mcp_games.UnoGames``.
 
 Imported only where the SDK is installed (``uno_web.mcp.build_server`` imports it): the SDK reads
 the methods' annotations, the SDK's ``Context`` among them, at run time.
@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.registry import REMOTE_LIMITS
 from uno_env.rules import MAX_PLAYERS, PRESETS
 
-from .mcp import MAX_RECORD_PAGE, UnoGames
+from .mcp_games import MAX_RECORD_PAGE, UnoGames
 from .session import HINT_ROLLOUTS, MAX_HINT_ROLLOUTS, MAX_MOVE_CHARS, SessionError, brief, shown
 
 __all__ = ["TOOLS", "UnoTools"]
