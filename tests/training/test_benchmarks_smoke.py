@@ -178,3 +178,25 @@ def test_env_threads_benchmark_runs():
     assert [line.split("|")[1].strip() for line in lines if line.startswith("| threads=") or "parallel=True" in line][
         -3:
     ] == ["threads=1", "threads=3", "parallel=True (numba's threads)"]
+
+
+def test_ppo_library_without_torchrl_names_the_install_command(monkeypatch):
+    from lab.ppo_library import require_torchrl
+
+    monkeypatch.setitem(sys.modules, "torchrl", None)  # import torchrl raises ImportError
+    with pytest.raises(SystemExit, match="pip install --no-deps torchrl"):
+        require_torchrl()
+
+
+def test_ppo_library_quick_agrees_with_torchrl(tmp_path):
+    """Where TorchRL is installed (not a dependency): its loss and GAE give ours to float32 precision."""
+    pytest.importorskip("torchrl")
+    _run(["-m", "lab.ppo_library", "--quick", "--results-dir", str(tmp_path)])
+    report = json.loads((tmp_path / "ppo_library.json").read_text())
+    for by_learner in report["losses"].values():
+        ours = by_learner["ours"]
+        for losses in by_learner.values():
+            assert losses == pytest.approx(ours, rel=1e-4, abs=1e-6)
+    assert all(check["allclose_rtol_1e-4"] for check in report["gae"]["check"].values())
+    page = (tmp_path / "ppo_library.md").read_text()
+    assert page.count("| torchrl (trunk once) |") == 4  # two minibatch sizes: the rates and the losses
