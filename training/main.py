@@ -95,7 +95,7 @@ Writes runs/<exp-name>/model.zip (load it anywhere by its path). Every option: d
 
 
 # The rollout and update shape each backend runs when its option is left at 0. The batched learner's
-# bigger rollouts, bigger minibatches and two epochs learn as much per step as MaskablePPO's four
+# bigger rollouts, bigger minibatches and two epochs learn about as much per step as MaskablePPO's four
 # epochs (lab/results/learning_per_step.md) in far less update time (docs/benchmarks.md, "Learner
 # throughput"); sb3's and rllib's are the settings they always had.
 _SB3_SHAPE = dict(num_envs=256, n_steps=64, batch_size=4096, n_epochs=4, total_timesteps=8_000_000)

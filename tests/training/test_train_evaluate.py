@@ -121,7 +121,7 @@ def test_the_warm_start_scales_with_the_run_and_keeps_the_default_and_shipped_ru
     from agents.pretrained import PRETRAINED, load_card
     from training.main import Args, warm_start_positions
 
-    assert warm_start_positions(Args()) == 1_000_000  # the default run: 8M steps
+    assert warm_start_positions(Args()) == 1_000_000  # the default run: 10M steps
     assert warm_start_positions(Args(total_timesteps=200_000)) == 25_000
     assert warm_start_positions(Args(total_timesteps=200_000, bc_positions=10_000)) == 10_000
     assert warm_start_positions(Args(total_timesteps=200_000, bc_positions=0)) == 0
@@ -129,6 +129,24 @@ def test_the_warm_start_scales_with_the_run_and_keeps_the_default_and_shipped_ru
         saved = load_card(name)["train_args"]
         args = Args(total_timesteps=saved["total_timesteps"], bc_positions=saved["bc_positions"])
         assert warm_start_positions(args) == saved["bc_positions"]
+
+
+def test_each_backend_runs_its_own_shape_and_sb3_the_one_it_always_had():
+    """A shape option left at 0 takes its backend's value; given, it is kept; the command names only what differs."""
+    from training.main import BACKEND_DEFAULTS, Args, update_thread_count
+    from training.run import command_line, usable_cores
+
+    shape = ("num_envs", "n_steps", "batch_size", "n_epochs", "total_timesteps")
+    sb3 = Args(backend="sb3")
+    assert [getattr(sb3, k) for k in shape] == [256, 64, 4096, 4, 8_000_000]  # MaskablePPO's settings since 0.1.0
+    batched = Args()
+    assert batched.backend == "batched" and {k: getattr(batched, k) for k in shape} == BACKEND_DEFAULTS["batched"]
+    assert Args(backend="sb3", num_envs=1024).num_envs == 1024
+    assert command_line(sb3) == "python train.py --backend sb3"
+    assert command_line(Args(backend="sb3", n_epochs=2)) == "python train.py --n-epochs 2 --backend sb3"
+    assert command_line(batched) == "python train.py"
+    assert update_thread_count(batched) == usable_cores() and update_thread_count(sb3) == 0
+    assert update_thread_count(Args(update_threads=1)) == 1
 
 
 # --- model cards ----------------------------------------------------------------------------
