@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import json
 import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 
@@ -132,3 +134,11 @@ def profile_text(fn: Callable[[], Any], top: int = 15) -> str:
 def print_profile(fn: Callable[[], Any], title: str, top: int = 15) -> None:
     """``profile_text`` of ``fn`` printed under a heading."""
     print(f"\n## cProfile: {title}\n{profile_text(fn, top)}")
+
+
+def write_report(results_dir: str | Path, name: str, lines: Sequence[str], report: dict[str, Any]) -> None:
+    """``<name>.md`` (the printed lines) and ``<name>.json`` (the figures) in ``results_dir``, created if need be."""
+    out = Path(results_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.md").write_text("\n".join(lines).rstrip("\n") + "\n")
+    (out / f"{name}.json").write_text(json.dumps(report, indent=2, default=str) + "\n")

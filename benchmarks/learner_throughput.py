@@ -18,7 +18,6 @@ the figures that predict other hardware: the update's samples/s by minibatch, an
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 import time
 from pathlib import Path
@@ -27,7 +26,7 @@ from typing import Any
 import numpy as np
 import tyro
 
-from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summarize
+from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summarize, write_report
 from benchmarks.engine_speed import machine_info, machine_lines
 
 # name -> train.py options over its defaults
@@ -336,10 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     report = measure(args, argv)
     lines = report_lines(report)
     print("\n".join(lines))
-    out = Path(args.results_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "learner_throughput.md").write_text("\n".join(lines) + "\n")
-    (out / "learner_throughput.json").write_text(json.dumps(report, indent=2) + "\n")
+    write_report(args.results_dir, "learner_throughput", lines, report)
     return 0
 
 

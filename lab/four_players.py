@@ -14,13 +14,13 @@ against ``heuristic`` in the three other seats and against the mixed table
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import tyro
+
+from benchmarks._timing import write_report
 
 TABLES = {"three heuristics": ["heuristic"] * 3, "mixed table": ["heuristic", "rlcard_rule", "greedy"]}
 
@@ -95,10 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     report = measure(args)
     lines = report_lines(report)
     print("\n".join(lines))
-    out = Path(args.results_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "four_players.md").write_text("\n".join(lines) + "\n")
-    (out / "four_players.json").write_text(json.dumps(report, indent=2) + "\n")
+    write_report(args.results_dir, "four_players", lines, report)
     return 0
 
 

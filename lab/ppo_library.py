@@ -27,16 +27,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 import sys
 import time
 import types
-from pathlib import Path
 from typing import Any
 
 import tyro
 
-from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summarize
+from benchmarks._timing import add_ratio, fmt_rate, interleave, loadavg, summarize, write_report
 from benchmarks.engine_speed import machine_info, machine_lines
 
 INSTALL = (
@@ -424,10 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     report = measure(args)
     text = render(report)
     print("\n" + text)
-    out = Path(args.results_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "ppo_library.md").write_text(text)
-    (out / "ppo_library.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
+    write_report(args.results_dir, "ppo_library", [text], report)
     return 0
 
 
