@@ -22,6 +22,7 @@ import numpy as np
 
 from uno_env import Engine
 from uno_env.actions import action_name
+from uno_env.checks import is_int
 from uno_env.policy import sample_legal
 from uno_env.rules import UnoRules
 from uno_env.text import (
@@ -106,7 +107,7 @@ ENDPOINT_NAME = re.compile(r"[A-Za-z_][\w-]*")
 
 
 def _count(value: Any, least: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+    return is_int(value) and value >= least
 
 
 def _seconds(value: Any, least: float = 0.0, open_low: bool = False) -> bool:
