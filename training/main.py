@@ -121,22 +121,22 @@ class Args:
     env_threads: int = 1
     """threads stepping games and opponents"""
     update_threads: int = 0
-    """torch CPU threads during each PPO update and the warm start (0: every core on batched, else --torch-threads)"""
+    """torch threads of each update (0: every core on batched)"""
     num_players: int = 2
     """players per table (2-10)"""
     rules: Annotated[str, tyro.conf.arg(help=PRESETS_HELP)] = "classic"
     total_timesteps: int = 0
-    """learner decisions to train on, after the warm start (0: the backend's, BACKEND_DEFAULTS)"""
+    """decisions to train on (0: the backend's)"""
     max_minutes: float = 0.0
     """wall-clock limit of the training loop in minutes (0: none); the run still saves and evaluates"""
     num_envs: int = 0
-    """games at once; rllib: per env runner (0: the backend's, BACKEND_DEFAULTS)"""
+    """games at once (0: the backend's)"""
     n_steps: int = 0
-    """learner decisions per game per rollout (0: the backend's)"""
+    """steps per game per rollout (0: backend's)"""
     batch_size: int = 0
-    """minibatch size of the PPO update (0: the backend's)"""
+    """PPO minibatch size (0: the backend's)"""
     n_epochs: int = 0
-    """passes over each rollout (0: the backend's)"""
+    """passes over each rollout (0: backend's)"""
     learning_rate: float = 1e-3
     """Adam step size at the start (also the warm start's)"""
     anneal_lr: bool = True
@@ -172,7 +172,7 @@ class Args:
     learner_seat: Literal["random"] | int = "random"
     """'random' (drawn per round) or a seat number"""
     reward: Literal["win", "score", "rank"] = "win"
-    """the learner's reward at a round's end: win (+1/-1), score (points left) or rank (docs/spaces.md)"""
+    """the reward at a round's end (docs/spaces.md)"""
     opponent_mix: str = "0.5*heuristic,0.5*rlcard_rule"
     """opponents and their shares, WEIGHT*SPEC,...: agent specs, mixed tables a+b+c, 'self' or 'league'"""
     self_play_groups: int = 2

@@ -135,14 +135,17 @@ def test_learner_throughput_quick(tmp_path):
             str(tmp_path / "runs"),
         ]
     )
+    from training.run import usable_cores
+
     report = json.loads((tmp_path / "learner_throughput.json").read_text())
     rows = report["rows"]
-    assert [r["backend"] for r in rows] == ["sb3", "sb3", "batched", "batched", "batched", "batched"]
+    assert [r["row"] for r in rows] == ["sb3", "sb3-update2", "batched", "batched-1thread", "batched-sb3-shape"]
+    assert [r["backend"] for r in rows] == ["sb3", "sb3", "batched", "batched", "batched"]
     assert rows[0]["ratio"] == 1.0 and all(r["steps_per_s"] > 0 and r["cpu_steps_per_s"] > 0 for r in rows)
-    assert {r["precision"] for r in rows[2:4]} == {"fp32", "bf16"}
+    assert [r["update_threads"] for r in rows] == [1, 2, usable_cores(), 1, usable_cores()]
     assert report["update"] and all(u["update_per_s"] > 0 for u in report["update"])
     runs = report["strength"]["runs"]
-    assert list(runs) == ["sb3", "batched-bf16"] and all(0 <= r["win_rate"] <= 1 for r in runs.values())
+    assert list(runs) == ["sb3", "batched"] and all(0 <= r["win_rate"] <= 1 for r in runs.values())
     table = [line for line in (tmp_path / "learner_throughput.md").read_text().splitlines() if line.startswith("| ")]
     assert len(table) == 3 + len(rows) + len(report["update"]) + len(runs)  # three tables: a header and rows each
     assert all(line in proc.stdout for line in table)
