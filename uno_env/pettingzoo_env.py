@@ -1,19 +1,18 @@
-"""PettingZoo AEC environment ``uno_v0``: ``raw_env``, and ``env()`` under PettingZoo's classic wrappers.
+"""PettingZoo AEC environment ``uno_v0``: ``raw_env``, and ``env()`` with the classic checks built in.
 
 A game is an ``Engine`` batch of one; ``raw_env``'s docstring is the environment's doc page."""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
+from pettingzoo.utils.env import AECIterable, AECIterator
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS
 from .checks import is_int
@@ -27,7 +26,7 @@ from .render import render_rgb, render_text, require_pillow
 from .rules import UnoRules, parse_rules
 from .spaces import history_spaces, observation_bounds, state_space
 
-__all__ = ["raw_env", "env", "parallel_env", "observation_bounds", "ILLEGAL_REWARD"]
+__all__ = ["raw_env", "env", "parallel_env", "CheckedEnv", "observation_bounds", "ILLEGAL_REWARD"]
 
 ILLEGAL_REWARD = -1.0  # what env() gives an agent that plays an illegal move (R10)
 
@@ -35,8 +34,10 @@ ILLEGAL_REWARD = -1.0  # what env() gives an agent that plays an illegal move (R
 _SET_BY_RESET = frozenset(
     {"agents", "rewards", "terminations", "truncations", "infos", "agent_selection", "_cumulative_rewards"}
 )
-P = ParamSpec("P")
-R = TypeVar("R")
+# What OrderEnforcingWrapper refuses to read before reset (its exact list).
+_ORDER_ENFORCED = frozenset(
+    {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"}
+)
 
 
 class raw_env(AECEnv):
@@ -162,9 +163,9 @@ class raw_env(AECEnv):
     | ``agent_iter`` item not followed by ``step`` | nothing checked | ``AssertionError`` at the next item |
     | ``step`` after every agent was removed | ``ValueError`` | a warning, nothing happens |
 
-    ``env()`` is ``raw_env`` under PettingZoo's own ``TerminateIllegalWrapper(illegal_reward=-1)``,
-    ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` (the classic-env stack, built as
-    PettingZoo's classic envs build it); ``env().unwrapped`` is the ``raw_env``.
+    ``env()`` behaves exactly like ``raw_env`` under PettingZoo's ``TerminateIllegalWrapper(
+    illegal_reward=-1)``, ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` (the
+    classic-env stack), without their cost per step; ``env().unwrapped`` is the env itself.
     Under ``rules.illegal_action="penalty"`` the engine's penalty (R10) applies in ``raw_env``;
     ``env()`` ends the game before the engine sees the move, as the wrapper stack does.
 
@@ -436,6 +437,117 @@ def _as_action(agent: str, action: Any) -> int:
     )
 
 
+class CheckedEnv(raw_env):
+    """What ``env()`` returns: ``raw_env`` behaving exactly as under PettingZoo's classic wrapper stack.
+
+    Unlike the wrappers: ``unwrapped`` is the env itself, there is no ``.env``, private attributes are not blocked."""
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        rules: UnoRules | str | dict | None = None,
+        render_mode: str | None = None,
+        max_cycles: int | None = None,
+        history: int = 0,
+        history_form: str = "rows",
+    ) -> None:
+        self._has_reset = False  # OrderEnforcingWrapper: reset() was called
+        self._has_updated = False  # OrderEnforcingWrapper: step() or reset() since the last agent_iter item
+        super().__init__(num_players, rules, render_mode, max_cycles, history, history_form)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _ORDER_ENFORCED and not self.__dict__.get("_has_reset", False):
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return raw_env.__getattr__(self, name)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new round (see ``raw_env.reset``)."""
+        # Same order as the wrappers: flags first, so a bad seed still counts as a reset call.
+        self._has_reset = True
+        self._has_updated = True
+        raw_env.reset(self, seed=seed, options=options)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s view (see ``raw_env.observe``); ``AssertionError`` before reset."""
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return raw_env.observe(self, agent)
+
+    def render(self) -> str | np.ndarray | None:
+        """Draw the table (see ``raw_env.render``); ``AssertionError`` before reset."""
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        return raw_env.render(self)
+
+    def state(self) -> np.ndarray:
+        """The whole game in seat 0's frame (see ``raw_env.state``); ``AssertionError`` before reset."""
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
+        return raw_env.state(self)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        """Iterate over ``agent_selection``; each item must be followed by ``step()``."""
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcingIterable(self, max_iter)
+
+    def step(self, action: int | None) -> None:
+        """Apply ``agent_selection``'s action, with the three wrappers' checks in their order."""
+        # OrderEnforcingWrapper.step
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = self.agent_selection
+        dead = self.terminations[agent] or self.truncations[agent]
+        # AssertOutOfBoundsWrapper.step. For a plain int, Discrete(116).contains is exactly
+        # the range test; anything else takes the space's own (slower) verdict.
+        assert (action is None and dead) or (
+            (0 <= action < NUM_ACTIONS) if type(action) is int else self.action_spaces[agent].contains(action)
+        ), "action is not in action space"
+        # TerminateIllegalWrapper.step. Its mask is observe(agent_selection)["action_mask"],
+        # i.e. a copy of _mask_row; indexing the same int8 values gives the same verdicts and
+        # the same errors for odd actions (a bool indexes as a boolean mask and raises).
+        if dead:
+            # The wrapper calls _was_dead_step itself after an illegal move and leaves it to
+            # raw_env.step otherwise, which does the same; so its "terminated by an illegal
+            # move" flag changes nothing and is not kept here.
+            self._was_dead_step(action)
+            return
+        if not self._mask_row[action]:
+            EnvLogger.warn_on_illegal_move()
+            self._cumulative_rewards[agent] = 0
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.truncations = dict.fromkeys(self.agents, True)
+            self.rewards = dict.fromkeys(self.truncations, 0)
+            self.rewards[agent] = float(ILLEGAL_REWARD)
+            self._accumulate_rewards()
+            self._deads_step_first()
+            return
+        self._play(agent, action)
+
+
+class _OrderEnforcingIterable(AECIterable):
+    def __iter__(self) -> _OrderEnforcingIterator:
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
+class _OrderEnforcingIterator(AECIterator):
+    """``AECOrderEnforcingIterator``: every item must be followed by ``step()`` (or ``reset()``)."""
+
+    def __next__(self) -> str:
+        env = self.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        agent = env.agent_selection
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return agent
+
+
 def _with_max_cycles(rules: UnoRules, num_players: Any, max_cycles: Any) -> UnoRules:
     """``rules`` with ``max_turns = max_cycles * num_players`` (PettingZoo's keyword), or as they are."""
     if max_cycles is None:
@@ -449,32 +561,32 @@ def _with_max_cycles(rules: UnoRules, num_players: Any, max_cycles: Any) -> UnoR
     return rules.replace(max_turns=int(max_cycles) * int(num_players))
 
 
-def _arguments_of(source: Callable[P, Any]) -> Callable[[Callable[..., R]], Callable[P, R]]:
-    """A factory given ``source``'s signature, for mypy and for ``help()``: the arguments are written once."""
-
-    def give(factory: Callable[..., R]) -> Callable[P, R]:
-        returns = inspect.signature(factory).return_annotation
-        factory.__signature__ = inspect.signature(source).replace(return_annotation=returns)  # type: ignore[attr-defined]
-        return factory
-
-    return give
-
-
-@_arguments_of(raw_env)
-def env(*args: Any, **kwargs: Any) -> wrappers.OrderEnforcingWrapper:
-    """The ``uno_v0`` AEC env under PettingZoo's classic wrappers, as PettingZoo's classic envs build it.
-
-    ``raw_env(...)`` in ``TerminateIllegalWrapper(illegal_reward=-1)`` (an illegal move ends the
-    game: the offender -1, every other agent 0), ``AssertOutOfBoundsWrapper`` and
-    ``OrderEnforcingWrapper``; ``env().unwrapped`` is the ``raw_env``. ``raw_env`` itself refuses
-    an illegal move with a ``ValueError`` naming the legal ones (the class doc's table)."""
-    aec: AECEnv = raw_env(*args, **kwargs)
-    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=ILLEGAL_REWARD)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+def env(
+    num_players: int = 2,
+    rules: UnoRules | str | dict | None = None,
+    render_mode: str | None = None,
+    max_cycles: int | None = None,
+    history: int = 0,
+    history_form: str = "rows",
+) -> CheckedEnv:
+    """The ``uno_v0`` AEC env with PettingZoo's classic checks built in (a ``CheckedEnv``)."""
+    return CheckedEnv(
+        num_players=num_players,
+        rules=rules,
+        render_mode=render_mode,
+        max_cycles=max_cycles,
+        history=history,
+        history_form=history_form,
+    )
 
 
-@_arguments_of(raw_env)
-def parallel_env(*args: Any, **kwargs: Any) -> turn_based_aec_to_parallel_wrapper:
+def parallel_env(
+    num_players: int = 2,
+    rules: UnoRules | str | dict | None = None,
+    render_mode: str | None = None,
+    max_cycles: int | None = None,
+    history: int = 0,
+    history_form: str = "rows",
+) -> turn_based_aec_to_parallel_wrapper:
     """The ``uno_v0`` game under PettingZoo's Parallel API (``turn_based_aec_to_parallel`` over ``env()``)."""
-    return turn_based_aec_to_parallel_wrapper(env(*args, **kwargs))
+    return turn_based_aec_to_parallel_wrapper(env(num_players, rules, render_mode, max_cycles, history, history_form))

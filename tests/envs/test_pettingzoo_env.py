@@ -17,7 +17,6 @@ the next one). ``max_cycles`` is accepted and means ``max_turns = max_cycles * n
 
 from __future__ import annotations
 
-import inspect
 import sys
 import warnings
 from collections.abc import Callable
@@ -34,6 +33,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 import uno_env
 from uno_env import Engine, UnoRules, card_name
 from uno_env.actions import NUM_ACTIONS, Action
+from uno_env.pettingzoo_env import CheckedEnv
 from uno_env.render import render_rgb, render_text
 
 RULE_SETS = {
@@ -498,7 +498,7 @@ def test_env_equals_wrappers_on_scripted_misuse(quiet_env_logger):
     assert res[0] == "ok"
     # PettingZoo's convention (R10): the offender -1, the others 0, everybody done.
     expected = {a: (-1.0 if a == offender else 0.0) for a in pair.native.possible_agents}
-    assert pair.native.rewards == expected == pair.native.unwrapped._cumulative_rewards
+    assert pair.native.rewards == expected == pair.native._cumulative_rewards
     assert all(pair.native.terminations.values()) and all(pair.native.truncations.values())
     pair.do("int on a dead agent", lambda e, k: e.step(0))  # ValueError from _was_dead_step
     for _ in range(3):
@@ -510,25 +510,10 @@ def test_env_equals_wrappers_on_scripted_misuse(quiet_env_logger):
 
 def test_env_unwrapped_and_game_state():
     e = uno_env.env(num_players=2)
-    # PettingZoo's own classic stack, outermost first, over the raw env.
-    assert type(e) is wrappers.OrderEnforcingWrapper and type(e.env) is wrappers.AssertOutOfBoundsWrapper
-    assert type(e.env.env) is wrappers.TerminateIllegalWrapper and e.env.env._illegal_value == -1
-    assert type(e.env.env.env) is uno_env.raw_env and e.unwrapped is e.env.env.env
+    assert isinstance(e, CheckedEnv) and e.unwrapped is e
     e.reset(seed=0)
     assert e.unwrapped.game_state() == e.game_state()
     assert e.game_state()["num_players"] == 2
-
-
-@pytest.mark.parametrize("factory", [uno_env.env, uno_env.parallel_env])
-def test_the_factories_take_raw_envs_arguments(factory):
-    """The arguments are written once, on raw_env; the factories show them to help() and take them."""
-    raw = inspect.signature(uno_env.raw_env)
-    assert inspect.signature(factory).parameters == raw.parameters
-    assert list(raw.parameters)[:3] == ["num_players", "rules", "render_mode"]
-    e = factory(3, "house", max_cycles=4)
-    assert e.unwrapped.num_players == 3 and e.unwrapped.rules == UnoRules.preset("house", max_turns=12)
-    with pytest.raises(TypeError, match="colour"):
-        factory(colour=1)
 
 
 # --- bad input -------------------------------------------------------------------------------
@@ -640,7 +625,7 @@ def test_penalty_rule_applies_in_raw_env_but_env_ends_the_game(quiet_env_logger)
     offender = checked.agent_selection
     checked.step(unplayable)
     assert checked.game_state()["hands"] == state["hands"]
-    assert checked.unwrapped._cumulative_rewards[offender] == -1.0 and all(checked.terminations.values())
+    assert checked._cumulative_rewards[offender] == -1.0 and all(checked.terminations.values())
 
 
 def test_raw_env_attributes_before_reset():
@@ -774,7 +759,7 @@ def test_pettingzoo_make_builds_the_env_from_its_registry():
         pytest.skip(f"pettingzoo {pettingzoo.__version__} has no registry")
     e = pettingzoo.make("aec", uno_env.PETTINGZOO_ID, num_players=3, rules="house")
     e.reset(seed=0)
-    assert isinstance(e, wrappers.OrderEnforcingWrapper) and isinstance(e.unwrapped, uno_env.raw_env)
+    assert isinstance(e, uno_env.pettingzoo_env.CheckedEnv)
     assert e.num_agents == 3 and e.unwrapped.rules == UnoRules.preset("house")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # registering again must not warn "Overriding environment"
