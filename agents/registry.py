@@ -37,6 +37,7 @@ __all__ = [
     "agent_names",
     "check_spec",
     "make_agent",
+    "build_agent",
     "parse_list",
     "parse_mix",
     "parse_spec",
@@ -387,8 +388,28 @@ def make_agent(
     rng). A model refuses rules or a ``num_players`` its card was not trained for, unless
     ``allow_other_table``. ``chat``: the ``agents.llm.ChatSettings`` of ``chat:`` specs.
     """
+    return build_agent(
+        spec,
+        parse_rules(rules),
+        deterministic=deterministic,
+        num_players=num_players,
+        allow_other_table=allow_other_table,
+        chat=chat,
+    )
+
+
+def build_agent(
+    spec: str,
+    rules: UnoRules,
+    *,
+    deterministic: bool = True,
+    num_players: int | None = None,
+    allow_other_table: bool = False,
+    chat: ChatSettings | None = None,
+) -> Agent:
+    """``make_agent`` for a caller whose rules are already an ``UnoRules`` (read once, at its own entry)."""
     s = check_spec(spec)
-    how = _How(parse_rules(rules), deterministic, num_players, allow_other_table, chat)
+    how = _How(rules, deterministic, num_players, allow_other_table, chat)
     agent = _BUILDERS[s.kind](s, how)
     if s.label is not None:
         agent.name = s.label

@@ -23,8 +23,8 @@ import uno_env
 from benchmarks._timing import fmt_rate, interleave, loadavg, summarize
 from training.opponents import opponent_groups, parse_mix
 from uno_env import UnoRules, sample_legal
+from uno_env.checks import MAX_THREADS
 from uno_env.sb3_vec_env import UnoSB3VecEnv
-from uno_env.threads import MAX_THREADS
 
 
 @dataclasses.dataclass

@@ -89,7 +89,7 @@ class LearnerBench:
         from training.opponents import opponent_groups
         from training.sb3 import LinearSchedule, make_model, with_update_threads
 
-        rules, mix = check_args(args)
+        rules, mix, _init = check_args(args)
         # Snapshots of the learner play as the untrained model itself: throughput does not depend on the weights.
         mix = {k: v for k, v in mix.items() if k not in ("self", "league")}
         groups = opponent_groups(mix, args.num_envs, rules, num_players=args.num_players)

@@ -197,3 +197,13 @@ def play_digest(rules: UnoRules, players: int, seed: int, steps: int, start: thr
             digest.update(arr.tobytes())
     digest.update(engine_view(e).encode())
     return digest.hexdigest()
+
+
+def labels(teacher: str, opponents: list[str], rules: UnoRules, num_players: int, num_positions: int, **kw):
+    """``training.expert.label_positions`` of a fresh teacher against fresh tables, named by spec."""
+    from agents.registry import make_agent
+    from training.expert import label_positions
+    from training.opponents import opponent_tables
+
+    tables = opponent_tables(",".join(opponents), rules, num_players)
+    return label_positions(make_agent(teacher, rules), tables, rules, num_players, num_positions, **kw)

@@ -4,6 +4,7 @@ network's reading of the round (guide: docs/training.md, "A policy that reads th
 from __future__ import annotations
 
 import inspect
+import os
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -37,17 +38,18 @@ Beliefs = Literal["none", "net"]
 BELIEF_CHOICES: tuple[str, ...] = get_args(Beliefs)
 
 
-def check_beliefs(args: Any, rules: UnoRules, mix: dict[str, float]) -> None:
+def check_beliefs(args: Any, rules: UnoRules, mix: dict[str, float]) -> str:
     """Refuse ``--beliefs`` and ``--init`` settings the run cannot keep (``mix``: the parsed ``--opponent-mix``),
-    before anything is built."""
+    before anything is built; returns the model file ``--init`` names ("" without one)."""
     if args.beliefs not in BELIEF_CHOICES:
         raise ValueError(f"--beliefs must be one of {', '.join(BELIEF_CHOICES)}, got {args.beliefs!r}")
     if args.init and args.resume:
         raise ValueError("--init starts a new run from a model's weights; --resume continues a run: give one")
     if args.init and args.backend == "rllib":
         raise ValueError("--init is for the sb3 and batched backends")
+    init = init_path(args.init) if args.init else ""
     if args.beliefs == "none":
-        return
+        return init
     if args.num_players not in MODEL_PATHS:
         raise ValueError(
             f"--beliefs net reads a belief network, trained for {sorted(MODEL_PATHS)} players: "
@@ -71,6 +73,7 @@ def check_beliefs(args: Any, rules: UnoRules, mix: dict[str, float]) -> None:
             "--beliefs net has no cloned warm start (each position's history is too big to keep): "
             "add --bc-positions 0, or widen a trained policy with --init MODEL"
         )
+    return init
 
 
 def env_history(args: Any) -> int:
@@ -160,14 +163,20 @@ def card_fields(args: Any, rules: UnoRules) -> dict[str, Any]:
 
 
 def init_path(init: str) -> str:
-    """The model file ``--init`` names: a shipped model's name or a path."""
-    return model_path(init) if init in PRETRAINED + BELIEF_POLICIES else init
+    """The model file ``--init`` names: a shipped model's name or a path (ValueError when there is no such file)."""
+    path = model_path(init) if init in PRETRAINED + BELIEF_POLICIES else init
+    if not os.path.isfile(path):
+        raise ValueError(
+            f"--init {init}: no such model file; give a run's model.zip or a shipped model "
+            f"({', '.join(PRETRAINED + BELIEF_POLICIES)})"
+        )
+    return path
 
 
-def start_from(model: Any, args: Any) -> None:
-    """``--init``: ``model`` takes the weights of the saved model ``args.init``; with ``--beliefs net``
-    one that reads only the observation is widened (``widen``). ValueError when the networks differ."""
-    path = init_path(args.init)
+def start_from(model: Any, path: str, args: Any) -> None:
+    """``--init``: ``model`` takes the weights of the saved model at ``path`` (``check_beliefs``' reading of
+    ``args.init``); with ``--beliefs net`` one that reads only the observation is widened (``widen``). ValueError
+    when the networks differ."""
     base = load_model(path)
     activation = base.policy_kwargs.get("features_extractor_kwargs", {}).get("activation", "relu")
     if activation != args.activation:

@@ -12,9 +12,7 @@ import numpy as np
 import torch
 
 from agents.ppo import PPOAgent
-from agents.registry import make_agent
 from arena import play
-from training.opponents import seat_agents
 from uno_env import Agent, Engine, UnoRules
 from uno_env.gym_env import UnoVectorEnv
 from uno_env.policy import agent_label, history_form_of, history_length_of, uses_engine
@@ -91,8 +89,8 @@ class _Labeller:
 
 
 def label_positions(
-    teacher: str | Agent,
-    opponents: Sequence[str] | Mapping[str, Sequence[Agent]],
+    teacher: Agent,
+    opponents: Mapping[str, Sequence[Agent]],
     rules: UnoRules,
     num_players: int,
     num_positions: int,
@@ -102,20 +100,15 @@ def label_positions(
     history_form: str = "rows",
 ) -> Positions:
     """``num_positions`` positions where ``teacher`` had a real choice, from its games against each opponent in
-    turn: specs, or the seats ``training.opponents.opponent_tables`` built.
+    turn: the seats ``training.opponents.opponent_tables`` built.
 
     With ``history=K`` the positions' observations are a ``history=K`` env's dicts (the seat's
     last K public events, in ``history_form``), for a policy that reads the history."""
     if num_positions < 1 or chunk < 1:
         raise ValueError(f"num_positions and chunk must be >= 1, got {num_positions} and {chunk}")
     if not opponents:
-        raise ValueError("label_positions needs at least one opponent spec")
-    agent = make_agent(teacher, rules) if isinstance(teacher, str) else teacher
-    tables = (
-        opponents
-        if isinstance(opponents, Mapping)
-        else {spec: seat_agents(spec, rules, num_players) for spec in opponents}
-    )
+        raise ValueError("label_positions needs at least one opponent table")
+    agent, tables = teacher, opponents
     # A teacher reading another history than the positions' (length or form) is asked through a table.
     k = history_length_of(agent)
     if not uses_engine(agent) and (k == 0 or (k == history and history_form_of(agent) == history_form)):

@@ -11,7 +11,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.ppo import PPOAgent
-from agents.registry import make_agent
+from agents.registry import build_agent
 from uno_env import Agent, UnoRules
 
 from .batched_ppo import rounds_won
@@ -78,7 +78,7 @@ def league_members(specs: Sequence[str], rules: UnoRules, groups: Sequence[Oppon
     """The league's fixed members, built once: for each ``league`` group of ``groups`` its own sampling agent
     per spec (an agent keeps state between calls); none when no group is a league's."""
     names = list(dict.fromkeys(s.strip() for s in specs if s.strip()))
-    return [{spec: make_agent(spec, rules, deterministic=False) for spec in names} for g in groups if g.kind == LEAGUE]
+    return [{spec: build_agent(spec, rules, deterministic=False) for spec in names} for g in groups if g.kind == LEAGUE]
 
 
 class League(BaseCallback):

@@ -21,7 +21,7 @@ from tqdm import tqdm  # type: ignore[import-untyped]
 
 from agents.model_card import table_card, write_card
 from agents.ppo import POLICY_HISTORY_FORMS, Activation, PolicyKind
-from agents.registry import make_agent, parse_list
+from agents.registry import build_agent, parse_list
 from training.batched_ppo import (
     PRECISIONS,
     BatchedPPO,
@@ -248,6 +248,8 @@ class Checked(NamedTuple):
     rules: UnoRules
     mix: dict[str, float]
     """``--opponent-mix`` parsed: entry -> weight"""
+    init: str
+    """the model file ``--init`` names ("" without one)"""
 
 
 def check_args(args: Args) -> Checked:
@@ -284,8 +286,6 @@ def check_args(args: Args) -> Checked:
     ]:
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
-    check_int("--num-players", args.num_players, MIN_PLAYERS, MAX_PLAYERS)
-    rules = parse_rules(args.rules)
     if not 0 < args.learning_rate < 1:
         raise ValueError(f"--learning-rate must be in (0, 1), got {args.learning_rate}")
     if not 0 <= args.snapshot_latest_prob <= 1:
@@ -318,12 +318,14 @@ def check_args(args: Args) -> Checked:
         )
     check_device(args)
     mix = parse_mix(args.opponent_mix)
-    check_beliefs(args, rules, mix)
+    check_int("--num-players", args.num_players, MIN_PLAYERS, MAX_PLAYERS)
     if args.learner_seat != "random" and not 0 <= args.learner_seat < args.num_players:
         raise ValueError(
             f"--learner-seat must be 'random' or a seat 0..{args.num_players - 1}, got {args.learner_seat!r}"
         )
-    return Checked(rules, mix)
+    rules = parse_rules(args.rules)
+    init = check_beliefs(args, rules, mix)
+    return Checked(rules, mix, init)
 
 
 def check_device(args: Args) -> None:
@@ -516,22 +518,21 @@ def log_update(model: Any, stats: dict[str, float], seconds: float, trained: int
 def model_card(args: Args, rules: UnoRules, steps: int, script: str) -> dict[str, Any]:
     """The card saved beside every model of the run (``agents.model_card``): the table it is trained for,
     the command and arguments that made it, its step count."""
+    command = command_line(args, script)
+    fields = card_fields(args, rules)
+    if args.backend == "batched":
+        fields["precision"] = resolve_precision(args.precision, torch.device(args.device))
     return table_card(
         args.exp_name,
         rules,
         args.num_players,
-        command_line(args, script),
+        command,
         rules_name=args.rules,
         history=env_history(args),
         policy=args.policy,
         train_args=dataclasses.asdict(args),
         steps=int(steps),
-        **card_fields(args, rules),
-        **(
-            {"precision": resolve_precision(args.precision, torch.device(args.device))}
-            if args.backend == "batched"
-            else {}
-        ),
+        **fields,
     )
 
 
@@ -579,7 +580,7 @@ def run_summary(args: Args, model: Any, training: Stopwatch, start_step: int, mo
 def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     """Train, save, evaluate (docs/training.md); returns what final_eval.json holds. ``script``: the
     command the run's command.txt and model card say made it (``train.py`` or ``uno-train``)."""
-    rules, mix = check_args(args)
+    rules, mix, init = check_args(args)
     clock = Stopwatch()
     # Every agent is built here, once, so that a bad spec fails before anything is written.
     evaluation = opponent_tables(args.eval_opponents, rules, args.num_players)
@@ -598,7 +599,7 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
         num_players=args.num_players,
     )
     members = league_members(parse_list(args.league_opponents), rules, groups)
-    teacher = make_agent(args.bc_teacher, rules) if args.bc_positions else None
+    teacher = build_agent(args.bc_teacher, rules) if args.bc_positions else None
     bc_opponents = opponent_tables(args.bc_opponents, rules, args.num_players) if args.bc_positions else {}
     seed_everything(args.seed, args.torch_threads)
     # The categorical's argument checks are a noticeable share of an update and can never fail
@@ -608,8 +609,8 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
     venv = learner_env(venv, args)
     schedule = LinearSchedule(args.learning_rate, args.total_timesteps, args.anneal_lr)
     model = make_model(args, venv, schedule, resume.model if resume else None)
-    if args.init:
-        start_from(model, args)
+    if init:
+        start_from(model, init, args)
     if args.update_threads and args.backend == "sb3":
         with_update_threads(model, args.update_threads)
     run_dir, checkpoint_dir = open_run(args, model, resume, script)
@@ -651,13 +652,15 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
                 bar.write(league_line)
         if checkpoints.due(step):
             state = {"rng": capture_rng(), "history": history, "league": league.state_dict()}
-            save_checkpoint(checkpoint_dir, step, model, state, card=model_card(args, rules, step, script))
+            card = model_card(args, rules, step, script)
+            save_checkpoint(checkpoint_dir, step, model, state, card=card)
     bar.close()
     if model.num_timesteps < args.total_timesteps:
         print(f"stopped at {model.num_timesteps:,} steps: --max-minutes {args.max_minutes:g} reached")
     model_path = os.path.join(run_dir, "model.zip")
     atomic_write(model_path, lambda f: model.save(f))  # type: ignore[arg-type]  # sb3 saves to any binary file
-    write_card(model_path, model_card(args, rules, model.num_timesteps, script))
+    card = model_card(args, rules, model.num_timesteps, script)
+    write_card(model_path, card)
     final = run_summary(args, model, training, start_step, model_path)
     final.update(
         history=history,

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from agents import registry
-from agents.registry import TABLE, make_agent, parse_list, parse_table
+from agents.registry import TABLE, build_agent, parse_list, parse_table
 from arena import play
 from uno_env import Agent, UnoRules
 
@@ -97,13 +97,13 @@ def seat_agents(spec: str, rules: UnoRules, num_players: int) -> list[Agent]:
     the learner; ValueError unless it names ``num_players - 1``), else that many fresh copies of one agent."""
     specs = parse_table(spec)
     if len(specs) == 1:
-        return [make_agent(specs[0], rules) for _ in range(num_players - 1)]
+        return [build_agent(specs[0], rules) for _ in range(num_players - 1)]
     if len(specs) != num_players - 1:
         raise ValueError(
             f"the mixed table {spec!r} names {len(specs)} seats; a table of {num_players} players needs "
             f"{num_players - 1}, one per seat after the learner's"
         )
-    return [make_agent(s, rules) for s in specs]
+    return [build_agent(s, rules) for s in specs]
 
 
 def opponent_groups(
@@ -116,7 +116,7 @@ def opponent_groups(
     num_players: int,
 ) -> list[OpponentGroup]:
     """The batch split by ``mix`` into groups in game order for tables of
-    ``num_players``; agents from ``make_agent``, a mixed table's from ``seat_agents`` (ValueError
+    ``num_players``; agents from ``build_agent``, a mixed table's from ``seat_agents`` (ValueError
     unless it names ``num_players - 1`` seats)."""
     counts = split_games(int(num_envs), list(mix.values()))
     split = {SELF: int(self_play_groups), LEAGUE: int(league_groups)}
@@ -130,7 +130,7 @@ def opponent_groups(
             elif TABLE in kind:
                 agent = seat_agents(kind, rules, num_players)
             else:
-                agent = make_agent(kind, rules)
+                agent = build_agent(kind, rules)
             groups.append(OpponentGroup(kind, agent, n_part))
     return groups
 

@@ -133,16 +133,16 @@ def main_rllib(
     """Train with RLlib PPO on Ray, save the checkpoint, evaluate against ``evaluation`` (``opponent_tables``) like
     the sb3 path; returns final_eval.json's data (``script``: the command command.txt names)."""
     clock = Stopwatch()
-    config = rllib_config(args, rules, mix)
     seed_everything(args.seed, args.torch_threads)
     run_dir = start_run(args, script)
+    snapshots, evals, checkpoints = Every(args.snapshot_every), Every(args.eval_every), Every(args.checkpoint_every)
     init_ray(args.address, args.num_cpus)
+    config = rllib_config(args, rules, mix)
     algo = config.build_algo()
     has_snapshot = SNAPSHOT in config.policies
     if has_snapshot:
         _refresh_snapshot(algo)
     learner = RLlibAgent(module=algo.get_module(LEARNER), deterministic=args.deterministic_eval, name="rllib")
-    snapshots, evals, checkpoints = Every(args.snapshot_every), Every(args.eval_every), Every(args.checkpoint_every)
     training, steps, history, iterations = Stopwatch(args.max_minutes), 0, [], []
     while steps < args.total_timesteps and not training.expired():
         t0 = time.time()

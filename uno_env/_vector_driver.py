@@ -217,7 +217,7 @@ class Driver:
         threads: int = 1,
         reward: int = WIN,
     ) -> None:
-        # The envs check num_envs, history_form, threads and reward at their entry; the player count,
+        # The envs check num_envs, history_form and reward at their entry, the engine the threads; the player count,
         # the learner's seat, the history and the opponents are checked here, once, for both envs.
         self.num_players = P = check_int("num_players", num_players, 2, MAX_PLAYERS)
         self.rules = rules
@@ -338,6 +338,10 @@ class Driver:
                     self.engine.state(self.seats, out=self.final_states, games=rows)
                 log.fresh[:] = False
             self.redeal(e.terminated | e.truncated)
+
+    def observe_learners(self, out: np.ndarray, games: np.ndarray) -> None:
+        """Each game of ``games`` (bool [num_envs]) seen from its learner's seat, into its row of ``out``."""
+        self.engine.observe(self.seats, out=out, games=games)
 
     def _final_views(self, rows: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray] | None]:
         """``Engine.observe`` from the learner's seat of the finished games ``rows`` (a new array),

@@ -208,16 +208,14 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ._vector_driver import Driver, StepLog, first_out_of_range, seed_list
 from .actions import ACTION_NAMES, NUM_ACTIONS
-from .checks import check_int, is_int
+from .checks import check_history_form, check_int, check_reward, is_int
 from .docs import action_table, fill_doc, observation_table
-from .engine.history import check_history_form
 from .observation import observation_size
 from .render import render_rgb, table_text
-from .rewards import check_reward, round_rewards
+from .rewards import round_rewards
 from .rules import UnoRules, parse_rules
 from .seat_view import state_view
 from .spaces import action_space, history_spaces, observation_space
-from .threads import check_threads
 
 __all__ = ["UnoEnv", "UnoVectorEnv", "LegalDiscrete", "ENV_ID", "RENDER_MODES", "register_envs"]
 
@@ -304,7 +302,7 @@ class UnoEnv(gym.Env):
         self.on_illegal = on_illegal
         check_history_form(history_form, history)
         parsed = parse_rules(rules)
-        code = check_reward(reward, parsed)
+        code = check_reward(reward, parsed.episode)
         self._driver = Driver(1, num_players, parsed, learner_seat, opponents, history, history_form, reward=code)
         self.reward = reward
         self.engine = self._driver.engine
@@ -505,7 +503,6 @@ class UnoVectorEnv(VectorEnv):
     ) -> None:
         check_int("num_envs", num_envs, 1, 2**31 - 1)
         check_history_form(history_form, history)
-        threads = check_threads(threads)
         mode = _check_autoreset_mode(autoreset_mode)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -515,12 +512,12 @@ class UnoVectorEnv(VectorEnv):
         if not isinstance(copy, bool):
             raise ValueError(f"copy must be True or False, got {copy!r}")
         parsed = parse_rules(rules)
-        code = check_reward(reward, parsed)
+        code = check_reward(reward, parsed.episode)
         self._driver = d = Driver(
             num_envs, num_players, parsed, learner_seat, opponents, history, history_form, threads, code
         )
         self.reward = reward
-        self.threads = threads
+        self.threads = d.engine.threads
         self.history = d.history
         self.history_form = history_form
         self.engine = d.engine
@@ -630,7 +627,7 @@ class UnoVectorEnv(VectorEnv):
             obs = self._view_buf
         np.copyto(obs, e.observation)
         if ended.any():
-            e.observe(d.seats, out=obs, games=ended)  # the learner's view of each finished round
+            d.observe_learners(obs, ended)  # the learner's view of each finished round
         infos = self._infos(None)
         # A finished game waits, frozen, until the next step: its history is its finished round's.
         return self._with_history(obs), log.reward, log.terminated, log.truncated, infos

@@ -15,11 +15,11 @@ from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS
-from .checks import is_int
+from .checks import check_history_form, is_int
 from .docs import action_table, fill_doc, observation_table
 from .engine import Engine
 from .engine.batch import step_one as _step_one
-from .engine.history import HISTORY_COUNTS_SIZE, HISTORY_SIZE, HISTORY_TOKEN_SIZE, check_history_form
+from .engine.history import HISTORY_COUNTS_SIZE, HISTORY_SIZE, HISTORY_TOKEN_SIZE
 from .engine.history import fold_history as _fold_history
 from .observation import STATE_SIZE, observation_size
 from .render import render_rgb, render_text, require_pillow

@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 from numba import njit
 
-from .checks import is_int
-from .engine.history import HISTORY_FORMS
+from .checks import HISTORY_FORMS, is_int
 
 if TYPE_CHECKING:
     from .engine import Engine

@@ -10,29 +10,17 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from .checks import check_reward
 from .engine.layout import G_WINNERS
-from .rules import MAX_PLAYERS, UnoRules
+from .rules import MAX_PLAYERS
 
-__all__ = ["REWARDS", "SCORE_SCALE", "check_reward", "round_rewards"]
+__all__ = ["SCORE_SCALE", "round_rewards"]
 
-REWARDS = ("win", "score", "rank")
 WIN, SCORE, RANK = 0, 1, 2  # the kernels' codes, REWARDS' indices
 
 # Points per unit of the "score" reward: a round's points run to a few hundred, so the rewards stay
 # within a few units of the +-1 of "win" and the same PPO settings apply.
 SCORE_SCALE = 100.0
-
-
-def check_reward(reward: Any, rules: UnoRules) -> int:
-    """The code of ``reward`` (one of ``REWARDS``), else a ValueError naming the allowed values."""
-    if not isinstance(reward, str) or reward not in REWARDS:
-        raise ValueError(f"reward must be one of {', '.join(repr(r) for r in REWARDS)}, got {reward!r}")
-    if reward != "win" and rules.episode == "match":
-        raise ValueError(
-            f"reward={reward!r} scores the end of one round and cannot be combined with episode='match' "
-            "(a match's episode is rewarded by its winner); use reward='win' or episode='round'"
-        )
-    return REWARDS.index(reward)
 
 
 @njit(cache=True)
@@ -102,7 +90,7 @@ def round_rewards(engine: Any, reward: str, games: Any = None) -> np.ndarray:
     Read from the rounds' hands and winners, so valid as long as a finished game is not dealt anew (the
     engine's ``rewards`` only in the step that ended it); a game not terminated (a truncated round, or
     one still in play) gives 0 to every seat, as ``win`` does."""
-    mode = check_reward(reward, engine.rules)
+    mode = check_reward(reward, engine.rules.episode)
     rows = np.arange(engine.num_envs) if games is None else np.atleast_1d(np.asarray(games, np.int64))
     out = np.zeros((rows.size, engine.num_players), np.float32)
     g, _pl, hands = engine.state_arrays[:3]

@@ -8,19 +8,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .checks import check_int
-
-__all__ = ["MAX_THREADS", "Chunks", "check_threads"]
-
-MAX_THREADS = 64
-"""the most threads a batch is stepped on"""
-
-
-def check_threads(threads: Any) -> int:
-    """``threads`` as an int in 1..MAX_THREADS, else a ValueError with the allowed range."""
-    return check_int(
-        "threads (the threads a batch is stepped on; 1: the calling thread alone)", threads, 1, MAX_THREADS
-    )
+__all__ = ["Chunks"]
 
 
 # Pieces per thread: a thread the OS has not scheduled yet leaves its pieces to the others
@@ -65,7 +53,7 @@ class Chunks:
     does not depend on the pieces, nor on which thread ran which piece, or when."""
 
     def __init__(self, threads: int) -> None:
-        self.threads = check_threads(threads)
+        self.threads = threads
         self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="uno_env") if self.threads > 1 else None
 
     def __reduce__(self) -> tuple[Any, tuple[int]]:

@@ -8,8 +8,9 @@ from builder import place
 
 from agents import sample_legal
 from uno_env import ACTION_NAMES, Engine, UnoRules
+from uno_env.checks import REWARDS
 from uno_env.gym_env import UnoEnv, UnoVectorEnv
-from uno_env.rewards import REWARDS, round_rewards
+from uno_env.rewards import round_rewards
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 
 

@@ -12,9 +12,10 @@ from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent
 from agents.rlcard_rule import RLCardRuleAgent
 from uno_env import Engine, RandomAgent, UnoRules, sample_legal
+from uno_env.checks import MAX_THREADS
 from uno_env.gym_env import UnoVectorEnv
 from uno_env.sb3_vec_env import UnoSB3VecEnv
-from uno_env.threads import MAX_THREADS, Chunks
+from uno_env.threads import Chunks
 
 RULES = UnoRules()
 THREADS = (1, 2, 3)  # 3: pieces of uneven sizes

@@ -25,7 +25,7 @@ from agents.ppo import load_model
 from agents.pretrained import model_path
 from agents.registry import make_agent
 from arena import play
-from training.belief_inputs import BeliefInputs, start_from
+from training.belief_inputs import BeliefInputs, init_path, start_from
 from training.main import Args, check_args
 from training.main import main as train
 from training.opponents import seat_agents
@@ -34,6 +34,12 @@ from uno_env import UnoRules
 from uno_env.observation import observation_size
 from uno_env.sb3_vec_env import UnoSB3VecEnv
 from uno_env.table import ask_one
+
+
+def start(model, args):
+    """``train.py``'s ``--init``: the model file ``check_args`` reads, then ``start_from``."""
+    start_from(model, init_path(args.init), args)
+
 
 D = observation_size()
 QUIET = [
@@ -124,7 +130,7 @@ def test_init_widens_a_trained_policy_that_then_acts_as_it_did(n, base):
     check_args(args)
     venv = BeliefInputs(UnoSB3VecEnv(8, n, UnoRules(), learner_seat="random", seed=2, history=EVIDENCE_ROWS), n)
     model = make_model(args, venv, LinearSchedule(1e-4, 1, False))
-    start_from(model, args)
+    start(model, args)
     before = load_model(model_path(base))
     wide = venv.reset()
     assert wide.shape == (8, input_size(UnoRules(), n))
@@ -142,12 +148,12 @@ def test_init_widens_a_trained_policy_that_then_acts_as_it_did(n, base):
     with pytest.raises(
         ValueError, match=rf"trunk.0.weight is \(256, {D}\), this run's \(32, {input_size(UnoRules(), n)}\)"
     ):
-        start_from(make_model(narrow, venv, LinearSchedule(1e-4, 1, False)), narrow)
+        start(make_model(narrow, venv, LinearSchedule(1e-4, 1, False)), narrow)
     with pytest.raises(ValueError, match=r"layers differ from this run's network .* \(--policy, --hidden, --head"):
-        start_from(make_model(args_of("--init", base), venv, LinearSchedule(1e-4, 1, False)), args)
+        start(make_model(args_of("--init", base), venv, LinearSchedule(1e-4, 1, False)), args)
     with pytest.raises(ValueError, match="was trained with --activation relu: give the same"):
         tanh = args_of("--init", base, "--activation", "tanh", "--num-players", str(n))
-        start_from(make_model(tanh, venv, LinearSchedule(1e-4, 1, False)), tanh)
+        start(make_model(tanh, venv, LinearSchedule(1e-4, 1, False)), tanh)
     venv.close()
 
 
@@ -155,14 +161,14 @@ def test_an_init_without_beliefs_is_copied_not_widened():
     plain = args_of("--beliefs", "none", "--init", "pretrained", "--hidden", "256", "256")
     venv = UnoSB3VecEnv(4, 2, UnoRules(), seed=1)
     model = make_model(plain, venv, LinearSchedule(1e-4, 1, False))
-    start_from(model, plain)
+    start(model, plain)
     base = load_model(model_path("pretrained")).policy.state_dict()
     assert all(torch.equal(v, base[k]) for k, v in model.policy.state_dict().items())
     # Only --beliefs net widens: a history policy does not start from one that reads the observation alone.
     history = args_of("--beliefs", "none", "--init", "pretrained", "--hidden", "256", "256", "--history", "8")
     rows = UnoSB3VecEnv(4, 2, UnoRules(), seed=1, history=8)
     with pytest.raises(ValueError, match="to widen, one that reads the observation alone, for --beliefs net"):
-        start_from(make_model(history, rows, LinearSchedule(1e-4, 1, False)), history)
+        start(make_model(history, rows, LinearSchedule(1e-4, 1, False)), history)
     venv.close()
     rows.close()
 

@@ -14,7 +14,9 @@ from helpers import ROOT, TINY_PPO
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from training.expert import POSITION_DTYPES, clone, label_positions, load_positions, save_positions
+from helpers import labels
+
+from training.expert import POSITION_DTYPES, clone, load_positions, save_positions
 from training.league import League, league_members, pfsp_probabilities
 from training.opponents import LEAGUE, PendingSnapshot, opponent_groups, parse_mix
 from uno_env import UnoRules
@@ -221,8 +223,8 @@ def test_self_and_league_groups_draw_from_one_pool_and_resume_what_they_played()
 
 def test_labelled_positions_are_seeded_legal_choices_with_outcomes(tmp_path):
     rules = UnoRules()
-    a = label_positions("search:8", ["heuristic", "greedy"], rules, 2, 150, seed=3, chunk=16)
-    b = label_positions("search:8", ["heuristic", "greedy"], rules, 2, 150, seed=3, chunk=16)
+    a = labels("search:8", ["heuristic", "greedy"], rules, 2, 150, seed=3, chunk=16)
+    b = labels("search:8", ["heuristic", "greedy"], rules, 2, 150, seed=3, chunk=16)
     assert len(a) == 150
     for name, dtype in POSITION_DTYPES.items():
         assert np.array_equal(getattr(a, name), getattr(b, name)) and getattr(a, name).dtype == dtype
@@ -244,8 +246,8 @@ def test_a_searching_teacher_labels_positions_with_the_seats_history():
     from uno_env.table import history_observation
 
     rules = UnoRules()
-    plain = label_positions("search:8", ["heuristic"], rules, 2, 120, seed=4, chunk=8)
-    a = label_positions("search:8", ["heuristic"], rules, 2, 120, seed=4, chunk=8, history=16)
+    plain = labels("search:8", ["heuristic"], rules, 2, 120, seed=4, chunk=8)
+    a = labels("search:8", ["heuristic"], rules, 2, 120, seed=4, chunk=8, history=16)
     assert isinstance(a.obs, dict) and set(a.obs) == {"observation", "history", "history_counts"}
     assert np.array_equal(a.obs["observation"], plain.obs) and np.array_equal(a.action, plain.action)
     assert a.obs["history"].shape[:2] == (120, 16) and a.obs["history"].dtype == np.float32
@@ -267,25 +269,25 @@ def test_a_teacher_without_engine_access_labels_a_whole_batch_at_once():
 
     rules = UnoRules()
     table = ["heuristic+rlcard_rule+greedy", "random"]
-    a = label_positions("heuristic", table, rules, 4, 400, seed=5, chunk=8)
-    b = label_positions("heuristic", table, rules, 4, 400, seed=5, chunk=8)
+    a = labels("heuristic", table, rules, 4, 400, seed=5, chunk=8)
+    b = labels("heuristic", table, rules, 4, 400, seed=5, chunk=8)
     assert len(a) == 400
     for name, dtype in POSITION_DTYPES.items():
         assert np.array_equal(getattr(a, name), getattr(b, name)) and getattr(a, name).dtype == dtype
     assert a.mask[np.arange(400), a.action].all() and (a.mask.sum(1) >= 2).all()
     assert (a.obs[:, OBS_IS_CURRENT] == 1).all()  # the teacher's own view, as the learner's
     assert set(np.unique(a.outcome)) <= {-1.0, 0.0, 1.0} and (a.outcome == 1).any() and (a.outcome == -1).any()
-    c = label_positions("heuristic", table, rules, 4, 400, seed=6, chunk=8)
+    c = labels("heuristic", table, rules, 4, 400, seed=6, chunk=8)
     assert not np.array_equal(a.action, c.action)
     with pytest.raises(ValueError, match="names 2 seats; a table of 4 players needs 3"):
-        label_positions("heuristic", ["heuristic+greedy"], rules, 4, 10, seed=0)
+        labels("heuristic", ["heuristic+greedy"], rules, 4, 10, seed=0)
 
 
 def test_cloning_fits_the_teachers_actions():
 
     from uno_env.sb3_vec_env import UnoSB3VecEnv
 
-    data = label_positions("heuristic", ["random"], UnoRules(), 2, 300, seed=0, chunk=16)
+    data = labels("heuristic", ["random"], UnoRules(), 2, 300, seed=0, chunk=16)
     venv = UnoSB3VecEnv(2, 2, seed=0)
     model = _tiny_model(venv, hidden=64, batch_size=16)
     # All positions held in training (holdout 0): the agreement is measured on what it was fitted to.
@@ -309,8 +311,8 @@ def test_positions_with_a_history_hold_the_same_games_and_clone_a_history_policy
     from uno_env.spaces import history_spaces
 
     rules = UnoRules()
-    plain = label_positions("heuristic", ["random", "greedy"], rules, 2, 300, seed=4, chunk=8)
-    data = label_positions("heuristic", ["random", "greedy"], rules, 2, 300, seed=4, chunk=8, history=4)
+    plain = labels("heuristic", ["random", "greedy"], rules, 2, 300, seed=4, chunk=8)
+    data = labels("heuristic", ["random", "greedy"], rules, 2, 300, seed=4, chunk=8, history=4)
     assert set(data.obs) == {"observation", "history", "history_counts"}
     assert np.array_equal(data.obs["observation"], plain.obs) and np.array_equal(data.action, plain.action)
     for key, space in history_spaces(4).items():
@@ -326,7 +328,7 @@ def test_positions_with_a_history_hold_the_same_games_and_clone_a_history_policy
     chosen = PPOAgent(model.policy, deterministic=True).act(data.obs, data.mask, np.random.default_rng(0))
     assert (chosen == data.action).mean() > 0.9
     with pytest.raises(ValueError, match="another history length"):
-        clone(model.policy, label_positions("heuristic", ["random"], rules, 2, 50, seed=0, history=2))
+        clone(model.policy, labels("heuristic", ["random"], rules, 2, 50, seed=0, history=2))
 
 
 # --- train.py with both -------------------------------------------------------------------------

@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 
 import torch
 from builder import twin_positions
-from helpers import ROOT, TINY_PPO
+from helpers import ROOT, TINY_PPO, labels
 
 from agents.ppo import PPOAgent, UnoFeatures, UnoSequenceFeatures, policy_kind
 from agents.registry import make_agent
@@ -409,10 +409,9 @@ def test_policies_reading_rows_and_tokens_share_every_table(seq_model):
 
 @pytest.mark.parametrize("teacher", ["heuristic", "belief_policy"])  # belief_policy reads rows: asked at a table
 def test_the_warm_start_labels_positions_with_the_tokens_the_policy_reads(teacher):
-    from training.expert import label_positions
     from uno_env.engine.history import HISTORY_TOKEN_SIZE, HISTORY_TOKEN_VOCAB
 
-    data = label_positions(teacher, ["random"], UnoRules(), 2, 24, seed=0, history=4, history_form="tokens")
+    data = labels(teacher, ["random"], UnoRules(), 2, 24, seed=0, history=4, history_form="tokens")
     tokens = data.obs["history_tokens"]
     assert set(data.obs) == {"observation", "history_tokens"} and tokens.shape == (24, 4, HISTORY_TOKEN_SIZE)
     assert (tokens == np.round(tokens)).all() and (tokens >= 0).all() and (tokens < np.array(HISTORY_TOKEN_VOCAB)).all()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from helpers import labels
 from sb3_contrib import MaskablePPO
 
 from agents.ppo import PPOAgent, UnoFeatures, UnoPrivilegedPolicy
@@ -84,14 +85,14 @@ def test_a_trained_privileged_model_acts_on_observations_alone(tmp_path):
 
 def test_a_warm_start_clones_the_actor_and_leaves_the_critic():
     """The positions hold observations only: cloning a privileged policy fits its actor, not its critic."""
-    from training.expert import clone, label_positions
+    from training.expert import clone
     from uno_env import UnoRules
 
     model, _ = _model()
     policy = model.policy
     critic = {k: v.clone() for k, v in policy.state_dict().items() if "value" in k or "vf" in k}
     assert critic  # the critic's own trunk and head
-    data = label_positions("heuristic", ["random"], UnoRules(), 2, 400, seed=0)
+    data = labels("heuristic", ["random"], UnoRules(), 2, 400, seed=0)
     stats = clone(policy, data, epochs=30, batch_size=64, learning_rate=3e-3, holdout=0.25, seed=0)
     assert stats["agreement_after"] > stats["agreement_before"]
     after = policy.state_dict()

@@ -10,9 +10,9 @@ import numpy as np
 
 from ..actions import NUM_ACTIONS, action_name
 from ..cards import CARD_COLOR, IS_NUMBER, IS_WILD, MAX_DECK_SIZE, NUM_CARD_TYPES, NUM_COLORS, WILD_DRAW_FOUR
-from ..checks import is_int
+from ..checks import check_history_form, check_threads, is_int
 from ..rules import CUSTOM_WILD_RULES, UnoRules, check_num_players
-from ..threads import Chunks, check_threads
+from ..threads import Chunks
 from . import batch, invariants, kernels
 from . import layout as L
 from .borrow import view_at
@@ -21,7 +21,6 @@ from .history import (
     HISTORY_COUNTS_SIZE,
     HISTORY_SIZE,
     HISTORY_TOKEN_SIZE,
-    check_history_form,
     clear_history,
     encode_history,
     fold_history,

@@ -149,23 +149,6 @@ HISTORY_TOKEN_VOCAB: tuple[int, ...] = tuple(size for _name, size, _meaning in H
 TK_KIND, TK_ACTOR, TK_CARD, TK_COLOR, TK_VALUE, TK_TARGET, TK_FLAGS = range(HT_SIZE)
 TF_DRAWN_PLAYED, TF_FLAG, TF_GUILTY = 1, 2, 4
 
-# How an env gives a seat's history (its ``history_form``): the float rows and counts
-# (``Engine.history``) or the tokens (``Engine.history_tokens``).
-HISTORY_FORMS = ("rows", "tokens")
-
-
-def check_history_form(form: object, history: int | None = None) -> str:
-    """``form`` if it is one of ``HISTORY_FORMS`` (and, given an env's ``history``, one it can
-    shape: a form other than the default needs history=K), else a ValueError saying why."""
-    if not isinstance(form, str) or form not in HISTORY_FORMS:
-        raise ValueError(
-            f"history_form must be one of {HISTORY_FORMS} (float rows and counts, or int8 tokens), got {form!r}"
-        )
-    if history == 0 and form != HISTORY_FORMS[0]:
-        raise ValueError(f"history_form={form!r} needs history=K (events kept, 1..1024); history is 0")
-    return form
-
-
 HISTORY_OFFSETS = field_offsets(HISTORY_FIELDS)
 HISTORY_SIZE = HISTORY_OFFSETS["_end"]
 HISTORY_COUNTS_SIZE = field_offsets(HISTORY_COUNT_FIELDS)["_end"]
