@@ -442,18 +442,8 @@ class CheckedEnv(raw_env):
 
     Unlike the wrappers: ``unwrapped`` is the env itself, there is no ``.env``, private attributes are not blocked."""
 
-    def __init__(
-        self,
-        num_players: int = 2,
-        rules: UnoRules | str | dict | None = None,
-        render_mode: str | None = None,
-        max_cycles: int | None = None,
-        history: int = 0,
-        history_form: str = "rows",
-    ) -> None:
-        self._has_reset = False  # OrderEnforcingWrapper: reset() was called
-        self._has_updated = False  # OrderEnforcingWrapper: step() or reset() since the last agent_iter item
-        super().__init__(num_players, rules, render_mode, max_cycles, history, history_form)
+    _has_reset = False  # OrderEnforcingWrapper: reset() was called (set on the instance by reset)
+    _has_updated = False  # OrderEnforcingWrapper: step() or reset() since the last agent_iter item
 
     def __getattr__(self, name: str) -> Any:
         if name in _ORDER_ENFORCED and not self.__dict__.get("_has_reset", False):
@@ -561,32 +551,12 @@ def _with_max_cycles(rules: UnoRules, num_players: Any, max_cycles: Any) -> UnoR
     return rules.replace(max_turns=int(max_cycles) * int(num_players))
 
 
-def env(
-    num_players: int = 2,
-    rules: UnoRules | str | dict | None = None,
-    render_mode: str | None = None,
-    max_cycles: int | None = None,
-    history: int = 0,
-    history_form: str = "rows",
-) -> CheckedEnv:
-    """The ``uno_v0`` AEC env with PettingZoo's classic checks built in (a ``CheckedEnv``)."""
-    return CheckedEnv(
-        num_players=num_players,
-        rules=rules,
-        render_mode=render_mode,
-        max_cycles=max_cycles,
-        history=history,
-        history_form=history_form,
-    )
+def env(*args: Any, **kwargs: Any) -> CheckedEnv:
+    """The ``uno_v0`` AEC env with PettingZoo's classic checks built in: ``CheckedEnv`` of ``raw_env``'s arguments."""
+    return CheckedEnv(*args, **kwargs)
 
 
-def parallel_env(
-    num_players: int = 2,
-    rules: UnoRules | str | dict | None = None,
-    render_mode: str | None = None,
-    max_cycles: int | None = None,
-    history: int = 0,
-    history_form: str = "rows",
-) -> turn_based_aec_to_parallel_wrapper:
-    """The ``uno_v0`` game under PettingZoo's Parallel API (``turn_based_aec_to_parallel`` over ``env()``)."""
-    return turn_based_aec_to_parallel_wrapper(env(num_players, rules, render_mode, max_cycles, history, history_form))
+def parallel_env(*args: Any, **kwargs: Any) -> turn_based_aec_to_parallel_wrapper:
+    """The ``uno_v0`` game under PettingZoo's Parallel API (``turn_based_aec_to_parallel`` over ``env()``), of
+    ``raw_env``'s arguments."""
+    return turn_based_aec_to_parallel_wrapper(CheckedEnv(*args, **kwargs))
