@@ -183,6 +183,7 @@ def test_an_init_without_beliefs_is_copied_not_widened():
         (["--opponent-mix", "0.5*self,0.5*heuristic"], "not 'self' or 'league'"),
         (["--bc-positions", "1000"], "add --bc-positions 0, or widen a trained policy with --init MODEL"),
         (["--init", "pretrained", "--resume", "runs/x"], "--resume continues a run: give one"),
+        (["--init", "runs/none/model.zip"], r"--init runs/none/model.zip: no such model file; .*pretrained-4p"),
     ],
 )
 def test_bad_settings_are_refused_with_what_is_allowed(argv, message):
