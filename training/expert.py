@@ -108,13 +108,12 @@ def label_positions(
         raise ValueError(f"num_positions and chunk must be >= 1, got {num_positions} and {chunk}")
     if not opponents:
         raise ValueError("label_positions needs at least one opponent table")
-    agent, tables = teacher, opponents
     # A teacher reading another history than the positions' (length or form) is asked through a table.
-    k = history_length_of(agent)
-    if not uses_engine(agent) and (k == 0 or (k == history and history_form_of(agent) == history_form)):
-        return _label_batched(agent, tables, rules, num_players, num_positions, seed, chunk, history, history_form)
-    labeller = _Labeller(agent, history, history_form)
-    seats = list(tables.values())
+    k = history_length_of(teacher)
+    if not uses_engine(teacher) and (k == 0 or (k == history and history_form_of(teacher) == history_form)):
+        return _label_batched(teacher, opponents, rules, num_players, num_positions, seed, chunk, history, history_form)
+    labeller = _Labeller(teacher, history, history_form)
+    seats = list(opponents.values())
     k = 0
     while len(labeller.done) < num_positions:
         table = [labeller, *seats[k % len(seats)]]
