@@ -12,7 +12,7 @@ from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
 from .cards import NUM_CARD_TYPES
-from .checks import HISTORY_FORMS
+from .checks import HISTORY_FORMS, check_history_form, check_int
 
 # The vocabularies of a history row's kind and reason, for readers of the rows.
 from .engine.events import DRAW_REASONS as DRAW_REASONS
@@ -144,10 +144,9 @@ def state_space(rules: UnoRules, num_players: int) -> spaces.Box:
 
 
 def history_spaces(history: int, form: str = "rows") -> dict[str, spaces.Box]:
-    """The observation entries ``history=K`` adds to an env, by ``form``: rows and counts, or int8 tokens.
-
-    For an env's spaces: its own arguments' check (``uno_env.checks``) has read K (1..MAX_HISTORY) and the form."""
-    if form == "tokens":
+    """The observation entries ``history=K`` adds to an env, by ``form``: rows and counts, or int8 tokens."""
+    check_int("history", history, 1, MAX_HISTORY)
+    if check_history_form(form) == "tokens":
         high = np.broadcast_to(np.array(HISTORY_TOKEN_VOCAB, np.int64) - 1, (history, HISTORY_TOKEN_SIZE)).astype(
             np.int8
         )
