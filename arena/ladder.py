@@ -7,6 +7,7 @@ The rungs' games among themselves and their ratings are constants of a version, 
 from __future__ import annotations
 
 import datetime
+import hashlib
 import itertools
 import json
 import math
@@ -28,12 +29,15 @@ from .tournament import Chunk, PlayChunks, derive_seed, play_chunks_here
 __all__ = [
     "LadderSpec",
     "LADDER_V2",
+    "LADDER_V3",
     "LADDER",
     "LADDERS",
     "LadderResult",
     "build_reference",
+    "check_rung_weights",
     "load_reference",
     "reference_path",
+    "rung_weights",
     "write_reference",
     "rate_on_ladder",
     "rate_against",
@@ -133,14 +137,54 @@ LADDER_V2 = LadderSpec(
     rung_games=(("flatmc:64@uniform", ((2, 400), (4, 100))),),
     reference_scale=4,
 )
-LADDERS = {spec.version: spec for spec in (LADDER_V2,)}
-LADDER = LADDER_V2
+# v2's rungs held the shipped models, so shipping new weights left its stored games to players that
+# no longer exist (rate_on_ladder refuses them). v3's rungs are agents whose play no release changes:
+# the shipped models are newcomers on it, rated again whenever they change. Five rungs make half
+# v2's four-player tables, hence four times v2's games at each.
+LADDER_V3 = LadderSpec(
+    version="v3",
+    rungs=("random", "greedy", "rlcard_rule", "heuristic", "flatmc:64@uniform"),
+    rules="classic",
+    games=((2, 1000), (4, 1600)),
+    seed=27,
+    batch_size=1024,
+    duplicate=True,
+    rung_games=(("flatmc:64@uniform", ((2, 400), (4, 400))),),
+    reference_scale=4,
+)
+LADDERS = {spec.version: spec for spec in (LADDER_V2, LADDER_V3)}
+LADDER = LADDER_V3
 """the current version: ``evaluate.py --ladder``'s default"""
 
 
 def reference_path(spec: LadderSpec = LADDER) -> str:
     """Where the reference results of ``spec`` are stored: ``arena/ladder_<version>.json``."""
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), f"ladder_{spec.version}.json")
+
+
+def rung_weights(spec: LadderSpec, num_players: int) -> dict[str, str]:
+    """The SHA-256 of each rung's shipped model file at ``num_players`` players (rungs that load no
+    weights are absent): what the stored games were played with."""
+    from agents.pretrained import BELIEF_POLICIES, PRETRAINED, model_path
+
+    out = {}
+    for rung in spec.rungs_for(num_players):
+        if rung in PRETRAINED + BELIEF_POLICIES:
+            with open(model_path(rung), "rb") as f:
+                out[rung] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+def check_rung_weights(spec: LadderSpec, num_players: int, reference: dict[str, Any]) -> None:
+    """ValueError when a rung's installed weights are not those its stored games were played with."""
+    now = rung_weights(spec, num_players)
+    for rung, played in reference.get("rung_weights", {}).items():
+        if now.get(rung) != played:
+            raise ValueError(
+                f"ladder {spec.version}'s {num_players}-player games were played by other weights of the rung "
+                f"{rung} (sha256 {played[:12]}, installed {str(now.get(rung))[:12]}): its ratings no longer hold. "
+                f"Rate on ladder {LADDER.version}, whose rungs no release changes"
+            )
 
 
 def _rung_agents(spec: LadderSpec, num_players: int) -> list[Agent]:
@@ -225,6 +269,7 @@ def build_reference(
         "tables": [_table_dict([names[i] for i in c], r) for c, r in zip(combos, tables, strict=True)],
         "ratings": ratings.tolist(),
         "rating_se": se.tolist(),
+        "rung_weights": rung_weights(spec, num_players),
     }
 
 
@@ -422,6 +467,7 @@ def rate_on_ladder(
             "and is not rated on the ladder"
         )
     ref = (reference or load_reference(spec))["players"][str(num_players)]
+    check_rung_weights(spec, num_players, ref)
     rungs = list(spec.rungs_for(num_players))
     name = name or agent_label(agent)
     if name in rungs:  # the same agent as a rung is a newcomer all the same; its row must not be confused

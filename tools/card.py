@@ -4,6 +4,10 @@
     python evaluate.py --ladder pretrained --output-dir runs/ladder_pretrained
     python -m tools.card --run-dir runs/pretrained_2p --name pretrained \\
         --ladder runs/ladder_pretrained/ladder.json          # the card again, with the rating
+    python -m tools.card --run-dir runs/long --name pretrained-4p --eval-games 4000
+                                     # a run made with --final-eval-games 0: evaluated here
+    python -m tools.card --name pretrained --ladder runs/ladder_pretrained/ladder.json
+                                     # the shipped card's ladder rating only (a new ladder version)
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 
 import tyro
 
-from agents.model_card import commit_at, machine, table_card, utc, write_card
+from agents.model_card import card_path_of, commit_at, machine, table_card, utc, write_card
 from agents.pretrained import PRETRAINED, load_card
 from uno_env.rules import parse_rules
 
@@ -28,12 +32,16 @@ MAX_MODEL_BYTES = 5_000_000  # shipped in the package: each model stays under 5 
 
 @dataclass
 class Args:
-    run_dir: str
-    """the training run: a directory with model.zip, args.json and final_eval.json written by train.py"""
     name: str
     """the registry name to ship it as: pretrained or pretrained-4p"""
+    run_dir: str = ""
+    """the training run: a directory with model.zip, args.json and final_eval.json written by train.py
+    (empty: only the shipped card's ladder rating is replaced, from --ladder)"""
     ladder: str = ""
     """the ladder.json of 'python evaluate.py --ladder NAME' (empty: the card's ladder is null)"""
+    eval_games: int = 0
+    """games per evaluation opponent, played here with train.py's seed, for a run whose final_eval.json
+    has no final evaluation (--final-eval-games 0); 0: the run's own final evaluation"""
     note: str = ""
     """free text for what the run does not record (e.g. the machine's load while it trained)"""
     out_dir: str = PRETRAINED_DIR
@@ -83,6 +91,18 @@ def _model_facts(path: str) -> dict[str, Any]:
     }
 
 
+def final_evaluation(model: str, train_args: dict[str, Any], games: int) -> list[dict[str, Any]]:
+    """What train.py's final evaluation would have measured: ``model`` against each of the run's
+    ``--eval-opponents``, ``games`` games each, seats rotated, with the seed train.py uses."""
+    from agents.ppo import PPOAgent  # torch: only here
+    from training.opponents import eval_rows, final_eval_seed, opponent_tables
+
+    rules = parse_rules(train_args["rules"])
+    learner = PPOAgent(model, deterministic=train_args["deterministic_eval"], name="ppo")
+    opponents = opponent_tables(train_args["eval_opponents"], rules, int(train_args["num_players"]))
+    return eval_rows(learner, opponents, rules, games, seed=final_eval_seed(int(train_args["seed"])))
+
+
 def make_card(args: Args) -> dict[str, Any]:
     """The card of ``args.run_dir`` shipped as ``args.name``."""
     if args.name not in PRETRAINED:
@@ -97,10 +117,19 @@ def make_card(args: Args) -> dict[str, Any]:
         train_args = json.load(f)
     with open(files["final_eval.json"]) as f:
         final = json.load(f)
-    if not final.get("final_eval"):
-        raise ValueError(f"{files['final_eval.json']} has no final evaluation (the run had --final-eval-games 0)")
     rules = parse_rules(train_args["rules"])
     n = int(train_args["num_players"])
+    if args.eval_games < 0:
+        raise ValueError(f"--eval-games must be >= 0, got {args.eval_games}")
+    if args.eval_games:
+        games, rows = args.eval_games, final_evaluation(files["model.zip"], train_args, args.eval_games)
+    elif final.get("final_eval"):
+        games, rows = train_args["final_eval_games"], final["final_eval"]
+    else:
+        raise ValueError(
+            f"{files['final_eval.json']} has no final evaluation (the run had --final-eval-games 0): "
+            "give --eval-games N to evaluate the model here"
+        )
     return {
         # The fields every model's card holds (agents.model_card), then what a shipped model adds.
         **table_card(
@@ -122,10 +151,11 @@ def make_card(args: Args) -> dict[str, Any]:
         "stopped_early": final["stopped_early"],
         **_model_facts(files["model.zip"]),
         "evaluation": {
-            "games_per_opponent": train_args["final_eval_games"],
+            "games_per_opponent": games,
+            "played_by": "tools.card --eval-games" if args.eval_games else "train.py --final-eval-games",
             "seats": "rotated",
             "actions": "deterministic" if train_args["deterministic_eval"] else "sampled",
-            "rows": final["final_eval"],
+            "rows": rows,
         },
         "ladder": _ladder(args.ladder, args.name, n) if args.ladder else None,
         "note": args.note,
@@ -151,6 +181,11 @@ def card_markdown(card: dict[str, Any]) -> str:
         "",
         f"Evaluation: {ev['games_per_opponent']:,} games per opponent, seats rotated, {ev['actions']} actions, "
         "95% Wilson intervals"
+        + (
+            " (played after the run by `tools.card --eval-games`)"
+            if ev.get("played_by", "").startswith("tools")
+            else ""
+        )
         + (
             f" (the model against {card['num_players'] - 1} copies of the opponent; "
             f"an equal share is {1 / card['num_players']:.0%})"
@@ -186,8 +221,26 @@ def cards_markdown() -> str:
     return "\n\n".join(card_markdown(load_card(name)) for name in PRETRAINED)
 
 
+def rerate(args: Args) -> str:
+    """Replace the ladder rating on the card ``<out_dir>/NAME.json`` with ``args.ladder``'s; returns its path."""
+    if not args.ladder:
+        raise ValueError("give --run-dir to ship a run, or --ladder to replace a shipped card's rating")
+    if args.name not in PRETRAINED:
+        raise ValueError(
+            f"--name must be one of {', '.join(PRETRAINED)} (agents.pretrained.PRETRAINED), got {args.name!r}"
+        )
+    model = os.path.join(args.out_dir, f"{args.name}.zip")
+    with open(card_path_of(model)) as f:
+        card = json.load(f)
+    card["ladder"] = _ladder(args.ladder, args.name, int(card["num_players"]))
+    return write_card(model, card)
+
+
 def main(args: Args) -> str:
-    """Copy the run's model to ``<out_dir>/NAME.zip`` and write ``NAME.json``; returns the card's path."""
+    """Copy the run's model to ``<out_dir>/NAME.zip`` and write ``NAME.json`` (no ``run_dir``: only the
+    card's ladder rating, ``rerate``); returns the card's path."""
+    if not args.run_dir:
+        return rerate(args)
     card = make_card(args)
     os.makedirs(args.out_dir, exist_ok=True)
     shutil.copyfile(os.path.join(args.run_dir, "model.zip"), os.path.join(args.out_dir, card["model_file"]))

@@ -47,6 +47,7 @@ from training.opponents import (
     PendingSnapshot,
     eval_line,
     eval_rows,
+    final_eval_seed,
     final_table,
     final_title,
     opponent_groups,
@@ -669,7 +670,7 @@ def main(args: Args, script: str = "train.py") -> dict[str, Any]:
         league=league.summary(),
     )
     if args.final_eval_games:
-        final["final_eval"] = evaluate(args.final_eval_games, seed=args.seed + 10**9)
+        final["final_eval"] = evaluate(args.final_eval_games, seed=final_eval_seed(args.seed))
         print(final_table(final_title(args, model_path), final["final_eval"]))
     final["total_seconds"] = clock.seconds()
     write_summary(run_dir, final)

@@ -29,6 +29,7 @@ __all__ = [
     "opponent_groups",
     "seat_agents",
     "opponent_tables",
+    "final_eval_seed",
     "eval_rows",
     "eval_line",
     "final_title",
@@ -139,6 +140,11 @@ def opponent_tables(text: str, rules: UnoRules, num_players: int = 2) -> dict[st
     """The comma-separated opponents of ``text`` (``agents.registry.parse_list``: a registry spec or a mixed
     table ``a+b+c``), each with the seats it plays (``seat_agents``), built now so that a bad one fails now."""
     return {spec: seat_agents(spec, rules, num_players) for spec in parse_list(text, tables=True)}
+
+
+def final_eval_seed(seed: int) -> int:
+    """The seed of a run's final evaluation: apart from every periodic evaluation's (``seed + step``)."""
+    return seed + 10**9
 
 
 def eval_rows(

@@ -21,7 +21,7 @@ from arena.remote import init_ray
 from uno_env import Agent, UnoRules
 from uno_env.rllib import MaskedPPOTorchRLModule, UnoEnvRunner, UnoMultiAgentEnv, spaces
 
-from .opponents import SELF, eval_line, eval_rows, final_table, final_title
+from .opponents import SELF, eval_line, eval_rows, final_eval_seed, final_table, final_title
 from .run import Every, Stopwatch, seed_everything, start_run, write_summary
 
 __all__ = ["rllib_config", "main_rllib"]
@@ -183,7 +183,7 @@ def main_rllib(
         "history": history,
     }
     if args.final_eval_games:
-        final["final_eval"] = eval_rows(learner, evaluation, rules, args.final_eval_games, args.seed + 10**9)
+        final["final_eval"] = eval_rows(learner, evaluation, rules, args.final_eval_games, final_eval_seed(args.seed))
         print(final_table(final_title(args, model_path), final["final_eval"]))
     final["total_seconds"] = clock.seconds()
     write_summary(run_dir, final)

@@ -149,10 +149,14 @@ def test_the_card_is_complete_and_matches_its_model(name):
     assert card["command"].startswith("python train.py")
     assert (f"--num-players {args['num_players']}" in card["command"]) == (args["num_players"] != 2)
     assert len(card["commit"]) == 40 and int(card["commit"], 16) >= 0
-    rows = card["evaluation"]["rows"]
-    assert rows and all(
-        r["games"] == card["evaluation"]["games_per_opponent"] == args["final_eval_games"] for r in rows
-    )
+    ev = card["evaluation"]
+    rows = ev["rows"]
+    assert rows and all(r["games"] == ev["games_per_opponent"] for r in rows)
+    if ev.get("played_by", "train.py --final-eval-games") == "train.py --final-eval-games":
+        assert ev["games_per_opponent"] == args["final_eval_games"]
+    else:  # the run made none; tools.card played it against the run's evaluation opponents
+        assert ev["played_by"] == "tools.card --eval-games" and args["final_eval_games"] == 0
+    assert [r["opponent"] for r in rows] == args["eval_opponents"].split(",")
     if card["ladder"] is not None:
         assert card["ladder"]["num_players"] == card["num_players"] and card["ladder"]["version"]
 
@@ -162,6 +166,7 @@ def test_the_card_writer_reads_everything_from_the_run(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     (run / "model.zip").write_bytes(Path(model_path("pretrained")).read_bytes())
+    (run / "model.json").write_text(Path(card_path("pretrained")).read_text())  # as train.py writes beside it
     (run / "args.json").write_text(json.dumps(shipped["train_args"]))
     (run / "command.txt").write_text(shipped["command"] + "\n")
     rows = shipped["evaluation"]["rows"]
@@ -184,9 +189,40 @@ def test_the_card_writer_reads_everything_from_the_run(tmp_path):
     assert card["ladder"] is None
     with pytest.raises(ValueError, match="must be one of pretrained, pretrained-4p"):
         make_card(CardArgs(run_dir=str(run), name="mine"))
+    summary = json.loads((run / "final_eval.json").read_text())
+    (run / "final_eval.json").write_text(json.dumps({**summary, "final_eval": None}))
+    with pytest.raises(ValueError, match="no final evaluation .*give --eval-games N"):
+        make_card(CardArgs(run_dir=str(run), name="pretrained"))
+    with pytest.raises(ValueError, match="--eval-games must be >= 0, got -1"):
+        make_card(CardArgs(run_dir=str(run), name="pretrained", eval_games=-1))
+    played = [make_card(CardArgs(run_dir=str(run), name="pretrained", eval_games=20))["evaluation"] for _ in range(2)]
+    assert played[0] == played[1] and played[0]["played_by"] == "tools.card --eval-games"
+    assert [(r["opponent"], r["games"]) for r in played[0]["rows"]] == [("rlcard_rule", 20), ("heuristic", 20)]
     (run / "final_eval.json").unlink()
     with pytest.raises(ValueError, match="lacks final_eval.json"):
         make_card(CardArgs(run_dir=str(run), name="pretrained"))
+
+
+def test_the_card_writer_replaces_only_the_ladder_rating_of_a_shipped_card(tmp_path):
+    from tools.card import main as card_main
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "pretrained.json").write_text(Path(card_path("pretrained")).read_text())
+    rated = {"spec": "pretrained", "num_players": 2, "ladder": {"version": "v9"}, "rating": 1800.0}
+    rated |= {"rating_se": 5.0, "ci95": [1790.0, 1810.0], "per_rung": [], "rungs": []}
+    (tmp_path / "ladder.json").write_text(json.dumps(rated))
+    card_main(CardArgs(name="pretrained", ladder=str(tmp_path / "ladder.json"), out_dir=str(out)))
+    card = json.loads((out / "pretrained.json").read_text())
+    assert card["ladder"]["version"] == "v9" and card["ladder"]["rating"] == 1800.0
+    assert {k: v for k, v in card.items() if k != "ladder"} == {
+        k: v for k, v in load_card("pretrained").items() if k != "ladder"
+    }
+    with pytest.raises(ValueError, match="rates 'pretrained' with 2 players, not 'pretrained-4p' with 4"):
+        (out / "pretrained-4p.json").write_text(Path(card_path("pretrained-4p")).read_text())
+        card_main(CardArgs(name="pretrained-4p", ladder=str(tmp_path / "ladder.json"), out_dir=str(out)))
+    with pytest.raises(ValueError, match="give --run-dir to ship a run, or --ladder"):
+        card_main(CardArgs(name="pretrained", out_dir=str(out)))
 
 
 def test_the_models_are_package_data_found_through_the_installed_package(tmp_path):

@@ -18,15 +18,18 @@ from arena import bradley_terry, play
 from arena.ladder import (
     LADDER,
     LADDER_V2,
+    LADDER_V3,
     LADDERS,
     LadderSpec,
     _deal_beats,
     _encode_deals,
     build_reference,
+    check_rung_weights,
     load_reference,
     rate_against,
     rate_on_ladder,
     reference_path,
+    rung_weights,
     write_reference,
 )
 from arena.ratings import paired_standard_errors
@@ -148,7 +151,7 @@ def test_the_newcomers_games_follow_the_ladders_seeds(tiny_reference):
 
 def test_a_ladder_refuses_player_counts_it_does_not_define():
     with pytest.raises(ValueError, match="defined for 2 and 4 players, got --num-players 3"):
-        LADDER_V2.games_per_table(3)
+        LADDER.games_per_table(3)
 
 
 # --- ladders on duplicate deals (v2's form) --------------------------------------------------
@@ -238,40 +241,48 @@ def test_paired_standard_errors_match_fishers_for_one_game_per_deal_and_vanish_f
         paired_standard_errors(ratings, [([0, 1], beat[:, :1])], free=[0])
 
 
-# --- the stored reference file of ladder v2 --------------------------------------------------
+# --- the stored reference files ---------------------------------------------------------------
 
 
-def test_the_stored_v2_games_replay_from_their_seeds():
+def test_the_current_ladder_is_v3_and_its_rungs_load_no_shipped_weights():
+    assert LADDER is LADDER_V3 is LADDERS["v3"] and LADDERS["v2"] is LADDER_V2
+    for p, _ in LADDER.games:
+        assert rung_weights(LADDER, p) == {}  # a new shipped model never moves this scale
+
+
+def test_the_stored_v3_games_replay_from_their_seeds():
     """The cheap stored tables, replayed: fails when an engine or agent change alters the ladder's games
     (then the ladder needs a new version, not a silent new scale)."""
-    data = load_reference(LADDER_V2)
+    data = load_reference(LADDER_V3)
     for p in (2, 4):
-        rungs = LADDER_V2.rungs_for(p)
+        rungs = LADDER_V3.rungs_for(p)
         t = 0  # table 0: the first rungs (random, greedy[, rlcard_rule, heuristic]), no search
         stored = data["players"][str(p)]["tables"][t]
         assert "flatmc:64@uniform" not in stored["seats"]
         seats = tuple(rungs.index(s) for s in stored["seats"])
-        chunk = Chunk(t, seats, stored["games"], derive_seed(derive_seed(LADDER_V2.seed, p), t), True)
+        chunk = Chunk(t, seats, stored["games"], derive_seed(derive_seed(LADDER_V3.seed, p), t), True)
         agents = [make_agent(s, UnoRules.preset("classic")) for s in rungs]
-        (r,) = play_chunks_here([chunk], agents, list(rungs), UnoRules.preset("classic"), LADDER_V2.batch_size)
+        (r,) = play_chunks_here([chunk], agents, list(rungs), UnoRules.preset("classic"), LADDER_V3.batch_size)
         assert r.wins.tolist() == stored["wins"] and r.beat.tolist() == stored["beat"] and r.steps == stored["steps"]
         assert _encode_deals(r.deal_wins) == stored["deal_wins"]
 
 
-def test_the_stored_v2_file_holds_its_deals_and_its_ratings_fit_them():
-    data = load_reference(LADDER_V2)
-    assert LADDER is LADDER_V2 is LADDERS["v2"] and data["definition"] == LADDER_V2.to_dict()
+@pytest.mark.parametrize("version", sorted(LADDERS))
+def test_each_stored_file_holds_its_deals_and_its_ratings_fit_them(version):
+    spec = LADDERS[version]
+    data = load_reference(spec)
+    assert data["definition"] == spec.to_dict()
     assert {"seconds", "cpu_seconds", "machine", "load_average_1_5_15_min"} <= set(data["build"])
-    for p, _ in LADDER_V2.games:
-        rungs = LADDER_V2.rungs_for(p)
-        assert rungs[-1] == ("pretrained" if p == 2 else "pretrained-4p")
+    for p, _ in spec.games:
+        rungs = spec.rungs_for(p)
         ref = data["players"][str(p)]
+        assert set(ref["rung_weights"]) == set(rungs) & {"pretrained", "pretrained-4p"}
         assert len(ref["tables"]) == math.comb(len(rungs), p)
         beat = np.zeros((len(rungs), len(rungs)), np.int64)
         per_deal = []
         for t in ref["tables"]:
             idx = [rungs.index(s) for s in t["seats"]]
-            assert t["games"] == LADDER_V2.games_per_table(p, t["seats"], reference=True)
+            assert t["games"] == spec.games_per_table(p, t["seats"], reference=True)
             deal_wins = _decode_deals(t["deal_wins"])
             assert deal_wins.shape == (t["games"] // p, p) and deal_wins.sum(0).tolist() == t["wins"]
             beat[np.ix_(idx, idx)] += np.array(t["beat"])
@@ -279,6 +290,18 @@ def test_the_stored_v2_file_holds_its_deals_and_its_ratings_fit_them():
         ratings, _ = bradley_terry(beat, anchor=0)
         assert np.allclose(ratings, ref["ratings"])
         assert np.allclose(paired_standard_errors(ratings, per_deal, range(1, len(rungs))), ref["rating_se"])
+
+
+def test_a_ladder_whose_rung_weights_changed_refuses_to_rate():
+    """v2's rungs hold the shipped models: once one ships new weights, its stored games no longer
+    rate anyone, and the error names the current ladder."""
+    ref = load_reference(LADDER_V2)["players"]["4"]
+    other = {**ref, "rung_weights": {"pretrained-4p": "0" * 64}}
+    with pytest.raises(ValueError, match="other weights of the rung pretrained-4p .*Rate on ladder v3"):
+        check_rung_weights(LADDER_V2, 4, other)
+    with pytest.raises(ValueError, match="other weights of the rung pretrained-4p"):
+        rate_on_ladder(make_agent("greedy"), 4, LADDER_V2, reference={"players": {"4": other}})
+    check_rung_weights(LADDER_V2, 4, {**ref, "rung_weights": rung_weights(LADDER_V2, 4)})  # the installed: no error
 
 
 def test_load_reference_refuses_a_missing_file_or_another_definition(tmp_path, tiny_reference):
@@ -325,7 +348,7 @@ def test_evaluate_ladder_prints_the_table_and_writes_the_same_json_every_run(
         (["--seed", "1", "--rules", "house"], "drop --rules, --seed"),
         (["--num-players", "3"], "defined for 2 and 4 players"),
         (["--duplicate"], "drop --duplicate"),
-        (["--ladder-version", "v3"], "--ladder-version must be one of ['v2']"),
+        (["--ladder-version", "v9"], "--ladder-version must be one of ['v2', 'v3']"),
     ],
 )
 def test_evaluate_ladder_refuses_settings_the_ladder_fixes(tmp_path, args, message):
@@ -356,4 +379,5 @@ def test_ladder_version_needs_ladder(tmp_path):
 
 
 def test_reference_path_is_versioned():
-    assert reference_path().endswith(os.path.join("arena", "ladder_v2.json"))
+    assert reference_path().endswith(os.path.join("arena", "ladder_v3.json"))
+    assert reference_path(LADDER_V2).endswith(os.path.join("arena", "ladder_v2.json"))

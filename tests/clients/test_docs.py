@@ -313,9 +313,10 @@ def test_readme_links_into_the_docs_resolve():
 
 
 def ladder_figures_problems(readme: str) -> list[str]:
-    """Where README's ladder table differs from the stored reference ladder (``arena.ladder.LADDER``,
-    arena/ladder_<version>.json): each cell ``rating ± half-width of the 95% interval``; the shipped
-    models share a row (``pretrained`` at 2 players, ``pretrained-4p`` at 4)."""
+    """Where README's ladder tables differ from the stored reference ladder (``arena.ladder.LADDER``,
+    arena/ladder_<version>.json): each rung's cell ``rating ± half-width of the 95% interval``; and
+    each shipped model's row, ``rating (low–high)``, from the ladder rating on its card."""
+    from agents.pretrained import PRETRAINED, load_card
     from arena.ladder import LADDER, load_reference
 
     data = load_reference(LADDER)
@@ -327,7 +328,7 @@ def ladder_figures_problems(readme: str) -> list[str]:
     for col, n in enumerate(sorted(data["players"], key=int)):
         p = data["players"][n]
         for k, rung in enumerate(LADDER.rungs_for(int(n))[1:], start=1):
-            cells = rows.get(rung, rows.get(rung.removesuffix("-4p")))
+            cells = rows.get(rung)
             if cells is None:
                 problems.append(f"no ladder row for {rung}")
                 continue
@@ -335,6 +336,14 @@ def ladder_figures_problems(readme: str) -> list[str]:
             want = [str(round(p["ratings"][k])), str(round(1.96 * p["rating_se"][k]))]
             if quoted != want:
                 problems.append(f"{n} players, {rung}: README {quoted}, stored {want}")
+    for name in PRETRAINED:
+        ladder = load_card(name)["ladder"]
+        if ladder is None or ladder["version"] != LADDER.version:
+            problems.append(f"the card of {name} is not rated on ladder {LADDER.version}")
+            continue
+        want = f"{ladder['rating']:.0f} ({ladder['ci95'][0]:.0f}–{ladder['ci95'][1]:.0f})"
+        if want not in rows.get(name, ""):
+            problems.append(f"{name}: README {rows.get(name)!r}, its card {want}")
     return problems
 
 
@@ -342,8 +351,8 @@ def test_readme_ladder_figures_are_the_stored_ones():
     readme = (ROOT / "README.md").read_text()
     assert not ladder_figures_problems(readme)
     heuristic = next(line for line in readme.splitlines() if line.startswith("| `heuristic` |"))
-    shipped = next(line for line in readme.splitlines() if line.startswith("| `pretrained` "))
-    for line, pattern in [(heuristic, r"\d{4}"), (heuristic, r"(?<=± )\d+"), (shipped, r"\d+(?= \|$)")]:
+    shipped = next(line for line in readme.splitlines() if line.startswith("| `pretrained-4p` "))
+    for line, pattern in [(heuristic, r"\d{4}"), (heuristic, r"(?<=± )\d+"), (shipped, r"\d{4}")]:
         drifted = readme.replace(line, re.sub(pattern, lambda m: str(int(m.group()) + 1), line, count=1))
         assert drifted != readme and ladder_figures_problems(drifted), line
 

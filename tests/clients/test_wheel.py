@@ -112,6 +112,7 @@ def test_the_wheel_holds_the_packages_and_their_data(venv):
     for data in (
         "uno_env/py.typed",
         "arena/ladder_v2.json",
+        "arena/ladder_v3.json",
         "agents/pretrained/pretrained.zip",
         "agents/pretrained/belief_policy.zip",
     ):
