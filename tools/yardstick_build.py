@@ -22,6 +22,7 @@ import tyro
 from agents.model_card import machine as card_machine
 from agents.registry import SEARCH_BLUEPRINT, make_agent
 from arena import derive_seed, play
+from arena.ladder import LADDER_V2, check_rung_weights, load_reference
 from arena.yardstick import (
     MATCHUPS,
     MIN_SPREAD,
@@ -110,6 +111,9 @@ def write(path: str, data: dict[str, Any]) -> None:
 def calibrate(path: str) -> dict[str, Any]:
     """Rate the calibration agents and fit the curve, each point with its leave-one-out error."""
     suite = load_suite(path=path, verify=False)
+    # LADDER_V2_RATINGS["pretrained"] is the rating of the weights v2's games were played with; later
+    # weights have no rating on this scale, so a calibration with them is refused here.
+    check_rung_weights(LADDER_V2, 2, load_reference(LADDER_V2)["players"]["2"])
     table = []
     for spec in CALIBRATION:
         t0, c0 = time.time(), time.process_time()

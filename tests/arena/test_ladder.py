@@ -302,6 +302,9 @@ def test_a_ladder_whose_rung_weights_changed_refuses_to_rate():
     with pytest.raises(ValueError, match="other weights of the rung pretrained-4p"):
         rate_on_ladder(make_agent("greedy"), 4, LADDER_V2, reference={"players": {"4": other}})
     check_rung_weights(LADDER_V2, 4, {**ref, "rung_weights": rung_weights(LADDER_V2, 4)})  # the installed: no error
+    for p, name in ((2, "pretrained"), (4, "pretrained-4p")):  # both shipped new weights in 0.2.0
+        with pytest.raises(ValueError, match=f"other weights of the rung {name} "):
+            check_rung_weights(LADDER_V2, p, load_reference(LADDER_V2)["players"][str(p)])
 
 
 def test_load_reference_refuses_a_missing_file_or_another_definition(tmp_path, tiny_reference):

@@ -360,3 +360,12 @@ def test_fresh_cost_only_prices_the_oracle_and_draws_nothing(monkeypatch, capsys
     first, second = capsys.readouterr().out.splitlines()[:2]
     assert first.startswith("yardstick v1 --fresh 5 for heuristic: oracle cost: 100 fresh positions from seed 5")
     assert "8,192 play-outs" in first and second.startswith("yardstick v1 --fresh 5 for heuristic: cost: 100 position")
+
+
+def test_the_calibration_refuses_a_pretrained_that_ladder_v2_never_rated():
+    """The curve's points are ladder v2 ratings; v2 rated the `pretrained` of 2026-11-25, not the
+    weights shipped since, so rebuilding the calibration with them is refused before any game."""
+    from tools.yardstick_build import calibrate
+
+    with pytest.raises(ValueError, match="other weights of the rung pretrained"):
+        calibrate(ys.suite_path())
