@@ -8,9 +8,10 @@
 Every agent (an agent spec: a saved model's path, ``pretrained-4p``, ``search``...) takes seat 0 of
 the same ``--deals`` deals, each played once per seat rotation (``arena.play(duplicate=True)``),
 against ``heuristic`` in the three other seats and against the mixed table
-``heuristic+rlcard_rule+greedy`` (``--num-players 2``: against ``heuristic``). The table gives each agent's win rate (chance is 25%) with its
-95% interval, paired over deals, and each agent minus the first on the same deals. Writes
-``four_players.md`` and ``.json`` to ``--results-dir`` (results: lab/results/four_players.md).
+``heuristic+rlcard_rule+greedy`` (``--num-players 2``: against ``heuristic``). The table gives each
+agent's win rate with its 95% interval, paired over deals, and each agent minus the first on the
+same deals. Writes ``NAME.md`` and ``.json`` to ``--results-dir`` (results:
+lab/results/four_players.md, two_players.md).
 """
 
 from __future__ import annotations

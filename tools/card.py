@@ -28,6 +28,8 @@ from uno_env.rules import parse_rules
 
 PRETRAINED_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "agents", "pretrained")
 MAX_MODEL_BYTES = 5_000_000  # shipped in the package: each model stays under 5 MB
+PLAYED_BY_TRAIN, PLAYED_BY_CARD = "train.py --final-eval-games", "tools.card --eval-games"
+"""Who played a card's evaluation: the run itself, or this tool after it (``--eval-games``)."""
 
 
 @dataclass
@@ -103,12 +105,14 @@ def final_evaluation(model: str, train_args: dict[str, Any], games: int) -> list
     return eval_rows(learner, opponents, rules, games, seed=final_eval_seed(int(train_args["seed"])))
 
 
+def _check_name(name: str) -> None:
+    if name not in PRETRAINED:
+        raise ValueError(f"--name must be one of {', '.join(PRETRAINED)} (agents.pretrained.PRETRAINED), got {name!r}")
+
+
 def make_card(args: Args) -> dict[str, Any]:
     """The card of ``args.run_dir`` shipped as ``args.name``."""
-    if args.name not in PRETRAINED:
-        raise ValueError(
-            f"--name must be one of {', '.join(PRETRAINED)} (agents.pretrained.PRETRAINED), got {args.name!r}"
-        )
+    _check_name(args.name)
     files = {f: os.path.join(args.run_dir, f) for f in ("model.zip", "args.json", "final_eval.json")}
     missing = [f for f, p in files.items() if not os.path.isfile(p)]
     if missing:
@@ -152,7 +156,7 @@ def make_card(args: Args) -> dict[str, Any]:
         **_model_facts(files["model.zip"]),
         "evaluation": {
             "games_per_opponent": games,
-            "played_by": "tools.card --eval-games" if args.eval_games else "train.py --final-eval-games",
+            "played_by": PLAYED_BY_CARD if args.eval_games else PLAYED_BY_TRAIN,
             "seats": "rotated",
             "actions": "deterministic" if train_args["deterministic_eval"] else "sampled",
             "rows": rows,
@@ -181,11 +185,7 @@ def card_markdown(card: dict[str, Any]) -> str:
         "",
         f"Evaluation: {ev['games_per_opponent']:,} games per opponent, seats rotated, {ev['actions']} actions, "
         "95% Wilson intervals"
-        + (
-            " (played after the run by `tools.card --eval-games`)"
-            if ev.get("played_by", "").startswith("tools")
-            else ""
-        )
+        + (f" (played after the run by `{PLAYED_BY_CARD}`)" if ev.get("played_by") == PLAYED_BY_CARD else "")
         + (
             f" (the model against {card['num_players'] - 1} copies of the opponent; "
             f"an equal share is {1 / card['num_players']:.0%})"
@@ -225,10 +225,9 @@ def rerate(args: Args) -> str:
     """Replace the ladder rating on the card ``<out_dir>/NAME.json`` with ``args.ladder``'s; returns its path."""
     if not args.ladder:
         raise ValueError("give --run-dir to ship a run, or --ladder to replace a shipped card's rating")
-    if args.name not in PRETRAINED:
-        raise ValueError(
-            f"--name must be one of {', '.join(PRETRAINED)} (agents.pretrained.PRETRAINED), got {args.name!r}"
-        )
+    if args.eval_games or args.note:
+        raise ValueError("--eval-games and --note describe a run: give its --run-dir")
+    _check_name(args.name)
     model = os.path.join(args.out_dir, f"{args.name}.zip")
     with open(card_path_of(model)) as f:
         card = json.load(f)

@@ -23,8 +23,8 @@ pytest.importorskip("sb3_contrib")
 from agents.pretrained import PRETRAINED, card_path, check_fits, load_card, model_path, pretrained_agent
 from agents.registry import AGENT_SPECS, make_agent
 from arena import play
+from tools.card import PLAYED_BY_CARD, PLAYED_BY_TRAIN, make_card
 from tools.card import Args as CardArgs
-from tools.card import make_card
 from uno_env import Engine, UnoRules, action_name, parse_rules
 from uno_env.observation import observation_size
 
@@ -152,10 +152,10 @@ def test_the_card_is_complete_and_matches_its_model(name):
     ev = card["evaluation"]
     rows = ev["rows"]
     assert rows and all(r["games"] == ev["games_per_opponent"] for r in rows)
-    if ev.get("played_by", "train.py --final-eval-games") == "train.py --final-eval-games":
+    if ev.get("played_by", PLAYED_BY_TRAIN) == PLAYED_BY_TRAIN:
         assert ev["games_per_opponent"] == args["final_eval_games"]
     else:  # the run made none; tools.card played it against the run's evaluation opponents
-        assert ev["played_by"] == "tools.card --eval-games" and args["final_eval_games"] == 0
+        assert ev["played_by"] == PLAYED_BY_CARD and args["final_eval_games"] == 0
     assert [r["opponent"] for r in rows] == args["eval_opponents"].split(",")
     if card["ladder"] is not None:
         assert card["ladder"]["num_players"] == card["num_players"] and card["ladder"]["version"]
@@ -196,7 +196,7 @@ def test_the_card_writer_reads_everything_from_the_run(tmp_path):
     with pytest.raises(ValueError, match="--eval-games must be >= 0, got -1"):
         make_card(CardArgs(run_dir=str(run), name="pretrained", eval_games=-1))
     played = [make_card(CardArgs(run_dir=str(run), name="pretrained", eval_games=20))["evaluation"] for _ in range(2)]
-    assert played[0] == played[1] and played[0]["played_by"] == "tools.card --eval-games"
+    assert played[0] == played[1] and played[0]["played_by"] == PLAYED_BY_CARD
     assert [(r["opponent"], r["games"]) for r in played[0]["rows"]] == [("rlcard_rule", 20), ("heuristic", 20)]
     (run / "final_eval.json").unlink()
     with pytest.raises(ValueError, match="lacks final_eval.json"):
@@ -223,6 +223,8 @@ def test_the_card_writer_replaces_only_the_ladder_rating_of_a_shipped_card(tmp_p
         card_main(CardArgs(name="pretrained-4p", ladder=str(tmp_path / "ladder.json"), out_dir=str(out)))
     with pytest.raises(ValueError, match="give --run-dir to ship a run, or --ladder"):
         card_main(CardArgs(name="pretrained", out_dir=str(out)))
+    with pytest.raises(ValueError, match="--eval-games and --note describe a run: give its --run-dir"):
+        card_main(CardArgs(name="pretrained", ladder=str(tmp_path / "ladder.json"), eval_games=10, out_dir=str(out)))
 
 
 def test_the_models_are_package_data_found_through_the_installed_package(tmp_path):
