@@ -7,7 +7,6 @@ The rungs' games among themselves and their ratings are constants of a version, 
 from __future__ import annotations
 
 import datetime
-import hashlib
 import itertools
 import json
 import math
@@ -163,16 +162,12 @@ def reference_path(spec: LadderSpec = LADDER) -> str:
 
 
 def rung_weights(spec: LadderSpec, num_players: int) -> dict[str, str]:
-    """The SHA-256 of each rung's shipped model file at ``num_players`` players (rungs that load no
-    weights are absent): what the stored games were played with."""
-    from agents.pretrained import BELIEF_POLICIES, PRETRAINED, model_path
+    """The SHA-256 of each rung's shipped model file at ``num_players`` players, from its card (rungs
+    that load no weights are absent): what the stored games were played with."""
+    from agents.pretrained import BELIEF_POLICIES, PRETRAINED, load_card
 
-    out = {}
-    for rung in spec.rungs_for(num_players):
-        if rung in PRETRAINED + BELIEF_POLICIES:
-            with open(model_path(rung), "rb") as f:
-                out[rung] = hashlib.sha256(f.read()).hexdigest()
-    return out
+    shipped = PRETRAINED + BELIEF_POLICIES
+    return {rung: load_card(rung)["model_sha256"] for rung in spec.rungs_for(num_players) if rung in shipped}
 
 
 def check_rung_weights(spec: LadderSpec, num_players: int, reference: dict[str, Any]) -> None:
